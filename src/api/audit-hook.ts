@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { NewAuditRecord } from '../db/tables.js';
+import type { AuditService } from '../features/audit/audit.service.js';
+
+const clip = (value: string | undefined, max: number) => (value === undefined ? null : value.slice(0, max));
+
+/** The audit record of a request; the status is passed when a write records it before responding. */
+export function auditRecord(request: FastifyRequest, status: number, durationMs: number): NewAuditRecord {
+  const [path = '', query = ''] = request.url.split(/\?(.*)/s);
+  const clientRequestId = request.headers['x-request-id'];
+  return {
+    request_id: request.id,
+    at: new Date().toISOString(),
+    token_id: request.principal?.token.id ?? null,
+    user_id: request.principal?.user.id ?? null,
+    method: request.method,
+    path: path.slice(0, 2000),
+    query: query.slice(0, 4000),
+    status,
+    error_code: request.errorCode,
+    ip: request.ip ?? null,
+    user_agent: clip(request.headers['user-agent'], 500),
+    duration_ms: Math.round(durationMs * 1000) / 1000,
+    entity_type: request.auditEntity?.type ?? null,
+    entity_id: request.auditEntity?.id ?? null,
+    client_request_id: clip(typeof clientRequestId === 'string' ? clientRequestId : undefined, 200),
+  };
+}
+
+/** Records every request under /api/ that reaches the application, failures included. */
+export function auditOnResponse(audit: AuditService) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.audited) return;
+    try {
+      await audit.record(auditRecord(request, reply.statusCode, reply.elapsedTime));
+    } catch (err) {
+      request.log.error({ err }, 'audit record could not be written');
+    }
+  };
+}

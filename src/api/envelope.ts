@@ -1,0 +1,115 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { ApiError, type FieldError } from '../errors.js';
+
+export const API_VERSION = 'v1';
+
+export function meta(request: FastifyRequest) {
+  return { request_id: request.id, api_version: API_VERSION, timestamp: new Date().toISOString() };
+}
+
+export function ok<T>(request: FastifyRequest, data: T) {
+  return { ok: true as const, data, meta: meta(request) };
+}
+
+export const Meta = Type.Object({
+  request_id: Type.String(),
+  api_version: Type.String(),
+  timestamp: Type.String({ format: 'date-time' }),
+});
+
+export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data, meta: Meta });
+
+export const ErrorEnvelope = Type.Object({
+  ok: Type.Literal(false),
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  }),
+  meta: Meta,
+});
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  parentSchema?: { errorMessage?: string };
+}
+
+function fieldName(path: string, context: string | undefined): string {
+  const field = path
+    .split('/')
+    .filter(Boolean)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+  return field || (context === 'querystring' ? 'query' : context ?? 'body');
+}
+
+/** Turns the first schema violation into a message naming the field. */
+function describeValidation(errors: AjvError[], context: string | undefined): FieldError {
+  const first = errors[0];
+  if (!first) return { field: 'body', message: 'is invalid' };
+  if (first.keyword === 'required') {
+    const base = fieldName(first.instancePath, undefined);
+    const missing = String(first.params.missingProperty);
+    return { field: base && first.instancePath ? `${base}.${missing}` : missing, message: 'is required' };
+  }
+  const field = fieldName(first.instancePath, context);
+  if (first.parentSchema?.errorMessage) return { field, message: first.parentSchema.errorMessage };
+  if (first.keyword === 'enum') {
+    return { field, message: `must be one of ${(first.params.allowedValues as unknown[]).map(String).join(', ')}` };
+  }
+  if (first.keyword === 'type' && !first.instancePath && context === 'body') {
+    return { field: 'body', message: 'must be a JSON object' };
+  }
+  return { field, message: first.message ?? 'is invalid' };
+}
+
+// Framework errors that are the client's fault, by Fastify error code.
+const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Content-Type must be application/json'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is too large'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [422, 'validation_error', 'body: must be a JSON object'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [422, 'validation_error', 'body: is not valid JSON'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'Content-Length does not match the body'],
+  FST_ERR_CTP_INVALID_TYPE: [415, 'unsupported_media_type', 'Content-Type must be application/json'],
+};
+
+export function toApiError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    const detail = describeValidation(error.validation as unknown as AjvError[], error.validationContext);
+    return new ApiError(422, 'validation_error', `${detail.field}: ${detail.message}`, [detail]);
+  }
+  const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+  if (known) return new ApiError(known[0], known[1], known[2]);
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new ApiError(status, 'bad_request', error.message);
+  return new ApiError(500, 'internal_error', 'An unexpected error occurred; the request_id identifies it in the logs');
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  request.errorCode = error.code;
+  if (error.headers) reply.headers(error.headers);
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send({
+      ok: false,
+      error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+      meta: meta(request),
+    });
+}
+
+/** The one error handler of /api/: every failure leaves in the envelope; a 5xx never shows internals. */
+export function apiErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+  return sendError(request, reply, apiError);
+}
+
+export function apiNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {
+  return sendError(request, reply, new ApiError(404, 'not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}`));
+}

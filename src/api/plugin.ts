@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { auditOnResponse } from './audit-hook.js';
+import { apiErrorHandler, apiNotFoundHandler } from './envelope.js';
+import { strictJsonBodies } from './json-body.js';
+import { v1Plugin } from './v1/plugin.js';
+import './request-state.js';
+
+/** Everything under /api/: the envelope, the X-Request-Id header, the audit record, then v1. */
+export async function apiPlugin(app: FastifyInstance) {
+  strictJsonBodies(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', auditOnResponse(app.ctx.audit));
+  app.setErrorHandler(apiErrorHandler);
+  app.setNotFoundHandler(apiNotFoundHandler);
+  await app.register(v1Plugin, { prefix: '/external/v1' });
+}

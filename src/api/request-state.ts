@@ -1,0 +1,25 @@
+import type { Principal } from '../features/tokens/tokens.service.js';
+import type { Scope } from '../domain/scopes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who the request acts as, once the bearer token (or web session) resolved. */
+    principal: Principal | null;
+    /** The entity the request acts on, for the audit record. */
+    auditEntity: { type: string; id: number } | null;
+    /** The envelope's error code, for the audit record. */
+    errorCode: string | null;
+    /** Set when a write already recorded its audit entry inside its own transaction. */
+    audited: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The scope a v1 route requires. */
+    scope?: Scope;
+    /** Methods allowed on the path, set on the routes that answer 405. */
+    allow?: string;
+  }
+}
+
+export function setAuditEntity(request: { auditEntity: { type: string; id: number } | null }, type: string, id: number) {
+  request.auditEntity = { type, id };
+}

@@ -1,0 +1,20 @@
+import type { FastifyRequest } from 'fastify';
+import { scopeMissing, unauthorized } from '../../errors.js';
+import type { TokensService } from '../../features/tokens/tokens.service.js';
+
+/**
+ * onRequest hook of v1: runs after routing (so unknown paths and wrong methods answer first),
+ * then the check order of DESIGN.md §4: header, token (invalid, revoked, expired), scope.
+ */
+export function bearerAuth(tokens: TokensService) {
+  return async (request: FastifyRequest) => {
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return;
+    const header = request.headers.authorization ?? '';
+    if (!/^bearer(?:\s|$)/i.test(header)) throw unauthorized();
+    const raw = header.slice('bearer'.length).trim();
+    if (!raw) throw unauthorized();
+    request.principal = await tokens.authenticate(raw, request.ip);
+    if (!request.principal.token.scopes.includes(scope)) throw scopeMissing(scope);
+  };
+}

@@ -1,0 +1,46 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ApiError } from '../../errors.js';
+import { authRoutes } from './auth.routes.js';
+import { bearerAuth } from './bearer-auth.js';
+import { itemsRoutes } from './items.routes.js';
+import { projectsRoutes } from './projects.routes.js';
+
+export type V1App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** External API v1: bearer auth + scope per route, the resource routes, and 405 for known paths. */
+export async function v1Plugin(instance: FastifyInstance) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    if (route.config?.allow) return;
+    const methods = methodsByPath.get(route.routePath) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method);
+    methodsByPath.set(route.routePath, methods);
+  });
+  app.addHook('onRequest', bearerAuth(app.ctx.tokens));
+
+  await authRoutes(app);
+  await projectsRoutes(app);
+  await itemsRoutes(app);
+
+  for (const [path, methods] of methodsByPath) {
+    const allow = METHODS.filter((m) => methods.has(m)).join(', ');
+    app.route({
+      method: METHODS.filter((m) => !methods.has(m)),
+      url: path,
+      config: { allow },
+      handler: async () => {
+        throw new ApiError(405, 'method_not_allowed', `Method not allowed; this path accepts ${allow}`, undefined, { allow });
+      },
+    });
+  }
+}

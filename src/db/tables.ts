@@ -1,0 +1,233 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/**
+ * Row types of every table. Timestamps are ISO 8601 UTC strings, dates are `YYYY-MM-DD`,
+ * booleans are 0/1 integers and id lists are JSON text, so that SQLite and PostgreSQL
+ * store the same values.
+ */
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  name: string;
+  role: string;
+  password_hash: string | null;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+  deadline: string | null;
+  verdict: string | null;
+  archived: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectMembersTable {
+  project_id: number;
+  user_id: number;
+  role: string;
+  /** JSON array of section ids, or null for no limit of that kind. */
+  section_ids: string | null;
+  /** JSON array of checklist ids, or null for no limit of that kind. */
+  checklist_ids: string | null;
+  created_at: string;
+}
+
+export interface SectionsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChecklistsTable {
+  id: Generated<number>;
+  project_id: number;
+  section_id: number;
+  name: string;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemsTable {
+  id: Generated<number>;
+  project_id: number;
+  section_id: number;
+  checklist_id: number;
+  text: string;
+  description: string;
+  status: string;
+  priority: string;
+  deadline: string | null;
+  requires_answer: number;
+  verdict: string | null;
+  rework_reason: string | null;
+  rework_deadline: string | null;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemParticipantsTable {
+  item_id: number;
+  user_id: number;
+}
+
+export interface ItemHistoryTable {
+  id: Generated<number>;
+  item_id: number;
+  /** `created`, `status_changed`, `returned_to_rework`, `verdict_set` */
+  kind: string;
+  from_status: string | null;
+  to_status: string | null;
+  user_id: number | null;
+  note: string | null;
+  at: string;
+}
+
+export interface CommentsTable {
+  id: Generated<number>;
+  item_id: number;
+  author_id: number;
+  text: string;
+  created_at: string;
+}
+
+export interface AnswersTable {
+  id: Generated<number>;
+  item_id: number;
+  author_id: number;
+  text: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every change of an answer's review status: a review in the web, or a reset by new attachments. */
+export interface AnswerReviewsTable {
+  id: Generated<number>;
+  answer_id: number;
+  from_status: string;
+  to_status: string;
+  /** `review` or `attachments_added` */
+  reason: string;
+  user_id: number | null;
+  at: string;
+}
+
+/** Links of an item (answer_id null) or of an answer (item_id is the answer's item). */
+export interface DocumentLinksTable {
+  id: Generated<number>;
+  item_id: number;
+  answer_id: number | null;
+  kind: string;
+  title: string;
+  url: string;
+  position: number;
+  created_at: string;
+}
+
+/** Images of an item (answer_id null) or of an answer (item_id is the answer's item). */
+export interface AttachmentsTable {
+  id: Generated<number>;
+  item_id: number;
+  answer_id: number | null;
+  original_name: string;
+  mime_type: string;
+  path: string;
+  size: number;
+  width: number;
+  height: number;
+  uploaded_by: number | null;
+  created_at: string;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  /** JSON array of scope names */
+  scopes: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  request_id: string;
+  at: string;
+  token_id: number | null;
+  user_id: number | null;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  error_code: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  duration_ms: number;
+  entity_type: string | null;
+  entity_id: number | null;
+  client_request_id: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  token_id: number;
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  /** null while the first request is still running */
+  status: number | null;
+  response_body: string | null;
+  request_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface WebSessionsTable {
+  /** SHA-256 of the session cookie value */
+  id: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  sections: SectionsTable;
+  checklists: ChecklistsTable;
+  items: ItemsTable;
+  item_participants: ItemParticipantsTable;
+  item_history: ItemHistoryTable;
+  comments: CommentsTable;
+  answers: AnswersTable;
+  answer_reviews: AnswerReviewsTable;
+  document_links: DocumentLinksTable;
+  attachments: AttachmentsTable;
+  api_tokens: ApiTokensTable;
+  audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
+  web_sessions: WebSessionsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type Project = Selectable<ProjectsTable>;
+export type Item = Selectable<ItemsTable>;
+export type ApiToken = Selectable<ApiTokensTable>;
+export type NewAuditRecord = Insertable<AuditLogTable>;

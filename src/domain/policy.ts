@@ -1,0 +1,104 @@
+import type { MemberRole, UserRole } from './values.js';
+
+/**
+ * The access policy: one pure function used by the API and the web interface alike.
+ * Callers load the facts (membership, participants, archived flag); this module decides.
+ * What a user cannot read does not exist for them: callers answer 404 when `read` is refused
+ * and 403 when `read` is allowed but the action is not.
+ */
+export interface Actor {
+  id: number;
+  role: UserRole;
+}
+
+export interface Membership {
+  role: MemberRole;
+  /** null: no limit of that kind. When either list is set, access is the union of both lists. */
+  sectionIds: readonly number[] | null;
+  checklistIds: readonly number[] | null;
+}
+
+export interface ProjectTarget {
+  archived: boolean;
+  membership: Membership | null;
+}
+
+export interface ItemTarget extends ProjectTarget {
+  sectionId: number;
+  checklistId: number;
+  participantIds: readonly number[];
+  /** Set when the action concerns an answer of the item. */
+  answerAuthorId?: number;
+}
+
+export type ProjectAction = 'read' | 'project.verdict';
+export type ItemAction =
+  | 'read'
+  | 'item.status'
+  | 'item.planning'
+  | 'comment.add'
+  | 'answer.add'
+  | 'item.materials'
+  | 'answer.images'
+  | 'answer.review'
+  | 'item.verdict'
+  | 'item.rework';
+
+export const ITEM_ACTIONS: readonly ItemAction[] = [
+  'read',
+  'item.status',
+  'item.planning',
+  'comment.add',
+  'answer.add',
+  'item.materials',
+  'answer.images',
+  'answer.review',
+  'item.verdict',
+  'item.rework',
+];
+
+export function isLimited(membership: Membership): boolean {
+  return membership.sectionIds !== null || membership.checklistIds !== null;
+}
+
+/** Whether a member sees a checklist (and so its items). */
+export function seesChecklist(membership: Membership, sectionId: number, checklistId: number): boolean {
+  if (!isLimited(membership)) return true;
+  return (membership.sectionIds?.includes(sectionId) ?? false) || (membership.checklistIds?.includes(checklistId) ?? false);
+}
+
+/** Whether a member sees a section: granted whole, or holding at least one granted checklist. */
+export function seesSection(membership: Membership, sectionId: number, checklistIdsOfSection: readonly number[]): boolean {
+  if (!isLimited(membership)) return true;
+  if (membership.sectionIds?.includes(sectionId)) return true;
+  return checklistIdsOfSection.some((id) => membership.checklistIds?.includes(id) ?? false);
+}
+
+export function canOnProject(actor: Actor, action: ProjectAction, target: ProjectTarget): boolean {
+  const readable = actor.role === 'admin' || target.membership !== null;
+  if (action === 'read' || !readable) return readable;
+  if (target.archived) return false;
+  return actor.role === 'admin' || target.membership?.role === 'manager';
+}
+
+export function can(actor: Actor, action: ItemAction, target: ItemTarget): boolean {
+  const m = target.membership;
+  const readable = actor.role === 'admin' || (m !== null && seesChecklist(m, target.sectionId, target.checklistId));
+  if (action === 'read' || !readable) return readable;
+  if (target.archived) return false;
+  if (actor.role === 'admin' || m?.role === 'manager') return true;
+  if (m?.role !== 'executor') return action === 'comment.add';
+  const participant = target.participantIds.includes(actor.id);
+  switch (action) {
+    case 'comment.add':
+      return true;
+    case 'item.status':
+    case 'answer.add':
+    case 'item.materials':
+      return participant;
+    case 'answer.images':
+      return participant || target.answerAuthorId === actor.id;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,32 @@
+/** The closed sets of values of the domain, in one place. */
+export const ITEM_STATUSES = ['pending', 'in_progress', 'done', 'blocked'] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
+
+export const PRIORITIES = ['low', 'medium', 'high'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const ANSWER_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+
+export const VERDICTS = ['accepted', 'rejected'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export const MEMBER_ROLES = ['manager', 'executor', 'observer'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+export const LINK_KINDS = ['document', 'spreadsheet', 'presentation', 'folder', 'image', 'video', 'link'] as const;
+export type LinkKind = (typeof LINK_KINDS)[number];
+
+export const MAX_LINKS = 100;
+export const MAX_TEXT_LENGTH = 20_000;
+export const MAX_LINK_TITLE_LENGTH = 500;
+
+/** A real calendar date written as YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}

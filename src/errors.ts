@@ -1,0 +1,42 @@
+/**
+ * Typed errors thrown by services: each carries its machine code and HTTP status.
+ * The one error handler (api/v1/envelope.ts) turns them into the envelope.
+ */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const unauthorized = (message = 'An API token is required: send "Authorization: Bearer <token>"') =>
+  new ApiError(401, 'unauthorized', message);
+export const tokenInvalid = () => new ApiError(401, 'token_invalid', 'The API token is not valid');
+export const tokenRevoked = () => new ApiError(401, 'token_revoked', 'The API token has been revoked');
+export const tokenExpired = () => new ApiError(401, 'token_expired', 'The API token has expired');
+export const scopeMissing = (scope: string) =>
+  new ApiError(403, 'scope_missing', `The API token lacks the scope "${scope}" required by this endpoint`);
+export const forbidden = (message = 'You are not allowed to perform this operation') =>
+  new ApiError(403, 'forbidden', message);
+export const notFound = (what = 'The requested entity') => new ApiError(404, 'not_found', `${what} was not found`);
+export const conflict = (code: string, message: string) => new ApiError(409, code, message);
+
+export function validationError(field: string, message: string): ApiError {
+  return new ApiError(422, 'validation_error', `${field}: ${message}`, [{ field, message }]);
+}
+
+/** The generic message the spec asks for when image content is refused. */
+export const INVALID_DATA_MESSAGE = 'The request contains invalid data';
+export function invalidData(details: FieldError[]): ApiError {
+  return new ApiError(422, 'validation_error', INVALID_DATA_MESSAGE, details);
+}

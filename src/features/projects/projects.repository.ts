@@ -1,0 +1,117 @@
+import type { Kysely } from 'kysely';
+import type { Database, Project } from '../../db/tables.js';
+import type { Membership } from '../../domain/policy.js';
+import type { MemberRole } from '../../domain/values.js';
+
+export type ArchivedFilter = 'active' | 'archived' | 'all';
+
+export interface StructureRows {
+  sections: { id: number; project_id: number; name: string; position: number }[];
+  checklists: { id: number; project_id: number; section_id: number; name: string; position: number }[];
+}
+
+export interface StatusCount {
+  project_id: number;
+  section_id: number;
+  checklist_id: number;
+  status: string;
+  count: number;
+}
+
+export function toMembership(row: { role: string; section_ids: string | null; checklist_ids: string | null }): Membership {
+  return {
+    role: row.role as MemberRole,
+    sectionIds: row.section_ids === null ? null : (JSON.parse(row.section_ids) as number[]),
+    checklistIds: row.checklist_ids === null ? null : (JSON.parse(row.checklist_ids) as number[]),
+  };
+}
+
+export function createProjectsRepository(db: Kysely<Database>) {
+  return {
+    findProject(id: number): Promise<Project | undefined> {
+      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async membership(userId: number, projectId: number): Promise<Membership | null> {
+      const row = await db
+        .selectFrom('project_members')
+        .select(['role', 'section_ids', 'checklist_ids'])
+        .where('user_id', '=', userId)
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return row ? toMembership(row) : null;
+    },
+
+    async memberships(userId: number, projectIds: number[]): Promise<Map<number, Membership>> {
+      if (projectIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('project_members')
+        .select(['project_id', 'role', 'section_ids', 'checklist_ids'])
+        .where('user_id', '=', userId)
+        .where('project_id', 'in', projectIds)
+        .execute();
+      return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
+    },
+
+    /** A page of projects ordered by id; `memberId` restricts to that user's projects. */
+    async page(filter: { archived: ArchivedFilter; memberId: number | null; limit: number; offset: number }) {
+      let base = db.selectFrom('projects as p');
+      if (filter.memberId !== null) {
+        base = base.innerJoin('project_members as m', (j) =>
+          j.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', filter.memberId),
+        );
+      }
+      if (filter.archived !== 'all') base = base.where('p.archived', '=', filter.archived === 'archived' ? 1 : 0);
+      const [rows, count] = await Promise.all([
+        base.selectAll('p').orderBy('p.id').limit(filter.limit).offset(filter.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.total) };
+    },
+
+    async structure(projectIds: number[]): Promise<StructureRows> {
+      if (projectIds.length === 0) return { sections: [], checklists: [] };
+      const [sections, checklists] = await Promise.all([
+        db
+          .selectFrom('sections')
+          .select(['id', 'project_id', 'name', 'position'])
+          .where('project_id', 'in', projectIds)
+          .orderBy('position')
+          .orderBy('id')
+          .execute(),
+        db
+          .selectFrom('checklists')
+          .select(['id', 'project_id', 'section_id', 'name', 'position'])
+          .where('project_id', 'in', projectIds)
+          .orderBy('position')
+          .orderBy('id')
+          .execute(),
+      ]);
+      return { sections, checklists };
+    },
+
+    async statusCounts(projectIds: number[]): Promise<StatusCount[]> {
+      if (projectIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('items')
+        .select(['project_id', 'section_id', 'checklist_id', 'status'])
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('project_id', 'in', projectIds)
+        .groupBy(['project_id', 'section_id', 'checklist_id', 'status'])
+        .execute();
+      return rows.map((r) => ({ ...r, count: Number(r.count) }));
+    },
+
+    itemsOf(projectId: number) {
+      return db
+        .selectFrom('items')
+        .select(['id', 'checklist_id', 'text', 'status', 'priority', 'deadline', 'requires_answer'])
+        .where('project_id', '=', projectId)
+        .orderBy('position')
+        .orderBy('id')
+        .execute();
+    },
+  };
+}
+
+export type ProjectsRepository = ReturnType<typeof createProjectsRepository>;

@@ -1,0 +1,169 @@
+import { type Actor, canOnProject, type Membership, seesChecklist, seesSection } from '../../domain/policy.js';
+import { ITEM_STATUSES } from '../../domain/values.js';
+import type { Project } from '../../db/tables.js';
+import { notFound } from '../../errors.js';
+import type { ArchivedFilter, ProjectsRepository, StatusCount, StructureRows } from './projects.repository.js';
+
+export interface ProjectCard {
+  id: number;
+  name: string;
+  description: string;
+  deadline: string | null;
+  verdict: string | null;
+  archived: boolean;
+  progress: { done: number; total: number; percent: number };
+  counters: { sections: number; checklists: number; items: number; pending: number; in_progress: number; done: number; blocked: number };
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a user sees of one project: `all`, or the ids of visible sections and checklists. */
+export interface ProjectVisibility {
+  projectId: number;
+  sectionIds: ReadonlySet<number> | 'all';
+  checklistIds: ReadonlySet<number> | 'all';
+}
+
+export interface ProjectAccess {
+  project: Project;
+  membership: Membership | null;
+}
+
+/** Admins see everything; a member sees per membership (partial access narrows it). */
+function visibleParts(actor: Actor, membership: Membership | null, structure: StructureRows, projectId: number) {
+  const sections = structure.sections.filter((s) => s.project_id === projectId);
+  const checklists = structure.checklists.filter((c) => c.project_id === projectId);
+  if (actor.role === 'admin' || !membership) return { sections, checklists };
+  return {
+    sections: sections.filter((s) =>
+      seesSection(
+        membership,
+        s.id,
+        checklists.filter((c) => c.section_id === s.id).map((c) => c.id),
+      ),
+    ),
+    checklists: checklists.filter((c) => seesChecklist(membership, c.section_id, c.id)),
+  };
+}
+
+function buildCard(project: Project, parts: ReturnType<typeof visibleParts>, counts: StatusCount[]): ProjectCard {
+  const visible = new Set(parts.checklists.map((c) => c.id));
+  const byStatus: Record<string, number> = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0]));
+  let items = 0;
+  for (const row of counts) {
+    if (row.project_id !== project.id || !visible.has(row.checklist_id)) continue;
+    items += row.count;
+    byStatus[row.status] = (byStatus[row.status] ?? 0) + row.count;
+  }
+  const done = byStatus.done ?? 0;
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description,
+    deadline: project.deadline,
+    verdict: project.verdict,
+    archived: project.archived === 1,
+    progress: { done, total: items, percent: items === 0 ? 0 : Math.floor((100 * done) / items) },
+    counters: {
+      sections: parts.sections.length,
+      checklists: parts.checklists.length,
+      items,
+      pending: byStatus.pending ?? 0,
+      in_progress: byStatus.in_progress ?? 0,
+      done,
+      blocked: byStatus.blocked ?? 0,
+    },
+    created_at: project.created_at,
+    updated_at: project.updated_at,
+  };
+}
+
+export function createProjectsService(repo: ProjectsRepository) {
+  async function cards(actor: Actor, projects: Project[], memberships: Map<number, Membership>): Promise<ProjectCard[]> {
+    const ids = projects.map((p) => p.id);
+    const [structure, counts] = await Promise.all([repo.structure(ids), repo.statusCounts(ids)]);
+    return projects.map((p) => buildCard(p, visibleParts(actor, memberships.get(p.id) ?? null, structure, p.id), counts));
+  }
+
+  const service = {
+    /** The project and the actor's membership, or 404 when the actor cannot see it. */
+    async access(actor: Actor, projectId: number): Promise<ProjectAccess> {
+      const [project, membership] = await Promise.all([repo.findProject(projectId), repo.membership(actor.id, projectId)]);
+      if (!project || !canOnProject(actor, 'read', { archived: project.archived === 1, membership })) {
+        throw notFound('The project');
+      }
+      return { project, membership };
+    },
+
+    async listProjects(actor: Actor, filter: { archived: ArchivedFilter; limit: number; offset: number }) {
+      const { rows, total } = await repo.page({ ...filter, memberId: actor.role === 'admin' ? null : actor.id });
+      const memberships = await repo.memberships(
+        actor.id,
+        rows.map((p) => p.id),
+      );
+      return { projects: await cards(actor, rows, memberships), total, limit: filter.limit, offset: filter.offset };
+    },
+
+    async getProject(actor: Actor, projectId: number): Promise<{ project: ProjectCard }> {
+      const { project, membership } = await service.access(actor, projectId);
+      const [card] = await cards(actor, [project], new Map(membership ? [[project.id, membership]] : []));
+      return { project: card! };
+    },
+
+    async getTree(actor: Actor, projectId: number) {
+      const { project, membership } = await service.access(actor, projectId);
+      const [structure, counts, items] = await Promise.all([
+        repo.structure([projectId]),
+        repo.statusCounts([projectId]),
+        repo.itemsOf(projectId),
+      ]);
+      const parts = visibleParts(actor, membership, structure, projectId);
+      const itemsByChecklist = new Map<number, typeof items>();
+      for (const item of items) {
+        const list = itemsByChecklist.get(item.checklist_id) ?? [];
+        list.push(item);
+        itemsByChecklist.set(item.checklist_id, list);
+      }
+      return {
+        project: buildCard(project, parts, counts),
+        sections: parts.sections.map((s) => ({
+          id: s.id,
+          name: s.name,
+          position: s.position,
+          checklists: parts.checklists
+            .filter((c) => c.section_id === s.id)
+            .map((c) => ({
+              id: c.id,
+              name: c.name,
+              position: c.position,
+              items: (itemsByChecklist.get(c.id) ?? []).map((i) => ({
+                id: i.id,
+                text: i.text,
+                status: i.status,
+                priority: i.priority,
+                deadline: i.deadline,
+                requires_answer: i.requires_answer === 1,
+              })),
+            })),
+        })),
+      };
+    },
+
+    /** The visible part of a project, for search and other project-wide queries. 404 when invisible. */
+    async visibility(actor: Actor, projectId: number): Promise<ProjectVisibility> {
+      const { membership } = await service.access(actor, projectId);
+      if (actor.role === 'admin' || !membership || (membership.sectionIds === null && membership.checklistIds === null)) {
+        return { projectId, sectionIds: 'all', checklistIds: 'all' };
+      }
+      const parts = visibleParts(actor, membership, await repo.structure([projectId]), projectId);
+      return {
+        projectId,
+        sectionIds: new Set(parts.sections.map((s) => s.id)),
+        checklistIds: new Set(parts.checklists.map((c) => c.id)),
+      };
+    },
+  };
+  return service;
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;

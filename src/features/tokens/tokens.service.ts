@@ -1,0 +1,143 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
+import { isScope, type Scope } from '../../domain/scopes.js';
+import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
+import type { UserRole } from '../../domain/values.js';
+import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../errors.js';
+
+export type TokenState = 'active' | 'expired' | 'revoked';
+
+export interface TokenView {
+  id: number;
+  name: string;
+  scopes: Scope[];
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  state: TokenState;
+}
+
+/** Who a request acts as, resolved from its bearer token. */
+export interface Principal {
+  user: { id: number; name: string; email: string; role: UserRole };
+  token: { id: number; name: string; scopes: Scope[]; expires_at: string | null };
+}
+
+export interface NewToken {
+  userId: number;
+  name: string;
+  scopes: string[];
+  expiresAt: Date | null;
+}
+
+// last_used_at is written at most this often per token: a write per request would cost more than the request.
+const TOUCH_INTERVAL_MS = 1000;
+
+export function tokenState(row: { revoked_at: string | null; expires_at: string | null }, now: Date): TokenState {
+  if (row.revoked_at) return 'revoked';
+  if (row.expires_at && row.expires_at <= now.toISOString()) return 'expired';
+  return 'active';
+}
+
+export function parseScopes(scopes: readonly string[]): Scope[] {
+  if (scopes.length === 0) throw validationError('scopes', 'choose at least one scope');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw validationError('scopes', `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}`);
+  return [...new Set(scopes as Scope[])];
+}
+
+export function createTokensService(db: Kysely<Database>, clock: Clock) {
+  return {
+    async createToken(input: NewToken): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
+      const name = input.name.trim();
+      if (!name || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
+      const scopes = parseScopes(input.scopes);
+      const now = clock.now();
+      if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
+      const token = generateToken();
+      const expires_at = input.expiresAt?.toISOString() ?? null;
+      const row = await db
+        .insertInto('api_tokens')
+        .values({
+          user_id: input.userId,
+          name,
+          token_hash: hashToken(token),
+          scopes: JSON.stringify(scopes),
+          created_at: now.toISOString(),
+          expires_at,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { id: row.id, token, expires_at, scopes };
+    },
+
+    async listTokens(userId: number): Promise<TokenView[]> {
+      const now = clock.now();
+      const rows = await db
+        .selectFrom('api_tokens')
+        .select(['id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip'])
+        .where('user_id', '=', userId)
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map((r) => ({ ...r, scopes: JSON.parse(r.scopes) as Scope[], state: tokenState(r, now) }));
+    },
+
+    /** Revokes a token; with `ownerId`, only a token of that user (anything else is not found). */
+    async revokeToken(id: number, ownerId?: number): Promise<void> {
+      let query = db.updateTable('api_tokens').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id);
+      if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
+      const existing = await db
+        .selectFrom('api_tokens')
+        .select(['id', 'revoked_at', 'user_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!existing || (ownerId !== undefined && existing.user_id !== ownerId)) throw notFound('The token');
+      if (!existing.revoked_at) await query.execute();
+    },
+
+    /** Resolves a raw bearer token, in the check order of DESIGN.md §4; throws the matching 401. */
+    async authenticate(raw: string, ip: string): Promise<Principal> {
+      if (!isWellFormedToken(raw)) throw tokenInvalid();
+      const row = await db
+        .selectFrom('api_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select([
+          't.id',
+          't.name',
+          't.scopes',
+          't.expires_at',
+          't.revoked_at',
+          't.last_used_at',
+          't.last_used_ip',
+          'u.id as user_id',
+          'u.name as user_name',
+          'u.email as user_email',
+          'u.role as user_role',
+          'u.active as user_active',
+        ])
+        .where('t.token_hash', '=', hashToken(raw))
+        .executeTakeFirst();
+      if (!row) throw tokenInvalid();
+      if (row.revoked_at || !row.user_active) throw tokenRevoked();
+      const now = clock.now();
+      if (row.expires_at && row.expires_at <= now.toISOString()) throw tokenExpired();
+      const stale = !row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS;
+      if (stale || row.last_used_ip !== ip) {
+        await db
+          .updateTable('api_tokens')
+          .set({ last_used_at: now.toISOString(), last_used_ip: ip })
+          .where('id', '=', row.id)
+          .execute();
+      }
+      return {
+        user: { id: row.user_id, name: row.user_name, email: row.user_email, role: row.user_role as UserRole },
+        token: { id: row.id, name: row.name, scopes: JSON.parse(row.scopes) as Scope[], expires_at: row.expires_at },
+      };
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;

@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig } from './config.js';
+import { buildApp } from './app.js';
+import { createContext } from './context.js';
+
+/** Process entry: config → context → listen; graceful shutdown on SIGINT/SIGTERM. */
+export async function serve(options: { demo: boolean }) {
+  const config = loadConfig();
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx);
+  if (options.demo) {
+    const { loadDemoWorkspaceIfEmpty } = await import('./demo/demo.js');
+    const demo = await loadDemoWorkspaceIfEmpty(ctx);
+    if (demo) {
+      process.stdout.write(
+        `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in: ${demo.email} / ${demo.password} at ${config.baseUrl}/login\n\n`,
+      );
+    }
+  }
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ host: config.host, port: config.port });
+  return app;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  serve({ demo: process.argv.includes('--demo') }).catch((err: unknown) => {
+    process.stderr.write(`punchlist: ${err instanceof ConfigError || err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { type AppContext, createContext } from '../../src/context.js';
+import { importFixture } from '../../src/features/fixtures/import.service.js';
+import { buildWorkspace, type UserKey } from './workspace.js';
+
+export interface TestServer {
+  app: FastifyInstance;
+  ctx: AppContext;
+  url: string;
+  dir: string;
+  tokens: Record<UserKey, string>;
+  /** A real HTTP request to the listening server. */
+  request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  /** request() and the parsed JSON body. */
+  call(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Load the standard workspace (default true). */
+  workspace?: boolean;
+}
+
+/** A Punchlist server on a fresh temp SQLite file and storage dir, listening on a random loopback port. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'punchlist-test-'));
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'punchlist.db')}`,
+    STORAGE_URL: `file:${join(dir, 'storage')}`,
+    DATA_DIR: dir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SESSION_SECRET: 'test-secret',
+    ...options.env,
+  });
+  const ctx = await createContext(config, { clock: options.clock });
+  let tokens = {} as Record<UserKey, string>;
+  if (options.workspace !== false) {
+    const workspace = buildWorkspace();
+    await importFixture(ctx.db.kysely, ctx.db.dialect, workspace.fixture, ctx.clock);
+    tokens = workspace.tokens;
+  }
+  const app = await buildApp(ctx, { logger: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  ctx.config.baseUrl = url;
+
+  const request: TestServer['request'] = (path, init = {}) => {
+    const { token, json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    if (json !== undefined) headers.set('content-type', 'application/json');
+    return fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+  };
+  return {
+    app,
+    ctx,
+    url,
+    dir,
+    tokens,
+    request,
+    async call(path, init) {
+      const response = await request(path, init);
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, body, headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await ctx.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const V1 = '/api/external/v1';
