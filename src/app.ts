@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
 import type { AppContext } from './context.js';
+import { webPlugin } from './web/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -41,5 +42,6 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   app.decorateRequest('audited', false);
 
   await app.register(apiPlugin, { prefix: '/api' });
+  await app.register(webPlugin);
   return app;
 }

@@ -1,10 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../errors.js';
+import { answersRoutes } from './answers.routes.js';
+import { attachmentsRoutes } from './attachments.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { bearerAuth } from './bearer-auth.js';
+import { commentsRoutes } from './comments.routes.js';
 import { itemsRoutes } from './items.routes.js';
 import { projectsRoutes } from './projects.routes.js';
+import { searchRoutes } from './search.routes.js';
 
 export type V1App = FastifyInstance<
   RawServerDefault,
@@ -31,6 +35,10 @@ export async function v1Plugin(instance: FastifyInstance) {
   await authRoutes(app);
   await projectsRoutes(app);
   await itemsRoutes(app);
+  await searchRoutes(app);
+  await commentsRoutes(app);
+  await answersRoutes(app);
+  await attachmentsRoutes(app);
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

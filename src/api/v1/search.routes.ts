@@ -1,0 +1,5 @@
+import type { V1App } from './plugin.js';
+
+export async function searchRoutes(_app: V1App) {
+  // Routes of this resource are added here.
+}
