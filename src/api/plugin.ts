@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { auditOnResponse } from './audit-hook.js';
+import { filesRoutes } from './files.routes.js';
 import { apiErrorHandler, apiNotFoundHandler } from './envelope.js';
 import { strictJsonBodies } from './json-body.js';
 import { v1Plugin } from './v1/plugin.js';
@@ -15,4 +16,5 @@ export async function apiPlugin(app: FastifyInstance) {
   app.setErrorHandler(apiErrorHandler);
   app.setNotFoundHandler(apiNotFoundHandler);
   await app.register(v1Plugin, { prefix: '/external/v1' });
+  await app.register(filesRoutes);
 }

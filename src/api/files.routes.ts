@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { setAuditEntity } from './request-state.js';
+import { QueryId } from './v1/schemas.js';
+import { bearerAuth } from './v1/bearer-auth.js';
+
+/**
+ * Attachment downloads: `GET /api/items/file.php?id=` and `GET /api/answers/file.php?id=`.
+ * The bearer token (scope items:read, same check order as v1) or the web session; streamed WebP bytes.
+ */
+export async function filesRoutes(app: FastifyInstance) {
+  const { attachments } = app.ctx;
+  app.addHook('onRequest', bearerAuth(app.ctx.tokens));
+
+  const download = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
+    const id = Number((request.query as { id: string }).id);
+    setAuditEntity(request, 'attachment', id);
+    const file = await attachments.openDownload(request.principal!.user, owner, id);
+    reply.headers({
+      'content-type': 'image/webp',
+      'content-length': String(file.size),
+      etag: file.etag,
+      // The bytes under an id never change; private because access is checked per user.
+      'cache-control': 'private, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
+    });
+    if (request.headers['if-none-match'] === file.etag) {
+      file.stream.destroy();
+      return reply.code(304).send();
+    }
+    return reply.send(file.stream);
+  };
+
+  const options = { config: { scope: 'items:read' as const }, schema: { querystring: Type.Object({ id: QueryId }) } };
+  app.get('/items/file.php', options, download('item'));
+  app.get('/answers/file.php', options, download('answer'));
+}

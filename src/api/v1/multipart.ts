@@ -1,0 +1,82 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, validationError } from '../../errors.js';
+import type { IncomingImage } from '../../features/attachments/attachments.service.js';
+
+export const UPLOAD_LIMITS = { maxFiles: 10, maxFileBytes: 20 * 1024 * 1024 };
+
+export const MULTIPART_OPTIONS = {
+  throwFileSizeLimit: false,
+  limits: {
+    fileSize: UPLOAD_LIMITS.maxFileBytes,
+    files: UPLOAD_LIMITS.maxFiles,
+    fields: 20,
+    fieldSize: 1024,
+    parts: 40,
+    headerPairs: 100,
+  },
+};
+
+const FILE_FIELDS = new Set(['attachments[]', 'attachments']);
+
+export interface UploadForm {
+  fields: Record<string, string>;
+  files: IncomingImage[];
+  /** SHA-256 over the fields and each file's SHA-256: what "the same request" means for idempotency. */
+  fingerprint: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Streams a multipart upload to temp files (never buffering a whole request), keeping the
+ * form fields. Files over the size limit are kept as `oversized` so that the caller can refuse
+ * them after the access checks, as the check order asks.
+ */
+export async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
+  if (!request.isMultipart()) {
+    throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data for uploads');
+  }
+  const dir = join(tmpdir(), 'punchlist-uploads', randomUUID());
+  await mkdir(dir, { recursive: true });
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const fields: Record<string, string> = {};
+  const files: IncomingImage[] = [];
+  const fingerprint = createHash('sha256');
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
+        if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
+        fields[part.fieldname] = part.value;
+        continue;
+      }
+      if (!FILE_FIELDS.has(part.fieldname)) {
+        part.file.resume();
+        continue;
+      }
+      const path = join(dir, String(files.length));
+      const hash = createHash('sha256');
+      let size = 0;
+      part.file.on('data', (chunk: Buffer) => {
+        hash.update(chunk);
+        size += chunk.length;
+      });
+      await pipeline(part.file, createWriteStream(path));
+      files.push({ originalName: part.filename, path, size, oversized: part.file.truncated });
+      fingerprint.update(`file:${hash.digest('hex')}\n`);
+    }
+  } catch (err) {
+    await cleanup();
+    if (err instanceof ApiError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_FILES_LIMIT') throw validationError('attachments[]', `at most ${UPLOAD_LIMITS.maxFiles} files per request`);
+    throw validationError('body', 'is not a well-formed multipart/form-data upload');
+  }
+  for (const name of Object.keys(fields).sort()) fingerprint.update(`field:${name}=${fields[name]}\n`);
+  return { fields, files, fingerprint: fingerprint.digest('hex'), cleanup };
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
+import type { Actor } from '../../domain/policy.js';
+import { invalidData, notFound, type FieldError } from '../../errors.js';
+import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
+import type { BlobStore } from '../../storage/index.js';
+import { attachmentView, type AttachmentView } from '../items/item-views.js';
+import type { ItemsService } from '../items/items.service.js';
+
+/** An uploaded file waiting on local disk. */
+export interface IncomingImage {
+  originalName: string;
+  path: string;
+  size: number;
+  /** Over the byte limit: the upload was cut short. */
+  oversized: boolean;
+}
+
+/** Runs inside the write's transaction, e.g. to add the audit record. */
+export type InTransaction = (trx: Kysely<Database>, entity: { type: string; id: number }) => Promise<void>;
+
+const PROBLEM_MESSAGES: Record<string, string> = {
+  not_an_image: 'is not an image',
+  unsupported_format: 'is not a PNG, JPEG, GIF or WebP image',
+  too_small: 'is smaller than 16×16 pixels',
+  too_many_pixels: 'has more than 50 000 000 pixels',
+  corrupt: 'is damaged or truncated',
+  oversized: 'is larger than 20 MiB',
+};
+
+/** The name as sent, for display only: never a path, no control characters, at most 255 characters. */
+export function displayName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = Array.from(base.replace(/[\u0000-\u001f\u007f]/g, '').trim()).slice(0, 255).join('');
+  return clean || 'image';
+}
+
+export function createAttachmentsService(deps: {
+  db: Kysely<Database>;
+  blobs: BlobStore;
+  images: ImageConverter;
+  items: ItemsService;
+  clock: Clock;
+  urls: { baseUrl: string };
+}) {
+  const { db, blobs, images, items, clock, urls } = deps;
+
+  /** Every file is checked and converted before anything is stored: one bad file refuses them all. */
+  async function convertAll(files: IncomingImage[]): Promise<ConvertedImage[]> {
+    const problems: FieldError[] = [];
+    files.forEach((f, i) => {
+      if (f.oversized) problems.push({ field: `attachments[${i}]`, message: PROBLEM_MESSAGES.oversized! });
+    });
+    if (problems.length) throw invalidData(problems);
+    const out: ConvertedImage[] = [];
+    // One file in memory at a time keeps a 10 × 20 MiB request bounded.
+    for (const [i, file] of files.entries()) {
+      try {
+        out.push(await images.toWebp(await readFile(file.path)));
+      } catch (err) {
+        if (!(err instanceof ImageRejected)) throw err;
+        throw invalidData([{ field: `attachments[${i}]`, message: PROBLEM_MESSAGES[err.problem] ?? 'is not a valid image' }]);
+      }
+    }
+    return out;
+  }
+
+  /** Blobs first, then rows; if the rows fail the blobs are removed again, so nothing is left half-done. */
+  async function store(
+    owner: { itemId: number; answerId: number | null; actorId: number },
+    files: IncomingImage[],
+    converted: ConvertedImage[],
+    inTransaction: (trx: Kysely<Database>, views: AttachmentView[]) => Promise<void>,
+  ): Promise<AttachmentView[]> {
+    const prefix = owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`;
+    const keys = converted.map(() => `${prefix}/${randomUUID()}.webp`);
+    try {
+      await Promise.all(converted.map((image, i) => blobs.put(keys[i]!, image.data, 'image/webp')));
+      const now = clock.now().toISOString();
+      return await db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .insertInto('attachments')
+          .values(
+            converted.map((image, i) => ({
+              item_id: owner.itemId,
+              answer_id: owner.answerId,
+              original_name: displayName(files[i]!.originalName),
+              mime_type: 'image/webp',
+              path: keys[i]!,
+              size: image.size,
+              width: image.width,
+              height: image.height,
+              uploaded_by: owner.actorId,
+              created_at: now,
+            })),
+          )
+          .returning(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
+          .execute();
+        await trx.updateTable('items').set({ updated_at: now }).where('id', '=', owner.itemId).execute();
+        const views = rows.map((row) => attachmentView(urls.baseUrl, row));
+        await inTransaction(trx, views);
+        return views;
+      });
+    } catch (err) {
+      await Promise.allSettled(keys.map((key) => blobs.delete(key)));
+      throw err;
+    }
+  }
+
+  return {
+    async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], audit: InTransaction) {
+      await items.authorize(actor, itemId, 'item.materials');
+      const converted = await convertAll(files);
+      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, files, converted, (trx) =>
+        audit(trx, { type: 'item', id: itemId }),
+      );
+      return { attachments };
+    },
+
+    /** Adds images to an answer; an approved or rejected answer goes back to `pending` for re-review. */
+    async attachToAnswer(actor: Actor, answerId: number, files: IncomingImage[], audit: InTransaction) {
+      const answer = await db.selectFrom('answers').select(['id', 'item_id', 'author_id']).where('id', '=', answerId).executeTakeFirst();
+      if (!answer) throw notFound('The answer');
+      try {
+        await items.access(actor, answer.item_id);
+      } catch {
+        throw notFound('The answer');
+      }
+      await items.authorize(actor, answer.item_id, 'answer.images', { answerAuthorId: answer.author_id });
+      const converted = await convertAll(files);
+      let statusReset = false;
+      let answerStatus = 'pending';
+      const attachments = await store({ itemId: answer.item_id, answerId, actorId: actor.id }, files, converted, async (trx) => {
+        // Read inside the transaction: a review landing meanwhile must not be lost or double-reset.
+        const current = await trx.selectFrom('answers').select('status').where('id', '=', answerId).executeTakeFirstOrThrow();
+        answerStatus = current.status;
+        const now = clock.now().toISOString();
+        if (current.status === 'approved' || current.status === 'rejected') {
+          statusReset = true;
+          answerStatus = 'pending';
+          await trx.updateTable('answers').set({ status: 'pending', updated_at: now }).where('id', '=', answerId).execute();
+          await trx
+            .insertInto('answer_reviews')
+            .values({ answer_id: answerId, from_status: current.status, to_status: 'pending', reason: 'attachments_added', user_id: actor.id, at: now })
+            .execute();
+        }
+        await audit(trx, { type: 'answer', id: answerId });
+      });
+      return { attachments, status_reset: statusReset, answer_status: answerStatus };
+    },
+
+    /** An attachment's bytes for whoever may see its item; 404 otherwise (same as a missing id). */
+    async openDownload(actor: Actor, owner: 'item' | 'answer', attachmentId: number) {
+      const row = await db
+        .selectFrom('attachments')
+        .select(['id', 'item_id', 'answer_id', 'path', 'size'])
+        .where('id', '=', attachmentId)
+        .executeTakeFirst();
+      if (!row || (owner === 'item') !== (row.answer_id === null)) throw notFound('The attachment');
+      try {
+        await items.access(actor, row.item_id);
+      } catch {
+        throw notFound('The attachment');
+      }
+      const blob = await blobs.get(row.path);
+      if (!blob) throw notFound('The attachment');
+      return { stream: blob.stream, size: blob.size, etag: `"${row.path.split('/').pop()?.replace('.webp', '')}"` };
+    },
+  };
+}
+
+export type AttachmentsService = ReturnType<typeof createAttachmentsService>;

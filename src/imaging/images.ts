@@ -1,0 +1,168 @@
+import sharp from 'sharp';
+
+export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
+
+export interface ImageInfo {
+  format: ImageFormat;
+  /** As displayed, i.e. after the EXIF orientation is applied. */
+  width: number;
+  height: number;
+}
+
+export type ImageProblem = 'not_an_image' | 'unsupported_format' | 'too_small' | 'too_many_pixels' | 'corrupt';
+
+/** The upload's content is refused; `problem` says why, the message is for logs, not for clients. */
+export class ImageRejected extends Error {
+  override readonly name = 'ImageRejected';
+
+  constructor(
+    readonly problem: ImageProblem,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export interface ConvertedImage {
+  data: Buffer;
+  width: number;
+  height: number;
+  size: number;
+}
+
+export interface ImageConverter {
+  /** Reads the header only, no pixels are decoded. Throws ImageRejected. */
+  inspect(bytes: Buffer): Promise<ImageInfo>;
+  /** Decodes the first frame, applies the EXIF orientation and encodes WebP without metadata. Throws ImageRejected. */
+  toWebp(bytes: Buffer): Promise<ConvertedImage>;
+}
+
+// Uploads are never processed twice, so libvips' operation cache would only hold memory (up to 50 MB).
+sharp.cache(false);
+// Defence in depth behind the signature check: libvips may run no loader but these four, so SVG, TIFF,
+// HEIF, PDF and friends cannot be reached even by bytes that fool detectFormat. If a libvips upgrade renames
+// a loader, every upload of that format fails, and the tests say so.
+sharp.block({ operation: ['VipsForeignLoad'] });
+sharp.unblock({
+  operation: [
+    'VipsForeignLoadPngBuffer',
+    'VipsForeignLoadJpegBuffer',
+    'VipsForeignLoadNsgifBuffer',
+    'VipsForeignLoadWebpBuffer',
+  ],
+});
+// sharp.concurrency (libvips threads per image) stays at sharp's default. What needs bounding is how many
+// images decode at once: each holds its full bitmap for the WebP encoder (a 50-megapixel photo is ~200 MB),
+// and every running conversion occupies one of libuv's 4 threads, which file system calls need as well.
+const PARALLEL_CONVERSIONS = 2;
+
+const WEBP_OPTIONS = { quality: 80, effort: 4 } as const;
+
+export function createImageConverter(options: { maxPixels?: number; minSide?: number } = {}): ImageConverter {
+  const maxPixels = options.maxPixels ?? 50_000_000;
+  const minSide = options.minSide ?? 16;
+  const inSlot = concurrencyLimit(PARALLEL_CONVERSIONS);
+
+  async function inspect(bytes: Buffer): Promise<ImageInfo> {
+    const format = detectFormat(bytes);
+    let metadata;
+    try {
+      // Only the header is read here, so sharp's own pixel limit is lifted to report the size as ours.
+      metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
+    } catch (err) {
+      throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
+    }
+    const { width, height } = metadata.autoOrient;
+    if (metadata.format !== format || !(width > 0 && height > 0)) {
+      throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
+    }
+    if (width * height > maxPixels) {
+      throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${maxPixels}`);
+    }
+    if (width < minSide || height < minSide) {
+      throw new ImageRejected('too_small', `The image is ${width}×${height} pixels, sides must be ${minSide} or more`);
+    }
+    return { format, width, height };
+  }
+
+  async function toWebp(bytes: Buffer): Promise<ConvertedImage> {
+    const info = await inspect(bytes);
+    return inSlot(async () => {
+      try {
+        const { data, info: output } = await sharp(bytes, {
+          // 'error' includes truncated data; 'warning' would also refuse photos whose only fault is a harmless
+          // quirk, such as stray bytes before a JPEG marker.
+          failOn: 'error',
+          // Second guard, should the header and the decoder ever disagree.
+          limitInputPixels: maxPixels,
+          // Animated images keep their first frame.
+          pages: 1,
+        })
+          .autoOrient()
+          .webp(WEBP_OPTIONS)
+          .toBuffer({ resolveWithObject: true });
+        return { data, width: output.width, height: output.height, size: data.length };
+      } catch (err) {
+        throw new ImageRejected('corrupt', `The ${info.format} data cannot be decoded`, { cause: err });
+      }
+    });
+  }
+
+  return { inspect, toWebp };
+}
+
+// Formats that are images, only not ours: they get a more helpful label than "not an image".
+const OTHER_IMAGE_SIGNATURES: ReadonlyArray<[number, string]> = [
+  [0, 'II*\0'], // TIFF, little-endian
+  [0, 'MM\0*'], // TIFF, big-endian
+  [0, 'BM'], // BMP
+  [0, '\0\0\x01\0'], // ICO
+  [0, '8BPS'], // Photoshop
+  [4, 'ftypavif'], // AVIF and HEIF/HEIC brands
+  [4, 'ftypavis'],
+  [4, 'ftypheic'],
+  [4, 'ftypheix'],
+  [4, 'ftypmif1'],
+  [4, 'ftypmsf1'],
+  [0, '\xff\x0a'], // JPEG XL codestream
+  [4, 'JXL '], // JPEG XL container
+  [4, 'jP  '], // JPEG 2000
+  [0, '\xff\x4f\xff\x51'], // JPEG 2000 codestream
+];
+
+/** The format as the bytes say, whatever the file name or declared type claimed. */
+function detectFormat(bytes: Buffer): ImageFormat {
+  const head = bytes.subarray(0, 1024).toString('latin1');
+  const at = (offset: number, signature: string) => head.startsWith(signature, offset);
+  if (at(0, '\x89PNG\r\n\x1a\n')) return 'png';
+  if (at(0, '\xff\xd8\xff')) return 'jpeg';
+  if (at(0, 'GIF87a') || at(0, 'GIF89a')) return 'gif';
+  if (at(0, 'RIFF') && at(8, 'WEBP')) return 'webp';
+  if (OTHER_IMAGE_SIGNATURES.some(([offset, signature]) => at(offset, signature)) || looksLikeSvg(head)) {
+    throw new ImageRejected('unsupported_format', 'Only PNG, JPEG, GIF and WebP images are accepted');
+  }
+  throw new ImageRejected('not_an_image', 'The file is not an image');
+}
+
+function looksLikeSvg(head: string): boolean {
+  return /^(\xef\xbb\xbf)?\s*</.test(head) && /<svg[\s>]/i.test(head);
+}
+
+/** Runs at most `max` tasks at once; the others wait their turn in order. */
+function concurrencyLimit(max: number) {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running < max) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // Hand the slot straight to the next task, or give it back.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
