@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_DATA_MESSAGE } from '../../src/errors.js';
+import { refuseInserts } from '../helpers/database.js';
 import { isWebp, pngBomb, solid, uploadForm, type UploadFile } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import type { UserKey } from '../helpers/workspace.js';
@@ -137,8 +137,7 @@ describe('POST items/attachments.php', () => {
   });
 
   it('removes the stored blobs when the database write fails', async () => {
-    const db = server.ctx.db.kysely;
-    await sql`create trigger refuse_attachments before insert on attachments begin select raise(abort, 'refused by test'); end`.execute(db);
+    const undo = await refuseInserts(server.ctx.db.kysely, 'attachments');
     try {
       const before = await blobKeys('items/2001/');
       const res = await upload('manager', 'items/attachments.php', { item_id: '2001' }, [{ name: 'a.png', bytes: png16 }, { name: 'b.png', bytes: png16 }]);
@@ -146,7 +145,7 @@ describe('POST items/attachments.php', () => {
       expect(res.body.error.code).toBe('internal_error');
       expect(await blobKeys('items/2001/')).toEqual(before);
     } finally {
-      await sql`drop trigger refuse_attachments`.execute(db);
+      await undo();
     }
   });
 });

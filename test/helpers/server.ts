@@ -7,6 +7,7 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
+import { createTestDatabase } from './database.js';
 import { buildWorkspace, type UserKey } from './workspace.js';
 
 export interface TestServer {
@@ -32,8 +33,9 @@ export interface TestServerOptions {
 /** A Punchlist server on a fresh temp SQLite file and storage dir, listening on a random loopback port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchlist-test-'));
+  const database = await createTestDatabase(dir);
   const config = loadConfig({
-    DATABASE_URL: `sqlite:${join(dir, 'punchlist.db')}`,
+    DATABASE_URL: database.url,
     STORAGE_URL: `file:${join(dir, 'storage')}`,
     DATA_DIR: dir,
     PORT: '0',
@@ -82,6 +84,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       await app.close();
       await ctx.close();
+      await database.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
