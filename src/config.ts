@@ -14,6 +14,10 @@ export interface Config {
   trustProxy: boolean;
   rateLimitPerMinute: number;
   dataDir: string;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; absent: the AWS SDK's default chain. */
+  s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Connections of the PostgreSQL pool (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
 }
 
 export class ConfigError extends Error {}
@@ -68,5 +72,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: ['1', 'true', 'yes'].includes((env.TRUST_PROXY || '').toLowerCase()),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     dataDir,
+    s3Credentials:
+      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
+        : undefined,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
   };
 }

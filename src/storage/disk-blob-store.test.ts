@@ -165,10 +165,7 @@ describe('openBlobStore', () => {
     expect((openBlobStore(`file:${root}`) as DiskBlobStore).root).toBe(root);
   });
 
-  it('says S3 is not available yet, and refuses other schemes', () => {
-    expect(() => openBlobStore('s3://bucket/prefix')).toThrow(
-      'S3 storage is not available yet (STORAGE_URL=s3://…)',
-    );
+  it('refuses other schemes', () => {
     expect(() => openBlobStore('ftp://host/x')).toThrow(/STORAGE_URL/);
     expect(() => openBlobStore('file:')).toThrow(/STORAGE_URL/);
   });
