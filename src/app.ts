@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
 import type { AppContext } from './context.js';
+import { mcpPlugin } from './mcp/http.js';
+import { healthRoutes } from './health.js';
 import { webPlugin } from './web/plugin.js';
 
 declare module 'fastify' {
@@ -41,7 +43,9 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   app.decorateRequest('errorCode', null);
   app.decorateRequest('audited', false);
 
+  await app.register(healthRoutes);
   await app.register(apiPlugin, { prefix: '/api' });
+  await app.register(mcpPlugin);
   await app.register(webPlugin);
   return app;
 }

@@ -3,10 +3,19 @@ import { type Clock, systemClock } from './clock.js';
 import { type Db, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAttachmentsService } from './features/attachments/attachments.service.js';
+import { createAnswersService } from './features/answers/answers.service.js';
+import { createMembersService } from './features/admin/members.service.js';
+import { createStructureService } from './features/admin/structure.service.js';
+import { createUsersAdminService } from './features/admin/users-admin.service.js';
 import { createAuditService } from './features/audit/audit.service.js';
+import { createCommentsService } from './features/comments/comments.service.js';
+import { createIdempotencyService } from './features/idempotency/idempotency.service.js';
+import { createItemWritesService } from './features/items/item-writes.service.js';
 import { createItemsService } from './features/items/items.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
 import { createProjectsService } from './features/projects/projects.service.js';
+import { createReviewService } from './features/review/review.service.js';
+import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createTokensService } from './features/tokens/tokens.service.js';
 import { createUsersService } from './features/users/users.service.js';
 import { createImageConverter } from './imaging/images.js';
@@ -15,24 +24,38 @@ import { openBlobStore } from './storage/index.js';
 /** The composition root: every dependency is built here, explicitly, from the config. */
 export async function createContext(config: Config, options: { clock?: Clock; migrate?: boolean } = {}) {
   const clock = options.clock ?? systemClock;
-  const db: Db = openDatabase(config.databaseUrl);
+  const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (options.migrate !== false) await migrateToLatest(db.kysely);
   const projectsRepo = createProjectsRepository(db.kysely);
-  const blobs = openBlobStore(config.storageUrl);
+  const blobs = openBlobStore(config.storageUrl, config.s3Credentials);
   const images = createImageConverter();
   const items = createItemsService(db.kysely, projectsRepo, config);
+  const users = createUsersService(db.kysely, clock);
+  const projects = createProjectsService(projectsRepo);
+  const sessions = createSessionsService(db.kysely, clock);
+  // Writes insert their audit record inside their own transaction.
+  const audit = createAuditService(db.kysely);
   const ctx = {
     config,
     clock,
     db,
     blobs,
     images,
-    users: createUsersService(db.kysely, clock),
+    users,
     tokens: createTokensService(db.kysely, clock),
-    audit: createAuditService(db.kysely),
-    projects: createProjectsService(projectsRepo),
+    audit,
+    projects,
     items,
-    attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, clock, urls: config }),
+    itemWrites: createItemWritesService(db.kysely, items, audit, clock),
+    comments: createCommentsService(db.kysely, items, audit, clock),
+    answers: createAnswersService(db.kysely, items, audit, clock),
+    idempotency: createIdempotencyService(db.kysely, clock),
+    attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, audit, clock, urls: config }),
+    sessions,
+    review: createReviewService({ db: db.kysely, clock, items, projects }),
+    structure: createStructureService({ db: db.kysely, clock }),
+    members: createMembersService({ db: db.kysely, clock }),
+    usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions }),
     async close() {
       await db.close();
     },

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database, NewAuditRecord } from '../db/tables.js';
+import type { NewAuditRecord } from '../db/tables.js';
 import type { AuditService } from '../features/audit/audit.service.js';
 
 const clip = (value: string | undefined, max: number) => (value === undefined ? null : value.slice(0, max));
@@ -31,8 +30,8 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
 /** Records every request under /api/ that reaches the application, failures included. */
 export function auditOnResponse(audit: AuditService) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    // A write recorded itself in its transaction; if that rolled back, the failure is recorded here.
-    if (request.audited && reply.statusCode < 400) return;
+    // A write that committed recorded itself in its own transaction.
+    if (request.audited) return;
     try {
       await audit.record(auditRecord(request, reply.statusCode, reply.elapsedTime));
     } catch (err) {
@@ -41,14 +40,3 @@ export function auditOnResponse(audit: AuditService) {
   };
 }
 
-/**
- * For writes: a function that records the audit entry inside the write's own transaction,
- * so that a write answered with `status` always has its record.
- */
-export function auditWithin(request: FastifyRequest, reply: FastifyReply, audit: AuditService, status: number) {
-  return async (trx: Kysely<Database>, entity?: { type: string; id: number }) => {
-    if (entity) request.auditEntity = entity;
-    await audit.record(auditRecord(request, status, reply.elapsedTime), trx);
-    request.audited = true;
-  };
-}

@@ -102,3 +102,8 @@ export function can(actor: Actor, action: ItemAction, target: ItemTarget): boole
       return false;
   }
 }
+
+/** Structural editing (projects, sections, checklists, items), users and memberships: global admins only. */
+export function canAdminister(actor: Actor): boolean {
+  return actor.role === 'admin';
+}

@@ -1,6 +1,50 @@
 import type { FastifyInstance } from 'fastify';
+import { SCRIPT, STYLESHEET } from './assets.js';
+import { webErrorHandler, webNotFoundHandler } from './errors.js';
+import { formBodies } from './form.js';
+import { adminProjectPages } from './pages/admin/projects.js';
+import { adminUserPages } from './pages/admin/users.js';
+import { auditPages } from './pages/audit.js';
+import { authPages } from './pages/auth.js';
+import { itemPages } from './pages/items.js';
+import { profilePages } from './pages/profile.js';
+import { projectPages } from './pages/projects.js';
+import { webSessions } from './session.js';
 
-/** The web interface: server-rendered pages over the same services and access policy as the API. */
-export async function webPlugin(_app: FastifyInstance) {
-  // Pages are added here.
+/**
+ * The web interface: server-rendered pages over the same services and access policy as the API.
+ * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
+ */
+export async function webPlugin(app: FastifyInstance) {
+  formBodies(app);
+  webSessions(app);
+  app.setErrorHandler(webErrorHandler);
+  app.setNotFoundHandler(webNotFoundHandler);
+
+  app.addHook('onSend', async (request, reply) => {
+    // Attachment images are served by the API under BASE_URL, which may be another origin than the page's.
+    const images = `'self' ${new URL(app.ctx.config.baseUrl).origin}`;
+    reply.header(
+      'content-security-policy',
+      `default-src 'self'; img-src ${images}; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
+    );
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'same-origin');
+    if (!request.url.startsWith('/assets/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
+  });
+
+  for (const asset of [STYLESHEET, SCRIPT]) {
+    app.get(asset.path, { config: { web: 'public' } }, async (_request, reply) =>
+      reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body),
+    );
+  }
+
+  await authPages(app);
+  await profilePages(app);
+  await projectPages(app);
+  await itemPages(app);
+  await auditPages(app);
+  await adminUserPages(app);
+  await adminProjectPages(app);
 }

@@ -228,3 +228,27 @@ describe('slow uploads', () => {
     expect(await finished).toBe(201);
   });
 });
+
+describe('idempotent uploads', () => {
+  it('replays a retried upload and refuses the key for other files', async () => {
+    const send = (bytes: Buffer, key: string) =>
+      server.call(`${V1}/items/attachments.php`, {
+        method: 'POST',
+        token: server.tokens.manager,
+        headers: { 'idempotency-key': key },
+        body: uploadForm({ item_id: '2010' }, [{ name: 'retry.png', bytes }]),
+      });
+    const rowsBefore = await attachmentCount();
+    const first = await send(png16, 'upload-key-1');
+    const second = await send(png16, 'upload-key-1');
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect(await attachmentCount()).toBe(rowsBefore + 1);
+    const other = await send(await solid(20, 20, 'png'), 'upload-key-1');
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+    expect(await attachmentCount()).toBe(rowsBefore + 1);
+  });
+});

@@ -1,8 +1,9 @@
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { validationError } from '../../errors.js';
-import { auditWithin } from '../audit-hook.js';
-import { Envelope, ok } from '../envelope.js';
+import { Envelope } from '../envelope.js';
+import { auditedWrite } from './audited-write.js';
+import { beginIdempotentRequest } from './idempotency.js';
 import { setAuditEntity } from '../request-state.js';
 import { MULTIPART_OPTIONS, readUploadForm, type UploadForm } from './multipart.js';
 import { Attachment, ID_PATTERN } from './schemas.js';
@@ -20,7 +21,7 @@ function checkedForm(form: UploadForm, idField: string): number {
 }
 
 export async function attachmentsRoutes(app: V1App) {
-  const { attachments, audit } = app.ctx;
+  const { attachments } = app.ctx;
 
   // Multipart is parsed only here: every other write stays strictly application/json.
   await app.register(async (uploads: V1App) => {
@@ -41,8 +42,8 @@ export async function attachmentsRoutes(app: V1App) {
         try {
           const itemId = checkedForm(form, 'item_id');
           setAuditEntity(request, 'item', itemId);
-          const data = await attachments.attachToItem(request.principal!.user, itemId, form.files, auditWithin(request, reply, audit, 201));
-          return reply.code(201).send(ok(request, data));
+          if (!(await beginIdempotentRequest(request, reply, form.fingerprint))) return reply;
+          return await auditedWrite(request, reply, 201, (audit) => attachments.attachToItem(request.principal!.user, itemId, form.files, audit));
         } finally {
           await form.cleanup();
         }
@@ -68,8 +69,10 @@ export async function attachmentsRoutes(app: V1App) {
         try {
           const answerId = checkedForm(form, 'answer_id');
           setAuditEntity(request, 'answer', answerId);
-          const data = await attachments.attachToAnswer(request.principal!.user, answerId, form.files, auditWithin(request, reply, audit, 201));
-          return reply.code(201).send(ok(request, data));
+          if (!(await beginIdempotentRequest(request, reply, form.fingerprint))) return reply;
+          return await auditedWrite(request, reply, 201, (audit) =>
+            attachments.attachToAnswer(request.principal!.user, answerId, form.files, audit),
+          );
         } finally {
           await form.cleanup();
         }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { scopeMissing, unauthorized } from '../../errors.js';
+import { ApiError, scopeMissing, unauthorized } from '../../errors.js';
 import type { TokensService } from '../../features/tokens/tokens.service.js';
 
 /**
@@ -8,7 +8,12 @@ import type { TokensService } from '../../features/tokens/tokens.service.js';
  */
 export function bearerAuth(tokens: TokensService) {
   return async (request: FastifyRequest) => {
-    const scope = request.routeOptions.config.scope;
+    const { scope, allow } = request.routeOptions.config;
+    // A wrong method answers 405 here, before the body is read: a body on a GET-only path must not
+    // turn the 405 into 413, 415 or 422.
+    if (allow !== undefined) {
+      throw new ApiError(405, 'method_not_allowed', `Method not allowed; this path accepts ${allow}`, undefined, { allow });
+    }
     if (!scope) return;
     const header = request.headers.authorization ?? '';
     if (!/^bearer(?:\s|$)/i.test(header)) throw unauthorized();

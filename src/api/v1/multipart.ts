@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../../errors.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
+import { hashMultipartRequest, type MultipartFileDigest } from '../../features/idempotency/idempotency.service.js';
 
 export const UPLOAD_LIMITS = { maxFiles: 10, maxFileBytes: 20 * 1024 * 1024 };
 
@@ -27,7 +28,7 @@ const FILE_FIELDS = new Set(['attachments[]', 'attachments']);
 export interface UploadForm {
   fields: Record<string, string>;
   files: IncomingImage[];
-  /** SHA-256 over the fields and each file's SHA-256: what "the same request" means for idempotency. */
+  /** What "the same request" means for idempotency: the fields and each file's SHA-256. */
   fingerprint: string;
   cleanup(): Promise<void>;
 }
@@ -46,7 +47,7 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
   const cleanup = () => rm(dir, { recursive: true, force: true });
   const fields: Record<string, string> = {};
   const files: IncomingImage[] = [];
-  const fingerprint = createHash('sha256');
+  const digests: MultipartFileDigest[] = [];
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
@@ -68,7 +69,7 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
       });
       await pipeline(part.file, createWriteStream(path));
       files.push({ originalName: part.filename, path, size, oversized: part.file.truncated });
-      fingerprint.update(`file:${hash.digest('hex')}\n`);
+      digests.push({ field: part.fieldname, filename: part.filename, sha256: hash.digest('hex') });
     }
   } catch (err) {
     await cleanup();
@@ -77,6 +78,5 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
     if (code === 'FST_FILES_LIMIT') throw validationError('attachments[]', `at most ${UPLOAD_LIMITS.maxFiles} files per request`);
     throw validationError('body', 'is not a well-formed multipart/form-data upload');
   }
-  for (const name of Object.keys(fields).sort()) fingerprint.update(`field:${name}=${fields[name]}\n`);
-  return { fields, files, fingerprint: fingerprint.digest('hex'), cleanup };
+  return { fields, files, fingerprint: hashMultipartRequest(Object.entries(fields), digests), cleanup };
 }

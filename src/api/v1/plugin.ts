@@ -6,8 +6,11 @@ import { attachmentsRoutes } from './attachments.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { bearerAuth } from './bearer-auth.js';
 import { commentsRoutes } from './comments.routes.js';
+import { idempotencyHooks } from './idempotency.js';
 import { itemsRoutes } from './items.routes.js';
+import { openApiDocs } from './openapi.js';
 import { projectsRoutes } from './projects.routes.js';
+import { rateLimiterFor, responseHeaders, withRateLimit } from './response-headers.js';
 import { searchRoutes } from './search.routes.js';
 
 export type V1App = FastifyInstance<
@@ -25,13 +28,21 @@ export async function v1Plugin(instance: FastifyInstance) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const methodsByPath = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
-    if (route.config?.allow) return;
+    // The Swagger UI pages (hidden from the document) stay out: a nested prefix, and trailing-slash twins.
+    if (route.config?.allow || route.schema?.hide) return;
     const methods = methodsByPath.get(route.routePath) ?? new Set<string>();
     for (const method of [route.method].flat()) methods.add(method);
     methodsByPath.set(route.routePath, methods);
   });
-  app.addHook('onRequest', bearerAuth(app.ctx.tokens));
+  // Rate limit right after authentication, before the scope check (response-headers.ts).
+  const limiter = rateLimiterFor(app.ctx.config);
+  app.addHook('onRequest', bearerAuth(withRateLimit(app.ctx.tokens, limiter)));
+  responseHeaders(app, limiter);
+  // Idempotency-Key on POST/PATCH/PUT: after auth and scope, before validation and the handler.
+  idempotencyHooks(app, app.ctx.idempotency);
 
+  // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
+  await openApiDocs(app);
   await authRoutes(app);
   await projectsRoutes(app);
   await itemsRoutes(app);

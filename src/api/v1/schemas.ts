@@ -8,7 +8,7 @@ export const ID_PATTERN = '^[1-9][0-9]{0,15}$';
 /** A positive decimal id in a query string. */
 export const QueryId = Type.String({ pattern: ID_PATTERN, errorMessage: 'must be a positive integer id' });
 /** A positive id in a JSON body: a JSON integer, never a string. */
-export const BodyId = Type.Integer({ minimum: 1, maximum: 9_999_999_999_999_999, errorMessage: 'must be a positive integer id' });
+export const BodyId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'must be a positive integer id' });
 
 export const Limit = Type.String({
   pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
@@ -8,6 +8,8 @@ import { invalidData, notFound, type FieldError } from '../../errors.js';
 import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { type AuditEntryBuilder, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 
 /** An uploaded file waiting on local disk. */
@@ -19,8 +21,6 @@ export interface IncomingImage {
   oversized: boolean;
 }
 
-/** Runs inside the write's transaction, e.g. to add the audit record. */
-export type InTransaction = (trx: Kysely<Database>, entity: { type: string; id: number }) => Promise<void>;
 
 const PROBLEM_MESSAGES: Record<string, string> = {
   not_an_image: 'is not an image',
@@ -44,10 +44,11 @@ export function createAttachmentsService(deps: {
   blobs: BlobStore;
   images: ImageConverter;
   items: ItemsService;
+  audit: AuditService;
   clock: Clock;
   urls: { baseUrl: string };
 }) {
-  const { db, blobs, images, items, clock, urls } = deps;
+  const { db, blobs, images, items, audit, clock, urls } = deps;
 
   /** Every file is checked and converted before anything is stored: one bad file refuses them all. */
   async function convertAll(files: IncomingImage[]): Promise<ConvertedImage[]> {
@@ -74,14 +75,15 @@ export function createAttachmentsService(deps: {
     owner: { itemId: number; answerId: number | null; actorId: number },
     files: IncomingImage[],
     converted: ConvertedImage[],
-    inTransaction: (trx: Kysely<Database>, views: AttachmentView[]) => Promise<void>,
+    buildAudit: AuditEntryBuilder | undefined,
+    alsoInTransaction: (trx: Transaction<Database>, now: string) => Promise<void> = async () => {},
   ): Promise<AttachmentView[]> {
     const prefix = owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`;
     const keys = converted.map(() => `${prefix}/${randomUUID()}.webp`);
     try {
       await Promise.all(converted.map((image, i) => blobs.put(keys[i]!, image.data, 'image/webp')));
       const now = clock.now().toISOString();
-      return await db.transaction().execute(async (trx) => {
+      return await itemWriteTransaction(db, audit, owner.itemId, buildAudit, async (trx) => {
         const rows = await trx
           .insertInto('attachments')
           .values(
@@ -100,10 +102,10 @@ export function createAttachmentsService(deps: {
           )
           .returning(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
           .execute();
-        await trx.updateTable('items').set({ updated_at: now }).where('id', '=', owner.itemId).execute();
-        const views = rows.map((row) => attachmentView(urls.baseUrl, row));
-        await inTransaction(trx, views);
-        return views;
+        await touchItem(trx, owner.itemId, now);
+        await alsoInTransaction(trx, now);
+        // Multi-row RETURNING order is not guaranteed: answer in upload order.
+        return keys.map((key) => attachmentView(urls.baseUrl, rows.find((row) => row.path === key)!));
       });
     } catch (err) {
       await Promise.allSettled(keys.map((key) => blobs.delete(key)));
@@ -112,17 +114,15 @@ export function createAttachmentsService(deps: {
   }
 
   return {
-    async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], audit: InTransaction) {
+    async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.materials');
       const converted = await convertAll(files);
-      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, files, converted, (trx) =>
-        audit(trx, { type: 'item', id: itemId }),
-      );
+      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, files, converted, buildAudit);
       return { attachments };
     },
 
     /** Adds images to an answer; an approved or rejected answer goes back to `pending` for re-review. */
-    async attachToAnswer(actor: Actor, answerId: number, files: IncomingImage[], audit: InTransaction) {
+    async attachToAnswer(actor: Actor, answerId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
       const answer = await db.selectFrom('answers').select(['id', 'item_id', 'author_id']).where('id', '=', answerId).executeTakeFirst();
       if (!answer) throw notFound('The answer');
       try {
@@ -134,11 +134,11 @@ export function createAttachmentsService(deps: {
       const converted = await convertAll(files);
       let statusReset = false;
       let answerStatus = 'pending';
-      const attachments = await store({ itemId: answer.item_id, answerId, actorId: actor.id }, files, converted, async (trx) => {
+      const owner = { itemId: answer.item_id, answerId, actorId: actor.id };
+      const attachments = await store(owner, files, converted, buildAudit, async (trx, now) => {
         // Read inside the transaction: a review landing meanwhile must not be lost or double-reset.
         const current = await trx.selectFrom('answers').select('status').where('id', '=', answerId).executeTakeFirstOrThrow();
         answerStatus = current.status;
-        const now = clock.now().toISOString();
         if (current.status === 'approved' || current.status === 'rejected') {
           statusReset = true;
           answerStatus = 'pending';
@@ -148,7 +148,6 @@ export function createAttachmentsService(deps: {
             .values({ answer_id: answerId, from_status: current.status, to_status: 'pending', reason: 'attachments_added', user_id: actor.id, at: now })
             .execute();
         }
-        await audit(trx, { type: 'answer', id: answerId });
       });
       return { attachments, status_reset: statusReset, answer_status: answerStatus };
     },

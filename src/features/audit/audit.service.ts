@@ -24,6 +24,10 @@ export interface AuditFilter {
   userId?: number;
   since?: string;
   status?: number;
+  /** Inclusive bounds of the HTTP status (e.g. 400–499), for the web audit page's filter. */
+  statusRange?: { min: number; max: number };
+  /** Records strictly before this time. */
+  until?: string;
   limit?: number;
 }
 
@@ -59,6 +63,10 @@ export function createAuditService(db: Kysely<Database>) {
       if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
       if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (filter.statusRange !== undefined) {
+        query = query.where('status', '>=', filter.statusRange.min).where('status', '<=', filter.statusRange.max);
+      }
+      if (filter.until !== undefined) query = query.where('at', '<', filter.until);
       return query
         .orderBy('id', 'desc')
         .limit(filter.limit ?? 100)

@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { createInMemoryRateLimiter, type RateLimitDecision, type RateLimiter } from '../../features/rate-limit/rate-limiter.js';
+import type { Principal, TokensService } from '../../features/tokens/tokens.service.js';
+
+/**
+ * Response headers of v1 operations (docs/integrators.md, "Headers"):
+ *
+ * - `RateLimit-Policy: "per-token";q=600;w=60` and `RateLimit: "per-token";r=599;t=42`, in the syntax of
+ *   draft-ietf-httpapi-ratelimit-headers (-09/-10): a quoted policy name with q (quota), w (window, s),
+ *   r (remaining) and t (seconds until the quota resets). The policy is on every response of an
+ *   operation while limiting is on; RateLimit once the token is authenticated (a 401 counts nothing).
+ * - `Punchlist-Token-Expiration`: the token's expires_at (RFC 3339), when it has one.
+ * - `ETag` on successful GETs, a weak validator over `data` only (meta changes on every response);
+ *   `If-None-Match` with a matching tag answers 304 without a body.
+ *
+ * The quota is consumed right after authentication and before the scope check (DESIGN.md §4 order:
+ * routing, token, rate limit, scope, input, visibility, right), so a token over its quota gets 429
+ * whatever it asks. bearerAuth knows nothing of it: it receives the tokens service wrapped by
+ * `withRateLimit`, whose authenticate() counts the request.
+ */
+
+export const RATE_LIMIT_POLICY = 'per-token';
+
+/** The configured limiter, or null when RATE_LIMIT_PER_MINUTE is 0 (limiting disabled). */
+export function rateLimiterFor(config: Pick<Config, 'rateLimitPerMinute'>): RateLimiter | null {
+  return config.rateLimitPerMinute > 0 ? createInMemoryRateLimiter({ limit: config.rateLimitPerMinute, windowSeconds: 60 }) : null;
+}
+
+// The decision made for each authenticated principal (one object per request), read back for the headers.
+const decisions = new WeakMap<Principal, RateLimitDecision>();
+
+/** 429 that remembers who was refused, so that the audit record names the token. */
+class RateLimitedError extends ApiError {
+  constructor(
+    readonly principal: Principal,
+    decision: RateLimitDecision,
+  ) {
+    super(
+      429,
+      'rate_limited',
+      `Too many requests for this token: ${decision.limit} per ${decision.windowSeconds} s; retry in ${decision.resetSeconds} s`,
+      undefined,
+      { 'retry-after': String(decision.resetSeconds) },
+    );
+  }
+}
+
+/** The tokens service whose authenticate() also consumes the token's quota, refusing with 429 over it. */
+export function withRateLimit(tokens: TokensService, limiter: RateLimiter | null): TokensService {
+  if (!limiter) return tokens;
+  return {
+    ...tokens,
+    async authenticate(raw, ip) {
+      const principal = await tokens.authenticate(raw, ip);
+      const decision = await limiter.consume(String(principal.token.id));
+      decisions.set(principal, decision);
+      if (!decision.allowed) throw new RateLimitedError(principal, decision);
+      return principal;
+    },
+  };
+}
+
+function parseEntityTags(header: string): string[] {
+  return header.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const tags = parseEntityTags(ifNoneMatch);
+  return tags.includes('*') || tags.includes(etag.replace(/^W\//, ''));
+}
+
+/** Weak ETag of the envelope's `data`, from the serialized payload. */
+function etagOf(payload: string): string | null {
+  let envelope: { ok?: unknown; data?: unknown };
+  try {
+    envelope = JSON.parse(payload) as typeof envelope;
+  } catch {
+    return null;
+  }
+  if (envelope.ok !== true || envelope.data === undefined) return null;
+  return `W/"${createHash('sha256').update(JSON.stringify(envelope.data)).digest('base64url')}"`;
+}
+
+function setRateLimitHeaders(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter) {
+  reply.header('ratelimit-policy', `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.windowSeconds}`);
+  const decision = request.principal ? decisions.get(request.principal) : undefined;
+  if (decision) reply.header('ratelimit', `"${RATE_LIMIT_POLICY}";r=${decision.remaining};t=${decision.resetSeconds}`);
+}
+
+/** Registers the header hooks on the v1 instance; they act only on its operations (routes with a scope). */
+export function responseHeaders(app: FastifyInstance, limiter: RateLimiter | null) {
+  // A refused request still names its token in the audit record.
+  app.addHook('onError', async (request, _reply, error) => {
+    if (error instanceof RateLimitedError) request.principal = error.principal;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.routeOptions.config.scope) return payload;
+    if (limiter) setRateLimitHeaders(request, reply, limiter);
+    const expiresAt = request.principal?.token.expires_at;
+    if (expiresAt) reply.header('punchlist-token-expiration', new Date(expiresAt).toISOString());
+
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string') {
+      return payload;
+    }
+    const etag = etagOf(payload);
+    if (!etag) return payload;
+    reply.header('etag', etag);
+    if (!matches(request.headers['if-none-match'], etag)) return payload;
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    // null, not '': Fastify then sends a 304 without Content-Length (RFC 9110 §8.6).
+    return null;
+  });
+}

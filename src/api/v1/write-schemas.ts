@@ -1,0 +1,23 @@
+import { Type } from 'typebox';
+import { LINK_KINDS, MAX_LINKS } from '../../domain/values.js';
+
+/**
+ * Request shapes shared by v1 writes. The schema checks types and enums (422 before any lookup);
+ * trimming, lengths in characters, URLs and dates are checked by domain/inputs.ts, also before
+ * any lookup, so the check order of DESIGN.md §4 holds either way.
+ */
+export const Text = Type.String({ errorMessage: 'must be a string' });
+
+export const DocumentLinkInput = Type.Object(
+  {
+    kind: Type.Optional(Type.Enum([...LINK_KINDS])),
+    title: Type.String({ errorMessage: 'must be a string' }),
+    url: Type.String({ errorMessage: 'must be a string' }),
+  },
+  { errorMessage: 'must be a link object {kind, title, url}' },
+);
+
+export const DocumentLinksInput = Type.Array(DocumentLinkInput, {
+  maxItems: MAX_LINKS,
+  errorMessage: `must be an array of at most ${MAX_LINKS} links`,
+});

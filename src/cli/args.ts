@@ -1,0 +1,126 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isCalendarDate } from '../domain/values.js';
+
+/** Exit status of a usage mistake (unknown command or option, missing or malformed value). */
+export const USAGE_EXIT = 2;
+
+/** An expected failure of a command: printed as one line `punchlist: <message>`, no stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export const usageError = (message: string) => new CliError(message, USAGE_EXIT);
+
+/** A command of the CLI: its name as typed (`tokens create`), its help text and what it does. */
+export interface Command {
+  name: string;
+  usage: string;
+  run(argv: string[]): Promise<void>;
+}
+
+/** `--help` / `-h` anywhere before `--` asks for the command's help instead of running it. */
+export function wantsHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+const seeHelp = (command: string) => `(see punchlist ${command} --help)`;
+
+/**
+ * node:util parseArgs in strict mode, with its errors turned into one-line usage errors that name the
+ * command. `positionals` is the exact number of positional arguments the command takes.
+ */
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+export function parseCommand<O extends OptionsConfig>(command: string, argv: string[], options: O, positionals = 0) {
+  let parsed;
+  try {
+    parsed = parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>({
+      args: argv,
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (err) {
+    throw usageError(`${describeParseError(err)} ${seeHelp(command)}`);
+  }
+  if (parsed.positionals.length > positionals) {
+    throw usageError(`unexpected argument "${parsed.positionals[positionals]}" for ${command} ${seeHelp(command)}`);
+  }
+  return parsed;
+}
+
+function describeParseError(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const option = /'(-[^' ]*)/.exec(message)?.[1];
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? message}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /argument missing|ambiguous/.test(message) ? `option ${option ?? ''} needs a value` : `option ${option ?? ''} takes no value`;
+    default:
+      return message.split('\n')[0] ?? 'invalid arguments';
+  }
+}
+
+/** The value of an option the command cannot do without. */
+export function required<T>(command: string, name: string, value: T | undefined): T {
+  if (value === undefined || value === '') throw usageError(`missing option --${name} ${seeHelp(command)}`);
+  return value;
+}
+
+/** The positional argument at `index`, which the command cannot do without. */
+export function requiredPositional(command: string, label: string, positionals: string[], index = 0): string {
+  const value = positionals[index];
+  if (value === undefined || value === '') throw usageError(`missing ${label} ${seeHelp(command)}`);
+  return value;
+}
+
+/** A positive decimal integer (ids, limits). */
+export function positiveInteger(label: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(value) || Number(value) > max) {
+    throw usageError(`${label} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+/** `Nd` (days) or `Nh` (hours) from now. */
+export function parseDuration(label: string, value: string, now: Date): Date {
+  const match = /^([1-9][0-9]{0,6})([dh])$/.exec(value);
+  const at = match ? new Date(now.getTime() + Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000)) : null;
+  if (!at || at.getUTCFullYear() > 9999) throw usageError(`${label} must look like 30d or 12h, got "${value}"`);
+  return at;
+}
+
+/** A calendar date YYYY-MM-DD as the instant its day ends in UTC (the next day at 00:00:00Z). */
+export function endOfDayUtc(label: string, value: string): Date {
+  if (!isCalendarDate(value)) throw usageError(`${label} must be a date YYYY-MM-DD, got "${value}"`);
+  const start = new Date(`${value}T00:00:00.000Z`);
+  return new Date(start.getTime() + 86_400_000);
+}
+
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * An instant written as ISO 8601: a date (its start, UTC) or a date and time; a time without a zone
+ * is read as UTC, like every time the service stores. Returned as `toISOString()` so it compares
+ * with stored timestamps as text.
+ */
+export function parseInstant(label: string, value: string): string {
+  const bad = () => usageError(`${label} must be an ISO 8601 date or date-time (e.g. 2026-05-01 or 2026-05-01T12:00:00Z), got "${value}"`);
+  if (isCalendarDate(value)) return new Date(`${value}T00:00:00.000Z`).toISOString();
+  const match = ISO_DATE_TIME.exec(value);
+  if (!match || !isCalendarDate(match[1] ?? '')) throw bad();
+  if (Number(match[2]) > 23 || Number(match[3]) > 59 || Number(match[4] ?? 0) > 59) throw bad();
+  const zone = match[5] ?? 'Z';
+  const local = value.slice(0, value.length - (match[5]?.length ?? 0)).replace(' ', 'T');
+  const at = new Date(local + (/^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone.toUpperCase()));
+  if (Number.isNaN(at.getTime())) throw bad();
+  return at.toISOString();
+}

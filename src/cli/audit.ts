@@ -1,0 +1,80 @@
+import type { AuditRecord } from '../features/audit/audit.service.js';
+import { type Command, parseCommand, parseInstant, positiveInteger } from './args.js';
+import { userByEmail, withContext } from './open-context.js';
+import { formatTable, longTime, printJson, printLine } from './output.js';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 100_000;
+
+/** The fields of DESIGN.md §7, in that order (the stored client_request_id is not part of it). */
+function publicRecord(r: AuditRecord) {
+  return {
+    request_id: r.request_id,
+    at: r.at,
+    token_id: r.token_id,
+    user_id: r.user_id,
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    status: r.status,
+    error_code: r.error_code,
+    ip: r.ip,
+    user_agent: r.user_agent,
+    duration_ms: r.duration_ms,
+    entity_type: r.entity_type,
+    entity_id: r.entity_id,
+  };
+}
+
+export const auditCommand: Command = {
+  name: 'audit',
+  usage: `Usage: punchlist audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]
+
+Shows the records of the calls under /api/ (failures included), newest first.
+
+Options:
+  --token ID         only calls made with that token
+  --user EMAIL       only calls of that user
+  --since ISO        only calls at or after that instant: 2026-05-01 (start of the day, UTC) or
+                     2026-05-01T12:00:00Z (a time without a zone is UTC)
+  --limit N          at most N records (default ${DEFAULT_LIMIT}, up to ${MAX_LIMIT})
+  --json             print a JSON array of {request_id, at, token_id, user_id, method, path, query,
+                     status, error_code, ip, user_agent, duration_ms, entity_type, entity_id}`,
+  async run(argv) {
+    const { values } = parseCommand(this.name, argv, {
+      token: { type: 'string' },
+      user: { type: 'string' },
+      since: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    const tokenId = values.token === undefined ? undefined : positiveInteger('--token', values.token);
+    const since = values.since === undefined ? undefined : parseInstant('--since', values.since);
+    const limit = values.limit === undefined ? DEFAULT_LIMIT : positiveInteger('--limit', values.limit, MAX_LIMIT);
+    const email = values.user;
+    const records = await withContext(async (ctx) => {
+      const userId = email === undefined ? undefined : (await userByEmail(ctx, email)).id;
+      return ctx.audit.list({ tokenId, userId, since, limit });
+    });
+    if (values.json) return printJson(records.map(publicRecord));
+    if (records.length === 0) return printLine('no audit records');
+    printLine(
+      formatTable(
+        ['AT', 'STATUS', 'METHOD', 'PATH', 'ERROR', 'TOKEN', 'USER', 'MS', 'ENTITY', 'IP', 'REQUEST ID'],
+        records.map((r) => [
+          longTime(r.at),
+          String(r.status),
+          r.method,
+          r.query ? `${r.path}?${r.query}` : r.path,
+          r.error_code ?? '-',
+          r.token_id === null ? '-' : String(r.token_id),
+          r.user_id === null ? '-' : String(r.user_id),
+          String(Math.round(r.duration_ms)),
+          r.entity_type ? `${r.entity_type} ${r.entity_id ?? ''}`.trim() : '-',
+          r.ip ?? '-',
+          r.request_id,
+        ]),
+      ),
+    );
+  },
+};

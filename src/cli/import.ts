@@ -1,0 +1,46 @@
+import { readFile } from 'node:fs/promises';
+import { importFixture } from '../features/fixtures/import.service.js';
+import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
+import { withContext } from './open-context.js';
+import { printJson, printLine } from './output.js';
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+};
+
+export const importCommand: Command = {
+  name: 'import',
+  usage: `Usage: punchlist import FILE.json [--json]
+
+Loads a fixture (DESIGN.md section 2: users, projects with members, sections, checklists, items,
+comments, answers and links, tokens) into the database, keeping its ids. All or nothing, in one
+transaction: ids that already exist, references to missing users or entities, or a token whose "raw"
+is not of the token format refuse the whole file and change nothing. New rows created afterwards get
+ids above the highest imported one.
+
+Options:
+  --json    print the counts as a JSON object instead of one line`,
+  async run(argv) {
+    const { values, positionals } = parseCommand(this.name, argv, { json: { type: 'boolean' } }, 1);
+    const file = requiredPositional(this.name, 'fixture file (FILE.json)', positionals);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      throw new CliError(`cannot read ${file}: ${READ_ERRORS[code] ?? (err as Error).message}`);
+    }
+    let fixture: unknown;
+    try {
+      fixture = JSON.parse(text);
+    } catch (err) {
+      throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`);
+    }
+    const summary = await withContext((ctx) => importFixture(ctx.db.kysely, ctx.db.dialect, fixture, ctx.clock));
+    if (values.json) return printJson(summary);
+    const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
+    printLine(`imported ${file}: ${counts.join(', ')}`);
+  },
+};

@@ -1,0 +1,128 @@
+import { type Command, CliError, usageError, wantsHelp } from './args.js';
+
+/**
+ * The `punchlist` dispatcher (bin/punchlist runs it). Each command lives in its own module, loaded only
+ * when it runs, so `--help` and the short commands do not pay for the HTTP stack.
+ */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  serve: { summary: 'apply migrations, then serve (never loads demo data)', load: async () => (await import('./serve.js')).serveCommand },
+  migrate: { summary: 'apply database migrations only', load: async () => (await import('./migrate.js')).migrateCommand },
+  import: {
+    summary: 'load a fixture file, keeping its ids (all or nothing)',
+    load: async () => (await import('./import.js')).importCommand,
+  },
+  'users create': { summary: 'create a user', load: async () => (await import('./users.js')).usersCreateCommand },
+  'tokens create': {
+    summary: 'create an API token; prints the raw token once',
+    load: async () => (await import('./tokens.js')).tokensCreateCommand,
+  },
+  'tokens list': {
+    summary: "list a user's API tokens and their state",
+    load: async () => (await import('./tokens.js')).tokensListCommand,
+  },
+  'tokens revoke': { summary: 'revoke an API token', load: async () => (await import('./tokens.js')).tokensRevokeCommand },
+  audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
+};
+
+const SYNOPSIS: Record<string, string> = {
+  import: 'import FILE.json',
+  'users create': 'users create --email E --name N [--role admin|member] [--password P]',
+  'tokens create': 'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
+  'tokens list': 'tokens list --user EMAIL [--json]',
+  'tokens revoke': 'tokens revoke ID',
+  audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]',
+};
+
+export const USAGE = `Usage: punchlist <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, { summary }]) => `  ${SYNOPSIS[name] ?? name}\n      ${summary}`)
+  .join('\n')}
+  help [COMMAND]
+      show this help, or a command's help (also: punchlist COMMAND --help)
+
+Configuration comes from the environment only:
+  DATABASE_URL   sqlite:PATH (default sqlite:./data/punchlist.db) or postgres://…
+  STORAGE_URL    file:PATH (default file:./data/storage) or s3://BUCKET?endpoint=…&region=…
+  HOST, PORT, BASE_URL, LOG_LEVEL, SESSION_SECRET, DATA_DIR, TRUST_PROXY, RATE_LIMIT_PER_MINUTE
+Relative paths are relative to the current directory.
+
+Exit status: 0 on success; otherwise 1 (or 2 for a usage mistake) with one line
+"punchlist: <reason>" on stderr.`;
+
+const GROUPS = [...new Set(Object.keys(COMMANDS).filter((n) => n.includes(' ')).map((n) => n.split(' ')[0] ?? ''))];
+
+function groupUsage(group: string): string {
+  const names = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `));
+  return `Usage: punchlist ${group} <${names.map((n) => n.slice(group.length + 1)).join('|')}> [options]\n\n${names
+    .map((n) => `  ${SYNOPSIS[n] ?? n}\n      ${COMMANDS[n]?.summary ?? ''}`)
+    .join('\n')}\n\nRun punchlist ${group} <subcommand> --help for its options.`;
+}
+
+/** Splits argv into the command name (one or two words) and its own arguments. */
+function resolve(argv: string[]): { name: string; rest: string[] } | { group: string; rest: string[] } {
+  const [first = '', second, ...others] = argv;
+  if (GROUPS.includes(first)) {
+    if (second === undefined || second.startsWith('-')) return { group: first, rest: argv.slice(1) };
+    const name = `${first} ${second}`;
+    if (!COMMANDS[name]) throw usageError(`unknown command "${name}" (see punchlist ${first} --help)`);
+    return { name, rest: others };
+  }
+  if (!COMMANDS[first]) throw usageError(`unknown command "${first}" (see punchlist --help)`);
+  return { name: first, rest: argv.slice(1) };
+}
+
+async function helpFor(words: string[]): Promise<string> {
+  if (words.length === 0) return USAGE;
+  const target = resolve(words);
+  if ('group' in target) return groupUsage(target.group);
+  return (await COMMANDS[target.name]!.load()).usage;
+}
+
+async function dispatch(argv: string[]): Promise<void> {
+  const [first] = argv;
+  if (first === undefined) {
+    process.stdout.write(USAGE + '\n');
+    throw usageError('missing command (see punchlist --help)');
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write((await helpFor(argv.slice(1).filter((a) => !a.startsWith('-')))) + '\n');
+    return;
+  }
+  if (first === '--version' || first === '-V') {
+    const { createRequire } = await import('node:module');
+    const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+    process.stdout.write(`punchlist ${version}\n`);
+    return;
+  }
+  if (first.startsWith('-')) throw usageError(`unknown option ${first} (see punchlist --help)`);
+  const target = resolve(argv);
+  if ('group' in target) {
+    if (wantsHelp(target.rest)) return void process.stdout.write(groupUsage(target.group) + '\n');
+    throw usageError(`missing subcommand for ${target.group} (see punchlist ${target.group} --help)`);
+  }
+  const command = await COMMANDS[target.name]!.load();
+  if (wantsHelp(target.rest)) return void process.stdout.write(command.usage + '\n');
+  await command.run(target.rest);
+}
+
+/** One line, whatever the error: the reason, never a stack trace. */
+export function describeError(err: unknown): string {
+  let message = err instanceof Error ? err.message : String(err);
+  // A refused connection to several addresses arrives as an AggregateError without a message of its own.
+  if (!message && err instanceof AggregateError) message = err.errors.map((e) => (e instanceof Error ? e.message : String(e))).join('; ');
+  if (!message) message = (err as { code?: string }).code ?? 'unexpected error';
+  return message.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** Runs the CLI. Expected failures end the process with one line on stderr and a non-zero status. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await dispatch(argv);
+  } catch (err) {
+    process.stderr.write(`punchlist: ${describeError(err)}\n`);
+    // Exit now: an open database pool or a half-started server must not keep a failed command alive.
+    process.exit(err instanceof CliError ? err.exitCode : 1);
+  }
+}

@@ -1,0 +1,16 @@
+import { migrateToLatest } from '../db/migrate.js';
+import { type Command, parseCommand } from './args.js';
+import { withContext } from './open-context.js';
+import { printLine } from './output.js';
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  usage: `Usage: punchlist migrate
+
+Applies the pending database migrations (DATABASE_URL) and exits. Running it again is harmless.`,
+  async run(argv) {
+    parseCommand(this.name, argv, {});
+    const applied = await withContext((ctx) => migrateToLatest(ctx.db.kysely), { migrate: false });
+    printLine(applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database schema is up to date');
+  },
+};

@@ -1,0 +1,42 @@
+/** What the commands print: machine-readable JSON or aligned tables for people. */
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export function printLine(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+/** Width in terminal columns, counting code points (good enough for Latin and Cyrillic text). */
+const width = (text: string) => [...text].length;
+
+/** Newlines and tabs inside a cell would break the alignment. */
+const cell = (text: string) => text.replace(/[\r\n\t]+/g, ' ');
+
+/** Columns left-aligned, separated by two spaces; the last column is not padded. */
+export function formatTable(headers: string[], rows: string[][]): string {
+  const lines = [headers, ...rows.map((r) => r.map(cell))];
+  const widths = headers.map((_, col) => Math.max(...lines.map((line) => width(line[col] ?? ''))));
+  return lines
+    .map((line) =>
+      line
+        .map((text, col) => (col === line.length - 1 ? text : text + ' '.repeat((widths[col] ?? 0) - width(text))))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** `2026-05-01T12:34:56.789Z` → `2026-05-01 12:34Z`; null → the placeholder. */
+export function shortTime(iso: string | null, placeholder = '-'): string {
+  if (!iso) return placeholder;
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return match ? `${match[1]} ${match[2]}Z` : iso;
+}
+
+/** `2026-05-01T12:34:56.789Z` → `2026-05-01 12:34:56Z`. */
+export function longTime(iso: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(iso);
+  return match ? `${match[1]} ${match[2]}Z` : iso;
+}

@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.js';
+import { type AppContext, createContext } from '../context.js';
+import { verifyPassword } from '../domain/passwords.js';
+import { SCOPES } from '../domain/scopes.js';
+import { ANSWER_STATUSES, ITEM_STATUSES, PRIORITIES } from '../domain/values.js';
+import { loadDemoWorkspaceIfEmpty } from './demo.js';
+
+let dir: string;
+let ctx: AppContext;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'punchlist-demo-'));
+  ctx = await createContext(
+    loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir }),
+  );
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('loadDemoWorkspaceIfEmpty', () => {
+  it('loads the demo into an empty database and returns a working all-scope token, then null', async () => {
+    const demo = await loadDemoWorkspaceIfEmpty(ctx);
+    expect(demo).not.toBeNull();
+    const { token, email, password } = demo!;
+    expect(token).toMatch(/^plk_[0-9A-Za-z]{36}$/);
+
+    const principal = await ctx.tokens.authenticate(token, '127.0.0.1');
+    expect(principal.user.email).toBe(email);
+    expect([...principal.token.scopes].sort()).toEqual([...SCOPES].sort());
+    expect(principal.token.expires_at === null || principal.token.expires_at > new Date().toISOString()).toBe(true);
+
+    const user = await ctx.users.findByEmail(email);
+    expect(await verifyPassword(password, user?.password_hash ?? null)).toBe(true);
+
+    expect(await loadDemoWorkspaceIfEmpty(ctx)).toBeNull();
+    const tokens = await ctx.db.kysely.selectFrom('api_tokens').select('id').execute();
+    expect(tokens).toHaveLength(1);
+  });
+
+  it('covers what the demos need: roles, partial access, every status, priority and review state', async () => {
+    const db = ctx.db.kysely;
+    const users = await db.selectFrom('users').select(['role']).execute();
+    expect(users.some((u) => u.role === 'admin')).toBe(true);
+    const members = await db.selectFrom('project_members').selectAll().execute();
+    expect(new Set(members.map((m) => m.role))).toEqual(new Set(['manager', 'executor', 'observer']));
+    expect(members.some((m) => m.section_ids !== null && m.checklist_ids !== null)).toBe(true);
+
+    const projects = await db.selectFrom('projects').select(['archived']).execute();
+    expect(projects.length).toBeGreaterThanOrEqual(2);
+    expect(projects.some((p) => Boolean(p.archived))).toBe(true);
+
+    const items = await db.selectFrom('items').select(['text', 'status', 'priority', 'deadline', 'requires_answer']).execute();
+    expect(new Set(items.map((i) => i.status))).toEqual(new Set(ITEM_STATUSES));
+    expect(new Set(items.map((i) => i.priority))).toEqual(new Set(PRIORITIES));
+    expect(items.some((i) => i.deadline !== null)).toBe(true);
+    expect(items.some((i) => i.requires_answer)).toBe(true);
+    expect(items.some((i) => i.text === 'Проверка документов')).toBe(true);
+
+    const answers = await db.selectFrom('answers').select(['status']).execute();
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set(ANSWER_STATUSES));
+    const links = await db.selectFrom('document_links').select(['answer_id']).execute();
+    expect(links.some((l) => l.answer_id === null)).toBe(true);
+    expect(links.some((l) => l.answer_id !== null)).toBe(true);
+    expect(await db.selectFrom('comments').select('id').execute()).not.toHaveLength(0);
+    expect(await db.selectFrom('item_participants').select('item_id').execute()).not.toHaveLength(0);
+  });
+});

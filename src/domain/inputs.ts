@@ -1,0 +1,84 @@
+import { validationError } from '../errors.js';
+import { isCalendarDate, LINK_KINDS, type LinkKind, MAX_LINK_TITLE_LENGTH, MAX_LINKS, MAX_TEXT_LENGTH } from './values.js';
+
+/**
+ * Rules for user-supplied values that a JSON schema cannot express (trimming, code-point lengths,
+ * URL parsing, calendar dates). Shared by every write that takes them, whatever the API version;
+ * each refusal is a 422 naming the field.
+ */
+
+/** The longest URL kept in a link; longer ones are refused rather than cut. */
+export const MAX_URL_LENGTH = 4096;
+
+export interface DocumentLinkInput {
+  kind?: string;
+  title: string;
+  url: string;
+}
+
+export interface NewDocumentLink {
+  kind: LinkKind;
+  title: string;
+  url: string;
+}
+
+const codePoints = (value: string) => [...value].length;
+
+// NUL cannot be stored in PostgreSQL text; a lone surrogate is not a character at all.
+function storableText(value: string): boolean {
+  return !value.includes('\u0000') && !/\p{Cs}/u.test(value);
+}
+
+/** Comment and answer text: stored trimmed, 1 to 20 000 characters (code points). */
+export function normalizeText(value: string, field = 'text'): string {
+  const text = value.trim();
+  if (!text) throw validationError(field, 'must not be empty');
+  if (codePoints(text) > MAX_TEXT_LENGTH) throw validationError(field, `must be at most ${MAX_TEXT_LENGTH} characters`);
+  if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  return text;
+}
+
+/** An item deadline: a real calendar date `YYYY-MM-DD`; `null` and `""` clear it. */
+export function normalizeDeadline(value: string | null, field = 'deadline'): string | null {
+  if (value === null || value === '') return null;
+  if (!isCalendarDate(value)) throw validationError(field, 'must be a real date written YYYY-MM-DD, or null to clear it');
+  return value;
+}
+
+/** An absolute http(s) URL, returned in its normalized form (what a browser would open). */
+export function normalizeUrl(value: string, field: string): string {
+  const trimmed = value.trim();
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    throw validationError(field, 'must be an absolute http or https URL');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw validationError(field, 'must be an absolute http or https URL');
+  }
+  if (url.href.length > MAX_URL_LENGTH) throw validationError(field, `must be at most ${MAX_URL_LENGTH} characters`);
+  return url.href;
+}
+
+/**
+ * A list of document links (of an item or of an answer): every link checked, the first bad one
+ * refused by its position (`document_links[2].url`); `kind` defaults to `document`.
+ */
+export function normalizeDocumentLinks(links: readonly DocumentLinkInput[], field = 'document_links'): NewDocumentLink[] {
+  if (links.length > MAX_LINKS) throw validationError(field, `must hold at most ${MAX_LINKS} links`);
+  return links.map((link, i) => {
+    const at = `${field}[${i}]`;
+    const kind = link.kind ?? 'document';
+    if (!(LINK_KINDS as readonly string[]).includes(kind)) {
+      throw validationError(`${at}.kind`, `must be one of ${LINK_KINDS.join(', ')}`);
+    }
+    const title = link.title.trim();
+    if (!title) throw validationError(`${at}.title`, 'must not be empty');
+    if (codePoints(title) > MAX_LINK_TITLE_LENGTH) {
+      throw validationError(`${at}.title`, `must be at most ${MAX_LINK_TITLE_LENGTH} characters`);
+    }
+    if (!storableText(title)) throw validationError(`${at}.title`, 'contains characters that cannot be stored');
+    return { kind: kind as LinkKind, title, url: normalizeUrl(link.url, `${at}.url`) };
+  });
+}

@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { Actor } from '../../domain/policy.js';
+import type { UserRole } from '../../domain/values.js';
+import { notFound, validationError } from '../../errors.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import type { UsersService } from '../users/users.service.js';
+import { assertAdmin } from './admin-guard.js';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Users, for administrators: list, create, deactivate and reactivate. */
+export function createUsersAdminService(deps: { db: Kysely<Database>; users: UsersService; sessions: SessionsService }) {
+  const { db, users, sessions } = deps;
+  return {
+    async listUsers(actor: Actor) {
+      assertAdmin(actor);
+      return db.selectFrom('users').select(['id', 'email', 'name', 'role', 'active', 'created_at']).orderBy('id').execute();
+    },
+
+    async createUser(actor: Actor, input: { email: string; name: string; role: string; password: string }) {
+      assertAdmin(actor);
+      if (input.password && input.password.length < MIN_PASSWORD_LENGTH) {
+        throw validationError('password', `must be at least ${MIN_PASSWORD_LENGTH} characters (or empty: no web sign-in)`);
+      }
+      return users.createUser({ email: input.email, name: input.name, role: input.role as UserRole, password: input.password || null });
+    },
+
+    /**
+     * Deactivation takes effect at once: the user's sessions end and their tokens answer 401 token_revoked
+     * on the next call (token authentication checks the user). An admin cannot deactivate themself.
+     */
+    async setUserActive(actor: Actor, userId: number, active: boolean) {
+      assertAdmin(actor);
+      if (!active && userId === actor.id) throw validationError('user', 'you cannot deactivate your own account');
+      if (!(await users.findById(userId))) throw notFound('The user');
+      await users.setActive(userId, active);
+      if (!active) await sessions.endUserSessions(userId);
+    },
+  };
+}
+
+export type UsersAdminService = ReturnType<typeof createUsersAdminService>;

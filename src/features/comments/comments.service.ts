@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
+import { normalizeText } from '../../domain/inputs.js';
+import type { Actor } from '../../domain/policy.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { type AuditEntryBuilder, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
+import type { ItemsService } from '../items/items.service.js';
+
+/** The acting user, named in what the write returns. */
+export type Author = Actor & { name: string };
+
+export function createCommentsService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
+  return {
+    /** Adds a text-only comment to an item; returns it shaped like the item card's comments. */
+    async addComment(actor: Author, itemId: number, input: { text: string }, buildAudit?: AuditEntryBuilder) {
+      const text = normalizeText(input.text);
+      await items.authorize(actor, itemId, 'comment.add');
+      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+        const now = clock.now().toISOString();
+        const row = await trx
+          .insertInto('comments')
+          .values({ item_id: itemId, author_id: actor.id, text, created_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await touchItem(trx, itemId, now);
+        return { comment: { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now } };
+      });
+    },
+  };
+}
+
+export type CommentsService = ReturnType<typeof createCommentsService>;

@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
+
+/**
+ * Idempotency keys of writes: a key is reserved (status null) before the write runs, completed
+ * with the response it produced, and replayed to later requests with the same key and the same
+ * request. Version-agnostic: the API layer decides which requests take part and what a response is.
+ */
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+// Expired rows are ignored at once; deleting them in bulk is opportunistic, at most this often per process.
+const PURGE_INTERVAL_MS = 60 * 1000;
+
+/** Where a key is valid: one token, one method, one path. */
+export interface IdempotencyScope {
+  tokenId: number;
+  key: string;
+  method: string;
+  path: string;
+}
+
+export type Reservation =
+  | { kind: 'reserved' }
+  /** Another request already completed with this key and the same request: its response. */
+  | { kind: 'replay'; status: number; body: string; requestId: string }
+  /** The key was used for a different request. */
+  | { kind: 'mismatch' }
+  /** The first request with this key has not completed yet. */
+  | { kind: 'in_progress' };
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The fingerprint of a parsed JSON body: key order and whitespace do not matter, values do. */
+export function hashJsonRequest(body: unknown): string {
+  return `json:${sha256(JSON.stringify(canonical(body ?? null)))}`;
+}
+
+export interface MultipartFileDigest {
+  /** The form field the file came in, e.g. `attachments[]`. */
+  field: string;
+  /** The file name as sent. */
+  filename: string;
+  /** Hex SHA-256 of the file's bytes. */
+  sha256: string;
+}
+
+/**
+ * The fingerprint of a multipart request: its text fields (order of names irrelevant) and, in
+ * the order sent, each file's field, name and SHA-256. Upload routes compute the digests while
+ * streaming the files and pass this to the API layer's idempotency gate before writing.
+ */
+export function hashMultipartRequest(fields: readonly (readonly [string, string])[], files: readonly MultipartFileDigest[]): string {
+  const sortedFields = [...fields].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return `multipart:${sha256(JSON.stringify({ fields: sortedFields, files: files.map((f) => [f.field, f.filename, f.sha256]) }))}`;
+}
+
+export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
+  let lastPurge = 0;
+  const byScope = (scope: IdempotencyScope) =>
+    db
+      .selectFrom('idempotency_keys')
+      .where('token_id', '=', scope.tokenId)
+      .where('key', '=', scope.key)
+      .where('method', '=', scope.method)
+      .where('path', '=', scope.path);
+
+  const service = {
+    /**
+     * Reserves the key for this request, or tells what holds it. Race-safe on every dialect: one
+     * INSERT … ON CONFLICT statement either creates the row, takes over an expired one, or does nothing.
+     */
+    async reserve(scope: IdempotencyScope, requestHash: string, requestId: string): Promise<Reservation> {
+      const now = clock.now();
+      const nowIso = now.toISOString();
+      if (now.getTime() - lastPurge >= PURGE_INTERVAL_MS) {
+        lastPurge = now.getTime();
+        await service.purgeExpired();
+      }
+      const row = {
+        token_id: scope.tokenId,
+        key: scope.key,
+        method: scope.method,
+        path: scope.path,
+        request_hash: requestHash,
+        status: null,
+        response_body: null,
+        request_id: requestId,
+        created_at: nowIso,
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+      };
+      // A row released (5xx) or expired between the two statements is retried a few times.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const inserted = await db
+          .insertInto('idempotency_keys')
+          .values(row)
+          .onConflict((oc) =>
+            oc
+              .columns(['token_id', 'key', 'method', 'path'])
+              .doUpdateSet({
+                request_hash: requestHash,
+                status: null,
+                response_body: null,
+                request_id: requestId,
+                created_at: row.created_at,
+                expires_at: row.expires_at,
+              })
+              .where('idempotency_keys.expires_at', '<=', nowIso),
+          )
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'reserved' };
+        const existing = await byScope(scope)
+          .select(['request_hash', 'status', 'response_body', 'request_id'])
+          .where('expires_at', '>', nowIso)
+          .executeTakeFirst();
+        if (!existing) continue;
+        if (existing.request_hash !== requestHash) return { kind: 'mismatch' };
+        if (existing.status === null || existing.response_body === null) return { kind: 'in_progress' };
+        return { kind: 'replay', status: existing.status, body: existing.response_body, requestId: existing.request_id };
+      }
+      return { kind: 'in_progress' };
+    },
+
+    /** Stores the response of the request that holds the reservation. */
+    async complete(scope: IdempotencyScope, requestId: string, status: number, body: string): Promise<void> {
+      await db
+        .updateTable('idempotency_keys')
+        .set({ status, response_body: body })
+        .where('token_id', '=', scope.tokenId)
+        .where('key', '=', scope.key)
+        .where('method', '=', scope.method)
+        .where('path', '=', scope.path)
+        .where('request_id', '=', requestId)
+        .execute();
+    },
+
+    /** Drops the reservation (the request failed on our side): the key may be used again. */
+    async release(scope: IdempotencyScope, requestId: string): Promise<void> {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('token_id', '=', scope.tokenId)
+        .where('key', '=', scope.key)
+        .where('method', '=', scope.method)
+        .where('path', '=', scope.path)
+        .where('request_id', '=', requestId)
+        .where('status', 'is', null)
+        .execute();
+    },
+
+    async purgeExpired(): Promise<number> {
+      const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', clock.now().toISOString()).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+  return service;
+}
+
+export type IdempotencyService = ReturnType<typeof createIdempotencyService>;

@@ -1,0 +1,65 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, NewAuditRecord } from '../../db/tables.js';
+import type { NewDocumentLink } from '../../domain/inputs.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { linkView, type LinkView } from './item-views.js';
+
+/**
+ * Builds the audit record of the request a write serves. The caller (an API handler) knows the
+ * request; the write calls it inside its transaction so the record commits with the change.
+ */
+export type AuditEntryBuilder = () => NewAuditRecord;
+
+/**
+ * One write on one item: a transaction that first takes the item's row lock, then runs the write,
+ * then inserts the audit record (when given). The lock is a self-assignment UPDATE, portable
+ * across dialects: on PostgreSQL it serializes concurrent writers of the same item (so a
+ * read-then-write such as a status change or a links replacement cannot interleave); SQLite
+ * serializes every write transaction anyway.
+ *
+ * Never call a service that uses the root `db` inside `write`: on SQLite the transaction holds
+ * the only connection, so such a call would wait for ever. Use `trx` only.
+ */
+export async function itemWriteTransaction<T>(
+  db: Kysely<Database>,
+  audit: AuditService,
+  itemId: number,
+  buildAudit: AuditEntryBuilder | undefined,
+  write: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('items')
+      .set((eb) => ({ status: eb.ref('status') }))
+      .where('id', '=', itemId)
+      .execute();
+    const result = await write(trx);
+    if (buildAudit) await audit.record(buildAudit(), trx);
+    return result;
+  });
+}
+
+/** Moves the item's updated_at: every change of the item or of what hangs on it. */
+export async function touchItem(trx: Transaction<Database>, itemId: number, now: string): Promise<void> {
+  await trx.updateTable('items').set({ updated_at: now }).where('id', '=', itemId).execute();
+}
+
+/** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */
+export async function insertDocumentLinks(
+  trx: Transaction<Database>,
+  itemId: number,
+  answerId: number | null,
+  links: readonly NewDocumentLink[],
+  now: string,
+): Promise<LinkView[]> {
+  if (links.length === 0) return [];
+  await trx
+    .insertInto('document_links')
+    .values(links.map((link, position) => ({ item_id: itemId, answer_id: answerId, ...link, position, created_at: now })))
+    .execute();
+  // Multi-row RETURNING order is not guaranteed on either dialect: read back by position.
+  let query = trx.selectFrom('document_links').select(['id', 'kind', 'title', 'url']).where('item_id', '=', itemId);
+  query = answerId === null ? query.where('answer_id', 'is', null) : query.where('answer_id', '=', answerId);
+  const rows = await query.orderBy('position').orderBy('id').execute();
+  return rows.map(linkView);
+}

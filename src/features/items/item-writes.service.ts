@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
+import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
+import type { Actor } from '../../domain/policy.js';
+import type { ItemStatus, Priority } from '../../domain/values.js';
+import { validationError } from '../../errors.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { type AuditEntryBuilder, insertDocumentLinks, itemWriteTransaction, touchItem } from './item-transaction.js';
+import type { ItemsService } from './items.service.js';
+
+export interface PlanningInput {
+  /** undefined: leave as is; null or "": clear. */
+  deadline?: string | null;
+  priority?: Priority;
+  requires_answer?: boolean;
+}
+
+/**
+ * The operational writes on an item itself: status, planning fields, the document links list.
+ * Each one: input rules (422), then visibility (404), then the policy (403), then one
+ * transaction holding the change and its audit record.
+ */
+export function createItemWritesService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
+  return {
+    /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
+    async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
+      await items.authorize(actor, itemId, 'item.status');
+      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+        const current = await trx.selectFrom('items').select(['status', 'updated_at']).where('id', '=', itemId).executeTakeFirstOrThrow();
+        if (current.status === status) {
+          return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
+        }
+        const now = clock.now().toISOString();
+        await trx.updateTable('items').set({ status, updated_at: now }).where('id', '=', itemId).execute();
+        await trx
+          .insertInto('item_history')
+          .values({ item_id: itemId, kind: 'status_changed', from_status: current.status, to_status: status, user_id: actor.id, note: null, at: now })
+          .execute();
+        return { item: { id: itemId, status, updated_at: now }, changed: true };
+      });
+    },
+
+    /** Applies only the planning fields given; at least one is required. updated_at moves when a value changes. */
+    async setPlanning(actor: Actor, itemId: number, input: PlanningInput, buildAudit?: AuditEntryBuilder) {
+      const changes: { deadline?: string | null; priority?: Priority; requires_answer?: number } = {};
+      if (input.deadline !== undefined) changes.deadline = normalizeDeadline(input.deadline);
+      if (input.priority !== undefined) changes.priority = input.priority;
+      if (input.requires_answer !== undefined) changes.requires_answer = input.requires_answer ? 1 : 0;
+      if (Object.keys(changes).length === 0) {
+        throw validationError('body', 'give at least one of deadline, priority, requires_answer');
+      }
+      await items.authorize(actor, itemId, 'item.planning');
+      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+        const current = await trx
+          .selectFrom('items')
+          .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
+          .where('id', '=', itemId)
+          .executeTakeFirstOrThrow();
+        const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
+        const updated_at = differs ? clock.now().toISOString() : current.updated_at;
+        if (differs) await trx.updateTable('items').set({ ...changes, updated_at }).where('id', '=', itemId).execute();
+        const next = { ...current, ...changes };
+        return {
+          item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
+        };
+      });
+    },
+
+    /** Replaces the item's whole list of document links (not an append); `[]` clears it. New rows, new ids. */
+    async replaceItemLinks(actor: Actor, itemId: number, input: readonly DocumentLinkInput[], buildAudit?: AuditEntryBuilder) {
+      const links = normalizeDocumentLinks(input);
+      await items.authorize(actor, itemId, 'item.materials');
+      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+        const now = clock.now().toISOString();
+        await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
+        const document_links = await insertDocumentLinks(trx, itemId, null, links, now);
+        await touchItem(trx, itemId, now);
+        return { document_links };
+      });
+    },
+  };
+}
+
+export type ItemWritesService = ReturnType<typeof createItemWritesService>;

@@ -1,0 +1,155 @@
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import type { Database } from '../../db/tables.js';
+
+export const SEARCH_ENTITY_TYPES = ['project', 'section', 'checklist', 'item', 'comment', 'answer', 'link'] as const;
+export type SearchEntityType = (typeof SEARCH_ENTITY_TYPES)[number];
+
+/** Types whose visibility follows their checklist (the checklist itself, its items and what hangs on them). */
+const UNDER_CHECKLIST: readonly SearchEntityType[] = ['checklist', 'item', 'comment', 'answer', 'link'];
+
+/** Written only by the triggers of migration 002-search. */
+interface SearchDocsTable {
+  id: number;
+  entity_type: SearchEntityType;
+  entity_id: number;
+  project_id: number;
+  section_id: number | null;
+  checklist_id: number | null;
+  item_id: number | null;
+  title_text: string;
+  body_text: string;
+}
+
+interface SearchFtsTable {
+  rowid: number;
+  title_text: string;
+  body_text: string;
+}
+
+type SearchTables = { search_docs: SearchDocsTable; search_fts: SearchFtsTable };
+
+/** Which documents a search may return: one project, what the user sees of it, optionally one type. */
+export interface SearchScope {
+  projectId: number;
+  checklistIds: readonly number[] | 'all';
+  sectionIds: readonly number[] | 'all';
+  entityType: SearchEntityType | null;
+}
+
+/** A candidate: the caller still decides whether its text really contains the query. */
+export interface SearchDoc {
+  entity_type: SearchEntityType;
+  entity_id: number;
+  project_id: number;
+  item_id: number | null;
+  title_text: string;
+  body_text: string;
+}
+
+/**
+ * Query characters the SQLite FTS5 trigram index cannot be trusted with: its case folding (an
+ * older Unicode table) disagrees with JavaScript lower-casing for the upper-case forms of these
+ * lower-case letters (Georgian Mtavruli, Cherokee, Osage, a few Latin and Cyrillic additions…), so a
+ * document holding the upper-case form would be missed. Queries containing one of them take the
+ * scan path. Derived by probing FTS5 with every cased character; search.test.ts repeats the probe
+ * through the service so a SQLite or Node upgrade that widens the gap fails loudly.
+ */
+export const FTS5_FOLDING_GAPS =
+  /[\u{19B}\u{25C}\u{261}\u{264}\u{26A}\u{26C}\u{282}\u{287}\u{29D}-\u{29E}\u{3F3}\u{529}\u{52B}\u{52D}\u{52F}\u{10D0}-\u{10FA}\u{10FD}-\u{10FF}\u{13F8}-\u{13FD}\u{1C8A}\u{1D8E}\u{2C5F}\u{A699}\u{A69B}\u{A794}\u{A797}\u{A799}\u{A79B}\u{A79D}\u{A79F}\u{A7B5}\u{A7B7}\u{A7B9}\u{A7BB}\u{A7BD}\u{A7BF}\u{A7C1}\u{A7C3}\u{A7C8}\u{A7CA}\u{A7CD}\u{A7CF}\u{A7D1}\u{A7D3}\u{A7D5}\u{A7D7}\u{A7D9}\u{A7DB}\u{A7F6}\u{AB53}\u{AB70}-\u{ABBF}\u{104D8}-\u{104FB}\u{10597}-\u{105A1}\u{105A3}-\u{105B1}\u{105B3}-\u{105B9}\u{105BB}-\u{105BC}\u{10CC0}-\u{10CF2}\u{10D70}-\u{10D85}\u{118C0}-\u{118DF}\u{16E60}-\u{16E7F}\u{16EBB}-\u{16ED3}\u{1E922}-\u{1E943}]/u;
+
+export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postgres') {
+  const search = db.withTables<SearchTables>();
+  type DocsBuilder = ExpressionBuilder<Database & SearchTables, 'search_docs'>;
+  const DOC_COLUMNS = [
+    'search_docs.entity_type',
+    'search_docs.entity_id',
+    'search_docs.project_id',
+    'search_docs.item_id',
+    'search_docs.title_text',
+    'search_docs.body_text',
+  ] as const;
+
+  function inScope(eb: DocsBuilder, scope: SearchScope): Expression<SqlBool> {
+    const conditions: Expression<SqlBool>[] = [eb('search_docs.project_id', '=', scope.projectId)];
+    if (scope.entityType !== null) conditions.push(eb('search_docs.entity_type', '=', scope.entityType));
+    if (scope.sectionIds !== 'all' || scope.checklistIds !== 'all') {
+      // The project itself is visible to whoever may search it.
+      const visible: Expression<SqlBool>[] = [eb('search_docs.entity_type', '=', 'project')];
+      if (scope.sectionIds === 'all') visible.push(eb('search_docs.entity_type', '=', 'section'));
+      else if (scope.sectionIds.length > 0) {
+        visible.push(eb.and([eb('search_docs.entity_type', '=', 'section'), eb('search_docs.section_id', 'in', scope.sectionIds)]));
+      }
+      if (scope.checklistIds === 'all') visible.push(eb('search_docs.entity_type', 'in', UNDER_CHECKLIST));
+      else if (scope.checklistIds.length > 0) {
+        visible.push(
+          eb.and([eb('search_docs.entity_type', 'in', UNDER_CHECKLIST), eb('search_docs.checklist_id', 'in', scope.checklistIds)]),
+        );
+      }
+      conditions.push(eb.or(visible));
+    }
+    return eb.and(conditions);
+  }
+
+  function docs(scope: SearchScope, matching: (eb: DocsBuilder) => Expression<SqlBool>): Promise<SearchDoc[]> {
+    return search
+      .selectFrom('search_docs')
+      .select(DOC_COLUMNS)
+      .where((eb) => eb.and([inScope(eb, scope), matching(eb)]))
+      .execute();
+  }
+
+  const contains = (needle: string) => {
+    const within = (column: string) =>
+      dialect === 'postgres' ? sql<SqlBool>`strpos(${sql.ref(column)}, ${needle}) > 0` : sql<SqlBool>`instr(${sql.ref(column)}, ${needle}) > 0`;
+    return sql<SqlBool>`(${within('search_docs.title_text')} OR ${within('search_docs.body_text')})`;
+  };
+
+  return {
+    /** Candidates from the text index: a superset of the documents containing `needle` (lower-cased). */
+    findByIndex(scope: SearchScope, needle: string): Promise<SearchDoc[]> {
+      if (dialect === 'postgres') {
+        // The pattern is a bound parameter; escaping makes %, _ and \ plain characters.
+        const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        return docs(scope, () => {
+          const like = (column: string) => sql<SqlBool>`lower(${sql.ref(column)}) LIKE lower(${pattern}) ESCAPE '\\'`;
+          return sql<SqlBool>`(${like('search_docs.title_text')} OR ${like('search_docs.body_text')})`;
+        });
+      }
+      // One FTS5 phrase, bound as a parameter: inside double quotes only a doubled quote is special,
+      // so operators, column filters and * in the user's text stay plain characters.
+      const phrase = `"${needle.replaceAll('"', '""')}"`;
+      // CROSS JOIN makes SQLite start from the index matches: left to itself it may walk the whole
+      // project and test each row against the match list.
+      return search
+        .selectFrom('search_fts')
+        .crossJoin('search_docs')
+        .select(DOC_COLUMNS)
+        .whereRef('search_docs.id', '=', 'search_fts.rowid')
+        .where(sql<SqlBool>`search_fts MATCH ${phrase}`)
+        .where((eb) => inScope(eb, scope))
+        .execute();
+    },
+
+    /**
+     * Candidates by reading the project's documents, narrowed in SQL: for each group, the text must
+     * contain one of its strings (a character of the query or one of its upper-case forms).
+     */
+    findByScan(scope: SearchScope, requiredAlternatives: readonly (readonly string[])[]): Promise<SearchDoc[]> {
+      return docs(scope, (eb) => eb.and(requiredAlternatives.map((alternatives) => eb.or(alternatives.map(contains)))));
+    },
+
+    /** Every document of one item: the item, its comments, answers and links. */
+    findByItem(scope: SearchScope, itemId: number): Promise<SearchDoc[]> {
+      return docs(scope, (eb) => eb('search_docs.item_id', '=', itemId));
+    },
+
+    /** PostgreSQL's lower() of each string, in order: its folding depends on the database's locale. */
+    async lowerInDatabase(values: readonly string[]): Promise<string[]> {
+      const { rows } = await sql<{ lowered: string }>`
+        SELECT lower(v) AS lowered FROM unnest(${values}::text[]) WITH ORDINALITY AS u(v, n) ORDER BY n`.execute(db);
+      return rows.map((r) => r.lowered);
+    },
+  };
+}
+
+export type SearchRepository = ReturnType<typeof createSearchRepository>;

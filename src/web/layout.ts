@@ -1,0 +1,79 @@
+import type { WebSession } from '../features/sessions/sessions.service.js';
+import { SCRIPT, STYLESHEET } from './assets.js';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
+
+export interface PageOptions {
+  title: string;
+  session: WebSession | null;
+  /** The current path, to mark the navigation entry. */
+  path?: string;
+  notice?: string | null;
+  error?: string | null;
+  body: HtmlValue;
+}
+
+const NAV = [
+  { href: '/projects', label: 'Projects' },
+  { href: '/audit', label: 'Audit log' },
+  { href: '/profile', label: 'Profile' },
+];
+
+function nav(session: WebSession, path: string) {
+  const entries = session.user.role === 'admin' ? [...NAV, { href: '/admin', label: 'Administration' }] : NAV;
+  return entries.map(
+    (e) => html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}</a>`,
+  );
+}
+
+/** The one layout: skip link, top bar with navigation and sign-out, messages, content. */
+export function page(options: PageOptions): SafeHtml {
+  const { session } = options;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · Punchlist</title>
+<link rel="stylesheet" href="${STYLESHEET.path}">
+<script src="${SCRIPT.path}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><div class="bar">
+<a class="brand" href="/">Punchlist</a>
+${
+  session
+    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}</nav>
+<span class="who">${session.user.name}</span>
+<form method="post" action="/logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
+    : ''
+}
+</div></header>
+<main id="main" tabindex="-1">
+${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : ''}
+${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
+${options.body}
+</main>
+</body>
+</html>`;
+}
+
+export function csrfField(session: WebSession): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
+}
+
+/** A timestamp for people (UTC, minutes), with the exact value in `datetime`. */
+export function time(iso: string | null | undefined, empty = '—'): SafeHtml {
+  if (!iso) return html`${empty}`;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+export function badge(value: string | null | undefined, empty = '—'): SafeHtml {
+  if (!value) return html`<span class="muted">${empty}</span>`;
+  return html`<span class="badge s-${value}">${value.replace(/_/g, ' ')}</span>`;
+}
+
+/** A link only for http(s) addresses; anything else (javascript:, data:…) is shown as text. */
+export function safeLink(url: string, label: string): SafeHtml {
+  return /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="noopener noreferrer" target="_blank">${label}</a>` : html`${label} (${url})`;
+}

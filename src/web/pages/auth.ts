@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readCookie, sessionCookieName } from '../../features/sessions/session-cookie.js';
+import { formOf } from '../form.js';
+import { html } from '../html.js';
+import { page } from '../layout.js';
+import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
+
+export const INVALID_CREDENTIALS = 'Invalid email or password.';
+
+/** Only a local path may follow sign-in (no open redirect to another site). */
+function safeNext(value: string | null | undefined): string {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.startsWith('/login')) return '/projects';
+  return value;
+}
+
+function loginPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { status?: number; error?: string | null; email?: string; next?: string } = {},
+) {
+  const { config } = request.server.ctx;
+  const csrf = loginCsrf(request, reply, config.sessionSecret, config.baseUrl);
+  const next = safeNext(options.next);
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(
+      page({
+        title: 'Sign in',
+        session: null,
+        body: html`<section class="card login" aria-labelledby="login-title">
+<h1 id="login-title">Sign in to Punchlist</h1>
+${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
+<form method="post" action="/login">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="next" value="${next}">
+<label for="login-email">Email</label>
+<input id="login-email" type="email" name="email" autocomplete="username" required autofocus value="${options.email ?? ''}">
+<label for="login-password">Password</label>
+<input id="login-password" type="password" name="password" autocomplete="current-password" required>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>
+</section>`,
+      }).value,
+    );
+}
+
+export async function authPages(app: FastifyInstance) {
+  const { sessions, config } = app.ctx;
+
+  app.get('/', { config: { web: 'public' } }, async (request, reply) =>
+    reply.redirect(request.webSession ? '/projects' : '/login', 303),
+  );
+
+  app.get('/login', { config: { web: 'public' } }, async (request, reply) => {
+    const query = request.query as Record<string, string | undefined>;
+    if (request.webSession) return reply.redirect(safeNext(query.next), 303);
+    return loginPage(request, reply, { next: query.next });
+  });
+
+  app.post('/login', { config: { web: 'public' } }, async (request, reply) => {
+    const form = formOf(request);
+    const email = form.get('email') ?? '';
+    const next = form.get('next') ?? undefined;
+    if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
+      return loginPage(request, reply, { status: 403, email, next, error: 'The sign-in form expired. Please try again.' });
+    }
+    const result = await sessions.signIn({
+      email,
+      password: form.get('password') ?? '',
+      ip: request.ip,
+      replacing: readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)),
+    });
+    if (!result.ok && result.reason === 'throttled') {
+      const minutes = Math.ceil(result.retryAfterSeconds / 60);
+      reply.header('retry-after', String(result.retryAfterSeconds));
+      return loginPage(request, reply, {
+        status: 429,
+        email,
+        next,
+        error: `Too many failed sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+      });
+    }
+    if (!result.ok) return loginPage(request, reply, { status: 401, email, next, error: INVALID_CREDENTIALS });
+    setSessionCookie(reply, config.baseUrl, result.cookieValue);
+    request.log.info({ userId: result.session.user.id }, 'web sign-in');
+    return reply.redirect(safeNext(next), 303);
+  });
+
+  app.post('/logout', async (request, reply) => {
+    const cookie = readCookie(request.headers.cookie, sessionCookieName(config.baseUrl));
+    sessionOf(request);
+    if (cookie) await sessions.signOut(cookie);
+    clearSessionCookie(reply, config.baseUrl);
+    return reply.redirect('/login', 303);
+  });
+}

@@ -1,0 +1,90 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canAdminister } from '../domain/policy.js';
+import { ApiError } from '../errors.js';
+import { isSecure, readCookie, serializeCookie, sessionCookieName } from '../features/sessions/session-cookie.js';
+import { sameSecret, SESSION_LIFETIME_MS, type WebSession } from '../features/sessions/sessions.service.js';
+import { formOf } from './form.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in web session, resolved from the cookie (web routes only). */
+    webSession: WebSession | null;
+  }
+  interface FastifyContextConfig {
+    /** Who may open a web route: `public` (anyone), `user` (signed in, the default), `admin`. */
+    web?: 'public' | 'user' | 'admin';
+    /** The route checks its own CSRF token (the sign-in form, which has no session yet). */
+    ownCsrf?: boolean;
+  }
+}
+
+/** Thrown by the guard: the error handler answers it with a redirect to the sign-in page. */
+export class SignInRequired extends Error {}
+
+export const csrfFailed = () =>
+  new ApiError(403, 'csrf_failed', 'This form has expired or did not come from this site. Reload the page and try again.');
+
+function loginCookieName(baseUrl: string) {
+  return isSecure(baseUrl) ? '__Host-punchlist_login' : 'punchlist_login';
+}
+
+/**
+ * Session loading, the access guard and the CSRF check of every web route. POSTs carry `_csrf`: the
+ * session's token, compared in constant time; the sign-in form uses a signed double-submit cookie.
+ */
+export function webSessions(app: FastifyInstance) {
+  const { sessions, config } = app.ctx;
+  app.decorateRequest('webSession', null);
+
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/assets/')) return;
+    request.webSession = await sessions.resolve(readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)));
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const access = request.routeOptions.config.web ?? 'user';
+    if (access === 'public') return;
+    const session = request.webSession;
+    if (!session) throw new SignInRequired();
+    if (access === 'admin' && !canAdminister(session.user)) throw new ApiError(403, 'forbidden', 'This page is reserved to administrators');
+    if (request.method === 'POST' && !request.routeOptions.config.ownCsrf) {
+      const submitted = formOf(request).get('_csrf') ?? '';
+      if (!sameSecret(submitted, session.csrfToken)) throw csrfFailed();
+    }
+  });
+}
+
+export function sessionOf(request: FastifyRequest): WebSession {
+  if (!request.webSession) throw new SignInRequired();
+  return request.webSession;
+}
+
+export function setSessionCookie(reply: FastifyReply, baseUrl: string, value: string) {
+  reply.header(
+    'set-cookie',
+    serializeCookie(sessionCookieName(baseUrl), value, { maxAgeSeconds: SESSION_LIFETIME_MS / 1000, secure: isSecure(baseUrl) }),
+  );
+}
+
+export function clearSessionCookie(reply: FastifyReply, baseUrl: string) {
+  reply.header('set-cookie', serializeCookie(sessionCookieName(baseUrl), '', { maxAgeSeconds: 0, secure: isSecure(baseUrl) }));
+}
+
+/** The sign-in form's CSRF token: an HMAC of a random cookie, so no server state exists before sign-in. */
+export function loginCsrf(request: FastifyRequest, reply: FastifyReply, secret: string, baseUrl: string): string {
+  const name = loginCookieName(baseUrl);
+  let nonce = readCookie(request.headers.cookie, name);
+  if (!nonce || !/^[A-Za-z0-9_-]{22,64}$/.test(nonce)) {
+    nonce = randomBytes(24).toString('base64url');
+    reply.header('set-cookie', serializeCookie(name, nonce, { maxAgeSeconds: null, secure: isSecure(baseUrl) }));
+  }
+  return createHmac('sha256', secret).update(`login:${nonce}`).digest('base64url');
+}
+
+export function checkLoginCsrf(request: FastifyRequest, secret: string, baseUrl: string): boolean {
+  const nonce = readCookie(request.headers.cookie, loginCookieName(baseUrl));
+  if (!nonce) return false;
+  const expected = createHmac('sha256', secret).update(`login:${nonce}`).digest('base64url');
+  return sameSecret(formOf(request).get('_csrf') ?? '', expected);
+}

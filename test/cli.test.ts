@@ -1,0 +1,359 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { type AppContext, createContext } from '../src/context.js';
+import { generateToken } from '../src/domain/token-format.js';
+
+/**
+ * The operator contract of DESIGN.md §1, through the real `bin/punchlist` run as a child process
+ * (from another working directory, by absolute path) against a temp SQLite database.
+ */
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'punchlist');
+const TOKEN = /^plk_[0-9A-Za-z]{36}$/;
+const DAY = 86_400_000;
+
+let dir: string;
+let env: Record<string, string>;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done) => {
+    execFile(BIN, args, { cwd: dir, env: { ...env, ...extraEnv }, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Success: status 0, nothing on stderr. */
+async function ok(args: string[]): Promise<string> {
+  const result = await run(args);
+  expect(result.stderr, `stderr of punchlist ${args.join(' ')}`).toBe('');
+  expect(result.code, `exit status of punchlist ${args.join(' ')}`).toBe(0);
+  return result.stdout;
+}
+
+/** Failure: non-zero status and exactly one line `punchlist: <reason>` on stderr. */
+async function fails(args: string[]): Promise<string> {
+  const result = await run(args);
+  expect(result.code, `exit status of punchlist ${args.join(' ')}`).not.toBe(0);
+  expect(result.stderr).toMatch(/^punchlist: \S[^\n]*\n$/);
+  expect(result.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  return result.stderr;
+}
+
+async function json<T = any>(args: string[]): Promise<T> {
+  return JSON.parse(await ok(args)) as T;
+}
+
+/** A context of the test process on the same database file, to look at the rows directly. */
+let ctx: AppContext;
+
+async function counts() {
+  const db = ctx.db.kysely;
+  const count = async (table: 'users' | 'projects' | 'items' | 'comments' | 'answers' | 'document_links' | 'api_tokens') =>
+    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  return {
+    users: await count('users'),
+    projects: await count('projects'),
+    items: await count('items'),
+    comments: await count('comments'),
+    answers: await count('answers'),
+    links: await count('document_links'),
+    tokens: await count('api_tokens'),
+  };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'punchlist-cli-'));
+  env = {
+    // `#!/usr/bin/env node` must find this very Node first.
+    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
+    HOME: dir,
+    DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
+    STORAGE_URL: `file:${join(dir, 'storage')}`,
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+  };
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('bin/punchlist', () => {
+  it('prints help for the CLI and for each command; unknown commands and options fail with one line', async () => {
+    const [help, createHelp, groupHelp] = await Promise.all([
+      ok(['--help']),
+      ok(['tokens', 'create', '--help']),
+      ok(['tokens', '--help']),
+    ]);
+    for (const command of ['serve', 'migrate', 'import FILE.json', 'users create', 'tokens create', 'tokens list', 'tokens revoke ID', 'audit']) {
+      expect(help).toContain(command);
+    }
+    expect(createHelp).toContain('--expires-at');
+    expect(createHelp).toContain('items:read');
+    expect(groupHelp).toContain('tokens revoke');
+
+    const [unknownCommand, unknownSub, unknownOption] = await Promise.all([
+      fails(['frobnicate']),
+      fails(['tokens', 'frobnicate']),
+      fails(['migrate', '--frobnicate']),
+    ]);
+    expect(unknownCommand).toContain('unknown command "frobnicate"');
+    expect(unknownSub).toContain('unknown command "tokens frobnicate"');
+    expect(unknownOption).toContain('unknown option --frobnicate');
+    expect((await run([])).code).not.toBe(0);
+  });
+
+  it('migrates (twice, harmlessly), with relative paths taken from the working directory', async () => {
+    await ok(['migrate']);
+    expect(await ok(['migrate'])).toContain('up to date');
+    const relative = await run(['migrate'], { DATABASE_URL: 'sqlite:relative/db.sqlite' });
+    expect(relative.code).toBe(0);
+    expect(existsSync(join(dir, 'relative', 'db.sqlite'))).toBe(true);
+    ctx = await createContext(loadConfig(env));
+  });
+
+  it('creates users; a duplicate email, a missing option or a bad role fails', async () => {
+    const ann = await json(['users', 'create', '--email', 'Ann@X.test', '--name', 'Ann', '--role', 'admin', '--password', 'secret', '--json']);
+    expect(ann).toEqual({ id: expect.any(Number), email: 'ann@x.test', name: 'Ann', role: 'admin' });
+    expect(await ok(['users', 'create', '--email', 'bob@x.test', '--name', 'Bob'])).toMatch(/bob@x\.test \(member\)/);
+    const [duplicate, missing, badRole] = await Promise.all([
+      fails(['users', 'create', '--email', 'ann@x.test', '--name', 'Ann again']),
+      fails(['users', 'create', '--email', 'carl@x.test']),
+      fails(['users', 'create', '--email', 'carl@x.test', '--name', 'Carl', '--role', 'boss']),
+    ]);
+    expect(duplicate).toContain('already exists');
+    expect(missing).toContain('missing option --name');
+    expect(badRole).toContain('--role');
+  });
+
+  const raws: string[] = [];
+
+  it('creates tokens: raw token alone on stdout, --json shape, expiry options, refusals', async () => {
+    const before = Date.now();
+    const raw = await ok(['tokens', 'create', '--user', 'ann@x.test', '--name', 'crm', '--scopes', 'auth:me,items:read']);
+    expect(raw).toMatch(/^plk_[0-9A-Za-z]{36}\n$/);
+    raws.push(raw.trim());
+    expect((await ctx.tokens.authenticate(raw.trim(), '127.0.0.1')).user.email).toBe('ann@x.test');
+
+    const [byDefault, atDate, never, inHours] = await Promise.all([
+      json(['tokens', 'create', '--user', 'ann@x.test', '--name', 'default', '--scopes', 'auth:me', '--json']),
+      json(['tokens', 'create', '--user', 'ann@x.test', '--name', 'dated', '--scopes', 'auth:me', '--expires-at', '2099-12-31', '--json']),
+      json(['tokens', 'create', '--user', 'bob@x.test', '--name', 'forever', '--scopes', 'projects:read', '--no-expiry', '--json']),
+      json(['tokens', 'create', '--user', 'bob@x.test', '--name', 'short', '--scopes', 'auth:me', '--expires-in', '12h', '--json']),
+    ]);
+    for (const created of [byDefault, atDate, never, inHours]) {
+      expect(Object.keys(created).sort()).toEqual(['expires_at', 'id', 'scopes', 'token']);
+      expect(created.token).toMatch(TOKEN);
+      raws.push(created.token);
+    }
+    expect(byDefault.scopes).toEqual(['auth:me']);
+    const defaultExpiry = Date.parse(byDefault.expires_at);
+    expect(defaultExpiry).toBeGreaterThanOrEqual(before + 30 * DAY - 1000);
+    expect(defaultExpiry).toBeLessThanOrEqual(Date.now() + 30 * DAY + 1000);
+    expect(atDate.expires_at).toBe('2100-01-01T00:00:00.000Z');
+    expect(never.expires_at).toBeNull();
+    expect(Math.abs(Date.parse(inHours.expires_at) - Date.now() - 12 * 3_600_000)).toBeLessThan(60_000);
+
+    const tokensBefore = (await counts()).tokens;
+    const refusals = await Promise.all([
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me,items:reed']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x']),
+      fails(['tokens', 'create', '--user', 'nobody@x.test', '--name', 'x', '--scopes', 'auth:me']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me', '--expires-at', '2099-02-30']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me', '--expires-at', '2020-01-01']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me', '--no-expiry', '--expires-in', '7d']),
+    ]);
+    expect(refusals[0]).toContain('items:reed');
+    expect(refusals[1]).toContain('--scopes');
+    expect(refusals[2]).toContain('nobody@x.test');
+    expect(refusals[3]).toContain('2099-02-30');
+    expect(refusals[4]).toContain('past');
+    expect(refusals[5]).toContain('exclude');
+    expect((await counts()).tokens).toBe(tokensBefore);
+  });
+
+  it('lists tokens with their state and never a raw token; revokes', async () => {
+    const listed = await json<any[]>(['tokens', 'list', '--user', 'ann@x.test', '--json']);
+    expect(listed).toHaveLength(3);
+    for (const t of listed) {
+      expect(Object.keys(t).sort()).toEqual(
+        ['created_at', 'expires_at', 'id', 'last_used_at', 'last_used_ip', 'name', 'revoked_at', 'scopes', 'state'].sort(),
+      );
+      expect(t.state).toBe('active');
+    }
+    const crm = listed.find((t) => t.name === 'crm');
+    expect(crm.scopes).toEqual(['auth:me', 'items:read']);
+    expect(crm.last_used_at).not.toBeNull(); // authenticated once above
+
+    expect(await ok(['tokens', 'revoke', String(crm.id)])).toContain(String(crm.id));
+    await expect(ctx.tokens.authenticate(raws[0]!, '127.0.0.1')).rejects.toMatchObject({ code: 'token_revoked' });
+    const [again, table, unknown, badId] = await Promise.all([
+      json<any[]>(['tokens', 'list', '--user', 'ann@x.test', '--json']),
+      ok(['tokens', 'list', '--user', 'ann@x.test']),
+      fails(['tokens', 'revoke', '999999']),
+      fails(['tokens', 'revoke', 'abc']),
+    ]);
+    expect(again.find((t) => t.id === crm.id)?.state).toBe('revoked');
+    expect(again.find((t) => t.id === crm.id)?.revoked_at).toEqual(expect.any(String));
+    expect(table).toMatch(/^ID\s+NAME\s+STATE/);
+    expect(table).toContain('revoked');
+    expect(table).toContain('dated');
+    expect(unknown).toContain('not found');
+    expect(badId).toContain('abc');
+    for (const output of [JSON.stringify(listed), JSON.stringify(again), table]) {
+      expect(output).not.toContain('plk_');
+      for (const raw of raws) expect(output).not.toContain(raw);
+    }
+  });
+
+  const fixtureRaw = generateToken();
+
+  function fixture() {
+    return {
+      users: [
+        { id: 101, email: 'mia@fixture.test', name: 'Mia', role: 'member', password: 'pw' },
+        { id: 102, email: 'ivan@fixture.test', name: 'Иван', role: 'member' },
+      ],
+      projects: [
+        {
+          id: 201,
+          name: 'Imported project',
+          members: [{ user_id: 102, role: 'executor', sections: [301], checklists: null }],
+          sections: [
+            {
+              id: 301,
+              name: 'Section',
+              checklists: [
+                {
+                  id: 401,
+                  name: 'Checklist',
+                  items: [
+                    {
+                      id: 501,
+                      text: 'Проверка документов',
+                      status: 'in_progress',
+                      participants: [102],
+                      document_links: [{ kind: 'document', title: 'Plan', url: 'https://example.test/plan' }],
+                      comments: [{ id: 601, author_id: 102, text: 'On it' }],
+                      answers: [{ id: 701, author_id: 102, text: 'Done', status: 'approved', document_links: [] }],
+                    },
+                    { id: 502, text: 'Second item' },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+      tokens: [
+        { id: 801, user_id: 101, name: 'imported', raw: fixtureRaw, scopes: ['auth:me', 'projects:read'], expires_at: null },
+        { id: 802, user_id: 101, name: 'old', raw: generateToken(), scopes: ['auth:me'], expires_at: '2020-01-01T00:00:00Z' },
+      ],
+    };
+  }
+
+  it('imports a fixture keeping its ids; refuses a second import, a malformed raw token and a missing user, changing nothing', async () => {
+    const file = join(dir, 'fixture.json');
+    await writeFile(file, JSON.stringify(fixture()));
+    const before = await counts();
+    expect(await ok(['import', file])).toMatch(/2 users.*1 projects.*2 items.*2 tokens/);
+    const after = await counts();
+    expect(after).toEqual({
+      users: before.users + 2,
+      projects: before.projects + 1,
+      items: before.items + 2,
+      comments: before.comments + 1,
+      answers: before.answers + 1,
+      links: before.links + 1,
+      tokens: before.tokens + 2,
+    });
+    const item = await ctx.db.kysely.selectFrom('items').select(['id', 'text', 'project_id', 'checklist_id']).where('id', '=', 501).executeTakeFirst();
+    expect(item).toEqual({ id: 501, text: 'Проверка документов', project_id: 201, checklist_id: 401 });
+    expect((await ctx.tokens.authenticate(fixtureRaw, '127.0.0.1')).token.id).toBe(801);
+    const states = await json<any[]>(['tokens', 'list', '--user', 'mia@fixture.test', '--json']);
+    expect(Object.fromEntries(states.map((t) => [t.id, t.state]))).toEqual({ 801: 'active', 802: 'expired' });
+
+    // The same file again: refused with a clear reason, nothing changed.
+    expect(await fails(['import', file])).toMatch(/already exists.*nothing was imported/);
+    expect(await counts()).toEqual(after);
+
+    // A token whose raw value is not of the token format.
+    const malformed = fixture();
+    const badRaw = { users: [{ id: 103, email: 'new@fixture.test', name: 'New' }], tokens: [{ ...malformed.tokens[0]!, id: 803, user_id: 103, raw: 'plk_notatoken' }] };
+    await writeFile(join(dir, 'bad-raw.json'), JSON.stringify(badRaw));
+    expect(await fails(['import', join(dir, 'bad-raw.json')])).toContain('token format');
+    // A member that refers to a user who does not exist.
+    const missingUser = {
+      users: [{ id: 104, email: 'newer@fixture.test', name: 'Newer' }],
+      projects: [{ id: 202, name: 'Orphan', members: [{ user_id: 999, role: 'observer' }] }],
+    };
+    await writeFile(join(dir, 'missing-user.json'), JSON.stringify(missingUser));
+    expect(await fails(['import', join(dir, 'missing-user.json')])).toContain('nothing was imported');
+    await writeFile(join(dir, 'not-json.json'), '{"users": [');
+    expect(await fails(['import', join(dir, 'not-json.json')])).toContain('not valid JSON');
+    expect(await fails(['import', join(dir, 'absent.json')])).toContain('absent.json');
+    expect(await counts()).toEqual(after);
+    expect(await ctx.users.findByEmail('newer@fixture.test')).toBeUndefined();
+  });
+
+  it('shows the audit records of API calls, newest first, with filters', async () => {
+    const app = await buildApp(ctx, { logger: false });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const address = app.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/external/v1`;
+      const headers = { authorization: `Bearer ${fixtureRaw}`, 'user-agent': 'cli-test/1' };
+      expect((await fetch(`${base}/auth/me.php?probe=1`, { headers })).status).toBe(200);
+      expect((await fetch(`${base}/auth/me.php`, { headers: { authorization: `Bearer ${raws[0]}` } })).status).toBe(401);
+      expect((await fetch(`${base}/auth/me.php`, { headers })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+
+    const records = await json<any[]>(['audit', '--json']);
+    expect(records).toHaveLength(3);
+    for (const r of records) {
+      expect(Object.keys(r)).toEqual([
+        'request_id', 'at', 'token_id', 'user_id', 'method', 'path', 'query', 'status', 'error_code', 'ip', 'user_agent',
+        'duration_ms', 'entity_type', 'entity_id',
+      ]);
+    }
+    const [newest, revoked, oldest] = records;
+    expect(newest).toMatchObject({ token_id: 801, user_id: 101, method: 'GET', path: '/api/external/v1/auth/me.php', query: '', status: 200 });
+    expect(revoked).toMatchObject({ status: 401, error_code: 'token_revoked' });
+    expect(oldest).toMatchObject({ token_id: 801, query: 'probe=1', user_agent: 'cli-test/1', ip: '127.0.0.1' });
+    expect(newest.at >= oldest.at).toBe(true);
+    expect(JSON.stringify(records)).not.toContain('plk_');
+
+    const [byToken, byUser, limited, future, table, badSince] = await Promise.all([
+      json<any[]>(['audit', '--token', '801', '--json']),
+      json<any[]>(['audit', '--user', 'mia@fixture.test', '--json']),
+      json<any[]>(['audit', '--limit', '1', '--json']),
+      json<any[]>(['audit', '--since', '2999-01-01', '--json']),
+      ok(['audit']),
+      fails(['audit', '--since', 'yesterday']),
+    ]);
+    expect(byToken.map((r) => r.request_id)).toEqual([newest.request_id, oldest.request_id]);
+    expect(byUser).toHaveLength(2);
+    expect(limited.map((r) => r.request_id)).toEqual([newest.request_id]);
+    expect(future).toEqual([]);
+    expect(table).toMatch(/^AT\s+STATUS\s+METHOD\s+PATH/);
+    expect(table).toContain('/api/external/v1/auth/me.php?probe=1');
+    expect(badSince).toContain('--since');
+  });
+});

@@ -1,0 +1,396 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isWellFormedToken } from '../../src/domain/token-format.js';
+import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
+import { USERS, type UserKey } from '../helpers/workspace.js';
+import { decode, WebClient } from './web-client.js';
+
+let server: TestServer;
+const signedIn = new Map<UserKey, WebClient>();
+
+/** One signed-in client per workspace user, reused across tests. */
+async function as(user: UserKey): Promise<WebClient> {
+  let web = signedIn.get(user);
+  if (!web) {
+    web = new WebClient(server.url);
+    const response = await web.signIn(user);
+    if (response.status !== 303) throw new Error(`${user} could not sign in: ${response.status}`);
+    signedIn.set(user, web);
+  }
+  return web;
+}
+
+/** GET the page, then post a form with its CSRF token. */
+async function submit(user: UserKey, pagePath: string, action: string, fields: Record<string, string | string[]>) {
+  const web = await as(user);
+  const page = await web.get(pagePath);
+  return web.post(action, fields, page.text);
+}
+
+const card = async (id: number, user: UserKey = 'manager') =>
+  (await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens[user] })).body.data.item;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe('API tokens on /profile', () => {
+  it('creates a token shown once, which works, then revokes it after confirmation', async () => {
+    const web = await as('executor');
+    const profile = await web.get('/profile');
+    expect(profile.text).toContain('<h2 id="tokens-title">External API tokens</h2>');
+    expect(profile.text).toContain('<label for="token-name">Name</label>');
+    expect(profile.text).toContain('<label for="token-expiry">Expiry</label>');
+    for (const scope of ['auth:me', 'items:read', 'items:materials.write']) {
+      expect(profile.text).toContain(`value="${scope}"`);
+      expect(profile.text).toMatch(new RegExp(`aria-describedby="scope-help-${scope}">${scope}</label>`));
+    }
+    const created = await web.post('/profile/tokens', { name: 'CRM <sync>', expiry: '30d', scopes: ['auth:me', 'items:read'] }, profile.text);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const raw = /data-testid="new-token">([^<]+)<\/code>/.exec(created.text)?.[1];
+    expect(raw && isWellFormedToken(raw)).toBe(true);
+    expect(created.text).toContain('CRM &lt;sync&gt;');
+
+    const me = await server.call(`${V1}/auth/me.php`, { token: raw });
+    expect(me.status).toBe(200);
+    expect(me.body.data).toMatchObject({ user: { id: USERS.executor }, token: { label: 'CRM <sync>', scopes: ['auth:me', 'items:read'] } });
+    const expires = Date.parse(me.body.data.token.expires_at) - Date.now();
+    expect(Math.abs(expires - 30 * 86_400_000)).toBeLessThan(60_000);
+
+    const later = await web.get('/profile');
+    expect(later.text).not.toContain(raw);
+    expect(later.text).not.toContain('data-testid="new-token"');
+    const row = later.text.match(/<tr data-testid="token-row" data-token-id="(\d+)">[\s\S]*?<\/tr>/g)!.find((r) => r.includes('CRM &lt;sync&gt;'))!;
+    expect(row).toContain('>active</span>');
+    expect(row).toMatch(/from 127\.0\.0\.1/);
+    const id = /data-token-id="(\d+)"/.exec(row)![1]!;
+
+    // Without the confirmation, a page asks first and nothing is revoked.
+    const ask = await web.post(`/profile/tokens/${id}/revoke`, {}, later.text);
+    expect(ask.status).toBe(200);
+    expect(decode(ask.text)).toContain('Revoke the token “CRM <sync>”?');
+    expect((await server.call(`${V1}/auth/me.php`, { token: raw })).status).toBe(200);
+
+    const revoked = await web.post(`/profile/tokens/${id}/revoke`, { confirmed: '1' }, ask.text);
+    expect(revoked.status).toBe(303);
+    const after = await server.call(`${V1}/auth/me.php`, { token: raw });
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe('token_revoked');
+    const listed = await web.get('/profile');
+    const revokedRow = listed.text.match(/<tr data-testid="token-row"[\s\S]*?<\/tr>/g)!.find((r) => r.includes('CRM &lt;sync&gt;'))!;
+    expect(revokedRow).toContain('>revoked</span>');
+    expect(revokedRow).not.toContain('Revoke</button>');
+  });
+
+  it('offers the expiry choices and honours them', async () => {
+    const web = await as('observer');
+    const page = await web.get('/profile');
+    for (const label of ['7 days', '30 days', '60 days', '90 days', '1 year', 'On a date…', 'No expiry']) expect(page.text).toContain(`>${label}</option>`);
+    const create = async (fields: Record<string, string | string[]>) => {
+      const response = await web.post('/profile/tokens', { name: 'expiry', scopes: 'auth:me', ...fields }, page.text);
+      const raw = /data-testid="new-token">([^<]+)</.exec(response.text)?.[1];
+      return { response, me: raw ? (await server.call(`${V1}/auth/me.php`, { token: raw })).body.data : null };
+    };
+    expect((await create({ expiry: 'never' })).me.token.expires_at).toBeNull();
+    expect((await create({ expiry: 'date', expiry_date: '2099-03-04' })).me.token.expires_at).toBe('2099-03-05T00:00:00.000Z');
+    const year = Date.parse((await create({ expiry: '1y' })).me.token.expires_at) - Date.now();
+    expect(Math.abs(year - 365 * 86_400_000)).toBeLessThan(60_000);
+
+    const invalid: Record<string, string | string[]>[] = [
+      { expiry: 'date', expiry_date: '2001-01-01' },
+      { expiry: 'date' },
+      { expiry: '5d' },
+      { expiry: '7d', scopes: [] },
+      { expiry: '7d', scopes: 'admin:all' },
+      { expiry: '7d', name: ' ' },
+    ];
+    for (const fields of invalid) {
+      const { response } = await create(fields);
+      expect(response.status, JSON.stringify(fields)).toBe(422);
+      expect(response.text).toContain('The token was not created');
+      expect(response.text).not.toContain('data-testid="new-token"');
+    }
+  });
+
+  it('never revokes the token of another user', async () => {
+    const web = await as('bystander');
+    const page = await web.get('/profile');
+    const response = await web.post(`/profile/tokens/${USERS.manager}/revoke`, { confirmed: '1' }, page.text);
+    expect(response.status).toBe(404);
+    expect((await server.call(`${V1}/auth/me.php`, { token: server.tokens.manager })).status).toBe(200);
+  });
+});
+
+describe('projects and items', () => {
+  it('lists active and archived projects, only the visible ones', async () => {
+    const manager = await as('manager');
+    const active = await manager.get('/projects');
+    expect(active.text).toContain('Plant audit');
+    expect(active.text).not.toContain('Archived works');
+    expect(active.text).not.toContain('>Other<');
+    const archived = await manager.get('/projects?archived=1');
+    expect(archived.text).toContain('Archived works');
+    expect(archived.text).not.toContain('Plant audit');
+    expect((await manager.get('/projects/3')).status).toBe(404);
+    expect((await (await as('outsider')).get('/projects')).text).toContain('No active projects.');
+  });
+
+  it('shows a partial member only the granted part of the tree', async () => {
+    const partial = await as('partial');
+    const tree = await partial.get('/projects/1');
+    expect(tree.text).toContain('Fire');
+    expect(tree.text).toContain('Reports');
+    expect(tree.text).not.toContain('Permits');
+    expect(tree.text).not.toContain('/items/2000');
+    const hidden = await partial.get('/items/2000');
+    expect(hidden.status).toBe(404);
+    expect(hidden.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await partial.get('/items/2010')).status).toBe(200);
+  });
+
+  it('shows the item card: comments, answers, links, history', async () => {
+    const page = await (await as('observer')).get('/items/1000');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Extinguishers checked');
+    expect(page.text).toContain('On it');
+    expect(page.text).toContain('Done, see act');
+    expect(page.text).toContain('href="https://example.test/plan"');
+    expect(page.text).toContain('data-testid="history-row"');
+    expect(page.text).not.toContain('Approve</button>');
+    expect(page.text).not.toContain('Save verdict');
+    expect(page.text).not.toContain('Return to rework</button>');
+  });
+
+  it('answers 404 pages in HTML for unknown or malformed ids', async () => {
+    const web = await as('admin');
+    for (const path of ['/items/999999', '/items/abc', '/projects/0', '/nowhere']) {
+      const response = await web.get(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(response.text).toContain('Page not found');
+    }
+  });
+});
+
+describe('review (manager and admin only)', () => {
+  it('lets a manager approve and reject answers, with a review record each', async () => {
+    const page = await (await as('manager')).get('/items/1000');
+    expect(page.text).toMatch(/data-answer-id="7001"[\s\S]*?Approve<\/button>/);
+    const approve = await submit('manager', '/items/1000', '/items/1000/answers/7001/review', { decision: 'approved' });
+    expect(approve.status).toBe(303);
+    expect(approve.location).toBe('/items/1000?saved=review');
+    expect((await card(1000)).answers.find((a: any) => a.id === 7001).status).toBe('approved');
+    const reviews = await server.ctx.db.kysely.selectFrom('answer_reviews').selectAll().where('answer_id', '=', 7001).execute();
+    expect(reviews).toMatchObject([{ from_status: 'pending', to_status: 'approved', reason: 'review', user_id: USERS.manager }]);
+
+    await submit('admin', '/items/1000', '/items/1000/answers/7001/review', { decision: 'rejected' });
+    expect((await card(1000)).answers.find((a: any) => a.id === 7001).status).toBe('rejected');
+    const bad = await submit('manager', '/items/1000', '/items/1000/answers/7001/review', { decision: 'pending' });
+    expect(bad.status).toBe(422);
+  });
+
+  it('refuses reviews, verdicts and rework to everybody else, with 403 (404 when invisible)', async () => {
+    for (const user of ['executor', 'bystander', 'observer', 'partial'] as const) {
+      const web = await as(user);
+      const page = await web.get('/items/1000');
+      expect(page.text).not.toContain('Approve</button>');
+      for (const [action, fields] of [
+        ['/items/1000/answers/7000/review', { decision: 'rejected' }],
+        ['/items/1000/verdict', { verdict: 'accepted' }],
+        ['/items/1000/rework', { reason: 'Redo', deadline: '2099-01-01' }],
+        ['/projects/1/verdict', { verdict: 'accepted' }],
+      ] as const) {
+        const response = await web.post(action, fields, page.text);
+        expect(response.status, `${user} ${action}`).toBe(403);
+      }
+    }
+    const outsider = await as('outsider');
+    const profile = await outsider.get('/profile');
+    expect((await outsider.post('/items/1000/verdict', { verdict: 'accepted' }, profile.text)).status).toBe(404);
+    expect((await outsider.post('/projects/1/verdict', { verdict: 'accepted' }, profile.text)).status).toBe(404);
+    const item = await card(1000);
+    expect(item.verdict).toBeNull();
+    expect(item.answers.find((a: any) => a.id === 7000).status).toBe('approved');
+  });
+
+  it('sets the item verdict, reflected in the API card', async () => {
+    expect((await card(1001)).can_verdict).toBe(true);
+    expect((await card(1001, 'executor')).can_verdict).toBe(false);
+    expect((await card(1001, 'executor')).can_return_to_rework).toBe(false);
+    const response = await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: 'accepted' });
+    expect(response.status).toBe(303);
+    const item = await card(1001, 'executor');
+    expect(item.verdict).toBe('accepted');
+    expect(item.status_history.at(-1)).toMatchObject({ kind: 'verdict_set', user: { id: USERS.manager }, note: 'accepted' });
+    const page = await (await as('executor')).get('/items/1001');
+    expect(page.text).toMatch(/data-testid="item-verdict"><span class="badge s-accepted">accepted/);
+    await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: '' });
+    expect((await card(1001)).verdict).toBeNull();
+    expect((await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: 'maybe' })).status).toBe(422);
+  });
+
+  it('returns an item to rework with a reason and a deadline', async () => {
+    const response = await submit('manager', '/items/1010', '/items/1010/rework', { reason: 'Signs are missing', deadline: '2099-02-01' });
+    expect(response.status).toBe(303);
+    const item = await card(1010, 'executor');
+    expect(item).toMatchObject({ status: 'in_progress', rework_reason: 'Signs are missing', rework_deadline: '2099-02-01' });
+    expect(item.status_history.at(-1)).toMatchObject({ kind: 'returned_to_rework', from: 'done', to: 'in_progress', user: { id: USERS.manager } });
+    const page = await (await as('observer')).get('/items/1010');
+    expect(page.text).toContain('Signs are missing');
+    for (const fields of [{ reason: '', deadline: '2099-02-01' }, { reason: 'x', deadline: '2000-01-01' }, { reason: 'x', deadline: 'soon' }]) {
+      expect((await submit('manager', '/items/1010', '/items/1010/rework', fields)).status).toBe(422);
+    }
+  });
+
+  it('sets the project verdict; an archived project refuses it', async () => {
+    const page = await (await as('manager')).get('/projects/1');
+    expect(page.text).toContain('Project verdict');
+    expect((await submit('manager', '/projects/1', '/projects/1/verdict', { verdict: 'rejected' })).status).toBe(303);
+    const project = await server.call(`${V1}/projects/get.php?id=1`, { token: server.tokens.observer });
+    expect(project.body.data.project.verdict).toBe('rejected');
+    const archived = await (await as('manager')).get('/projects/2');
+    expect(archived.text).not.toContain('Project verdict');
+    expect((await submit('manager', '/projects/2', '/projects/2/verdict', { verdict: 'accepted' })).status).toBe(403);
+    expect((await submit('manager', '/items/3000', '/items/3000/verdict', { verdict: 'accepted' })).status).toBe(403);
+    expect((await (await as('executor')).get('/projects/1')).text).not.toContain('Project verdict');
+  });
+});
+
+describe('administration', () => {
+  it('is reserved to administrators', async () => {
+    const manager = await as('manager');
+    for (const path of ['/admin', '/admin/users', '/admin/projects/1', '/admin/items/1000']) {
+      expect((await manager.get(path)).status, path).toBe(403);
+    }
+    const page = await manager.get('/profile');
+    expect((await manager.post('/admin/users', { email: 'x@y.test', name: 'X', role: 'admin', password: 'password1' }, page.text)).status).toBe(403);
+    expect((await manager.post('/admin/projects/1/sections', { name: 'Sneaky' }, page.text)).status).toBe(403);
+    expect(page.text).not.toContain('href="/admin"');
+    expect((await (await as('admin')).get('/projects')).text).toContain('href="/admin"');
+  });
+
+  it('creates a user who signs in, and deactivation stops their tokens and sessions at once', async () => {
+    const created = await submit('admin', '/admin/users', '/admin/users', {
+      email: 'New.Person@punchlist.test',
+      name: 'New Person',
+      role: 'member',
+      password: 'long enough',
+    });
+    expect(created.status).toBe(303);
+    const duplicate = await submit('admin', '/admin/users', '/admin/users', { email: 'new.person@punchlist.test', name: 'Again', role: 'member', password: '' });
+    expect(duplicate.status).toBe(409);
+    const person = (await server.ctx.users.findByEmail('new.person@punchlist.test'))!;
+    const web = new WebClient(server.url);
+    expect((await web.signIn('new.person@punchlist.test', 'long enough')).status).toBe(303);
+    const { token } = await server.ctx.tokens.createToken({ userId: person.id, name: 'cli', scopes: ['auth:me'], expiresAt: null });
+    expect((await server.call(`${V1}/auth/me.php`, { token })).status).toBe(200);
+
+    const off = await submit('admin', '/admin/users', `/admin/users/${person.id}/active`, { active: '0' });
+    expect(off.status).toBe(303);
+    const refused = await server.call(`${V1}/auth/me.php`, { token });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('token_revoked');
+    expect((await web.get('/projects')).status).toBe(303);
+    expect((await new WebClient(server.url).signIn('new.person@punchlist.test', 'long enough')).status).toBe(401);
+    expect((await submit('admin', '/admin/users', `/admin/users/${USERS.admin}/active`, { active: '0' })).status).toBe(422);
+
+    await submit('admin', '/admin/users', `/admin/users/${person.id}/active`, { active: '1' });
+    expect((await server.call(`${V1}/auth/me.php`, { token })).status).toBe(200);
+  });
+
+  it('edits structure: sections, checklists, items (create, rename, reorder), escaped everywhere', async () => {
+    const created = await submit('admin', '/admin/projects', '/admin/projects', { name: 'Fit-out', description: 'Offices', deadline: '2099-12-31' });
+    expect(created.status).toBe(303);
+    const projectId = Number(/\/admin\/projects\/(\d+)$/.exec(created.location!)![1]);
+    const editor = `/admin/projects/${projectId}`;
+    await submit('admin', editor, `${editor}/sections`, { name: 'Floor 1', back: editor });
+    await submit('admin', editor, `${editor}/sections`, { name: 'Floor 2', back: editor });
+    let structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
+    const [floor1, floor2] = structure.sections;
+    await submit('admin', editor, `/admin/sections/${floor2!.id}/move`, { direction: 'up', back: `${editor}#section-${floor2!.id}` });
+    await submit('admin', editor, `/admin/sections/${floor1!.id}/rename`, { name: 'Ground floor', back: editor });
+    await submit('admin', editor, `/admin/sections/${floor1!.id}/checklists`, { name: 'Electrics', back: editor });
+    structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
+    expect(structure.sections.map((s) => s.name)).toEqual(['Floor 2', 'Ground floor']);
+    const checklist = structure.checklists[0]!;
+    for (const text of ['Sockets', '<script>alert(1)</script>', 'Lights']) {
+      expect((await submit('admin', editor, `/admin/checklists/${checklist.id}/items`, { text, back: editor })).status).toBe(303);
+    }
+    structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
+    const lights = structure.items.find((i) => i.text === 'Lights')!;
+    await submit('admin', editor, `/admin/items/${lights.id}/move`, { direction: 'up', back: editor });
+    await submit('admin', editor, `/admin/items/${lights.id}/move`, { direction: 'up', back: editor });
+    await submit('admin', editor, `/admin/items/${lights.id}/move`, { direction: 'up', back: editor });
+    structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
+    expect(structure.items.map((i) => i.text)).toEqual(['Lights', 'Sockets', '<script>alert(1)</script>']);
+
+    const page = await (await as('admin')).get(editor);
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.text).not.toContain('<script>alert(1)</script>');
+    const tree = await server.call(`${V1}/projects/tree.php?id=${projectId}`, { token: server.tokens.admin });
+    expect(tree.body.data.sections.map((s: any) => s.name)).toEqual(['Floor 2', 'Ground floor']);
+    const item = await card(lights.id, 'admin');
+    expect(item.status_history[0]).toMatchObject({ kind: 'created', to: 'pending', user: { id: USERS.admin } });
+
+    await submit('admin', `/admin/items/${lights.id}`, `/admin/items/${lights.id}`, { text: 'Ceiling lights', description: 'LED', participants: [] });
+    expect((await card(lights.id, 'admin')).text).toBe('Ceiling lights');
+    expect((await submit('admin', editor, `/admin/checklists/${checklist.id}/items`, { text: '  ', back: editor })).status).toBe(422);
+  });
+
+  it('manages memberships with partial access', async () => {
+    const editor = '/admin/projects/1';
+    const page = await (await as('admin')).get(editor);
+    expect(page.text).toContain('data-testid="member-row"');
+    const added = await submit('admin', editor, `${editor}/members`, {
+      user: String(USERS.outsider),
+      role: 'observer',
+      access: 'limited',
+      sections: [],
+      checklists: ['200'],
+    });
+    expect(added.status).toBe(303);
+    const outsider = new WebClient(server.url);
+    await outsider.signIn('outsider');
+    const tree = await outsider.get('/projects/1');
+    expect(tree.status).toBe(200);
+    expect(tree.text).toContain('Permits');
+    expect(tree.text).not.toContain('Fire');
+    expect((await outsider.get('/items/1000')).status).toBe(404);
+    expect((await outsider.get('/items/2000')).status).toBe(200);
+
+    expect((await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'observer', access: 'limited' })).status).toBe(422);
+    expect((await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'observer', access: 'limited', checklists: '400' })).status).toBe(422);
+    await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'manager', access: 'whole' });
+    expect((await outsider.get('/items/1000')).text).toContain('Save verdict');
+    await submit('admin', editor, `${editor}/members/${USERS.outsider}/remove`, {});
+    expect((await outsider.get('/projects/1')).status).toBe(404);
+  });
+});
+
+describe('audit log', () => {
+  it('shows a user only the calls made with their own tokens; an admin sees all, with filters', async () => {
+    await server.call(`${V1}/auth/me.php`, { token: server.tokens.bystander });
+    await server.call(`${V1}/items/get.php?id=4000`, { token: server.tokens.bystander });
+    await server.call(`${V1}/auth/me.php`, { token: server.tokens.observer });
+    const own = await (await as('bystander')).get('/audit');
+    expect(own.status).toBe(200);
+    const rows = own.text.match(/<tr data-testid="audit-row">[\s\S]*?<\/tr>/g) ?? [];
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of rows) expect(row).toContain(`#${USERS.bystander}<`);
+    const errors = await (await as('bystander')).get('/audit?status=4xx');
+    const errorRows = errors.text.match(/<tr data-testid="audit-row">[\s\S]*?<\/tr>/g) ?? [];
+    expect(errorRows.length).toBe(1);
+    expect(errorRows[0]).toContain('/api/external/v1/items/get.php?id=4000');
+    expect(errorRows[0]).toContain('not found');
+    const future = await (await as('bystander')).get('/audit?from=2999-01-01T00%3A00');
+    expect(future.text).toContain('No calls match.');
+
+    const all = await (await as('admin')).get(`/audit?user=${USERS.observer}`);
+    const observerRows = all.text.match(/<tr data-testid="audit-row">[\s\S]*?<\/tr>/g) ?? [];
+    expect(observerRows.length).toBeGreaterThanOrEqual(1);
+    for (const row of observerRows) expect(row).toContain('<td>Observer</td>');
+    const byToken = await (await as('admin')).get(`/audit?token=${USERS.bystander}`);
+    expect(byToken.text.match(/<tr data-testid="audit-row">/g)?.length).toBeGreaterThanOrEqual(2);
+  });
+});
