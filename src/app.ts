@@ -12,11 +12,20 @@ declare module 'fastify' {
   }
 }
 
-const HEADER_TOO_LARGE = JSON.stringify({
-  ok: false,
-  error: { code: 'headers_too_large', message: 'The request line and headers exceed 16 KiB' },
-  meta: { request_id: null, api_version: 'v1', timestamp: null },
-});
+/** 431 for headers over Node's limit: they never reach Fastify, so the envelope is written on the socket. */
+function headersTooLarge(): string {
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    ok: false,
+    error: { code: 'headers_too_large', message: 'The request line and headers exceed 16 KiB' },
+    meta: { request_id: requestId, api_version: 'v1', timestamp: new Date().toISOString() },
+  });
+  return (
+    'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n' +
+    `Content-Type: application/json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
 
 /** Builds the Fastify instance with every route; never listens itself. */
 export async function buildApp(ctx: AppContext, options: { logger?: FastifyServerOptions['logger'] } = {}) {
@@ -30,10 +39,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     // Headers over Node's limit never reach Fastify: answer in the envelope from the socket.
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (!socket.writable) return socket.destroy();
-      const [status, body] =
-        err.code === 'HPE_HEADER_OVERFLOW' ? ['431 Request Header Fields Too Large', HEADER_TOO_LARGE] : ['400 Bad Request', ''];
       socket.end(
-        `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        err.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge() : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
       );
     },
   });

@@ -146,9 +146,12 @@ describe('request line and headers over 16 KiB', () => {
     expect(res.headers).toMatch(/content-type: application\/json/i);
     const body = JSON.parse(res.body);
     expect(body.ok).toBe(false);
-    expect(body.error.code).toBeTypeOf('string');
+    expect(body.error.code).toBe('headers_too_large');
     expect(body.error.message).toBeTypeOf('string');
     expect(body.meta.api_version).toBe('v1');
+    expect(body.meta.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.toLowerCase()).toContain(`x-request-id: ${body.meta.request_id}`);
+    expect(new Date(body.meta.timestamp).toISOString()).toBe(body.meta.timestamp);
   });
 
   it('a long request line → 431', async () => {
