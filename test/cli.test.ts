@@ -118,9 +118,8 @@ describe('bin/punchlist', () => {
     expect((await run([])).code).not.toBe(0);
   });
 
-  it('migrates (twice, harmlessly), with relative paths taken from the working directory', async () => {
-    await ok(['migrate']);
-    expect(await ok(['migrate'])).toContain('up to date');
+  it('migrates, with relative paths taken from the working directory', async () => {
+    expect(await ok(['migrate'])).toContain('001-initial');
     const relative = await run(['migrate'], { DATABASE_URL: 'sqlite:relative/db.sqlite' });
     expect(relative.code).toBe(0);
     expect(existsSync(join(dir, 'relative', 'db.sqlite'))).toBe(true);
@@ -128,15 +127,18 @@ describe('bin/punchlist', () => {
   });
 
   it('creates users; a duplicate email, a missing option or a bad role fails', async () => {
-    const ann = await json(['users', 'create', '--email', 'Ann@X.test', '--name', 'Ann', '--role', 'admin', '--password', 'secret', '--json']);
+    const [ann, bob] = await Promise.all([
+      json(['users', 'create', '--email', 'Ann@X.test', '--name', 'Ann', '--role', 'admin', '--password', 'secret', '--json']),
+      ok(['users', 'create', '--email', 'bob@x.test', '--name', 'Bob']),
+    ]);
     expect(ann).toEqual({ id: expect.any(Number), email: 'ann@x.test', name: 'Ann', role: 'admin' });
-    expect(await ok(['users', 'create', '--email', 'bob@x.test', '--name', 'Bob'])).toMatch(/bob@x\.test \(member\)/);
+    expect(bob).toMatch(/bob@x\.test \(member\)/);
     const [duplicate, missing, badRole] = await Promise.all([
       fails(['users', 'create', '--email', 'ann@x.test', '--name', 'Ann again']),
       fails(['users', 'create', '--email', 'carl@x.test']),
       fails(['users', 'create', '--email', 'carl@x.test', '--name', 'Carl', '--role', 'boss']),
     ]);
-    expect(duplicate).toContain('already exists');
+    expect(duplicate).toContain('already exists'); // an ApiError of the service, as one line
     expect(missing).toContain('missing option --name');
     expect(badRole).toContain('--role');
   });
@@ -150,13 +152,12 @@ describe('bin/punchlist', () => {
     raws.push(raw.trim());
     expect((await ctx.tokens.authenticate(raw.trim(), '127.0.0.1')).user.email).toBe('ann@x.test');
 
-    const [byDefault, atDate, never, inHours] = await Promise.all([
+    const [byDefault, atDate, never] = await Promise.all([
       json(['tokens', 'create', '--user', 'ann@x.test', '--name', 'default', '--scopes', 'auth:me', '--json']),
       json(['tokens', 'create', '--user', 'ann@x.test', '--name', 'dated', '--scopes', 'auth:me', '--expires-at', '2099-12-31', '--json']),
       json(['tokens', 'create', '--user', 'bob@x.test', '--name', 'forever', '--scopes', 'projects:read', '--no-expiry', '--json']),
-      json(['tokens', 'create', '--user', 'bob@x.test', '--name', 'short', '--scopes', 'auth:me', '--expires-in', '12h', '--json']),
     ]);
-    for (const created of [byDefault, atDate, never, inHours]) {
+    for (const created of [byDefault, atDate, never]) {
       expect(Object.keys(created).sort()).toEqual(['expires_at', 'id', 'scopes', 'token']);
       expect(created.token).toMatch(TOKEN);
       raws.push(created.token);
@@ -167,7 +168,6 @@ describe('bin/punchlist', () => {
     expect(defaultExpiry).toBeLessThanOrEqual(Date.now() + 30 * DAY + 1000);
     expect(atDate.expires_at).toBe('2100-01-01T00:00:00.000Z');
     expect(never.expires_at).toBeNull();
-    expect(Math.abs(Date.parse(inHours.expires_at) - Date.now() - 12 * 3_600_000)).toBeLessThan(60_000);
 
     const tokensBefore = (await counts()).tokens;
     const refusals = await Promise.all([
@@ -187,35 +187,34 @@ describe('bin/punchlist', () => {
     expect((await counts()).tokens).toBe(tokensBefore);
   });
 
-  it('lists tokens with their state and never a raw token; revokes', async () => {
-    const listed = await json<any[]>(['tokens', 'list', '--user', 'ann@x.test', '--json']);
-    expect(listed).toHaveLength(3);
-    for (const t of listed) {
-      expect(Object.keys(t).sort()).toEqual(
-        ['created_at', 'expires_at', 'id', 'last_used_at', 'last_used_ip', 'name', 'revoked_at', 'scopes', 'state'].sort(),
-      );
-      expect(t.state).toBe('active');
-    }
-    const crm = listed.find((t) => t.name === 'crm');
-    expect(crm.scopes).toEqual(['auth:me', 'items:read']);
-    expect(crm.last_used_at).not.toBeNull(); // authenticated once above
-
-    expect(await ok(['tokens', 'revoke', String(crm.id)])).toContain(String(crm.id));
+  it('revokes; lists tokens with their state and never a raw token', async () => {
+    const crmId = (await ctx.tokens.listTokens((await ctx.users.findByEmail('ann@x.test'))!.id)).find((t) => t.name === 'crm')!.id;
+    expect(await ok(['tokens', 'revoke', String(crmId)])).toContain(String(crmId));
     await expect(ctx.tokens.authenticate(raws[0]!, '127.0.0.1')).rejects.toMatchObject({ code: 'token_revoked' });
-    const [again, table, unknown, badId] = await Promise.all([
+
+    const [listed, table, unknown, badId] = await Promise.all([
       json<any[]>(['tokens', 'list', '--user', 'ann@x.test', '--json']),
       ok(['tokens', 'list', '--user', 'ann@x.test']),
       fails(['tokens', 'revoke', '999999']),
       fails(['tokens', 'revoke', 'abc']),
     ]);
-    expect(again.find((t) => t.id === crm.id)?.state).toBe('revoked');
-    expect(again.find((t) => t.id === crm.id)?.revoked_at).toEqual(expect.any(String));
+    expect(listed).toHaveLength(3);
+    for (const t of listed) {
+      expect(Object.keys(t).sort()).toEqual(
+        ['created_at', 'expires_at', 'id', 'last_used_at', 'last_used_ip', 'name', 'revoked_at', 'scopes', 'state'].sort(),
+      );
+    }
+    const crm = listed.find((t) => t.id === crmId);
+    expect(crm).toMatchObject({ name: 'crm', scopes: ['auth:me', 'items:read'], state: 'revoked', last_used_ip: '127.0.0.1' });
+    expect(crm.revoked_at).toEqual(expect.any(String));
+    expect(crm.last_used_at).toEqual(expect.any(String)); // authenticated once above
+    expect(listed.filter((t) => t.id !== crmId).map((t) => t.state)).toEqual(['active', 'active']);
     expect(table).toMatch(/^ID\s+NAME\s+STATE/);
     expect(table).toContain('revoked');
     expect(table).toContain('dated');
     expect(unknown).toContain('not found');
     expect(badId).toContain('abc');
-    for (const output of [JSON.stringify(listed), JSON.stringify(again), table]) {
+    for (const output of [JSON.stringify(listed), table]) {
       expect(output).not.toContain('plk_');
       for (const raw of raws) expect(output).not.toContain(raw);
     }
@@ -318,8 +317,12 @@ describe('bin/punchlist', () => {
       const address = app.server.address();
       const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/external/v1`;
       const headers = { authorization: `Bearer ${fixtureRaw}`, 'user-agent': 'cli-test/1' };
+      // A few milliseconds apart so that the records' times differ (--since is checked below).
+      const pause = () => new Promise((done) => setTimeout(done, 5));
       expect((await fetch(`${base}/auth/me.php?probe=1`, { headers })).status).toBe(200);
+      await pause();
       expect((await fetch(`${base}/auth/me.php`, { headers: { authorization: `Bearer ${raws[0]}` } })).status).toBe(401);
+      await pause();
       expect((await fetch(`${base}/auth/me.php`, { headers })).status).toBe(200);
     } finally {
       await app.close();
@@ -340,18 +343,16 @@ describe('bin/punchlist', () => {
     expect(newest.at >= oldest.at).toBe(true);
     expect(JSON.stringify(records)).not.toContain('plk_');
 
-    const [byToken, byUser, limited, future, table, badSince] = await Promise.all([
+    const [byToken, byUserSince, limited, table, badSince] = await Promise.all([
       json<any[]>(['audit', '--token', '801', '--json']),
-      json<any[]>(['audit', '--user', 'mia@fixture.test', '--json']),
+      json<any[]>(['audit', '--user', 'mia@fixture.test', '--since', revoked.at, '--json']),
       json<any[]>(['audit', '--limit', '1', '--json']),
-      json<any[]>(['audit', '--since', '2999-01-01', '--json']),
       ok(['audit']),
       fails(['audit', '--since', 'yesterday']),
     ]);
     expect(byToken.map((r) => r.request_id)).toEqual([newest.request_id, oldest.request_id]);
-    expect(byUser).toHaveLength(2);
+    expect(byUserSince.map((r) => r.request_id)).toEqual([newest.request_id]);
     expect(limited.map((r) => r.request_id)).toEqual([newest.request_id]);
-    expect(future).toEqual([]);
     expect(table).toMatch(/^AT\s+STATUS\s+METHOD\s+PATH/);
     expect(table).toContain('/api/external/v1/auth/me.php?probe=1');
     expect(badSince).toContain('--since');

@@ -12,7 +12,7 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
     request_id: request.id,
     at: new Date().toISOString(),
     token_id: request.principal?.token.id ?? null,
-    user_id: request.principal?.user.id ?? null,
+    user_id: request.principal?.user.id ?? request.sessionUser?.id ?? null,
     method: request.method,
     path: path.slice(0, 2000),
     query: query.slice(0, 4000),

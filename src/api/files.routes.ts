@@ -9,13 +9,21 @@ import { bearerAuth } from './v1/bearer-auth.js';
  * The bearer token (scope items:read, same check order as v1) or the web session; streamed WebP bytes.
  */
 export async function filesRoutes(app: FastifyInstance) {
-  const { attachments } = app.ctx;
-  app.addHook('onRequest', bearerAuth(app.ctx.tokens));
+  const { attachments, sessions, config } = app.ctx;
+  const bearer = bearerAuth(app.ctx.tokens);
+  // Without an Authorization header the web session may stand in (images in the web pages).
+  app.addHook('onRequest', async (request) => {
+    if (request.headers.authorization === undefined && request.routeOptions.config.scope) {
+      request.sessionUser = await sessions.userFromCookieHeader(request.headers.cookie, config.baseUrl);
+      if (request.sessionUser) return;
+    }
+    await bearer(request);
+  });
 
   const download = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
     const id = Number((request.query as { id: string }).id);
     setAuditEntity(request, 'attachment', id);
-    const file = await attachments.openDownload(request.principal!.user, owner, id);
+    const file = await attachments.openDownload(request.principal?.user ?? request.sessionUser!, owner, id);
     reply.headers({
       'content-type': 'image/webp',
       'content-length': String(file.size),

@@ -1,10 +1,13 @@
 import type { Principal } from '../features/tokens/tokens.service.js';
+import type { Actor } from '../domain/policy.js';
 import type { Scope } from '../domain/scopes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Who the request acts as, once the bearer token (or web session) resolved. */
     principal: Principal | null;
+    /** The signed-in web user, on the few /api/ routes that also accept the web session (downloads). */
+    sessionUser: Actor | null;
     /** The entity the request acts on, for the audit record. */
     auditEntity: { type: string; id: number } | null;
     /** The envelope's error code, for the audit record. */

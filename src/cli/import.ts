@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { importFixture } from '../features/fixtures/import.service.js';
 import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
 import { withContext } from './open-context.js';
 import { printJson, printLine } from './output.js';
@@ -38,6 +37,7 @@ Options:
     } catch (err) {
       throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`);
     }
+    const { importFixture } = await import('../features/fixtures/import.service.js');
     const summary = await withContext((ctx) => importFixture(ctx.db.kysely, ctx.db.dialect, fixture, ctx.clock));
     if (values.json) return printJson(summary);
     const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   'tokens revoke': { summary: 'revoke an API token', load: async () => (await import('./tokens.js')).tokensRevokeCommand },
   audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
+  mcp: { summary: 'serve the MCP tools on stdio, calling the API with a token', load: async () => (await import('./mcp.js')).mcpCommand },
 };
 
 const SYNOPSIS: Record<string, string> = {
@@ -31,6 +32,7 @@ const SYNOPSIS: Record<string, string> = {
   'tokens list': 'tokens list --user EMAIL [--json]',
   'tokens revoke': 'tokens revoke ID',
   audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]',
+  mcp: 'mcp --token TOKEN [--url BASE_URL]',
 };
 
 export const USAGE = `Usage: punchlist <command> [options]

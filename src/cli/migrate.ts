@@ -1,4 +1,3 @@
-import { migrateToLatest } from '../db/migrate.js';
 import { type Command, parseCommand } from './args.js';
 import { withContext } from './open-context.js';
 import { printLine } from './output.js';
@@ -10,6 +9,7 @@ export const migrateCommand: Command = {
 Applies the pending database migrations (DATABASE_URL) and exits. Running it again is harmless.`,
   async run(argv) {
     parseCommand(this.name, argv, {});
+    const { migrateToLatest } = await import('../db/migrate.js');
     const applied = await withContext((ctx) => migrateToLatest(ctx.db.kysely), { migrate: false });
     printLine(applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database schema is up to date');
   },

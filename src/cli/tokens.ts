@@ -74,10 +74,8 @@ function expiryFrom(expiresIn: string | undefined, expiresAt: string | undefined
   if (noExpiry) return () => null;
   if (expiresAt !== undefined) {
     const at = endOfDayUtc('--expires-at', expiresAt);
-    return (now: Date) => {
-      if (at <= now) throw usageError(`--expires-at ${expiresAt} is in the past`);
-      return at;
-    };
+    if (at <= new Date()) throw usageError(`--expires-at ${expiresAt} is in the past`);
+    return () => at;
   }
   const lifetime = expiresIn ?? DEFAULT_EXPIRY;
   parseDuration('--expires-in', lifetime, new Date());

@@ -4,7 +4,7 @@ import { INVALID_DATA_MESSAGE } from '../../src/errors.js';
 import { refuseInserts } from '../helpers/database.js';
 import { isWebp, pngBomb, solid, uploadForm, type UploadFile } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import type { UserKey } from '../helpers/workspace.js';
+import { PASSWORD, type UserKey } from '../helpers/workspace.js';
 
 let server: TestServer;
 let png16: Buffer;
@@ -250,5 +250,21 @@ describe('idempotent uploads', () => {
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('idempotency_conflict');
     expect(await attachmentCount()).toBe(rowsBefore + 1);
+  });
+});
+
+describe('downloads with the web session', () => {
+  it('serve the signed-in user what they may see, and nothing else', async () => {
+    const item = await upload('manager', 'items/attachments.php', { item_id: '2000' }, [{ name: 'permit.png', bytes: png16 }]);
+    const url = `/api/items/file.php?id=${item.body.data.attachments[0].id}`;
+    const cookieOf = async (who: string) => {
+      const result = await server.ctx.sessions.signIn({ email: `${who}@punchlist.test`, password: PASSWORD, ip: '127.0.0.1' });
+      if (!result.ok) throw new Error(`sign-in failed: ${result.reason}`);
+      return `punchlist_session=${result.cookieValue}`;
+    };
+    expect((await server.call(url, { headers: { cookie: await cookieOf('observer') } })).status).toBe(200);
+    // The partial member does not see checklist 200.
+    expect((await server.call(url, { headers: { cookie: await cookieOf('partial') } })).status).toBe(404);
+    expect((await server.call(url, { headers: { cookie: 'punchlist_session=forged' } })).status).toBe(401);
   });
 });

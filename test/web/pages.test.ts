@@ -122,6 +122,19 @@ describe('API tokens on /profile', () => {
   });
 });
 
+describe('scopes', () => {
+  it('keeps the form parser to the web: the API still takes JSON only, in its envelope', async () => {
+    const response = await server.call(`${V1}/comments/create.php`, {
+      method: 'POST',
+      token: server.tokens.manager,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'item_id=1000&text=hello',
+    });
+    expect(response.status).toBe(415);
+    expect(response.body).toMatchObject({ ok: false, error: { code: 'unsupported_media_type' } });
+  });
+});
+
 describe('projects and items', () => {
   it('lists active and archived projects, only the visible ones', async () => {
     const manager = await as('manager');

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
-import { forbidden, notFound, validationError } from '../../errors.js';
+import { conflict, forbidden, notFound, validationError } from '../../errors.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 
@@ -58,7 +58,16 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
       if (answer.status === decision) return { answer: { id: answer.id, item_id: answer.item_id, status: answer.status }, changed: false };
       const at = clock.now().toISOString();
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('answers').set({ status: decision, updated_at: at }).where('id', '=', answerId).execute();
+        // Only from the status the reviewer saw: new attachments may have reset it to pending meanwhile.
+        const result = await trx
+          .updateTable('answers')
+          .set({ status: decision, updated_at: at })
+          .where('id', '=', answerId)
+          .where('status', '=', answer.status)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) {
+          throw conflict('answer_changed', 'The answer changed while you were reviewing it: reload the page and review it again');
+        }
         await trx
           .insertInto('answer_reviews')
           .values({ answer_id: answerId, from_status: answer.status, to_status: decision, reason: 'review', user_id: actor.id, at })

@@ -1,0 +1,263 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READ_ONLY_SCOPES, SCOPES, type Scope } from '../src/domain/scopes.js';
+import { solid } from './helpers/images.js';
+import { startTestServer, type TestServer, V1 } from './helpers/server.js';
+import { USERS } from './helpers/workspace.js';
+
+const ALL_TOOLS = [
+  'whoami',
+  'list_projects',
+  'get_project_tree',
+  'search_project',
+  'get_item',
+  'set_item_status',
+  'set_item_planning',
+  'add_comment',
+  'add_answer',
+  'replace_item_links',
+  'attach_item_images',
+  'attach_answer_images',
+];
+const BIN = join(import.meta.dirname, '..', 'bin', 'punchlist');
+
+let server: TestServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await server.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'punchlist-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function tokenWith(scopes: readonly Scope[], userId: number = USERS.manager) {
+  return server.ctx.tokens.createToken({ userId, name: `mcp ${scopes.join(' ')}`, scopes: [...scopes], expiresAt: null });
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+function dataOf(result: CallToolResult): any {
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  const first = result.content[0];
+  expect(first?.type).toBe('text');
+  const data = JSON.parse(first?.type === 'text' ? first.text : 'null');
+  expect(result.structuredContent).toEqual(data);
+  return data;
+}
+
+function errorOf(result: CallToolResult): { code: string; status: number; text: string } {
+  expect(result.isError).toBe(true);
+  const first = result.content[0];
+  const text = first?.type === 'text' ? first.text : '';
+  const error = (result.structuredContent as { error?: { code: string; status: number } } | undefined)?.error;
+  return { code: error?.code ?? '', status: error?.status ?? 0, text };
+}
+
+describe('MCP over streamable HTTP at /mcp', () => {
+  it('lists the tools a token may use: all with every scope, fewer for a read-only token', async () => {
+    const full = await connect(server.tokens.manager);
+    expect((await full.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+    expect(full.getServerVersion()?.name).toBe('punchlist');
+    expect(full.getInstructions()).toMatch(/whoami first/);
+
+    const readOnly = await connect((await tokenWith(READ_ONLY_SCOPES)).token);
+    expect((await readOnly.listTools()).tools.map((t) => t.name)).toEqual(['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item']);
+
+    const commentsOnly = await connect((await tokenWith(['comments:write'])).token);
+    expect((await commentsOnly.listTools()).tools.map((t) => t.name)).toEqual(['add_comment']);
+  });
+
+  it('describes each tool with a JSON Schema and the recommended flow', async () => {
+    const { tools } = await (await connect(server.tokens.manager)).listTools();
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(JSON.stringify(tool.inputSchema)).not.toContain('errorMessage');
+      expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.whoami?.description).toMatch(/^Call this first/);
+    expect(byName.search_project?.description).toMatch(/search first, then use the exact\s+item_id/);
+    expect(byName.set_item_status?.description).toMatch(/report the error .* do not retry/);
+    expect(byName.set_item_status?.inputSchema.properties?.status).toMatchObject({ enum: ['pending', 'in_progress', 'done', 'blocked'] });
+    expect(byName.attach_item_images?.description).toMatch(/URLs are never fetched/);
+  });
+
+  it('a tool outside the token scopes cannot be called', async () => {
+    const readOnly = await connect((await tokenWith(READ_ONLY_SCOPES)).token);
+    await expect(call(readOnly, 'add_comment', { item_id: 1000, text: 'x' })).rejects.toThrow(/Unknown tool "add_comment"/);
+  });
+
+  it('calls each read tool', async () => {
+    const mcp = await connect(server.tokens.manager);
+    expect(dataOf(await call(mcp, 'whoami'))).toMatchObject({ user: { id: USERS.manager }, scopes: [...SCOPES] });
+    expect(dataOf(await call(mcp, 'list_projects', { archived: 'all' })).projects.map((p: { id: number }) => p.id)).toEqual([1, 2]);
+    expect(dataOf(await call(mcp, 'list_projects')).projects.map((p: { id: number }) => p.id)).toEqual([1]);
+    const tree = dataOf(await call(mcp, 'get_project_tree', { project_id: 1 }));
+    expect(tree.sections.map((s: { id: number }) => s.id)).toEqual([10, 20]);
+    expect(dataOf(await call(mcp, 'get_item', { item_id: 1000 })).item).toMatchObject({ id: 1000, text: 'Extinguishers checked' });
+  });
+
+  it('calls search_project', async () => {
+    const mcp = await connect(server.tokens.manager);
+    const found = dataOf(await call(mcp, 'search_project', { project_id: 1, q: 'extinguishers' }));
+    expect(found.hits.some((h: { item_id: number }) => h.item_id === 1000)).toBe(true);
+  });
+
+  it('calls each write tool', async () => {
+    const mcp = await connect(server.tokens.manager);
+    expect(dataOf(await call(mcp, 'set_item_status', { item_id: 1001, status: 'done' }))).toMatchObject({ item: { status: 'done' }, changed: true });
+    expect(dataOf(await call(mcp, 'set_item_planning', { item_id: 1001, priority: 'low', deadline: null })).item).toMatchObject({
+      priority: 'low',
+      deadline: null,
+    });
+    expect(dataOf(await call(mcp, 'add_comment', { item_id: 1000, text: 'Via MCP' })).comment.text).toBe('Via MCP');
+    const answer = dataOf(
+      await call(mcp, 'add_answer', { item_id: 1000, text: 'Answer via MCP', document_links: [{ title: 'Act', url: 'https://example.test/act' }] }),
+    ).answer;
+    expect(answer).toMatchObject({ status: 'pending', document_links: [{ title: 'Act' }] });
+    expect(
+      dataOf(await call(mcp, 'replace_item_links', { item_id: 1000, document_links: [{ kind: 'link', title: 'Site', url: 'https://example.test' }] }))
+        .document_links,
+    ).toMatchObject([{ kind: 'link', title: 'Site' }]);
+
+    const png = (await solid(32, 32, 'png')).toString('base64');
+    const images = dataOf(await call(mcp, 'attach_item_images', { item_id: 1000, images: [{ filename: 'tag.png', content_base64: png }] }));
+    expect(images.attachments).toMatchObject([{ original_name: 'tag.png', mime_type: 'image/webp', width: 32, height: 32 }]);
+    const dataUrl = `data:image/png;base64,${png}`;
+    const answerImages = dataOf(await call(mcp, 'attach_answer_images', { answer_id: 7000, images: [{ filename: 'act.png', content_base64: dataUrl }] }));
+    expect(answerImages).toMatchObject({ status_reset: true, answer_status: 'pending' });
+  });
+
+  it('audits a tool call as the v1 operation behind it', async () => {
+    const { id, token } = await tokenWith(['comments:write']);
+    const mcp = await connect(token);
+    dataOf(await call(mcp, 'add_comment', { item_id: 1010, text: 'Audited' }));
+    const [record] = await server.ctx.audit.list({ tokenId: id, limit: 1 });
+    expect(record).toMatchObject({
+      method: 'POST',
+      path: `${V1}/comments/create.php`,
+      status: 201,
+      token_id: id,
+      user_id: USERS.manager,
+      entity_type: 'item',
+      entity_id: 1010,
+      error_code: null,
+    });
+    expect(record?.user_agent).toMatch(/^punchlist-mcp/);
+    expect(record?.ip).toBe('127.0.0.1');
+  });
+
+  it('reports v1 errors as tool errors that tell the agent to report, not work around', async () => {
+    const mcp = await connect(server.tokens.manager);
+    const notFound = errorOf(await call(mcp, 'get_item', { item_id: 4000 }));
+    expect(notFound).toMatchObject({ status: 404, code: 'not_found' });
+    expect(notFound.text).toMatch(/request_id: [0-9a-f-]{36}/);
+    expect(notFound.text).toMatch(/do not guess other ids/);
+
+    const invalid = errorOf(await call(mcp, 'set_item_status', { item_id: 1000, status: 'finished' }));
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_error' });
+    expect(invalid.text).toMatch(/422 validation_error: status: must be one of/);
+
+    const observer = await connect(server.tokens.observer);
+    expect(errorOf(await call(observer, 'set_item_status', { item_id: 1000, status: 'done' }))).toMatchObject({ status: 403, code: 'forbidden' });
+
+    const [record] = await server.ctx.audit.list({ limit: 1 });
+    expect(record).toMatchObject({ path: `${V1}/items/status.php`, status: 403, error_code: 'forbidden', token_id: USERS.observer });
+  });
+
+  it('never fetches a URL handed as an image, and sends nothing for malformed base64', async () => {
+    const mcp = await connect(server.tokens.manager);
+    const before = (await server.ctx.audit.list({ limit: 1 }))[0]?.request_id;
+    for (const content of ['https://example.test/tag.png', 'file:///etc/passwd', 'not base64!']) {
+      const result = await call(mcp, 'attach_item_images', { item_id: 1000, images: [{ filename: 'x.png', content_base64: content }] });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/Nothing was sent/);
+    }
+    expect((await server.ctx.audit.list({ limit: 1 }))[0]?.request_id).toBe(before);
+  });
+
+  it('answers 401 with WWW-Authenticate: Bearer and a JSON body without a valid token', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const missing = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="punchlist"');
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await missing.json()).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+
+    const { id, token } = await tokenWith(['auth:me']);
+    await server.ctx.tokens.revokeToken(id);
+    for (const [value, code] of [
+      [`Bearer ${token}`, 'token_revoked'],
+      ['Bearer plk_wrong', 'token_invalid'],
+    ] as const) {
+      const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: value }, body });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="punchlist", error="invalid_token", error_description="[^"]+"$/);
+      expect(await res.json()).toMatchObject({ ok: false, error: { code } });
+    }
+
+    const client = new Client({ name: 'anonymous', version: '1.0.0' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))).rejects.toThrow();
+  });
+
+  it('is stateless: GET and DELETE answer 405', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: { authorization: `Bearer ${server.tokens.manager}` } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+});
+
+describe('MCP over stdio: bin/punchlist mcp', () => {
+  it('serves the same tools for the token, calling the service at --url', async () => {
+    const { id, token } = await tokenWith(['auth:me', 'items:read', 'comments:write']);
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--token', token, '--url', server.url],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami', 'get_item', 'add_comment']);
+      expect(dataOf(await call(client, 'whoami')).token.id).toBe(id);
+      dataOf(await call(client, 'add_comment', { item_id: 1000, text: 'Over stdio' }));
+      const [record] = await server.ctx.audit.list({ tokenId: id, limit: 1 });
+      expect(record).toMatchObject({ path: `${V1}/comments/create.php`, status: 201 });
+      expect(record?.user_agent).toMatch(/^punchlist-mcp-stdio\//);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses to start with a refused token: one line on stderr, non-zero exit', async () => {
+    const run = promisify(execFile);
+    const error = await run(process.execPath, [BIN, 'mcp', '--token', 'plk_wrong', '--url', server.url]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 1 });
+    expect((error as { stderr: string }).stderr).toMatch(/^punchlist: the token was refused by http:\/\/127\.0\.0\.1:\d+: token_invalid/);
+    const usage = await run(process.execPath, [BIN, 'mcp']).catch((e: unknown) => e);
+    expect(usage).toMatchObject({ code: 2 });
+    expect((usage as { stderr: string }).stderr).toMatch(/missing option --token/);
+  });
+});

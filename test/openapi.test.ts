@@ -1,0 +1,245 @@
+import { dereference, validate } from '@readme/openapi-parser';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATION_DOCS } from '../src/api/v1/openapi-examples.js';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../src/api/v1/operations.js';
+import { solid, uploadForm } from './helpers/images.js';
+import { startTestServer, type TestServer, V1 } from './helpers/server.js';
+
+type Json = Record<string, any>;
+
+/** A request per operation that succeeds for the manager of the standard workspace. */
+const REQUESTS: Record<OperationId, (server: TestServer) => Promise<Response>> = {
+  me: (s) => s.request(`${V1}/auth/me.php`, { token: s.tokens.manager }),
+  listProjects: (s) => s.request(`${V1}/projects/list.php?archived=all`, { token: s.tokens.manager }),
+  getProject: (s) => s.request(`${V1}/projects/get.php?id=1`, { token: s.tokens.manager }),
+  getProjectTree: (s) => s.request(`${V1}/projects/tree.php?id=1`, { token: s.tokens.manager }),
+  searchProject: (s) => s.request(`${V1}/projects/search.php?id=1&q=item`, { token: s.tokens.manager }),
+  getItem: (s) => s.request(`${V1}/items/get.php?id=1000`, { token: s.tokens.manager }),
+  setItemStatus: (s) => s.request(`${V1}/items/status.php`, { token: s.tokens.manager, method: 'PATCH', json: { id: 1001, status: 'done' } }),
+  setItemPlanning: (s) =>
+    s.request(`${V1}/items/planning.php`, { token: s.tokens.manager, method: 'PATCH', json: { id: 1001, deadline: null, priority: 'low' } }),
+  addComment: (s) => s.request(`${V1}/comments/create.php`, { token: s.tokens.manager, method: 'POST', json: { item_id: 1000, text: 'Checked' } }),
+  addAnswer: (s) =>
+    s.request(`${V1}/answers/create.php`, {
+      token: s.tokens.manager,
+      method: 'POST',
+      json: { item_id: 1000, text: 'Done', document_links: [{ title: 'Act', url: 'https://example.test/act' }] },
+    }),
+  replaceItemLinks: (s) =>
+    s.request(`${V1}/items/links.php`, {
+      token: s.tokens.manager,
+      method: 'PUT',
+      json: { id: 1000, document_links: [{ kind: 'folder', title: 'Photos', url: 'https://example.test/photos' }] },
+    }),
+  attachItemImages: async (s) =>
+    s.request(`${V1}/items/attachments.php`, {
+      token: s.tokens.manager,
+      method: 'POST',
+      body: uploadForm({ item_id: '1000' }, [{ name: 'tag.png', bytes: await solid(32, 24, 'png') }]),
+    }),
+  attachAnswerImages: async (s) =>
+    s.request(`${V1}/answers/attachments.php`, {
+      token: s.tokens.manager,
+      method: 'POST',
+      body: uploadForm({ answer_id: '7000' }, [{ name: 'act.jpg', bytes: await solid(20, 20, 'jpeg') }]),
+    }),
+};
+
+function ajv() {
+  const instance = new Ajv2020({ strict: false, allErrors: true });
+  instance.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/);
+  instance.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
+  instance.addFormat('binary', () => true);
+  return instance;
+}
+
+let server: TestServer;
+let document: Json;
+let resolved: Json;
+const compiled = new Map<unknown, ValidateFunction>();
+const validatorFor = (schema: Json) => {
+  if (!compiled.has(schema)) compiled.set(schema, ajv().compile(schema));
+  return compiled.get(schema)!;
+};
+
+function operationOf(doc: Json, id: OperationId): Json | undefined {
+  const { method, path } = OPERATIONS[id];
+  return doc.paths?.[path]?.[method.toLowerCase()];
+}
+
+const documented = () => OPERATION_IDS.filter((id) => operationOf(document, id));
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const res = await server.request(`${V1}/openapi.json`);
+  expect(res.status).toBe(200);
+  document = (await res.json()) as Json;
+  resolved = (await dereference(structuredClone(document) as never)) as Json;
+});
+afterAll(() => server.close());
+
+describe('the OpenAPI document', () => {
+  it('is public (no token; a bad token is ignored), JSON, and a valid OpenAPI 3.1 document', async () => {
+    const withBadToken = await server.request(`${V1}/openapi.json`, { token: 'nonsense' });
+    expect(withBadToken.status).toBe(200);
+    expect(withBadToken.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(document.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid ? [] : result.errors, JSON.stringify(result)).toEqual([]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('documents all 13 v1 operations and nothing else (no web, /mcp, 405 or documentation routes)', () => {
+    const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
+      Object.keys(item as Json).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const expected = OPERATION_IDS.map((id) => `${OPERATIONS[id].method} ${OPERATIONS[id].path}`);
+    expect(operations.sort()).toEqual(expected.sort());
+    expect(document.servers).toEqual([{ url: V1, description: 'This server' }]);
+  });
+
+  it('names each operation, its tag and its scope as a bearer security requirement, matching the routes', () => {
+    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const id of documented()) {
+      const operation = operationOf(document, id)!;
+      expect(operation.operationId).toBe(id);
+      expect(operation.security, id).toEqual([{ bearer: [OPERATIONS[id].scope] }]);
+      expect(operation.tags).toEqual([OPERATIONS[id].tag]);
+      expect(operation.summary, id).toBeTruthy();
+      expect(operation.description, id).toContain(`**Scope:** \`${OPERATIONS[id].scope}\``);
+      expect(operation.description, id).not.toMatch(/errorMessage/);
+    }
+  });
+
+  it('lists the error responses of each operation, all in the error envelope', () => {
+    for (const id of documented()) {
+      const op = OPERATIONS[id];
+      const responses = operationOf(resolved, id)!.responses as Json;
+      const expected = ['401', '403', '429', '5XX'];
+      if (id !== 'me' && id !== 'listProjects') expected.push('404');
+      if (id !== 'me') expected.push('422');
+      if (op.body !== 'none') expected.push('409', '415');
+      if (op.body === 'json') expected.push('413');
+      if (op.body === 'none') expected.push('304');
+      expect(Object.keys(responses).sort(), id).toEqual([String(op.status), ...expected].sort());
+      for (const status of expected.filter((s) => s !== '304')) {
+        const schema = responses[status].content['application/json'].schema;
+        expect(schema.properties.ok, `${id} ${status}`).toMatchObject({ const: false });
+        expect(schema.required).toEqual(['ok', 'error', 'meta']);
+      }
+      expect(responses['429'].headers['Retry-After']).toBeDefined();
+    }
+  });
+
+  it('has an example for every operation that validates against its declared schemas', () => {
+    for (const id of documented()) {
+      const operation = operationOf(resolved, id)!;
+      const media = operation.responses[String(OPERATIONS[id].status)].content['application/json'];
+      expect(media.example, id).toBeDefined();
+      const validateResponse = validatorFor(media.schema);
+      expect(validateResponse(media.example), `${id}: ${JSON.stringify(validateResponse.errors)}`).toBe(true);
+      expect(media.example.data).toEqual(OPERATION_DOCS[id].data);
+
+      const json = operation.requestBody?.content?.['application/json'];
+      if (OPERATIONS[id].body === 'json') {
+        expect(json.example, id).toBeDefined();
+        const validateBody = validatorFor(json.schema);
+        expect(validateBody(json.example), `${id}: ${JSON.stringify(validateBody.errors)}`).toBe(true);
+      }
+      for (const parameter of (operation.parameters ?? []) as Json[]) {
+        if (parameter.in !== 'query' || parameter.example === undefined) continue;
+        expect(validatorFor(parameter.schema)(parameter.example), `${id} ${parameter.name}`).toBe(true);
+      }
+      for (const response of Object.values(operation.responses as Json)) {
+        for (const example of Object.values((response.content?.['application/json']?.examples ?? {}) as Json)) {
+          expect(validatorFor(response.content['application/json'].schema)(example.value), `${id} error example`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('describes uploads as multipart/form-data with the id field and binary attachments[]', () => {
+    for (const [id, field] of [
+      ['attachItemImages', 'item_id'],
+      ['attachAnswerImages', 'answer_id'],
+    ] as const) {
+      const operation = operationOf(resolved, id);
+      if (!operation) continue;
+      const media = operation.requestBody.content['multipart/form-data'];
+      expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
+      expect(media.schema.required).toEqual([field, 'attachments[]']);
+      expect(media.schema.properties['attachments[]']).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' }, maxItems: 10 });
+      expect(media.encoding['attachments[]'].contentType).toContain('image/png');
+    }
+  });
+
+  it('offers Idempotency-Key on writes and If-None-Match on reads', () => {
+    for (const id of documented()) {
+      const names = (operationOf(resolved, id)!.parameters as Json[]).map((p) => `${p.in}:${p.name}`);
+      expect(names, id).toContain(OPERATIONS[id].body === 'none' ? 'header:If-None-Match' : 'header:Idempotency-Key');
+    }
+  });
+});
+
+describe('real responses match the declared schemas', () => {
+  for (const id of OPERATION_IDS) {
+    it(`${OPERATIONS[id].method} ${OPERATIONS[id].path}`, async () => {
+      const operation = operationOf(resolved, id);
+      expect(operation, `${id} is not in the document`).toBeDefined();
+      const res = await REQUESTS[id](server);
+      const body = (await res.json()) as Json;
+      expect(res.status, JSON.stringify(body)).toBe(OPERATIONS[id].status);
+      const schema = operation!.responses[String(res.status)].content['application/json'].schema;
+      const check = validatorFor(schema);
+      expect(check(body), JSON.stringify(check.errors)).toBe(true);
+    });
+  }
+
+  it('error responses match the error envelope', async () => {
+    const errorSchema = resolved.components.schemas.ErrorEnvelope as Json;
+    const check = validatorFor(errorSchema);
+    const responses = [
+      await server.request(`${V1}/items/get.php?id=1000`),
+      await server.request(`${V1}/items/get.php?id=4000`, { token: server.tokens.manager }),
+      await server.request(`${V1}/items/status.php`, { token: server.tokens.manager, method: 'PATCH', json: { id: 1000, status: 'nope' } }),
+      await server.request(`${V1}/items/status.php`, { token: server.tokens.manager, method: 'GET' }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([401, 404, 422, 405]);
+    for (const res of responses) {
+      const body = await res.json();
+      expect(check(body), JSON.stringify(check.errors)).toBe(true);
+    }
+  });
+});
+
+describe('the interactive documentation', () => {
+  it('serves Swagger UI from bundled assets (no CDN) without a token', async () => {
+    for (const path of ['/docs', '/docs/']) {
+      const page = await server.request(`${V1}${path}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThan(3);
+      for (const asset of assets) {
+        expect(asset, 'no external asset').not.toMatch(/^(?:https?:)?\/\//);
+        const url = new URL(asset, `${server.url}${V1}${path}`);
+        const res = await fetch(url);
+        expect(res.status, url.pathname).toBe(200);
+        await res.arrayBuffer();
+      }
+    }
+    const spec = await server.request(`${V1}/docs/json`);
+    expect(await spec.json()).toEqual(document);
+  });
+
+  it('leaves the pages out of the 405 machinery of v1 while the document path answers 405 to other methods', async () => {
+    const post = await server.call(`${V1}/openapi.json`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const docs = await server.call(`${V1}/docs`, { method: 'DELETE' });
+    expect(docs.status).toBe(404);
+    expect(docs.body.error.code).toBe('not_found');
+  });
+});
