@@ -120,6 +120,11 @@ export function describeError(err: unknown): string {
 
 /** Runs the CLI. Expected failures end the process with one line on stderr and a non-zero status. */
 export async function main(argv: string[]): Promise<void> {
+  // `punchlist audit | head` closes the pipe early: that is the reader's choice, not a failure.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   try {
     await dispatch(argv);
   } catch (err) {

@@ -21,11 +21,12 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 // A hash of a random password, checked when the account is unknown so that timing does not tell.
-const dummyHash = hashPassword(randomBytes(16).toString('hex'));
+// Made on first use: commands that never check a password do not pay for it.
+let dummyHash: Promise<string> | undefined;
 
 /** Constant-time check; an unknown account (null hash) takes as long as a wrong password. */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = (stored ?? (await dummyHash)).split('$');
+  const [scheme, n, r, p, salt, hash] = (stored ?? (await (dummyHash ??= hashPassword(randomBytes(16).toString('hex'))))).split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
