@@ -18,6 +18,25 @@ export interface Config {
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
   /** Connections of the PostgreSQL pool (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
+  /** Slow-client protection of the HTTP server (docs/operations.md, "Timeouts"). */
+  timeouts: ServerTimeouts;
+  /**
+   * ORPHAN_SWEEP_GRACE_SECONDS: the start-up sweep of blobs without an attachment row spares blobs younger
+   * than this. Default 0 for `file:` storage (one process owns it, and nothing is in flight before it
+   * listens), 600 for `s3://` (other nodes may be uploading).
+   */
+  orphanSweepGraceSeconds: number;
+}
+
+export interface ServerTimeouts {
+  /** REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive within this time, else 408. */
+  requestMs: number;
+  /** HEADERS_TIMEOUT_MS: the request line and headers must arrive within this time, else 408 (slowloris). */
+  headersMs: number;
+  /** KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this time. */
+  keepAliveMs: number;
+  /** CONNECTION_TIMEOUT_MS: a socket with no traffic either way for this long is closed (0: never). */
+  connectionMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -77,5 +96,22 @@ export function loadConfig(env: Env = process.env): Config {
         ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
         : undefined,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    timeouts: serverTimeouts(env),
+    orphanSweepGraceSeconds: integer(env, 'ORPHAN_SWEEP_GRACE_SECONDS', (env.STORAGE_URL ?? '').startsWith('s3://') ? 600 : 0, 0, 31_536_000),
+  };
+}
+
+function serverTimeouts(env: Env): ServerTimeouts {
+  const requestMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1, 3_600_000);
+  const headersMs = integer(env, 'HEADERS_TIMEOUT_MS', 15_000, 1, 3_600_000);
+  // Node measures the headers within the request: a longer headers timeout could never apply.
+  if (headersMs > requestMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersMs}) must not exceed REQUEST_TIMEOUT_MS (${requestMs})`);
+  }
+  return {
+    requestMs,
+    headersMs,
+    keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1, 3_600_000),
+    connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 120_000, 0, 3_600_000),
   };
 }

@@ -15,6 +15,8 @@ import { createItemsService } from './features/items/items.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
 import { createProjectsService } from './features/projects/projects.service.js';
 import { createReviewService } from './features/review/review.service.js';
+import { createProjectSearch } from './features/search/project-search.js';
+import { createSearchService } from './features/search/search.service.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createTokensService } from './features/tokens/tokens.service.js';
 import { createUsersService } from './features/users/users.service.js';
@@ -46,6 +48,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     audit,
     projects,
     items,
+    projectSearch: createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect)),
     itemWrites: createItemWritesService(db.kysely, items, audit, clock),
     comments: createCommentsService(db.kysely, items, audit, clock),
     answers: createAnswersService(db.kysely, items, audit, clock),

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
+import { sweepOrphanBlobs } from './features/attachments/orphan-sweep.js';
 
 /** Process entry: config → context → listen; graceful shutdown on SIGINT/SIGTERM. */
 export async function serve(options: { demo: boolean }) {
@@ -27,6 +28,13 @@ export async function serve(options: { demo: boolean }) {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // What a crash left behind (blobs of uploads that never committed), before any new upload can start.
+  try {
+    const swept = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: config.orphanSweepGraceSeconds * 1000 });
+    if (swept.removed || swept.leftovers || swept.spared) app.log.info({ swept }, 'orphan blobs swept');
+  } catch (err) {
+    app.log.error({ err }, 'orphan blob sweep failed; serving anyway');
+  }
   await app.listen({ host: config.host, port: config.port });
   return app;
 }

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NewAuditRecord } from '../db/tables.js';
 import type { AuditService } from '../features/audit/audit.service.js';
+import { redactQuery, redactSecrets } from '../domain/redact.js';
 
-const clip = (value: string | undefined, max: number) => (value === undefined ? null : value.slice(0, max));
+// Recorded strings never keep a token or password a client put in the wrong place (domain/redact.ts).
+const clip = (value: string | undefined, max: number) => (value === undefined ? null : redactSecrets(value).slice(0, max));
 
 /** The audit record of a request; the status is passed when a write records it before responding. */
 export function auditRecord(request: FastifyRequest, status: number, durationMs: number): NewAuditRecord {
@@ -14,8 +16,8 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
     token_id: request.principal?.token.id ?? null,
     user_id: request.principal?.user.id ?? request.sessionUser?.id ?? null,
     method: request.method,
-    path: path.slice(0, 2000),
-    query: query.slice(0, 4000),
+    path: redactSecrets(path).slice(0, 2000),
+    query: redactQuery(query).slice(0, 4000),
     status,
     error_code: request.errorCode,
     ip: request.ip ?? null,

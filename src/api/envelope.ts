@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { redactSecrets } from '../domain/redact.js';
 import { ApiError, type FieldError } from '../errors.js';
 
 export const API_VERSION = 'v1';
@@ -77,11 +79,20 @@ const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_TYPE: [415, 'unsupported_media_type', 'Content-Type must be application/json'],
 };
 
+/** Retry-After of a 503: long enough for a database restart or fail-over to be noticed, short enough to recover quickly. */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const detail = describeValidation(error.validation as unknown as AjvError[], error.validationContext);
     return new ApiError(422, 'validation_error', `${detail.field}: ${detail.message}`, [detail]);
+  }
+  // The database (or another dependency) cannot be reached: a retry may work, so no 500.
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable; retry later', undefined, {
+      'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS),
+    });
   }
   const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
   if (known) return new ApiError(known[0], known[1], known[2]);
@@ -111,5 +122,5 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
 }
 
 export function apiNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {
-  return sendError(request, reply, new ApiError(404, 'not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}`));
+  return sendError(request, reply, new ApiError(404, 'not_found', `No endpoint ${request.method} ${redactSecrets(request.url.split('?')[0] ?? '')}`));
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { ApiError } from '../errors.js';
 import { setAuditEntity } from './request-state.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
@@ -42,4 +43,15 @@ export async function filesRoutes(app: FastifyInstance) {
   const options = { config: { scope: 'items:read' as const }, schema: { querystring: Type.Object({ id: QueryId }) } };
   app.get('/items/file.php', options, download('item'));
   app.get('/answers/file.php', options, download('answer'));
+  // Another method on a download path: 405 with Allow, before the token is looked at (DESIGN.md §6).
+  for (const url of ['/items/file.php', '/answers/file.php']) {
+    app.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url,
+      config: { allow: 'GET, HEAD' },
+      handler: async () => {
+        throw new ApiError(405, 'method_not_allowed', 'Method not allowed; this path accepts GET, HEAD', undefined, { allow: 'GET, HEAD' });
+      },
+    });
+  }
 }

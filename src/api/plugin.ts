@@ -3,11 +3,13 @@ import { auditOnResponse } from './audit-hook.js';
 import { filesRoutes } from './files.routes.js';
 import { apiErrorHandler, apiNotFoundHandler } from './envelope.js';
 import { strictJsonBodies } from './json-body.js';
+import { recordRoutes } from './route-registry.js';
 import { v1Plugin } from './v1/plugin.js';
 import './request-state.js';
 
 /** Everything under /api/: the envelope, the X-Request-Id header, the audit record, then v1. */
 export async function apiPlugin(app: FastifyInstance) {
+  recordRoutes(app);
   strictJsonBodies(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -14,7 +14,7 @@ export interface Db {
 }
 
 /** The only dialect switch: `sqlite:PATH` (embedded default) or `postgres://…`. */
-export function openDatabase(url: string, options: { poolSize?: number } = {}): Db {
+export function openDatabase(url: string, options: { poolSize?: number; connectTimeoutMs?: number } = {}): Db {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
@@ -28,7 +28,12 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   }
   // int8 (bigserial ids, counts) as JS numbers: ids stay far below 2^53.
   pg.types.setTypeParser(20, (value) => Number(value));
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // A request waits at most this long for a connection: when the database is down it fails fast
+  // (503, see db/database-errors.ts) instead of queueing until the client gives up.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 });
+  // An idle connection that dies (database restarted or stopped) is dropped by the pool and replaced on
+  // the next query; without a listener its 'error' event would crash the process.
+  pool.on('error', () => {});
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }

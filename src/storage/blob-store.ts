@@ -13,6 +13,13 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Every key starting with `prefix` (a plain string prefix, as in S3), for orphan sweeps. */
   list(prefix: string): AsyncIterable<string>;
+  /** When the blob was last written; `null` when absent. For orphan sweeps, which spare recent blobs. */
+  modifiedAt(key: string): Promise<Date | null>;
+  /**
+   * Removes what interrupted writes left behind in the store's own scratch space (not blobs), if the
+   * store has one, when older than `olderThan`. Returns how many leftovers were removed.
+   */
+  clearLeftovers(olderThan: Date): Promise<number>;
   /** Readiness: throws when the storage cannot be written. */
   check(): Promise<void>;
 }

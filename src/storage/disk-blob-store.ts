@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertValidKey, isValidKey, type BlobStore } from './blob-store.js';
@@ -76,6 +76,39 @@ export class DiskBlobStore implements BlobStore {
   async *list(prefix: string): AsyncGenerator<string> {
     if (prefix !== '') assertValidKey(prefix.endsWith('/') ? prefix.slice(0, -1) : prefix);
     yield* this.walk(prefix.slice(0, prefix.lastIndexOf('/') + 1), prefix);
+  }
+
+  async modifiedAt(key: string): Promise<Date | null> {
+    try {
+      const stats = await stat(this.pathOf(key));
+      return stats.isFile() ? stats.mtime : null;
+    } catch (err) {
+      if (hasCode(err, 'ENOENT', 'ENOTDIR')) return null;
+      throw err;
+    }
+  }
+
+  /** Temp files of puts that a crash interrupted before their rename. */
+  async clearLeftovers(olderThan: Date): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.tmpDir);
+    } catch (err) {
+      if (hasCode(err, 'ENOENT', 'ENOTDIR')) return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const path = join(this.tmpDir, name);
+      try {
+        if ((await stat(path)).mtime >= olderThan) continue;
+        await rm(path, { force: true, recursive: true });
+        removed++;
+      } catch (err) {
+        if (!hasCode(err, 'ENOENT')) throw err;
+      }
+    }
+    return removed;
   }
 
   async check(): Promise<void> {

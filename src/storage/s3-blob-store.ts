@@ -2,6 +2,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
   PutObjectCommand,
@@ -84,6 +85,23 @@ export class S3BlobStore implements BlobStore {
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  async modifiedAt(key: string): Promise<Date | null> {
+    assertValidKey(key);
+    try {
+      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
+      return out.LastModified ?? null;
+    } catch (err) {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  /** A PutObject is all or nothing: an interrupted upload leaves nothing in the bucket. */
+  async clearLeftovers(_olderThan: Date): Promise<number> {
+    return 0;
   }
 
   async check(): Promise<void> {

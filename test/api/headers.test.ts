@@ -90,6 +90,16 @@ describe('v1 response headers (default rate limit)', () => {
     const other = await server.request(`${V1}/projects/tree.php?id=1`, { token: server.tokens.manager, headers: { 'if-none-match': 'W/"nope"' } });
     expect(other.status).toBe(200);
 
+    const head = await server.request(`${V1}/projects/tree.php?id=1`, { token: server.tokens.manager, method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(etag);
+    const headNotModified = await server.request(`${V1}/projects/tree.php?id=1`, {
+      token: server.tokens.manager,
+      method: 'HEAD',
+      headers: { 'if-none-match': etag! },
+    });
+    expect(headNotModified.status).toBe(304);
+
     const audit = await server.ctx.audit.list({ limit: 10 });
     expect(audit.some((r) => r.status === 304 && r.path === `${V1}/projects/tree.php`)).toBe(true);
   });

@@ -52,7 +52,8 @@ export interface SearchDoc {
  * lower-case letters (Georgian Mtavruli, Cherokee, Osage, a few Latin and Cyrillic additions…), so a
  * document holding the upper-case form would be missed. Queries containing one of them take the
  * scan path. Derived by probing FTS5 with every cased character; search.test.ts repeats the probe
- * through the service so a SQLite or Node upgrade that widens the gap fails loudly.
+ * through the service so a SQLite or Node upgrade that widens the gap fails loudly (add the
+ * lower-case letter of each text it reports).
  */
 export const FTS5_FOLDING_GAPS =
   /[\u{19B}\u{25C}\u{261}\u{264}\u{26A}\u{26C}\u{282}\u{287}\u{29D}-\u{29E}\u{3F3}\u{529}\u{52B}\u{52D}\u{52F}\u{10D0}-\u{10FA}\u{10FD}-\u{10FF}\u{13F8}-\u{13FD}\u{1C8A}\u{1D8E}\u{2C5F}\u{A699}\u{A69B}\u{A794}\u{A797}\u{A799}\u{A79B}\u{A79D}\u{A79F}\u{A7B5}\u{A7B7}\u{A7B9}\u{A7BB}\u{A7BD}\u{A7BF}\u{A7C1}\u{A7C3}\u{A7C8}\u{A7CA}\u{A7CD}\u{A7CF}\u{A7D1}\u{A7D3}\u{A7D5}\u{A7D7}\u{A7D9}\u{A7DB}\u{A7F6}\u{AB53}\u{AB70}-\u{ABBF}\u{104D8}-\u{104FB}\u{10597}-\u{105A1}\u{105A3}-\u{105B1}\u{105B3}-\u{105B9}\u{105BB}-\u{105BC}\u{10CC0}-\u{10CF2}\u{10D70}-\u{10D85}\u{118C0}-\u{118DF}\u{16E60}-\u{16E7F}\u{16EBB}-\u{16ED3}\u{1E922}-\u{1E943}]/u;
@@ -131,8 +132,8 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
     },
 
     /**
-     * Candidates by reading the project's documents, narrowed in SQL: for each group, the text must
-     * contain one of its strings (a character of the query or one of its upper-case forms).
+     * Candidates by reading the project's documents, narrowed in SQL: for each group, the title or
+     * the body must contain one of its strings (the spellings of a piece of the query).
      */
     findByScan(scope: SearchScope, requiredAlternatives: readonly (readonly string[])[]): Promise<SearchDoc[]> {
       return docs(scope, (eb) => eb.and(requiredAlternatives.map((alternatives) => eb.or(alternatives.map(contains)))));

@@ -366,6 +366,7 @@ describe.each(dialects)('search on $name', ({ open }) => {
     expect(await keys('AND', items)).toEqual([item(syntax)]);
     expect(await keys('*', items)).toEqual([item(syntax)]);
     expect(await keys('\u0000ab', items)).toEqual([]);
+    expect(await keys('\u0000', items)).toEqual([]);
     // Nothing was dropped along the way.
     expect(await keys('zebra', items)).toHaveLength(3);
   });

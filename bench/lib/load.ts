@@ -1,0 +1,179 @@
+/**
+ * Child processes under test and the load driver: start a server (Punchlist or a ceiling) as a child
+ * process, drive it with autocannon, sample its RSS, and summarise one scenario.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import autocannon, { type Request } from 'autocannon';
+
+export interface ServerProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitUntilAnswering(url: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with status ${child.exitCode} before answering`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`server at ${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** Spawns `node [nodeArgs] script args` with env, waits until `probePath` answers. */
+export async function startServer(options: {
+  name: string;
+  script: string;
+  args?: string[];
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+  port: number;
+  probePath: string;
+}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${options.port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitUntilAnswering(url + options.probePath, child, 120_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    name: options.name,
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Resident set size of a process in MB (Linux /proc), null elsewhere or once it is gone. */
+export function rssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  path: string;
+  token?: string;
+  body?: unknown;
+}
+
+export interface LoadResult {
+  requests: number;
+  requests_per_s: number;
+  latency_ms: { p50: number; p95: number; p99: number; max: number; mean: number };
+  errors: number;
+  timeouts: number;
+  non_2xx: number;
+  status_codes: Record<string, number>;
+  rss_mb_peak: number | null;
+  rss_mb_end: number | null;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Runs autocannon against `url` with one request generator; latencies from every response. */
+export async function drive(options: {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  next: () => RequestSpec;
+  pid?: number;
+}): Promise<LoadResult> {
+  const request: Request = {
+    setupRequest: (defaults) => {
+      const spec = options.next();
+      const headers: Record<string, string> = {};
+      if (spec.token) headers.authorization = `Bearer ${spec.token}`;
+      if (spec.body !== undefined) headers['content-type'] = 'application/json';
+      return { ...defaults, method: spec.method, path: spec.path, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) };
+    },
+  };
+  let samples = new Float64Array(1 << 16);
+  let count = 0;
+  const statusCodes: Record<string, number> = {};
+  let peak: number | null = null;
+  const sampler = setInterval(() => {
+    const rss = rssMb(options.pid);
+    if (rss !== null) peak = Math.max(peak ?? 0, rss);
+  }, 250);
+  const started = performance.now();
+  const instance = autocannon({ url: options.url, connections: options.connections, duration: options.durationSeconds, timeout: 30, requests: [request] });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (count === samples.length) {
+      const grown = new Float64Array(samples.length * 2);
+      grown.set(samples);
+      samples = grown;
+    }
+    samples[count++] = responseTime;
+    statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
+  });
+  const result = await instance;
+  const elapsed = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const sorted = samples.slice(0, count).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  const rssEnd = rssMb(options.pid);
+  return {
+    requests: count,
+    requests_per_s: Math.round(count / (result.duration || elapsed)),
+    latency_ms: {
+      p50: round2(percentile(sorted, 50)),
+      p95: round2(percentile(sorted, 95)),
+      p99: round2(percentile(sorted, 99)),
+      max: round2(sorted[sorted.length - 1] ?? 0),
+      mean: round2(count ? sum / count : 0),
+    },
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non_2xx: result.non2xx,
+    status_codes: statusCodes,
+    rss_mb_peak: peak === null ? rssEnd : Math.max(peak, rssEnd ?? 0),
+    rss_mb_end: rssEnd,
+  };
+}

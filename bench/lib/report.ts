@@ -1,0 +1,84 @@
+/** The benchmark's outputs: the Markdown table, the target checks, the SVG chart of the ratios. */
+import type { LoadResult } from './load.js';
+
+export interface ScenarioResult extends LoadResult {
+  name: string;
+  description: string;
+  /** requests/s ÷ the same run's Fastify ceiling; null for the ceilings themselves. */
+  ratio: number | null;
+}
+
+export interface Target {
+  scenario: string;
+  what: string;
+  limit: string;
+  value: number | null;
+  pass: boolean | null;
+}
+
+const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined ? '–' : n.toFixed(digits));
+
+export function markdownTable(results: ScenarioResult[]): string {
+  const lines = [
+    '| scenario | req/s | p50 ms | p95 ms | p99 ms | ratio to Fastify | server RSS MB (end / peak) | errors / non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${r.name} | ${fmt(r.requests_per_s)} | ${fmt(r.latency_ms.p50, 2)} | ${fmt(r.latency_ms.p95, 2)} | ${fmt(r.latency_ms.p99, 2)} | ` +
+        `${r.ratio === null ? '(ceiling)' : fmt(r.ratio, 2)} | ${fmt(r.rss_mb_end)} / ${fmt(r.rss_mb_peak)} | ${r.errors + r.timeouts} / ${r.non_2xx} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function targetsTable(targets: Target[]): string {
+  const lines = ['| target | limit | measured | met |', '|---|---:|---:|---|'];
+  for (const t of targets) {
+    lines.push(`| ${t.scenario}: ${t.what} | ${t.limit} | ${t.value === null ? '–' : fmt(t.value, 2)} | ${t.pass === null ? 'not measured' : t.pass ? 'yes' : '**no**'} |`);
+  }
+  return lines.join('\n');
+}
+
+const escapeXml = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+
+/** Horizontal bars of each scenario's ratio to the Fastify ceiling, with the target marks. Hand-written SVG. */
+export function ratioChart(results: ScenarioResult[], targets: Record<string, number>, title: string): string {
+  const rows = results.filter((r) => r.ratio !== null);
+  const barHeight = 22;
+  const gap = 8;
+  const left = 190;
+  const width = 720;
+  const plot = width - left - 70;
+  const top = 48;
+  const height = top + rows.length * (barHeight + gap) + 40;
+  const max = Math.max(1, ...rows.map((r) => r.ratio ?? 0));
+  const x = (ratio: number) => left + (ratio / max) * plot;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="${left}" y="20" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
+    `<text x="${left}" y="36" fill="#555">requests/s ÷ bare Fastify ceiling (same run); ticks: targets</text>`,
+  ];
+  for (const tick of [0, 0.25, 0.5, 0.75, 1].filter((t) => t <= max)) {
+    parts.push(
+      `<line x1="${x(tick)}" y1="${top - 4}" x2="${x(tick)}" y2="${height - 30}" stroke="#ddd"/>`,
+      `<text x="${x(tick)}" y="${height - 16}" text-anchor="middle" fill="#555">${tick}</text>`,
+    );
+  }
+  rows.forEach((r, i) => {
+    const y = top + i * (barHeight + gap);
+    const target = targets[r.name];
+    const met = target === undefined || (r.ratio ?? 0) >= target;
+    parts.push(
+      `<text x="${left - 8}" y="${y + barHeight / 2 + 4}" text-anchor="end">${escapeXml(r.name)}</text>`,
+      `<rect x="${left}" y="${y}" width="${Math.max(1, x(r.ratio ?? 0) - left)}" height="${barHeight}" fill="${met ? '#3b7dd8' : '#d8623b'}"/>`,
+      `<text x="${x(r.ratio ?? 0) + 6}" y="${y + barHeight / 2 + 4}">${fmt(r.ratio, 2)}</text>`,
+    );
+    if (target !== undefined) {
+      parts.push(`<line x1="${x(target)}" y1="${y - 3}" x2="${x(target)}" y2="${y + barHeight + 3}" stroke="#000" stroke-width="2"/>`);
+    }
+  });
+  parts.push('</svg>');
+  return parts.join('\n') + '\n';
+}

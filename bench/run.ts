@@ -1,0 +1,370 @@
+/**
+ * Load benchmark of external API v1 (issue 6). Not part of `npm test`.
+ *
+ *   npm run bench
+ *
+ * 1. Builds (or reuses, from data/bench/) a large workspace through `importFixture` (bench/lib/workspace.ts).
+ * 2. Starts the server as a child process in production mode (`node --import tsx src/main.ts`, no --demo,
+ *    NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0) on a copy of that database.
+ * 3. Drives it with autocannon, one scenario at a time (warm-up, then the measured run), and measures the
+ *    ceilings of the same run: a bare Fastify server and a bare node:http server, child processes too.
+ * 4. Writes bench/results/<date>.json and .svg, prints the Markdown table and puts it in docs/performance.md.
+ *
+ * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (50),
+ * BENCH_ONLY (comma-separated scenario names), BENCH_FRESH=1 (rebuild the cached workspace),
+ * BENCH_PROFILE=1 (a fresh server per scenario started with --cpu-prof; profiles in data/bench/profiles/<scenario>/,
+ * the largest file is the main thread's; summarise with `node --import tsx bench/profile-top.ts FILE`), BENCH_NO_DOCS=1 (leave docs/ alone).
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, freemem, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type BenchActor, type BenchWorkspace, buildWorkspace, SEARCH_QUERIES, SHAPE, workspaceKey } from './lib/workspace.js';
+import { drive, freePort, type RequestSpec, type ServerProcess, startServer } from './lib/load.js';
+import { markdownTable, ratioChart, type ScenarioResult, type Target, targetsTable } from './lib/report.js';
+
+const ROOT = resolve(new URL('..', import.meta.url).pathname);
+const DATA = join(ROOT, 'data', 'bench');
+const V1 = '/api/external/v1';
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
+const PROFILE = process.env.BENCH_PROFILE === '1';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Seeded, so that runs ask the same sequence of questions. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Workspace: built once per generator version, copied for every run (write scenarios change it).
+
+async function workspace(): Promise<{ file: string; meta: BenchWorkspace }> {
+  mkdirSync(DATA, { recursive: true });
+  const key = workspaceKey();
+  const cached = join(DATA, `workspace-${key}.db`);
+  const metaFile = join(DATA, `workspace-${key}.json`);
+  if (process.env.BENCH_FRESH === '1' || !existsSync(cached) || !existsSync(metaFile)) {
+    for (const f of [cached, `${cached}-wal`, `${cached}-shm`]) rmSync(f, { force: true });
+    log(`building the workspace (${SHAPE.projects} projects, ${SHAPE.users} users, ${SHAPE.items} items) into ${cached}`);
+    const meta = await buildWorkspace(cached, log);
+    writeFileSync(metaFile, JSON.stringify(meta, null, 2));
+    log(`built in ${meta.generationSeconds} s: ${JSON.stringify(meta.summary)}`);
+  }
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as BenchWorkspace;
+  const runDir = join(DATA, `run-${process.pid}`);
+  mkdirSync(runDir, { recursive: true });
+  const file = join(runDir, 'punchlist.db');
+  copyFileSync(cached, file);
+  return { file, meta };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scenarios
+
+interface Scenario {
+  name: string;
+  description: string;
+  next: () => RequestSpec;
+}
+
+function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
+  const rand = random(7);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+  const actor = (key: string) => meta.actors.find((a) => a.key === key)!;
+  const admin = actor('admin');
+  const itemOf = (a: BenchActor) => {
+    const [from, to] = pick(a.visibleItems);
+    return from + Math.floor(rand() * (to - from + 1));
+  };
+  const readers = ['admin', 'manager', 'executor-partial', 'observer'].map(actor);
+  const statuses = ['pending', 'in_progress', 'done', 'blocked'] as const;
+  let comment = 0;
+  const itemGet = (a: BenchActor): RequestSpec => ({ method: 'GET', path: `${V1}/items/get.php?id=${itemOf(a)}`, token: a.token });
+  const setStatus = (a: BenchActor): RequestSpec => ({
+    method: 'PATCH',
+    path: `${V1}/items/status.php`,
+    token: a.token,
+    body: { id: itemOf(a), status: pick(statuses) },
+  });
+  const addComment = (a: BenchActor): RequestSpec => ({
+    method: 'POST',
+    path: `${V1}/comments/create.php`,
+    token: a.token,
+    body: { item_id: itemOf(a), text: `Замечание нагрузочного теста ${++comment}: проверить крепление кабеля` },
+  });
+  const search = (a: BenchActor, projectId: number, q: string): RequestSpec => ({
+    method: 'GET',
+    path: `${V1}/projects/search.php?id=${projectId}&q=${encodeURIComponent(q)}`,
+    token: a.token,
+  });
+  /** The project whose items the actor sees (admins: any). */
+  const projectOf = (a: BenchActor) => (a.key.startsWith('admin') ? 1 + Math.floor(rand() * SHAPE.projects) : a.key === 'manager-2' ? 2 : 1);
+
+  const list: Scenario[] = [
+    { name: 'auth/me', description: 'GET auth/me, 6 tokens in turn', next: () => ({ method: 'GET', path: `${V1}/auth/me.php`, token: pick(meta.actors).token }) },
+    { name: 'items/get', description: 'GET items/get of random visible items, 4 users (admin, manager, partial executor, observer)', next: () => itemGet(pick(readers)) },
+    {
+      name: 'projects/tree',
+      description: `GET projects/tree of the 5 000-item project (admin)`,
+      next: () => ({ method: 'GET', path: `${V1}/projects/tree.php?id=${meta.bigProjectId}`, token: admin.token }),
+    },
+  ];
+  if (searchWired) {
+    list.push(
+      {
+        name: 'projects/search selective',
+        description: `GET projects/search q="${SEARCH_QUERIES.selective}" (a few hits) in the 5 000-item project`,
+        next: () => search(admin, meta.bigProjectId, SEARCH_QUERIES.selective),
+      },
+      {
+        name: 'projects/search broad',
+        description: `GET projects/search q="${SEARCH_QUERIES.broad}" (~10 % of texts) in the 5 000-item project`,
+        next: () => search(admin, meta.bigProjectId, SEARCH_QUERIES.broad),
+      },
+    );
+  }
+  list.push(
+    { name: 'PATCH items/status', description: 'PATCH items/status of random items (admin), random status', next: () => setStatus(admin) },
+    { name: 'POST comments/create', description: 'POST comments/create on random items (admin)', next: () => addComment(admin) },
+    {
+      name: 'mixed',
+      description:
+        'several users and tokens: 40 % items/get, 10 % auth/me, 10 % projects/get, 5 % projects/list, 5 % small tree, 5 % search, 15 % status, 15 % comments',
+      next: () => {
+        const a = pick(meta.actors);
+        const r = rand() * 100;
+        if (r < 40) return itemGet(a);
+        if (r < 50) return { method: 'GET', path: `${V1}/auth/me.php`, token: a.token };
+        if (r < 60) return { method: 'GET', path: `${V1}/projects/get.php?id=${projectOf(a)}`, token: a.token };
+        if (r < 65) return { method: 'GET', path: `${V1}/projects/list.php?limit=20`, token: a.token };
+        if (r < 70) {
+          // Trees of the small projects only: the 5 000-item tree has its own scenario.
+          const projectId = a.key.startsWith('admin') ? 2 + Math.floor(rand() * (SHAPE.projects - 1)) : a.key === 'manager-2' ? 2 : null;
+          return projectId ? { method: 'GET', path: `${V1}/projects/tree.php?id=${projectId}`, token: a.token } : itemGet(a);
+        }
+        if (r < 75) return searchWired ? search(a, projectOf(a), SEARCH_QUERIES.selective) : itemGet(a);
+        if (r < 90) return a.canSetStatus ? setStatus(a) : addComment(a);
+        return addComment(a);
+      },
+    },
+  );
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Servers
+
+async function startPunchlist(file: string, profileName?: string): Promise<ServerProcess> {
+  const port = await freePort();
+  const dir = join(file, '..');
+  // One directory per scenario: the tsx loader thread writes a profile of its own beside the main thread's.
+  const nodeArgs = profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(DATA, 'profiles', profileName)}`] : [];
+  return startServer({
+    name: 'punchlist',
+    script: join(ROOT, 'src/main.ts'),
+    nodeArgs,
+    port,
+    probePath: '/healthz',
+    env: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      DATABASE_URL: `sqlite:${file}`,
+      STORAGE_URL: `file:${join(dir, 'storage')}`,
+      DATA_DIR: dir,
+      SESSION_SECRET: 'bench',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+  });
+}
+
+async function ceiling(kind: 'fastify' | 'http'): Promise<ScenarioResult> {
+  const port = await freePort();
+  const server = await startServer({
+    name: kind,
+    script: join(ROOT, 'bench/lib/ceiling-server.ts'),
+    args: [kind, String(port)],
+    port,
+    probePath: '/',
+    env: { NODE_ENV: 'production' },
+  });
+  try {
+    const next = (): RequestSpec => ({ method: 'GET', path: '/' });
+    await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next });
+    const result = await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: DURATION, next, pid: server.child.pid });
+    const name = kind === 'fastify' ? 'ceiling: bare Fastify' : 'ceiling: bare node:http';
+    log(`  ${name}: ${result.requests_per_s} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms`);
+    return { name, description: `${kind} answering a fixed JSON object`, ratio: null, ...result };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function searchIsWired(server: ServerProcess, token: string): Promise<boolean> {
+  const response = await fetch(`${server.url}${V1}/projects/search.php?id=1&q=${encodeURIComponent(SEARCH_QUERIES.selective)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await response.json()) as { ok?: boolean; error?: { code?: string } };
+  if (response.status === 200 && body.ok) return true;
+  log(`  projects/search answered ${response.status} ${body.error?.code ?? ''}: the endpoint is not wired yet, its scenarios are skipped`);
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function machine() {
+  return {
+    nproc: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory_total_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    memory_free_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+const TARGETS = { 'items/get': 0.35, 'auth/me': 0.5, 'PATCH items/status': 0.25, 'POST comments/create': 0.25 };
+
+function checkTargets(results: ScenarioResult[]): Target[] {
+  const by = (name: string) => results.find((r) => r.name === name);
+  const targets: Target[] = [];
+  for (const [name, limit] of Object.entries(TARGETS)) {
+    const r = by(name);
+    targets.push({ scenario: name, what: 'ratio to Fastify', limit: `≥ ${limit}`, value: r?.ratio ?? null, pass: r?.ratio == null ? null : r.ratio >= limit });
+    targets.push({ scenario: name, what: 'p99 ms', limit: '≤ 10', value: r?.latency_ms.p99 ?? null, pass: r ? r.latency_ms.p99 <= 10 : null });
+  }
+  const tree = by('projects/tree');
+  targets.push({ scenario: 'projects/tree (5 000 items)', what: 'p50 ms', limit: '≤ 40', value: tree?.latency_ms.p50 ?? null, pass: tree ? tree.latency_ms.p50 <= 40 : null });
+  const search = by('projects/search selective');
+  targets.push({ scenario: 'projects/search selective', what: 'p95 ms', limit: '≤ 20', value: search?.latency_ms.p95 ?? null, pass: search ? search.latency_ms.p95 <= 20 : null });
+  const punchlist = results.filter((r) => r.ratio !== null);
+  const last = punchlist[punchlist.length - 1];
+  targets.push({ scenario: 'server', what: 'RSS MB at the end', limit: '≤ 300', value: last?.rss_mb_end ?? null, pass: last?.rss_mb_end == null ? null : last.rss_mb_end <= 300 });
+  const failures = punchlist.reduce((n, r) => n + r.errors + r.timeouts + r.non_2xx, 0);
+  targets.push({ scenario: 'all scenarios', what: 'errors + timeouts + non-2xx', limit: '0', value: failures, pass: failures === 0 });
+  return targets;
+}
+
+function updateDocs(section: string) {
+  const file = join(ROOT, 'docs/performance.md');
+  const begin = '<!-- bench:results:begin -->';
+  const end = '<!-- bench:results:end -->';
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : `# Performance\n\n${begin}\n${end}\n`;
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) {
+    log('docs/performance.md has no results markers: left unchanged');
+    return;
+  }
+  writeFileSync(file, `${text.slice(0, from + begin.length)}\n${section}\n${text.slice(to)}`);
+}
+
+async function main() {
+  const startedAt = new Date();
+  log(`machine: ${JSON.stringify(machine())}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const { file, meta } = await workspace();
+  const wanted = (name: string) => !ONLY || ONLY.has(name) || [...ONLY].some((o) => name.startsWith(o));
+  const results: ScenarioResult[] = [];
+  const children: ServerProcess[] = [];
+  const stopAll = () => Promise.all(children.map((c) => c.stop()));
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  const loadBefore = loadavg();
+  try {
+    log('ceilings (first pass)');
+    const fastifyBefore = await ceiling('fastify');
+    const httpCeiling = await ceiling('http');
+
+    let server = await startPunchlist(file, PROFILE ? 'probe' : undefined);
+    children.push(server);
+    const wired = await searchIsWired(server, meta.actors[0]!.token);
+    const list = scenarios(meta, wired).filter((s) => wanted(s.name));
+    const punchlist: Omit<ScenarioResult, 'ratio'>[] = [];
+    for (const scenario of list) {
+      if (PROFILE) {
+        await server.stop();
+        server = await startPunchlist(file, scenario.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+        children.push(server);
+      }
+      log(`${scenario.name}: ${scenario.description}`);
+      await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: scenario.next });
+      const result = await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: DURATION, next: scenario.next, pid: server.child.pid });
+      log(
+        `  ${result.requests_per_s} req/s, p50 ${result.latency_ms.p50} ms, p95 ${result.latency_ms.p95} ms, p99 ${result.latency_ms.p99} ms, ` +
+          `RSS ${result.rss_mb_end} MB, errors ${result.errors + result.timeouts}, non-2xx ${result.non_2xx} ${JSON.stringify(result.status_codes)}`,
+      );
+      punchlist.push({ name: scenario.name, description: scenario.description, ...result });
+    }
+    await server.stop();
+
+    log('ceilings (second pass)');
+    const fastifyAfter = await ceiling('fastify');
+    // The ratio's denominator: the mean of the two Fastify passes, which bracket the scenarios.
+    const fastifyRps = Math.round((fastifyBefore.requests_per_s + fastifyAfter.requests_per_s) / 2);
+    const fastify: ScenarioResult = {
+      ...fastifyAfter,
+      name: 'ceiling: bare Fastify',
+      description: `mean of two passes (${fastifyBefore.requests_per_s} before the scenarios, ${fastifyAfter.requests_per_s} after)`,
+      requests_per_s: fastifyRps,
+    };
+    results.push(fastify, httpCeiling);
+    for (const r of punchlist) results.push({ ...r, ratio: Math.round((r.requests_per_s / fastifyRps) * 1000) / 1000 });
+
+    const targets = checkTargets(results);
+    const date = startedAt.toISOString().slice(0, 10);
+    const loadAfter = loadavg();
+    const report = {
+      date: startedAt.toISOString(),
+      command: 'npm run bench',
+      machine: machine(),
+      load_average: { before: loadBefore, after: loadAfter },
+      settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, profile: PROFILE, database: 'sqlite', search_wired: wired },
+      workspace: { ...meta.summary, generation_seconds: meta.generationSeconds, shape: SHAPE },
+      ceilings: { fastify_passes: [fastifyBefore.requests_per_s, fastifyAfter.requests_per_s], http: httpCeiling.requests_per_s },
+      results,
+      targets,
+    };
+    const out = join(ROOT, 'bench/results');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, `${date}.json`), JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(join(out, `${date}.svg`), ratioChart(results, TARGETS, `Punchlist v1 at ${CONNECTIONS} connections, ${date}`));
+
+    const table = markdownTable(results);
+    const section = [
+      `Last run: ${startedAt.toISOString()} — ${report.machine.nproc} CPUs (${report.machine.cpu}), ` +
+        `${report.machine.memory_total_gb} GB, Node ${report.machine.node}, SQLite; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, ` +
+        `after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}. ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario.` +
+        (wired ? '' : ' projects/search was not wired yet: its scenarios were skipped.'),
+      '',
+      table,
+      '',
+      targetsTable(targets),
+      '',
+      `![ratios](../bench/results/${date}.svg)`,
+    ].join('\n');
+    log('');
+    log(table);
+    log('');
+    log(targetsTable(targets));
+    log(`\nwritten bench/results/${date}.json and bench/results/${date}.svg`);
+    if (process.env.BENCH_NO_DOCS !== '1' && !ONLY && !PROFILE) {
+      updateDocs(section);
+      log('updated docs/performance.md');
+    }
+  } finally {
+    await stopAll();
+    rmSync(join(file, '..'), { recursive: true, force: true });
+  }
+}
+
+await main();

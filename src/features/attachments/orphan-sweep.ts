@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { BlobStore } from '../../storage/index.js';
+
+/**
+ * Blobs without an attachment row. An upload writes its blobs first and its rows afterwards, in one
+ * transaction (attachments.service.ts); when the process dies in between, or the transaction fails and
+ * the clean-up cannot run, the blobs stay behind, referenced by nothing. Nothing is lost for the client
+ * (the upload was never acknowledged), but the bytes would pile up. The sweep deletes them.
+ *
+ * A blob younger than the grace period is spared: on storage shared by several processes it may
+ * belong to an upload still in flight elsewhere, whose row is about to commit. Run before the server
+ * listens, with no other process on the storage, the grace period can be 0 (config.ts,
+ * ORPHAN_SWEEP_GRACE_SECONDS).
+ */
+
+/** The key prefixes attachments are stored under (attachments.service.ts). */
+export const ATTACHMENT_PREFIXES = ['items/', 'answers/'] as const;
+
+const BATCH = 500;
+
+export interface OrphanSweepResult {
+  /** Blobs looked at. */
+  scanned: number;
+  /** Orphans deleted. */
+  removed: number;
+  /** Orphans younger than the grace period, kept for now. */
+  spared: number;
+  /** Leftovers of interrupted writes removed from the store's scratch space. */
+  leftovers: number;
+}
+
+export async function sweepOrphanBlobs(
+  deps: { db: Kysely<Database>; blobs: BlobStore },
+  options: { graceMs: number; now?: Date },
+): Promise<OrphanSweepResult> {
+  const { db, blobs } = deps;
+  const cutoff = new Date((options.now ?? new Date()).getTime() - options.graceMs);
+  const result: OrphanSweepResult = { scanned: 0, removed: 0, spared: 0, leftovers: 0 };
+
+  const referenced = async (keys: string[]) =>
+    new Set((await db.selectFrom('attachments').select('path').where('path', 'in', keys).execute()).map((row) => row.path));
+
+  async function sweep(keys: string[]) {
+    result.scanned += keys.length;
+    const known = await referenced(keys);
+    for (const key of keys) {
+      if (known.has(key)) continue;
+      if (options.graceMs > 0) {
+        const modified = await blobs.modifiedAt(key);
+        if (modified === null) continue;
+        if (modified >= cutoff) {
+          result.spared++;
+          continue;
+        }
+      }
+      // Asked again right before deleting: a row may have committed since the batch was read.
+      if ((await referenced([key])).size > 0) continue;
+      await blobs.delete(key);
+      result.removed++;
+    }
+  }
+
+  for (const prefix of ATTACHMENT_PREFIXES) {
+    let batch: string[] = [];
+    for await (const key of blobs.list(prefix)) {
+      batch.push(key);
+      if (batch.length >= BATCH) {
+        await sweep(batch);
+        batch = [];
+      }
+    }
+    if (batch.length) await sweep(batch);
+  }
+  result.leftovers = await blobs.clearLeftovers(cutoff);
+  return result;
+}
