@@ -1,10 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+// Every API and service test runs on both dialects: SQLite (a temp file per server) and PostgreSQL
+// (a fresh database per server on the machine's server, dropped afterwards; see test/helpers/database.ts).
+const DIALECT_TESTS = [
+  'test/api/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/web/pages.test.ts',
+  'test/web/sessions.test.ts',
+  'test/client.test.ts',
+  'test/mcp.test.ts',
+  'test/openapi.test.ts',
+  'src/features/**/*.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { PUNCHLIST_TEST_DB: 'sqlite' } },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres', include: DIALECT_TESTS, env: { PUNCHLIST_TEST_DB: 'postgres' } },
+      },
+    ],
   },
 });

@@ -14,6 +14,7 @@ import { createItemWritesService } from './features/items/item-writes.service.js
 import { createItemsService } from './features/items/items.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
 import { createProjectsService } from './features/projects/projects.service.js';
+import { createRateLimiter } from './features/rate-limit/rate-limiter.js';
 import { createReviewService } from './features/review/review.service.js';
 import { createProjectSearch } from './features/search/project-search.js';
 import { createSearchService } from './features/search/search.service.js';
@@ -35,8 +36,10 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   const users = createUsersService(db.kysely, clock);
   const projects = createProjectsService(projectsRepo);
   const sessions = createSessionsService(db.kysely, clock);
-  // Writes insert their audit record inside their own transaction.
+  // Writes insert their audit record inside their own transaction; the records of everything else are
+  // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
   const audit = createAuditService(db.kysely);
+  const tokens = createTokensService(db.kysely, clock);
   const ctx = {
     config,
     clock,
@@ -44,7 +47,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     blobs,
     images,
     users,
-    tokens: createTokensService(db.kysely, clock),
+    tokens,
     audit,
     projects,
     items,
@@ -53,13 +56,16 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     comments: createCommentsService(db.kysely, items, audit, clock),
     answers: createAnswersService(db.kysely, items, audit, clock),
     idempotency: createIdempotencyService(db.kysely, clock),
+    rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
     attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, audit, clock, urls: config }),
     sessions,
     review: createReviewService({ db: db.kysely, clock, items, projects }),
     structure: createStructureService({ db: db.kysely, clock }),
     members: createMembersService({ db: db.kysely, clock }),
-    usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions }),
+    usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),
     async close() {
+      // The audit records still queued (reads of the last 100 ms) are written before the database closes.
+      await audit.close();
       await db.close();
     },
   };

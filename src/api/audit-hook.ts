@@ -29,16 +29,14 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
   };
 }
 
-/** Records every request under /api/ that reaches the application, failures included. */
+/**
+ * Records every request under /api/ that reaches the application, failures included. A write that
+ * committed recorded itself in its own transaction; every other record is queued and written in a
+ * batch within 100 ms (features/audit/audit-batcher.ts): no INSERT on the path of a read.
+ */
 export function auditOnResponse(audit: AuditService) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    // A write that committed recorded itself in its own transaction.
     if (request.audited) return;
-    try {
-      await audit.record(auditRecord(request, reply.statusCode, reply.elapsedTime));
-    } catch (err) {
-      request.log.error({ err }, 'audit record could not be written');
-    }
+    audit.recordLater(auditRecord(request, reply.statusCode, reply.elapsedTime));
   };
 }
-

@@ -15,6 +15,8 @@ export async function apiPlugin(app: FastifyInstance) {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', auditOnResponse(app.ctx.audit));
+  // In-flight requests are done when onClose runs: their queued audit records are written before close() returns.
+  app.addHook('onClose', () => app.ctx.audit.flush());
   app.setErrorHandler(apiErrorHandler);
   app.setNotFoundHandler(apiNotFoundHandler);
   await app.register(v1Plugin, { prefix: '/external/v1' });

@@ -206,6 +206,13 @@ export interface WebSessionsTable {
   expires_at: string;
 }
 
+export interface RateLimitCountersTable {
+  key: string;
+  /** Start of the fixed window, in ms since the epoch. */
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
   users: UsersTable;
   projects: ProjectsTable;
@@ -224,6 +231,7 @@ export interface Database {
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
   web_sessions: WebSessionsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -165,12 +165,26 @@ describe('token checks', () => {
     for (const { path } of READS) expectError(await server.call(path, { token: server.tokens.inactive }), 401, 'token_revoked');
   });
 
-  it('deactivating a user stops their working token', async () => {
+  it('deactivating a user through the administration stops their working token at once', async () => {
     await addUser(50);
     const { token } = await createToken(50, ['auth:me']);
     expectOk(await server.call(`${V1}/auth/me.php`, { token }));
-    await server.ctx.db.kysely.updateTable('users').set({ active: 0 }).where('id', '=', 50).execute();
+    await server.ctx.usersAdmin.setUserActive({ id: USERS.admin, role: 'admin' }, 50, false);
     expectError(await server.call(`${V1}/auth/me.php`, { token }), 401, 'token_revoked');
+  });
+
+  it('a deactivation made elsewhere (another node, the database) stops the token within 1 s', async () => {
+    await addUser(51);
+    const { token } = await createToken(51, ['auth:me']);
+    expectOk(await server.call(`${V1}/auth/me.php`, { token }));
+    await server.ctx.db.kysely.updateTable('users').set({ active: 0 }).where('id', '=', 51).execute();
+    try {
+      // This node may serve its cached token state for at most 1 s (DESIGN.md §4).
+      skewMs = 1000;
+      expectError(await server.call(`${V1}/auth/me.php`, { token }), 401, 'token_revoked');
+    } finally {
+      skewMs = 0;
+    }
   });
 
   it('an expired token (expires_at in the past) → 401 token_expired on every endpoint', async () => {

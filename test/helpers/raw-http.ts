@@ -12,6 +12,8 @@ export interface RawRequest {
   contentLength?: boolean;
   /** Give up after this long (the exchange then resolves with status 0). */
   timeoutMs?: number;
+  /** Written instead of `METHOD target HTTP/1.1` (malformed request lines). */
+  requestLine?: string;
 }
 
 export interface RawResponse {
@@ -32,7 +34,7 @@ export function encodeRequest(request: RawRequest): Buffer {
   if (body && request.contentLength !== false && !has('content-length') && !has('transfer-encoding')) {
     headers.push(['Content-Length', String(body.length)]);
   }
-  const head = `${request.method} ${request.target} HTTP/1.1\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`;
+  const head = `${request.requestLine ?? `${request.method} ${request.target} HTTP/1.1`}\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`;
   return body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1');
 }
 

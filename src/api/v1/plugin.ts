@@ -10,7 +10,7 @@ import { idempotencyHooks } from './idempotency.js';
 import { itemsRoutes } from './items.routes.js';
 import { openApiDocs } from './openapi.js';
 import { projectsRoutes } from './projects.routes.js';
-import { rateLimiterFor, responseHeaders, withRateLimit } from './response-headers.js';
+import { responseHeaders, withRateLimit } from './response-headers.js';
 import { searchRoutes } from './search.routes.js';
 
 export type V1App = FastifyInstance<
@@ -35,7 +35,7 @@ export async function v1Plugin(instance: FastifyInstance) {
     methodsByPath.set(route.routePath, methods);
   });
   // Rate limit right after authentication, before the scope check (response-headers.ts).
-  const limiter = rateLimiterFor(app.ctx.config);
+  const limiter = app.ctx.rateLimiter;
   app.addHook('onRequest', bearerAuth(withRateLimit(app.ctx.tokens, limiter)));
   responseHeaders(app, limiter);
   // Idempotency-Key on POST/PATCH/PUT: after auth and scope, before validation and the handler.

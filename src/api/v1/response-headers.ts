@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
-import { createInMemoryRateLimiter, type RateLimitDecision, type RateLimiter } from '../../features/rate-limit/rate-limiter.js';
+import type { RateLimitDecision, RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 import type { Principal, TokensService } from '../../features/tokens/tokens.service.js';
 
 /**
@@ -23,11 +22,6 @@ import type { Principal, TokensService } from '../../features/tokens/tokens.serv
  */
 
 export const RATE_LIMIT_POLICY = 'per-token';
-
-/** The configured limiter, or null when RATE_LIMIT_PER_MINUTE is 0 (limiting disabled). */
-export function rateLimiterFor(config: Pick<Config, 'rateLimitPerMinute'>): RateLimiter | null {
-  return config.rateLimitPerMinute > 0 ? createInMemoryRateLimiter({ limit: config.rateLimitPerMinute, windowSeconds: 60 }) : null;
-}
 
 // The decision made for each authenticated principal (one object per request), read back for the headers.
 const decisions = new WeakMap<Principal, RateLimitDecision>();
@@ -73,16 +67,18 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return tags.includes('*') || tags.includes(etag.replace(/^W\//, ''));
 }
 
+// A success envelope is serialized {"ok":true,"data":…,"meta":{…}} (response schema order), meta last and
+// holding no text of the data: the data is the text between, hashed as it is. Parsing and re-serializing
+// the payload cost as much as building it (profile of projects/tree: 22 % of the CPU in etagOf).
+const DATA_START = '{"ok":true,"data":';
+const META_START = ',"meta":{';
+
 /** Weak ETag of the envelope's `data`, from the serialized payload. */
 function etagOf(payload: string): string | null {
-  let envelope: { ok?: unknown; data?: unknown };
-  try {
-    envelope = JSON.parse(payload) as typeof envelope;
-  } catch {
-    return null;
-  }
-  if (envelope.ok !== true || envelope.data === undefined) return null;
-  return `W/"${createHash('sha256').update(JSON.stringify(envelope.data)).digest('base64url')}"`;
+  if (!payload.startsWith(DATA_START)) return null;
+  const end = payload.lastIndexOf(META_START);
+  if (end <= DATA_START.length) return null;
+  return `W/"${createHash('sha256').update(payload.slice(DATA_START.length, end)).digest('base64url')}"`;
 }
 
 function setRateLimitHeaders(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter) {

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001-initial.js';
 import * as m002 from './002-search.js';
 import * as m003 from './003-web.js';
+import * as m004 from './004-rate-limits.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
   '001-initial': m001,
   '002-search': m002,
   '003-web': m003,
+  '004-rate-limits': m004,
 };

@@ -4,14 +4,20 @@ import type { Actor } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
+import type { TokensService } from '../tokens/tokens.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { assertAdmin } from './admin-guard.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
 /** Users, for administrators: list, create, deactivate and reactivate. */
-export function createUsersAdminService(deps: { db: Kysely<Database>; users: UsersService; sessions: SessionsService }) {
-  const { db, users, sessions } = deps;
+export function createUsersAdminService(deps: {
+  db: Kysely<Database>;
+  users: UsersService;
+  sessions: SessionsService;
+  tokens: Pick<TokensService, 'forgetUser'>;
+}) {
+  const { db, users, sessions, tokens } = deps;
   return {
     async listUsers(actor: Actor) {
       assertAdmin(actor);
@@ -28,13 +34,15 @@ export function createUsersAdminService(deps: { db: Kysely<Database>; users: Use
 
     /**
      * Deactivation takes effect at once: the user's sessions end and their tokens answer 401 token_revoked
-     * on the next call (token authentication checks the user). An admin cannot deactivate themself.
+     * on the next call (token authentication checks the user, and this node's token cache forgets the
+     * user's tokens). An admin cannot deactivate themself.
      */
     async setUserActive(actor: Actor, userId: number, active: boolean) {
       assertAdmin(actor);
       if (!active && userId === actor.id) throw validationError('user', 'you cannot deactivate your own account');
       if (!(await users.findById(userId))) throw notFound('The user');
       await users.setActive(userId, active);
+      tokens.forgetUser(userId);
       if (!active) await sessions.endUserSessions(userId);
     },
   };

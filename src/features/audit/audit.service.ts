@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, NewAuditRecord } from '../../db/tables.js';
+import { type AuditBatcherOptions, createAuditBatcher } from './audit-batcher.js';
 
 export interface AuditRecord {
   request_id: string;
@@ -31,15 +32,55 @@ export interface AuditFilter {
   limit?: number;
 }
 
-export function createAuditService(db: Kysely<Database>) {
+/**
+ * Rows per INSERT of a batch: powers of two up to 256, so that a batch of any size runs a handful of
+ * distinct statements (prepared once each) and stays under every dialect's bound-parameter limit.
+ */
+function chunkSizes(total: number): number[] {
+  const sizes: number[] = [];
+  for (let left = total; left > 0; ) {
+    const size = left >= 256 ? 256 : 2 ** Math.floor(Math.log2(left));
+    sizes.push(size);
+    left -= size;
+  }
+  return sizes;
+}
+
+export function createAuditService(db: Kysely<Database>, options: { batch?: AuditBatcherOptions } = {}) {
+  const batcher = createAuditBatcher<NewAuditRecord>(
+    (records) =>
+      db.transaction().execute(async (trx) => {
+        let offset = 0;
+        for (const size of chunkSizes(records.length)) {
+          await trx.insertInto('audit_log').values(records.slice(offset, offset + size)).execute();
+          offset += size;
+        }
+      }),
+    options.batch,
+  );
   return {
-    /** Writes one record; pass the transaction of a write so the record commits with it. */
+    /** Writes one record now; pass the transaction of a write so the record commits with it. */
     async record(entry: NewAuditRecord, trx: Kysely<Database> = db): Promise<void> {
       await trx.insertInto('audit_log').values(entry).execute();
     },
 
-    /** Newest first. */
+    /**
+     * Queues the record of a request that wrote nothing (a read, a refusal, a failure): written with
+     * others within 100 ms (audit-batcher.ts). A successful write must use record(entry, trx) instead.
+     */
+    recordLater(entry: NewAuditRecord): void {
+      batcher.add(entry);
+    },
+
+    /** Writes the queued records now. */
+    flush: () => batcher.flush(),
+
+    /** Writes the queued records; the context calls it before closing the database. */
+    close: () => batcher.close(),
+
+    /** Newest first; queued records are written first, so a reader on this node sees every request. */
     async list(filter: AuditFilter = {}): Promise<AuditRecord[]> {
+      await batcher.flush();
       let query = db
         .selectFrom('audit_log')
         .select([

@@ -1,5 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createInMemoryRateLimiter } from './rate-limiter.js';
+import { createTestDatabase } from '../../../test/helpers/database.js';
+import { openDatabase } from '../../db/database.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { createDatabaseRateLimiter, createInMemoryRateLimiter } from './rate-limiter.js';
 
 describe('in-memory rate limiter', () => {
   it('allows `limit` requests per key and window, then refuses until the window ends', async () => {
@@ -31,5 +37,31 @@ describe('in-memory rate limiter', () => {
   it('refuses a limit that is not a positive integer', () => {
     expect(() => createInMemoryRateLimiter({ limit: 0 })).toThrow();
     expect(() => createInMemoryRateLimiter({ limit: 1.5 })).toThrow();
+  });
+});
+
+describe('createDatabaseRateLimiter', () => {
+  it('shares one quota between limiters on the same database, window by window', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'punchlist-rl-'));
+    const database = await createTestDatabase(dir);
+    const db = openDatabase(database.url);
+    try {
+      await migrateToLatest(db.kysely);
+      let clock = 120_000;
+      const nodeA = createDatabaseRateLimiter(db.kysely, { limit: 3, now: () => clock });
+      const nodeB = createDatabaseRateLimiter(db.kysely, { limit: 3, now: () => clock });
+      const decisions = [await nodeA.consume('7'), await nodeB.consume('7'), await nodeA.consume('7'), await nodeB.consume('7')];
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+      expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+      expect((await nodeA.consume('8')).allowed).toBe(true);
+      clock += 45_000;
+      expect((await nodeA.consume('7')).resetSeconds).toBe(15);
+      clock += 15_000;
+      expect((await nodeB.consume('7')).allowed).toBe(true);
+    } finally {
+      await db.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

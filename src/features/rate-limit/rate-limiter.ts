@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+
 /**
  * Per-key request quotas (the key is an API token id). A fixed window per key, opened by the key's
  * first request: at most `limit` requests in `windowSeconds`, then a 429 until the window ends.
@@ -65,4 +68,52 @@ export function createInMemoryRateLimiter(options: {
       return { allowed: true, limit, remaining: limit - window.count, resetSeconds, windowSeconds };
     },
   };
+}
+
+/**
+ * Quotas shared by every node on one database: fixed windows aligned to the clock (so all nodes agree
+ * on the window without talking), one atomic upsert per request. Refused requests are counted too
+ * (the upsert is the check); the quota still resets when the window ends.
+ */
+export function createDatabaseRateLimiter(
+  db: Kysely<Database>,
+  options: { limit: number; windowSeconds?: number; now?: () => number },
+): RateLimiter {
+  const { limit } = options;
+  const windowSeconds = options.windowSeconds ?? 60;
+  const windowMs = windowSeconds * 1000;
+  const now = options.now ?? Date.now;
+  if (!Number.isInteger(limit) || limit < 1) throw new Error('rate limit must be a positive integer');
+  let purgedWindow = 0;
+
+  return {
+    limit,
+    windowSeconds,
+    async consume(key) {
+      const at = now();
+      const windowStart = at - (at % windowMs);
+      if (windowStart !== purgedWindow) {
+        purgedWindow = windowStart;
+        await db.deleteFrom('rate_limit_counters').where('window_start', '<', windowStart).execute();
+      }
+      const row = await db
+        .insertInto('rate_limit_counters')
+        .values({ key, window_start: windowStart, count: 1 })
+        .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', 1) })))
+        .returning('count')
+        .executeTakeFirstOrThrow();
+      const count = Number(row.count);
+      const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
+      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds, windowSeconds };
+    },
+  };
+}
+
+/**
+ * The configured limiter, or null when RATE_LIMIT_PER_MINUTE is 0. On PostgreSQL, where several nodes
+ * share one database, the counters live in it; a SQLite file is one node's, so memory is enough there.
+ */
+export function createRateLimiter(perMinute: number, db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): RateLimiter | null {
+  if (perMinute === 0) return null;
+  return dialect === 'postgres' ? createDatabaseRateLimiter(db, { limit: perMinute }) : createInMemoryRateLimiter({ limit: perMinute });
 }

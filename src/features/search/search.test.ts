@@ -16,12 +16,9 @@ import {
   SNIPPET_MAX_LENGTH,
   TITLE_MAX_LENGTH,
 } from './search.service.js';
+import { createTestDatabase, testDialect } from '../../../test/helpers/database.js';
 
-/*
- * One suite for every dialect: SQLite always, PostgreSQL when TEST_POSTGRES_URL names a server
- * (e.g. postgres://postgres@127.0.0.1:5432/postgres); each run creates and drops its own database.
- */
-const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL;
+// One suite for every dialect: vitest runs this file once per dialect project (vitest.config.ts).
 const NOW = '2026-01-01T00:00:00.000Z';
 const ITEM_DEFAULTS = {
   status: 'pending',
@@ -54,19 +51,17 @@ async function openSqlite(): Promise<Harness> {
   };
 }
 
-async function openPostgres(adminUrl: string): Promise<Harness> {
-  const name = `punchlist_search_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
-  const admin = openDatabase(adminUrl);
-  await sql`CREATE DATABASE ${sql.id(name)}`.execute(admin.kysely);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = openDatabase(url.toString(), { poolSize: 2 });
+/** The dialect of this test project (PUNCHLIST_TEST_DB): a temp SQLite file or a fresh PostgreSQL database. */
+async function openProjectDatabase(): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'punchlist-search-'));
+  const database = await createTestDatabase(dir);
+  const db = openDatabase(database.url, { poolSize: 2 });
   return {
     db,
     cleanup: async () => {
       await db.close();
-      await sql`DROP DATABASE IF EXISTS ${sql.id(name)}`.execute(admin.kysely);
-      await admin.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -176,8 +171,7 @@ async function seed(db: Kysely<Database>) {
   return { user, p, s1, s2, c1, c2, at1, at2, i1, i2, i3, comment1, comment3, answer1, itemLink, answerLink, other };
 }
 
-const dialects: { name: string; open: () => Promise<Harness> }[] = [{ name: 'sqlite', open: openSqlite }];
-if (POSTGRES_ADMIN_URL) dialects.push({ name: 'postgres', open: () => openPostgres(POSTGRES_ADMIN_URL) });
+const dialects: { name: string; open: () => Promise<Harness> }[] = [{ name: testDialect(), open: openProjectDatabase }];
 
 describe.each(dialects)('search on $name', ({ open }) => {
   let harness: Harness | undefined;

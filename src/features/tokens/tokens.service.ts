@@ -5,6 +5,7 @@ import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../errors.js';
+import { createTokenCache } from './token-cache.js';
 
 export type TokenState = 'active' | 'expired' | 'revoked';
 
@@ -36,6 +37,13 @@ export interface NewToken {
 // last_used_at is written at most this often per token: a write per request would cost more than the request.
 const TOUCH_INTERVAL_MS = 1000;
 
+/**
+ * How long a token's state (revoked, expiry, scopes, user active) may be served from this node's cache
+ * without reading the database: DESIGN.md §4 allows other nodes at most 1 s. Revoking a token or
+ * deactivating a user through this node evicts at once.
+ */
+export const CACHE_TTL_MS = 1000;
+
 export function tokenState(row: { revoked_at: string | null; expires_at: string | null }, now: Date): TokenState {
   if (row.revoked_at) return 'revoked';
   if (row.expires_at && row.expires_at <= now.toISOString()) return 'expired';
@@ -49,7 +57,24 @@ export function parseScopes(scopes: readonly string[]): Scope[] {
   return [...new Set(scopes as Scope[])];
 }
 
+/** What authentication needs of a token and its user: one row, cached for at most CACHE_TTL_MS. */
+interface AuthRow {
+  id: number;
+  user_id: number;
+  name: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  user_name: string;
+  user_email: string;
+  user_role: string;
+  user_active: number;
+}
+
 export function createTokensService(db: Kysely<Database>, clock: Clock) {
+  const cache = createTokenCache<AuthRow>(clock, { ttlMs: CACHE_TTL_MS });
   return {
     async createToken(input: NewToken): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
       const name = input.name.trim();
@@ -96,46 +121,59 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
         .executeTakeFirst();
       if (!existing || (ownerId !== undefined && existing.user_id !== ownerId)) throw notFound('The token');
       if (!existing.revoked_at) await query.execute();
+      // Immediate on this node (DESIGN.md §4); other nodes drop their cached state within CACHE_TTL_MS.
+      cache.evictToken(id);
     },
 
     /** Resolves a raw bearer token, in the check order of DESIGN.md §4; throws the matching 401. */
     async authenticate(raw: string, ip: string): Promise<Principal> {
       if (!isWellFormedToken(raw)) throw tokenInvalid();
-      const row = await db
-        .selectFrom('api_tokens as t')
-        .innerJoin('users as u', 'u.id', 't.user_id')
-        .select([
-          't.id',
-          't.name',
-          't.scopes',
-          't.expires_at',
-          't.revoked_at',
-          't.last_used_at',
-          't.last_used_ip',
-          'u.id as user_id',
-          'u.name as user_name',
-          'u.email as user_email',
-          'u.role as user_role',
-          'u.active as user_active',
-        ])
-        .where('t.token_hash', '=', hashToken(raw))
-        .executeTakeFirst();
-      if (!row) throw tokenInvalid();
+      const hash = hashToken(raw);
+      let row = cache.get(hash);
+      if (!row) {
+        const found = await db
+          .selectFrom('api_tokens as t')
+          .innerJoin('users as u', 'u.id', 't.user_id')
+          .select([
+            't.id',
+            't.user_id',
+            't.name',
+            't.scopes',
+            't.expires_at',
+            't.revoked_at',
+            't.last_used_at',
+            't.last_used_ip',
+            'u.name as user_name',
+            'u.email as user_email',
+            'u.role as user_role',
+            'u.active as user_active',
+          ])
+          .where('t.token_hash', '=', hash)
+          .executeTakeFirst();
+        if (!found) throw tokenInvalid();
+        row = { ...found, scopes: JSON.parse(found.scopes) as Scope[] };
+        cache.set(hash, row);
+      }
       if (row.revoked_at || !row.user_active) throw tokenRevoked();
       const now = clock.now();
-      if (row.expires_at && row.expires_at <= now.toISOString()) throw tokenExpired();
+      const nowIso = now.toISOString();
+      if (row.expires_at && row.expires_at <= nowIso) throw tokenExpired();
       const stale = !row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS;
       if (stale || row.last_used_ip !== ip) {
-        await db
-          .updateTable('api_tokens')
-          .set({ last_used_at: now.toISOString(), last_used_ip: ip })
-          .where('id', '=', row.id)
-          .execute();
+        // At most once a second per token (or on a new IP): the cached row remembers the last write.
+        cache.patch(hash, { last_used_at: nowIso, last_used_ip: ip });
+        await db.updateTable('api_tokens').set({ last_used_at: nowIso, last_used_ip: ip }).where('id', '=', row.id).execute();
       }
+      // A new object per request: the rate limiter keys its decision on it.
       return {
         user: { id: row.user_id, name: row.user_name, email: row.user_email, role: row.user_role as UserRole },
-        token: { id: row.id, name: row.name, scopes: JSON.parse(row.scopes) as Scope[], expires_at: row.expires_at },
+        token: { id: row.id, name: row.name, scopes: row.scopes, expires_at: row.expires_at },
       };
+    },
+
+    /** Forgets what this node cached of a user's tokens: a deactivation is refused at the next request. */
+    forgetUser(userId: number): void {
+      cache.evictUser(userId);
     },
   };
 }
