@@ -1,24 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { Database, NewAuditRecord } from '../../db/tables.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { AuditLogTable, Database, NewAuditRecord } from '../../db/tables.js';
 import { type AuditBatcherOptions, createAuditBatcher } from './audit-batcher.js';
 
-export interface AuditRecord {
-  request_id: string;
-  at: string;
-  token_id: number | null;
-  user_id: number | null;
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  error_code: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  duration_ms: number;
-  entity_type: string | null;
-  entity_id: number | null;
-  client_request_id: string | null;
-}
+/** One call record, as `bin/punchlist audit --json` and the web audit page show it. */
+export type AuditRecord = Omit<Selectable<AuditLogTable>, 'id'>;
 
 export interface AuditFilter {
   tokenId?: number;

@@ -1,3 +1,6 @@
+import type { Selectable } from 'kysely';
+import type { AttachmentsTable } from '../../db/tables.js';
+
 /** How item materials are presented: one place, used by the item card and by the writes that return them. */
 export interface LinkRow {
   id: number;
@@ -6,17 +9,7 @@ export interface LinkRow {
   url: string;
 }
 
-export interface AttachmentRow {
-  id: number;
-  answer_id: number | null;
-  original_name: string;
-  mime_type: string;
-  path: string;
-  size: number;
-  width: number;
-  height: number;
-  created_at: string;
-}
+export type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
 
 export function linkView(row: LinkRow) {
   return { id: row.id, kind: row.kind, title: row.title, url: row.url };
