@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
 import type { AppContext } from './context.js';
-import { redactSecrets } from './domain/redact.js';
+import { clientErrorHandler, expectationFailed, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';
 import { webPlugin } from './web/plugin.js';
@@ -11,36 +11,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
   }
-}
-
-/**
- * Requests that Node's HTTP parser refuses or times out never reach Fastify: the envelope is written on
- * the socket, with a fresh request id, and the connection closed. Not audited (no request existed).
- */
-const SOCKET_ERRORS: Record<string, [number, string, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request line and headers exceed 16 KiB'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive in time'],
-};
-const MALFORMED: [number, string, string, string] = [400, 'Bad Request', 'bad_request', 'The request is not well-formed HTTP/1.1'];
-
-function socketErrorResponse(code: string | undefined): string {
-  const [status, reason, errorCode, message] = (code && SOCKET_ERRORS[code]) || MALFORMED;
-  const requestId = randomUUID();
-  const body = JSON.stringify({
-    ok: false,
-    error: { code: errorCode, message },
-    meta: { request_id: requestId, api_version: 'v1', timestamp: new Date().toISOString() },
-  });
-  return (
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n` +
-    `Content-Type: application/json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-}
-
-/** Fastify's request serializer for the log, with secrets a client put in the URL removed. */
-function requestForLog(request: FastifyRequest) {
-  return { method: request.method, url: redactSecrets(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
 }
 
 /** Builds the Fastify instance with every route; never listens itself. */
@@ -64,16 +34,13 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false, verbose: true, strict: false } },
     // Headers over Node's limit, timeouts and malformed HTTP never reach Fastify: the envelope from the socket.
-    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
-      if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-      socket.end(socketErrorResponse(err.code));
-      // A client that stops reading must not keep the socket open after the answer.
-      socket.setTimeout(5000, () => socket.destroy());
-    },
+    clientErrorHandler,
   });
+  app.server.on('checkExpectation', expectationFailed);
   app.decorate('ctx', ctx);
   app.decorateRequest('principal', null);
   app.decorateRequest('sessionUser', null);
+  app.decorateRequest('rateLimit', null);
   app.decorateRequest('auditEntity', null);
   app.decorateRequest('errorCode', null);
   app.decorateRequest('audited', false);

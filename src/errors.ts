@@ -29,6 +29,14 @@ export const scopeMissing = (scope: string) =>
 export const forbidden = (message = 'You are not allowed to perform this operation') =>
   new ApiError(403, 'forbidden', message);
 export const notFound = (what = 'The requested entity') => new ApiError(404, 'not_found', `${what} was not found`);
+export const rateLimited = (quota: { limit: number; windowSeconds: number; resetSeconds: number }) =>
+  new ApiError(
+    429,
+    'rate_limited',
+    `Too many requests for this token: ${quota.limit} per ${quota.windowSeconds} s; retry in ${quota.resetSeconds} s`,
+    undefined,
+    { 'retry-after': String(quota.resetSeconds) },
+  );
 export const conflict = (code: string, message: string) => new ApiError(409, code, message);
 
 export function validationError(field: string, message: string): ApiError {

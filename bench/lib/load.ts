@@ -79,6 +79,25 @@ export async function startServer(options: {
   };
 }
 
+/**
+ * Waits until the server answers `probePath` within `fastMs`: a scenario whose requests outlive its
+ * duration (a slow endpoint at 50 connections) must not eat into the next scenario.
+ */
+export async function waitUntilIdle(url: string, fastMs = 50, timeoutMs = 300_000): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    const t = performance.now();
+    try {
+      await (await fetch(url)).arrayBuffer();
+    } catch {
+      // not answering yet
+    }
+    if (performance.now() - t < fastMs) return Math.round(performance.now() - started);
+    await sleep(200);
+  }
+  throw new Error(`server at ${url} stayed busy for ${timeoutMs} ms`);
+}
+
 /** Resident set size of a process in MB (Linux /proc), null elsewhere or once it is gone. */
 export function rssMb(pid: number | undefined): number | null {
   if (pid === undefined) return null;

@@ -1,5 +1,6 @@
 import type { Principal } from '../features/tokens/tokens.service.js';
 import type { Actor } from '../domain/policy.js';
+import type { RateLimitDecision } from '../features/rate-limit/rate-limiter.js';
 import type { Scope } from '../domain/scopes.js';
 
 declare module 'fastify' {
@@ -8,6 +9,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The signed-in web user, on the few /api/ routes that also accept the web session (downloads). */
     sessionUser: Actor | null;
+    /** The token's quota after this request, when rate limiting is on. */
+    rateLimit: RateLimitDecision | null;
     /** The entity the request acts on, for the audit record. */
     auditEntity: { type: string; id: number } | null;
     /** The envelope's error code, for the audit record. */

@@ -40,6 +40,10 @@ export function encodeRequest(request: RawRequest): Buffer {
 
 /** Splits a response; decodes a chunked body. HEAD and 1xx/204/304 answers have no body. */
 export function parseResponse(bytes: Buffer, method: string): Omit<RawResponse, 'elapsedMs'> {
+  // Interim answers (100 Continue) come before the response proper.
+  while (/^HTTP\/1\.[01] 1\d\d /.test(bytes.subarray(0, 13).toString('latin1')) && bytes.indexOf('\r\n\r\n') >= 0) {
+    bytes = bytes.subarray(bytes.indexOf('\r\n\r\n') + 4);
+  }
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return { status: 0, headers: {}, body: Buffer.alloc(0) };
   const lines = bytes.subarray(0, end).toString('latin1').split('\r\n');

@@ -1,12 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, scopeMissing, unauthorized } from '../../errors.js';
+import { ApiError, rateLimited, scopeMissing, unauthorized } from '../../errors.js';
+import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 import type { TokensService } from '../../features/tokens/tokens.service.js';
 
 /**
  * onRequest hook of v1: runs after routing (so unknown paths and wrong methods answer first),
- * then the check order of DESIGN.md §4: header, token (invalid, revoked, expired), scope.
+ * then the check order of DESIGN.md §4: header, token (invalid, revoked, expired), the token's rate
+ * limit (so a token over its quota gets 429 whatever it asks), scope.
  */
-export function bearerAuth(tokens: TokensService) {
+export function bearerAuth(tokens: TokensService, limiter: RateLimiter | null = null) {
   return async (request: FastifyRequest) => {
     const { scope, allow } = request.routeOptions.config;
     // A wrong method answers 405 here, before the body is read: a body on a GET-only path must not
@@ -20,6 +22,10 @@ export function bearerAuth(tokens: TokensService) {
     const raw = header.slice('bearer'.length).trim();
     if (!raw) throw unauthorized();
     request.principal = await tokens.authenticate(raw, request.ip);
+    if (limiter) {
+      request.rateLimit = await limiter.consume(String(request.principal.token.id));
+      if (!request.rateLimit.allowed) throw rateLimited(request.rateLimit);
+    }
     if (!request.principal.token.scopes.includes(scope)) throw scopeMissing(scope);
   };
 }

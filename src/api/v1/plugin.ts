@@ -10,7 +10,7 @@ import { idempotencyHooks } from './idempotency.js';
 import { itemsRoutes } from './items.routes.js';
 import { openApiDocs } from './openapi.js';
 import { projectsRoutes } from './projects.routes.js';
-import { responseHeaders, withRateLimit } from './response-headers.js';
+import { responseHeaders } from './response-headers.js';
 import { searchRoutes } from './search.routes.js';
 
 export type V1App = FastifyInstance<
@@ -34,9 +34,9 @@ export async function v1Plugin(instance: FastifyInstance) {
     for (const method of [route.method].flat()) methods.add(method);
     methodsByPath.set(route.routePath, methods);
   });
-  // Rate limit right after authentication, before the scope check (response-headers.ts).
+  // Token, then its rate limit, then the scope (bearer-auth.ts); the headers follow on every operation.
   const limiter = app.ctx.rateLimiter;
-  app.addHook('onRequest', bearerAuth(withRateLimit(app.ctx.tokens, limiter)));
+  app.addHook('onRequest', bearerAuth(app.ctx.tokens, limiter));
   responseHeaders(app, limiter);
   // Idempotency-Key on POST/PATCH/PUT: after auth and scope, before validation and the handler.
   idempotencyHooks(app, app.ctx.idempotency);

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../errors.js';
-import type { RateLimitDecision, RateLimiter } from '../../features/rate-limit/rate-limiter.js';
-import type { Principal, TokensService } from '../../features/tokens/tokens.service.js';
+import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 
 /**
  * Response headers of v1 operations (docs/integrators.md, "Headers"):
@@ -17,45 +15,10 @@ import type { Principal, TokensService } from '../../features/tokens/tokens.serv
  *
  * The quota is consumed right after authentication and before the scope check (DESIGN.md §4 order:
  * routing, token, rate limit, scope, input, visibility, right), so a token over its quota gets 429
- * whatever it asks. bearerAuth knows nothing of it: it receives the tokens service wrapped by
- * `withRateLimit`, whose authenticate() counts the request.
+ * whatever it asks: bearerAuth consumes it and keeps the decision on the request for these headers.
  */
 
 export const RATE_LIMIT_POLICY = 'per-token';
-
-// The decision made for each authenticated principal (one object per request), read back for the headers.
-const decisions = new WeakMap<Principal, RateLimitDecision>();
-
-/** 429 that remembers who was refused, so that the audit record names the token. */
-class RateLimitedError extends ApiError {
-  constructor(
-    readonly principal: Principal,
-    decision: RateLimitDecision,
-  ) {
-    super(
-      429,
-      'rate_limited',
-      `Too many requests for this token: ${decision.limit} per ${decision.windowSeconds} s; retry in ${decision.resetSeconds} s`,
-      undefined,
-      { 'retry-after': String(decision.resetSeconds) },
-    );
-  }
-}
-
-/** The tokens service whose authenticate() also consumes the token's quota, refusing with 429 over it. */
-export function withRateLimit(tokens: TokensService, limiter: RateLimiter | null): TokensService {
-  if (!limiter) return tokens;
-  return {
-    ...tokens,
-    async authenticate(raw, ip) {
-      const principal = await tokens.authenticate(raw, ip);
-      const decision = await limiter.consume(String(principal.token.id));
-      decisions.set(principal, decision);
-      if (!decision.allowed) throw new RateLimitedError(principal, decision);
-      return principal;
-    },
-  };
-}
 
 function parseEntityTags(header: string): string[] {
   return header.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
@@ -83,17 +46,12 @@ function etagOf(payload: string): string | null {
 
 function setRateLimitHeaders(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter) {
   reply.header('ratelimit-policy', `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.windowSeconds}`);
-  const decision = request.principal ? decisions.get(request.principal) : undefined;
+  const decision = request.rateLimit;
   if (decision) reply.header('ratelimit', `"${RATE_LIMIT_POLICY}";r=${decision.remaining};t=${decision.resetSeconds}`);
 }
 
 /** Registers the header hooks on the v1 instance; they act only on its operations (routes with a scope). */
 export function responseHeaders(app: FastifyInstance, limiter: RateLimiter | null) {
-  // A refused request still names its token in the audit record.
-  app.addHook('onError', async (request, _reply, error) => {
-    if (error instanceof RateLimitedError) request.principal = error.principal;
-  });
-
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.routeOptions.config.scope) return payload;
     if (limiter) setRateLimitHeaders(request, reply, limiter);
