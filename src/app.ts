@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
 import type { AppContext } from './context.js';
-import { clientErrorHandler, expectationFailed, requestForLog } from './http-guards.js';
+import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';
 import { webPlugin } from './web/plugin.js';
@@ -16,7 +16,7 @@ declare module 'fastify' {
 /** Builds the Fastify instance with every route; never listens itself. */
 export async function buildApp(ctx: AppContext, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const { timeouts } = ctx.config;
-  const logDefaults = { level: ctx.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], serializers: { req: requestForLog } };
+  const logDefaults = { level: ctx.config.logLevel, redact: LOG_REDACT_PATHS, serializers: { req: requestForLog } };
   const app = Fastify({
     // A caller's logger options (tests: level, stream) keep the redaction underneath.
     logger: options.logger === undefined ? logDefaults : options.logger && typeof options.logger === 'object' ? { ...logDefaults, ...options.logger } : options.logger,

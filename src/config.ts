@@ -11,6 +11,12 @@ export interface Config {
   baseUrl: string;
   logLevel: string;
   sessionSecret: string;
+  /**
+   * False when SESSION_SECRET was not set and the secret came from (or was generated into) DATA_DIR: that
+   * secret is this machine's alone, so nodes behind one load balancer would not accept each other's
+   * sign-in forms (docs/deployment.md).
+   */
+  sessionSecretFromEnv: boolean;
   trustProxy: boolean;
   rateLimitPerMinute: number;
   dataDir: string;
@@ -88,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     logLevel,
     sessionSecret: sessionSecret(env, dataDir),
+    sessionSecretFromEnv: Boolean(env.SESSION_SECRET),
     trustProxy: ['1', 'true', 'yes'].includes((env.TRUST_PROXY || '').toLowerCase()),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     dataDir,

@@ -57,6 +57,20 @@ export function expectationFailed(_request: IncomingMessage, response: ServerRes
   response.end(body);
 }
 
+/**
+ * Log paths that hold credentials. Besides Fastify's request, plugins log headers of their own:
+ * @fastify/multipart logs `busboyOptions.headers` (Authorization and Cookie included) at trace level.
+ */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers["x-api-key"]',
+];
+
 /** Fastify's request serializer for the log, with secrets a client put in the URL removed. */
 export function requestForLog(request: FastifyRequest) {
   return { method: request.method, url: redactSecrets(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };

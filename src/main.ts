@@ -8,6 +8,10 @@ export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
+  if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
+    // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.
+    app.log.warn('SESSION_SECRET is not set: using the secret generated under DATA_DIR; with several nodes, set the same SESSION_SECRET on every node');
+  }
   if (options.demo) {
     const { loadDemoWorkspaceIfEmpty } = await import('./demo/demo.js');
     const demo = await loadDemoWorkspaceIfEmpty(ctx);
@@ -23,6 +27,7 @@ export async function serve(options: { demo: boolean }) {
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
+    // Writes the audit records still queued (reads of the last ≤ 100 ms) before the database closes.
     await ctx.close();
     process.exit(0);
   };

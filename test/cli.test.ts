@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,7 +100,7 @@ describe('bin/punchlist', () => {
       ok(['tokens', 'create', '--help']),
       ok(['tokens', '--help']),
     ]);
-    for (const command of ['serve', 'migrate', 'import FILE.json', 'users create', 'tokens create', 'tokens list', 'tokens revoke ID', 'audit']) {
+    for (const command of ['serve', 'migrate', 'import FILE.json', 'users create', 'tokens create', 'tokens list', 'tokens revoke ID', 'audit', 'export [FILE]']) {
       expect(help).toContain(command);
     }
     expect(createHelp).toContain('--expires-at');
@@ -356,5 +356,39 @@ describe('bin/punchlist', () => {
     expect(table).toMatch(/^AT\s+STATUS\s+METHOD\s+PATH/);
     expect(table).toContain('/api/external/v1/auth/me.php?probe=1');
     expect(badSince).toContain('--since');
+  });
+
+  it('exports the whole database to stdout or to a file only its owner can read; import takes it back', async () => {
+    const file = join(dir, 'backup.json');
+    const [toStdout, toFile, badDir, twoFiles, help] = await Promise.all([
+      run(['export']),
+      run(['export', file, '--quiet']),
+      fails(['export', join(dir, 'no-such-dir', 'x.json')]),
+      fails(['export', 'a.json', 'b.json']),
+      ok(['export', '--help']),
+    ]);
+    expect(toStdout.code).toBe(0);
+    expect(toStdout.stderr).toMatch(/^exported \d+ users, .*\d+ audit_log to stdout\n$/);
+    const fixture = JSON.parse(toStdout.stdout);
+    expect(Object.keys(fixture)).toEqual(['users', 'projects', 'tokens', 'audit_log']);
+    expect(fixture.users.map((u: { email: string }) => u.email)).toContain('mia@fixture.test');
+    expect(fixture.tokens.find((t: { id: number }) => t.id === 801)).toMatchObject({ name: 'imported', token_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(fixture.audit_log).toHaveLength(3);
+    expect(toStdout.stdout).not.toContain(fixtureRaw);
+
+    expect(toFile).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(fixture);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).filter((name) => name.includes('.partial-'))).toEqual([]);
+
+    // Into an empty database: the same export comes back out.
+    const copy = { DATABASE_URL: `sqlite:${join(dir, 'copy.sqlite')}` };
+    expect((await run(['import', file], copy)).code).toBe(0);
+    const copied = await run(['export'], copy);
+    expect(JSON.parse(copied.stdout)).toEqual(fixture);
+
+    expect(badDir).toContain('cannot write');
+    expect(twoFiles).toContain('unexpected argument');
+    expect(help).toContain('Not exported');
   });
 });

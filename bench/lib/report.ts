@@ -4,8 +4,14 @@ import type { LoadResult } from './load.js';
 export interface ScenarioResult extends LoadResult {
   name: string;
   description: string;
-  /** requests/s ÷ the same run's Fastify ceiling; null for the ceilings themselves. */
+  /** requests/s ÷ the Fastify ceiling measured just before the scenario; null for the ceilings themselves. */
   ratio: number | null;
+  /** That Fastify ceiling (requests/s). */
+  ceiling_rps?: number;
+  /** Time the server still needed after the run to answer what was queued (ms). */
+  drain_ms?: number;
+  /** The same requests over one connection: latency without queueing. */
+  single?: LoadResult;
 }
 
 export interface Target {
@@ -20,14 +26,25 @@ const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === u
 
 export function markdownTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | req/s | p50 ms | p95 ms | p99 ms | ratio to Fastify | server RSS MB (end / peak) | errors / non-2xx |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | p50 ms | p95 ms | p99 ms | Fastify ceiling req/s (just before) | ratio to Fastify | server RSS MB (end / peak) | errors / non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.name} | ${fmt(r.requests_per_s)} | ${fmt(r.latency_ms.p50, 2)} | ${fmt(r.latency_ms.p95, 2)} | ${fmt(r.latency_ms.p99, 2)} | ` +
+      `| ${r.name} | ${fmt(r.requests_per_s)} | ${fmt(r.latency_ms.p50, 2)} | ${fmt(r.latency_ms.p95, 2)} | ${fmt(r.latency_ms.p99, 2)} | ${fmt(r.ceiling_rps)} | ` +
         `${r.ratio === null ? '(ceiling)' : fmt(r.ratio, 2)} | ${fmt(r.rss_mb_end)} / ${fmt(r.rss_mb_peak)} | ${r.errors + r.timeouts} / ${r.non_2xx} |`,
     );
+  }
+  return lines.join('\n');
+}
+
+export function singleConnectionTable(results: ScenarioResult[]): string {
+  const rows = results.filter((r) => r.single);
+  if (rows.length === 0) return '';
+  const lines = ['| scenario, 1 connection | req/s | p50 ms | p95 ms | p99 ms |', '|---|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const s = r.single!;
+    lines.push(`| ${r.name} | ${fmt(s.requests_per_s)} | ${fmt(s.latency_ms.p50, 2)} | ${fmt(s.latency_ms.p95, 2)} | ${fmt(s.latency_ms.p99, 2)} |`);
   }
   return lines.join('\n');
 }
@@ -58,7 +75,7 @@ export function ratioChart(results: ScenarioResult[], targets: Record<string, nu
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="${left}" y="20" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
-    `<text x="${left}" y="36" fill="#555">requests/s ÷ bare Fastify ceiling (same run); ticks: targets</text>`,
+    `<text x="${left}" y="36" fill="#555">requests/s ÷ bare Fastify ceiling measured just before; black ticks: targets</text>`,
   ];
   for (const tick of [0, 0.25, 0.5, 0.75, 1].filter((t) => t <= max)) {
     parts.push(

@@ -11,7 +11,8 @@ import { bearerAuth } from './v1/bearer-auth.js';
  */
 export async function filesRoutes(app: FastifyInstance) {
   const { attachments, sessions, config } = app.ctx;
-  const bearer = bearerAuth(app.ctx.tokens);
+  // The same per-token quota as v1: a download is a request made with the token.
+  const bearer = bearerAuth(app.ctx.tokens, app.ctx.rateLimiter);
   // Without an Authorization header the web session may stand in (images in the web pages).
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization === undefined && request.routeOptions.config.scope) {

@@ -22,6 +22,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   'tokens revoke': { summary: 'revoke an API token', load: async () => (await import('./tokens.js')).tokensRevokeCommand },
   audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
+  export: {
+    summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',
+    load: async () => (await import('./export.js')).exportCommand,
+  },
   mcp: { summary: 'serve the MCP tools on stdio, calling the API with a token', load: async () => (await import('./mcp.js')).mcpCommand },
 };
 
@@ -32,6 +36,7 @@ const SYNOPSIS: Record<string, string> = {
   'tokens list': 'tokens list --user EMAIL [--json]',
   'tokens revoke': 'tokens revoke ID',
   audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]',
+  export: 'export [FILE] [--quiet]',
   mcp: 'mcp --token TOKEN [--url BASE_URL]',
 };
 

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -14,6 +15,9 @@ export interface Db {
   close(): Promise<void>;
 }
 
+const reportCheckpointError = (message: string) =>
+  process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: 'background WAL checkpoint failed', err: message })}\n`);
+
 /** The only dialect switch: `sqlite:PATH` (embedded default) or `postgres://…`. */
 export function openDatabase(url: string, options: { poolSize?: number; connectTimeoutMs?: number } = {}): Db {
   if (url.startsWith('sqlite:')) {
@@ -24,18 +28,28 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('temp_store = MEMORY');
     cacheStatements(sqlite);
+    // Checkpoints (and their fsyncs) off the event loop; SQLite's own only as a safety net (sqlite-checkpointer.ts).
+    const checkpointer = file === ':memory:' ? null : startCheckpointer(resolve(file), { onError: reportCheckpointError });
+    if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    const close = async () => {
+      await checkpointer?.close();
+      await kysely.destroy();
+    };
+    return { kysely, dialect: 'sqlite', close };
   }
   // int8 (bigserial ids, counts) as JS numbers: ids stay far below 2^53.
   pg.types.setTypeParser(20, (value) => Number(value));
   // A request waits at most this long for a connection: when the database is down it fails fast
   // (503, see db/database-errors.ts) instead of queueing until the client gives up.
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 });
-  // An idle connection that dies (database restarted or stopped) is dropped by the pool and replaced on
-  // the next query; without a listener its 'error' event would crash the process.
+  // A connection that dies (database restarted or stopped) emits 'error': in the pool, and on its client
+  // when checked out between two queries (inside a transaction). Without listeners the process would
+  // crash; with them the query in flight fails (503), and the pool drops the dead client on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }

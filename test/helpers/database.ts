@@ -28,8 +28,9 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createTestDatabase(dir: string): Promise<TestDatabase> {
-  if (testDialect() === 'sqlite') return { url: `sqlite:${join(dir, 'punchlist.db')}`, drop: async () => {} };
+/** A fresh database of the suite's dialect, or of the one asked for (tests that move data between dialects). */
+export async function createTestDatabase(dir: string, dialect: 'sqlite' | 'postgres' = testDialect()): Promise<TestDatabase> {
+  if (dialect === 'sqlite') return { url: `sqlite:${join(dir, 'punchlist.db')}`, drop: async () => {} };
   const name = `punchlist_test_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
   const url = new URL(ADMIN_URL);

@@ -72,6 +72,7 @@ export async function sweepOrphanBlobs(
     }
     if (batch.length) await sweep(batch);
   }
-  result.leftovers = await blobs.clearLeftovers(cutoff);
+  // No grace period means everything, including what was written this very millisecond.
+  result.leftovers = await blobs.clearLeftovers(options.graceMs > 0 ? cutoff : new Date(8.64e15));
   return result;
 }

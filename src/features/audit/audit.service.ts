@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { precompile } from '../../db/precompiled.js';
 import type { AuditLogTable, Database, NewAuditRecord } from '../../db/tables.js';
 import { type AuditBatcherOptions, createAuditBatcher } from './audit-batcher.js';
 
@@ -31,22 +32,51 @@ function chunkSizes(total: number): number[] {
   return sizes;
 }
 
+const COLUMNS = [
+  'request_id', 'at', 'token_id', 'user_id', 'method', 'path', 'query', 'status', 'error_code', 'ip', 'user_agent',
+  'duration_ms', 'entity_type', 'entity_id', 'client_request_id',
+] as const satisfies readonly (keyof NewAuditRecord)[];
+
+/** INSERT of `rows` records, compiled once per size (db/precompiled.ts); placeholders are named `<row>:<column>`. */
+function insertRecords(db: Kysely<Database>, rows: number) {
+  const insert = precompile(db, (db, p: Record<string, unknown>) =>
+    db
+      .insertInto('audit_log')
+      .values(Array.from({ length: rows }, (_, i) => Object.fromEntries(COLUMNS.map((c) => [c, p[`${i}:${c}`]])) as NewAuditRecord)),
+  );
+  return (records: readonly NewAuditRecord[], executor: Kysely<Database>) => {
+    const values: Record<string, unknown> = {};
+    records.forEach((record, i) => {
+      for (const c of COLUMNS) values[`${i}:${c}`] = record[c];
+    });
+    return insert.run(values, executor);
+  };
+}
+
 export function createAuditService(db: Kysely<Database>, options: { batch?: AuditBatcherOptions } = {}) {
+  const inserts = new Map<number, ReturnType<typeof insertRecords>>();
+  const insertOf = (rows: number) => {
+    let insert = inserts.get(rows);
+    if (!insert) inserts.set(rows, (insert = insertRecords(db, rows)));
+    return insert;
+  };
   const batcher = createAuditBatcher<NewAuditRecord>(
     (records) =>
       db.transaction().execute(async (trx) => {
         let offset = 0;
         for (const size of chunkSizes(records.length)) {
-          await trx.insertInto('audit_log').values(records.slice(offset, offset + size)).execute();
+          await insertOf(size)(records.slice(offset, offset + size), trx);
           offset += size;
         }
       }),
     options.batch,
   );
+  // Every successful write inserts one inside its transaction.
+  const insertOne = insertOf(1);
   return {
     /** Writes one record now; pass the transaction of a write so the record commits with it. */
     async record(entry: NewAuditRecord, trx: Kysely<Database> = db): Promise<void> {
-      await trx.insertInto('audit_log').values(entry).execute();
+      await insertOne([entry], trx);
     },
 
     /**

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { precompileLazily } from '../../db/precompiled.js';
 import type { Database, NewAuditRecord } from '../../db/tables.js';
 import type { NewDocumentLink } from '../../domain/inputs.js';
 import type { AuditService } from '../audit/audit.service.js';
@@ -20,6 +21,17 @@ export type AuditEntryBuilder = () => NewAuditRecord;
  * Never call a service that uses the root `db` inside `write`: on SQLite the transaction holds
  * the only connection, so such a call would wait for ever. Use `trx` only.
  */
+// Every item write runs these: compiled once (db/precompiled.ts).
+const lockItem = precompileLazily((db: Kysely<Database>, p: { itemId: number }) =>
+  db
+    .updateTable('items')
+    .set((eb) => ({ status: eb.ref('status') }))
+    .where('id', '=', p.itemId),
+);
+const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: string }) =>
+  db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),
+);
+
 export async function itemWriteTransaction<T>(
   db: Kysely<Database>,
   audit: AuditService,
@@ -28,11 +40,7 @@ export async function itemWriteTransaction<T>(
   write: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('items')
-      .set((eb) => ({ status: eb.ref('status') }))
-      .where('id', '=', itemId)
-      .execute();
+    await lockItem.run({ itemId }, trx);
     const result = await write(trx);
     if (buildAudit) await audit.record(buildAudit(), trx);
     return result;
@@ -41,7 +49,7 @@ export async function itemWriteTransaction<T>(
 
 /** Moves the item's updated_at: every change of the item or of what hangs on it. */
 export async function touchItem(trx: Transaction<Database>, itemId: number, now: string): Promise<void> {
-  await trx.updateTable('items').set({ updated_at: now }).where('id', '=', itemId).execute();
+  await touch.run({ itemId, now }, trx);
 }
 
 /** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { precompile } from '../../db/precompiled.js';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
@@ -22,21 +23,29 @@ export interface PlanningInput {
  * transaction holding the change and its audit record.
  */
 export function createItemWritesService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
+  // The status change is the most frequent write: its statements are compiled once (db/precompiled.ts).
+  const currentStatus = precompile(db, (db, p: { itemId: number }) => db.selectFrom('items').select(['status', 'updated_at']).where('id', '=', p.itemId));
+  const updateStatus = precompile(db, (db, p: { itemId: number; status: string; now: string }) =>
+    db.updateTable('items').set({ status: p.status, updated_at: p.now }).where('id', '=', p.itemId),
+  );
+  const insertStatusChange = precompile(db, (db, p: { itemId: number; from: string; to: string; userId: number; now: string }) =>
+    db
+      .insertInto('item_history')
+      .values({ item_id: p.itemId, kind: 'status_changed', from_status: p.from, to_status: p.to, user_id: p.userId, note: null, at: p.now }),
+  );
   return {
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.status');
       return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
-        const current = await trx.selectFrom('items').select(['status', 'updated_at']).where('id', '=', itemId).executeTakeFirstOrThrow();
+        const current = await currentStatus.executeTakeFirst({ itemId }, trx);
+        if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
         if (current.status === status) {
           return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
         }
         const now = clock.now().toISOString();
-        await trx.updateTable('items').set({ status, updated_at: now }).where('id', '=', itemId).execute();
-        await trx
-          .insertInto('item_history')
-          .values({ item_id: itemId, kind: 'status_changed', from_status: current.status, to_status: status, user_id: actor.id, note: null, at: now })
-          .execute();
+        await updateStatus.run({ itemId, status, now }, trx);
+        await insertStatusChange.run({ itemId, from: current.status, to: status, userId: actor.id, now }, trx);
         return { item: { id: itemId, status, updated_at: now }, changed: true };
       });
     },

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { precompile } from '../../db/precompiled.js';
 import type { Database, Project } from '../../db/tables.js';
 import type { Membership } from '../../domain/policy.js';
 import type { MemberRole } from '../../domain/values.js';
@@ -27,18 +28,22 @@ export function toMembership(row: { role: string; section_ids: string | null; ch
 }
 
 export function createProjectsRepository(db: Kysely<Database>) {
+  // Run by every item and project request (access checks): compiled once (db/precompiled.ts).
+  const projectById = precompile(db, (db, p: { id: number }) => db.selectFrom('projects').selectAll().where('id', '=', p.id));
+  const membershipOf = precompile(db, (db, p: { userId: number; projectId: number }) =>
+    db
+      .selectFrom('project_members')
+      .select(['role', 'section_ids', 'checklist_ids'])
+      .where('user_id', '=', p.userId)
+      .where('project_id', '=', p.projectId),
+  );
   return {
     findProject(id: number): Promise<Project | undefined> {
-      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+      return projectById.executeTakeFirst({ id });
     },
 
     async membership(userId: number, projectId: number): Promise<Membership | null> {
-      const row = await db
-        .selectFrom('project_members')
-        .select(['role', 'section_ids', 'checklist_ids'])
-        .where('user_id', '=', userId)
-        .where('project_id', '=', projectId)
-        .executeTakeFirst();
+      const row = await membershipOf.executeTakeFirst({ userId, projectId });
       return row ? toMembership(row) : null;
     },
 

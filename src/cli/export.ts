@@ -1,0 +1,96 @@
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { type Command, CliError, parseCommand } from './args.js';
+import { withContext } from './open-context.js';
+
+/** Output is gathered into pieces of about this size: one write per entity would be one system call each. */
+const BUFFER_BYTES = 64 * 1024;
+
+/** A sink that batches text into large writes and waits for each (backpressure). */
+function batched(flushTo: (text: string) => Promise<void>) {
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (size === 0) return;
+    const text = pending.join('');
+    pending = [];
+    size = 0;
+    await flushTo(text);
+  };
+  return {
+    async write(chunk: string) {
+      pending.push(chunk);
+      size += chunk.length;
+      if (size >= BUFFER_BYTES) await flush();
+    },
+    flush,
+  };
+}
+
+/** Resolves once the text is handed over to the pipe or file: waiting for it is the backpressure. */
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+export const exportCommand: Command = {
+  name: 'export',
+  usage: `Usage: punchlist export [FILE] [--quiet]
+
+Writes the whole database as one fixture (JSON, the format of "punchlist import", with the extensions
+of docs/decisions.md): users with their password hashes, projects with members, sections, checklists,
+items with their full status history, comments, answers with their reviews, links, attachment records,
+API tokens (hashes, never raw) and the audit log. Importing it into an empty database (SQLite or
+PostgreSQL) gives back the same data with the same ids.
+
+Without FILE (or with -) it goes to stdout. A FILE is written beside its final name and renamed into
+place once complete, readable by its owner only (it holds password and token hashes).
+Not exported: the image files themselves (they stay in the storage: copy or share it separately), web
+sessions, the sign-in throttle, idempotency keys and rate-limit counters.
+
+A summary line goes to stderr.
+
+Options:
+  --quiet   no summary line`,
+  async run(argv) {
+    const { values, positionals } = parseCommand(this.name, argv, { quiet: { type: 'boolean' } }, 1);
+    const file = positionals[0] === '-' ? undefined : positionals[0];
+    const { exportFixture } = await import('../features/fixtures/export.service.js');
+
+    let handle: FileHandle | undefined;
+    let partial: string | undefined;
+    if (file !== undefined) {
+      partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
+      try {
+        handle = await open(partial, 'wx', 0o600);
+      } catch (err) {
+        throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
+      }
+    }
+    const fileHandle = handle;
+    const out = batched(fileHandle ? async (text) => void (await fileHandle.write(text)) : writeStdout);
+    try {
+      const summary = await withContext(async (ctx) => {
+        const result = await exportFixture(ctx.db.kysely, out.write);
+        await out.flush();
+        // In place before the database is closed: the export is complete once its snapshot is read.
+        if (fileHandle && partial && file) {
+          await fileHandle.sync();
+          await fileHandle.close();
+          handle = undefined;
+          await rename(partial, file);
+          partial = undefined;
+        }
+        return result;
+      });
+      if (!values.quiet) {
+        const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
+        process.stderr.write(`exported ${counts.join(', ')} to ${file ?? 'stdout'}\n`);
+      }
+    } finally {
+      await handle?.close().catch(() => {});
+      if (partial) await rm(partial, { force: true });
+    }
+  },
+};
