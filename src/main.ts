@@ -36,7 +36,12 @@ export async function serve(options: { demo: boolean }) {
   // What a crash left behind (blobs of uploads that never committed), before any new upload can start.
   try {
     const swept = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: config.orphanSweepGraceSeconds * 1000 });
-    if (swept.removed || swept.leftovers || swept.spared) app.log.info({ swept }, 'orphan blobs swept');
+    if (swept.refused) {
+      app.log.error(
+        { swept },
+        'orphan blob sweep refused: most stored images have no attachment row — is DATABASE_URL the database of this STORAGE_URL? Nothing was deleted',
+      );
+    } else if (swept.removed || swept.leftovers || swept.spared) app.log.info({ swept }, 'orphan blobs swept');
   } catch (err) {
     app.log.error({ err }, 'orphan blob sweep failed; serving anyway');
   }

@@ -177,7 +177,6 @@ describe('two nodes on one PostgreSQL database and one S3 bucket', () => {
     const download = await fetch(`${b.url}/api/items/file.php?id=${attachment.id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('image/webp');
-    expect(Number(download.headers.get('content-length') ?? (await download.clone().arrayBuffer()).byteLength)).toBe(attachment.size);
     expect((await download.arrayBuffer()).byteLength).toBe(attachment.size);
   });
 

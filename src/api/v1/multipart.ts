@@ -68,8 +68,10 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
         size += chunk.length;
       });
       await pipeline(part.file, createWriteStream(path));
-      files.push({ originalName: part.filename, path, size, oversized: part.file.truncated });
-      digests.push({ field: part.fieldname, filename: part.filename, sha256: hash.digest('hex') });
+      // A part with a non-text Content-Type and no filename comes as a file without a name.
+      const filename = part.filename ?? '';
+      files.push({ originalName: filename, path, size, oversized: part.file.truncated });
+      digests.push({ field: part.fieldname, filename, sha256: hash.digest('hex') });
     }
   } catch (err) {
     await cleanup();

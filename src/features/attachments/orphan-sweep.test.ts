@@ -7,7 +7,7 @@ import { type AppContext, createContext } from '../../context.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
 import { buildWorkspace } from '../../../test/helpers/workspace.js';
 import { importFixture } from '../fixtures/import.service.js';
-import { sweepOrphanBlobs } from './orphan-sweep.js';
+import { SUSPICIOUS_ORPHANS, sweepOrphanBlobs } from './orphan-sweep.js';
 
 let dir: string;
 let database: TestDatabase;
@@ -65,7 +65,7 @@ describe('sweepOrphanBlobs', () => {
 
   it('spares orphans and temp files younger than the grace period, and every blob that has a row', async () => {
     const result = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: 10 * MINUTE });
-    expect(result).toEqual({ scanned: 5, removed: 2, spared: 1, leftovers: 1 });
+    expect(result).toEqual({ scanned: 5, removed: 2, spared: 1, leftovers: 1, refused: false });
     expect(await keys()).toEqual(['items/1000/kept-new.webp', 'items/1000/kept-old.webp', 'items/1001/orphan-new.webp', 'other/not-an-attachment.webp']);
     expect(readdirSync(join(dir, 'storage', '.tmp'))).toEqual(['new.part']);
   });
@@ -75,5 +75,13 @@ describe('sweepOrphanBlobs', () => {
     expect(result).toMatchObject({ removed: 3, spared: 0, leftovers: 2 });
     expect(await keys()).toEqual(['items/1000/kept-new.webp', 'items/1000/kept-old.webp', 'other/not-an-attachment.webp']);
     expect(readdirSync(join(dir, 'storage', '.tmp'))).toEqual([]);
+  });
+
+  it('deletes nothing when most of the storage has no rows: a database that is not this storage’s', async () => {
+    for (let i = 0; i < SUSPICIOUS_ORPHANS; i++) put(`items/2000/foreign-${i}.webp`, 60 * MINUTE);
+    const before = await keys();
+    const result = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: 0 });
+    expect(result).toMatchObject({ refused: true, removed: 0, scanned: SUSPICIOUS_ORPHANS + 5 });
+    expect(await keys()).toEqual(before);
   });
 });

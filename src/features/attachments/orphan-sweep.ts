@@ -19,6 +19,13 @@ export const ATTACHMENT_PREFIXES = ['items/', 'answers/'] as const;
 
 const BATCH = 500;
 
+/**
+ * A crash leaves a few orphans (the files of the uploads in flight). Many orphans that are most of the
+ * storage mean a database that does not belong to this storage (empty, restored from elsewhere, a
+ * typo in DATABASE_URL): the sweep then deletes nothing and says so.
+ */
+export const SUSPICIOUS_ORPHANS = 100;
+
 export interface OrphanSweepResult {
   /** Blobs looked at. */
   scanned: number;
@@ -28,6 +35,8 @@ export interface OrphanSweepResult {
   spared: number;
   /** Leftovers of interrupted writes removed from the store's scratch space. */
   leftovers: number;
+  /** True when the orphans looked like a database/storage mismatch and nothing was deleted. */
+  refused: boolean;
 }
 
 export async function sweepOrphanBlobs(
@@ -36,29 +45,16 @@ export async function sweepOrphanBlobs(
 ): Promise<OrphanSweepResult> {
   const { db, blobs } = deps;
   const cutoff = new Date((options.now ?? new Date()).getTime() - options.graceMs);
-  const result: OrphanSweepResult = { scanned: 0, removed: 0, spared: 0, leftovers: 0 };
+  const result: OrphanSweepResult = { scanned: 0, removed: 0, spared: 0, leftovers: 0, refused: false };
+  const orphans: string[] = [];
 
   const referenced = async (keys: string[]) =>
     new Set((await db.selectFrom('attachments').select('path').where('path', 'in', keys).execute()).map((row) => row.path));
 
-  async function sweep(keys: string[]) {
+  async function collect(keys: string[]) {
     result.scanned += keys.length;
     const known = await referenced(keys);
-    for (const key of keys) {
-      if (known.has(key)) continue;
-      if (options.graceMs > 0) {
-        const modified = await blobs.modifiedAt(key);
-        if (modified === null) continue;
-        if (modified >= cutoff) {
-          result.spared++;
-          continue;
-        }
-      }
-      // Asked again right before deleting: a row may have committed since the batch was read.
-      if ((await referenced([key])).size > 0) continue;
-      await blobs.delete(key);
-      result.removed++;
-    }
+    orphans.push(...keys.filter((key) => !known.has(key)));
   }
 
   for (const prefix of ATTACHMENT_PREFIXES) {
@@ -66,12 +62,31 @@ export async function sweepOrphanBlobs(
     for await (const key of blobs.list(prefix)) {
       batch.push(key);
       if (batch.length >= BATCH) {
-        await sweep(batch);
+        await collect(batch);
         batch = [];
       }
     }
-    if (batch.length) await sweep(batch);
+    if (batch.length) await collect(batch);
   }
+  if (orphans.length > SUSPICIOUS_ORPHANS && orphans.length * 2 > result.scanned) {
+    result.refused = true;
+    return result;
+  }
+  for (const key of orphans) {
+    if (options.graceMs > 0) {
+      const modified = await blobs.modifiedAt(key);
+      if (modified === null) continue;
+      if (modified >= cutoff) {
+        result.spared++;
+        continue;
+      }
+    }
+    // Asked again right before deleting: a row may have committed since the batch was read.
+    if ((await referenced([key])).size > 0) continue;
+    await blobs.delete(key);
+    result.removed++;
+  }
+
   // No grace period means everything, including what was written this very millisecond.
   result.leftovers = await blobs.clearLeftovers(options.graceMs > 0 ? cutoff : new Date(8.64e15));
   return result;

@@ -39,6 +39,9 @@ export async function itemWriteTransaction<T>(
   buildAudit: AuditEntryBuilder | undefined,
   write: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
+  // The records of requests that finished before this write (queued reads) are written first, so
+  // that the audit log's order (by id) stays the order in which requests finished.
+  if (buildAudit) await audit.flush();
   return db.transaction().execute(async (trx) => {
     await lockItem.run({ itemId }, trx);
     const result = await write(trx);
