@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { startCheckpointer } from './sqlite-checkpointer.js';
+import { FifoSqliteDialect } from './sqlite-dialect.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -33,7 +34,7 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
     // Checkpoints (and their fsyncs) off the event loop; SQLite's own only as a safety net (sqlite-checkpointer.ts).
     const checkpointer = file === ':memory:' ? null : startCheckpointer(resolve(file), { onError: reportCheckpointError });
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const kysely = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: sqlite }) });
     const close = async () => {
       await checkpointer?.close();
       await kysely.destroy();

@@ -1,5 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
-import { precompile } from '../../db/precompiled.js';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { AuditLogTable, Database, NewAuditRecord } from '../../db/tables.js';
 import { type AuditBatcherOptions, createAuditBatcher } from './audit-batcher.js';
 
@@ -37,19 +36,21 @@ const COLUMNS = [
   'duration_ms', 'entity_type', 'entity_id', 'client_request_id',
 ] as const satisfies readonly (keyof NewAuditRecord)[];
 
-/** INSERT of `rows` records, compiled once per size (db/precompiled.ts); placeholders are named `<row>:<column>`. */
+/**
+ * INSERT of `rows` records, compiled by Kysely once per size; its parameters are the records' columns,
+ * row after row, so a batch binds a flat array instead of going through the query builder (whose cost
+ * grows with every value: 15 per record).
+ */
 function insertRecords(db: Kysely<Database>, rows: number) {
-  const insert = precompile(db, (db, p: Record<string, unknown>) =>
-    db
-      .insertInto('audit_log')
-      .values(Array.from({ length: rows }, (_, i) => Object.fromEntries(COLUMNS.map((c) => [c, p[`${i}:${c}`]])) as NewAuditRecord)),
-  );
+  const compiled = db
+    .insertInto('audit_log')
+    .values(Array.from({ length: rows }, () => Object.fromEntries(COLUMNS.map((c) => [c, null])) as unknown as NewAuditRecord))
+    .compile();
+  if (compiled.parameters.length !== rows * COLUMNS.length) throw new Error(`audit insert of ${rows} rows binds ${compiled.parameters.length} values`);
   return (records: readonly NewAuditRecord[], executor: Kysely<Database>) => {
-    const values: Record<string, unknown> = {};
-    records.forEach((record, i) => {
-      for (const c of COLUMNS) values[`${i}:${c}`] = record[c];
-    });
-    return insert.run(values, executor);
+    const values: unknown[] = [];
+    for (const record of records) for (const c of COLUMNS) values.push(record[c] ?? null);
+    return executor.executeQuery(CompiledQuery.raw(compiled.sql, values));
   };
 }
 
