@@ -40,6 +40,7 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   app.decorate('ctx', ctx);
   app.decorateRequest('principal', null);
   app.decorateRequest('sessionUser', null);
+  app.decorateRequest('refusedToken', null);
   app.decorateRequest('rateLimit', null);
   app.decorateRequest('auditEntity', null);
   app.decorateRequest('errorCode', null);

@@ -22,8 +22,19 @@ export class ApiError extends Error {
 export const unauthorized = (message = 'An API token is required: send "Authorization: Bearer <token>"') =>
   new ApiError(401, 'unauthorized', message);
 export const tokenInvalid = () => new ApiError(401, 'token_invalid', 'The API token is not valid');
-export const tokenRevoked = () => new ApiError(401, 'token_revoked', 'The API token has been revoked');
-export const tokenExpired = () => new ApiError(401, 'token_expired', 'The API token has expired');
+/** A 401 for a token that exists but may not be used: the audit record still names the token and its owner. */
+export class TokenRefused extends ApiError {
+  constructor(
+    code: 'token_revoked' | 'token_expired',
+    message: string,
+    readonly owner: { tokenId: number; userId: number },
+  ) {
+    super(401, code, message);
+  }
+}
+
+export const tokenRevoked = (owner: TokenRefused['owner']) => new TokenRefused('token_revoked', 'The API token has been revoked', owner);
+export const tokenExpired = (owner: TokenRefused['owner']) => new TokenRefused('token_expired', 'The API token has expired', owner);
 export const scopeMissing = (scope: string) =>
   new ApiError(403, 'scope_missing', `The API token lacks the scope "${scope}" required by this endpoint`);
 export const forbidden = (message = 'You are not allowed to perform this operation') =>

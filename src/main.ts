@@ -12,15 +12,7 @@ export async function serve(options: { demo: boolean }) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.
     app.log.warn('SESSION_SECRET is not set: using the secret generated under DATA_DIR; with several nodes, set the same SESSION_SECRET on every node');
   }
-  if (options.demo) {
-    const { loadDemoWorkspaceIfEmpty } = await import('./demo/demo.js');
-    const demo = await loadDemoWorkspaceIfEmpty(ctx);
-    if (demo) {
-      process.stdout.write(
-        `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in: ${demo.email} / ${demo.password} at ${config.baseUrl}/login\n\n`,
-      );
-    }
-  }
+  const demo = options.demo ? await (await import('./demo/demo.js')).loadDemoWorkspaceIfEmpty(ctx) : null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -46,6 +38,12 @@ export async function serve(options: { demo: boolean }) {
     app.log.error({ err }, 'orphan blob sweep failed; serving anyway');
   }
   await app.listen({ host: config.host, port: config.port });
+  // Printed once the server listens: the curl line works the moment it appears.
+  if (demo) {
+    process.stdout.write(
+      `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in: ${demo.email} / ${demo.password} at ${config.baseUrl}/login\n\n`,
+    );
+  }
   return app;
 }
 

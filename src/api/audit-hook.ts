@@ -13,8 +13,8 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
   return {
     request_id: request.id,
     at: new Date().toISOString(),
-    token_id: request.principal?.token.id ?? null,
-    user_id: request.principal?.user.id ?? request.sessionUser?.id ?? null,
+    token_id: request.principal?.token.id ?? request.refusedToken?.tokenId ?? null,
+    user_id: request.principal?.user.id ?? request.sessionUser?.id ?? request.refusedToken?.userId ?? null,
     method: request.method,
     path: redactSecrets(path).slice(0, 2000),
     query: redactQuery(query).slice(0, 4000),

@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who the request acts as, once the bearer token (or web session) resolved. */
     principal: Principal | null;
+    /** A revoked or expired token and its owner, for the audit record (no principal: nothing is allowed). */
+    refusedToken: { tokenId: number; userId: number } | null;
     /** The signed-in web user, on the few /api/ routes that also accept the web session (downloads). */
     sessionUser: Actor | null;
     /** The token's quota after this request, when rate limiting is on. */

@@ -115,6 +115,18 @@ describe('audit records of failures', () => {
     if (code === 'token_invalid') expect(row).toMatchObject({ token_id: null, user_id: null });
   });
 
+  it('401 token_revoked and token_expired name the token and its owner, so the owner can see what broke', async () => {
+    const expiring = await server.ctx.tokens.createToken({ userId: USERS.observer, name: 'short', scopes: ['auth:me'], expiresAt: new Date(Date.now() + 300) });
+    const revoked = await server.ctx.tokens.createToken({ userId: USERS.observer, name: 'gone', scopes: ['auth:me'], expiresAt: null });
+    await server.ctx.tokens.revokeToken(revoked.id);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    for (const [token, code, id] of [[expiring.token, 'token_expired', expiring.id], [revoked.token, 'token_revoked', revoked.id]] as const) {
+      const res = await call(`${V1}/auth/me.php`, { token });
+      expectError(res, 401, code);
+      expect(await auditOf(res)).toMatchObject({ error_code: code, token_id: id, user_id: USERS.observer });
+    }
+  });
+
   it('403 scope_missing: the token and user are known', async () => {
     const { id, token } = await server.ctx.tokens.createToken({ userId: USERS.observer, name: 'no items', scopes: scopesExcept('items:read'), expiresAt: null });
     const res = await call(`${V1}/items/get.php?id=1000`, { token });

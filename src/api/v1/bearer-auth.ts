@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, rateLimited, scopeMissing, unauthorized } from '../../errors.js';
+import { ApiError, rateLimited, scopeMissing, TokenRefused, unauthorized } from '../../errors.js';
 import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 import type { TokensService } from '../../features/tokens/tokens.service.js';
 
@@ -21,7 +21,13 @@ export function bearerAuth(tokens: TokensService, limiter: RateLimiter | null = 
     if (!/^bearer(?:\s|$)/i.test(header)) throw unauthorized();
     const raw = header.slice('bearer'.length).trim();
     if (!raw) throw unauthorized();
-    request.principal = await tokens.authenticate(raw, request.ip);
+    try {
+      request.principal = await tokens.authenticate(raw, request.ip);
+    } catch (err) {
+      // A revoked or expired token is still the owner's: their audit page shows what broke.
+      if (err instanceof TokenRefused) request.refusedToken = err.owner;
+      throw err;
+    }
     if (limiter) {
       request.rateLimit = await limiter.consume(String(request.principal.token.id));
       if (!request.rateLimit.allowed) throw rateLimited(request.rateLimit);

@@ -32,6 +32,15 @@ const PlanningResult = Type.Object({
   }),
 });
 
+/**
+ * The spec's status_history has two kinds, `created` and `status_changed`. A return to rework (web) is a
+ * status change, so it is one here, its reason in `note`; a verdict is not, so it stays out (the web
+ * item page shows the whole history).
+ */
+function v1StatusHistory<T extends { kind: string; to: string | null }>(history: T[]) {
+  return history.flatMap((h) => (h.kind !== 'created' && h.to === null ? [] : [{ ...h, kind: h.kind === 'created' ? ('created' as const) : ('status_changed' as const) }]));
+}
+
 export async function itemsRoutes(app: V1App) {
   const { items, itemWrites } = app.ctx;
 
@@ -47,7 +56,8 @@ export async function itemsRoutes(app: V1App) {
     },
     async (request) => {
       setAuditEntity(request, 'item', Number(request.query.id));
-      return ok(request, await items.getItemCard(request.principal!.user, Number(request.query.id)));
+      const { item } = await items.getItemCard(request.principal!.user, Number(request.query.id));
+      return ok(request, { item: { ...item, status_history: v1StatusHistory(item.status_history) } });
     },
   );
 

@@ -89,7 +89,7 @@ export const Answer = Type.Object({
 });
 
 export const HistoryEntry = Type.Object({
-  kind: Type.String(),
+  kind: Type.Union([Type.Literal('created'), Type.Literal('status_changed')]),
   from: Nullable(Type.String()),
   to: Nullable(Type.String()),
   at: Type.String({ format: 'date-time' }),

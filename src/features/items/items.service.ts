@@ -11,6 +11,8 @@ export interface ItemAccess {
   project: Project;
   membership: Membership | null;
   target: ItemTarget;
+  /** With their project role: the card shows them, the policy needs their ids. */
+  participants: { id: number; name: string; role: string | null }[];
 }
 
 const user = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' });
@@ -18,13 +20,12 @@ const user = (id: number | null, name: string | null) => (id === null ? null : {
 /** `urls.baseUrl` is read at call time: a test server learns its port only after listening. */
 /**
  * The queries of an item's access check and card, compiled once (db/precompiled.ts): they run on every
- * items/get and every item write. A fixed set: 4 for the access check, 6 more for the card.
+ * items/get and every item write. A fixed set: 4 for the access check, 5 more for the card.
  */
 function itemQueries(db: Kysely<Database>) {
   type ById = { itemId: number };
   return {
     item: precompile(db, (db, p: ById) => db.selectFrom('items').selectAll().where('id', '=', p.itemId)),
-    participantIds: precompile(db, (db, p: ById) => db.selectFrom('item_participants').select('user_id').where('item_id', '=', p.itemId)),
     participants: precompile(db, (db, p: ById & { projectId: number }) =>
       db
         .selectFrom('item_participants as ip')
@@ -86,17 +87,17 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
       const [project, membership, participants] = await Promise.all([
         projects.findProject(item.project_id),
         projects.membership(actor.id, item.project_id),
-        q.participantIds.execute({ itemId }),
+        q.participants.execute({ itemId, projectId: item.project_id }),
       ]);
       const target: ItemTarget = {
         archived: project?.archived === 1,
         membership,
         sectionId: item.section_id,
         checklistId: item.checklist_id,
-        participantIds: participants.map((p) => p.user_id),
+        participantIds: participants.map((p) => p.id),
       };
       if (!project || !can(actor, 'read', target)) throw notFound('The item');
-      return { item, project, membership, target };
+      return { item, project, membership, target, participants };
     },
 
     /** Like access(), then 403 when the actor may see the item but not perform the action. */
@@ -113,10 +114,9 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
     },
 
     async getItemCard(actor: Actor, itemId: number) {
-      const { item, target } = await service.access(actor, itemId);
+      const { item, target, participants } = await service.access(actor, itemId);
       const byId = { itemId };
-      const [participants, comments, answers, links, attachments, history] = await Promise.all([
-        q.participants.execute({ itemId, projectId: item.project_id }),
+      const [comments, answers, links, attachments, history] = await Promise.all([
         q.comments.execute(byId),
         q.answers.execute(byId),
         q.links.execute(byId),

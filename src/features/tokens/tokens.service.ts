@@ -154,10 +154,11 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
         row = { ...found, scopes: JSON.parse(found.scopes) as Scope[] };
         cache.set(hash, row);
       }
-      if (row.revoked_at || !row.user_active) throw tokenRevoked();
+      const owner = { tokenId: row.id, userId: row.user_id };
+      if (row.revoked_at || !row.user_active) throw tokenRevoked(owner);
       const now = clock.now();
       const nowIso = now.toISOString();
-      if (row.expires_at && row.expires_at <= nowIso) throw tokenExpired();
+      if (row.expires_at && row.expires_at <= nowIso) throw tokenExpired(owner);
       const stale = !row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_INTERVAL_MS;
       if (stale || row.last_used_ip !== ip) {
         // At most once a second per token (or on a new IP): the cached row remembers the last write.
