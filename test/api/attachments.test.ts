@@ -4,7 +4,7 @@ import { INVALID_DATA_MESSAGE } from '../../src/errors.js';
 import { refuseInserts } from '../helpers/database.js';
 import { isWebp, pngBomb, solid, uploadForm, type UploadFile } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import { PASSWORD, type UserKey } from '../helpers/workspace.js';
+import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
 
 let server: TestServer;
 let png16: Buffer;
@@ -136,6 +136,47 @@ describe('POST items/attachments.php', () => {
     expect(records[0]).toMatchObject({ status: 201, method: 'POST', entity_type: 'item', entity_id: 1010, token_id: 2 });
   });
 
+  it('keeps the sent name for display only: no path, no control characters, at most 255 characters', async () => {
+    // `filename*` (RFC 7578 drops it, busboy still decodes it) carries any byte; CR and LF excepted: busboy skips such a part.
+    const sent: Array<[header: string, expected: string]> = [
+      ['filename="../../etc/passwd.png"', 'passwd.png'],
+      ['filename="..\\..\\Windows\\win.ini.png"', 'win.ini.png'],
+      ['filename=".."', 'image'],
+      [`filename*=UTF-8''${encodeURIComponent('a\u0000b\tc\u0007\u001b[31m\u0085d\u202egnp.exe')}`, 'abc[31mdgnp.exe'],
+      [`filename*=UTF-8''${encodeURIComponent('x/..\u0000/y\u0000.png')}`, 'y.png'],
+      [`filename="${'a'.repeat(300)}.png"`, 'a'.repeat(255)],
+      [`filename*=UTF-8''${encodeURIComponent('фото'.repeat(100))}`, 'фото'.repeat(64).slice(0, 255)],
+    ];
+    const boundary = 'punchlist-names-boundary';
+    const parts = sent.map(
+      ([header]) => `--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; ${header}\r\nContent-Type: image/png\r\n\r\n`,
+    );
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="item_id"\r\n\r\n1011\r\n`),
+      ...parts.flatMap((part) => [Buffer.from(part), png16, Buffer.from('\r\n')]),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+    const res = await server.call(`${V1}/items/attachments.php`, {
+      method: 'POST',
+      token: server.tokens.manager,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    expect(res.status).toBe(201);
+    const attachments: Array<{ original_name: string; path: string }> = res.body.data.attachments;
+    expect(attachments.map((a) => a.original_name)).toEqual(sent.map(([, expected]) => expected));
+    for (const a of attachments) {
+      expect(Array.from(a.original_name).length).toBeLessThanOrEqual(255);
+      // The storage key is the item and a fresh UUID, whatever the name said.
+      expect(a.path).toMatch(/^items\/1011\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.webp$/);
+    }
+    expect(await blobKeys('items/1011/')).toEqual(expect.arrayContaining(attachments.map((a) => a.path)));
+    // Nothing was written where the names pointed.
+    expect(await blobKeys('etc/')).toEqual([]);
+    const card = await server.call(`${V1}/items/get.php?id=1011`, { token: server.tokens.manager });
+    expect(card.body.data.item.attachments.map((a: { original_name: string }) => a.original_name)).toEqual(sent.map(([, expected]) => expected));
+  });
+
   it('removes the stored blobs when the database write fails', async () => {
     const undo = await refuseInserts(server.ctx.db.kysely, 'attachments');
     try {
@@ -165,6 +206,23 @@ describe('POST answers/attachments.php', () => {
     expect(answer.attachments).toHaveLength(1);
     const again = await upload('executor', 'answers/attachments.php', { answer_id: '7000' }, [{ name: 'more.png', bytes: png16 }]);
     expect(again.body.data).toMatchObject({ status_reset: false, answer_status: 'pending' });
+  });
+
+  it('resets a rejected answer to pending as well, after the review that rejected it', async () => {
+    const created = await server.call(`${V1}/answers/create.php`, { method: 'POST', token: server.tokens.executor, json: { item_id: 1000, text: 'Redone' } });
+    expect(created.status).toBe(201);
+    const answerId: number = created.body.data.answer.id;
+    await server.ctx.review.reviewAnswer({ id: USERS.manager, role: 'member' }, answerId, 'rejected');
+    const res = await upload('executor', 'answers/attachments.php', { answer_id: String(answerId) }, [{ name: 'fixed.png', bytes: png16 }]);
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status_reset: true, answer_status: 'pending' });
+    const reviews = await server.ctx.db.kysely.selectFrom('answer_reviews').selectAll().where('answer_id', '=', answerId).orderBy('id').execute();
+    expect(reviews).toMatchObject([
+      { from_status: 'pending', to_status: 'rejected', reason: 'review', user_id: USERS.manager },
+      { from_status: 'rejected', to_status: 'pending', reason: 'attachments_added', user_id: USERS.executor },
+    ]);
+    const card = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
+    expect(card.body.data.item.answers.find((a: { id: number }) => a.id === answerId)).toMatchObject({ status: 'pending', attachments: [{ original_name: 'fixed.png' }] });
   });
 
   it('lets the answer author or a participant add images, and nobody else', async () => {

@@ -31,12 +31,23 @@ const PROBLEM_MESSAGES: Record<string, string> = {
   oversized: 'is larger than 20 MiB',
 };
 
-/** The name as sent, for display only: never a path, no control characters, at most 255 characters. */
+/**
+ * What a display name may not contain: control characters (C0, DEL and C1, which holds U+0085, a line
+ * break to some readers), line and paragraph separators, lone surrogates (not encodable as UTF-8), and the
+ * bidirectional controls that make `photo<U+202E>gpj.exe` read as `photoexe.jpg`.
+ */
+const UNDISPLAYABLE = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+export const MAX_DISPLAY_NAME = 255;
+
+/**
+ * The name as sent, for display only: never a path (the part after the last `/` or `\`, never `.` or
+ * `..`), none of the characters above, at most 255 code points. The storage key never derives from it.
+ */
 export function displayName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = Array.from(base.replace(/[\u0000-\u001f\u007f]/g, '').trim()).slice(0, 255).join('');
-  return clean || 'image';
+  const base = (name.split(/[\\/]/).pop() ?? '').replace(UNDISPLAYABLE, '').trim();
+  const clean = Array.from(base).slice(0, MAX_DISPLAY_NAME).join('').trim();
+  return clean === '' || /^\.+$/.test(clean) ? 'image' : clean;
 }
 
 export function createAttachmentsService(deps: {
