@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_DATA_MESSAGE } from '../../src/errors.js';
 import { refuseInserts } from '../helpers/database.js';
+import { expectError } from '../helpers/envelope.js';
 import { isWebp, pngBomb, solid, uploadForm, type UploadFile } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
@@ -175,6 +176,27 @@ describe('POST items/attachments.php', () => {
     expect(await blobKeys('etc/')).toEqual([]);
     const card = await server.call(`${V1}/items/get.php?id=1011`, { token: server.tokens.manager });
     expect(card.body.data.item.attachments.map((a: { original_name: string }) => a.original_name)).toEqual(sent.map(([, expected]) => expected));
+  });
+
+  it('refuses an attachments[] part that is not a file, never dropping it', async () => {
+    // Without a file name (and with a text type) a part is a plain field to the multipart parser.
+    const boundary = 'punchlist-field-boundary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="item_id"\r\n\r\n1011\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="ok.png"\r\nContent-Type: image/png\r\n\r\n`),
+      png16,
+      Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"\r\n\r\nnot a file\r\n`),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+    const before = await blobKeys('items/1011/');
+    const res = await server.call(`${V1}/items/attachments.php`, {
+      method: 'POST',
+      token: server.tokens.manager,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    expectError(res, 422, 'validation_error');
+    expect(await blobKeys('items/1011/')).toEqual(before);
   });
 
   it('removes the stored blobs when the database write fails', async () => {

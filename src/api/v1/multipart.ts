@@ -51,6 +51,8 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
+        // A file part whose name the parser could not read arrives as a field: refused, never dropped.
+        if (FILE_FIELDS.has(part.fieldname)) throw validationError(part.fieldname, 'must be image files with a readable file name');
         if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
         if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
         fields[part.fieldname] = part.value;
