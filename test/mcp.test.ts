@@ -260,4 +260,18 @@ describe('MCP over stdio: bin/punchlist mcp', () => {
     expect(usage).toMatchObject({ code: 2 });
     expect((usage as { stderr: string }).stderr).toMatch(/missing option --token/);
   });
+
+  it('refuses to start without auth:me (it could not know which tools to list): one line naming the scope, exit 1', async () => {
+    const { id, token } = await tokenWith(['items:read', 'comments:write']);
+    const run = promisify(execFile);
+    const error = await run(process.execPath, [BIN, 'mcp', '--token', token, '--url', server.url], { timeout: 20_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 1, stdout: '' });
+    const stderr = (error as { stderr: string }).stderr;
+    expect(stderr).toMatch(/^punchlist: the token lacks the scope "auth:me", which punchlist mcp needs/);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    // The one v1 call it made is the refused GET /auth/me.php.
+    await server.ctx.audit.flush();
+    const records = await server.ctx.audit.list({ tokenId: id, limit: 10 });
+    expect(records).toMatchObject([{ path: `${V1}/auth/me.php`, status: 403, error_code: 'scope_missing' }]);
+  });
 });

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { dereference, validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +47,44 @@ const REQUESTS: Record<OperationId, (server: TestServer) => Promise<Response>> =
       body: uploadForm({ answer_id: '7000' }, [{ name: 'act.jpg', bytes: await solid(20, 20, 'jpeg') }]),
     }),
 };
+
+const SOURCE_ROOT = join(import.meta.dirname, '..', 'src');
+
+/** The files whose errors can reach a v1 client: the typed errors, the socket-level guards and the /api/ tree. */
+function errorSourceFiles(): string[] {
+  const api = readdirSync(join(SOURCE_ROOT, 'api'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .map((f) => join('api', f));
+  return ['errors.ts', 'http-guards.ts', ...api];
+}
+
+// new ApiError(409, 'code', …), [415, 'code', …] and [431, 'Reason Phrase', 'code', …] tables, envelope('code', …) of http-guards.ts.
+const CODE_PATTERNS = [/ApiError\(\s*(\d{3}),\s*'([a-z_]+)'/g, /\[(\d{3}),\s*(?:'[^']*',\s*)?'([a-z_]+)'/g];
+// A subclass with a fixed status (class TokenRefused extends ApiError { … super(401, code, …) }), built as new TokenRefused('code', …).
+const SUBCLASS = /class (\w+) extends ApiError\b[\s\S]*?super\(\s*(\d{3}),/g;
+
+type SourceCode = { file: string; status: number; code: string };
+
+/** Every (status, error code) written in the sources, by file (`src/…`). */
+function errorCodesOfSources(): Map<string, SourceCode[]> {
+  const texts = errorSourceFiles().map((relative) => ({
+    file: `src/${relative.split(sep).join('/')}`,
+    text: readFileSync(join(SOURCE_ROOT, relative), 'utf8'),
+  }));
+  const subclasses = texts.flatMap(({ text }) => [...text.matchAll(SUBCLASS)].map((m) => ({ name: m[1]!, status: Number(m[2]) })));
+  const byFile = new Map<string, SourceCode[]>();
+  for (const { file, text } of texts) {
+    const found: SourceCode[] = CODE_PATTERNS.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => ({ file, status: Number(m[1]), code: m[2]! })));
+    for (const { name, status } of subclasses) {
+      for (const m of text.matchAll(new RegExp(`new ${name}\\(\\s*'([a-z_]+)'`, 'g'))) found.push({ file, status, code: m[1]! });
+    }
+    // http-guards.ts answers 417 through its envelope() helper, whose status is in writeHead.
+    if (/envelope\('expectation_failed'/.test(text)) found.push({ file, status: 417, code: 'expectation_failed' });
+    const unique = [...new Map(found.map((f) => [`${f.status} ${f.code}`, f])).values()];
+    if (unique.length) byFile.set(file, unique);
+  }
+  return byFile;
+}
 
 function ajv() {
   const instance = new Ajv2020({ strict: false, allErrors: true });
@@ -116,7 +156,7 @@ describe('the OpenAPI document', () => {
     for (const id of documented()) {
       const op = OPERATIONS[id];
       const responses = operationOf(resolved, id)!.responses as Json;
-      const expected = ['401', '403', '429', '5XX'];
+      const expected = ['400', '401', '403', '405', '408', '417', '429', '431', '500', '503'];
       if (id !== 'me' && id !== 'listProjects') expected.push('404');
       if (id !== 'me') expected.push('422');
       if (op.body !== 'none') expected.push('409', '415');
@@ -129,6 +169,42 @@ describe('the OpenAPI document', () => {
         expect(schema.required).toEqual(['ok', 'error', 'meta']);
       }
       expect(responses['429'].headers['Retry-After']).toBeDefined();
+      expect(responses['503'].headers['Retry-After']).toBeDefined();
+      expect(responses['405'].headers.Allow).toBeDefined();
+    }
+  });
+
+  it('lists every error code the API can answer, with an example under its status on the operations', () => {
+    const codes = errorCodesOfSources();
+    // The scan must keep finding the codes of src/errors.ts (and the other files): a regex that rots finds nothing.
+    expect(codes.get('src/errors.ts')?.map((c) => c.code).sort()).toEqual(
+      ['forbidden', 'not_found', 'rate_limited', 'scope_missing', 'token_expired', 'token_invalid', 'token_revoked', 'unauthorized', 'validation_error'],
+    );
+    const all = [...codes.values()].flat();
+    for (const code of ['bad_request', 'request_timeout', 'headers_too_large', 'expectation_failed', 'method_not_allowed', 'service_unavailable']) {
+      expect(all.map((c) => c.code), code).toContain(code);
+    }
+
+    // status → codes with an example in a response of that status, on at least one operation.
+    const documentedCodes = new Map<string, Set<string>>();
+    for (const id of documented()) {
+      for (const [status, response] of Object.entries(operationOf(resolved, id)!.responses as Json)) {
+        for (const example of Object.values((response.content?.['application/json']?.examples ?? {}) as Json)) {
+          const set = documentedCodes.get(status) ?? new Set<string>();
+          set.add(example.value.error.code);
+          documentedCodes.set(status, set);
+        }
+      }
+    }
+    for (const { file, status, code } of all) {
+      expect(documentedCodes.get(String(status))?.has(code), `${status} ${code} (${file}) has no example in the document`).toBe(true);
+    }
+    // Nothing is defined and left unreferenced.
+    const referenced = new Set(
+      documented().flatMap((id) => Object.values(operationOf(document, id)!.responses as Json).map((r) => (r as Json).$ref).filter(Boolean)),
+    );
+    for (const name of Object.keys(document.components.responses as Json)) {
+      expect(referenced.has(`#/components/responses/${name}`), `${name} is referenced by no operation`).toBe(true);
     }
   });
 

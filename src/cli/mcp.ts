@@ -7,7 +7,8 @@ export const mcpCommand: Command = {
 Runs the Punchlist MCP server on standard input and output, for an agent that starts it as a local
 process. Its tools call the external API v1 of a running Punchlist service with the token, so each
 call is checked, limited and audited like the same API call. Only the tools the token's scopes allow
-are offered (the scopes are read with GET /auth/me.php at start).
+are offered: the scopes are read with GET /auth/me.php at start, so the token needs the scope auth:me
+(without it the command refuses to start).
 
 Options:
   --token TOKEN   the API token the tools act with (plk_...)
@@ -20,13 +21,12 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
     const { values } = parseCommand(this.name, argv, { token: { type: 'string' }, url: { type: 'string' } });
     const token = required(this.name, 'token', values.token);
     // Loaded here: the other commands do not pay for the MCP SDK.
-    const [{ loadConfig }, { createPunchlistClient, PunchlistApiError }, { createMcpServer, MCP_SERVER_VERSION }, { StdioServerTransport }, { SCOPES }] =
+    const [{ loadConfig }, { createPunchlistClient, PunchlistApiError }, { createMcpServer, MCP_SERVER_VERSION }, { StdioServerTransport }] =
       await Promise.all([
         import('../config.js'),
         import('../client/index.js'),
         import('../mcp/server.js'),
         import('@modelcontextprotocol/sdk/server/stdio.js'),
-        import('../domain/scopes.js'),
       ]);
     // Only BASE_URL/HOST/PORT matter here; a placeholder secret keeps loadConfig from creating ./data/session-secret.
     const baseUrl = values.url ?? loadConfig({ ...process.env, SESSION_SECRET: process.env.SESSION_SECRET || 'unused-by-mcp' }).baseUrl;
@@ -38,10 +38,14 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
       scopes = (await client.me()).token.scopes;
     } catch (err) {
       if (!(err instanceof PunchlistApiError)) throw err;
-      // Without auth:me the scopes cannot be read: offer the other tools; v1 still refuses what the token lacks.
-      if (err.code === 'scope_missing') scopes = SCOPES.filter((s) => s !== 'auth:me');
-      else if (err.status === 401) throw new CliError(`the token was refused by ${baseUrl}: ${err.code} (${err.message})`);
-      else throw new CliError(`cannot use ${baseUrl}: ${err.code} (${err.message})`);
+      // GET /auth/me.php is the only call of v1 that tells a token its scopes. Offering every tool would list
+      // tools the token cannot use (DESIGN.md §9); probing each operation would spend the token's quota and
+      // fill the audit log with refusals. So the command refuses to start.
+      if (err.code === 'scope_missing') {
+        throw new CliError(`the token lacks the scope "auth:me", which punchlist mcp needs to read the token's scopes at start; use a token with auth:me`);
+      }
+      if (err.status === 401) throw new CliError(`the token was refused by ${baseUrl}: ${err.code} (${err.message})`);
+      throw new CliError(`cannot use ${baseUrl}: ${err.code} (${err.message})`);
     }
 
     const server = createMcpServer({ client, scopes });

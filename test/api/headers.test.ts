@@ -45,6 +45,44 @@ describe('v1 response headers (default rate limit)', () => {
     expect(anonymous.headers.get('ratelimit')).toBeNull();
   });
 
+  it('sends RateLimit-Policy on a 405 of a known path, without RateLimit (nothing was counted)', async () => {
+    for (const token of [server.tokens.manager, undefined]) {
+      const res = await server.call(`${V1}/items/status.php`, { token, method: 'GET' });
+      expectError(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow')).toBe('PATCH');
+      expect(res.headers.get('ratelimit-policy')).toBe('"per-token";q=600;w=60');
+      expect(res.headers.get('ratelimit')).toBeNull();
+      expect(res.headers.get('x-request-id')).toBe(res.body.meta.request_id);
+    }
+    const post = await server.call(`${V1}/openapi.json`, { method: 'POST' });
+    expectError(post, 405, 'method_not_allowed');
+    expect(post.headers.get('ratelimit-policy')).toBe('"per-token";q=600;w=60');
+  });
+
+  it('sends RateLimit-Policy on a 404 of an unknown path under v1, in the envelope, without RateLimit', async () => {
+    for (const path of [`${V1}/nope.php`, `${V1}/items/nope.php?id=1`, `${V1}/`, V1, `${V1}/docs/nope`]) {
+      for (const token of [server.tokens.manager, undefined]) {
+        const res = await server.call(path, { token });
+        expectError(res, 404, 'not_found');
+        expect(res.headers.get('ratelimit-policy'), path).toBe('"per-token";q=600;w=60');
+        expect(res.headers.get('ratelimit'), path).toBeNull();
+        expect(res.headers.get('x-request-id'), path).toBe(res.body.meta.request_id);
+      }
+    }
+    // Outside v1 the /api/ handler still answers in the envelope.
+    expectError(await server.call('/api/nope.php'), 404, 'not_found');
+  });
+
+  it('sends RateLimit-Policy on every 401, without RateLimit (a refused token has no counter)', async () => {
+    for (const token of [undefined, '', 'plk_000000000000000000000000000000000000']) {
+      const res = await server.call(`${V1}/projects/list.php`, { token });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('ratelimit-policy')).toBe('"per-token";q=600;w=60');
+      expect(res.headers.get('ratelimit')).toBeNull();
+      expect(res.headers.get('punchlist-token-expiration')).toBeNull();
+    }
+  });
+
   it('Punchlist-Token-Expiration carries the expiry in RFC 3339, and is absent for a token without one', async () => {
     const expiresAt = new Date(Date.now() + 5 * 86_400_000);
     const expiring = await tokenFor(server, ['auth:me'], expiresAt);
@@ -168,11 +206,26 @@ describe('rate limit (RATE_LIMIT_PER_MINUTE=3)', () => {
     expect(record).toMatchObject({ status: 429, error_code: 'rate_limited', token_id: created.id, user_id: USERS.manager });
   });
 
-  it('the OpenAPI document and the docs page are public and not counted', async () => {
+  it('the OpenAPI document and the docs page are public and not counted; they carry the policy only', async () => {
     for (let i = 0; i < 5; i++) expect((await server.request(`${V1}/openapi.json`)).status).toBe(200);
-    const res = await server.request(`${V1}/openapi.json`);
-    expect(res.headers.get('ratelimit')).toBeNull();
-    expect(res.headers.get('ratelimit-policy')).toBeNull();
+    for (const path of [`${V1}/openapi.json`, `${V1}/docs`]) {
+      const res = await server.request(path);
+      expect(res.status, path).toBe(200);
+      await res.arrayBuffer();
+      expect(res.headers.get('ratelimit'), path).toBeNull();
+      expect(res.headers.get('ratelimit-policy'), path).toBe('"per-token";q=3;w=60');
+    }
+  });
+
+  it('a 405 or an unknown path does not count toward the token quota', async () => {
+    const token = (await tokenFor(server, ['auth:me'])).token;
+    for (let i = 0; i < 4; i++) {
+      expectError(await server.call(`${V1}/auth/me.php`, { token, method: 'DELETE' }), 405, 'method_not_allowed');
+      expectError(await server.call(`${V1}/auth/nope.php`, { token }), 404, 'not_found');
+    }
+    const res = await server.call(`${V1}/auth/me.php`, { token });
+    expectOk(res);
+    expect(res.headers.get('ratelimit')).toMatch(/^"per-token";r=2;t=\d+$/);
   });
 });
 
@@ -187,6 +240,19 @@ describe('rate limit disabled (RATE_LIMIT_PER_MINUTE=0)', () => {
     for (let i = 0; i < 20; i++) {
       const res = await server.call(`${V1}/auth/me.php`, { token: server.tokens.manager });
       expectOk(res);
+      expect(res.headers.get('ratelimit')).toBeNull();
+      expect(res.headers.get('ratelimit-policy')).toBeNull();
+    }
+  });
+
+  it('sends no RateLimit headers on 401, 404 or 405 either', async () => {
+    const responses = [
+      await server.call(`${V1}/auth/me.php`),
+      await server.call(`${V1}/nope.php`, { token: server.tokens.manager }),
+      await server.call(`${V1}/auth/me.php`, { token: server.tokens.manager, method: 'POST' }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([401, 404, 405]);
+    for (const res of responses) {
       expect(res.headers.get('ratelimit')).toBeNull();
       expect(res.headers.get('ratelimit-policy')).toBeNull();
     }

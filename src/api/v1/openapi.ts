@@ -32,15 +32,33 @@ const COMMON_HEADERS = {
   'Punchlist-Token-Expiration': ref('headers', 'Punchlist-Token-Expiration'),
 };
 
-function errorResponse(description: string, examples: Record<string, unknown>, headers: Record<string, unknown> = {}) {
+// What the HTTP server writes on the socket before a request reaches Fastify (http-guards.ts) has only these.
+const TRANSPORT_HEADERS = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+
+function errorResponse(
+  description: string,
+  examples: Record<string, unknown>,
+  headers: Record<string, unknown> = {},
+  baseHeaders: Record<string, unknown> = COMMON_HEADERS,
+) {
   return {
     description,
-    headers: { ...COMMON_HEADERS, ...headers },
+    headers: { ...baseHeaders, ...headers },
     content: { [json]: { schema: ref('schemas', 'ErrorEnvelope'), examples } },
   };
 }
 
+const transportError = (description: string, examples: Record<string, unknown>) => errorResponse(description, examples, {}, TRANSPORT_HEADERS);
+
 const RESPONSES = {
+  BadRequest: errorResponse(
+    'The request is not well-formed HTTP/1.1 (then the server answers from the socket, with `X-Request-Id` only, and ' +
+      'closes the connection), or its `Content-Length` does not match the body. Fix the HTTP client; do not retry as is.',
+    {
+      bad_request: errorExample('bad_request', 'Content-Length does not match the body'),
+      malformed_http: errorExample('bad_request', 'The request is not well-formed HTTP/1.1'),
+    },
+  ),
   Unauthorized: errorResponse('The token is missing, unknown, revoked or expired. Report it to the user; do not retry.', {
     unauthorized: errorExample('unauthorized', 'An API token is required: send "Authorization: Bearer <token>"'),
     token_invalid: errorExample('token_invalid', 'The API token is not valid'),
@@ -78,9 +96,27 @@ const RESPONSES = {
   RateLimited: errorResponse('The token used up its request quota; retry after `Retry-After` seconds.', {
     rate_limited: errorExample('rate_limited', 'Too many requests for this token: 600 per 60 s; retry in 42 s'),
   }, { 'Retry-After': ref('headers', 'Retry-After') }),
-  ServerError: errorResponse('A failure of the service (`internal_error`, `service_unavailable`); `meta.request_id` identifies it in the logs. Retrying later is safe with an `Idempotency-Key`.', {
-    internal_error: errorExample('internal_error', 'An unexpected error occurred; the request_id identifies it in the logs'),
+  RequestTimeout: transportError(
+    'The request line, headers or body did not arrive in time (a stalled or very slow client); the connection is closed. ' +
+      'Retry, with an `Idempotency-Key` for writes.',
+    { request_timeout: errorExample('request_timeout', 'The request did not arrive in time') },
+  ),
+  ExpectationFailed: transportError('An `Expect` header other than `100-continue`; the connection is closed. Drop the header.', {
+    expectation_failed: errorExample('expectation_failed', 'Only "Expect: 100-continue" is supported'),
   }),
+  HeadersTooLarge: transportError('The request line and headers exceed 16 KiB; the connection is closed. Send smaller headers.', {
+    headers_too_large: errorExample('headers_too_large', 'The request line and headers exceed 16 KiB'),
+  }),
+  ServerError: errorResponse(
+    'A failure of the service; the message never shows internals and `meta.request_id` identifies it in the logs. ' +
+      'Retrying later is safe with an `Idempotency-Key`.',
+    { internal_error: errorExample('internal_error', 'An unexpected error occurred; the request_id identifies it in the logs') },
+  ),
+  ServiceUnavailable: errorResponse(
+    'A dependency (the database) cannot be reached for now. Retry after `Retry-After` seconds, with backoff (a write with the same `Idempotency-Key`).',
+    { service_unavailable: errorExample('service_unavailable', 'The service is temporarily unavailable; retry later') },
+    { 'Retry-After': ref('headers', 'Retry-After') },
+  ),
 };
 
 const HEADERS = {
@@ -142,19 +178,29 @@ const UPLOAD_BODIES: Partial<Record<OperationId, ReturnType<typeof uploadBody>>>
   attachAnswerImages: uploadBody('answer_id', 'answer'),
 };
 
-/** The error responses an operation can give, by status. */
+/**
+ * The error responses an operation can give, by status: every code the API answers appears on the
+ * operations where it can happen (test/openapi.test.ts checks each code of src/ is in the document).
+ */
 function errorResponsesOf(id: OperationId, op: Operation): Record<string, { $ref: string }> {
   const responses: Record<string, { $ref: string }> = {
+    '400': ref('responses', 'BadRequest'),
     '401': ref('responses', 'Unauthorized'),
     '403': ref('responses', 'Forbidden'),
   };
   if (id !== 'me' && id !== 'listProjects') responses['404'] = ref('responses', 'NotFound');
+  // Another method on the operation's path (each path serves one operation) answers 405 with Allow.
+  responses['405'] = ref('responses', 'MethodNotAllowed');
+  responses['408'] = ref('responses', 'RequestTimeout');
   if (op.body !== 'none') responses['409'] = ref('responses', 'IdempotencyConflict');
   if (op.body === 'json') responses['413'] = ref('responses', 'PayloadTooLarge');
   if (op.body !== 'none') responses['415'] = ref('responses', 'UnsupportedMediaType');
+  responses['417'] = ref('responses', 'ExpectationFailed');
   if (id !== 'me') responses['422'] = ref('responses', 'ValidationError');
   responses['429'] = ref('responses', 'RateLimited');
-  responses['5XX'] = ref('responses', 'ServerError');
+  responses['431'] = ref('responses', 'HeadersTooLarge');
+  responses['500'] = ref('responses', 'ServerError');
+  responses['503'] = ref('responses', 'ServiceUnavailable');
   return responses;
 }
 
@@ -226,6 +272,8 @@ envelope: \`{ok: true, data, meta}\` or \`{ok: false, error: {code, message, det
 Checks run in this order: routing (unknown path 404, wrong method 405 \`method_not_allowed\` with \`Allow\`), the
 token (401), the rate limit (429), the scope (403 \`scope_missing\`), the input (422), existence and visibility (404),
 the user's right (403 \`forbidden\`).
+Any request may also be refused by the HTTP server before routing, in the same envelope with \`X-Request-Id\` only:
+400 \`bad_request\` (malformed HTTP), 408 \`request_timeout\`, 417 \`expectation_failed\`, 431 \`headers_too_large\`.
 Clients must tolerate fields added to responses: that is how v1 evolves. See docs/integrators.md.`;
 
 /** Registers the generator on the v1 instance (before its routes), /openapi.json and the /docs page. */

@@ -1,14 +1,19 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
+import { apiNotFoundHandler } from '../envelope.js';
 
 /**
- * Response headers of v1 operations (docs/integrators.md, "Headers"):
+ * Response headers of v1 (docs/integrators.md, "Headers"):
  *
  * - `RateLimit-Policy: "per-token";q=600;w=60` and `RateLimit: "per-token";r=599;t=42`, in the syntax of
  *   draft-ietf-httpapi-ratelimit-headers (-09/-10): a quoted policy name with q (quota), w (window, s),
- *   r (remaining) and t (seconds until the quota resets). The policy is on every response of an
- *   operation while limiting is on; RateLimit once the token is authenticated (a 401 counts nothing).
+ *   r (remaining) and t (seconds until the quota resets). The policy is on every response under
+ *   /api/external/v1/ while limiting is on (operations, 405 answers, unknown paths, the public document
+ *   and docs pages); RateLimit only where a token's counter is known, i.e. once the token is
+ *   authenticated (a 401, a 404 of an unknown path or a 405 counts nothing, so it has no counter to show).
+ *   The answers the HTTP server writes on the socket before Fastify (400, 408, 417, 431: http-guards.ts)
+ *   carry neither: no route, hence no v1, was reached.
  * - `Punchlist-Token-Expiration`: the token's expires_at (RFC 3339), when it has one.
  * - `ETag` on successful GETs, a weak validator over `data` only (meta changes on every response);
  *   `If-None-Match` with a matching tag answers 304 without a body.
@@ -44,17 +49,25 @@ function etagOf(payload: string): string | null {
   return `W/"${createHash('sha256').update(payload.slice(DATA_START.length, end)).digest('base64url')}"`;
 }
 
-function setRateLimitHeaders(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter) {
-  reply.header('ratelimit-policy', `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.windowSeconds}`);
-  const decision = request.rateLimit;
-  if (decision) reply.header('ratelimit', `"${RATE_LIMIT_POLICY}";r=${decision.remaining};t=${decision.resetSeconds}`);
-}
-
-/** Registers the header hooks on the v1 instance; they act only on its operations (routes with a scope). */
+/**
+ * Registers the header hooks on the v1 instance. Rate-limit headers go on every response it sends;
+ * the token expiry and ETag only on its operations (routes with a scope).
+ */
 export function responseHeaders(app: FastifyInstance, limiter: RateLimiter | null) {
+  // Unknown paths under the v1 prefix are answered by v1 itself rather than by /api/'s handler, so
+  // that its hooks (these headers, the request id) run on them too.
+  app.setNotFoundHandler(apiNotFoundHandler);
+  // Built once: the quota and window are fixed for the life of the limiter.
+  const policy = limiter ? `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.windowSeconds}` : null;
+  const remainingPrefix = `"${RATE_LIMIT_POLICY}";r=`;
+
   app.addHook('onSend', async (request, reply, payload) => {
+    if (policy) {
+      reply.header('ratelimit-policy', policy);
+      const decision = request.rateLimit;
+      if (decision) reply.header('ratelimit', `${remainingPrefix}${decision.remaining};t=${decision.resetSeconds}`);
+    }
     if (!request.routeOptions.config.scope) return payload;
-    if (limiter) setRateLimitHeaders(request, reply, limiter);
     const expiresAt = request.principal?.token.expires_at;
     if (expiresAt) reply.header('punchlist-token-expiration', new Date(expiresAt).toISOString());
 
