@@ -21,12 +21,26 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 // A hash of a random password, checked when the account is unknown so that timing does not tell.
-// Made on first use: commands that never check a password do not pay for it.
+// Started by prepareDummyHash() when the sessions service is created (commands that never check a
+// password do not pay for it); a failed attempt is forgotten so that the next check makes it again.
 let dummyHash: Promise<string> | undefined;
+
+function dummy(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex')).catch((err: unknown) => {
+    dummyHash = undefined;
+    throw err;
+  });
+  return dummyHash;
+}
+
+/** Starts computing the dummy hash without waiting for it, so the first unknown account is not slower. */
+export function prepareDummyHash(): void {
+  dummy().catch(() => {}); // a failure shows at the check that needs the hash
+}
 
 /** Constant-time check; an unknown account (null hash) takes as long as a wrong password. */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = (stored ?? (await (dummyHash ??= hashPassword(randomBytes(16).toString('hex'))))).split('$');
+  const [scheme, n, r, p, salt, hash] = (stored ?? (await dummy())).split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));

@@ -229,6 +229,21 @@ describe('throttle', () => {
     expect((await attempt(client(), 'partial@punchlist.test', PASSWORD)).status).toBe(303);
   });
 
+  it('holds the account limit against a parallel burst from many addresses', async () => {
+    await server.ctx.users.createUser({ email: 'burst@punchlist.test', name: 'Burst', password: PASSWORD });
+    const burst = 3 * ACCOUNT_FAILURE_LIMIT;
+    const responses = await Promise.all(Array.from({ length: burst }, () => attempt(client(), 'burst@punchlist.test', 'nope')));
+    // Only the attempts within the limit reach the password check; the others are refused unchecked.
+    const statuses = responses.map((r) => r.status).sort((a, b) => a - b);
+    expect(statuses).toEqual([...Array(ACCOUNT_FAILURE_LIMIT).fill(401), ...Array(burst - ACCOUNT_FAILURE_LIMIT).fill(429)]);
+    const locked = await attempt(client(), 'burst@punchlist.test', PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Refused attempts leave nothing behind: the lock ends when the checked failures leave the window.
+    clock.offset = THROTTLE_WINDOW_MS + 1000;
+    expect((await attempt(client(), 'burst@punchlist.test', PASSWORD)).status).toBe(303);
+  }, 60_000);
+
   it(`locks an address after ${IP_FAILURE_LIMIT} failures, whatever the accounts`, async () => {
     const ip = client('192.0.2.77');
     const failures = await Promise.all(Array.from({ length: IP_FAILURE_LIMIT }, (_, i) => attempt(ip, `guess${i}@punchlist.test`, 'nope')));

@@ -1,12 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Generated, Kysely } from 'kysely';
+import { type Generated, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
-import { verifyPassword } from '../../domain/passwords.js';
+import { prepareDummyHash, verifyPassword } from '../../domain/passwords.js';
 import type { UserRole } from '../../domain/values.js';
 import { readCookie, sessionCookieName } from './session-cookie.js';
 
-/** Failed sign-in attempts (migration 003-web); typed here so that the shared `Database` stays as landed. */
+/**
+ * Failed sign-in attempts, and those still being checked (migration 003-web); typed here so that the
+ * shared `Database` stays as landed.
+ */
 export interface WebSignInFailuresTable {
   id: Generated<number>;
   /** `account:<email>` or `ip:<address>` */
@@ -23,6 +26,8 @@ export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 export const ACCOUNT_FAILURE_LIMIT = 10;
 /** Higher than per account: several people behind one office address must not lock each other out. */
 export const IP_FAILURE_LIMIT = 30;
+/** The PostgreSQL advisory lock that serializes the throttle's check-and-book across nodes (any fixed number). */
+const SIGN_IN_LOCK = 0x70_6c_6b_01;
 
 export interface SessionUser {
   id: number;
@@ -57,11 +62,14 @@ export function sameSecret(a: string, b: string): boolean {
 
 export function createSessionsService(database: Kysely<Database>, clock: Clock) {
   const db = database as unknown as Kysely<SessionsDatabase>;
+  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // The unknown-account check needs its dummy hash: made now, in the background, not on the first attempt.
+  prepareDummyHash();
 
   /** When the oldest failures that keep `key` at its limit leave the window; null when under the limit. */
-  async function lockedUntil(key: string, limit: number, now: Date): Promise<number | null> {
+  async function lockedUntil(executor: Kysely<SessionsDatabase>, key: string, limit: number, now: Date): Promise<number | null> {
     const since = new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
-    const rows = await db
+    const rows = await executor
       .selectFrom('web_sign_in_failures')
       .select('at')
       .where('key', '=', key)
@@ -73,39 +81,59 @@ export function createSessionsService(database: Kysely<Database>, clock: Clock) 
     return oldest ? Date.parse(oldest.at) + THROTTLE_WINDOW_MS : null;
   }
 
-  async function recordFailure(keys: string[], now: Date) {
-    const at = now.toISOString();
-    await db.insertInto('web_sign_in_failures').values(keys.map((key) => ({ key, at }))).execute();
-    await db
-      .deleteFrom('web_sign_in_failures')
-      .where('at', '<=', new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString())
-      .execute();
+  /**
+   * Checks the throttle and books the attempt as a failure of both keys in one step, before the slow
+   * password check: otherwise a parallel burst would all pass the check before any failure is recorded.
+   * The step is serialized (SQLite: the one connection; PostgreSQL, which several nodes may share: an
+   * advisory lock held to the commit), so of N simultaneous attempts exactly those within the limits are
+   * booked. The lock covers three short statements, never the password check.
+   * Returns the booked row ids, or when the attempt is throttled the time the lock ends.
+   */
+  async function bookAttempt(accountKey: string, ipKey: string, now: Date): Promise<{ booked: number[] } | { until: number }> {
+    return db.transaction().execute(async (trx) => {
+      if (onPostgres) await sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK})`.execute(trx);
+      const until = Math.max(
+        (await lockedUntil(trx, accountKey, ACCOUNT_FAILURE_LIMIT, now)) ?? 0,
+        (await lockedUntil(trx, ipKey, IP_FAILURE_LIMIT, now)) ?? 0,
+      );
+      if (until > now.getTime()) return { until };
+      const at = now.toISOString();
+      const rows = await trx
+        .insertInto('web_sign_in_failures')
+        .values([accountKey, ipKey].map((key) => ({ key, at })))
+        .returning('id')
+        .execute();
+      return { booked: rows.map((r) => r.id) };
+    });
   }
 
   const service = {
     /**
-     * Checks the throttle, then the password (constant time, unknown accounts included); a deactivated
-     * user fails like a wrong password. Success opens a new session and ends `replacing` (no fixation).
+     * Checks the throttle and books the attempt, then the password (constant time, unknown accounts
+     * included); a deactivated user fails like a wrong password. Success opens a new session and ends
+     * `replacing` (no fixation).
      */
     async signIn(input: { email: string; password: string; ip: string; replacing?: string }): Promise<SignInResult> {
       const email = input.email.trim().toLowerCase().slice(0, 320);
       const accountKey = `account:${email}`;
       const ipKey = `ip:${input.ip}`;
       const now = clock.now();
-      const until = Math.max(
-        (await lockedUntil(accountKey, ACCOUNT_FAILURE_LIMIT, now)) ?? 0,
-        (await lockedUntil(ipKey, IP_FAILURE_LIMIT, now)) ?? 0,
-      );
-      if (until > now.getTime()) {
-        return { ok: false, reason: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)) };
+      const booking = await bookAttempt(accountKey, ipKey, now);
+      if ('until' in booking) {
+        return { ok: false, reason: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((booking.until - now.getTime()) / 1000)) };
       }
       const user = email ? await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst() : undefined;
       const passwordOk = await verifyPassword(input.password, user?.password_hash ?? null);
       if (!user || !passwordOk || user.active !== 1) {
-        await recordFailure([accountKey, ipKey], now);
+        // The booked rows stay, as this failure; failures that left the window are swept.
+        await db
+          .deleteFrom('web_sign_in_failures')
+          .where('at', '<=', new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString())
+          .execute();
         return { ok: false, reason: 'invalid' };
       }
-      await db.deleteFrom('web_sign_in_failures').where('key', '=', accountKey).execute();
+      // Success forgets the account's failures, and this attempt's booking against the address.
+      await db.deleteFrom('web_sign_in_failures').where((eb) => eb.or([eb('key', '=', accountKey), eb('id', 'in', booking.booked)])).execute();
       if (input.replacing) await service.signOut(input.replacing);
       await db.deleteFrom('web_sessions').where('expires_at', '<=', now.toISOString()).execute();
       const cookieValue = randomToken();
