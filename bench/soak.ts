@@ -4,7 +4,11 @@
  * gracefully and checked:
  *
  * - requests sent and answered, and how many answered 5xx (target 0);
- * - writes acknowledged (2xx comments, answers, attachments) against the ones found afterwards (target equal);
+ * - writes acknowledged against the ones found afterwards (target equal): the 201 writes (comments, answers,
+ *   attachments) by their rows; the 200 writes (status changes, planning, links) by an audit record with
+ *   status 200 for each acknowledged request_id and, for a status change, its status history entry; and
+ *   the final state of each item written must be the last acknowledged write's (status, planning fields,
+ *   the links list);
  * - audit records written during the run against the requests sent (target equal: every request under
  *   /api/ is audited);
  * - the server's RSS at the start of the load, its peak and at the end.
@@ -44,6 +48,13 @@ function rssMb(pid: number | undefined): number | null {
   }
 }
 
+/** The acknowledged 200 writes, by what they answered: the request_id (for the audit record) and the state. */
+interface Updates {
+  status: { requestId: string; id: number; status: string; changed: boolean; updatedAt: string }[];
+  planning: { requestId: string; id: number; deadline: string | null; priority: string; requiresAnswer: boolean; updatedAt: string }[];
+  links: { requestId: string; links: { id: number; kind: string; title: string; url: string }[] }[];
+}
+
 async function main() {
   if (!Number.isFinite(SECONDS) || SECONDS < 1) throw new Error('SOAK_SECONDS must be a positive number');
   const dir = mkdtempSync(join(tmpdir(), 'punchlist-soak-'));
@@ -80,6 +91,7 @@ async function main() {
     const downloadId = seeded.data.attachments[0]!.id;
 
     const acked = { comments: [] as number[], answers: [] as number[], attachments: [] as number[] };
+    const updates: Updates = { status: [], planning: [], links: [] };
     const statuses: Record<string, number> = {};
     let answered = 0;
     const json = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
@@ -124,11 +136,28 @@ async function main() {
     const onResponse = (status: number, body: string) => {
       answered++;
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status !== 201) return;
-      const data = (JSON.parse(body) as { data: { comment?: { id: number }; answer?: { id: number }; attachments?: { id: number }[] } }).data;
-      if (data.comment) acked.comments.push(data.comment.id);
-      else if (data.answer) acked.answers.push(data.answer.id);
-      else if (data.attachments) acked.attachments.push(...data.attachments.map((a) => a.id));
+      if (status === 201) {
+        const data = (JSON.parse(body) as { data: { comment?: { id: number }; answer?: { id: number }; attachments?: { id: number }[] } }).data;
+        if (data.comment) acked.comments.push(data.comment.id);
+        else if (data.answer) acked.answers.push(data.answer.id);
+        else if (data.attachments) acked.attachments.push(...data.attachments.map((a) => a.id));
+      } else if (status === 200) recordUpdate(body);
+    };
+    // A 200 write is told from a read by its answer's shape (DESIGN.md §5): `changed` is only in the status
+    // answer; the planning answer's item has the planning fields but no text; the links answer is the list alone.
+    const recordUpdate = (body: string) => {
+      if (!body.startsWith('{')) return; // a download
+      const { ok, data, meta } = JSON.parse(body) as { ok: boolean; data: Record<string, any>; meta: { request_id: string } };
+      if (!ok) return;
+      const item = data.item as Record<string, any> | undefined;
+      const requestId = meta.request_id;
+      if (item && typeof data.changed === 'boolean') {
+        updates.status.push({ requestId, id: item.id, status: item.status, changed: data.changed, updatedAt: item.updated_at });
+      } else if (item && 'requires_answer' in item && !('text' in item)) {
+        updates.planning.push({ requestId, id: item.id, deadline: item.deadline, priority: item.priority, requiresAnswer: item.requires_answer, updatedAt: item.updated_at });
+      } else if (!item && Array.isArray(data.document_links)) {
+        updates.links.push({ requestId, links: data.document_links });
+      }
     };
     for (const request of requests) request.onResponse = onResponse;
 
@@ -171,6 +200,8 @@ async function main() {
 
     const db = new SQLite(dbFile, { readonly: true });
     let found: { comments: number; answers: number; attachments: number };
+    let updatesFound: { status: number; planning: number; links: number };
+    let finalState: string[];
     let audited: number;
     let integrity: unknown;
     try {
@@ -181,14 +212,16 @@ async function main() {
         return n;
       };
       found = { comments: count('comments', acked.comments), answers: count('answers', acked.answers), attachments: count('attachments', acked.attachments) };
+      ({ found: updatesFound, problems: finalState } = checkUpdates(db, updates));
       audited = (db.prepare('select count(*) as n from audit_log').get() as { n: number }).n - auditBefore;
       integrity = db.pragma('integrity_check', { simple: true });
     } finally {
       db.close();
     }
     const fiveXx = Object.entries(statuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0);
-    const ackedTotal = acked.comments.length + acked.answers.length + acked.attachments.length;
-    const foundTotal = found.comments + found.answers + found.attachments;
+    const ackedUpdates = { status: updates.status.length, planning: updates.planning.length, links: updates.links.length };
+    const ackedTotal = acked.comments.length + acked.answers.length + acked.attachments.length + ackedUpdates.status + ackedUpdates.planning + ackedUpdates.links;
+    const foundTotal = found.comments + found.answers + found.attachments + updatesFound.status + updatesFound.planning + updatesFound.links;
     const report = {
       seconds: Math.round(seconds),
       connections: CONNECTIONS,
@@ -200,8 +233,9 @@ async function main() {
       '5xx': fiveXx,
       connection_errors: connectionErrors,
       timeouts,
-      writes_acknowledged: { comments: acked.comments.length, answers: acked.answers.length, attachments: acked.attachments.length, total: ackedTotal },
-      writes_found: { ...found, total: foundTotal },
+      writes_acknowledged: { comments: acked.comments.length, answers: acked.answers.length, attachments: acked.attachments.length, ...ackedUpdates, total: ackedTotal },
+      writes_found: { ...found, ...updatesFound, total: foundTotal },
+      final_state: finalState.length ? finalState : 'ok',
       audit_records: audited,
       rss_mb: { start: rssStart, peak: rssPeak, end: rssEnd },
       server_exit: exit,
@@ -213,6 +247,10 @@ async function main() {
       connectionErrors + timeouts > 0 && `${connectionErrors} connection errors, ${timeouts} timeouts`,
       answered !== sent && `${sent - answered} requests sent were not answered`,
       foundTotal !== ackedTotal && `${ackedTotal - foundTotal} acknowledged writes are missing`,
+      updates.status.length === 0 || updates.planning.length === 0 || updates.links.length === 0
+        ? `no acknowledged ${Object.entries(ackedUpdates).filter(([, n]) => n === 0).map(([k]) => k).join(', ')} write was recognised`
+        : false,
+      finalState.length > 0 && `final state: ${finalState.join('; ')}`,
       audited !== sent && `${audited} audit records for ${sent} requests sent`,
       integrity !== 'ok' && `integrity_check: ${String(integrity)}`,
       exit.code !== 0 && `the server exited with ${exit.code ?? exit.signal}`,
@@ -222,6 +260,69 @@ async function main() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The acknowledged 200 writes against the database after the run. One is found when its request has its
+ * audit record with status 200 (committed in the write's own transaction) and, for a status change, the
+ * history entry it answered. Then, per item written, the final state must be the last acknowledged one.
+ */
+function checkUpdates(db: SQLite.Database, updates: Updates) {
+  const problems: string[] = [];
+  const audit = db.prepare('select status, entity_type, entity_id from audit_log where request_id = ?');
+  const audited = (requestId: string) => {
+    const row = audit.get(requestId) as { status: number; entity_type: string | null; entity_id: number | null } | undefined;
+    return row?.status === 200 ? row : undefined;
+  };
+  const changeEntry = db.prepare("select 1 from item_history where item_id = ? and kind = 'status_changed' and to_status = ? and at = ?");
+  const reachedBy = db.prepare("select 1 from item_history where item_id = ? and kind in ('created', 'status_changed') and to_status = ? and at <= ?");
+  const found = {
+    status: updates.status.filter((u) => audited(u.requestId) && (u.changed ? changeEntry : reachedBy).get(u.id, u.status, u.updatedAt)).length,
+    planning: updates.planning.filter((u) => audited(u.requestId)).length,
+    links: updates.links.filter((u) => audited(u.requestId)).length,
+  };
+  const latest = <T extends { updatedAt: string }>(list: T[]) => list.reduce((a, b) => (b.updatedAt > a.updatedAt ? b : a));
+
+  // Status: every committed change was acknowledged (nothing was in flight at the end) and the item ends
+  // at the last one.
+  for (const id of new Set(updates.status.map((u) => u.id))) {
+    const mine = updates.status.filter((u) => u.id === id);
+    const changes = mine.filter((u) => u.changed);
+    const entries = (db.prepare("select count(*) as n from item_history where item_id = ? and kind = 'status_changed'").get(id) as { n: number }).n;
+    if (entries !== changes.length) problems.push(`item ${id}: ${entries} status history entries for ${changes.length} acknowledged changes`);
+    const final = db.prepare('select status from items where id = ?').get(id) as { status: string };
+    const last = latest(changes.length ? changes : mine);
+    if (final.status !== last.status) problems.push(`item ${id}: status ${final.status}, last acknowledged ${last.status}`);
+  }
+  // Planning: the item holds the values of the last acknowledged write.
+  for (const id of new Set(updates.planning.map((u) => u.id))) {
+    const last = latest(updates.planning.filter((u) => u.id === id));
+    const final = db.prepare('select deadline, priority, requires_answer, updated_at from items where id = ?').get(id) as {
+      deadline: string | null; priority: string; requires_answer: number; updated_at: string;
+    };
+    const want = { deadline: last.deadline, priority: last.priority, requires_answer: last.requiresAnswer ? 1 : 0 };
+    const have = { deadline: final.deadline, priority: final.priority, requires_answer: final.requires_answer };
+    if (JSON.stringify(have) !== JSON.stringify(want) || final.updated_at < last.updatedAt) {
+      problems.push(`item ${id}: planning ${JSON.stringify(have)} at ${final.updated_at}, last acknowledged ${JSON.stringify(want)} at ${last.updatedAt}`);
+    }
+  }
+  // Links: each replace makes new rows, so the last one committed has the highest ids; its item (from its
+  // audit record) holds exactly its list.
+  const lastLinks = new Map<number, Updates['links'][number]>();
+  for (const u of updates.links) {
+    const itemId = audited(u.requestId)?.entity_id;
+    if (itemId == null || u.links.length === 0) continue;
+    const known = lastLinks.get(itemId);
+    if (!known || u.links[0]!.id > known.links[0]!.id) lastLinks.set(itemId, u);
+  }
+  if (updates.links.some((u) => u.links.length > 0) && lastLinks.size === 0) problems.push('no links write could be traced to its item');
+  for (const [id, last] of lastLinks) {
+    const rows = db.prepare('select id, kind, title, url from document_links where item_id = ? and answer_id is null order by position, id').all(id);
+    if (JSON.stringify(rows) !== JSON.stringify(last.links)) {
+      problems.push(`item ${id}: links ${JSON.stringify(rows).slice(0, 200)}, last acknowledged ${JSON.stringify(last.links).slice(0, 200)}`);
+    }
+  }
+  return { found, problems };
 }
 
 main().catch((err: unknown) => {

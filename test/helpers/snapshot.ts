@@ -1,12 +1,18 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import type { BlobStore } from '../../src/storage/blob-store.js';
 
 /**
- * Row count and checksum of every table: what "the data did not change" means in the fuzz and BOLA
- * tests. Bookkeeping that every request may write is left out: the audit log (one record per request),
- * idempotency keys (a 4xx answer is stored for replay, DESIGN.md §6) and a token's last use.
+ * Row count and checksum of every table, and when given the blob store, every blob's key and size: what
+ * "the data did not change" means in the fuzz and BOLA tests (a refused upload that leaves a file behind
+ * changes the data as much as one that leaves a row). Bookkeeping that every request may write is left
+ * out: the audit log (one record per request), idempotency keys (a 4xx answer is stored for replay,
+ * DESIGN.md §6) and a token's last use.
  */
-export type Snapshot = Record<string, { rows: number; checksum: string }>;
+export type Snapshot = Record<string, { rows: number; checksum: string; blobs?: string[] }>;
+
+/** The snapshot's entry for the blob store; the space keeps it apart from any table name. */
+export const STORAGE_ENTRY = 'storage blobs';
 
 const BOOKKEEPING_TABLES = new Set(['audit_log', 'idempotency_keys']);
 const BOOKKEEPING_COLUMNS: Record<string, string[]> = { api_tokens: ['last_used_at', 'last_used_ip'] };
@@ -21,8 +27,12 @@ async function tableNames(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Prom
   return rows.rows.map((r) => r.name);
 }
 
-export async function snapshot(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<Snapshot> {
+export async function snapshot(db: Kysely<any>, dialect: 'sqlite' | 'postgres', blobs?: BlobStore): Promise<Snapshot> {
   const out: Snapshot = {};
+  if (blobs) {
+    const lines = await blobList(blobs);
+    out[STORAGE_ENTRY] = { rows: lines.length, checksum: createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16), blobs: lines };
+  }
   for (const table of await tableNames(db, dialect)) {
     if (BOOKKEEPING_TABLES.has(table)) continue;
     const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows;
@@ -35,8 +45,32 @@ export async function snapshot(db: Kysely<any>, dialect: 'sqlite' | 'postgres'):
   return out;
 }
 
-/** The tables whose count or checksum differ, for a readable failure. */
+/**
+ * `key size` of every blob, in the store's listing order (through the BlobStore interface, so a disk or
+ * an S3 store alike; the store's own scratch space is not blobs).
+ */
+async function blobList(blobs: BlobStore): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const key of blobs.list('')) {
+    const blob = await blobs.get(key);
+    if (!blob) continue; // deleted between the listing and the read: not there
+    blob.stream.destroy();
+    lines.push(`${key} ${blob.size}`);
+  }
+  return lines;
+}
+
+/** The tables (and the storage) whose count or checksum differ, for a readable failure. */
 export function changedTables(before: Snapshot, after: Snapshot): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...names].filter((t) => JSON.stringify(before[t]) !== JSON.stringify(after[t]));
+  return [...names]
+    .filter((t) => JSON.stringify(before[t]) !== JSON.stringify(after[t]))
+    .map((t) => {
+      if (t !== STORAGE_ENTRY) return t;
+      const was = new Set(before[t]?.blobs ?? []);
+      const is = new Set(after[t]?.blobs ?? []);
+      const added = [...is].filter((b) => !was.has(b)).map((b) => `+${b}`);
+      const removed = [...was].filter((b) => !is.has(b)).map((b) => `-${b}`);
+      return `${t} (${[...added, ...removed].join(', ')})`;
+    });
 }

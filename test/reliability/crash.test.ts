@@ -9,7 +9,7 @@ import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { type ChildServer, freePort, startChildServer } from '../helpers/child-server.js';
 import { solid, uploadForm } from '../helpers/images.js';
 import { V1 } from '../helpers/server.js';
-import { buildWorkspace, type UserKey } from '../helpers/workspace.js';
+import { buildWorkspace, USERS, type UserKey } from '../helpers/workspace.js';
 
 /**
  * Crash safety: the real server, a child process on SQLite and disk storage, killed with SIGKILL at
@@ -27,6 +27,8 @@ interface Ack {
   id: number;
   marker?: string;
   path?: string;
+  /** A status write: what was asked, whether the server said it changed, the `updated_at` it answered, by whom. */
+  status?: { to: string; changed: boolean; at: string; userId: number };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'punchlist-crash-'));
@@ -79,6 +81,7 @@ function inspect() {
 /** One worker: random writes until the server goes away. Records what was acknowledged. */
 async function worker(url: string, round: number, n: number, acks: Ack[], images: Buffer[]) {
   const token = n % 2 === 0 ? tokens.admin : tokens.manager;
+  const userId = n % 2 === 0 ? USERS.admin : USERS.manager;
   const items = [1000, 1001, 1010, 1011, 2000, 2001, 2010];
   for (let i = 0; ; i++) {
     const item = items[(n + i) % items.length]!;
@@ -122,8 +125,10 @@ async function worker(url: string, round: number, n: number, acks: Ack[], images
     const requestId = body.meta.request_id as string;
     if (kind === 'comment') acks.push({ kind, requestId, id: body.data.comment.id, marker });
     else if (kind === 'answer') acks.push({ kind, requestId, id: body.data.answer.id, marker });
-    else if (kind === 'status') acks.push({ kind, requestId, id: item });
-    else for (const a of body.data.attachments) acks.push({ kind, requestId, id: a.id, path: a.path, marker });
+    else if (kind === 'status') {
+      const { status, updated_at } = body.data.item as { status: string; updated_at: string };
+      acks.push({ kind, requestId, id: item, status: { to: status, changed: body.data.changed === true, at: updated_at, userId } });
+    } else for (const a of body.data.attachments) acks.push({ kind, requestId, id: a.id, path: a.path, marker });
   }
 }
 
@@ -182,6 +187,19 @@ describe('SIGKILL under load', () => {
       expect(final.db.pragma('foreign_key_check')).toEqual([]);
       expect(final.missing).toEqual([]);
       const has = (sql: string, ...args: unknown[]) => final.db.prepare(sql).get(...args) !== undefined;
+      const statusHeld = (ack: Ack) => {
+        const s = ack.status!;
+        // A change commits its history entry with the item: same transaction, same timestamp, same user.
+        if (s.changed) {
+          return has(
+            "select 1 from item_history where item_id = ? and kind = 'status_changed' and to_status = ? and user_id = ? and at = ?",
+            ack.id, s.to, s.userId, s.at,
+          );
+        }
+        // "Already that status" is only true if the history had reached it by then (`updated_at` answered is
+        // the item's, at least as late as its last status entry).
+        return has("select 1 from item_history where item_id = ? and kind in ('created', 'status_changed') and to_status = ? and at <= ?", ack.id, s.to, s.at);
+      };
       const lost: string[] = [];
       for (const ack of acks) {
         const present =
@@ -190,21 +208,41 @@ describe('SIGKILL under load', () => {
             : ack.kind === 'answer'
               ? has('select 1 from answers where id = ? and text = ?', ack.id, ack.marker)
               : ack.kind === 'status'
-                ? true
+                ? statusHeld(ack)
                 : has('select 1 from attachments where id = ? and path = ?', ack.id, ack.path) && existsSync(join(storage, ack.path!)) && statSync(join(storage, ack.path!)).size > 0;
-        if (!present) lost.push(`${ack.kind} ${ack.id}`);
+        if (!present) lost.push(ack.status ? `status ${ack.id} → ${ack.status.to} (${ack.status.changed ? 'changed' : 'unchanged'} at ${ack.status.at})` : `${ack.kind} ${ack.id}`);
         // A successful write commits its audit record in its own transaction.
         if (!has('select 1 from audit_log where request_id = ? and status between 200 and 299', ack.requestId)) lost.push(`audit of ${ack.kind} ${ack.requestId}`);
       }
+      // Each written item's status history is one unbroken chain ending at its current status: no change
+      // committed without its entry, none lost between two that were kept.
+      const written = [...new Set(acks.filter((a) => a.kind === 'status').map((a) => a.id))];
+      const broken: string[] = [];
+      for (const itemId of written) {
+        const entries = final.db
+          .prepare("select kind, from_status, to_status from item_history where item_id = ? and kind in ('created', 'status_changed') order by id")
+          .all(itemId) as { kind: string; from_status: string | null; to_status: string }[];
+        const current = (final.db.prepare('select status from items where id = ?').get(itemId) as { status: string }).status;
+        let previous: string | null = null;
+        for (const [k, e] of entries.entries()) {
+          if (k === 0 ? e.kind !== 'created' : e.kind !== 'status_changed' || e.from_status !== previous || e.to_status === previous) {
+            broken.push(`item ${itemId} entry ${k}: ${e.kind} ${e.from_status} → ${e.to_status} after ${previous}`);
+          }
+          previous = e.to_status;
+        }
+        if (previous !== current) broken.push(`item ${itemId}: history ends at ${previous}, status is ${current}`);
+      }
+      const changes = acks.filter((a) => a.status?.changed).length;
       const kinds: Record<string, number> = {};
       for (const ack of acks) kinds[ack.kind] = (kinds[ack.kind] ?? 0) + 1;
       const byKind = Object.entries(kinds).map(([k, n]) => `${n} ${k}`).join(', ');
       console.log(
-        `crash: ${ROUNDS} SIGKILLs after ${figures.killAfterMs.join('/')} ms of load; ${acks.length} acknowledged writes (${byKind}), per round ${figures.acked.join('/')}; ` +
+        `crash: ${ROUNDS} SIGKILLs after ${figures.killAfterMs.join('/')} ms of load; ${acks.length} acknowledged writes (${byKind}; ${changes} status changes, each in its item's history chain), per round ${figures.acked.join('/')}; ` +
           `lost ${lost.length}; after the kills ${figures.orphansAfterKill} orphan blobs and ${figures.tempAfterKill} temp files (+${figures.planted} planted), all swept at start-up; ` +
           `start ${Math.round(Math.min(...figures.startMs))}–${Math.round(Math.max(...figures.startMs))} ms; integrity_check ok`,
       );
       expect(lost).toEqual([]);
+      expect(broken).toEqual([]);
       expect(acks.length).toBeGreaterThan(ROUNDS * 5);
     } finally {
       final.db.close();

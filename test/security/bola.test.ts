@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/envelope.js';
 import { solid, uploadForm } from '../helpers/images.js';
+import { operationsOf, type Sample, sampleFor } from '../helpers/operations.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { snapshot } from '../helpers/snapshot.js';
 import type { UserKey } from '../helpers/workspace.js';
@@ -9,8 +10,10 @@ import { WebClient } from '../web/web-client.js';
 /**
  * Object-level authorisation (OWASP API1, BOLA): for every endpoint that takes an id, and every kind of
  * id (project, item, answer, attachment, download URL), an object the user cannot see answers exactly
- * like one that does not exist: 404 not_found, the same message, the same body length. And the partial
- * member of project 1 never reaches a hidden item through any endpoint, search totals included.
+ * like one that does not exist: 404 not_found, the same message, the same body length, and nothing written
+ * (tables and stored blobs). The probes are written by hand, but checked against the route table the
+ * server registered: an operation taking an id without a probe fails. And the partial member of project 1
+ * never reaches a hidden item through any endpoint, search totals included.
  */
 
 let server: TestServer;
@@ -39,6 +42,9 @@ type Kind = 'project' | 'item' | 'answer' | 'item-attachment' | 'answer-attachme
 interface Probe {
   name: string;
   kind: Kind;
+  /** `METHOD path` as in the route table, and the id field the probed id goes in (both read off the request). */
+  route: string;
+  field: string;
   request(id: number, who: UserKey): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
@@ -48,33 +54,55 @@ async function call(path: string, init: RequestInit & { token?: string; json?: u
 }
 
 const as = (who: UserKey) => server.tokens[who];
-const json = (method: string, path: string, body: (id: number) => Record<string, unknown>) => (id: number, who: UserKey) =>
-  call(`${V1}/${path}`, { method, token: as(who), json: body(id) });
-const upload = (path: string, field: string) => (id: number, who: UserKey) =>
-  call(`${V1}/${path}`, { method: 'POST', token: as(who), body: uploadForm({ [field]: String(id) }, [{ name: 'x.png', bytes: png }]) });
-const get = (path: string) => (id: number, who: UserKey) => call(path.replace('ID', String(id)), { token: as(who) });
+/** Where a probe's id goes in its request; the field holding it is found by looking for this value. */
+const ID_SLOT = -1;
+const json = (method: string, path: string, body: (id: number) => Record<string, unknown>) => ({
+  route: `${method} ${V1}/${path}`,
+  field: Object.entries(body(ID_SLOT)).find(([, v]) => v === ID_SLOT)![0],
+  request: (id: number, who: UserKey) => call(`${V1}/${path}`, { method, token: as(who), json: body(id) }),
+});
+const upload = (path: string, field: string) => ({
+  route: `POST ${V1}/${path}`,
+  field,
+  request: (id: number, who: UserKey) =>
+    call(`${V1}/${path}`, { method: 'POST', token: as(who), body: uploadForm({ [field]: String(id) }, [{ name: 'x.png', bytes: png }]) }),
+});
+const get = (path: string) => {
+  const [url, query] = path.split('?') as [string, string];
+  return {
+    route: `GET ${url}`,
+    field: [...new URLSearchParams(query)].find(([, v]) => v === 'ID')![0],
+    request: (id: number, who: UserKey) => call(path.replace('ID', String(id)), { token: as(who) }),
+  };
+};
 
 const PROBES: Probe[] = [
-  { name: 'projects/get', kind: 'project', request: get(`${V1}/projects/get.php?id=ID`) },
-  { name: 'projects/tree', kind: 'project', request: get(`${V1}/projects/tree.php?id=ID`) },
-  { name: 'projects/search', kind: 'project', request: get(`${V1}/projects/search.php?id=ID&q=Item`) },
-  { name: 'projects/search item_id', kind: 'project', request: get(`${V1}/projects/search.php?id=ID&item_id=1000`) },
-  { name: 'items/get', kind: 'item', request: get(`${V1}/items/get.php?id=ID`) },
-  { name: 'search item_id', kind: 'item', request: get(`${V1}/projects/search.php?id=1&item_id=ID`) },
-  { name: 'search item_id + q', kind: 'item', request: get(`${V1}/projects/search.php?id=1&item_id=ID&q=e`) },
-  { name: 'items/status', kind: 'item', request: json('PATCH', 'items/status.php', (id) => ({ id, status: 'blocked' })) },
-  { name: 'items/planning', kind: 'item', request: json('PATCH', 'items/planning.php', (id) => ({ id, priority: 'low', deadline: '2030-01-01' })) },
-  { name: 'items/links', kind: 'item', request: json('PUT', 'items/links.php', (id) => ({ id, document_links: [] })) },
-  { name: 'comments/create', kind: 'item', request: json('POST', 'comments/create.php', (id) => ({ item_id: id, text: 'bola' })) },
-  { name: 'answers/create', kind: 'item', request: json('POST', 'answers/create.php', (id) => ({ item_id: id, text: 'bola' })) },
-  { name: 'items/attachments', kind: 'item', request: upload('items/attachments.php', 'item_id') },
-  { name: 'answers/attachments', kind: 'answer', request: upload('answers/attachments.php', 'answer_id') },
-  { name: 'items/file', kind: 'item-attachment', request: get('/api/items/file.php?id=ID') },
-  { name: 'answers/file', kind: 'answer-attachment', request: get('/api/answers/file.php?id=ID') },
+  { name: 'projects/get', kind: 'project', ...get(`${V1}/projects/get.php?id=ID`) },
+  { name: 'projects/tree', kind: 'project', ...get(`${V1}/projects/tree.php?id=ID`) },
+  { name: 'projects/search', kind: 'project', ...get(`${V1}/projects/search.php?id=ID&q=Item`) },
+  { name: 'projects/search item_id', kind: 'project', ...get(`${V1}/projects/search.php?id=ID&item_id=1000`) },
+  { name: 'items/get', kind: 'item', ...get(`${V1}/items/get.php?id=ID`) },
+  { name: 'search item_id', kind: 'item', ...get(`${V1}/projects/search.php?id=1&item_id=ID`) },
+  { name: 'search item_id + q', kind: 'item', ...get(`${V1}/projects/search.php?id=1&item_id=ID&q=e`) },
+  { name: 'items/status', kind: 'item', ...json('PATCH', 'items/status.php', (id) => ({ id, status: 'blocked' })) },
+  { name: 'items/planning', kind: 'item', ...json('PATCH', 'items/planning.php', (id) => ({ id, priority: 'low', deadline: '2030-01-01' })) },
+  { name: 'items/links', kind: 'item', ...json('PUT', 'items/links.php', (id) => ({ id, document_links: [] })) },
+  { name: 'comments/create', kind: 'item', ...json('POST', 'comments/create.php', (id) => ({ item_id: id, text: 'bola' })) },
+  { name: 'answers/create', kind: 'item', ...json('POST', 'answers/create.php', (id) => ({ item_id: id, text: 'bola' })) },
+  { name: 'items/attachments', kind: 'item', ...upload('items/attachments.php', 'item_id') },
+  { name: 'answers/attachments', kind: 'answer', ...upload('answers/attachments.php', 'answer_id') },
+  { name: 'items/file', kind: 'item-attachment', ...get('/api/items/file.php?id=ID') },
+  { name: 'answers/file', kind: 'answer-attachment', ...get('/api/answers/file.php?id=ID') },
   // The other kind's download path: an item image asked for as an answer image and the reverse.
-  { name: 'answers/file of an item image', kind: 'item-attachment', request: get('/api/answers/file.php?id=ID') },
-  { name: 'items/file of an answer image', kind: 'answer-attachment', request: get('/api/items/file.php?id=ID') },
+  { name: 'answers/file of an item image', kind: 'item-attachment', ...get('/api/answers/file.php?id=ID') },
+  { name: 'items/file of an answer image', kind: 'answer-attachment', ...get('/api/items/file.php?id=ID') },
 ];
+
+/** The id fields of a request (`id`, `item_id`, `answer_id`, …) in its query, JSON body or form. */
+function idFields(sample: Sample): string[] {
+  const names = [...new URLSearchParams(sample.query ?? '').keys(), ...Object.keys(sample.json ?? {}), ...Object.keys(sample.form ?? {})];
+  return [...new Set(names.filter((name) => /^(?:id|[a-z]+_id)$/.test(name)))];
+}
 
 /** What each user cannot see, per kind of id (the standard workspace plus what the test made). */
 function hidden(): Record<string, Record<Kind, number[]>> {
@@ -151,8 +179,25 @@ afterAll(async () => {
 });
 
 describe('an object the user cannot see answers like one that does not exist', () => {
+  it('the probes cover every operation that takes an id, read from the route table the server registered', () => {
+    // Every operation with a scope: the v1 endpoints and the two downloads. Whether one takes an id, and in
+    // which field, is read off its sample request (test/helpers/operations.ts, which the scope matrix
+    // requires for every operation), so a new route with an id fails here until it has a probe. HEAD
+    // answers as its GET does, through the same handler.
+    const operations = operationsOf(server.app).filter((op) => op.method !== 'HEAD');
+    const ids = { itemAttachmentId: made.attachment1000.id, answerAttachmentId: made.answerAttachment2000.id };
+    const needed = operations.flatMap((op) => idFields(sampleFor(op, ids)).map((field) => `${op.method} ${op.url} ${field}`));
+    const probed = new Set(PROBES.map((p) => `${p.route} ${p.field}`));
+    expect(needed.filter((route) => !probed.has(route)), 'operations taking an id without a BOLA probe').toEqual([]);
+    // Not vacuous: the table holds the v1 operations and both downloads, and every probe is on one of them.
+    expect(needed).toEqual(expect.arrayContaining([`PATCH ${V1}/items/status.php id`, 'GET /api/items/file.php id', 'GET /api/answers/file.php id']));
+    expect(needed.length).toBeGreaterThanOrEqual(13);
+    const routes = new Set(operations.map((op) => `${op.method} ${op.url}`));
+    expect(PROBES.map((p) => p.route).filter((route) => !routes.has(route)), 'probes on no registered route').toEqual([]);
+  });
+
   it('for every endpoint and every kind of id: 404 not_found, same message, same length; nothing written', async () => {
-    const before = await snapshot(server.ctx.db.kysely, server.ctx.db.dialect);
+    const before = await snapshot(server.ctx.db.kysely, server.ctx.db.dialect, server.ctx.blobs);
     let compared = 0;
     for (const [who, kinds] of Object.entries(hidden()) as [UserKey, Record<Kind, number[]>][]) {
       for (const probe of PROBES) {
@@ -167,7 +212,7 @@ describe('an object the user cannot see answers like one that does not exist', (
       }
     }
     expect(compared).toBeGreaterThan(100);
-    expect(await snapshot(server.ctx.db.kysely, server.ctx.db.dialect)).toEqual(before);
+    expect(await snapshot(server.ctx.db.kysely, server.ctx.db.dialect, server.ctx.blobs)).toEqual(before);
   });
 
   it('the download URL of an attachment, with a token or a web session', async () => {

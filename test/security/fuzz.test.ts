@@ -6,14 +6,14 @@ import { pngBomb, solid, uploadForm } from '../helpers/images.js';
 import { PUBLIC_PATHS, routesOf } from '../helpers/operations.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import { changedTables, type Snapshot, snapshot } from '../helpers/snapshot.js';
+import { changedTables, type Snapshot, snapshot, STORAGE_ENTRY } from '../helpers/snapshot.js';
 
 /**
  * Property-based fuzzing of every route of /api/ (from the route table the server registered): random
  * and adversarial query strings, JSON bodies, headers, multipart bodies and raw bytes. For each case:
  * an answer arrives, never a 5xx; it is the envelope (with X-Request-Id = meta.request_id) unless it is
  * a successful download, a HEAD, a 304 or a public page; and a 4xx changes no data (row counts and a
- * checksum of every table, before and after).
+ * checksum of every table, and every blob's key and size in the storage, before and after).
  */
 
 let server: TestServer;
@@ -141,7 +141,10 @@ const writeRoutes = () => routes.filter((r) => ['POST', 'PUT', 'PATCH'].includes
 const uploadRoutes = () => routes.filter((r) => r.url.endsWith('attachments.php') && r.method === 'POST');
 const concrete = (url: string) => url.replace(/\*$/, 'index.html');
 
-/** Sends one case; checks the answer; a 4xx must leave every table as it was. */
+/** Every table and every blob of the server's storage. */
+const snapshotData = () => snapshot(server.ctx.db.kysely, server.ctx.db.dialect, server.ctx.blobs);
+
+/** Sends one case; checks the answer; a 4xx must leave every table and the storage as it was. */
 async function run(kind: string, c: Case): Promise<RawResponse> {
   const target = `${concrete(c.route.url)}${c.query ? `?${c.query}` : ''}`;
   const res = await rawRequest(port, { method: c.method, target, headers: c.headers, body: c.body, timeoutMs: 20_000 });
@@ -172,7 +175,7 @@ async function run(kind: string, c: Case): Promise<RawResponse> {
       expect(res.status, what).toBeGreaterThanOrEqual(400);
     }
   }
-  const after = await snapshot(server.ctx.db.kysely, server.ctx.db.dialect);
+  const after = await snapshotData();
   if (res.status >= 400) expect(changedTables(baseline, after), `${what} → ${res.status} changed data`).toEqual([]);
   baseline = after;
   return res;
@@ -183,7 +186,7 @@ beforeAll(async () => {
   port = Number(new URL(server.url).port);
   routes = [...routesOf(server.app)];
   png16 = await solid(16, 16, 'png');
-  baseline = await snapshot(server.ctx.db.kysely, server.ctx.db.dialect);
+  baseline = await snapshotData();
 });
 
 afterAll(async () => {
@@ -343,7 +346,7 @@ describe(`fuzzing every route of /api/ (seed ${SEED}; FUZZ_SEED=… replays)`, (
         if (res.status >= 400 && res.status !== 505 && res.headers['content-type']?.startsWith('application/json')) {
           expect(JSON.parse(res.body.toString()).ok, what).toBe(false);
         }
-        const after = await snapshot(server.ctx.db.kysely, server.ctx.db.dialect);
+        const after = await snapshotData();
         if (res.status === 0 || res.status >= 400) expect(changedTables(baseline, after), what).toEqual([]);
         baseline = after;
       }),
@@ -392,5 +395,16 @@ describe(`fuzzing every route of /api/ (seed ${SEED}; FUZZ_SEED=… replays)`, (
       body,
     });
     expect(res.status).toBe(201);
+  });
+
+  it('the snapshot sees the storage: a blob left behind, or one gone, is a change', async () => {
+    const key = 'items/1000/left-behind.webp';
+    const before = await snapshotData();
+    await server.ctx.blobs.put(key, Buffer.from('not an image'), 'image/webp');
+    const withBlob = await snapshotData();
+    expect(changedTables(before, withBlob)).toEqual([`${STORAGE_ENTRY} (+${key} 12)`]);
+    await server.ctx.blobs.delete(key);
+    expect(changedTables(withBlob, await snapshotData())).toEqual([`${STORAGE_ENTRY} (-${key} 12)`]);
+    expect(changedTables(before, await snapshotData())).toEqual([]);
   });
 });
