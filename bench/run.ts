@@ -119,7 +119,12 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
 
   const list: Scenario[] = [
     { name: 'auth/me', description: 'GET auth/me, 6 tokens in turn', next: () => ({ method: 'GET', path: `${V1}/auth/me.php`, token: pick(meta.actors).token }) },
-    { name: 'items/get', description: 'GET items/get of random visible items, 4 users (admin, manager, partial executor, observer)', next: () => itemGet(pick(readers)) },
+    {
+      name: 'items/get',
+      description: 'GET items/get of random visible items, 4 users (admin, manager, partial executor, observer)',
+      single: true,
+      next: () => itemGet(pick(readers)),
+    },
     {
       name: 'projects/tree',
       description: `GET projects/tree of the 5 000-item project (admin)`,
