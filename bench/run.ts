@@ -20,6 +20,7 @@ import { availableParallelism, cpus, freemem, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, buildWorkspace, SEARCH_QUERIES, SHAPE, workspaceKey } from './lib/workspace.js';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
+import { random } from './lib/random.js';
 import { markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -34,18 +35,6 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').
 const PROFILE = process.env.BENCH_PROFILE === '1';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-/** Seeded, so that runs ask the same sequence of questions. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Workspace: built once per generator version, copied for every run (write scenarios change it).
