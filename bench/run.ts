@@ -15,10 +15,10 @@
  * BENCH_PROFILE=1 (a fresh server per scenario started with --cpu-prof; profiles in data/bench/profiles/<scenario>/,
  * the largest file is the main thread's; summarise with `node --import tsx bench/profile-top.ts FILE`), BENCH_NO_DOCS=1 (leave docs/ alone).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, freemem, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BenchActor, type BenchWorkspace, buildWorkspace, SEARCH_QUERIES, SHAPE, workspaceKey } from './lib/workspace.js';
+import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { random } from './lib/random.js';
 import { markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
@@ -40,23 +40,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 // Workspace: built once per generator version, copied for every run (write scenarios change it).
 
 async function workspace(): Promise<{ file: string; meta: BenchWorkspace }> {
-  mkdirSync(DATA, { recursive: true });
-  const key = workspaceKey();
-  const cached = join(DATA, `workspace-${key}.db`);
-  const metaFile = join(DATA, `workspace-${key}.json`);
-  if (process.env.BENCH_FRESH === '1' || !existsSync(cached) || !existsSync(metaFile)) {
-    for (const f of [cached, `${cached}-wal`, `${cached}-shm`]) rmSync(f, { force: true });
-    log(`building the workspace (${SHAPE.projects} projects, ${SHAPE.users} users, ${SHAPE.items} items) into ${cached}`);
-    const meta = await buildWorkspace(cached, log);
-    writeFileSync(metaFile, JSON.stringify(meta, null, 2));
-    log(`built in ${meta.generationSeconds} s: ${JSON.stringify(meta.summary)}`);
-  }
-  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as BenchWorkspace;
-  const runDir = join(DATA, `run-${process.pid}`);
-  mkdirSync(runDir, { recursive: true });
-  const file = join(runDir, 'punchlist.db');
-  copyFileSync(cached, file);
-  return { file, meta };
+  const file = join(DATA, `run-${process.pid}`, 'punchlist.db');
+  return { file, meta: await copyOfWorkspace(DATA, file, log) };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -26,14 +26,14 @@
  * (per PostgreSQL node, default 10).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, freemem, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { type BenchDatabase, createBenchDatabase, execute, serverInfo } from './lib/postgres.js';
 import { random } from './lib/random.js';
-import { type BenchActor, type BenchWorkspace, buildWorkspace, SEARCH_QUERIES, SHAPE, workspaceKey } from './lib/workspace.js';
+import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DATA = join(ROOT, 'data', 'bench');
@@ -63,22 +63,8 @@ async function sqliteWorkspace(runDir: string): Promise<{ file: string; meta: Be
   // The generator reads SHAPE when it runs, and the cache key covers SHAPE: a smaller workspace is cached
   // beside the full one instead of replacing it.
   SHAPE.items = ITEMS;
-  mkdirSync(DATA, { recursive: true });
-  const key = workspaceKey();
-  const cached = join(DATA, `workspace-${key}.db`);
-  const metaFile = join(DATA, `workspace-${key}.json`);
-  if (process.env.BENCH_FRESH === '1' || !existsSync(cached) || !existsSync(metaFile)) {
-    for (const f of [cached, `${cached}-wal`, `${cached}-shm`]) rmSync(f, { force: true });
-    log(`building the workspace (${SHAPE.projects} projects, ${SHAPE.users} users, ${SHAPE.items} items) into ${cached}`);
-    const meta = await buildWorkspace(cached, log);
-    writeFileSync(metaFile, JSON.stringify(meta, null, 2));
-    log(`built in ${meta.generationSeconds} s: ${JSON.stringify(meta.summary)}`);
-  }
-  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as BenchWorkspace;
-  const dir = join(runDir, 'sqlite');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'punchlist.db');
-  copyFileSync(cached, file);
+  const file = join(runDir, 'sqlite', 'punchlist.db');
+  const meta = await copyOfWorkspace(DATA, file, log);
   return { file, meta };
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type Kysely, sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
+import { random } from './lib/random.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/tables.js';
 import { createSearchService, type SearchVisibility } from '../src/features/search/search.service.js';
@@ -24,18 +25,6 @@ const LINKS_PER_ITEM = 0.5;
 const SECTIONS_PER_PROJECT = 4;
 const CHECKLISTS_PER_SECTION = 5;
 const NOW = '2026-01-01T00:00:00.000Z';
-
-/** Seeded: every run generates the same workspace. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'проверка проверить документации смета объект этаж секция монтаж бетон арматура кладка кровля фасад ' +

@@ -8,7 +8,8 @@
  * tokens for a few users the scenarios act as. Seeded: every build is the same (bar the raw tokens).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { Clock } from '../../src/clock.js';
@@ -18,6 +19,7 @@ import { SCOPES } from '../../src/domain/scopes.js';
 import { generateToken } from '../../src/domain/token-format.js';
 import { ANSWER_STATUSES, ITEM_STATUSES, PRIORITIES } from '../../src/domain/values.js';
 import { importFixture, type ImportSummary } from '../../src/features/fixtures/import.service.js';
+import { random } from './random.js';
 
 /** Bump when the generated data changes: cached databases of another version are rebuilt. */
 const GENERATOR_VERSION = 1;
@@ -55,18 +57,6 @@ export interface BenchWorkspace {
   /** The 5 000-item project. */
   bigProjectId: number;
   generationSeconds: number;
-}
-
-/** Seeded generator (mulberry32). */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (
@@ -299,4 +289,25 @@ export async function buildWorkspace(file: string, log: (line: string) => void):
   } finally {
     await db.close();
   }
+}
+
+/**
+ * A copy, at `file`, of the workspace cached under `cacheDir` (built there first when missing, or always with
+ * BENCH_FRESH=1; one file per workspaceKey()): write scenarios change their copy, never the cache.
+ */
+export async function copyOfWorkspace(cacheDir: string, file: string, log: (line: string) => void): Promise<BenchWorkspace> {
+  mkdirSync(cacheDir, { recursive: true });
+  const key = workspaceKey();
+  const cached = join(cacheDir, `workspace-${key}.db`);
+  const metaFile = join(cacheDir, `workspace-${key}.json`);
+  if (process.env.BENCH_FRESH === '1' || !existsSync(cached) || !existsSync(metaFile)) {
+    for (const f of [cached, `${cached}-wal`, `${cached}-shm`]) rmSync(f, { force: true });
+    log(`building the workspace (${SHAPE.projects} projects, ${SHAPE.users} users, ${SHAPE.items} items) into ${cached}`);
+    const meta = await buildWorkspace(cached, log);
+    writeFileSync(metaFile, JSON.stringify(meta, null, 2));
+    log(`built in ${meta.generationSeconds} s: ${JSON.stringify(meta.summary)}`);
+  }
+  mkdirSync(join(file, '..'), { recursive: true });
+  copyFileSync(cached, file);
+  return JSON.parse(readFileSync(metaFile, 'utf8')) as BenchWorkspace;
 }
