@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoSqliteDialect } from './sqlite-dialect.js';
+import { preparedStatementName } from './precompiled.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -50,7 +51,16 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
   // when checked out between two queries (inside a transaction). Without listeners the process would
   // crash; with them the query in flight fails (503), and the pool drops the dead client on release.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    // The precompiled hot queries (db/precompiled.ts) as named prepared statements: PostgreSQL parses and
+    // plans each once per connection (docs/performance.md). Any other SQL goes as before.
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
+      const name = typeof text === 'string' && rest.length <= 1 ? preparedStatementName(text) : undefined;
+      return name ? query({ name, text, values: rest[0] }) : query(text, ...rest);
+    };
+  });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }

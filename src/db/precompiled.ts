@@ -15,6 +15,17 @@ export interface Precompiled<DB, P, R> {
 
 type Build<DB, P, R> = (db: Kysely<DB>, params: P) => Compilable<R>;
 
+/**
+ * The SQL texts of precompiled queries, each with a statement name: on PostgreSQL they run as named
+ * prepared statements (db/database.ts), parsed and planned once per connection instead of on every call.
+ */
+const statementNames = new Map<string, string>();
+
+/** The prepared-statement name of a precompiled query's SQL; undefined for any other SQL. */
+export function preparedStatementName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
 /** Compiles `build` with placeholders; returns the compiled query and a binder for values. */
 function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build: Build<DB, P, R>) {
   const used = new Set<string>();
@@ -29,6 +40,7 @@ function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build
     },
   ) as P;
   const compiled: CompiledQuery<R> = build(db, params).compile();
+  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `punchlist_${statementNames.size + 1}`);
   const slots = compiled.parameters.map((value) => (value instanceof Placeholder ? value.name : null));
   // A placeholder Kysely did not bind (a list, an inlined value) would run with the wrong value: fail at once.
   const bound = new Set(slots);
