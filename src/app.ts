@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 import { webPlugin } from './web/plugin.js';
 
 declare module 'fastify' {
@@ -21,6 +22,7 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     // A caller's logger options (tests: level, stream) keep the redaction underneath.
     logger: options.logger === undefined ? logDefaults : options.logger && typeof options.logger === 'object' ? { ...logDefaults, ...options.logger } : options.logger,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Slow clients (docs/operations.md, "Timeouts"): the headers, then the whole request, must arrive in
