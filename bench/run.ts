@@ -16,12 +16,12 @@
  * the largest file is the main thread's; summarise with `node --import tsx bench/profile-top.ts FILE`), BENCH_NO_DOCS=1 (leave docs/ alone).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, freemem, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { random } from './lib/random.js';
-import { markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
+import { machine, markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DATA = join(ROOT, 'data', 'bench');
@@ -208,17 +208,6 @@ async function searchIsWired(server: ServerProcess, token: string): Promise<bool
 }
 
 // ---------------------------------------------------------------------------------------------------
-
-function machine() {
-  return {
-    nproc: availableParallelism(),
-    cpu: cpus()[0]?.model ?? 'unknown',
-    memory_total_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
-    memory_free_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-  };
-}
 
 const TARGETS = { 'items/get': 0.35, 'auth/me': 0.5, 'PATCH items/status': 0.25, 'POST comments/create': 0.25 };
 

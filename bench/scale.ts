@@ -27,12 +27,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, freemem, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { type BenchDatabase, createBenchDatabase, execute, serverInfo } from './lib/postgres.js';
 import { random } from './lib/random.js';
+import { machine } from './lib/report.js';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -418,17 +419,6 @@ function cpuTable(rows: Row[]): string {
     '|---|---:|---:|---:|',
     ...rows.map((r) => `| ${r.name} | ${cell(r.sqlite_1)} | ${cell(r.pg_1)} | ${cell(r.pg_2)} |`),
   ].join('\n');
-}
-
-function machine() {
-  return {
-    nproc: availableParallelism(),
-    cpu: cpus()[0]?.model ?? 'unknown',
-    memory_total_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
-    memory_free_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------

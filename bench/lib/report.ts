@@ -1,4 +1,5 @@
 /** The benchmark's outputs: the Markdown table, the target checks, the SVG chart of the ratios. */
+import { availableParallelism, cpus, freemem, totalmem } from 'node:os';
 import type { LoadResult } from './load.js';
 
 export interface ScenarioResult extends LoadResult {
@@ -98,4 +99,16 @@ export function ratioChart(results: ScenarioResult[], targets: Record<string, nu
   });
   parts.push('</svg>');
   return parts.join('\n') + '\n';
+}
+
+/** What the results were measured on. */
+export function machine() {
+  return {
+    nproc: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory_total_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    memory_free_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
 }
