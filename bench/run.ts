@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { random } from './lib/random.js';
-import { machine, markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
+import { budgetTable, machine, markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DATA = join(ROOT, 'data', 'bench');
@@ -297,7 +297,7 @@ async function main() {
       const ratio = Math.round((result.requests_per_s / ceiling.requests_per_s) * 1000) / 1000;
       log(
         `  ${result.requests_per_s} req/s (Fastify ceiling just before: ${ceiling.requests_per_s}, ratio ${ratio}), p50 ${result.latency_ms.p50} ms, ` +
-          `p95 ${result.latency_ms.p95} ms, p99 ${result.latency_ms.p99} ms, RSS ${result.rss_mb_end} MB, ` +
+          `p95 ${result.latency_ms.p95} ms, p99 ${result.latency_ms.p99} ms, server CPU ${result.server_cpu_us_per_request} µs/request, RSS ${result.rss_mb_end} MB, ` +
           `errors ${result.errors + result.timeouts}, non-2xx ${result.non_2xx} ${JSON.stringify(result.status_codes)}` +
           (drainMs > 500 ? `; the server needed ${drainMs} ms more to answer what was still queued` : ''),
       );
@@ -358,6 +358,8 @@ async function main() {
       '',
       targetsTable(targets),
       '',
+      budgetTable(results, TARGETS),
+      '',
       `![ratios](../bench/results/${date}.svg)`,
     ].join('\n');
     log('');
@@ -366,6 +368,8 @@ async function main() {
     log(singleConnectionTable(results));
     log('');
     log(targetsTable(targets));
+    log('');
+    log(budgetTable(results, TARGETS));
     log(`\nwritten bench/results/${date}.json and bench/results/${date}.svg`);
     if (process.env.BENCH_NO_DOCS !== '1' && !ONLY && !PROFILE) {
       updateDocs(section);

@@ -2,7 +2,7 @@
  * Child processes under test and the load driver: start a server (Punchlist or a ceiling) as a child
  * process, drive it with autocannon, sample its RSS, and summarise one scenario.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -109,6 +109,28 @@ export function rssMb(pid: number | undefined): number | null {
   }
 }
 
+/** Clock ticks per second of /proc/PID/stat's CPU times. */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system, all threads) a process has used so far (Linux /proc), null elsewhere. */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are 14th and 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
 export interface RequestSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   path: string;
@@ -126,6 +148,11 @@ export interface LoadResult {
   status_codes: Record<string, number>;
   rss_mb_peak: number | null;
   rss_mb_end: number | null;
+  /**
+   * Server CPU time per answered request (µs, all its threads): what one request costs, whatever else the
+   * machine is doing. The load generator shares the 2 cores, so req/s moves with the machine; this does not.
+   */
+  server_cpu_us_per_request: number | null;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -160,6 +187,7 @@ export async function drive(options: {
     const rss = rssMb(options.pid);
     if (rss !== null) peak = Math.max(peak ?? 0, rss);
   }, 250);
+  const cpuBefore = cpuSeconds(options.pid);
   const started = performance.now();
   const instance = autocannon({ url: options.url, connections: options.connections, duration: options.durationSeconds, timeout: 30, requests: [request] });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
@@ -178,6 +206,8 @@ export async function drive(options: {
   let sum = 0;
   for (const v of sorted) sum += v;
   const rssEnd = rssMb(options.pid);
+  const cpuAfter = cpuSeconds(options.pid);
+  const cpuUsed = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
   return {
     requests: count,
     requests_per_s: Math.round(count / (result.duration || elapsed)),
@@ -194,5 +224,6 @@ export async function drive(options: {
     status_codes: statusCodes,
     rss_mb_peak: peak === null ? rssEnd : Math.max(peak, rssEnd ?? 0),
     rss_mb_end: rssEnd,
+    server_cpu_us_per_request: cpuUsed === null || count === 0 ? null : Math.round((cpuUsed * 1e6) / count),
   };
 }

@@ -27,14 +27,33 @@ const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === u
 
 export function markdownTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | req/s | p50 ms | p95 ms | p99 ms | Fastify ceiling req/s (just before) | ratio to Fastify | server RSS MB (end / peak) | errors / non-2xx |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | p50 ms | p95 ms | p99 ms | Fastify ceiling req/s (just before) | ratio to Fastify | server CPU µs / request | server RSS MB (end / peak) | errors / non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     lines.push(
       `| ${r.name} | ${fmt(r.requests_per_s)} | ${fmt(r.latency_ms.p50, 2)} | ${fmt(r.latency_ms.p95, 2)} | ${fmt(r.latency_ms.p99, 2)} | ${fmt(r.ceiling_rps)} | ` +
-        `${r.ratio === null ? '(ceiling)' : fmt(r.ratio, 2)} | ${fmt(r.rss_mb_end)} / ${fmt(r.rss_mb_peak)} | ${r.errors + r.timeouts} / ${r.non_2xx} |`,
+        `${r.ratio === null ? '(ceiling)' : fmt(r.ratio, 2)} | ${fmt(r.server_cpu_us_per_request)} | ${fmt(r.rss_mb_end)} / ${fmt(r.rss_mb_peak)} | ${r.errors + r.timeouts} / ${r.non_2xx} |`,
     );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * What a ratio target leaves one request: the server's event loop is one core, so answering
+ * `ratio × ceiling` requests/s allows at most 1 s ÷ (ratio × ceiling) of CPU per request.
+ */
+export function budgetTable(results: ScenarioResult[], targets: Record<string, number>): string {
+  const lines = [
+    '| scenario | target ratio | Fastify ceiling req/s | CPU budget µs / request at the target | measured server CPU µs / request | over budget |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const [name, ratio] of Object.entries(targets)) {
+    const r = results.find((x) => x.name === name);
+    if (!r?.ceiling_rps) continue;
+    const budget = 1e6 / (ratio * r.ceiling_rps);
+    const used = r.server_cpu_us_per_request;
+    lines.push(`| ${name} | ${ratio} | ${fmt(r.ceiling_rps)} | ${fmt(budget)} | ${fmt(used)} | ${used === null ? '–' : `×${fmt(used / budget, 1)}`} |`);
   }
   return lines.join('\n');
 }

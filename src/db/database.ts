@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoSqliteDialect } from './sqlite-dialect.js';
-import { preparedStatementName } from './precompiled.js';
+import { preparedStatementName, setDirectReader } from './precompiled.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -36,6 +36,9 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
     const checkpointer = file === ':memory:' ? null : startCheckpointer(resolve(file), { onError: reportCheckpointError });
     if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
     const kysely = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: sqlite }) });
+    // better-sqlite3 is synchronous: a SELECT run while no transaction is open on the connection sees
+    // exactly the committed state it would see after queueing for it (db/precompiled.ts).
+    setDirectReader(kysely, (query) => (sqlite.inTransaction ? undefined : sqlite.prepare(query.sql).all(query.parameters)));
     const close = async () => {
       await checkpointer?.close();
       await kysely.destroy();

@@ -54,10 +54,26 @@ function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build
   });
 }
 
+/** Runs a compiled SELECT at once and returns its rows, or undefined to leave it to Kysely's queue. */
+export type DirectReader = (query: CompiledQuery) => unknown[] | undefined;
+
+const directReaders = new WeakMap<object, DirectReader>();
+
+/**
+ * Lets the precompiled SELECTs run on `db` (the database handle itself, never a transaction) go through
+ * `reader` (db/database.ts: SQLite, when no transaction holds its connection), skipping Kysely's
+ * connection queue and result pipeline: on an item card that was ~15 % of the CPU (docs/performance.md).
+ */
+export function setDirectReader<DB>(db: Kysely<DB>, reader: DirectReader): void {
+  directReaders.set(db, reader);
+}
+
 function runner<DB, P, R>(bindFor: (executor: Kysely<DB>) => (values: P) => CompiledQuery<R>, db?: Kysely<DB>): Precompiled<DB, P, R> {
   const execute = async (values: P, executor: Kysely<DB> | undefined = db) => {
     if (!executor) throw new Error('precompiled query: no database to run on');
-    return (await executor.executeQuery(bindFor(executor)(values))).rows;
+    const query = bindFor(executor)(values);
+    const direct = query.query.kind === 'SelectQueryNode' ? directReaders.get(executor)?.(query) : undefined;
+    return direct ? (direct as R[]) : (await executor.executeQuery(query)).rows;
   };
   return {
     execute,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 import { apiNotFoundHandler } from '../envelope.js';
@@ -46,7 +46,7 @@ function etagOf(payload: string): string | null {
   if (!payload.startsWith(DATA_START)) return null;
   const end = payload.lastIndexOf(META_START);
   if (end <= DATA_START.length) return null;
-  return `W/"${createHash('sha256').update(payload.slice(DATA_START.length, end)).digest('base64url')}"`;
+  return `W/"${hash('sha256', payload.slice(DATA_START.length, end), 'base64url')}"`;
 }
 
 /**
