@@ -62,7 +62,7 @@ const directReaders = new WeakMap<object, DirectReader>();
 /**
  * Lets the precompiled SELECTs run on `db` (the database handle itself, never a transaction) go through
  * `reader` (db/database.ts: SQLite, when no transaction holds its connection), skipping Kysely's
- * connection queue and result pipeline: on an item card that was ~15 % of the CPU (docs/performance.md).
+ * connection queue, driver and result pipeline (docs/performance.md, "Direct reads on SQLite").
  */
 export function setDirectReader<DB>(db: Kysely<DB>, reader: DirectReader): void {
   directReaders.set(db, reader);
