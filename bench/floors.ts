@@ -21,6 +21,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { copyOfWorkspace, SHAPE } from './lib/workspace.js';
+import { summarize } from './lib/load.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
 
@@ -51,12 +52,8 @@ const sqlTime = { commit: 0, other: 0 };
   probe.close();
 }
 
-const stats = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-  const mean = sorted.reduce((n, v) => n + v, 0) / sorted.length;
-  return { mean: Math.round(mean), p50: Math.round(at(0.5)), p99: Math.round(at(0.99)), max: Math.round(sorted[sorted.length - 1]!) };
-};
+/** Summary of per-call times in µs. */
+const stats = (values: number[]) => summarize(Float64Array.from(values).sort());
 
 /** A copy of the workspace, `change` applied to it before the service context opens it. */
 async function openCopy(name: string, change?: (sqlite: SQLite.Database) => void) {
@@ -103,7 +100,7 @@ async function comments(ctx: Context, label: string) {
 
 async function main() {
   const startedAt = new Date();
-  const results: { cards: unknown[]; comments: unknown[] } = { cards: [], comments: [] };
+  const results: { cards: Awaited<ReturnType<typeof cards>>[]; comments: Awaited<ReturnType<typeof comments>>[] } = { cards: [], comments: [] };
   try {
     const ctx = await openCopy('default');
     log(`item cards (${CARDS}, admin, random items)…`);
@@ -130,11 +127,11 @@ async function main() {
   const lines = [
     '| item card | µs per call | of which inside SQLite |',
     '|---|---:|---:|',
-    ...(results.cards as { configuration: string; call_us: number; sql_us: number }[]).map((c) => `| ${c.configuration} | ${c.call_us} | ${c.sql_us} |`),
+    ...results.cards.map((c) => `| ${c.configuration} | ${c.call_us} | ${c.sql_us} |`),
     '',
     '| comment write | COMMIT µs mean / p50 / p99 / max | other statements µs mean / p99 |',
     '|---|---:|---:|',
-    ...(results.comments as { configuration: string; commit_us: ReturnType<typeof stats>; other_statements_us: ReturnType<typeof stats> }[]).map(
+    ...results.comments.map(
       (c) =>
         `| ${c.configuration} | ${c.commit_us.mean} / ${c.commit_us.p50} / ${c.commit_us.p99} / ${c.commit_us.max} | ${c.other_statements_us.mean} / ${c.other_statements_us.p99} |`,
     ),

@@ -30,7 +30,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
-import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
+import { drive, freePort, type LoadResult, processStat, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { type BenchDatabase, createBenchDatabase, execute, serverInfo } from './lib/postgres.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
@@ -240,25 +240,13 @@ interface Configuration {
   nodes: ServerProcess[];
 }
 
-/** CPU seconds used so far: by the whole machine (busy, idle) from /proc/stat, by one process from /proc/PID/stat. */
+/** CPU ticks used so far by the whole machine (busy, total) from /proc/stat. */
 function machineCpu(): { busy: number; total: number } | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     const total = fields.reduce((a, b) => a + b, 0);
     const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
     return { busy: total - idle, total };
-  } catch {
-    return null;
-  }
-}
-
-/** utime + stime of a process (all its threads), with its command name; null once it is gone. */
-function processStat(pid: number | string): { command: string; ticks: number } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return null;
   }

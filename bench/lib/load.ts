@@ -118,17 +118,22 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** CPU seconds (user + system, all threads) a process has used so far (Linux /proc), null elsewhere. */
-export function cpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+/** utime + stime of a process (all its threads), in clock ticks, with its command name; null once it is gone. */
+export function processStat(pid: number | string): { command: string; ticks: number } | null {
   try {
-    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are 14th and 15th.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return { command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return null;
   }
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far (Linux /proc), null elsewhere. */
+function cpuSeconds(pid: number | undefined): number | null {
+  const stat = pid === undefined ? null : processStat(pid);
+  return stat ? stat.ticks / CLOCK_TICKS : null;
 }
 
 export interface RequestSpec {
@@ -161,6 +166,19 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** p50, p95, p99, max and mean of values sorted in ascending order, to two decimals. */
+export function summarize(sorted: Float64Array): LoadResult['latency_ms'] {
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    p50: round2(percentile(sorted, 50)),
+    p95: round2(percentile(sorted, 95)),
+    p99: round2(percentile(sorted, 99)),
+    max: round2(sorted[sorted.length - 1] ?? 0),
+    mean: round2(sorted.length ? sum / sorted.length : 0),
+  };
+}
 
 /** Runs autocannon against `url` with one request generator; latencies from every response. */
 export async function drive(options: {
@@ -202,22 +220,13 @@ export async function drive(options: {
   const result = await instance;
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  const sorted = samples.slice(0, count).sort();
-  let sum = 0;
-  for (const v of sorted) sum += v;
   const rssEnd = rssMb(options.pid);
   const cpuAfter = cpuSeconds(options.pid);
   const cpuUsed = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
   return {
     requests: count,
     requests_per_s: Math.round(count / (result.duration || elapsed)),
-    latency_ms: {
-      p50: round2(percentile(sorted, 50)),
-      p95: round2(percentile(sorted, 95)),
-      p99: round2(percentile(sorted, 99)),
-      max: round2(sorted[sorted.length - 1] ?? 0),
-      mean: round2(count ? sum / count : 0),
-    },
+    latency_ms: summarize(samples.slice(0, count).sort()),
     errors: result.errors,
     timeouts: result.timeouts,
     non_2xx: result.non2xx,
