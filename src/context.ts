@@ -59,7 +59,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
     attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, audit, clock, urls: config }),
     sessions,
-    review: createReviewService({ db: db.kysely, clock, items, projects }),
+    review: createReviewService({ db: db.kysely, clock, items, projects, audit }),
     structure: createStructureService({ db: db.kysely, clock }),
     members: createMembersService({ db: db.kysely, clock }),
     usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),

@@ -78,6 +78,36 @@ legend { font-weight:600; padding:0 .3rem; }
 h4 { margin:.5rem 0; }
 details summary { cursor:pointer; color:var(--accent); }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+main { overflow-wrap:anywhere; }
+input[type=url], input[type=search] { font:inherit; padding:.4rem .5rem; border:1px solid #9aa3b2; border-radius:4px; background:#fff; width:28rem; max-width:100%; }
+input[type=file] { max-width:100%; }
+.hint { color:var(--muted); font-size:.85rem; margin:.2rem 0; }
+.field-error { color:var(--bad); font-weight:600; margin:.2rem 0; }
+[aria-invalid="true"] { border-color:var(--bad) !important; box-shadow:0 0 0 1px var(--bad); }
+ul.images, ul.links { padding:0; list-style:none; }
+ul.images { display:flex; gap:.5rem; flex-wrap:wrap; margin:.4rem 0; }
+ul.images img, .preview img { width:auto; height:auto; max-width:140px; max-height:140px; border:1px solid var(--line); border-radius:4px; background:#fff; display:block; }
+.preview { display:flex; gap:.4rem; flex-wrap:wrap; }
+.preview img { max-width:72px; max-height:72px; }
+fieldset.link-row { display:grid; gap:0 .75rem; grid-template-columns:repeat(auto-fit, minmax(12rem, 1fr)); }
+fieldset.link-row label { grid-row:1; }
+.filters { display:flex; flex-wrap:wrap; gap:.25rem 1rem; align-items:flex-end; }
+.filters > div { min-width:10rem; }
+.counts { color:var(--muted); font-size:.9rem; font-weight:normal; }
+.pager { display:flex; gap:1rem; align-items:center; flex-wrap:wrap; margin:1rem 0; }
+@media (max-width: 640px) {
+  main { padding:.6rem; }
+  header.top .bar { gap:.5rem 1rem; }
+  input[type=text], input[type=email], input[type=password], input[type=url], input[type=search], textarea, select { width:100%; }
+  table.stack thead { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display:block; width:100%; }
+  table.stack tr { border-bottom:1px solid var(--line); padding:.35rem 0; }
+  table.stack td { border:0; padding:.1rem .25rem; }
+  table.stack td[data-label]::before { content:attr(data-label) ": "; color:var(--muted); font-size:.85rem; }
+  dl.facts { grid-template-columns:1fr; }
+  dl.facts dd { margin-bottom:.4rem; }
+  progress { width:5rem; }
+}
 `;
 
 const JS = `
@@ -130,6 +160,46 @@ const JS = `
     selection.removeAllRanges();
     selection.addRange(range);
   }
+  // Photos: a preview of the chosen images before they are sent.
+  document.addEventListener('change', function (event) {
+    var input = event.target;
+    if (!input.matches || !input.matches('input[type=file][data-preview]')) return;
+    var box = document.querySelector('[data-preview-for="' + input.id + '"]');
+    if (!box) return;
+    box.textContent = '';
+    Array.prototype.forEach.call(input.files || [], function (file) {
+      if (file.type.indexOf('image/') !== 0) return;
+      var img = document.createElement('img');
+      img.src = URL.createObjectURL(file);
+      img.alt = 'Selected: ' + file.name;
+      box.appendChild(img);
+    });
+  });
+  // Forms marked data-enhance (the status) are sent in the background: the page's content is replaced by the
+  // page the server answers with, without a full reload. Anything unexpected falls back to a normal submit.
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !form.hasAttribute || !form.hasAttribute('data-enhance') || !window.fetch || !window.DOMParser) return;
+    event.preventDefault();
+    var button = form.querySelector('button[type=submit]');
+    if (button) button.disabled = true;
+    fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
+      .then(function (response) {
+        if (!response.ok || !response.redirected) throw new Error('not saved');
+        return response.text().then(function (text) {
+          var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
+          var main = document.querySelector('main');
+          if (!next || !main) throw new Error('no page');
+          main.innerHTML = next.innerHTML;
+          history.replaceState(null, '', response.url);
+          var notice = main.querySelector('[role=status]');
+          if (notice) notice.setAttribute('tabindex', '-1');
+          var again = document.getElementById(form.id);
+          if (again) { var select = again.querySelector('select'); if (select) select.focus(); }
+        });
+      })
+      .catch(function () { if (button) button.disabled = false; HTMLFormElement.prototype.submit.call(form); });
+  });
   // Membership form: section and checklist choices only matter for limited access.
   document.querySelectorAll('[data-limited-toggle]').forEach(function (form) {
     var parts = form.querySelector('[data-limited-parts]');

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type DocumentLinkInput, normalizeDocumentLinks } from '../domain/inputs.js';
+import { MAX_LINKS } from '../domain/values.js';
 import { ApiError } from '../errors.js';
 
 /** Forms are small: names, reasons, a few checkboxes. */
@@ -38,4 +40,32 @@ export function idsOf(form: URLSearchParams, name: string): number[] {
     .getAll(name)
     .map(parseId)
     .filter((id): id is number => id !== null);
+}
+
+/** Link rows a web form shows: the current links and this many empty rows to add new ones. */
+export const EMPTY_LINK_ROWS = 3;
+
+/**
+ * The document links of a form's numbered rows (`link-0-kind`, `link-0-title`, `link-0-url`, …). A row
+ * left empty (no title, no URL) is no link: emptying a row removes that link. A refused link is named
+ * by its row (`link-2-url`), so the message shows beside it.
+ */
+export function documentLinksOf(get: (name: string) => string | null | undefined): DocumentLinkInput[] {
+  const rows: { row: number; link: DocumentLinkInput }[] = [];
+  for (let row = 0; row < MAX_LINKS + EMPTY_LINK_ROWS; row++) {
+    const title = get(`link-${row}-title`)?.trim() ?? '';
+    const url = get(`link-${row}-url`)?.trim() ?? '';
+    if (title || url) rows.push({ row, link: { kind: get(`link-${row}-kind`) || undefined, title, url } });
+  }
+  try {
+    normalizeDocumentLinks(rows.map((r) => r.link));
+  } catch (err) {
+    if (!(err instanceof ApiError) || !err.details) throw err;
+    const details = err.details.map((d) => ({
+      field: d.field.replace(/^document_links\[(\d+)\]\.(\w+)$/, (_, i: string, prop: string) => `link-${rows[Number(i)]!.row}-${prop}`),
+      message: d.message,
+    }));
+    throw new ApiError(422, 'validation_error', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
+  }
+  return rows.map((r) => r.link);
 }

@@ -8,7 +8,7 @@ export interface PageOptions {
   /** The current path, to mark the navigation entry. */
   path?: string;
   notice?: string | null;
-  error?: string | null;
+  error?: HtmlValue;
   body: HtmlValue;
 }
 

@@ -26,7 +26,7 @@ export async function webPlugin(app: FastifyInstance) {
     const images = `'self' ${new URL(app.ctx.config.baseUrl).origin}`;
     reply.header(
       'content-security-policy',
-      `default-src 'self'; img-src ${images}; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
+      `default-src 'self'; img-src ${images} blob:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
     );
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');

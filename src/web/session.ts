@@ -48,11 +48,13 @@ export function webSessions(app: FastifyInstance) {
     const session = request.webSession;
     if (!session) throw new SignInRequired();
     if (access === 'admin' && !canAdminister(session.user)) throw new ApiError(403, 'forbidden', 'This page is reserved to administrators');
-    if (request.method === 'POST' && !request.routeOptions.config.ownCsrf) {
-      const submitted = formOf(request).get('_csrf') ?? '';
-      if (!sameSecret(submitted, session.csrfToken)) throw csrfFailed();
-    }
+    if (request.method === 'POST' && !request.routeOptions.config.ownCsrf) checkCsrf(session, formOf(request).get('_csrf'));
   });
+}
+
+/** A form's `_csrf` must be its session's token (compared in constant time). */
+export function checkCsrf(session: WebSession, submitted: string | null | undefined): void {
+  if (!sameSecret(submitted ?? '', session.csrfToken)) throw csrfFailed();
 }
 
 export function sessionOf(request: FastifyRequest): WebSession {

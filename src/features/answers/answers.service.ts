@@ -2,24 +2,43 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDocumentLinks, normalizeText } from '../../domain/inputs.js';
+import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { Actor } from '../../domain/policy.js';
+import { notFound } from '../../errors.js';
 import type { Author } from '../comments/comments.service.js';
 import { type AuditEntryBuilder, insertDocumentLinks, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 
 export function createAnswersService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
   return {
-    /** Adds an answer (text and optional links) awaiting review; returns it shaped like the item card's answers. */
+    /** The item an answer belongs to, for whoever can see it; 404 otherwise. */
+    async itemOfAnswer(actor: Actor, answerId: number): Promise<number> {
+      const answer = await db.selectFrom('answers').select('item_id').where('id', '=', answerId).executeTakeFirst();
+      if (!answer) throw notFound('The answer');
+      await items.access(actor, answer.item_id).catch(() => {
+        throw notFound('The answer');
+      });
+      return answer.item_id;
+    },
+
+    /**
+     * Adds an answer (text, optional links, optional images) awaiting review; returns it shaped like the
+     * item card's answers. Images (web form) are checked and converted once the right is known
+     * (`attachments.prepare`) and stored in the same write: the answer exists with all of them or not at all.
+     */
     async addAnswer(
       actor: Author,
       itemId: number,
-      input: { text: string; document_links?: readonly DocumentLinkInput[] },
+      input: { text: string; document_links?: readonly DocumentLinkInput[]; prepareImages?: () => Promise<PreparedImages> },
       buildAudit?: AuditEntryBuilder,
     ) {
       const text = normalizeText(input.text);
       const links = normalizeDocumentLinks(input.document_links ?? []);
       await items.authorize(actor, itemId, 'answer.add');
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      // Image content is checked after the right (the check order of uploads), before anything is written.
+      const images = await input.prepareImages?.();
+      const write = itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
         const now = clock.now().toISOString();
         const row = await trx
           .insertInto('answers')
@@ -27,6 +46,7 @@ export function createAnswersService(db: Kysely<Database>, items: ItemsService, 
           .returning('id')
           .executeTakeFirstOrThrow();
         const document_links = await insertDocumentLinks(trx, itemId, row.id, links, now);
+        const attachments = images ? await images.insert(trx, { itemId, answerId: row.id, actorId: actor.id }, now) : [];
         await touchItem(trx, itemId, now);
         return {
           answer: {
@@ -35,11 +55,15 @@ export function createAnswersService(db: Kysely<Database>, items: ItemsService, 
             status: 'pending',
             author: { id: actor.id, name: actor.name },
             document_links,
-            attachments: [],
+            attachments,
             created_at: now,
             updated_at: now,
           },
         };
+      });
+      return write.catch(async (err: unknown) => {
+        await images?.discard();
+        throw err;
       });
     },
   };

@@ -21,6 +21,19 @@ export interface IncomingImage {
   oversized: boolean;
 }
 
+export interface ImageOwner {
+  itemId: number;
+  /** null: images of the item itself. */
+  answerId: number | null;
+  actorId: number;
+}
+
+/** Checked and converted images, ready to be stored by an item write (see `staged` below). */
+export interface PreparedImages {
+  put(prefix: string): Promise<void>;
+  insert(trx: Transaction<Database>, owner: ImageOwner, now: string): Promise<AttachmentView[]>;
+  discard(): Promise<void>;
+}
 
 const PROBLEM_MESSAGES: Record<string, string> = {
   not_an_image: 'is not an image',
@@ -81,20 +94,21 @@ export function createAttachmentsService(deps: {
     return out;
   }
 
-  /** Blobs first, then rows; if the rows fail the blobs are removed again, so nothing is left half-done. */
-  async function store(
-    owner: { itemId: number; answerId: number | null; actorId: number },
-    files: IncomingImage[],
-    converted: ConvertedImage[],
-    buildAudit: AuditEntryBuilder | undefined,
-    alsoInTransaction: (trx: Transaction<Database>, now: string) => Promise<void> = async () => {},
-  ): Promise<AttachmentView[]> {
-    const prefix = owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`;
-    const keys = converted.map(() => `${prefix}/${randomUUID()}.webp`);
-    try {
+  /**
+   * Converted images on their way into storage: `put` writes the blobs, `insert` adds their rows inside the
+   * caller's item write (putting the blobs first if that has not happened), `discard` removes the blobs again
+   * when the write fails, so nothing is left half-done.
+   */
+  function staged(files: IncomingImage[], converted: ConvertedImage[]): PreparedImages {
+    let keys: string[] = [];
+    const put = async (prefix: string) => {
+      keys = converted.map(() => `${prefix}/${randomUUID()}.webp`);
       await Promise.all(converted.map((image, i) => blobs.put(keys[i]!, image.data, 'image/webp')));
-      const now = clock.now().toISOString();
-      return await itemWriteTransaction(db, audit, owner.itemId, buildAudit, async (trx) => {
+    };
+    return {
+      put,
+      async insert(trx, owner, now) {
+        if (keys.length === 0) await put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
         const rows = await trx
           .insertInto('attachments')
           .values(
@@ -113,22 +127,48 @@ export function createAttachmentsService(deps: {
           )
           .returning(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
           .execute();
-        await touchItem(trx, owner.itemId, now);
-        await alsoInTransaction(trx, now);
         // Multi-row RETURNING order is not guaranteed: answer in upload order.
         return keys.map((key) => attachmentView(urls.baseUrl, rows.find((row) => row.path === key)!));
+      },
+      async discard() {
+        await Promise.allSettled(keys.map((key) => blobs.delete(key)));
+      },
+    };
+  }
+
+  /** Blobs first (outside the transaction, which stays short), then rows, touching the item. */
+  async function store(
+    owner: ImageOwner,
+    images: PreparedImages,
+    buildAudit: AuditEntryBuilder | undefined,
+    alsoInTransaction: (trx: Transaction<Database>, now: string) => Promise<void> = async () => {},
+  ): Promise<AttachmentView[]> {
+    try {
+      await images.put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
+      return await itemWriteTransaction(db, audit, owner.itemId, buildAudit, async (trx) => {
+        const now = clock.now().toISOString();
+        const views = await images.insert(trx, owner, now);
+        await touchItem(trx, owner.itemId, now);
+        await alsoInTransaction(trx, now);
+        return views;
       });
     } catch (err) {
-      await Promise.allSettled(keys.map((key) => blobs.delete(key)));
+      await images.discard();
       throw err;
     }
   }
 
+  /** Checks and converts every file first: one bad file refuses them all (422) and nothing is stored. */
+  async function prepare(files: IncomingImage[]): Promise<PreparedImages> {
+    return staged(files, await convertAll(files));
+  }
+
   return {
+    prepare,
+
     async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.materials');
-      const converted = await convertAll(files);
-      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, files, converted, buildAudit);
+      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, await prepare(files), buildAudit);
       return { attachments };
     },
 
@@ -142,11 +182,11 @@ export function createAttachmentsService(deps: {
         throw notFound('The answer');
       }
       await items.authorize(actor, answer.item_id, 'answer.images', { answerAuthorId: answer.author_id });
-      const converted = await convertAll(files);
+      const images = await prepare(files);
       let statusReset = false;
       let answerStatus = 'pending';
       const owner = { itemId: answer.item_id, answerId, actorId: actor.id };
-      const attachments = await store(owner, files, converted, buildAudit, async (trx, now) => {
+      const attachments = await store(owner, images, buildAudit, async (trx, now) => {
         // Read inside the transaction: a review landing meanwhile must not be lost or double-reset.
         const current = await trx.selectFrom('answers').select('status').where('id', '=', answerId).executeTakeFirstOrThrow();
         answerStatus = current.status;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompile } from '../../db/precompiled.js';
 import type { Database, Item, Project } from '../../db/tables.js';
-import { type Actor, can, type ItemAction, type ItemTarget, type Membership } from '../../domain/policy.js';
+import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type Membership } from '../../domain/policy.js';
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { attachmentView, linkView } from './item-views.js';
@@ -114,8 +114,26 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
     },
 
     async getItemCard(actor: Actor, itemId: number) {
-      const { item, target, participants } = await service.access(actor, itemId);
-      const byId = { itemId };
+      return cardOf(actor, await service.access(actor, itemId));
+    },
+
+    /**
+     * The item card with what the actor may do on it (the policy, action by action) and the answers they
+     * may add images to: the web item page shows only the controls that the actor may use.
+     */
+    async getItemWorkspace(actor: Actor, itemId: number) {
+      const access = await service.access(actor, itemId);
+      const { item } = await cardOf(actor, access);
+      const rights = Object.fromEntries(ITEM_ACTIONS.map((action) => [action, can(actor, action, access.target)])) as Record<ItemAction, boolean>;
+      const answerImages = new Set(
+        item.answers.filter((a) => can(actor, 'answer.images', { ...access.target, answerAuthorId: a.author.id })).map((a) => a.id),
+      );
+      return { item, project: { id: access.project.id, name: access.project.name }, rights, answerImages };
+    },
+  };
+
+  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess) {
+      const byId = { itemId: item.id };
       const [comments, answers, links, attachments, history] = await Promise.all([
         q.comments.execute(byId),
         q.answers.execute(byId),
@@ -173,8 +191,7 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
           updated_at: item.updated_at,
         },
       };
-    },
-  };
+  }
   return service;
 }
 

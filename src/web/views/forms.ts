@@ -1,0 +1,53 @@
+import { html, type SafeHtml } from '../html.js';
+import type { FormFailure } from '../web-write.js';
+
+/**
+ * What a form shows: the values the user sent when it failed (so nothing typed is lost), otherwise the
+ * current ones; and the message beside the field it is about.
+ */
+export class FormState {
+  constructor(
+    readonly name: string,
+    private readonly failure: FormFailure | null,
+  ) {}
+
+  get failed(): boolean {
+    return this.failure?.form === this.name;
+  }
+
+  value(field: string, current = ''): string {
+    if (!this.failed) return current;
+    const sent = this.failure!.values[field];
+    return Array.isArray(sent) ? (sent[0] ?? '') : (sent ?? '');
+  }
+
+  checked(field: string, current: boolean): boolean {
+    return this.failed ? this.failure!.values[field] !== undefined : current;
+  }
+
+  errorOf(field: string): string | null {
+    if (!this.failed) return null;
+    return this.failure!.errors.find((e) => e.field === field)?.message ?? null;
+  }
+
+  /** `aria-invalid` and `aria-describedby` for an input, pointing at its message. */
+  aria(field: string, id: string): SafeHtml {
+    return this.errorOf(field) ? html`aria-invalid="true" aria-describedby="${id}-error"` : html``;
+  }
+
+  /** The message beside the input `id` (nothing when the field is fine). */
+  message(field: string, id: string): SafeHtml {
+    const message = this.errorOf(field);
+    return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
+  }
+
+  /** A message about the form as a whole, for errors not tied to one of its fields. */
+  summary(fields: readonly string[]): SafeHtml {
+    if (!this.failed) return html``;
+    const loose = this.failure!.errors.filter((e) => !fields.includes(e.field));
+    return loose.length ? html`<div class="error" role="alert">${loose.map((e) => html`<p>${e.field ? `${e.field}: ` : ''}${e.message}</p>`)}</div>` : html``;
+  }
+}
+
+export const selected = (on: boolean) => (on ? html`selected` : '');
+export const checked = (on: boolean) => (on ? html`checked` : '');
