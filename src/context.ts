@@ -20,6 +20,8 @@ import { createProjectSearch } from './features/search/project-search.js';
 import { createSearchService } from './features/search/search.service.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createTokensService } from './features/tokens/tokens.service.js';
+import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
+import { createWorklistsService } from './features/worklists/worklists.service.js';
 import { createUsersService } from './features/users/users.service.js';
 import { createImageConverter } from './imaging/images.js';
 import { openBlobStore } from './storage/index.js';
@@ -40,6 +42,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
   const audit = createAuditService(db.kysely);
   const tokens = createTokensService(db.kysely, clock);
+  const projectSearch = createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect));
   const ctx = {
     config,
     clock,
@@ -51,7 +54,8 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     audit,
     projects,
     items,
-    projectSearch: createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect)),
+    projectSearch,
+    worklists: createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
     itemWrites: createItemWritesService(db.kysely, items, audit, clock),
     comments: createCommentsService(db.kysely, items, audit, clock),
     answers: createAnswersService(db.kysely, items, audit, clock),

@@ -14,6 +14,7 @@ export interface PageOptions {
 
 const NAV = [
   { href: '/projects', label: 'Projects' },
+  { href: '/my-items', label: 'My items' },
   { href: '/audit', label: 'Audit log' },
   { href: '/profile', label: 'Profile' },
 ];

@@ -129,7 +129,8 @@ describe('in a browser', () => {
     const img = again.locator('img[alt="site-photo.png"]');
     expect(await img.getAttribute('src')).toBe(upload.body.data.attachments[0].url);
     expect(await img.getAttribute('width')).toBe('48');
-    // The download accepts the web session: the browser really loaded the WebP.
+    // The download accepts the web session: the browser really loaded the WebP (lazy: once scrolled to).
+    await img.scrollIntoViewIfNeeded();
     await img.evaluate((el: HTMLImageElement) => (el.complete ? null : new Promise((resolve) => el.addEventListener('load', resolve))));
     expect(await img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(48);
     await page.context().close();

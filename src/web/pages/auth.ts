@@ -7,10 +7,17 @@ import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCoo
 
 export const INVALID_CREDENTIALS = 'Invalid email or password.';
 
-/** Only a local path may follow sign-in (no open redirect to another site). */
-function safeNext(value: string | null | undefined): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.startsWith('/login')) return '/projects';
-  return value;
+/**
+ * Only a path of this site may follow sign-in (no open redirect). Browsers drop tabs and line breaks from
+ * URLs and read `\\` as `/`, so `/\t/evil.example` or `/\\evil.example` would leave the site: only printable
+ * ASCII without backslashes is kept (anything else, e.g. raw non-ASCII, could not be a Location header
+ * either), and the path must resolve to this origin.
+ */
+export function safeNext(value: string | null | undefined): string {
+  const fallback = '/projects';
+  if (!value || !/^\/[\x21-\x7e]*$/.test(value) || value.includes('\\') || value.startsWith('//') || value.startsWith('/login')) return fallback;
+  const base = 'http://punchlist.invalid';
+  return new URL(value, base).origin === base ? value : fallback;
 }
 
 function loginPage(

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { VERDICTS } from '../../domain/values.js';
-import type { ProjectCard } from '../../features/projects/projects.service.js';
+import { type ItemFilter, parseItemStatus } from '../../features/worklists/worklists.service.js';
+import { myItemsView } from '../views/my-items.js';
+import { progress, projectPageView } from '../views/project-page.js';
 import { formOf, idParam } from '../form.js';
 import { html } from '../html.js';
 import { badge, csrfField, page } from '../layout.js';
@@ -9,10 +11,8 @@ import type { WebSession } from '../../features/sessions/sessions.service.js';
 
 const PAGE_SIZE = 50;
 
-function progress(card: ProjectCard) {
-  const { done, total, percent } = card.progress;
-  return html`<progress max="100" value="${percent}" aria-label="${`${percent}% done`}"></progress> ${percent}% <span class="muted">(${done}/${total})</span>`;
-}
+/** The `page` query parameter: 1 unless a page number from 1 to a million. */
+const pageParam = (query: Record<string, string | undefined>) => Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1));
 
 /** A verdict form: a select (none, accepted, rejected) and a submit button. */
 export function verdictForm(session: WebSession, action: string, current: string | null, label: string) {
@@ -29,13 +29,13 @@ ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected`
 }
 
 export async function projectPages(app: FastifyInstance) {
-  const { projects, review } = app.ctx;
+  const { projects, review, worklists } = app.ctx;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
     const query = request.query as Record<string, string | undefined>;
     const archived = query.archived === '1';
-    const pageNumber = Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1));
+    const pageNumber = pageParam(query);
     const list = await projects.listProjects(session.user, {
       archived: archived ? 'archived' : 'active',
       limit: PAGE_SIZE,
@@ -81,49 +81,18 @@ ${
   app.get('/projects/:id', async (request, reply) => {
     const session = sessionOf(request);
     const id = idParam(request);
-    const tree = await projects.getTree(session.user, id);
-    const canVerdict = await review.canSetProjectVerdict(session.user, id);
-    const notice = (request.query as Record<string, string | undefined>).saved ? 'The verdict was saved.' : null;
-    const p = tree.project;
-    return reply.type('text/html; charset=utf-8').send(
-      page({
-        title: p.name,
-        session,
-        path: '/projects',
-        notice,
-        body: html`<p class="muted"><a href="${p.archived ? '/projects?archived=1' : '/projects'}">Projects</a> ›</p>
-<h1>${p.name} ${p.archived ? html`<span class="badge s-expired">archived</span>` : ''}</h1>
-<section class="card" aria-label="Project summary">
-${p.description ? html`<p class="text">${p.description}</p>` : ''}
-<dl class="facts">
-<dt>Deadline</dt><dd>${p.deadline ?? '—'}</dd>
-<dt>Progress</dt><dd>${progress(p)}</dd>
-<dt>Items</dt><dd>${p.counters.items}: ${p.counters.pending} pending, ${p.counters.in_progress} in progress, ${p.counters.done} done, ${p.counters.blocked} blocked</dd>
-<dt>Verdict</dt><dd data-testid="project-verdict">${badge(p.verdict)}</dd>
-</dl>
-${canVerdict ? verdictForm(session, `/projects/${p.id}/verdict`, p.verdict, 'Project verdict') : ''}
-</section>
-${
-  tree.sections.length
-    ? html`<ul class="tree">${tree.sections.map(
-        (s) => html`<li><h2>${s.name}</h2>
-<ul>${s.checklists.map(
-          (c) => html`<li><h3>${c.name}</h3>
-${
-  c.items.length
-    ? html`<table><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th></tr></thead>
-<tbody>${c.items.map(
-        (i) => html`<tr data-testid="item-row"><td><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
-<td>${badge(i.status)}</td><td>${i.priority}</td><td>${i.deadline ?? '—'}</td></tr>`,
-      )}</tbody></table>`
-    : html`<p class="muted">No items.</p>`
-}</li>`,
-        )}</ul></li>`,
-      )}</ul>`
-    : html`<p class="muted">This project has no sections yet.</p>`
-}`,
-      }).value,
-    );
+    const query = request.query as Record<string, string | undefined>;
+    const filter: ItemFilter = { status: parseItemStatus(query.status), mine: query.mine === '1', overdue: query.overdue === '1', q: query.q?.trim() || null };
+    const [items, canVerdict] = await Promise.all([worklists.projectItems(session.user, id, filter, pageParam(query)), review.canSetProjectVerdict(session.user, id)]);
+    const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, 'Project verdict') : null;
+    const notice = query.saved ? 'The verdict was saved.' : null;
+    return reply.type('text/html; charset=utf-8').send(projectPageView({ ...items, session, filter, notice, verdictForm: verdict }));
+  });
+
+  app.get('/my-items', async (request, reply) => {
+    const session = sessionOf(request);
+    const items = await worklists.myItems(session.user, pageParam(request.query as Record<string, string | undefined>));
+    return reply.type('text/html; charset=utf-8').send(myItemsView({ ...items, session }));
   });
 
   app.post('/projects/:id/verdict', async (request, reply) => {

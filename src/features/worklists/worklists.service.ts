@@ -1,0 +1,90 @@
+import { type Actor, can } from '../../domain/policy.js';
+import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
+import type { Clock } from '../../clock.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectSearch } from '../search/project-search.js';
+import type { WorklistsRepository } from './worklists.repository.js';
+
+/** What the project page filters by; every filter narrows (they combine with AND). */
+export interface ItemFilter {
+  status: ItemStatus | null;
+  /** Only items where the user is a participant. */
+  mine: boolean;
+  /** Only items past their deadline and not done. */
+  overdue: boolean;
+  /** Text, matched by the search feature (items whose text, comments, answers or links match). */
+  q: string | null;
+}
+
+export const WORKLIST_PAGE_SIZE = 100;
+
+export function parseItemStatus(value: string | undefined): ItemStatus | null {
+  return (ITEM_STATUSES as readonly (string | undefined)[]).includes(value) ? (value as ItemStatus) : null;
+}
+
+interface Page {
+  page: number;
+  pages: number;
+  total: number;
+}
+
+function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
+  const pages = Math.max(1, Math.ceil(list.length / WORKLIST_PAGE_SIZE));
+  const page = Math.min(Math.max(1, requested), pages);
+  return { rows: list.slice((page - 1) * WORKLIST_PAGE_SIZE, page * WORKLIST_PAGE_SIZE), page, pages, total: list.length };
+}
+
+/**
+ * The work lists of the web interface: a project's items filtered and paged (the tree with its counts),
+ * and "My items" across projects. Visibility comes from the projects service and the one policy.
+ */
+export function createWorklistsService(deps: {
+  repo: WorklistsRepository;
+  projects: ProjectsService;
+  projectsRepo: ProjectsRepository;
+  search: ProjectSearch;
+  clock: Clock;
+}) {
+  const { repo, projects, projectsRepo, search, clock } = deps;
+  const today = () => clock.now().toISOString().slice(0, 10);
+
+  return {
+    /** The project's tree with per-checklist counts, and one page of the items that pass the filter, in tree order. */
+    async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number) {
+      const tree = await projects.getTree(actor, projectId);
+      const [mine, matching] = await Promise.all([
+        filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
+        filter.q ? search.matchingItemIds(actor, projectId, filter.q) : null,
+      ]);
+      const day = today();
+      const passes = (i: { id: number; status: string; deadline: string | null }) =>
+        (filter.status === null || i.status === filter.status) &&
+        (mine === null || mine.has(i.id)) &&
+        (matching === null || matching.has(i.id)) &&
+        (!filter.overdue || (i.deadline !== null && i.deadline < day && i.status !== 'done'));
+      const rows = tree.sections.flatMap((section) =>
+        section.checklists.flatMap((checklist) => checklist.items.filter(passes).map((item) => ({ section, checklist, item }))),
+      );
+      const counts = new Map<number, { items: number; done: number; matching: number }>();
+      for (const c of tree.sections.flatMap((s) => s.checklists)) {
+        counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
+      }
+      for (const row of rows) counts.get(row.checklist.id)!.matching++;
+      return { project: tree.project, sections: tree.sections, counts, today: day, ...pageOf(rows, requestedPage) };
+    },
+
+    /** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */
+    async myItems(actor: Actor, requestedPage: number) {
+      const rows = await repo.participantItems(actor.id);
+      const projectIds = [...new Set(rows.map((r) => r.project_id))];
+      const memberships = await projectsRepo.memberships(actor.id, projectIds);
+      const visible = rows.filter((r) =>
+        can(actor, 'read', { archived: false, membership: memberships.get(r.project_id) ?? null, sectionId: r.section_id, checklistId: r.checklist_id, participantIds: [] }),
+      );
+      return { today: today(), ...pageOf(visible, requestedPage) };
+    },
+  };
+}
+
+export type WorklistsService = ReturnType<typeof createWorklistsService>;
