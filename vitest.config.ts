@@ -7,6 +7,7 @@ const DIALECT_TESTS = [
   'test/security/**/*.test.ts',
   'test/web/pages.test.ts',
   'test/web/sessions.test.ts',
+  'test/web/workplace.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

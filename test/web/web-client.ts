@@ -52,6 +52,12 @@ export class WebClient {
     return this.request(path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   }
 
+  /** A multipart form post (photo forms), `_csrf` from `csrfFrom` unless the form carries one. */
+  postMultipart(path: string, form: FormData, csrfFrom?: string) {
+    if (csrfFrom !== undefined && !form.has('_csrf')) form.append('_csrf', csrfOf(csrfFrom));
+    return this.request(path, { method: 'POST', body: form });
+  }
+
   /** Signs in through the form; throws unless it redirected. */
   async signIn(user: UserKey | string, password = PASSWORD): Promise<WebResponse> {
     const email = user.includes('@') ? user : `${user}@punchlist.test`;

@@ -25,9 +25,15 @@ export class FormState {
     return this.failed ? this.failure!.values[field] !== undefined : current;
   }
 
+  /** The message for a field; a file input (`attachments[]`) gathers those of its files (`attachments[2]` is photo 3). */
   errorOf(field: string): string | null {
     if (!this.failed) return null;
-    return this.failure!.errors.find((e) => e.field === field)?.message ?? null;
+    const messages = this.failure!.errors.flatMap((e) => {
+      if (e.field === field) return [e.message];
+      const file = field.endsWith('[]') && e.field.startsWith(field.slice(0, -1)) ? /\[(\d+)\]$/.exec(e.field) : null;
+      return file ? [`Photo ${Number(file[1]) + 1} ${e.message}`] : [];
+    });
+    return messages.length ? messages.join('; ') : null;
   }
 
   /** `aria-invalid` and `aria-describedby` for an input, pointing at its message. */
@@ -44,7 +50,7 @@ export class FormState {
   /** A message about the form as a whole, for errors not tied to one of its fields. */
   summary(fields: readonly string[]): SafeHtml {
     if (!this.failed) return html``;
-    const loose = this.failure!.errors.filter((e) => !fields.includes(e.field));
+    const loose = this.failure!.errors.filter((e) => !fields.includes(e.field) && !fields.some((f) => f.endsWith('[]') && e.field.startsWith(f.slice(0, -1))));
     return loose.length ? html`<div class="error" role="alert">${loose.map((e) => html`<p>${e.field ? `${e.field}: ` : ''}${e.message}</p>`)}</div>` : html``;
   }
 }
