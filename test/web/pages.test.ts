@@ -2,22 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormedToken } from '../../src/domain/token-format.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS, type UserKey } from '../helpers/workspace.js';
-import { decode, WebClient } from './web-client.js';
+import { decode, signedInClients, WebClient } from './web-client.js';
 
 let server: TestServer;
-const signedIn = new Map<UserKey, WebClient>();
-
 /** One signed-in client per workspace user, reused across tests. */
-async function as(user: UserKey): Promise<WebClient> {
-  let web = signedIn.get(user);
-  if (!web) {
-    web = new WebClient(server.url);
-    const response = await web.signIn(user);
-    if (response.status !== 303) throw new Error(`${user} could not sign in: ${response.status}`);
-    signedIn.set(user, web);
-  }
-  return web;
-}
+const as = signedInClients(() => server.url);
 
 /** GET the page, then post a form with its CSRF token. */
 async function submit(user: UserKey, pagePath: string, action: string, fields: Record<string, string | string[]>) {

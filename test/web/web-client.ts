@@ -81,3 +81,18 @@ export function csrfOf(page: string): string {
 export function decode(text: string): string {
   return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
+
+/** One signed-in client per workspace user, made on first use and reused (the server's URL is read then). */
+export function signedInClients(baseUrl: () => string): (user: UserKey) => Promise<WebClient> {
+  const clients = new Map<UserKey, WebClient>();
+  return async (user) => {
+    let web = clients.get(user);
+    if (!web) {
+      web = new WebClient(baseUrl());
+      const response = await web.signIn(user);
+      if (response.status !== 303) throw new Error(`${user} could not sign in: ${response.status}`);
+      clients.set(user, web);
+    }
+    return web;
+  };
+}

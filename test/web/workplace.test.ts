@@ -3,7 +3,7 @@ import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { solid } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, USERS, type UserKey } from '../helpers/workspace.js';
-import { csrfOf, decode, WebClient } from './web-client.js';
+import { csrfOf, decode, signedInClients, WebClient } from './web-client.js';
 
 /**
  * The item page as the place where the work is done (DESIGN.md §3, §8): every action as every role.
@@ -11,17 +11,8 @@ import { csrfOf, decode, WebClient } from './web-client.js';
  * anyway, answers the 403 page and changes nothing.
  */
 let server: TestServer;
-const clients = new Map<UserKey, WebClient>();
-
-async function as(user: UserKey): Promise<WebClient> {
-  let web = clients.get(user);
-  if (!web) {
-    web = new WebClient(server.url);
-    if ((await web.signIn(user)).status !== 303) throw new Error(`${user} could not sign in`);
-    clients.set(user, web);
-  }
-  return web;
-}
+/** One signed-in client per workspace user, reused across tests. */
+const as = signedInClients(() => server.url);
 
 const card = async (id: number) => (await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens.admin })).body.data.item;
 
