@@ -107,3 +107,8 @@ export function can(actor: Actor, action: ItemAction, target: ItemTarget): boole
 export function canAdminister(actor: Actor): boolean {
   return actor.role === 'admin';
 }
+
+/** Whose audit records a user may read: an administrator anybody's (`requested`, or everybody's), anybody else only their own. */
+export function auditRecordsOwner(actor: Actor, requested: number | undefined): number | undefined {
+  return canAdminister(actor) ? requested : actor.id;
+}

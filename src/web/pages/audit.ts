@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { canAdminister } from '../../domain/policy.js';
+import { auditRecordsOwner, canAdminister } from '../../domain/policy.js';
 import type { AuditFilter } from '../../features/audit/audit.service.js';
 import { parseId } from '../form.js';
 import { html } from '../html.js';
@@ -34,7 +34,7 @@ export async function auditPages(app: FastifyInstance) {
     const ownTokens = await tokens.listTokens(session.user.id);
     const users = admin ? await usersAdmin.listUsers(session.user) : [];
     const tokenId = parseId(form.token) ?? undefined;
-    const userId = admin ? (parseId(form.user) ?? undefined) : session.user.id;
+    const userId = auditRecordsOwner(session.user, parseId(form.user) ?? undefined);
     const records = await audit.list({
       userId,
       tokenId,
@@ -51,7 +51,7 @@ export async function auditPages(app: FastifyInstance) {
         session,
         path: '/audit',
         body: html`<h1>Audit log</h1>
-<p class="muted">${admin ? 'Every call to the API, newest first.' : 'The calls made with your API tokens, newest first.'} Times are UTC.</p>
+<p class="muted">${admin ? 'Every call to the API, newest first.' : 'Your calls to the API and your changes in the web interface, newest first.'} Times are UTC.</p>
 <form method="get" action="/audit" class="card" aria-label="Filters">
 <div class="actions">
 ${

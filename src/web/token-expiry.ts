@@ -1,0 +1,36 @@
+import { READ_ONLY_SCOPES } from '../domain/scopes.js';
+import { isCalendarDate } from '../domain/values.js';
+import { validationError } from '../errors.js';
+
+/** Expiry choices (DESIGN.md §4): days from now, a date (valid through the end of that day, UTC), or none. */
+export const EXPIRY_CHOICES = [
+  { value: '7d', label: '7 days', days: 7 },
+  { value: '30d', label: '30 days', days: 30 },
+  { value: '60d', label: '60 days', days: 60 },
+  { value: '90d', label: '90 days', days: 90 },
+  { value: '1y', label: '1 year', days: 365 },
+  { value: 'date', label: 'On a date…', days: null },
+  { value: 'never', label: 'No expiry', days: null },
+] as const;
+export const DEFAULT_EXPIRY = '30d';
+
+export function expiryFrom(choice: string, date: string, now: Date): Date | null {
+  const preset = EXPIRY_CHOICES.find((c) => c.value === choice);
+  if (!preset) throw validationError('expiry', 'choose one of the offered expiries');
+  if (preset.days !== null) return new Date(now.getTime() + preset.days * 86_400_000);
+  if (choice === 'never') return null;
+  if (!isCalendarDate(date)) throw validationError('expiry date', 'choose the last day the token is valid (YYYY-MM-DD)');
+  const end = new Date(`${date}T00:00:00.000Z`);
+  end.setUTCDate(end.getUTCDate() + 1);
+  if (end <= now) throw validationError('expiry date', 'must be today or later');
+  return end;
+}
+
+export interface TokenFormState {
+  name: string;
+  expiry: string;
+  date: string;
+  scopes: string[];
+}
+
+export const EMPTY_TOKEN_FORM: TokenFormState = { name: '', expiry: DEFAULT_EXPIRY, date: '', scopes: [...READ_ONLY_SCOPES] };
