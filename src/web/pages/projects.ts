@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { VERDICTS } from '../../domain/values.js';
 import { type ItemFilter, parseItemStatus } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
-import { progress, projectPageView } from '../views/project-page.js';
+import { projectPageView } from '../views/project-page.js';
+import { projectsListView } from '../views/projects-list.js';
 import { formOf, idParam } from '../form.js';
 import { html } from '../html.js';
-import { badge, csrfField, page } from '../layout.js';
+import { csrfField } from '../layout.js';
 import { sessionOf } from '../session.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 
@@ -43,39 +44,7 @@ export async function projectPages(app: FastifyInstance) {
     });
     const base = archived ? '/projects?archived=1&' : '/projects?';
     const pages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
-    return reply.type('text/html; charset=utf-8').send(
-      page({
-        title: 'Projects',
-        session,
-        path: '/projects',
-        body: html`<h1>Projects</h1>
-<nav class="tabs" aria-label="Project lists">
-<a href="/projects" ${archived ? '' : html`aria-current="page"`}>Active</a>
-<a href="/projects?archived=1" ${archived ? html`aria-current="page"` : ''}>Archived</a>
-</nav>
-${
-  list.projects.length
-    ? html`<table>
-<thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">Progress</th><th scope="col">Items</th><th scope="col">Verdict</th></tr></thead>
-<tbody>${list.projects.map(
-        (p) => html`<tr data-testid="project-row">
-<td><a href="/projects/${p.id}">${p.name}</a>${p.description ? html`<br><span class="muted">${p.description.slice(0, 200)}</span>` : ''}</td>
-<td>${p.deadline ?? '—'}</td>
-<td>${progress(p)}</td>
-<td>${p.counters.items} <span class="muted">(${p.counters.pending} pending, ${p.counters.in_progress} in progress, ${p.counters.blocked} blocked)</span></td>
-<td>${badge(p.verdict)}</td>
-</tr>`,
-      )}</tbody></table>
-${
-  pages > 1
-    ? html`<p class="actions">${pageNumber > 1 ? html`<a href="${base}page=${pageNumber - 1}">Previous</a>` : ''}
-<span class="muted">Page ${pageNumber} of ${pages}</span>${pageNumber < pages ? html`<a href="${base}page=${pageNumber + 1}">Next</a>` : ''}</p>`
-    : ''
-}`
-    : html`<p class="muted">${archived ? 'No archived projects.' : 'No active projects.'}</p>`
-}`,
-      }).value,
-    );
+    return reply.type('text/html; charset=utf-8').send(projectsListView({ session, list, archived, pageNumber, pages, base }));
   });
 
   app.get('/projects/:id', async (request, reply) => {
