@@ -477,7 +477,7 @@ describe('audit log', () => {
     const all = await (await as('admin')).get(`/audit?user=${USERS.observer}`);
     const observerRows = all.text.match(/<tr data-testid="audit-row">[\s\S]*?<\/tr>/g) ?? [];
     expect(observerRows.length).toBeGreaterThanOrEqual(1);
-    for (const row of observerRows) expect(row).toContain('<td>Observer</td>');
+    for (const row of observerRows) expect(row).toContain('<td data-label="User">Observer</td>');
     const byToken = await (await as('admin')).get(`/audit?token=${USERS.bystander}`);
     expect(byToken.text.match(/<tr data-testid="audit-row">/g)?.length).toBeGreaterThanOrEqual(2);
   });
