@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readCookie, sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { formOf } from '../form.js';
-import { html } from '../html.js';
-import { page } from '../layout.js';
+import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 
 export const INVALID_CREDENTIALS = 'Invalid email or password.';
@@ -28,28 +27,7 @@ function loginPage(
   const { config } = request.server.ctx;
   const csrf = loginCsrf(request, reply, config.sessionSecret, config.baseUrl);
   const next = safeNext(options.next);
-  return reply
-    .code(options.status ?? 200)
-    .type('text/html; charset=utf-8')
-    .send(
-      page({
-        title: 'Sign in',
-        session: null,
-        body: html`<section class="card login" aria-labelledby="login-title">
-<h1 id="login-title">Sign in to Punchlist</h1>
-${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
-<form method="post" action="/login">
-<input type="hidden" name="_csrf" value="${csrf}">
-<input type="hidden" name="next" value="${next}">
-<label for="login-email">Email</label>
-<input id="login-email" type="email" name="email" autocomplete="username" required autofocus value="${options.email ?? ''}">
-<label for="login-password">Password</label>
-<input id="login-password" type="password" name="password" autocomplete="current-password" required>
-<div class="actions"><button type="submit">Sign in</button></div>
-</form>
-</section>`,
-      }).value,
-    );
+  return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '' }));
 }
 
 export async function authPages(app: FastifyInstance) {
