@@ -89,8 +89,9 @@ ul.images { display:flex; gap:.5rem; flex-wrap:wrap; margin:.4rem 0; }
 ul.images img, .preview img { width:auto; height:auto; max-width:140px; max-height:140px; border:1px solid var(--line); border-radius:4px; background:#fff; display:block; }
 .preview { display:flex; gap:.4rem; flex-wrap:wrap; }
 .preview img { max-width:72px; max-height:72px; }
-fieldset.link-row { display:grid; gap:0 .75rem; grid-template-columns:repeat(auto-fit, minmax(12rem, 1fr)); }
-fieldset.link-row label { grid-row:1; }
+fieldset.link-row { display:grid; gap:0 .75rem; grid-template-columns:minmax(0,2fr) minmax(0,3fr) minmax(0,1fr); align-items:start; }
+fieldset.link-row input, fieldset.link-row select { width:100%; }
+select + label.inline { display:flex; margin-top:.75rem; }
 .filters { display:flex; flex-wrap:wrap; gap:.25rem 1rem; align-items:flex-end; }
 .filters > div { min-width:10rem; }
 .counts { color:var(--muted); font-size:.9rem; font-weight:normal; }
@@ -99,11 +100,13 @@ fieldset.link-row label { grid-row:1; }
   main { padding:.6rem; }
   header.top .bar { gap:.5rem 1rem; }
   input[type=text], input[type=email], input[type=password], input[type=url], input[type=search], textarea, select { width:100%; }
-  table.stack thead { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); }
-  table.stack, table.stack tbody, table.stack tr, table.stack td { display:block; width:100%; }
-  table.stack tr { border-bottom:1px solid var(--line); padding:.35rem 0; }
-  table.stack td { border:0; padding:.1rem .25rem; }
-  table.stack td[data-label]::before { content:attr(data-label) ": "; color:var(--muted); font-size:.85rem; }
+  .filters > div { flex:1 1 100%; }
+  main table thead { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); }
+  main table, main table tbody, main table tr, main table td { display:block; width:100%; }
+  main table tr { border-bottom:1px solid var(--line); padding:.35rem 0; }
+  main table td { border:0; padding:.1rem .25rem; }
+  main table td[data-label]::before { content:attr(data-label) ": "; color:var(--muted); font-size:.85rem; }
+  fieldset.link-row { display:block; }
   dl.facts { grid-template-columns:1fr; }
   dl.facts dd { margin-bottom:.4rem; }
   progress { width:5rem; }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/chromium.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD } from '../helpers/workspace.js';
 
@@ -8,26 +9,20 @@ import { PASSWORD } from '../helpers/workspace.js';
  * Real-browser checks of the web interface with Debian's Chromium (`apt-get install -y chromium`).
  * A missing browser fails these tests: it never skips them.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const MISSING = `Chromium is missing at ${CHROMIUM}: the browser tests need it. Install it with "apt-get install -y chromium".`;
 
 let server: TestServer;
 let launched: Browser | undefined;
 
 /** Every test fails (never skips) with a clear message when the browser is not installed. */
 function browserOrFail(): Browser {
-  if (!launched) throw new Error(MISSING);
+  if (!launched) throw new Error(CHROMIUM_MISSING);
   return launched;
 }
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
   server = await startTestServer();
-  launched = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  launched = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

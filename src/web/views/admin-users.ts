@@ -24,12 +24,12 @@ export function usersPageView(m: { session: WebSession; users: AllUsers; form: N
     error: m.error,
     body: html`<p class="muted"><a href="/admin">Administration</a> ›</p>
 <h1>Users</h1>
-<table class="stack">
+<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
 <tbody>${users.map(
           (u) => html`<tr data-testid="user-row">
-<td>${u.name}</td><td>${u.email}</td><td>${u.role}</td><td>${time(u.created_at)}</td>
-<td>${badge(u.active ? 'active' : 'deactivated')}</td>
+<td>${u.name}</td><td data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Created">${time(u.created_at)}</td>
+<td data-label="State">${badge(u.active ? 'active' : 'deactivated')}</td>
 <td>${
             u.id === session.user.id
               ? html`<span class="muted">you</span>`

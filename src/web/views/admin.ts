@@ -65,7 +65,7 @@ ${
     ? html`<table><thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Access</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${members.map(
         (m) => html`<tr data-testid="member-row"><td>${m.name} <span class="muted">${m.email}</span>${m.active ? '' : html` ${badge('deactivated')}`}</td>
-<td>${m.role}</td><td>${describe(m)}</td>
+<td data-label="Role">${m.role}</td><td data-label="Access">${describe(m)}</td>
 <td><details><summary>Change</summary>
 <form method="post" action="/admin/projects/${id}/members" data-limited-toggle>${csrf}
 <input type="hidden" name="user" value="${m.user_id}">
@@ -155,7 +155,7 @@ export function adminProjectsView(session: WebSession, list: ProjectList): strin
 <h1>Projects</h1>
 <table><thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">State</th></tr></thead>
 <tbody>${list.map(
-          (p) => html`<tr><td><a href="/admin/projects/${p.id}">${p.name}</a></td><td>${p.deadline ?? '—'}</td><td>${p.archived ? badge('archived') : badge('active')}</td></tr>`,
+          (p) => html`<tr><td><a href="/admin/projects/${p.id}">${p.name}</a></td><td data-label="Deadline">${p.deadline ?? '—'}</td><td data-label="State">${p.archived ? badge('archived') : badge('active')}</td></tr>`,
         )}</tbody></table>
 <section class="card" aria-labelledby="new-project-title">
 <h2 id="new-project-title">New project</h2>

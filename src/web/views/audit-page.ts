@@ -43,7 +43,7 @@ ${ownTokens.map((t) => html`<option value="${t.id}" ${form.token === String(t.id
 </form>
 ${
   records.length
-    ? html`<table class="stack">
+    ? html`<table>
 <thead><tr><th scope="col">Time</th>${admin ? html`<th scope="col">User</th>` : ''}<th scope="col">Token</th><th scope="col">Call</th>
 <th scope="col">Status</th><th scope="col">Client</th><th scope="col">Duration</th><th scope="col">Entity</th></tr></thead>
 <tbody>${records.map(

@@ -47,10 +47,13 @@ export class FormState {
     return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
   }
 
-  /** A message about the form as a whole, for errors not tied to one of its fields. */
+  /** A message about the form as a whole, for the errors not shown beside one of `fields`. */
   summary(fields: readonly string[]): SafeHtml {
     if (!this.failed) return html``;
-    const loose = this.failure!.errors.filter((e) => !fields.includes(e.field) && !fields.some((f) => f.endsWith('[]') && e.field.startsWith(f.slice(0, -1))));
+    // A field ending in `*` stands for every field it begins (link rows); `attachments[]` for each file's.
+    const shown = (error: string) =>
+      fields.some((f) => f === error || (f.endsWith('*') && error.startsWith(f.slice(0, -1))) || (f.endsWith('[]') && error.startsWith(f.slice(0, -1))));
+    const loose = this.failure!.errors.filter((e) => !shown(e.field));
     return loose.length ? html`<div class="error" role="alert">${loose.map((e) => html`<p>${e.field ? `${e.field}: ` : ''}${e.message}</p>`)}</div>` : html``;
   }
 }

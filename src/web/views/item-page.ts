@@ -80,13 +80,13 @@ function linkRows(form: FormState, prefix: string, current: LinkLike[]) {
     const id = `${prefix}-${row}`;
     const name = (part: string) => `link-${row}-${part}`;
     return html`<fieldset class="link-row"><legend>Link ${row + 1}</legend>
-<label for="${id}-title">Title</label><input id="${id}-title" type="text" name="${name('title')}" maxlength="500" value="${form.value(name('title'), link.title)}" ${form.aria(name('title'), `${id}-title`)}>
-${form.message(name('title'), `${id}-title`)}
-<label for="${id}-url">Address (https://…)</label><input id="${id}-url" type="url" name="${name('url')}" value="${form.value(name('url'), link.url)}" ${form.aria(name('url'), `${id}-url`)}>
-${form.message(name('url'), `${id}-url`)}
-<label for="${id}-kind">Kind</label><select id="${id}-kind" name="${name('kind')}">${LINK_KINDS.map(
+<div><label for="${id}-title">Title</label><input id="${id}-title" type="text" name="${name('title')}" maxlength="500" value="${form.value(name('title'), link.title)}" ${form.aria(name('title'), `${id}-title`)}>
+${form.message(name('title'), `${id}-title`)}</div>
+<div><label for="${id}-url">Address (https://…)</label><input id="${id}-url" type="url" name="${name('url')}" value="${form.value(name('url'), link.url)}" ${form.aria(name('url'), `${id}-url`)}>
+${form.message(name('url'), `${id}-url`)}</div>
+<div><label for="${id}-kind">Kind</label><select id="${id}-kind" name="${name('kind')}">${LINK_KINDS.map(
       (k) => html`<option value="${k}" ${selected(form.value(name('kind'), link.kind) === k)}>${k}</option>`,
-    )}</select>
+    )}</select></div>
 </fieldset>`;
   });
 }
@@ -138,7 +138,7 @@ ${
 ${writeForm(
   m,
   `/items/${item.id}/links`,
-  html`${links.summary([])}<p class="hint">Empty a row to remove its link. Saving replaces the whole list.</p>
+  html`${links.summary(['link-*'])}<p class="hint">Empty a row to remove its link. Saving replaces the whole list.</p>
 ${linkRows(links, 'item-link', item.document_links)}
 <div class="actions"><button type="submit">Save links</button></div>`,
   { id: 'links' },
@@ -242,14 +242,17 @@ ${
 
 function answerForm(m: ItemPageModel, item: Card) {
   const form = new FormState('answer', m.failure);
+  // Unfolded whenever a link was sent with a refused answer, so its message (beside the field) is seen.
+  const linksSent =
+    form.failed && Array.from({ length: EMPTY_LINK_ROWS }, (_, row) => form.value(`link-${row}-title`) + form.value(`link-${row}-url`)).some((v) => v !== '');
   return html`<h3>Add an answer</h3>${writeForm(
     m,
     `/items/${item.id}/answers`,
-    html`${form.summary(['text', 'attachments[]'])}
+    html`${form.summary(['text', 'attachments[]', 'link-*'])}
 <label for="answer-text">Answer</label>
 <textarea id="answer-text" name="text" required maxlength="20000" ${form.aria('text', 'answer-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'answer-text')}
-<details ${form.failed && form.value('link-0-title') ? html`open` : ''}><summary>Document links for the answer</summary>${linkRows(form, 'answer-link', [])}</details>
+<details ${linksSent ? html`open` : ''}><summary>Document links for the answer</summary>${linkRows(form, 'answer-link', [])}</details>
 ${fileInput(form, 'answer-photos', 'Pictures (optional)', { capture: true })}
 <div class="preview" data-preview-for="answer-photos" aria-live="polite"></div>
 <div class="actions"><button type="submit">Add answer</button></div>`,
@@ -270,6 +273,9 @@ ${form.message('text', 'comment-text')}
   );
 }
 
+/** Where a form is on the page: an answer's own forms (review, pictures) are in its article. */
+const formAnchor = (form: string) => form.replace(/^(?:review|answer-photos)-(\d+)$/, 'answer-$1');
+
 /** The item page: the card, and each control of the work that the policy lets this user use. */
 export function itemPageView(m: ItemPageModel): string {
   const { item, project, rights } = m;
@@ -279,7 +285,7 @@ export function itemPageView(m: ItemPageModel): string {
     session: m.session,
     path: '/projects',
     notice: m.notice,
-    error: m.failure ? html`Please check the form: ${m.failure.message} <a href="#${m.failure.form.replace(/-\d+$/, '')}">Go to the form</a>` : null,
+    error: m.failure ? html`Nothing was saved: please check the form. <a href="#${formAnchor(m.failure.form)}">Go to the form</a>` : null,
     body: html`<p class="muted crumbs"><a href="/projects">Projects</a> › <a href="/projects/${project.id}">${project.name}</a> ›</p>
 <h1>${item.text}</h1>
 <section class="card" aria-label="Item summary">
@@ -323,11 +329,11 @@ ${may('comment.add') ? commentForm(m, item) : ''}
 </section>
 <section class="card" aria-labelledby="history-title">
 <h2 id="history-title">History</h2>
-<table class="stack"><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Note</th></tr></thead>
+<table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Note</th></tr></thead>
 <tbody>${item.status_history.map(
-      (h) => html`<tr data-testid="history-row"><td>${time(h.at)}</td><td>${label(h.kind)}</td>
-<td>${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td><td>${h.user?.name ?? html`<span class="muted">system</span>`}</td>
-<td class="text">${h.note ?? ''}</td></tr>`,
+      (h) => html`<tr data-testid="history-row"><td>${time(h.at)}</td><td data-label="What">${label(h.kind)}</td>
+<td data-label="Change">${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td><td data-label="By">${h.user?.name ?? html`<span class="muted">system</span>`}</td>
+<td class="text" data-label="Note">${h.note ?? ''}</td></tr>`,
     )}</tbody></table>
 </section>`,
   }).value;

@@ -20,11 +20,11 @@ const SCOPE_HELP: Record<Scope, string> = {
 function tokenRow(token: TokenView, csrf: ReturnType<typeof csrfField>) {
   return html`<tr data-testid="token-row" data-token-id="${token.id}">
 <td data-testid="token-name">${token.name}</td>
-<td>${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
-<td>${time(token.created_at)}</td>
-<td>${time(token.expires_at, 'never')}</td>
-<td>${token.last_used_at ? html`${time(token.last_used_at)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
-<td data-testid="token-state">${badge(token.state)}</td>
+<td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td data-label="Created">${time(token.created_at)}</td>
+<td data-label="Expires">${time(token.expires_at, 'never')}</td>
+<td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
+<td data-label="State" data-testid="token-state">${badge(token.state)}</td>
 <td>${
     token.state === 'active'
       ? html`<form method="post" action="/profile/tokens/${token.id}/revoke" class="inline"

@@ -87,7 +87,7 @@ function itemRows(m: ProjectPageModel) {
   }
   return groups.map(
     (g) => html`<h2>${g.title}</h2>
-<table class="stack"><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th></tr></thead>
+<table><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th></tr></thead>
 <tbody>${g.rows.map(
       ({ item: i }) => html`<tr data-testid="item-row"><td><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
 <td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td><td data-label="Deadline">${deadline(i, m.today)}</td></tr>`,

@@ -27,7 +27,7 @@ export function projectsListView({ session, list, archived, pageNumber, pages, b
 </nav>
 ${
   list.projects.length
-    ? html`<table class="stack">
+    ? html`<table>
 <thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">Progress</th><th scope="col">Items</th><th scope="col">Verdict</th></tr></thead>
 <tbody>${list.projects.map(
         (p) => html`<tr data-testid="project-row">

@@ -1,0 +1,105 @@
+/**
+ * Screenshots of the item page for docs/web.md, taken in Debian's Chromium against a test server with the
+ * standard test workspace (the same one the tests use). Run by hand, not part of `npm test`:
+ *
+ *   node --import tsx scripts/web-screenshots.ts
+ *
+ * Writes docs/images/item-page-desktop.png (1280 wide, the top 1600 px) and docs/images/item-page-phone.png
+ * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { CHROMIUM, launchChromium } from '../test/helpers/chromium.js';
+import { startTestServer, type TestServer } from '../test/helpers/server.js';
+import { PASSWORD } from '../test/helpers/workspace.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'docs', 'images');
+const MAX_BYTES = 300 * 1024;
+
+/** A small picture that looks like a site photo (a wall, a floor, a window and a red extinguisher), as a PNG. */
+function sitePhoto(): Promise<Buffer> {
+  const block = (left: number, top: number, width: number, height: number, [r, g, b]: [number, number, number]) => ({
+    input: { create: { width, height, channels: 3 as const, background: { r, g, b } } },
+    left,
+    top,
+  });
+  return sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 216, g: 210, b: 196 } } })
+    .composite([
+      block(0, 330, 640, 150, [140, 130, 117]),
+      block(56, 56, 188, 128, [107, 102, 92]),
+      block(60, 60, 180, 120, [244, 241, 234]),
+      block(300, 150, 70, 230, [198, 40, 40]),
+      block(318, 110, 34, 45, [51, 51, 51]),
+      block(312, 220, 46, 60, [255, 255, 255]),
+    ])
+    .png()
+    .toBuffer();
+}
+
+async function signedInPage(browser: Browser, server: TestServer, options: BrowserContextOptions): Promise<Page> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(server.url + '/login');
+  await page.getByLabel('Email').fill('manager@punchlist.test');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/projects');
+  return page;
+}
+
+/** Loads every lazy image (a full-page screenshot does not scroll) and waits for them. */
+async function loadImages(page: Page) {
+  await page.evaluate(async () => {
+    const images = [...document.querySelectorAll('img')];
+    for (const img of images) img.loading = 'eager';
+    await Promise.all(images.map((img) => (img.complete ? null : new Promise((done) => img.addEventListener('load', done, { once: true })))));
+  });
+}
+
+/** A screenshot of the page's top `maxHeight` pixels, re-encoded with a palette to keep it small. */
+async function shoot(page: Page, name: string, maxHeight: number) {
+  await loadImages(page);
+  const { width, height } = await page.evaluate(() => ({ width: window.innerWidth, height: document.documentElement.scrollHeight }));
+  const raw = await page.screenshot({ fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, maxHeight) } });
+  const png = await sharp(raw).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
+  const path = join(OUT, name);
+  writeFileSync(path, png);
+  const size = statSync(path).size;
+  console.log(`${relative(ROOT, path)}: ${width}×${Math.min(height, maxHeight)}, ${Math.round(size / 1024)} KiB`);
+  if (size > MAX_BYTES) throw new Error(`${name} is ${size} bytes: more than ${MAX_BYTES}`);
+}
+
+async function main() {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
+  mkdirSync(OUT, { recursive: true });
+  const photos = mkdtempSync(join(tmpdir(), 'punchlist-screenshots-'));
+  const server = await startTestServer();
+  const browser = await launchChromium();
+  try {
+    const desktop = await signedInPage(browser, server, { viewport: { width: 1280, height: 800 } });
+    // A photo on the item, added through the page's own file input, so the page shows a thumbnail.
+    const photo = join(photos, 'extinguisher-hall-b.png');
+    writeFileSync(photo, await sitePhoto());
+    await desktop.goto(server.url + '/items/1000');
+    await desktop.getByLabel('Photos', { exact: true }).setInputFiles(photo);
+    await desktop.getByRole('button', { name: 'Upload photos' }).click();
+    await desktop.waitForURL('**/items/1000?saved=photos');
+    await shoot(desktop, 'item-page-desktop.png', 1600);
+
+    const phone = await signedInPage(browser, server, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await phone.goto(server.url + '/items/1000');
+    await shoot(phone, 'item-page-phone.png', 2400);
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(photos, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,20 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install -y chromium`), driven by playwright-core: no browser download. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export const CHROMIUM_MISSING = `Chromium is missing at ${CHROMIUM}: the browser tests need it. Install it with "apt-get install -y chromium".`;
+
+/** Headless Chromium as root on a machine without network: no sandbox, no background connections. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** The browser, or undefined when it is not installed (the tests then fail with CHROMIUM_MISSING, never skip). */
+export async function launchChromiumIfInstalled(): Promise<Browser | undefined> {
+  return existsSync(CHROMIUM) ? launchChromium() : undefined;
+}
