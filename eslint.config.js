@@ -6,6 +6,14 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // The web interface's one script runs in the browser.
+    files: ['src/web/static/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', history: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', FormData: 'readonly', DOMParser: 'readonly', HTMLFormElement: 'readonly', fetch: 'readonly' },
+    },
+  },
+  {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

@@ -1,6 +1,7 @@
 import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { SCRIPT, STYLESHEET } from './assets.js';
+import { STATIC_DIR } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
 import { adminProjectPages } from './pages/admin/projects.js';
@@ -47,11 +48,11 @@ export async function webPlugin(app: FastifyInstance) {
     if (!request.url.startsWith('/assets/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
   });
 
-  for (const asset of [STYLESHEET, SCRIPT]) {
-    app.get(asset.path, { config: { web: 'public' } }, async (_request, reply) =>
-      reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body),
-    );
-  }
+  // The stylesheet and the script, named with their content hash by the pages (web/assets.ts): public.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/assets/')) route.config = { ...route.config, web: 'public' };
+  });
+  await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/assets/', maxAge: '365d', immutable: true, index: false, wildcard: false });
 
   await authPages(app);
   await profilePages(app);

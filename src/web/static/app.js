@@ -1,0 +1,100 @@
+(function () {
+  'use strict';
+  // Forms that ask before submitting: a confirm() dialog; accepting it marks the form as confirmed.
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    var message = form.getAttribute('data-confirm');
+    if (!message) return;
+    if (!window.confirm(message)) { event.preventDefault(); return; }
+    var field = form.querySelector('input[name="confirmed"]');
+    if (field) field.value = '1';
+  });
+  // Token expiry: the date input only matters for "On a date".
+  var expiry = document.getElementById('token-expiry');
+  var dateField = document.getElementById('token-expiry-date-field');
+  if (expiry && dateField) {
+    var sync = function () { dateField.hidden = expiry.value !== 'date'; };
+    expiry.addEventListener('change', sync);
+    sync();
+  }
+  // Scope presets.
+  document.querySelectorAll('[data-preset]').forEach(function (button) {
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      var wanted = button.getAttribute('data-preset').split(' ');
+      document.querySelectorAll('input[name="scopes"]').forEach(function (box) {
+        box.checked = wanted.indexOf(box.value) >= 0;
+      });
+    });
+  });
+  // Copy the new token.
+  document.querySelectorAll('[data-copy]').forEach(function (button) {
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      var source = document.getElementById(button.getAttribute('data-copy'));
+      if (!source) return;
+      var text = source.textContent;
+      var done = function () { button.textContent = 'Copied'; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () { selectText(source); });
+      } else { selectText(source); }
+    });
+  });
+  function selectText(node) {
+    var range = document.createRange();
+    range.selectNodeContents(node);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  // Photos: a preview of the chosen images before they are sent.
+  document.addEventListener('change', function (event) {
+    var input = event.target;
+    if (!input.matches || !input.matches('input[type=file][data-preview]')) return;
+    var box = document.querySelector('[data-preview-for="' + input.id + '"]');
+    if (!box) return;
+    box.textContent = '';
+    Array.prototype.forEach.call(input.files || [], function (file) {
+      if (file.type.indexOf('image/') !== 0) return;
+      var img = document.createElement('img');
+      img.src = URL.createObjectURL(file);
+      img.alt = 'Selected: ' + file.name;
+      box.appendChild(img);
+    });
+  });
+  // Forms marked data-enhance (the status) are sent in the background: the page's content is replaced by the
+  // page the server answers with, without a full reload. Anything unexpected falls back to a normal submit.
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !form.hasAttribute || !form.hasAttribute('data-enhance') || !window.fetch || !window.DOMParser) return;
+    event.preventDefault();
+    var button = form.querySelector('button[type=submit]');
+    if (button) button.disabled = true;
+    fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
+      .then(function (response) {
+        if (!response.ok || !response.redirected) throw new Error('not saved');
+        return response.text().then(function (text) {
+          var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
+          var main = document.querySelector('main');
+          if (!next || !main) throw new Error('no page');
+          main.innerHTML = next.innerHTML;
+          history.replaceState(null, '', response.url);
+          var notice = main.querySelector('[role=status]');
+          if (notice) notice.setAttribute('tabindex', '-1');
+          var again = document.getElementById(form.id);
+          if (again) { var select = again.querySelector('select'); if (select) select.focus(); }
+        });
+      })
+      .catch(function () { if (button) button.disabled = false; HTMLFormElement.prototype.submit.call(form); });
+  });
+  // Membership form: section and checklist choices only matter for limited access.
+  document.querySelectorAll('[data-limited-toggle]').forEach(function (form) {
+    var parts = form.querySelector('[data-limited-parts]');
+    var sync = function () {
+      var limited = form.querySelector('input[name="access"]:checked');
+      if (parts) parts.hidden = !limited || limited.value !== 'limited';
+    };
+    form.addEventListener('change', sync);
+    sync();
+  });
+})();
