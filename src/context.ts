@@ -22,6 +22,7 @@ import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createTokensService } from './features/tokens/tokens.service.js';
 import { createUsersService } from './features/users/users.service.js';
 import { createImageConverter } from './imaging/images.js';
+import { createMetrics } from './metrics/prometheus.js';
 import { openBlobStore } from './storage/index.js';
 
 /** The composition root: every dependency is built here, explicitly, from the config. */
@@ -59,6 +60,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
     attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, audit, clock, urls: config }),
     sessions,
+    metrics: config.metricsEnabled ? createMetrics({ auditQueueDepth: () => audit.pending }) : null,
     review: createReviewService({ db: db.kysely, clock, items, projects }),
     structure: createStructureService({ db: db.kysely, clock }),
     members: createMembersService({ db: db.kysely, clock }),

@@ -88,6 +88,11 @@ export function createAuditService(db: Kysely<Database>, options: { batch?: Audi
       batcher.add(entry);
     },
 
+    /** Records queued for the next batch (the audit queue depth of /metrics). */
+    get pending() {
+      return batcher.pending;
+    },
+
     /** Writes the queued records now. */
     flush: () => batcher.flush(),
 
