@@ -40,3 +40,14 @@ export function longTime(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(iso);
   return match ? `${match[1]} ${match[2]}Z` : iso;
 }
+
+/** Progress on stderr: one line at most every `everyMs` (a terminal, a log or a pipe alike), and always the final one. */
+export function progressLine(prefix: string, everyMs = 1000) {
+  let last = 0;
+  return (text: string, final = false) => {
+    const now = Date.now();
+    if (!final && now - last < everyMs) return;
+    last = now;
+    process.stderr.write(`${prefix}${text}\n`);
+  };
+}

@@ -24,9 +24,11 @@ function mayRead(request: FastifyRequest, token: string | undefined): boolean {
  * root instance before the route modules are registered, so that its hook sees every route.
  */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, options: { token?: string }) {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
     metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', async (request, reply) => {
     if (!mayRead(request, options.token)) {
