@@ -138,6 +138,9 @@ describe('backup and restore', () => {
     expect(s3).toContain('versioning');
     expect(refused(await punchlist(['restore', dir], fresh('none')))).toContain('not a complete backup');
     expect(refused(await punchlist(['backup'], live()))).toContain('missing DIR');
+    const [backupHelp, restoreHelp] = await Promise.all([punchlist(['backup', '--help'], live()), punchlist(['restore', '--help'], live())]);
+    expect(backupHelp.stdout).toContain('pg_dump');
+    expect(restoreHelp.stdout).toContain('must be empty');
 
     const damaged = join(dir, 'damaged');
     expect((await punchlist(['backup', damaged], live())).code).toBe(0);

@@ -40,7 +40,7 @@ const SYNOPSIS: Record<string, string> = {
   'tokens create': 'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
   'tokens list': 'tokens list --user EMAIL [--json]',
   'tokens revoke': 'tokens revoke ID',
-  audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]',
+  audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]',
   export: 'export [FILE] [--quiet]',
   backup: 'backup DIR',
   restore: 'restore DIR',

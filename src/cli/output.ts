@@ -4,6 +4,13 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** Resolves once the text is handed over to the pipe or file: waiting for it is the backpressure. */
+export function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
 export function printLine(line: string): void {
   process.stdout.write(line + '\n');
 }
