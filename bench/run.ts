@@ -270,7 +270,8 @@ async function compareMetrics(file: string, meta: BenchWorkspace) {
   const runs: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
   try {
     for (let round = 1; round <= METRICS_ROUNDS; round++) {
-      for (const mode of ['off', 'on'] as const) {
+      // Alternating which goes first: the second of a pair tends to meet a warmer (or busier) machine.
+      for (const mode of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
         const server = servers[mode];
         await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: items.next });
         await waitUntilIdle(server.url + '/healthz');

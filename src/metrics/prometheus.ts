@@ -44,19 +44,20 @@ export function createMetrics(sources: MetricSources): Metrics {
       this.set(sources.auditQueueDepth());
     },
   });
-  // The labelled children, looked up once per combination: prom-client would hash the labels on every call.
-  const counters = new Map<string, ReturnType<typeof requests.labels>>();
-  const histograms = new Map<string, ReturnType<typeof durations.labels>>();
+  // The labelled children, made once per route, method and status and found again by plain lookups on the
+  // same strings: prom-client would hash the label values on every call (docs/performance.md, "Metrics").
+  type Series = { duration: ReturnType<typeof durations.labels>; byStatus: Map<number, ReturnType<typeof requests.labels>> };
+  const series = new Map<string, Map<string, Series>>();
   return {
     observeRequest(route, method, status, seconds) {
-      const routeKey = `${method} ${route}`;
-      const key = `${routeKey} ${status}`;
-      let counter = counters.get(key);
-      if (!counter) counters.set(key, (counter = requests.labels(route, method, String(status))));
+      let byMethod = series.get(route);
+      if (!byMethod) series.set(route, (byMethod = new Map()));
+      let one = byMethod.get(method);
+      if (!one) byMethod.set(method, (one = { duration: durations.labels(route, method), byStatus: new Map() }));
+      let counter = one.byStatus.get(status);
+      if (!counter) one.byStatus.set(status, (counter = requests.labels(route, method, String(status))));
       counter.inc();
-      let histogram = histograms.get(routeKey);
-      if (!histogram) histograms.set(routeKey, (histogram = durations.labels(route, method)));
-      histogram.observe(seconds);
+      one.duration.observe(seconds);
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
