@@ -185,9 +185,12 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
   const partial = `${databaseFile}.restore-partial`;
   await copyFile(copy, partial);
   await fsyncFile(partial);
+  const problems = integrityCheck(partial);
+  if (problems.join() !== 'ok') {
+    await rm(partial, { force: true });
+    throw new BackupError(`the backup's database fails its integrity check: ${problems.slice(0, 3).join('; ')}`);
+  }
   await rename(partial, databaseFile);
-  const problems = integrityCheck(databaseFile);
-  if (problems.join() !== 'ok') throw new BackupError(`the restored database fails its integrity check: ${problems.slice(0, 3).join('; ')}`);
   progress(`database restored (${megabytes(manifest.database.bytes)})`);
   return manifest;
 }
