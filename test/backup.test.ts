@@ -80,11 +80,16 @@ describe('backup and restore', () => {
         }
       }
     };
+    /** Waits (at most 20 s) until the writers have got that far. */
+    const until = async (reached: () => boolean) => {
+      for (let waited = 0; !reached() && waited < 20_000; waited += 20) await new Promise((done) => setTimeout(done, 20));
+    };
     const writers = Array.from({ length: 4 }, (_, n) => writer(n));
-    await new Promise((done) => setTimeout(done, 300));
+    await until(() => comments.length >= 20 && uploads.length >= 3);
     const backupDir = join(dir, 'backup');
     const backup = await punchlist(['backup', backupDir], live());
-    await new Promise((done) => setTimeout(done, 200));
+    const after = comments.length;
+    await until(() => comments.length >= after + 20);
     stop = true;
     await Promise.all(writers);
 
