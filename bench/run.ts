@@ -14,6 +14,10 @@
  * BENCH_ONLY (comma-separated scenario names), BENCH_FRESH=1 (rebuild the cached workspace),
  * BENCH_PROFILE=1 (a fresh server per scenario started with --cpu-prof; profiles in data/bench/profiles/<scenario>/,
  * the largest file is the main thread's; summarise with `node --import tsx bench/profile-top.ts FILE`), BENCH_NO_DOCS=1 (leave docs/ alone).
+ *
+ * BENCH_METRICS=1 measures only what /metrics costs the hot path: items/get against a server with METRICS=off
+ * and one with METRICS=on (scraped once a second meanwhile), alternating BENCH_METRICS_ROUNDS times (default 3);
+ * it prints the figures and writes bench/results/metrics-<date>.json, nothing else.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -33,6 +37,7 @@ const CEILING_DURATION = Number(process.env.BENCH_CEILING_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const PROFILE = process.env.BENCH_PROFILE === '1';
+const METRICS_ROUNDS = process.env.BENCH_METRICS === '1' ? Number(process.env.BENCH_METRICS_ROUNDS ?? 3) : 0;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -153,7 +158,7 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
 // ---------------------------------------------------------------------------------------------------
 // Servers
 
-async function startPunchlist(file: string, profileName?: string): Promise<ServerProcess> {
+async function startPunchlist(file: string, profileName?: string, metrics: 'on' | 'off' = 'on'): Promise<ServerProcess> {
   const port = await freePort();
   const dir = join(file, '..');
   // One directory per scenario: the tsx loader thread writes a profile of its own beside the main thread's.
@@ -168,6 +173,7 @@ async function startPunchlist(file: string, profileName?: string): Promise<Serve
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '0',
+      METRICS: metrics,
       DATABASE_URL: `sqlite:${file}`,
       STORAGE_URL: `file:${join(dir, 'storage')}`,
       DATA_DIR: dir,
@@ -253,10 +259,68 @@ function updateDocs(section: string) {
   writeFileSync(file, `${text.slice(0, from + begin.length)}\n${section}\n${text.slice(to)}`);
 }
 
+/**
+ * items/get with and without the metrics, on the same database, in alternating rounds so that the
+ * machine's other load falls on both alike. The metrics server is scraped once a second, as a Prometheus
+ * with a short interval would.
+ */
+async function compareMetrics(file: string, meta: BenchWorkspace) {
+  const items = scenarios(meta, false).find((s) => s.name === 'items/get')!;
+  const servers = { off: await startPunchlist(file, undefined, 'off'), on: await startPunchlist(file, undefined, 'on') };
+  const runs: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
+  try {
+    for (let round = 1; round <= METRICS_ROUNDS; round++) {
+      // Alternating which goes first: the second of a pair tends to meet a warmer (or busier) machine.
+      for (const mode of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        const server = servers[mode];
+        await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: items.next });
+        await waitUntilIdle(server.url + '/healthz');
+        const scraper = mode === 'on' ? setInterval(() => void fetch(`${server.url}/metrics`).then((r) => r.text()), 1000) : undefined;
+        const result = await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: DURATION, next: items.next, pid: server.child.pid });
+        clearInterval(scraper);
+        runs[mode].push(result);
+        log(
+          `round ${round}, metrics ${mode}: ${result.requests_per_s} req/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, ` +
+            `server CPU ${result.server_cpu_us_per_request} µs/request, non-2xx ${result.non_2xx}, errors ${result.errors + result.timeouts}`,
+        );
+      }
+    }
+  } finally {
+    await Promise.all([servers.off.stop(), servers.on.stop()]);
+  }
+  const mean = (list: LoadResult[], pick: (r: LoadResult) => number | null) => Math.round((list.reduce((n, r) => n + (pick(r) ?? 0), 0) / list.length) * 100) / 100;
+  const summary = Object.fromEntries(
+    (['off', 'on'] as const).map((mode) => [
+      mode,
+      {
+        requests_per_s: mean(runs[mode], (r) => r.requests_per_s),
+        p50_ms: mean(runs[mode], (r) => r.latency_ms.p50),
+        p99_ms: mean(runs[mode], (r) => r.latency_ms.p99),
+        server_cpu_us_per_request: mean(runs[mode], (r) => r.server_cpu_us_per_request),
+      },
+    ]),
+  );
+  log(`\nitems/get, mean of ${METRICS_ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections: ${JSON.stringify(summary)}`);
+  const out = join(ROOT, 'bench/results');
+  mkdirSync(out, { recursive: true });
+  const date = new Date().toISOString();
+  writeFileSync(
+    join(out, `metrics-${date.slice(0, 10)}.json`),
+    JSON.stringify({ date, command: 'BENCH_METRICS=1 npm run bench', machine: machine(), load_average_after: loadavg(), settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, rounds: METRICS_ROUNDS }, summary, runs }, null, 2) + '\n',
+  );
+}
+
 async function main() {
   const startedAt = new Date();
   log(`machine: ${JSON.stringify(machine())}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const { file, meta } = await workspace();
+  if (METRICS_ROUNDS > 0) {
+    try {
+      return await compareMetrics(file, meta);
+    } finally {
+      rmSync(join(file, '..'), { recursive: true, force: true });
+    }
+  }
   const wanted = (name: string) => !ONLY || ONLY.has(name) || [...ONLY].some((o) => name.startsWith(o));
   const results: ScenarioResult[] = [];
   const children: ServerProcess[] = [];

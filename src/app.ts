@@ -6,6 +6,7 @@ import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog 
 import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
+import { registerMetrics } from './metrics/metrics.routes.js';
 import { webPlugin } from './web/plugin.js';
 
 declare module 'fastify' {
@@ -48,6 +49,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   app.decorateRequest('errorCode', null);
   app.decorateRequest('audited', false);
 
+  // Before the route modules: its hook counts the requests of every route.
+  if (ctx.metrics) registerMetrics(app, ctx.metrics, { token: ctx.config.metricsToken });
   await app.register(healthRoutes);
   await app.register(apiPlugin, { prefix: '/api' });
   await app.register(mcpPlugin);

@@ -32,6 +32,12 @@ export interface Config {
    * listens), 600 for `s3://` (other nodes may be uploading).
    */
   orphanSweepGraceSeconds: number;
+  /** AUDIT_RETENTION_DAYS: audit records older than this are deleted (features/retention); 0 keeps them forever. */
+  auditRetentionDays: number;
+  /** METRICS (`on`/`off`, default on): `GET /metrics` and the per-request counters (docs/operations.md). */
+  metricsEnabled: boolean;
+  /** METRICS_TOKEN: the bearer token that opens `/metrics` to clients other than loopback ones. */
+  metricsToken?: string;
 }
 
 export interface ServerTimeouts {
@@ -64,6 +70,12 @@ function oneOf(env: Env, name: string, fallback: string, prefixes: string[]): st
     throw new ConfigError(`${name} must start with ${prefixes.join(' or ')}, got "${value}"`);
   }
   return value;
+}
+
+function choice<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const value = env[name] || fallback;
+  if (!values.includes(value as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}; got "${value}"`);
+  return value as T;
 }
 
 function sessionSecret(env: Env, dataDir: string): string {
@@ -105,6 +117,9 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     timeouts: serverTimeouts(env),
     orphanSweepGraceSeconds: integer(env, 'ORPHAN_SWEEP_GRACE_SECONDS', (env.STORAGE_URL ?? '').startsWith('s3://') ? 600 : 0, 0, 31_536_000),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 180, 0, 36_500),
+    metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 

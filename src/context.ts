@@ -15,6 +15,7 @@ import { createItemsService } from './features/items/items.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
 import { createProjectsService } from './features/projects/projects.service.js';
 import { createRateLimiter } from './features/rate-limit/rate-limiter.js';
+import { createRetention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewService } from './features/review/review.service.js';
 import { createProjectSearch } from './features/search/project-search.js';
 import { createSearchService } from './features/search/search.service.js';
@@ -24,6 +25,7 @@ import { createWorklistsRepository } from './features/worklists/worklists.reposi
 import { createWorklistsService } from './features/worklists/worklists.service.js';
 import { createUsersService } from './features/users/users.service.js';
 import { createImageConverter } from './imaging/images.js';
+import { createMetrics } from './metrics/prometheus.js';
 import { openBlobStore } from './storage/index.js';
 
 /** The composition root: every dependency is built here, explicitly, from the config. */
@@ -43,6 +45,8 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   const audit = createAuditService(db.kysely);
   const tokens = createTokensService(db.kysely, clock);
   const projectSearch = createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect));
+  // Started by the server only (main.ts), on every node; close() stops it before the database closes.
+  const retention = createRetention({ db: db.kysely, dialect: db.dialect, clock, rules: retentionRules(config) });
   const ctx = {
     config,
     clock,
@@ -63,11 +67,14 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
     attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, audit, clock, urls: config }),
     sessions,
+    retention,
+    metrics: config.metricsEnabled ? createMetrics({ auditQueueDepth: () => audit.pending }) : null,
     review: createReviewService({ db: db.kysely, clock, items, projects, audit }),
     structure: createStructureService({ db: db.kysely, clock }),
     members: createMembersService({ db: db.kysely, clock }),
     usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),
     async close() {
+      await retention.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.
       await audit.close();
       await db.close();

@@ -3,6 +3,9 @@ import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { sweepOrphanBlobs } from './features/attachments/orphan-sweep.js';
 
+/** How often each node deletes expired rows (docs/operations.md, "Retention"). */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
 /** Process entry: config → context → listen; graceful shutdown on SIGINT/SIGTERM. */
 export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
@@ -38,6 +41,15 @@ export async function serve(options: { demo: boolean }) {
     app.log.error({ err }, 'orphan blob sweep failed; serving anyway');
   }
   await app.listen({ host: config.host, port: config.port });
+  // Every node runs it; the first pass a minute or two after start, staggered so that nodes started together spread out.
+  ctx.retention.start({
+    intervalMs: RETENTION_INTERVAL_MS,
+    firstAfterMs: 60_000 + Math.random() * 60_000,
+    onRun: (deleted) => {
+      if (Object.values(deleted).some((n) => n > 0)) app.log.info({ deleted }, 'retention: expired rows deleted');
+    },
+    onError: (err) => app.log.error({ err }, 'retention pass failed; the next one retries'),
+  });
   // Printed once the server listens: the curl line works the moment it appears.
   if (demo) {
     process.stdout.write(

@@ -100,7 +100,7 @@ describe('bin/punchlist', () => {
       ok(['tokens', 'create', '--help']),
       ok(['tokens', '--help']),
     ]);
-    for (const command of ['serve', 'migrate', 'import FILE.json', 'users create', 'tokens create', 'tokens list', 'tokens revoke ID', 'audit', 'export [FILE]']) {
+    for (const command of ['serve', 'migrate', 'import FILE.json', 'users create', 'tokens create', 'tokens list', 'tokens revoke ID', 'audit', 'export [FILE]', 'backup DIR', 'restore DIR']) {
       expect(help).toContain(command);
     }
     expect(createHelp).toContain('--expires-at');
@@ -356,6 +356,17 @@ describe('bin/punchlist', () => {
     expect(table).toMatch(/^AT\s+STATUS\s+METHOD\s+PATH/);
     expect(table).toContain('/api/external/v1/auth/me.php?probe=1');
     expect(badSince).toContain('--since');
+
+    // NDJSON: the same records and fields, one object a line, the filters honoured.
+    const [stream, filtered, both] = await Promise.all([
+      ok(['audit', '--ndjson']),
+      ok(['audit', '--ndjson', '--token', '801', '--limit', '1']),
+      fails(['audit', '--json', '--ndjson']),
+    ]);
+    expect(stream.endsWith('\n')).toBe(true);
+    expect(stream.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(records);
+    expect(filtered.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([newest]);
+    expect(both).toContain('exclude');
   });
 
   it('exports the whole database to stdout or to a file only its owner can read; import takes it back', async () => {

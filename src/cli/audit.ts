@@ -1,7 +1,7 @@
 import type { AuditRecord } from '../features/audit/audit.service.js';
-import { type Command, parseCommand, parseInstant, positiveInteger } from './args.js';
+import { type Command, parseCommand, parseInstant, positiveInteger, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
-import { formatTable, longTime, printJson, printLine } from './output.js';
+import { formatTable, longTime, printJson, printLine, writeStdout } from './output.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 100_000;
@@ -28,7 +28,7 @@ function publicRecord(r: AuditRecord) {
 
 export const auditCommand: Command = {
   name: 'audit',
-  usage: `Usage: punchlist audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]
+  usage: `Usage: punchlist audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]
 
 Shows the records of the calls under /api/ (failures included), newest first.
 
@@ -37,9 +37,12 @@ Options:
   --user EMAIL       only calls of that user
   --since ISO        only calls at or after that instant: 2026-05-01 (start of the day, UTC) or
                      2026-05-01T12:00:00Z (a time without a zone is UTC)
-  --limit N          at most N records (default ${DEFAULT_LIMIT}, up to ${MAX_LIMIT})
+  --limit N          at most N records (default ${DEFAULT_LIMIT}, up to ${MAX_LIMIT}; with --ndjson: all)
   --json             print a JSON array of {request_id, at, token_id, user_id, method, path, query,
-                     status, error_code, ip, user_agent, duration_ms, entity_type, entity_id}`,
+                     status, error_code, ip, user_agent, duration_ms, entity_type, entity_id}
+  --ndjson           stream the records for a SIEM or a log shipper: one JSON object a line, the
+                     fields of --json, newest first, read and written page by page (any number of
+                     records in constant memory); every matching record unless --limit is given`,
   async run(argv) {
     const { values } = parseCommand(this.name, argv, {
       token: { type: 'string' },
@@ -47,15 +50,22 @@ Options:
       since: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
+      ndjson: { type: 'boolean' },
     });
+    if (values.json && values.ndjson) throw usageError('--json and --ndjson exclude each other (see punchlist audit --help)');
     const tokenId = values.token === undefined ? undefined : positiveInteger('--token', values.token);
     const since = values.since === undefined ? undefined : parseInstant('--since', values.since);
-    const limit = values.limit === undefined ? DEFAULT_LIMIT : positiveInteger('--limit', values.limit, MAX_LIMIT);
+    const limit = values.limit !== undefined ? positiveInteger('--limit', values.limit, MAX_LIMIT) : values.ndjson ? undefined : DEFAULT_LIMIT;
     const email = values.user;
     const records = await withContext(async (ctx) => {
       const userId = email === undefined ? undefined : (await userByEmail(ctx, email)).id;
-      return ctx.audit.list({ tokenId, userId, since, limit });
+      if (!values.ndjson) return ctx.audit.list({ tokenId, userId, since, limit });
+      for await (const page of ctx.audit.stream({ tokenId, userId, since, limit })) {
+        await writeStdout(page.map((r) => JSON.stringify(publicRecord(r)) + '\n').join(''));
+      }
+      return null;
     });
+    if (records === null) return;
     if (values.json) return printJson(records.map(publicRecord));
     if (records.length === 0) return printLine('no audit records');
     printLine(

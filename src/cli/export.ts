@@ -2,6 +2,7 @@ import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type Command, CliError, parseCommand } from './args.js';
 import { withContext } from './open-context.js';
+import { writeStdout } from './output.js';
 
 /** Output is gathered into pieces of about this size: one write per entity would be one system call each. */
 const BUFFER_BYTES = 64 * 1024;
@@ -25,13 +26,6 @@ function batched(flushTo: (text: string) => Promise<void>) {
     },
     flush,
   };
-}
-
-/** Resolves once the text is handed over to the pipe or file: waiting for it is the backpressure. */
-function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
-  });
 }
 
 export const exportCommand: Command = {

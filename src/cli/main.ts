@@ -26,6 +26,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',
     load: async () => (await import('./export.js')).exportCommand,
   },
+  backup: {
+    summary: 'copy the SQLite database and its blobs into DIR while the server runs',
+    load: async () => (await import('./backup.js')).backupCommand,
+  },
+  restore: { summary: 'restore a backup into an empty data location', load: async () => (await import('./backup.js')).restoreCommand },
   mcp: { summary: 'serve the MCP tools on stdio, calling the API with a token', load: async () => (await import('./mcp.js')).mcpCommand },
 };
 
@@ -35,8 +40,10 @@ const SYNOPSIS: Record<string, string> = {
   'tokens create': 'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
   'tokens list': 'tokens list --user EMAIL [--json]',
   'tokens revoke': 'tokens revoke ID',
-  audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]',
+  audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]',
   export: 'export [FILE] [--quiet]',
+  backup: 'backup DIR',
+  restore: 'restore DIR',
   mcp: 'mcp --token TOKEN [--url BASE_URL]',
 };
 

@@ -4,6 +4,13 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** Resolves once the text is handed over to the pipe or file: waiting for it is the backpressure. */
+export function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
 export function printLine(line: string): void {
   process.stdout.write(line + '\n');
 }
@@ -39,4 +46,15 @@ export function shortTime(iso: string | null, placeholder = '-'): string {
 export function longTime(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(iso);
   return match ? `${match[1]} ${match[2]}Z` : iso;
+}
+
+/** Progress on stderr: one line at most every `everyMs` (a terminal, a log or a pipe alike), and always the final one. */
+export function progressLine(prefix: string, everyMs = 1000) {
+  let last = 0;
+  return (text: string, final = false) => {
+    const now = Date.now();
+    if (!final && now - last < everyMs) return;
+    last = now;
+    process.stderr.write(`${prefix}${text}\n`);
+  };
 }

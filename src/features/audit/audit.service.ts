@@ -74,6 +74,38 @@ export function createAuditService(db: Kysely<Database>, options: { batch?: Audi
   );
   // Every successful write inserts one inside its transaction.
   const insertOne = insertOf(1);
+
+  /** The records matching the filter, every public column selected; order and limit are the caller's. */
+  function filtered(filter: AuditFilter) {
+    let query = db
+      .selectFrom('audit_log')
+      .select([
+        'request_id',
+        'at',
+        'token_id',
+        'user_id',
+        'method',
+        'path',
+        'query',
+        'status',
+        'error_code',
+        'ip',
+        'user_agent',
+        'duration_ms',
+        'entity_type',
+        'entity_id',
+        'client_request_id',
+      ]);
+    if (filter.tokenId !== undefined) query = query.where('token_id', '=', filter.tokenId);
+    if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+    if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.statusRange !== undefined) {
+      query = query.where('status', '>=', filter.statusRange.min).where('status', '<=', filter.statusRange.max);
+    }
+    if (filter.until !== undefined) query = query.where('at', '<', filter.until);
+    return query;
+  }
   return {
     /** Writes one record now; pass the transaction of a write so the record commits with it. */
     async record(entry: NewAuditRecord, trx: Kysely<Database> = db): Promise<void> {
@@ -88,6 +120,11 @@ export function createAuditService(db: Kysely<Database>, options: { batch?: Audi
       batcher.add(entry);
     },
 
+    /** Records queued for the next batch (the audit queue depth of /metrics). */
+    get pending() {
+      return batcher.pending;
+    },
+
     /** Writes the queued records now. */
     flush: () => batcher.flush(),
 
@@ -97,37 +134,29 @@ export function createAuditService(db: Kysely<Database>, options: { batch?: Audi
     /** Newest first; queued records are written first, so a reader on this node sees every request. */
     async list(filter: AuditFilter = {}): Promise<AuditRecord[]> {
       await batcher.flush();
-      let query = db
-        .selectFrom('audit_log')
-        .select([
-          'request_id',
-          'at',
-          'token_id',
-          'user_id',
-          'method',
-          'path',
-          'query',
-          'status',
-          'error_code',
-          'ip',
-          'user_agent',
-          'duration_ms',
-          'entity_type',
-          'entity_id',
-          'client_request_id',
-        ]);
-      if (filter.tokenId !== undefined) query = query.where('token_id', '=', filter.tokenId);
-      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
-      if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
-      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-      if (filter.statusRange !== undefined) {
-        query = query.where('status', '>=', filter.statusRange.min).where('status', '<=', filter.statusRange.max);
-      }
-      if (filter.until !== undefined) query = query.where('at', '<', filter.until);
-      return query
+      return filtered(filter)
         .orderBy('id', 'desc')
         .limit(filter.limit ?? 100)
         .execute();
+    },
+
+    /**
+     * The same records as list(), newest first, read page by page (keyset on the id), so that a caller
+     * writing them out never holds more than one page; without `limit`, every matching record.
+     */
+    async *stream(filter: AuditFilter = {}, pageSize = 1000): AsyncGenerator<AuditRecord[]> {
+      await batcher.flush();
+      let left = filter.limit ?? Infinity;
+      let before: number | undefined;
+      while (left > 0) {
+        let query = filtered(filter).select('id').orderBy('id', 'desc').limit(Math.min(pageSize, left));
+        if (before !== undefined) query = query.where('id', '<', before);
+        const rows = await query.execute();
+        if (rows.length === 0) return;
+        before = rows.at(-1)!.id;
+        left -= rows.length;
+        yield rows.map(({ id: _id, ...record }) => record);
+      }
     },
   };
 }

@@ -10,8 +10,6 @@ import type { Database } from '../../db/tables.js';
  */
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-// Expired rows are ignored at once; deleting them in bulk is opportunistic, at most this often per process.
-const PURGE_INTERVAL_MS = 60 * 1000;
 
 /** Where a key is valid: one token, one method, one path. */
 export interface IdempotencyScope {
@@ -69,7 +67,6 @@ export function hashMultipartRequest(fields: readonly (readonly [string, string]
 }
 
 export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
-  let lastPurge = 0;
   const byScope = (scope: IdempotencyScope) =>
     db
       .selectFrom('idempotency_keys')
@@ -86,10 +83,6 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
     async reserve(scope: IdempotencyScope, requestHash: string, requestId: string): Promise<Reservation> {
       const now = clock.now();
       const nowIso = now.toISOString();
-      if (now.getTime() - lastPurge >= PURGE_INTERVAL_MS) {
-        lastPurge = now.getTime();
-        await service.purgeExpired();
-      }
       const row = {
         token_id: scope.tokenId,
         key: scope.key,
@@ -158,11 +151,6 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
         .where('request_id', '=', requestId)
         .where('status', 'is', null)
         .execute();
-    },
-
-    async purgeExpired(): Promise<number> {
-      const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', clock.now().toISOString()).executeTakeFirst();
-      return Number(result.numDeletedRows);
     },
   };
   return service;

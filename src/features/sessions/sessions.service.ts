@@ -135,7 +135,6 @@ export function createSessionsService(database: Kysely<Database>, clock: Clock) 
       // Success forgets the account's failures, and this attempt's booking against the address.
       await db.deleteFrom('web_sign_in_failures').where((eb) => eb.or([eb('key', '=', accountKey), eb('id', 'in', booking.booked)])).execute();
       if (input.replacing) await service.signOut(input.replacing);
-      await db.deleteFrom('web_sessions').where('expires_at', '<=', now.toISOString()).execute();
       const cookieValue = randomToken();
       const session: WebSession = {
         id: sha256(cookieValue),

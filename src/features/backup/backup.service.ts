@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { attachmentKeys, integrityCheck, lastMigration, snapshotSqlite } from '../../db/sqlite-backup.js';
+import { type BlobStore, DiskBlobStore, openBlobStore } from '../../storage/index.js';
+
+/**
+ * `bin/punchlist backup DIR` and `restore DIR` for the embedded deployment: a SQLite file and `file:`
+ * storage. A backup directory holds `punchlist.db` (a consistent copy of the database), `storage/` (the
+ * blobs that copy refers to, in the disk store's layout) and `manifest.json`, written last: a
+ * directory without it is an interrupted backup. PostgreSQL and S3 have native tools for this
+ * (docs/operations.md, "Backups").
+ */
+
+export class BackupError extends Error {}
+
+export interface BackupManifest {
+  format: 'punchlist-backup';
+  version: 1;
+  /** Every write committed before this instant is in the copy (the start of its read transaction). */
+  snapshot_at: string;
+  completed_at: string;
+  database: { file: string; bytes: number; sha256: string; migration: string | null };
+  storage: { dir: string; blobs: number; bytes: number };
+}
+
+export interface Locations {
+  databaseUrl: string;
+  storageUrl: string;
+}
+
+/** Reports progress: a phase and, for the blobs, how far along. */
+export type Progress = (line: string, final?: boolean) => void;
+
+const DATABASE_FILE = 'punchlist.db';
+const STORAGE_DIR = 'storage';
+const MANIFEST = 'manifest.json';
+/** Blobs copied at once: their fsyncs overlap. */
+const PARALLEL_COPIES = 4;
+
+/** The SQLite file and disk storage root of the configuration; anything else is refused with the native tools to use. */
+function embeddedLocations(command: 'backup' | 'restore', locations: Locations): { databaseFile: string; storage: DiskBlobStore } {
+  if (!locations.databaseUrl.startsWith('sqlite:')) {
+    throw new BackupError(
+      `${command} handles SQLite only; for PostgreSQL use pg_dump (or pg_basebackup / your provider's snapshots and point-in-time recovery), see docs/operations.md, "Backups"`,
+    );
+  }
+  if (!locations.storageUrl.startsWith('file:')) {
+    throw new BackupError(`${command} handles file: storage only; for s3:// storage use the bucket's versioning and replication, see docs/operations.md, "Backups"`);
+  }
+  const file = locations.databaseUrl.slice('sqlite:'.length);
+  if (file === ':memory:' || file === '') throw new BackupError(`${command} needs a database file, not ${locations.databaseUrl}`);
+  return { databaseFile: resolve(file), storage: openBlobStore(locations.storageUrl) as DiskBlobStore };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+/**
+ * Copies `keys` from one store to the other, a few at a time; the progress line counts them.
+ * A key the source does not have is an error naming it.
+ */
+async function copyBlobs(keys: string[], from: BlobStore, to: DiskBlobStore, progress: Progress): Promise<number> {
+  let next = 0;
+  let done = 0;
+  let bytes = 0;
+  const worker = async () => {
+    while (next < keys.length) {
+      const key = keys[next++]!;
+      const blob = await from.get(key);
+      if (!blob) throw new BackupError(`the blob "${key}" that the database refers to is missing from the storage`);
+      const data = await readAll(blob.stream);
+      await to.put(key, data, 'application/octet-stream');
+      bytes += data.length;
+      progress(`blobs ${++done}/${keys.length} (${megabytes(bytes)})`);
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_COPIES }, worker));
+  return bytes;
+}
+
+/** Takes a backup of the running (or stopped) service into `dir`, which must be absent or empty. */
+export async function takeBackup(locations: Locations, dir: string, progress: Progress): Promise<BackupManifest> {
+  const { databaseFile, storage } = embeddedLocations('backup', locations);
+  if (!(await exists(databaseFile))) throw new BackupError(`no database at ${databaseFile}`);
+  const target = resolve(dir);
+  await mkdir(target, { recursive: true });
+  if ((await readdir(target)).length > 0) throw new BackupError(`${target} is not empty: back up into a new or empty directory`);
+
+  const copy = join(target, DATABASE_FILE);
+  const snapshotAt = new Date().toISOString();
+  progress('copying the database');
+  snapshotSqlite(databaseFile, copy);
+  await fsyncFile(copy);
+  const databaseBytes = (await stat(copy)).size;
+  progress(`database copied (${megabytes(databaseBytes)})`);
+
+  // The copy's own rows say which blobs it needs: a blob is written before its row commits, and
+  // attachments are never deleted, so every one of them is in the storage now.
+  const keys = attachmentKeys(copy);
+  const blobBytes = await copyBlobs(keys, storage, new DiskBlobStore(join(target, STORAGE_DIR)), progress);
+  await rm(join(target, STORAGE_DIR, '.tmp'), { recursive: true, force: true });
+
+  const manifest: BackupManifest = {
+    format: 'punchlist-backup',
+    version: 1,
+    snapshot_at: snapshotAt,
+    completed_at: new Date().toISOString(),
+    database: { file: DATABASE_FILE, bytes: databaseBytes, sha256: await sha256Of(copy), migration: lastMigration(copy) },
+    storage: { dir: STORAGE_DIR, blobs: keys.length, bytes: blobBytes },
+  };
+  const manifestFile = join(target, MANIFEST);
+  await writeFile(`${manifestFile}.partial`, JSON.stringify(manifest, null, 2) + '\n');
+  await fsyncFile(`${manifestFile}.partial`);
+  await rename(`${manifestFile}.partial`, manifestFile);
+  return manifest;
+}
+
+async function readManifest(dir: string): Promise<BackupManifest> {
+  let manifest: BackupManifest;
+  try {
+    manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as BackupManifest;
+  } catch {
+    throw new BackupError(`${dir} holds no readable ${MANIFEST}: not a complete backup`);
+  }
+  if (manifest.format !== 'punchlist-backup' || manifest.version !== 1) throw new BackupError(`${join(dir, MANIFEST)} is not a Punchlist backup manifest of version 1`);
+  return manifest;
+}
+
+/** Restores the backup in `dir` into the configured locations, which must hold no database and no blob. */
+export async function restoreBackup(locations: Locations, dir: string, progress: Progress): Promise<BackupManifest> {
+  const { databaseFile, storage } = embeddedLocations('restore', locations);
+  const source = resolve(dir);
+  const manifest = await readManifest(source);
+  for (const file of [databaseFile, `${databaseFile}-wal`]) {
+    if (await stat(file).then((s) => s.size > 0, () => false)) {
+      throw new BackupError(`${file} already exists: restore writes only into an empty data location (stop the server, move the old data away)`);
+    }
+  }
+  for await (const key of storage.list('')) {
+    throw new BackupError(`the storage at ${storage.root} is not empty (it holds ${key}): restore writes only into an empty data location`);
+  }
+
+  const copy = join(source, manifest.database.file);
+  if ((await sha256Of(copy)) !== manifest.database.sha256) throw new BackupError(`${copy} does not match its manifest: the backup is damaged`);
+  const backupStore = new DiskBlobStore(join(source, manifest.storage.dir));
+  const keys: string[] = [];
+  for await (const key of backupStore.list('')) keys.push(key);
+  if (keys.length !== manifest.storage.blobs) {
+    throw new BackupError(`${backupStore.root} holds ${keys.length} blobs, its manifest ${manifest.storage.blobs}: the backup is damaged`);
+  }
+  await copyBlobs(keys, backupStore, storage, progress);
+
+  // The database last, whole or not at all: a partial copy is never under the final name.
+  await mkdir(resolve(databaseFile, '..'), { recursive: true });
+  const partial = `${databaseFile}.restore-partial`;
+  await copyFile(copy, partial);
+  await fsyncFile(partial);
+  const problems = integrityCheck(partial);
+  if (problems.join() !== 'ok') {
+    await rm(partial, { force: true });
+    throw new BackupError(`the backup's database fails its integrity check: ${problems.slice(0, 3).join('; ')}`);
+  }
+  await rename(partial, databaseFile);
+  progress(`database restored (${megabytes(manifest.database.bytes)})`);
+  return manifest;
+}

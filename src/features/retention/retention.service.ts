@@ -1,0 +1,127 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Dialect } from '../../db/database.js';
+import type { Database } from '../../db/tables.js';
+
+/**
+ * Retention: rows past their keeping time are deleted in the background on every node, in bounded
+ * batches: one statement deletes at most `batchSize` rows (a few milliseconds of the database), then the
+ * job pauses so that requests go first. Several nodes may run it at once: on PostgreSQL each batch takes
+ * its rows with `FOR UPDATE SKIP LOCKED`, so two nodes never wait for each other or delete the same row;
+ * SQLite has one writer, and a second process simply finds the rows gone.
+ */
+
+/** One kind of row that expires: the rows of `table` whose `column` (an ISO time) is at or before the cutoff. */
+export interface RetentionRule {
+  name: string;
+  table: keyof Database;
+  /** The columns that identify a row (the primary key). */
+  key: readonly string[];
+  column: string;
+  /** Rows whose `column` is older than this are deleted; 0: as soon as `column` is past. */
+  maxAgeMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What expires. Each table's `column` is indexed (migrations 001 and 003). Events (DESIGN.md §13,
+ * EVENT_RETENTION_DAYS) join this list with the feature that creates their table.
+ */
+export function retentionRules(options: { auditRetentionDays: number }): RetentionRule[] {
+  const rules: RetentionRule[] = [
+    // expires_at is 24 h after the key's first use (idempotency.service.ts); reserve() already ignores expired rows.
+    { name: 'idempotency_keys', table: 'idempotency_keys', key: ['token_id', 'key', 'method', 'path'], column: 'expires_at', maxAgeMs: 0 },
+    { name: 'web_sessions', table: 'web_sessions', key: ['id'], column: 'expires_at', maxAgeMs: 0 },
+  ];
+  if (options.auditRetentionDays > 0) {
+    rules.unshift({ name: 'audit_log', table: 'audit_log', key: ['id'], column: 'at', maxAgeMs: options.auditRetentionDays * DAY_MS });
+  }
+  return rules;
+}
+
+export interface RetentionOptions {
+  /** Rows per DELETE statement. */
+  batchSize?: number;
+  /** Pause between two batches of one rule. */
+  pauseMs?: number;
+  /** Called after each batch (logs, tests). */
+  onBatch?: (rule: string, deleted: number, ms: number) => void;
+}
+
+export type RetentionResult = Record<string, number>;
+
+export function createRetention(deps: { db: Kysely<Database>; dialect: Dialect; clock: Clock; rules: RetentionRule[] }, options: RetentionOptions = {}) {
+  const db = deps.db as unknown as Kysely<any>;
+  const batchSize = options.batchSize ?? 500;
+  const pauseMs = options.pauseMs ?? 50;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<RetentionResult> | null = null;
+
+  /** Deletes one batch of the rule's expired rows; returns how many went. */
+  async function deleteBatch(rule: RetentionRule, cutoff: string): Promise<number> {
+    const started = performance.now();
+    const result = await db
+      .deleteFrom(rule.table)
+      // Checked again on the row itself: on PostgreSQL a row renewed meanwhile (an idempotency key taken
+      // over by a new request) no longer matches and stays.
+      .where(rule.column, '<=', cutoff)
+      .where((eb) => {
+        let batch = eb.selectFrom(rule.table).select([...rule.key]).where(rule.column, '<=', cutoff).limit(batchSize);
+        if (deps.dialect === 'postgres') batch = batch.forUpdate().skipLocked();
+        const [first, ...others] = rule.key;
+        return eb(others.length ? eb.refTuple(first!, ...(others as [string])) : eb.ref(first!), 'in', batch);
+      })
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    options.onBatch?.(rule.name, deleted, performance.now() - started);
+    return deleted;
+  }
+
+  async function runAll(): Promise<RetentionResult> {
+    const now = deps.clock.now().getTime();
+    const result: RetentionResult = {};
+    for (const rule of deps.rules) {
+      const cutoff = new Date(now - rule.maxAgeMs).toISOString();
+      result[rule.name] = 0;
+      for (;;) {
+        const deleted = await deleteBatch(rule, cutoff);
+        result[rule.name]! += deleted;
+        if (deleted < batchSize || stopped) break;
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    }
+    return result;
+  }
+
+  const retention = {
+    /** One pass over every rule, until no expired row is left (or stop() is called). */
+    runOnce(): Promise<RetentionResult> {
+      running ??= runAll().finally(() => (running = null));
+      return running;
+    },
+
+    /** Runs a pass every `intervalMs` (the first after `firstAfterMs`), reporting what it deleted or why it failed. */
+    start(schedule: { intervalMs: number; firstAfterMs: number; onRun: (result: RetentionResult) => void; onError: (err: unknown) => void }) {
+      const next = (delay: number) => {
+        if (stopped) return;
+        timer = setTimeout(() => {
+          retention.runOnce().then(schedule.onRun, schedule.onError).finally(() => next(schedule.intervalMs));
+        }, delay);
+        timer.unref();
+      };
+      next(schedule.firstAfterMs);
+    },
+
+    /** Stops the schedule; waits for a pass in progress to finish its current batch. */
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => {});
+    },
+  };
+  return retention;
+}
+
+export type Retention = ReturnType<typeof createRetention>;

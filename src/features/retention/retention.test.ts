@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
+import { type Clock, systemClock } from '../../clock.js';
+import { ConfigError, loadConfig } from '../../config.js';
+import { type Db, openDatabase } from '../../db/database.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { importFixture } from '../fixtures/import.service.js';
+import { createRetention, type RetentionOptions, retentionRules } from './retention.service.js';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-06-01T12:00:00.000Z');
+const clock: Clock = { now: () => new Date(NOW) };
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const OLD_AUDIT = 1203;
+const RECENT_AUDIT = 5;
+
+let dir: string;
+let database: TestDatabase;
+let db: Db;
+const others: Db[] = [];
+
+async function seed() {
+  const audit = (i: number, at: number) => ({ request_id: `r${i}`, at: iso(at), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 });
+  const rows = [
+    ...Array.from({ length: OLD_AUDIT }, (_, i) => audit(i, NOW - 181 * DAY + i)),
+    ...Array.from({ length: RECENT_AUDIT }, (_, i) => audit(OLD_AUDIT + i, NOW - 179 * DAY + i)),
+  ];
+  for (let i = 0; i < rows.length; i += 100) await db.kysely.insertInto('audit_log').values(rows.slice(i, i + 100)).execute();
+  const key = (i: number, expires: number) => ({
+    token_id: 1,
+    key: `k${i}`,
+    method: 'POST',
+    path: '/api/external/v1/comments/create.php',
+    request_hash: 'h',
+    status: 201,
+    response_body: '{}',
+    request_id: `r${i}`,
+    created_at: iso(expires - DAY),
+    expires_at: iso(expires),
+  });
+  await db.kysely
+    .insertInto('idempotency_keys')
+    .values([...[1, 2, 3, 4, 5, 6].map((i) => key(i, NOW - i * 60_000)), key(7, NOW), ...[8, 9, 10].map((i) => key(i, NOW + i * 60_000))])
+    .execute();
+  const session = (i: number, expires: number) => ({ id: `s${i}`, user_id: 1, csrf_token: 'c', created_at: iso(expires - DAY / 2), expires_at: iso(expires) });
+  await db.kysely
+    .insertInto('web_sessions')
+    .values([...[1, 2, 3, 4].map((i) => session(i, NOW - i * 1000)), session(5, NOW + 1000), session(6, NOW + DAY / 4)])
+    .execute();
+}
+
+const count = async (table: 'audit_log' | 'idempotency_keys' | 'web_sessions', on: Db = db) =>
+  Number((await on.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+function retentionOn(on: Db, options: RetentionOptions = {}, auditRetentionDays = 180) {
+  return createRetention({ db: on.kysely, dialect: on.dialect, clock, rules: retentionRules({ auditRetentionDays }) }, { pauseMs: 1, ...options });
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'punchlist-retention-'));
+  database = await createTestDatabase(dir);
+  db = openDatabase(database.url);
+  await migrateToLatest(db.kysely);
+  await importFixture(db.kysely, db.dialect, { users: [{ id: 1, email: 'ann@x.test', name: 'Ann' }] }, systemClock);
+  await seed();
+});
+
+afterEach(async () => {
+  await Promise.all([db, ...others.splice(0)].map((d) => d.close()));
+  await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('retention', () => {
+  it('deletes old audit records, expired idempotency keys and sessions in batches of at most batchSize rows, and nothing else', async () => {
+    const batches: { rule: string; deleted: number; ms: number }[] = [];
+    const retention = retentionOn(db, { batchSize: 500, onBatch: (rule, deleted, ms) => batches.push({ rule, deleted, ms }) });
+    expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4 });
+    expect(batches.filter((b) => b.rule === 'audit_log').map((b) => b.deleted)).toEqual([500, 500, 203]);
+    expect(batches.every((b) => b.deleted <= 500)).toBe(true);
+    console.log(`retention (${db.dialect}): audit batches of ${batches.filter((b) => b.rule === 'audit_log').map((b) => `${b.deleted} rows in ${b.ms.toFixed(1)} ms`).join(', ')}`);
+
+    const audit = await db.kysely.selectFrom('audit_log').select('request_id').orderBy('id').execute();
+    expect(audit.map((r) => r.request_id)).toEqual(Array.from({ length: RECENT_AUDIT }, (_, i) => `r${OLD_AUDIT + i}`));
+    expect((await db.kysely.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['k10', 'k8', 'k9']);
+    expect((await db.kysely.selectFrom('web_sessions').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['s5', 's6']);
+    expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0 });
+  });
+
+  it('keeps audit records forever with AUDIT_RETENTION_DAYS=0; the setting is validated', async () => {
+    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({ idempotency_keys: 7, web_sessions: 4 });
+    expect(await count('audit_log')).toBe(OLD_AUDIT + RECENT_AUDIT);
+    expect(loadConfig({ DATA_DIR: dir }).auditRetentionDays).toBe(180);
+    expect(loadConfig({ DATA_DIR: dir, AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
+    expect(() => loadConfig({ DATA_DIR: dir, AUDIT_RETENTION_DAYS: '-1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dir, AUDIT_RETENTION_DAYS: '6 months' })).toThrow(/AUDIT_RETENTION_DAYS/);
+  });
+
+  it('runs on several nodes at once: every expired row deleted exactly once, no error', async () => {
+    const nodes = [db, ...Array.from({ length: 2 }, () => openDatabase(database.url))];
+    others.push(...nodes.slice(1));
+    const results = await Promise.all(nodes.map((node) => retentionOn(node, { batchSize: 100 }).runOnce()));
+    expect(results.reduce((n, r) => n + r.audit_log!, 0)).toBe(OLD_AUDIT);
+    expect(results.reduce((n, r) => n + r.idempotency_keys!, 0)).toBe(7);
+    expect(results.reduce((n, r) => n + r.web_sessions!, 0)).toBe(4);
+    expect(await count('audit_log')).toBe(RECENT_AUDIT);
+  });
+
+  it('runs on its schedule until stopped', async () => {
+    const runs: Record<string, number>[] = [];
+    const errors: unknown[] = [];
+    const retention = retentionOn(db);
+    retention.start({ intervalMs: 20, firstAfterMs: 0, onRun: (r) => runs.push(r), onError: (err) => errors.push(err) });
+    for (let waited = 0; runs.length < 2 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    await retention.stop();
+    expect(errors).toEqual([]);
+    expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4 });
+    expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0 });
+
+    await db.kysely.insertInto('audit_log').values({ request_id: 'late', at: iso(NOW - 200 * DAY), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 }).execute();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await count('audit_log')).toBe(RECENT_AUDIT + 1);
+  });
+});

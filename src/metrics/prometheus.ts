@@ -1,0 +1,66 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The service's metrics in the Prometheus text format. The only file that imports prom-client; the rest
+ * of the code sees this interface. Each instance has its own registry (several contexts in one test
+ * process do not share counters).
+ */
+export interface Metrics {
+  /** One answered HTTP request: `route` is the route pattern, never the raw URL. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void;
+  /** The exposition: every metric, the process ones included, as of now. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Readings taken at each scrape (queue depths); a later feature with a queue adds its own here. */
+export interface MetricSources {
+  auditQueueDepth: () => number;
+}
+
+// Most answers take well under 5 ms (docs/performance.md): the low buckets are where they differ.
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(sources: MetricSources): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'punchlist_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'punchlist_http_request_duration_seconds',
+    help: 'Time from the request to its answer, by route pattern and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'punchlist_audit_queue_depth',
+    help: 'Audit records of requests that wrote nothing, queued for the next batch insert',
+    registers: [registry],
+    collect() {
+      this.set(sources.auditQueueDepth());
+    },
+  });
+  // The labelled children, made once per route, method and status and found again by plain lookups on the
+  // same strings: prom-client would hash the label values on every call (docs/performance.md, "Metrics").
+  type Series = { duration: ReturnType<typeof durations.labels>; byStatus: Map<number, ReturnType<typeof requests.labels>> };
+  const series = new Map<string, Map<string, Series>>();
+  return {
+    observeRequest(route, method, status, seconds) {
+      let byMethod = series.get(route);
+      if (!byMethod) series.set(route, (byMethod = new Map()));
+      let one = byMethod.get(method);
+      if (!one) byMethod.set(method, (one = { duration: durations.labels(route, method), byStatus: new Map() }));
+      let counter = one.byStatus.get(status);
+      if (!counter) one.byStatus.set(status, (counter = requests.labels(route, method, String(status))));
+      counter.inc();
+      one.duration.observe(seconds);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { solid, uploadForm } from './helpers/images.js';
+import { startTestServer, type TestServer, V1 } from './helpers/server.js';
+
+/**
+ * `bin/punchlist backup` and `restore` (real child processes) against an in-process server on a SQLite
+ * file that real HTTP clients keep writing to while the backup runs.
+ */
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'punchlist');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+let server: TestServer;
+
+function punchlist(args: string[], location: { db: string; storage: string }): Promise<Run> {
+  const env = {
+    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
+    HOME: dir,
+    DATA_DIR: dir,
+    DATABASE_URL: location.db,
+    STORAGE_URL: location.storage,
+  };
+  return new Promise((done) => {
+    execFile(BIN, args, { cwd: dir, env, timeout: 60_000 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Failure: non-zero status and exactly one line `punchlist: <reason>` on stderr. */
+function refused(result: Run): string {
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toMatch(/^punchlist: \S[^\n]*\n$/);
+  return result.stderr;
+}
+
+const live = () => ({ db: `sqlite:${join(server.dir, 'punchlist.db')}`, storage: `file:${join(server.dir, 'storage')}` });
+const fresh = (name: string) => ({ db: `sqlite:${join(dir, name, 'punchlist.db')}`, storage: `file:${join(dir, name, 'storage')}` });
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'punchlist-backup-'));
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('backup and restore', () => {
+  it('backs up under write load; the restored copy is sound and holds every write acknowledged before the snapshot, with its blobs', async () => {
+    const token = server.tokens.manager;
+    const image = await solid(24, 16, 'png');
+    const comments: { text: string; at: number }[] = [];
+    const uploads: { ids: number[]; at: number }[] = [];
+    let failures = 0;
+    let stop = false;
+    const writer = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        if (i % 4 === 3) {
+          const res = await server.call(`${V1}/items/attachments.php`, { method: 'POST', token, body: uploadForm({ item_id: '1001' }, [{ name: 'p.png', bytes: image }]) });
+          if (res.status === 201) uploads.push({ ids: res.body.data.attachments.map((a: { id: number }) => a.id), at: Date.now() });
+          else failures++;
+        } else {
+          const text = `backup load ${n}.${i}`;
+          const res = await server.call(`${V1}/comments/create.php`, { method: 'POST', token, json: { item_id: 1000, text } });
+          if (res.status === 201) comments.push({ text, at: Date.now() });
+          else failures++;
+        }
+      }
+    };
+    /** Waits (at most 20 s) until the writers have got that far. */
+    const until = async (reached: () => boolean) => {
+      for (let waited = 0; !reached() && waited < 20_000; waited += 20) await new Promise((done) => setTimeout(done, 20));
+    };
+    const writers = Array.from({ length: 4 }, (_, n) => writer(n));
+    await until(() => comments.length >= 20 && uploads.length >= 3);
+    const backupDir = join(dir, 'backup');
+    const backup = await punchlist(['backup', backupDir], live());
+    const after = comments.length;
+    await until(() => comments.length >= after + 20);
+    stop = true;
+    await Promise.all(writers);
+
+    expect(backup.stderr).toMatch(/^backup: copying the database\n(.*\n)*backup: done in [\d.]+ s: .*\d+ blobs/);
+    expect(backup.code).toBe(0);
+    expect(failures).toBe(0);
+    const manifest = JSON.parse(await readFile(join(backupDir, 'manifest.json'), 'utf8'));
+    const snapshotAt = Date.parse(manifest.snapshot_at);
+    // The backup ran while writes were being acknowledged on both sides of its snapshot.
+    const before = comments.filter((c) => c.at < snapshotAt);
+    const uploadsBefore = uploads.filter((u) => u.at < snapshotAt);
+    expect(before.length).toBeGreaterThan(0);
+    expect(uploadsBefore.length).toBeGreaterThan(0);
+    expect(comments.filter((c) => c.at > Date.parse(manifest.completed_at)).length).toBeGreaterThan(0);
+
+    console.log(
+      `backup under load: ${comments.length} comments and ${uploads.length} uploads acknowledged, ${before.length} and ${uploadsBefore.length} before the snapshot; ` +
+        `backup of ${manifest.storage.blobs} blobs took ${Date.parse(manifest.completed_at) - snapshotAt} ms`,
+    );
+    const target = fresh('restored');
+    const restore = await punchlist(['restore', backupDir], target);
+    expect(restore.stderr).toMatch(/restore: done in [\d.]+ s/);
+    expect(restore.code).toBe(0);
+
+    const restored = new SQLite(join(dir, 'restored', 'punchlist.db'), { readonly: true });
+    try {
+      expect(restored.pragma('integrity_check', { simple: true })).toBe('ok');
+      const texts = new Set(restored.prepare("select text from comments where text like 'backup load %'").pluck().all() as string[]);
+      expect(before.filter((c) => !texts.has(c.text))).toEqual([]);
+      const rows = restored.prepare('select id, path, size from attachments').all() as { id: number; path: string; size: number }[];
+      const ids = new Set(rows.map((r) => r.id));
+      expect(uploadsBefore.flatMap((u) => u.ids).filter((id) => !ids.has(id))).toEqual([]);
+      expect(rows.length).toBe(manifest.storage.blobs);
+      for (const row of rows) expect((await stat(join(dir, 'restored', 'storage', row.path))).size, row.path).toBe(row.size);
+    } finally {
+      restored.close();
+    }
+
+    // Into a location that holds data: refused, nothing written.
+    expect(refused(await punchlist(['restore', backupDir], target))).toContain('already exists: restore writes only into an empty data location');
+    const storageOnly = { db: fresh('other').db, storage: target.storage };
+    expect(refused(await punchlist(['restore', backupDir], storageOnly))).toContain('is not empty');
+    await expect(stat(join(dir, 'other', 'punchlist.db'))).rejects.toThrow();
+    expect(refused(await punchlist(['backup', backupDir], live()))).toContain('is not empty');
+  });
+
+  it('refuses PostgreSQL, S3, interrupted and damaged backups with a one-line reason', async () => {
+    const postgres = refused(await punchlist(['backup', join(dir, 'pg')], { db: 'postgres://postgres@127.0.0.1:5432/x', storage: live().storage }));
+    expect(postgres).toContain('pg_dump');
+    const s3 = refused(await punchlist(['restore', join(dir, 'backup')], { db: fresh('s3').db, storage: 's3://bucket?region=x' }));
+    expect(s3).toContain('versioning');
+    expect(refused(await punchlist(['restore', dir], fresh('none')))).toContain('not a complete backup');
+    expect(refused(await punchlist(['backup'], live()))).toContain('missing DIR');
+    const [backupHelp, restoreHelp] = await Promise.all([punchlist(['backup', '--help'], live()), punchlist(['restore', '--help'], live())]);
+    expect(backupHelp.stdout).toContain('pg_dump');
+    expect(restoreHelp.stdout).toContain('must be empty');
+
+    const damaged = join(dir, 'damaged');
+    expect((await punchlist(['backup', damaged], live())).code).toBe(0);
+    const file = join(damaged, 'punchlist.db');
+    const bytes = await readFile(file);
+    bytes[bytes.length - 1] = bytes.at(-1)! ^ 0xff;
+    await writeFile(file, bytes);
+    expect(refused(await punchlist(['restore', damaged], fresh('from-damaged')))).toContain('damaged');
+  });
+});
