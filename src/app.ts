@@ -34,7 +34,7 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
       headersTimeout: timeouts.headersMs,
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
     },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false, verbose: true, strict: false } },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true, strict: false } },
     // Headers over Node's limit, timeouts and malformed HTTP never reach Fastify: the envelope from the socket.
     clientErrorHandler,
   });

@@ -27,7 +27,3 @@ declare module 'fastify' {
     allow?: string;
   }
 }
-
-export function setAuditEntity(request: { auditEntity: { type: string; id: number } | null }, type: string, id: number) {
-  request.auditEntity = { type, id };
-}
