@@ -23,10 +23,33 @@ export const Meta = Type.Object({
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data, meta: Meta });
 
+/** Every `error.code` the API answers (test/openapi.test.ts checks the sources use no other). */
+export const ERROR_CODES = [
+  'bad_request',
+  'unauthorized',
+  'token_invalid',
+  'token_revoked',
+  'token_expired',
+  'scope_missing',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'request_timeout',
+  'idempotency_conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'expectation_failed',
+  'validation_error',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
 export const ErrorEnvelope = Type.Object({
   ok: Type.Literal(false),
   error: Type.Object({
-    code: Type.String(),
+    code: Type.Enum([...ERROR_CODES]),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   }),
@@ -125,9 +148,19 @@ export function toApiError(error: FastifyError): ApiError {
   return new ApiError(500, 'internal_error', 'An unexpected error occurred; the request_id identifies it in the logs');
 }
 
+/**
+ * The RFC 6750 challenge of a 401: `error="invalid_token"` when a token was sent but cannot be used.
+ * OAuth (DESIGN.md §12) is not offered yet, so no `resource_metadata`: clients must send a personal token.
+ */
+export function bearerChallenge(code: string): string {
+  const realm = 'Bearer realm="punchlist"';
+  return code === 'unauthorized' ? realm : `${realm}, error="invalid_token"`;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   request.errorCode = error.code;
   if (error.headers) reply.headers(error.headers);
+  if (error.status === 401) reply.header('www-authenticate', bearerChallenge(error.code));
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')
