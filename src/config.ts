@@ -74,7 +74,7 @@ function sessionSecret(env: Env, dataDir: string): string {
   if (env.SESSION_SECRET) return env.SESSION_SECRET;
   const file = resolve(dataDir, 'session-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600 });
   return secret;

@@ -37,7 +37,7 @@ const SYNOPSIS: Record<string, string> = {
   'tokens revoke': 'tokens revoke ID',
   audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json]',
   export: 'export [FILE] [--quiet]',
-  mcp: 'mcp --token TOKEN [--url BASE_URL]',
+  mcp: 'mcp [--token TOKEN | env PUNCHLIST_TOKEN] [--url BASE_URL] [--read-only]',
 };
 
 export const USAGE = `Usage: punchlist <command> [options]

@@ -13,6 +13,13 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // Expired rows are ignored at once; deleting them in bulk is opportunistic, at most this often per process.
 const PURGE_INTERVAL_MS = 60 * 1000;
 
+/**
+ * The key as stored: its SHA-256 (hex), never the key itself. A client may send a secret as a key (a
+ * token pasted in the wrong header); the database keeps only a digest. Keys stored raw before this
+ * change no longer match: a retry that spans the upgrade is treated as a new request (they expire in 24 h).
+ */
+export const storedKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
 /** Where a key is valid: one token, one method, one path. */
 export interface IdempotencyScope {
   tokenId: number;
@@ -74,7 +81,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
     db
       .selectFrom('idempotency_keys')
       .where('token_id', '=', scope.tokenId)
-      .where('key', '=', scope.key)
+      .where('key', '=', storedKey(scope.key))
       .where('method', '=', scope.method)
       .where('path', '=', scope.path);
 
@@ -92,7 +99,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
       }
       const row = {
         token_id: scope.tokenId,
-        key: scope.key,
+        key: storedKey(scope.key),
         method: scope.method,
         path: scope.path,
         request_hash: requestHash,
@@ -140,7 +147,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
         .updateTable('idempotency_keys')
         .set({ status, response_body: body })
         .where('token_id', '=', scope.tokenId)
-        .where('key', '=', scope.key)
+        .where('key', '=', storedKey(scope.key))
         .where('method', '=', scope.method)
         .where('path', '=', scope.path)
         .where('request_id', '=', requestId)
@@ -152,7 +159,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
       await db
         .deleteFrom('idempotency_keys')
         .where('token_id', '=', scope.tokenId)
-        .where('key', '=', scope.key)
+        .where('key', '=', storedKey(scope.key))
         .where('method', '=', scope.method)
         .where('path', '=', scope.path)
         .where('request_id', '=', requestId)
