@@ -72,9 +72,6 @@ const ItemIdField = BodyId('The item id');
 
 const ARCHIVED_VALUES = ['false', '0', 'true', '1', 'all'] as const;
 
-const Page = <T extends TSchema>(name: string, entries: T) =>
-  Type.Object({ [name]: Type.Array(entries), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
-
 export const OPERATIONS = {
   me: {
     method: 'GET',
@@ -151,7 +148,7 @@ export const OPERATIONS = {
       limit: Type.Optional(Limit()),
       offset: Type.Optional(Offset('Hits to skip (default 0)')),
     }),
-    data: Page('hits', SearchHit),
+    data: Type.Object({ hits: Type.Array(SearchHit), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
     audit: { entity: 'project', field: 'id' },
     mcp: { tool: 'search_project', title: 'Search a project', hints: READ },
   },
