@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
+import { decorateApiRequests } from './api/request-state.js';
 import type { AppContext } from './context.js';
 import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
@@ -40,13 +41,7 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   });
   app.server.on('checkExpectation', expectationFailed);
   app.decorate('ctx', ctx);
-  app.decorateRequest('principal', null);
-  app.decorateRequest('sessionUser', null);
-  app.decorateRequest('refusedToken', null);
-  app.decorateRequest('rateLimit', null);
-  app.decorateRequest('auditEntity', null);
-  app.decorateRequest('errorCode', null);
-  app.decorateRequest('audited', false);
+  decorateApiRequests(app);
 
   await app.register(healthRoutes);
   await app.register(apiPlugin, { prefix: '/api' });

@@ -158,7 +158,7 @@ export function bearerChallenge(code: string): string {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  request.errorCode = error.code;
+  request.api.errorCode = error.code;
   if (error.headers) reply.headers(error.headers);
   if (error.status === 401) reply.header('www-authenticate', bearerChallenge(error.code));
   return reply

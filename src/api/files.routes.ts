@@ -18,16 +18,16 @@ export async function filesRoutes(app: FastifyInstance) {
   // Without an Authorization header the web session may stand in (images in the web pages).
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization === undefined && request.routeOptions.config.scope) {
-      request.sessionUser = await sessions.userFromCookieHeader(request.headers.cookie, config.baseUrl);
-      if (request.sessionUser) return;
+      request.api.sessionUser = await sessions.userFromCookieHeader(request.headers.cookie, config.baseUrl);
+      if (request.api.sessionUser) return;
     }
     await bearer(request);
   });
 
   const download = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
     const id = Number((request.query as { id: string }).id);
-    request.auditEntity = { type: 'attachment', id };
-    const file = await attachments.openDownload(request.principal?.user ?? request.sessionUser!, owner, id);
+    request.api.auditEntity = { type: 'attachment', id };
+    const file = await attachments.openDownload(request.api.principal?.user ?? request.api.sessionUser!, owner, id);
     reply.headers({
       'content-type': 'image/webp',
       'content-length': String(file.size),

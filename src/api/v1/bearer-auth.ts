@@ -32,16 +32,16 @@ export function bearerAuth(tokens: TokensService, limiter: RateLimiter | null = 
     const raw = header.slice('bearer'.length).trim();
     if (!raw) throw unauthorized();
     try {
-      request.principal = await tokens.authenticate(raw, request.ip);
+      request.api.principal = await tokens.authenticate(raw, request.ip);
     } catch (err) {
       // A revoked or expired token is still the owner's: their audit page shows what broke.
-      if (err instanceof TokenRefused) request.refusedToken = err.owner;
+      if (err instanceof TokenRefused) request.api.refusedToken = err.owner;
       throw err;
     }
     if (limiter) {
-      request.rateLimit = await limiter.consume(String(request.principal.token.id));
-      if (!request.rateLimit.allowed) throw rateLimited(request.rateLimit);
+      request.api.rateLimit = await limiter.consume(String(request.api.principal.token.id));
+      if (!request.api.rateLimit.allowed) throw rateLimited(request.api.rateLimit);
     }
-    if (!request.principal.token.scopes.includes(scope)) throw scopeMissing(scope);
+    if (!request.api.principal.token.scopes.includes(scope)) throw scopeMissing(scope);
   };
 }

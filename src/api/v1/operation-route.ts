@@ -53,9 +53,9 @@ async function run<Id extends OperationId>(
 ) {
   const op: Operation = OPERATIONS[id];
   // bearerAuth resolved the principal of every route with a scope; this only keeps the types honest.
-  const principal = request.principal;
+  const principal = request.api.principal;
   if (!principal) throw unauthorized();
-  request.auditEntity = auditEntityOf(op, { ...(input.query as object), ...(input.fields as object) });
+  request.api.auditEntity = auditEntityOf(op, { ...(input.query as object), ...(input.fields as object) });
   const data = await handler({
     user: principal.user,
     token: principal.token,
@@ -64,7 +64,7 @@ async function run<Id extends OperationId>(
     files: input.files,
     audit: () => auditRecord(request, op.status, reply.elapsedTime),
   });
-  if (op.body !== 'none') request.audited = true;
+  if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
   return ok(request, data);
 }
@@ -86,7 +86,7 @@ function routeOf<Id extends OperationId>(id: Id, handler: Handler<Id>) {
       if (op.body !== 'multipart') return run(id, handler, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
       const form = await readUploadForm(request, op.fields);
       try {
-        request.auditEntity = auditEntityOf(op, form.fields);
+        request.api.auditEntity = auditEntityOf(op, form.fields);
         if (!(await beginIdempotentRequest(request, reply, form.fingerprint))) return reply;
         return await run(id, handler, request, reply, { query: {}, fields: form.fields, files: form.files });
       } finally {
