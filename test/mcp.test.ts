@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Operation, OPERATION_IDS, OPERATIONS } from '../src/api/v1/operations.js';
 import { READ_ONLY_SCOPES, SCOPES, type Scope } from '../src/domain/scopes.js';
 import { solid } from './helpers/images.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
@@ -81,6 +82,9 @@ describe('MCP over streamable HTTP at /mcp', () => {
   it('lists the tools a token may use: all with every scope, fewer for a read-only token', async () => {
     const full = await connect(server.tokens.manager);
     expect((await full.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+    // The names come from the operation definitions, where each tool is declared once.
+    const definitions: Operation[] = OPERATION_IDS.map((id) => OPERATIONS[id]);
+    expect(definitions.flatMap((op) => (op.mcp ? [op.mcp.tool] : []))).toEqual(ALL_TOOLS);
     expect(full.getServerVersion()?.name).toBe('punchlist');
     expect(full.getInstructions()).toMatch(/whoami first/);
 

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js';
 import { validationError } from '../../errors.js';
-import type { SearchEntityType } from '../../domain/values.js';
 import { LIMIT } from './schemas.js';
 import type { Handlers } from './operation-route.js';
 
@@ -20,7 +19,7 @@ export const projectsHandlers = ({ projects, projectSearch }: AppContext): Pick<
     if (text === null && item_id === undefined) throw validationError('q', 'is required unless item_id is given');
     return projectSearch.searchProject(user, Number(id), {
       q: text,
-      entityType: (entity_type as SearchEntityType | undefined) ?? null,
+      entityType: entity_type ?? null,
       itemId: item_id === undefined ? null : Number(item_id),
       limit: Number(limit),
       offset: Number(offset),
