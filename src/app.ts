@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
+import { decorateApiRequests } from './api/request-state.js';
 import type { AppContext } from './context.js';
 import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
@@ -35,19 +36,13 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
       headersTimeout: timeouts.headersMs,
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
     },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false, verbose: true, strict: false } },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true, strict: false } },
     // Headers over Node's limit, timeouts and malformed HTTP never reach Fastify: the envelope from the socket.
     clientErrorHandler,
   });
   app.server.on('checkExpectation', expectationFailed);
   app.decorate('ctx', ctx);
-  app.decorateRequest('principal', null);
-  app.decorateRequest('sessionUser', null);
-  app.decorateRequest('refusedToken', null);
-  app.decorateRequest('rateLimit', null);
-  app.decorateRequest('auditEntity', null);
-  app.decorateRequest('errorCode', null);
-  app.decorateRequest('audited', false);
+  decorateApiRequests(app);
 
   // Before the route modules: its hook counts the requests of every route.
   if (ctx.metrics) registerMetrics(app, ctx.metrics, { token: ctx.config.metricsToken });

@@ -38,6 +38,10 @@ export interface Config {
   metricsEnabled: boolean;
   /** METRICS_TOKEN: the bearer token that opens `/metrics` to clients other than loopback ones. */
   metricsToken?: string;
+  /** CORS_ORIGINS: origins allowed to call v1 from a browser; ['*'] (default) any, [] (empty value) none. */
+  corsOrigins: string[];
+  /** MCP_ALLOWED_ORIGINS: a request to /mcp with another `Origin` is refused; null (unset): BASE_URL's origin. */
+  mcpAllowedOrigins: string[] | null;
 }
 
 export interface ServerTimeouts {
@@ -82,7 +86,7 @@ function sessionSecret(env: Env, dataDir: string): string {
   if (env.SESSION_SECRET) return env.SESSION_SECRET;
   const file = resolve(dataDir, 'session-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600 });
   return secret;
@@ -116,11 +120,26 @@ export function loadConfig(env: Env = process.env): Config {
         : undefined,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     timeouts: serverTimeouts(env),
+    corsOrigins: origins(env, 'CORS_ORIGINS', ['*'], true),
+    mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS === undefined ? null : origins(env, 'MCP_ALLOWED_ORIGINS', [], false),
     orphanSweepGraceSeconds: integer(env, 'ORPHAN_SWEEP_GRACE_SECONDS', (env.STORAGE_URL ?? '').startsWith('s3://') ? 600 : 0, 0, 31_536_000),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 180, 0, 36_500),
     metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
     metricsToken: env.METRICS_TOKEN || undefined,
   };
+}
+
+/** A comma list of origins (`*` alone allowed where `allowAny`); undefined: the fallback, empty: none. */
+function origins(env: Env, name: string, fallback: string[], allowAny: boolean): string[] {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const list = raw.split(',').map((value) => value.trim().replace(/\/+$/, '')).filter(Boolean);
+  for (const value of list) {
+    if (value === '*' ? !allowAny || list.length > 1 : !/^https?:\/\/[^/?#\s]+$/.test(value)) {
+      throw new ConfigError(`${name} must be ${allowAny ? '"*" or ' : ''}a comma list of origins such as https://panel.example.com, got "${raw}"`);
+    }
+  }
+  return list;
 }
 
 function serverTimeouts(env: Env): ServerTimeouts {

@@ -54,6 +54,12 @@ export function validationError(field: string, message: string): ApiError {
   return new ApiError(422, 'validation_error', `${field}: ${message}`, [{ field, message }]);
 }
 
+/** A body field, form field or query parameter the operation does not define (DESIGN.md §6): never ignored. */
+export function unknownFields(fields: string[]): ApiError {
+  const message = 'is not a field of this operation (check its spelling)';
+  return new ApiError(422, 'validation_error', `Unknown ${fields.length === 1 ? 'field' : 'fields'} ${fields.join(', ')}: ${message}`, fields.map((field) => ({ field, message })));
+}
+
 /** The generic message the spec asks for when image content is refused. */
 export const INVALID_DATA_MESSAGE = 'The request contains invalid data';
 export function invalidData(details: FieldError[]): ApiError {

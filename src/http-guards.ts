@@ -16,6 +16,20 @@ const SOCKET_ERRORS: Record<string, [number, string, string, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive in time'],
 };
 const MALFORMED: [number, string, string, string] = [400, 'Bad Request', 'bad_request', 'The request is not well-formed HTTP/1.1'];
+const NON_ASCII_TARGET: [number, string, string, string] = [
+  400,
+  'Bad Request',
+  'bad_request',
+  'The URL contains raw non-ASCII characters: percent-encode them (UTF-8), e.g. "ä" as %C3%A4 (encodeURIComponent does it)',
+];
+
+/** True when the request line (the first line the client sent) holds a byte outside ASCII. */
+function requestLineHasNonAscii(rawPacket: unknown): boolean {
+  if (!Buffer.isBuffer(rawPacket)) return false;
+  const end = rawPacket.indexOf('\r\n');
+  const line = end < 0 ? rawPacket : rawPacket.subarray(0, end);
+  return line.some((byte) => byte > 0x7f);
+}
 
 function envelope(code: string, message: string) {
   const requestId = randomUUID();
@@ -27,8 +41,8 @@ function envelope(code: string, message: string) {
   return { requestId, body };
 }
 
-function socketErrorResponse(code: string | undefined): string {
-  const [status, reason, errorCode, message] = (code && SOCKET_ERRORS[code]) || MALFORMED;
+function socketErrorResponse(code: string | undefined, rawPacket?: unknown): string {
+  const [status, reason, errorCode, message] = (code && SOCKET_ERRORS[code]) || (requestLineHasNonAscii(rawPacket) ? NON_ASCII_TARGET : MALFORMED);
   const { requestId, body } = envelope(errorCode, message);
   return (
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n` +
@@ -40,7 +54,7 @@ function socketErrorResponse(code: string | undefined): string {
 /** Fastify's clientErrorHandler: the envelope on the socket, then the connection closed. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
   if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-  socket.end(socketErrorResponse(err.code));
+  socket.end(socketErrorResponse(err.code, (err as { rawPacket?: unknown }).rawPacket));
   // A client that stops reading must not keep the socket open after the answer.
   socket.setTimeout(5000, () => socket.destroy());
 }

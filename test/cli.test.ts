@@ -319,7 +319,8 @@ describe('bin/punchlist', () => {
       const headers = { authorization: `Bearer ${fixtureRaw}`, 'user-agent': 'cli-test/1' };
       // A few milliseconds apart so that the records' times differ (--since is checked below).
       const pause = () => new Promise((done) => setTimeout(done, 5));
-      expect((await fetch(`${base}/auth/me.php?probe=1`, { headers })).status).toBe(200);
+      // An unknown parameter is refused (422), and its raw query is still recorded.
+      expect((await fetch(`${base}/auth/me.php?probe=1`, { headers })).status).toBe(422);
       await pause();
       expect((await fetch(`${base}/auth/me.php`, { headers: { authorization: `Bearer ${raws[0]}` } })).status).toBe(401);
       await pause();
@@ -339,7 +340,7 @@ describe('bin/punchlist', () => {
     const [newest, revoked, oldest] = records;
     expect(newest).toMatchObject({ token_id: 801, user_id: 101, method: 'GET', path: '/api/external/v1/auth/me.php', query: '', status: 200 });
     expect(revoked).toMatchObject({ status: 401, error_code: 'token_revoked' });
-    expect(oldest).toMatchObject({ token_id: 801, query: 'probe=1', user_agent: 'cli-test/1', ip: '127.0.0.1' });
+    expect(oldest).toMatchObject({ token_id: 801, query: 'probe=1', status: 422, error_code: 'validation_error', user_agent: 'cli-test/1', ip: '127.0.0.1' });
     expect(newest.at >= oldest.at).toBe(true);
     expect(JSON.stringify(records)).not.toContain('plk_');
 

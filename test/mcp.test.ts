@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Operation, OPERATION_IDS, OPERATIONS } from '../src/api/v1/operations.js';
 import { READ_ONLY_SCOPES, SCOPES, type Scope } from '../src/domain/scopes.js';
 import { solid } from './helpers/images.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
@@ -38,10 +39,12 @@ afterAll(async () => {
   await server.close();
 });
 
-async function connect(token: string): Promise<Client> {
+async function connect(token: string, options: { path?: string; headers?: Record<string, string> } = {}): Promise<Client> {
   const client = new Client({ name: 'punchlist-test', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? '/mcp'}`), {
+      requestInit: { headers: { authorization: `Bearer ${token}`, ...options.headers } },
+    }),
   );
   clients.push(client);
   return client;
@@ -63,18 +66,25 @@ function dataOf(result: CallToolResult): any {
   return data;
 }
 
+/** A failed call: no structuredContent (it would have to match the success outputSchema), the API's error in the text. */
 function errorOf(result: CallToolResult): { code: string; status: number; text: string } {
   expect(result.isError).toBe(true);
+  expect(result.structuredContent).toBeUndefined();
   const first = result.content[0];
   const text = first?.type === 'text' ? first.text : '';
-  const error = (result.structuredContent as { error?: { code: string; status: number } } | undefined)?.error;
-  return { code: error?.code ?? '', status: error?.status ?? 0, text };
+  const [, status = '0', code = ''] = /^Punchlist API error (\d{3}) ([a-z_]+):/.exec(text) ?? [];
+  return { code, status: Number(status), text };
 }
+
+const READ_TOOLS = ['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item'];
 
 describe('MCP over streamable HTTP at /mcp', () => {
   it('lists the tools a token may use: all with every scope, fewer for a read-only token', async () => {
     const full = await connect(server.tokens.manager);
     expect((await full.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+    // The names come from the operation definitions, where each tool is declared once.
+    const definitions: Operation[] = OPERATION_IDS.map((id) => OPERATIONS[id]);
+    expect(definitions.flatMap((op) => (op.mcp ? [op.mcp.tool] : []))).toEqual(ALL_TOOLS);
     expect(full.getServerVersion()?.name).toBe('punchlist');
     expect(full.getInstructions()).toMatch(/whoami first/);
 
@@ -98,6 +108,53 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(byName.set_item_status?.description).toMatch(/report the error .* do not retry/);
     expect(byName.set_item_status?.inputSchema.properties?.status).toMatchObject({ enum: ['pending', 'in_progress', 'done', 'blocked'] });
     expect(byName.attach_item_images?.description).toMatch(/URLs are never fetched/);
+  });
+
+  it('gives each tool a title, the annotations of DESIGN.md §9 and an outputSchema; results carry valid structuredContent', async () => {
+    const { tools } = await (await connect(server.tokens.manager)).listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(READ_TOOLS.includes(tool.name));
+    }
+    const writes = ALL_TOOLS.filter((name) => !READ_TOOLS.includes(name));
+    const destructive = writes.filter((name) => byName[name]?.annotations?.destructiveHint === true);
+    const idempotent = writes.filter((name) => byName[name]?.annotations?.idempotentHint === true);
+    expect(destructive.sort()).toEqual(['replace_item_links', 'set_item_planning']);
+    expect(idempotent.sort()).toEqual(['replace_item_links', 'set_item_planning', 'set_item_status']);
+    for (const name of writes) expect(byName[name]?.annotations?.destructiveHint, name).toBeTypeOf('boolean');
+    expect(byName.get_item?.outputSchema?.properties).toHaveProperty('item');
+    // The SDK client validates structuredContent against the listed outputSchema: a mismatch would throw here.
+    const mcp = await connect(server.tokens.manager);
+    await mcp.listTools();
+    expect(dataOf(await call(mcp, 'get_item', { item_id: 1000 })).item.id).toBe(1000);
+    expect(dataOf(await call(mcp, 'get_project_tree', { project_id: 1 })).project.id).toBe(1);
+  });
+
+  it('read-only mode (X-MCP-Readonly: true or ?read_only=1) lists and accepts only the read tools', async () => {
+    for (const options of [{ headers: { 'x-mcp-readonly': 'true' } }, { path: '/mcp?read_only=1' }]) {
+      const mcp = await connect(server.tokens.manager, options);
+      expect((await mcp.listTools()).tools.map((t) => t.name), JSON.stringify(options)).toEqual(READ_TOOLS);
+      const before = await server.ctx.audit.list({ limit: 1 });
+      await expect(call(mcp, 'set_item_status', { item_id: 1000, status: 'done' })).rejects.toThrow(/Unknown tool "set_item_status"/);
+      await server.ctx.audit.flush();
+      expect((await server.ctx.audit.list({ limit: 1 }))[0]?.request_id, 'nothing reached v1').toBe(before[0]?.request_id);
+      expect(dataOf(await call(mcp, 'whoami')).user.id).toBe(USERS.manager);
+    }
+  });
+
+  it('refuses a present Origin that is not allowed with 403 (DNS rebinding); its own origin and no Origin pass', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.tokens.manager}` };
+    const evil = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body });
+    expect(evil.status).toBe(403);
+    expect(JSON.stringify(await evil.json())).toContain('not allowed');
+    const own = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, origin: server.url }, body });
+    expect(own.status).toBe(200);
+    const none = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body });
+    expect(none.status).toBe(200);
   });
 
   it('a tool outside the token scopes cannot be called', async () => {
@@ -201,7 +258,9 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="punchlist"');
     expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await missing.json()).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    const missingBody = await missing.json();
+    expect(missingBody).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(missingBody.error.message).toMatch(/OAuth is not available on this server yet/);
 
     const { id, token } = await tokenWith(['auth:me']);
     await server.ctx.tokens.revokeToken(id);
@@ -215,8 +274,10 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(await res.json()).toMatchObject({ ok: false, error: { code } });
     }
 
+    // A generic client with a bad token sees the API's error (not an OAuth prompt it cannot answer).
     const client = new Client({ name: 'anonymous', version: '1.0.0' });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))).rejects.toThrow();
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer plk_wrong' } } });
+    await expect(client.connect(transport)).rejects.toThrow(/401|token_invalid|not valid/);
   });
 
   it('is stateless: GET and DELETE answer 405', async () => {
@@ -246,6 +307,24 @@ describe('MCP over stdio: bin/punchlist mcp', () => {
       const [record] = await server.ctx.audit.list({ tokenId: id, limit: 1 });
       expect(record).toMatchObject({ path: `${V1}/comments/create.php`, status: 201 });
       expect(record?.user_agent).toMatch(/^punchlist-mcp-stdio\//);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('takes the token from PUNCHLIST_TOKEN when --token is absent, and --read-only offers only read tools', async () => {
+    const { token } = await tokenWith(['auth:me', 'items:read', 'comments:write']);
+    const client = new Client({ name: 'stdio-env', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--read-only', '--url', server.url],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PUNCHLIST_TOKEN: token },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['whoami', 'get_item']);
+      await expect(call(client, 'add_comment', { item_id: 1000, text: 'no' })).rejects.toThrow(/Unknown tool "add_comment"/);
     } finally {
       await client.close();
     }

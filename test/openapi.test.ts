@@ -130,13 +130,59 @@ describe('the OpenAPI document', () => {
     expect(result.warnings).toEqual([]);
   });
 
-  it('documents all 13 v1 operations and nothing else (no web, /mcp, 405 or documentation routes)', () => {
+  it('documents all 13 v1 operations, the two downloads, and nothing else (no web, /mcp, 405 or documentation routes)', () => {
     const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
-      Object.keys(item as Json).map((method) => `${method.toUpperCase()} ${path}`),
+      Object.keys(item as Json)
+        .filter((key) => key !== 'servers')
+        .map((method) => `${method.toUpperCase()} ${path}`),
     );
     const expected = OPERATION_IDS.map((id) => `${OPERATIONS[id].method} ${OPERATIONS[id].path}`);
-    expect(operations.sort()).toEqual(expected.sort());
+    expect(operations.sort()).toEqual([...expected, 'GET /items/file.php', 'GET /answers/file.php'].sort());
     expect(document.servers).toEqual([{ url: V1, description: 'This server' }]);
+    for (const path of ['/items/file.php', '/answers/file.php']) {
+      const item = document.paths[path];
+      expect(item.servers, path).toEqual([expect.objectContaining({ url: '/api' })]);
+      expect(item.get.security).toEqual([{ bearer: ['items:read'] }]);
+      expect(item.get.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'query', required: true, schema: { type: 'integer', minimum: 1 } })]);
+      expect(Object.keys(item.get.responses['200'].content)).toEqual(['image/webp']);
+    }
+  });
+
+  it('names its shapes under components.schemas, refers to them, and gives enumerations as enums', () => {
+    const schemas = document.components.schemas as Json;
+    for (const name of ['Item', 'ProjectCard', 'ProjectTree', 'SearchHit', 'Identity', 'ErrorEnvelope']) expect(schemas[name], name).toBeDefined();
+    const text = JSON.stringify({ paths: document.paths, responses: document.components.responses });
+    for (const name of ['Item', 'ProjectCard', 'ProjectTree', 'SearchHit', 'Identity', 'ErrorEnvelope']) {
+      expect(text, `${name} is referred to`).toContain(`"#/components/schemas/${name}"`);
+    }
+    expect(JSON.stringify(schemas.ProjectTree)).toContain('#/components/schemas/ProjectCard');
+    expect(schemas.Item.properties.status).toEqual({ enum: ['pending', 'in_progress', 'done', 'blocked'] });
+    expect(schemas.Item.properties.priority).toEqual({ enum: ['low', 'medium', 'high'] });
+    expect(schemas.DocumentLink.properties.kind.enum).toEqual(['document', 'spreadsheet', 'presentation', 'folder', 'image', 'video', 'link']);
+    expect(schemas.SearchHit.properties.entity_type.enum).toContain('comment');
+    expect(schemas.Answer.properties.status.enum).toEqual(['pending', 'approved', 'rejected']);
+    expect(schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['validation_error', 'scope_missing', 'rate_limited']));
+    // Nullable scalars as type arrays, not anyOf unions.
+    expect(schemas.Item.properties.deadline).toEqual({ type: ['string', 'null'], format: 'date' });
+    expect(schemas.SearchHit.properties.item_id).toEqual({ type: ['integer', 'null'] });
+  });
+
+  it('types id, limit and offset query parameters as integers and describes every parameter', () => {
+    let seen = 0;
+    for (const item of Object.values(resolved.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        if (method === 'servers') continue;
+        for (const parameter of ((operation as Json).parameters ?? []) as Json[]) {
+          expect(parameter.description, `${method} ${parameter.name}`).toBeTruthy();
+          if (['id', 'item_id', 'limit', 'offset'].includes(parameter.name)) {
+            expect(parameter.schema.type, parameter.name).toBe('integer');
+            expect(parameter.schema.pattern).toBeUndefined();
+            seen++;
+          }
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(8);
   });
 
   it('names each operation, its tag and its scope as a bearer security requirement, matching the routes', () => {
@@ -306,6 +352,10 @@ describe('the interactive documentation', () => {
         await res.arrayBuffer();
       }
     }
+    const csp = (await server.request(`${V1}/docs/`)).headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toMatch(/https?:\/\/|validator/);
     const spec = await server.request(`${V1}/docs/json`);
     expect(await spec.json()).toEqual(document);
   });

@@ -13,18 +13,18 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
   return {
     request_id: request.id,
     at: new Date().toISOString(),
-    token_id: request.principal?.token.id ?? request.refusedToken?.tokenId ?? null,
-    user_id: request.principal?.user.id ?? request.sessionUser?.id ?? request.refusedToken?.userId ?? null,
+    token_id: request.api.principal?.token.id ?? request.api.refusedToken?.tokenId ?? null,
+    user_id: request.api.principal?.user.id ?? request.api.sessionUser?.id ?? request.api.refusedToken?.userId ?? null,
     method: request.method,
     path: redactSecrets(path).slice(0, 2000),
     query: redactQuery(query).slice(0, 4000),
     status,
-    error_code: request.errorCode,
+    error_code: request.api.errorCode,
     ip: request.ip ?? null,
     user_agent: clip(request.headers['user-agent'], 500),
     duration_ms: Math.round(durationMs * 1000) / 1000,
-    entity_type: request.auditEntity?.type ?? null,
-    entity_id: request.auditEntity?.id ?? null,
+    entity_type: request.api.auditEntity?.type ?? null,
+    entity_id: request.api.auditEntity?.id ?? null,
     client_request_id: clip(typeof clientRequestId === 'string' ? clientRequestId : undefined, 200),
   };
 }
@@ -36,7 +36,7 @@ export function auditRecord(request: FastifyRequest, status: number, durationMs:
  */
 export function auditOnResponse(audit: AuditService) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.audited) return;
+    if (request.api.audited) return;
     audit.recordLater(auditRecord(request, reply.statusCode, reply.elapsedTime));
   };
 }

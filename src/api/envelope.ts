@@ -3,6 +3,7 @@ import { Type, type TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { redactSecrets } from '../domain/redact.js';
 import { ApiError, type FieldError } from '../errors.js';
+import { JSON_BODY_LIMIT } from './json-body.js';
 
 export const API_VERSION = 'v1';
 
@@ -22,10 +23,33 @@ export const Meta = Type.Object({
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data, meta: Meta });
 
+/** Every `error.code` the API answers (test/openapi.test.ts checks the sources use no other). */
+export const ERROR_CODES = [
+  'bad_request',
+  'unauthorized',
+  'token_invalid',
+  'token_revoked',
+  'token_expired',
+  'scope_missing',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'request_timeout',
+  'idempotency_conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'expectation_failed',
+  'validation_error',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
 export const ErrorEnvelope = Type.Object({
   ok: Type.Literal(false),
   error: Type.Object({
-    code: Type.String(),
+    code: Type.Enum([...ERROR_CODES]),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   }),
@@ -37,7 +61,26 @@ interface AjvError {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
-  parentSchema?: { errorMessage?: string };
+  parentSchema?: { errorMessage?: string; properties?: Record<string, unknown> };
+  /** The value that failed (ajv's `verbose`). */
+  data?: unknown;
+}
+
+/** Every property of the object that failed `additionalProperties`, not only the first one ajv met. */
+function unknownProperties(error: AjvError, context: string | undefined): ApiError {
+  const known = error.parentSchema?.properties ?? {};
+  const names = Object.keys((error.data ?? {}) as object).filter((name) => !(name in known));
+  const base = fieldName(error.instancePath, undefined);
+  const prefix = base && error.instancePath ? `${base}.` : '';
+  const what = context === 'querystring' ? 'query parameter' : 'field';
+  const fields = (names.length ? names : [String(error.params.additionalProperty)]).map((name) => prefix + name);
+  const message = `is not a ${what} of this operation (check its spelling)`;
+  return new ApiError(
+    422,
+    'validation_error',
+    `Unknown ${what}${fields.length > 1 ? 's' : ''} ${fields.join(', ')}: ${message}`,
+    fields.map((field) => ({ field, message })),
+  );
 }
 
 function fieldName(path: string, context: string | undefined): string {
@@ -59,6 +102,8 @@ function describeValidation(errors: AjvError[], context: string | undefined): Fi
     return { field: base && first.instancePath ? `${base}.${missing}` : missing, message: 'is required' };
   }
   const field = fieldName(first.instancePath, context);
+  // `?id=1&id=2` arrives as an array: say so rather than "must be an id".
+  if (context === 'querystring' && Array.isArray(first.data)) return { field, message: 'is repeated; give it once' };
   if (first.parentSchema?.errorMessage) return { field, message: first.parentSchema.errorMessage };
   if (first.keyword === 'enum') {
     return { field, message: `must be one of ${(first.params.allowedValues as unknown[]).map(String).join(', ')}` };
@@ -72,7 +117,7 @@ function describeValidation(errors: AjvError[], context: string | undefined): Fi
 // Framework errors that are the client's fault, by Fastify error code.
 const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Content-Type must be application/json'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is too large'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', `The request body is over the limit of ${JSON_BODY_LIMIT} bytes (1 MiB) for JSON`],
   FST_ERR_CTP_EMPTY_JSON_BODY: [422, 'validation_error', 'body: must be a JSON object'],
   FST_ERR_CTP_INVALID_JSON_BODY: [422, 'validation_error', 'body: is not valid JSON'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'Content-Length does not match the body'],
@@ -85,6 +130,8 @@ export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
+    const [first] = error.validation as unknown as AjvError[];
+    if (first?.keyword === 'additionalProperties') return unknownProperties(first, error.validationContext);
     const detail = describeValidation(error.validation as unknown as AjvError[], error.validationContext);
     return new ApiError(422, 'validation_error', `${detail.field}: ${detail.message}`, [detail]);
   }
@@ -101,9 +148,19 @@ export function toApiError(error: FastifyError): ApiError {
   return new ApiError(500, 'internal_error', 'An unexpected error occurred; the request_id identifies it in the logs');
 }
 
+/**
+ * The RFC 6750 challenge of a 401: `error="invalid_token"` when a token was sent but cannot be used.
+ * OAuth (DESIGN.md §12) is not offered yet, so no `resource_metadata`: clients must send a personal token.
+ */
+export function bearerChallenge(code: string): string {
+  const realm = 'Bearer realm="punchlist"';
+  return code === 'unauthorized' ? realm : `${realm}, error="invalid_token"`;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  request.errorCode = error.code;
+  request.api.errorCode = error.code;
   if (error.headers) reply.headers(error.headers);
+  if (error.status === 401) reply.header('www-authenticate', bearerChallenge(error.code));
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')

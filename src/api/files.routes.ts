@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../errors.js';
-import { setAuditEntity } from './request-state.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
 
@@ -9,6 +8,9 @@ import { bearerAuth } from './v1/bearer-auth.js';
  * Attachment downloads: `GET /api/items/file.php?id=` and `GET /api/answers/file.php?id=`.
  * The bearer token (scope items:read, same check order as v1) or the web session; streamed WebP bytes.
  */
+export const DOWNLOAD_PATHS = { item: '/items/file.php', answer: '/answers/file.php' } as const;
+export const DOWNLOAD_QUERY = Type.Object({ id: QueryId('The attachment id (from `attachments[].id`)') }, { additionalProperties: false });
+
 export async function filesRoutes(app: FastifyInstance) {
   const { attachments, sessions, config } = app.ctx;
   // The same per-token quota as v1: a download is a request made with the token.
@@ -16,16 +18,16 @@ export async function filesRoutes(app: FastifyInstance) {
   // Without an Authorization header the web session may stand in (images in the web pages).
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization === undefined && request.routeOptions.config.scope) {
-      request.sessionUser = await sessions.userFromCookieHeader(request.headers.cookie, config.baseUrl);
-      if (request.sessionUser) return;
+      request.api.sessionUser = await sessions.userFromCookieHeader(request.headers.cookie, config.baseUrl);
+      if (request.api.sessionUser) return;
     }
     await bearer(request);
   });
 
   const download = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
     const id = Number((request.query as { id: string }).id);
-    setAuditEntity(request, 'attachment', id);
-    const file = await attachments.openDownload(request.principal?.user ?? request.sessionUser!, owner, id);
+    request.api.auditEntity = { type: 'attachment', id };
+    const file = await attachments.openDownload(request.api.principal?.user ?? request.api.sessionUser!, owner, id);
     reply.headers({
       'content-type': 'image/webp',
       'content-length': String(file.size),
@@ -41,11 +43,11 @@ export async function filesRoutes(app: FastifyInstance) {
     return reply.send(file.stream);
   };
 
-  const options = { config: { scope: 'items:read' as const }, schema: { querystring: Type.Object({ id: QueryId }) } };
-  app.get('/items/file.php', options, download('item'));
-  app.get('/answers/file.php', options, download('answer'));
+  const options = { config: { scope: 'items:read' as const }, schema: { querystring: DOWNLOAD_QUERY } };
+  app.get(DOWNLOAD_PATHS.item, options, download('item'));
+  app.get(DOWNLOAD_PATHS.answer, options, download('answer'));
   // Another method on a download path: 405 with Allow, before the token is looked at (DESIGN.md §6).
-  for (const url of ['/items/file.php', '/answers/file.php']) {
+  for (const url of Object.values(DOWNLOAD_PATHS)) {
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url,

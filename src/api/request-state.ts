@@ -1,24 +1,37 @@
+import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../features/tokens/tokens.service.js';
 import type { Actor } from '../domain/policy.js';
 import type { RateLimitDecision } from '../features/rate-limit/rate-limiter.js';
 import type { Scope } from '../domain/scopes.js';
+import type { IdempotencyState } from './v1/idempotency.js';
+
+/**
+ * What the /api/ hooks learn about a request and the audit record reads, in one object (one request
+ * decoration, created on first use): who it acts as, the entity, the error code, the idempotency key.
+ * Handlers never touch it: they receive the user and the input (v1/operation-route.ts).
+ */
+export interface ApiRequestState {
+  /** Who the request acts as, once the bearer token resolved. */
+  principal: Principal | null;
+  /** A revoked or expired token and its owner, for the audit record (no principal: nothing is allowed). */
+  refusedToken: { tokenId: number; userId: number } | null;
+  /** The signed-in web user, on the few /api/ routes that also accept the web session (downloads). */
+  sessionUser: Actor | null;
+  /** The token's quota after this request, when rate limiting is on. */
+  rateLimit: RateLimitDecision | null;
+  /** The entity the request acts on, for the audit record (from the operation's definition). */
+  auditEntity: { type: string; id: number } | null;
+  /** The envelope's error code, for the audit record. */
+  errorCode: string | null;
+  /** Set when a write already recorded its audit entry inside its own transaction. */
+  audited: boolean;
+  /** The request's Idempotency-Key, once checked; null when the request carries none. */
+  idempotency: IdempotencyState | null;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who the request acts as, once the bearer token (or web session) resolved. */
-    principal: Principal | null;
-    /** A revoked or expired token and its owner, for the audit record (no principal: nothing is allowed). */
-    refusedToken: { tokenId: number; userId: number } | null;
-    /** The signed-in web user, on the few /api/ routes that also accept the web session (downloads). */
-    sessionUser: Actor | null;
-    /** The token's quota after this request, when rate limiting is on. */
-    rateLimit: RateLimitDecision | null;
-    /** The entity the request acts on, for the audit record. */
-    auditEntity: { type: string; id: number } | null;
-    /** The envelope's error code, for the audit record. */
-    errorCode: string | null;
-    /** Set when a write already recorded its audit entry inside its own transaction. */
-    audited: boolean;
+    api: ApiRequestState;
   }
   interface FastifyContextConfig {
     /** The scope a v1 route requires. */
@@ -28,6 +41,26 @@ declare module 'fastify' {
   }
 }
 
-export function setAuditEntity(request: { auditEntity: { type: string; id: number } | null }, type: string, id: number) {
-  request.auditEntity = { type, id };
+const states = new WeakMap<object, ApiRequestState>();
+
+/** The one request decoration of /api/: a fresh state per request, made when first read. */
+export function decorateApiRequests(app: FastifyInstance) {
+  app.decorateRequest('api', {
+    getter() {
+      const known = states.get(this);
+      if (known) return known;
+      const state: ApiRequestState = {
+        principal: null,
+        refusedToken: null,
+        sessionUser: null,
+        rateLimit: null,
+        auditEntity: null,
+        errorCode: null,
+        audited: false,
+        idempotency: null,
+      };
+      states.set(this, state);
+      return state;
+    },
+  });
 }

@@ -44,7 +44,7 @@ const SYNOPSIS: Record<string, string> = {
   export: 'export [FILE] [--quiet]',
   backup: 'backup DIR',
   restore: 'restore DIR',
-  mcp: 'mcp --token TOKEN [--url BASE_URL]',
+  mcp: 'mcp [--token TOKEN | env PUNCHLIST_TOKEN] [--url BASE_URL] [--read-only]',
 };
 
 export const USAGE = `Usage: punchlist <command> [options]

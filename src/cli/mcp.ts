@@ -2,7 +2,7 @@ import { type Command, CliError, parseCommand, required } from './args.js';
 
 export const mcpCommand: Command = {
   name: 'mcp',
-  usage: `Usage: punchlist mcp --token TOKEN [--url BASE_URL]
+  usage: `Usage: punchlist mcp [--token TOKEN] [--url BASE_URL] [--read-only]
 
 Runs the Punchlist MCP server on standard input and output, for an agent that starts it as a local
 process. Its tools call the external API v1 of a running Punchlist service with the token, so each
@@ -11,15 +11,17 @@ are offered: the scopes are read with GET /auth/me.php at start, so the token ne
 (without it the command refuses to start).
 
 Options:
-  --token TOKEN   the API token the tools act with (plk_...)
+  --token TOKEN   the API token the tools act with (plk_...); default: the PUNCHLIST_TOKEN
+                  environment variable, which is better (a token on the command line shows in ps)
   --url BASE_URL  the service's address (default: BASE_URL, else http://HOST:PORT, i.e.
                   http://127.0.0.1:8080)
+  --read-only     offer only the tools that change nothing (whoami, list_projects, get_*, search_project)
 
 Nothing but the MCP protocol is written to stdout; problems go to stderr. The same tools are served
 over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
   async run(argv) {
-    const { values } = parseCommand(this.name, argv, { token: { type: 'string' }, url: { type: 'string' } });
-    const token = required(this.name, 'token', values.token);
+    const { values } = parseCommand(this.name, argv, { token: { type: 'string' }, url: { type: 'string' }, 'read-only': { type: 'boolean' } });
+    const token = required(this.name, 'token (or the PUNCHLIST_TOKEN environment variable)', values.token ?? (process.env.PUNCHLIST_TOKEN || undefined));
     // Loaded here: the other commands do not pay for the MCP SDK.
     const [{ loadConfig }, { createPunchlistClient, PunchlistApiError }, { createMcpServer, MCP_SERVER_VERSION }, { StdioServerTransport }] =
       await Promise.all([
@@ -48,8 +50,8 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
       throw new CliError(`cannot use ${baseUrl}: ${err.code} (${err.message})`);
     }
 
-    const server = createMcpServer({ client, scopes });
+    const server = createMcpServer({ client, scopes, readOnly: values['read-only'] === true });
     await server.connect(new StdioServerTransport());
-    process.stderr.write(`punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio\n`);
+    process.stderr.write(`punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio${values['read-only'] ? ', read-only' : ''}\n`);
   },
 };

@@ -1,26 +1,13 @@
 import { createTransport, type TransportOptions } from './transport.js';
 import type {
-  Answer,
-  AnswerAttachmentsResult,
-  Attachment,
   CallOptions,
-  Comment,
-  DocumentLink,
   DocumentLinkInput,
-  Identity,
   ImageFile,
-  ItemCard,
   ItemStatus,
   ListProjectsQuery,
   NewAnswer,
   PlanningChanges,
-  PlanningResult,
-  ProjectCard,
-  ProjectList,
-  ProjectTree,
   SearchQuery,
-  SearchResult,
-  StatusResult,
   WriteOptions,
 } from './types.js';
 
@@ -57,26 +44,26 @@ export function createPunchlistClient(options: PunchlistClientOptions) {
 
   return {
     /** GET /auth/me.php (auth:me): the user the token acts as, and its scopes. The recommended first call. */
-    me: (options: CallOptions = {}) => call<Identity>('me', options),
+    me: (options: CallOptions = {}) => call('me', options),
 
     /** GET /projects/list.php (projects:read): the projects the user can see, by id. */
     listProjects: (query: ListProjectsQuery = {}, options: CallOptions = {}) =>
-      call<ProjectList>('listProjects', {
+      call('listProjects', {
         ...options,
         query: { limit: query.limit, offset: query.offset, archived: query.archived },
       }),
 
     /** GET /projects/get.php (projects:read). */
     getProject: (projectId: number, options: CallOptions = {}) =>
-      call<{ project: ProjectCard }>('getProject', { ...options, query: { id: projectId } }),
+      call('getProject', { ...options, query: { id: projectId } }),
 
     /** GET /projects/tree.php (projects:read): sections, checklists and item summaries the user can see. */
     getProjectTree: (projectId: number, options: CallOptions = {}) =>
-      call<ProjectTree>('getProjectTree', { ...options, query: { id: projectId } }),
+      call('getProjectTree', { ...options, query: { id: projectId } }),
 
     /** GET /projects/search.php (projects:search): find entities, then work by the hit's exact item_id. */
     searchProject: (projectId: number, query: SearchQuery, options: CallOptions = {}) =>
-      call<SearchResult>('searchProject', {
+      call('searchProject', {
         ...options,
         query: {
           id: projectId,
@@ -89,35 +76,35 @@ export function createPunchlistClient(options: PunchlistClientOptions) {
       }),
 
     /** GET /items/get.php (items:read): the item card. */
-    getItem: (itemId: number, options: CallOptions = {}) => call<{ item: ItemCard }>('getItem', { ...options, query: { id: itemId } }),
+    getItem: (itemId: number, options: CallOptions = {}) => call('getItem', { ...options, query: { id: itemId } }),
 
     /** PATCH /items/status.php (items:status.write). */
     setItemStatus: (itemId: number, status: ItemStatus, options: WriteOptions = {}) =>
-      call<StatusResult>('setItemStatus', { ...write(options), json: { id: itemId, status } }),
+      call('setItemStatus', { ...write(options), json: { id: itemId, status } }),
 
     /** PATCH /items/planning.php (items:planning.write): deadline (null clears), priority, requires_answer. */
     setItemPlanning: (itemId: number, changes: PlanningChanges, options: WriteOptions = {}) =>
-      call<PlanningResult>('setItemPlanning', { ...write(options), json: { ...changes, id: itemId } }),
+      call('setItemPlanning', { ...write(options), json: { ...changes, id: itemId } }),
 
     /** POST /comments/create.php (comments:write): a text comment. */
     addComment: (itemId: number, text: string, options: WriteOptions = {}) =>
-      call<{ comment: Comment }>('addComment', { ...write(options), json: { item_id: itemId, text } }),
+      call('addComment', { ...write(options), json: { item_id: itemId, text } }),
 
     /** POST /answers/create.php (answers:write): text and optional document links; awaits review. */
     addAnswer: (itemId: number, answer: NewAnswer, options: WriteOptions = {}) =>
-      call<{ answer: Answer }>('addAnswer', { ...write(options), json: { ...answer, item_id: itemId } }),
+      call('addAnswer', { ...write(options), json: { ...answer, item_id: itemId } }),
 
     /** PUT /items/links.php (items:materials.write): replaces the whole list; [] clears it. */
     replaceItemLinks: (itemId: number, links: DocumentLinkInput[], options: WriteOptions = {}) =>
-      call<{ document_links: DocumentLink[] }>('replaceItemLinks', { ...write(options), json: { id: itemId, document_links: links } }),
+      call('replaceItemLinks', { ...write(options), json: { id: itemId, document_links: links } }),
 
     /** POST /items/attachments.php (items:materials.write): 1–10 images, stored as WebP. */
     attachItemImages: (itemId: number, files: ImageFile[], options: WriteOptions = {}) =>
-      call<{ attachments: Attachment[] }>('attachItemImages', { ...write(options), form: uploadForm('item_id', itemId, files) }),
+      call('attachItemImages', { ...write(options), form: uploadForm('item_id', itemId, files) }),
 
     /** POST /answers/attachments.php (items:materials.write): an approved or rejected answer returns to review. */
     attachAnswerImages: (answerId: number, files: ImageFile[], options: WriteOptions = {}) =>
-      call<AnswerAttachmentsResult>('attachAnswerImages', { ...write(options), form: uploadForm('answer_id', answerId, files) }),
+      call('attachAnswerImages', { ...write(options), form: uploadForm('answer_id', answerId, files) }),
   };
 }
 

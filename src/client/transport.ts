@@ -1,4 +1,4 @@
-import { OPERATIONS, type OperationId, V1_BASE_PATH } from '../api/v1/operations.js';
+import { type OperationData, OPERATIONS, type OperationId, V1_BASE_PATH } from '../api/v1/operations.js';
 import { type FieldError, PunchlistApiError } from './errors.js';
 
 export interface TransportOptions {
@@ -99,7 +99,7 @@ export function createTransport(options: TransportOptions) {
   const maxDelay = options.maxRetryDelayMs ?? 60_000;
   if (!Number.isInteger(retries) || retries < 0) throw new TypeError('retries must be a non-negative integer');
 
-  return async function call<T>(id: OperationId, request: Request = {}): Promise<T> {
+  return async function call<Id extends OperationId>(id: Id, request: Request = {}): Promise<OperationData<Id>> {
     const operation = OPERATIONS[id];
     const url = new URL(base + operation.path);
     for (const [name, value] of Object.entries(request.query ?? {})) {
@@ -138,7 +138,7 @@ export function createTransport(options: TransportOptions) {
       if (!response.ok || envelope?.ok !== true || envelope.data === undefined) {
         throw errorFrom(response, envelope);
       }
-      return envelope.data as T;
+      return envelope.data as OperationData<Id>;
     }
   };
 }

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import type { OperationData } from '../api/v1/operations.js';
 import type {
   Answer as AnswerSchema,
   Attachment as AttachmentSchema,
@@ -7,16 +8,15 @@ import type {
   Item as ItemSchema,
   ItemSummary as ItemSummarySchema,
   ProjectCard as ProjectCardSchema,
+  SearchHit as SearchHitSchema,
 } from '../api/v1/schemas.js';
 import type { Scope } from '../domain/scopes.js';
-import type { ItemStatus, LinkKind, Priority } from '../domain/values.js';
-import type { SearchEntityType, SearchHit } from '../features/search/search.service.js';
+import type { ItemStatus, LinkKind, Priority, SearchEntityType } from '../domain/values.js';
 
 /**
- * Result types of the v1 operations (the envelope's `data`). The entity shapes are `Static<>` of the
- * route schemas in src/api/v1/schemas.ts, so they cannot drift from what the server declares. The
- * few wrappers below mirror schemas that the route files keep private. Servers may add fields (spec §9):
- * these types list what v1 guarantees.
+ * Result types of the v1 operations (the envelope's `data`): `Static<>` of the schemas of each
+ * operation's definition (src/api/v1/operations.ts), so they cannot drift from what the server
+ * declares. Servers may add fields (spec §9): these types list what v1 guarantees.
  */
 export type ProjectCard = Static<typeof ProjectCardSchema>;
 export type ItemCard = Static<typeof ItemSchema>;
@@ -25,54 +25,16 @@ export type DocumentLink = Static<typeof DocumentLinkSchema>;
 export type Attachment = Static<typeof AttachmentSchema>;
 export type Comment = Static<typeof CommentSchema>;
 export type Answer = Static<typeof AnswerSchema>;
-export type { ItemStatus, LinkKind, Priority, Scope, SearchEntityType, SearchHit };
+export type SearchHit = Static<typeof SearchHitSchema>;
+export type { ItemStatus, LinkKind, Priority, Scope, SearchEntityType };
 
-export interface Identity {
-  user: { id: number; name: string; role: string };
-  token: { id: number; label: string; scopes: string[]; expires_at: string | null };
-  scopes: string[];
-}
-
-export interface ProjectList {
-  projects: ProjectCard[];
-  total: number;
-  limit: number;
-  offset: number;
-}
-
-export interface ProjectTree {
-  project: ProjectCard;
-  sections: {
-    id: number;
-    name: string;
-    position: number;
-    checklists: { id: number; name: string; position: number; items: ItemSummary[] }[];
-  }[];
-}
-
-export interface SearchResult {
-  hits: SearchHit[];
-  total: number;
-  limit: number;
-  offset: number;
-}
-
-export interface StatusResult {
-  item: { id: number; status: string; updated_at: string };
-  /** False when the item already had this status (no history entry was added). */
-  changed: boolean;
-}
-
-export interface PlanningResult {
-  item: { id: number; deadline: string | null; priority: string; requires_answer: boolean; updated_at: string };
-}
-
-export interface AnswerAttachmentsResult {
-  attachments: Attachment[];
-  /** True when the answer was approved or rejected and went back to review. */
-  status_reset: boolean;
-  answer_status: string;
-}
+export type Identity = OperationData<'me'>;
+export type ProjectList = OperationData<'listProjects'>;
+export type ProjectTree = OperationData<'getProjectTree'>;
+export type SearchResult = OperationData<'searchProject'>;
+export type StatusResult = OperationData<'setItemStatus'>;
+export type PlanningResult = OperationData<'setItemPlanning'>;
+export type AnswerAttachmentsResult = OperationData<'attachAnswerImages'>;
 
 // Inputs
 

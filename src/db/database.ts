@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -20,13 +20,25 @@ export interface Db {
 const reportCheckpointError = (message: string) =>
   process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: 'background WAL checkpoint failed', err: message })}\n`);
 
+/**
+ * The database holds token hashes, audit records and everything users wrote: readable by the owner only.
+ * A directory created here is 0700; the file is created 0600 (SQLite gives its -wal and -shm the file's
+ * mode, and existing ones are set too). An existing directory is left as it is: it may be shared (/tmp).
+ */
+function createOwnerOnly(file: string) {
+  mkdirSync(dirname(resolve(file)), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
 /** The only dialect switch: `sqlite:PATH` (embedded default) or `postgres://…`. */
 export function openDatabase(url: string, options: { poolSize?: number; connectTimeoutMs?: number } = {}): Db {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+    if (file !== ':memory:') createOwnerOnly(file);
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
+    if (file !== ':memory:') for (const companion of [`${file}-wal`, `${file}-shm`]) if (existsSync(companion)) chmodSync(companion, 0o600);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');

@@ -18,4 +18,19 @@ describe('redactSecrets', () => {
     expect(redactQuery('id=1000&limit=5')).toBe('id=1000&limit=5');
     expect(redactSecrets('/login?next=/x&pwd=p')).toBe('/login?next=/x&pwd=[REDACTED]');
   });
+
+  it('matches after percent-decoding: a token written wholly or partly as %XX, either case, and encoded parameter names', () => {
+    const encodeAll = (text: string, upper: boolean) =>
+      [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')[upper ? 'toUpperCase' : 'toLowerCase']()}`).join('');
+    for (const upper of [true, false]) {
+      const encoded = encodeAll(token, upper);
+      expect(redactSecrets(`/api/external/v1/items/get.php?id=1&x=${encoded}`), encoded).toBe('/api/external/v1/items/get.php?id=1&x=plk_[REDACTED]');
+      expect(redactQuery(`q=${encoded}`)).toBe('q=plk_[REDACTED]');
+      expect(redactSecrets(`agent ${encoded}`)).toBe('agent plk_[REDACTED]');
+    }
+    const mixed = `%70lk%5f${token.slice(4, 10)}${encodeAll(token.slice(10), true)}`;
+    expect(redactSecrets(`/p/${mixed}`)).toBe('/p/plk_[REDACTED]');
+    expect(redactQuery('%70assword=hunter2&%54OKEN=abc&pass+word=x')).toBe('%70assword=[REDACTED]&%54OKEN=[REDACTED]&pass+word=x');
+    expect(redactQuery('q=%E2%9C%93&id=%ZZ')).toBe('q=%E2%9C%93&id=%ZZ');
+  });
 });

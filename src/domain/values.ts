@@ -20,6 +20,10 @@ export type MemberRole = (typeof MEMBER_ROLES)[number];
 export const LINK_KINDS = ['document', 'spreadsheet', 'presentation', 'folder', 'image', 'video', 'link'] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 
+/** What a search hit can be (DESIGN.md §5, projects/search). */
+export const SEARCH_ENTITY_TYPES = ['project', 'section', 'checklist', 'item', 'comment', 'answer', 'link'] as const;
+export type SearchEntityType = (typeof SEARCH_ENTITY_TYPES)[number];
+
 export const MAX_LINKS = 100;
 export const MAX_TEXT_LENGTH = 20_000;
 export const MAX_LINK_TITLE_LENGTH = 500;

@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { meta } from '../api/envelope.js';
+import { bearerChallenge, meta } from '../api/envelope.js';
 import { createPunchlistClient } from '../client/index.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { createMcpServer } from './server.js';
@@ -16,7 +16,6 @@ import { createMcpServer } from './server.js';
 /** Base64 images of up to 10 files make large bodies; v1 still enforces its own limits per file. */
 export const MCP_BODY_LIMIT = 50 * 1024 * 1024;
 
-const REALM = 'Bearer realm="punchlist"';
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
 function bearerToken(header: string | undefined): string | null {
@@ -24,15 +23,29 @@ function bearerToken(header: string | undefined): string | null {
   return header.slice('bearer'.length).trim() || null;
 }
 
+/**
+ * Until OAuth (DESIGN.md §12) lands, a generic MCP client must not start an OAuth flow it cannot finish:
+ * the challenge names no authorization server, and the body says what to send instead.
+ */
+const NO_OAUTH_YET =
+  'OAuth is not available on this server yet: send "Authorization: Bearer <API token>", a personal token created in ' +
+  'the web interface (Profile → External API tokens).';
+
 /** 401 with a WWW-Authenticate challenge (RFC 6750) and the v1 error envelope. */
 function sendUnauthorized(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  const challenge =
-    error.code === 'unauthorized' ? REALM : `${REALM}, error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"`;
+  const challenge = error.code === 'unauthorized' ? bearerChallenge(error.code) : `${bearerChallenge(error.code)}, error_description="${error.message.replace(/"/g, "'")}"`;
   return reply
     .code(401)
     .header('www-authenticate', challenge)
     .type('application/json; charset=utf-8')
-    .send({ ok: false, error: { code: error.code, message: error.message }, meta: meta(request) });
+    .send({ ok: false, error: { code: error.code, message: `${error.message}. ${NO_OAUTH_YET}` }, meta: meta(request) });
+}
+
+/** Read-only mode (DESIGN.md §9): `X-MCP-Readonly: true` or `/mcp?read_only=1`. */
+function readOnlyRequested(request: FastifyRequest): boolean {
+  const header = String(request.headers['x-mcp-readonly'] ?? '').toLowerCase();
+  const query = new URL(request.url, 'http://mcp.invalid').searchParams.get('read_only')?.toLowerCase();
+  return ['true', '1'].includes(header) || ['true', '1'].includes(query ?? '');
 }
 
 /** A fetch that answers through `app.inject`: the v1 call stays in-process, whatever BASE_URL says. */
@@ -82,8 +95,19 @@ const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =
     .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' }, id: null });
 
 export async function mcpPlugin(app: FastifyInstance) {
+  const { config } = app.ctx;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // DNS rebinding: a browser page of another origin must not reach a local MCP server. No Origin
+    // (agents, CLIs) is fine; a present one must be allowed.
+    const origin = request.headers.origin;
+    const allowed = config.mcpAllowedOrigins ?? [new URL(config.baseUrl).origin];
+    if (origin !== undefined && !allowed.includes(origin)) {
+      return reply
+        .code(403)
+        .type('application/json; charset=utf-8')
+        .send({ jsonrpc: '2.0', error: { code: -32000, message: `Origin ${origin} is not allowed (MCP_ALLOWED_ORIGINS)` }, id: null });
+    }
   });
   app.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
     const token = bearerToken(request.headers.authorization);
@@ -97,7 +121,7 @@ export async function mcpPlugin(app: FastifyInstance) {
     }
     // No retries in-process: there is no network to fail, and a 429 is better reported than waited out.
     const client = createPunchlistClient({ baseUrl: 'http://punchlist.internal', token, fetch: injectFetch(app, request), retries: 0 });
-    const server = createMcpServer({ client, scopes });
+    const server = createMcpServer({ client, scopes, readOnly: readOnlyRequested(request) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OPERATIONS } from '../api/v1/operations.js';
 import { PunchlistApiError, type PunchlistClient } from '../client/index.js';
-import { SERVER_INSTRUCTIONS, ToolInputError, toolsFor } from './tools.js';
+import { SERVER_INSTRUCTIONS, type ToolDefinition, ToolInputError, toolMetadata, toolsFor } from './tools.js';
 
 export const MCP_SERVER_NAME = 'punchlist';
 export const MCP_SERVER_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -44,43 +45,47 @@ function errorResult(error: PunchlistApiError): CallToolResult {
   ]
     .filter(Boolean)
     .join('\n');
-  return {
-    isError: true,
-    content: [{ type: 'text', text }],
-    structuredContent: {
-      error: { status: error.status, code: error.code, message: error.message, request_id: error.requestId, details: error.details ?? [] },
-    },
-  };
+  // No structuredContent: it would have to match the tool's outputSchema, which describes a success.
+  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 /** Tool schemas as plain JSON Schema, without this codebase's validation-message keyword. */
-function plainSchema(schema: unknown): Record<string, unknown> {
+function plainSchema(schema: unknown): { type: 'object'; [key: string]: unknown } {
   return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'errorMessage' && typeof value === 'string' ? undefined : value)));
+}
+
+/** A tool as tools/list shows it: name, title and annotations of its operation, its input, and the operation's `data` as output. */
+function listed(tool: ToolDefinition): Tool {
+  const { name, title, hints } = toolMetadata(tool);
+  return {
+    name,
+    title,
+    description: tool.description,
+    inputSchema: plainSchema(tool.inputSchema),
+    outputSchema: plainSchema(OPERATIONS[tool.operation].data),
+    annotations: { title, ...hints, openWorldHint: false },
+  };
 }
 
 /**
  * An MCP server over the typed client of one token. `scopes` decide the tools it lists and accepts
  * (the v1 operation behind each tool checks the scope again, and audits the call).
  */
-export function createMcpServer(options: { client: PunchlistClient; scopes: readonly string[] }) {
-  const tools = toolsFor(options.scopes);
+export function createMcpServer(options: { client: PunchlistClient; scopes: readonly string[]; readOnly?: boolean }) {
+  const tools = toolsFor(options.scopes, options.readOnly);
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: plainSchema(tool.inputSchema) as { type: 'object'; [key: string]: unknown },
-      annotations: { readOnlyHint: tool.name === 'whoami' || /^(list|get|search)_/.test(tool.name), openWorldHint: false },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listed) }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = tools.find((t) => t.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}" (or not allowed by this token's scopes)`);
+    const tool = tools.find((t) => toolMetadata(t).name === request.params.name);
+    if (!tool) {
+      const why = options.readOnly ? "not allowed by this token's scopes, or not read-only" : "or not allowed by this token's scopes";
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}" (${why})`);
+    }
     try {
       const data = await tool.run(options.client, request.params.arguments ?? {});
       return {

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { ItemStatus, Priority } from '../api/v1/schemas.js';
 import { DocumentLinksInput } from '../api/v1/write-schemas.js';
-import { OPERATIONS, type OperationId } from '../api/v1/operations.js';
+import { type Operation, OPERATIONS, type OperationId, type ToolHints } from '../api/v1/operations.js';
 import type { ImageFile, PunchlistClient } from '../client/index.js';
 import type { Scope } from '../domain/scopes.js';
 
@@ -12,8 +12,7 @@ import type { Scope } from '../domain/scopes.js';
  * only images are decoded here, from base64: the server never fetches a URL it is handed.
  */
 export interface ToolDefinition {
-  name: string;
-  /** The v1 operation behind the tool: its scope decides whether the tool is listed. */
+  /** The v1 operation behind the tool: its scope decides whether the tool is listed; its definition gives the tool's name, title, annotations and output schema. */
   operation: OperationId;
   description: string;
   inputSchema: TSchema;
@@ -59,7 +58,6 @@ export function decodeImages(images: unknown): ImageFile[] {
 
 export const TOOLS: ToolDefinition[] = [
   {
-    name: 'whoami',
     operation: 'me',
     description:
       'Call this first. Confirms that the Punchlist API token works and returns the user it acts as (id, name, role), ' +
@@ -68,7 +66,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client) => client.me(),
   },
   {
-    name: 'list_projects',
     operation: 'listProjects',
     description:
       'Lists the projects the user can see, by id, with progress and counters. archived: "false" (default, active ' +
@@ -82,7 +79,6 @@ export const TOOLS: ToolDefinition[] = [
       client.listProjects({ limit: args.limit, offset: args.offset, archived: args.archived === 'all' ? 'all' : args.archived }),
   },
   {
-    name: 'get_project_tree',
     operation: 'getProjectTree',
     description:
       'Returns a project with its sections, checklists and item summaries (id, text, status, priority, deadline), ' +
@@ -91,7 +87,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client, args) => client.getProjectTree(args.project_id),
   },
   {
-    name: 'search_project',
     operation: 'searchProject',
     description:
       'Finds items and what was said about them inside one project (names, item text and description, comments, ' +
@@ -118,7 +113,6 @@ export const TOOLS: ToolDefinition[] = [
       }),
   },
   {
-    name: 'get_item',
     operation: 'getItem',
     description:
       'Returns the full item card: text, description (read-only), status, deadline, priority, requires_answer, ' +
@@ -128,7 +122,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client, args) => client.getItem(args.item_id),
   },
   {
-    name: 'set_item_status',
     operation: 'setItemStatus',
     description:
       'Sets the status of one item: pending, in_progress, done or blocked. Setting the current status again changes ' +
@@ -137,7 +130,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client, args) => client.setItemStatus(args.item_id, args.status),
   },
   {
-    name: 'set_item_planning',
     operation: 'setItemPlanning',
     description:
       'Changes the planning fields of one item; give at least one: deadline (YYYY-MM-DD, or null to clear it), ' +
@@ -158,7 +150,6 @@ export const TOOLS: ToolDefinition[] = [
       }),
   },
   {
-    name: 'add_comment',
     operation: 'addComment',
     description:
       'Adds a text comment to an item (plain text, 1–20 000 characters; no files or links: those go in answers). ' +
@@ -167,7 +158,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client, args) => client.addComment(args.item_id, args.text),
   },
   {
-    name: 'add_answer',
     operation: 'addAnswer',
     description:
       'Adds an answer to an item: a substantive reply (text, optional document links) that a manager reviews; it starts ' +
@@ -179,7 +169,6 @@ export const TOOLS: ToolDefinition[] = [
       client.addAnswer(args.item_id, { text: args.text, ...(args.document_links !== undefined ? { document_links: args.document_links } : {}) }),
   },
   {
-    name: 'replace_item_links',
     operation: 'replaceItemLinks',
     description:
       'Replaces the WHOLE list of document links of an item (not an append: read the item first and send every link ' +
@@ -189,7 +178,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client, args) => client.replaceItemLinks(args.item_id, args.document_links),
   },
   {
-    name: 'attach_item_images',
     operation: 'attachItemImages',
     description:
       'Attaches images to an item. Give the bytes as base64 with a file name; URLs are never fetched. One refused ' +
@@ -198,7 +186,6 @@ export const TOOLS: ToolDefinition[] = [
     run: (client, args) => client.attachItemImages(args.item_id, decodeImages(args.images)),
   },
   {
-    name: 'attach_answer_images',
     operation: 'attachAnswerImages',
     description:
       'Attaches images to an answer (answer ids are in get_item). An approved or rejected answer goes back to review ' +
@@ -212,9 +199,16 @@ export const TOOLS: ToolDefinition[] = [
 
 export const toolScope = (tool: ToolDefinition): Scope => OPERATIONS[tool.operation].scope;
 
-/** The tools a token with these scopes may use. */
-export function toolsFor(scopes: readonly string[]): ToolDefinition[] {
-  return TOOLS.filter((tool) => scopes.includes(toolScope(tool)));
+/** The tool's MCP metadata, from the definition of its v1 operation (operations.ts). */
+export function toolMetadata(tool: ToolDefinition): { name: string; title: string; hints: ToolHints } {
+  const op: Operation = OPERATIONS[tool.operation];
+  if (!op.mcp) throw new Error(`operation ${tool.operation} defines no MCP tool`);
+  return { name: op.mcp.tool, title: op.mcp.title, hints: op.mcp.hints };
+}
+
+/** The tools a token with these scopes may use; in read-only mode, only those that change nothing. */
+export function toolsFor(scopes: readonly string[], readOnly = false): ToolDefinition[] {
+  return TOOLS.filter((tool) => scopes.includes(toolScope(tool)) && (!readOnly || toolMetadata(tool).hints.readOnlyHint));
 }
 
 export const SERVER_INSTRUCTIONS = `Punchlist: projects → sections → checklists → items. Every tool acts as the user who owns the API token, with exactly that user's rights; each call is recorded in the service's audit log.

@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { Type } from 'typebox';
+import { MAX_LINKS } from '../domain/values.js';
+import { EMPTY_LINK_ROWS } from './form.js';
 import { MULTIPART_OPTIONS, readUploadForm, type UploadForm } from '../api/v1/multipart.js';
 import type { WebSession } from '../features/sessions/sessions.service.js';
 import { checkCsrf } from './session.js';
@@ -21,18 +24,31 @@ export async function uploadRoutes(app: FastifyInstance, routes: (scope: Fastify
   });
 }
 
+// Every field is optional: a form's own checks (CSRF, the services) say what is missing.
+const text = Type.Optional(Type.String());
+const guards = { _csrf: text, _key: text };
+const linkRows = Object.fromEntries(
+  Array.from({ length: MAX_LINKS + EMPTY_LINK_ROWS }, (_, row) => ['title', 'url', 'kind'].map((part) => [`link-${row}-${part}`, text])).flat(),
+);
+
+/** The fields each photo form may send (anything else is refused, as in v1): photos alone, or an answer with them. */
+export const PHOTO_FORMS = {
+  photos: Type.Object(guards),
+  answer: Type.Object({ ...guards, text, ...linkRows }),
+};
+
 /**
- * Reads a photo form to temp files (v1's reader: streamed, limited), then checks its CSRF token (the
- * preHandler cannot: the body is read here). A file input left empty sends a nameless empty part: dropped.
- * The caller must `cleanup()` in every case.
+ * Reads a photo form to temp files (v1's reader: streamed, limited, unknown fields refused), then checks its
+ * CSRF token (the preHandler cannot: the body is read here). A file input left empty sends a nameless empty
+ * part: dropped. The caller must `cleanup()` in every case.
  */
-export async function readPhotoForm(request: FastifyRequest, session: WebSession): Promise<UploadForm> {
-  const form = await readUploadForm(request);
+export async function readPhotoForm(request: FastifyRequest, session: WebSession, form: keyof typeof PHOTO_FORMS): Promise<UploadForm> {
+  const upload = await readUploadForm(request, PHOTO_FORMS[form], { filesRequired: false });
   try {
-    checkCsrf(session, form.fields._csrf);
+    checkCsrf(session, upload.fields._csrf);
   } catch (err) {
-    await form.cleanup();
+    await upload.cleanup();
     throw err;
   }
-  return { ...form, files: form.files.filter((f) => f.originalName !== '' || f.size > 0) };
+  return { ...upload, files: upload.files.filter((f) => f.originalName !== '' || f.size > 0) };
 }

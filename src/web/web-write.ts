@@ -67,8 +67,8 @@ export async function webWrite<T>(request: FastifyRequest, reply: FastifyReply, 
       return errorPage(request, reply, 409, 'This form was already sent and is being saved, or was sent with other values. Reload the page to see its current state.');
     }
   }
-  request.auditEntity = w.entity;
-  request.sessionUser = w.user;
+  request.api.auditEntity = w.entity;
+  request.api.sessionUser = w.user;
   try {
     const result = await w.write(() => auditRecord(request, 303, reply.elapsedTime));
     const location = w.redirect(result);

@@ -84,13 +84,13 @@ describe('audit records of successful reads', () => {
   });
 
   it('keeps the raw query string, undecoded and in order', async () => {
-    const query = 'id=1000&note=a%20b+c&x=%E2%9C%93&empty=&id2=';
-    const res = await call(`${V1}/items/get.php?${query}`, { token: server.tokens.executor });
+    const query = 'q=a%20b+c%E2%9C%93&id=1&entity_type=item&limit=5';
+    const res = await call(`${V1}/projects/search.php?${query}`, { token: server.tokens.executor });
     expectOk(res);
     const row = await auditOf(res);
     expect(row.query).toBe(query);
-    expect(row.path).toBe(`${V1}/items/get.php`);
-    expect(row).toMatchObject({ token_id: USERS.executor, user_id: USERS.executor, entity_type: 'item', entity_id: 1000 });
+    expect(row.path).toBe(`${V1}/projects/search.php`);
+    expect(row).toMatchObject({ token_id: USERS.executor, user_id: USERS.executor, entity_type: 'project', entity_id: 1 });
   });
 });
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
-import { hashJsonRequest, hashMultipartRequest, IDEMPOTENCY_TTL_MS } from '../../src/features/idempotency/idempotency.service.js';
+import { hashJsonRequest, hashMultipartRequest, IDEMPOTENCY_TTL_MS, storedKey } from '../../src/features/idempotency/idempotency.service.js';
 import { expectError, expectOk, type CallResult } from '../helpers/envelope.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { type UserKey, USERS } from '../helpers/workspace.js';
@@ -199,7 +199,7 @@ describe('Idempotency-Key', () => {
       .insertInto('idempotency_keys')
       .values({
         token_id: USERS.manager,
-        key,
+        key: storedKey(key),
         method: 'POST',
         path: COMMENT,
         request_hash: hashJsonRequest(json),
@@ -230,7 +230,7 @@ describe('Idempotency-Key', () => {
       const failed = await send('POST', COMMENT, 'manager', json, key);
       expectError(failed, 500, 'internal_error');
       expect(failed.body.error.message).not.toMatch(/injected|trigger|sqlite/i);
-      expect((await keyRows()).filter((r) => r.key === key)).toEqual([]);
+      expect((await keyRows()).filter((r) => r.key === storedKey(key))).toEqual([]);
       // The failed write left no audit record from its transaction; the hook records the 500.
       await new Promise((resolve) => setTimeout(resolve, 100));
       const records = (await server.ctx.audit.list({ limit: 10_000 })).filter((r) => r.request_id === failed.body.meta.request_id);
@@ -262,8 +262,8 @@ describe('Idempotency-Key', () => {
     expect(second.comment.id).not.toBe(first.comment.id);
     const rows = await keyRows();
     // The expired row was taken over by the new request (other expired rows are deleted by features/retention).
-    expect(rows.filter((r) => r.key === key)).toHaveLength(1);
-    expect(rows.filter((r) => r.key === key)[0]!.request_id).toBe(after.body.meta.request_id);
+    expect(rows.filter((r) => r.key === storedKey(key))).toHaveLength(1);
+    expect(rows.filter((r) => r.key === storedKey(key))[0]!.request_id).toBe(after.body.meta.request_id);
   });
 });
 

@@ -101,9 +101,12 @@ describe('PATCH /items/status.php', () => {
     expect(await card(1010)).toEqual(before);
   });
 
-  it('accepts each of the four statuses; unknown fields are ignored', async () => {
+  it('accepts each of the four statuses; unknown fields are refused with 422 naming each, nothing applied', async () => {
+    const refusedTypo = await refused(1010, () => patchStatus('admin', { id: 1010, status: 'done', text: 'never applied', description: 'no' }), 422, 'validation_error');
+    expect(refusedTypo.body.error.details.map((d: { field: string }) => d.field)).toEqual(['text', 'description']);
+    expect(refusedTypo.body.error.message).toContain('text, description');
     for (const status of ['pending', 'in_progress', 'done', 'blocked']) {
-      const data = expectOk(await patchStatus('admin', { id: 1010, status, text: 'never applied', description: 'no' }));
+      const data = expectOk(await patchStatus('admin', { id: 1010, status }));
       expect(data.item.status).toBe(status);
     }
     const after = await card(1010);
@@ -175,10 +178,14 @@ describe('PATCH /items/planning.php', () => {
     expect(after.status_history).toEqual(before.status_history);
   });
 
+  it('a misspelt field (dedline) is 422 naming it and changes nothing', async () => {
+    const res = await refused(1011, () => patchPlanning('manager', { id: 1011, dedline: '2026-12-01' }), 422, 'validation_error');
+    expect(res.body.error.details).toEqual([{ field: 'dedline', message: expect.stringContaining('not a field') }]);
+  });
+
   it('applies only the fields given and never text or description', async () => {
-    const data = expectOk(
-      await patchPlanning('manager', { id: 1011, priority: 'low', text: 'Renamed', description: 'Rewritten', status: 'done' }),
-    );
+    await refused(1011, () => patchPlanning('manager', { id: 1011, priority: 'low', text: 'Renamed', description: 'Rewritten', status: 'done' }), 422, 'validation_error');
+    const data = expectOk(await patchPlanning('manager', { id: 1011, priority: 'low' }));
     expect(data.item).toMatchObject({ deadline: '2026-09-30', priority: 'low', requires_answer: true });
     const after = await card(1011);
     expect(after).toMatchObject({ text: 'Item 1011', description: 'Description of item 1011', status: 'blocked', priority: 'low' });
@@ -205,7 +212,7 @@ describe('PATCH /items/planning.php', () => {
   it('refuses invalid input with 422', async () => {
     const cases: [unknown, string][] = [
       [{ id: 1011 }, 'body'],
-      [{ id: 1011, text: 'only text' }, 'body'],
+      [{ id: 1011, text: 'only text' }, 'text'],
       [{ id: 1011, priority: 'urgent' }, 'priority'],
       [{ id: 1011, priority: null }, 'priority'],
       [{ id: 1011, requires_answer: 'yes' }, 'requires_answer'],

@@ -47,7 +47,8 @@ const text = fc.oneof(
   { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String) },
   { weight: 1, arbitrary: fc.integer({ min: 200, max: 5000 }).map((n) => 'x'.repeat(n)) },
 );
-const paramName = fc.constantFrom('id', 'item_id', 'answer_id', 'limit', 'offset', 'archived', 'q', 'entity_type', 'scope', 'id[]', 'id[a]', '__proto__', 'constructor', '', 'ID', 'Id');
+// Typos and parameters of other operations: unknown parameters are 422 (DESIGN.md §6).
+const paramName = fc.constantFrom('id', 'item_id', 'answer_id', 'limit', 'offset', 'archived', 'q', 'entity_type', 'scope', 'id[]', 'id[a]', '__proto__', 'constructor', '', 'ID', 'Id', 'verbose', 'limt', 'read_only');
 
 const query = fc.oneof(
   { weight: 6, arbitrary: fc.array(fc.tuple(paramName, text), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')) },
@@ -72,7 +73,7 @@ const jsonText: fc.Arbitrary<string> = fc.oneof(
   },
   { weight: 1, arbitrary: text.map((t) => JSON.stringify(t)) },
 );
-const jsonField = fc.constantFrom('id', 'item_id', 'status', 'priority', 'deadline', 'requires_answer', 'text', 'document_links', 'kind', 'title', 'url', '__proto__', 'constructor', 'scope', '');
+const jsonField = fc.constantFrom('id', 'item_id', 'status', 'priority', 'deadline', 'requires_answer', 'text', 'document_links', 'kind', 'title', 'url', '__proto__', 'constructor', 'scope', '', 'dedline', 'colour');
 
 /** A JSON body: the route's own fields with wrong values, deep nesting, huge strings, broken bytes. */
 const jsonBody = fc.oneof(
@@ -157,6 +158,8 @@ async function run(kind: string, c: Case): Promise<RawResponse> {
   const exempt =
     c.method === 'HEAD' ||
     res.status === 304 ||
+    // A CORS preflight answers 204 without a body.
+    (res.status === 204 && c.method === 'OPTIONS') ||
     (res.status < 400 && (isPublic(c.route) || c.route.url.endsWith('/file.php')));
   if (!exempt) {
     let body: any;
@@ -239,7 +242,7 @@ describe(`fuzzing every route of /api/ (seed ${SEED}; FUZZ_SEED=… replays)`, (
   });
 
   it('headers, on every route', async () => {
-    const headerName = fc.constantFrom('Content-Type', 'Content-Encoding', 'Accept', 'Accept-Encoding', 'If-None-Match', 'X-Forwarded-For', 'X-Request-Id', 'Idempotency-Key', 'Range', 'Expect', 'Cookie', 'Origin', 'X-HTTP-Method-Override', 'User-Agent', 'Authorization', 'X-Custom');
+    const headerName = fc.constantFrom('Content-Type', 'Content-Encoding', 'Accept', 'Accept-Encoding', 'If-None-Match', 'X-Forwarded-For', 'X-Request-Id', 'Idempotency-Key', 'Range', 'Expect', 'Cookie', 'Origin', 'X-HTTP-Method-Override', 'User-Agent', 'Authorization', 'X-Custom', 'Access-Control-Request-Method', 'Access-Control-Request-Headers', 'X-MCP-Readonly');
     const headerValue = fc.oneof(
       fc.constantFrom('gzip', 'br', 'deflate', 'identity, gzip', 'x', '*', 'W/"x"', '100-continue', 'bytes=0-1', 'bytes=-1', '127.0.0.1, ::1, garbage', 'DELETE', 'application/json', 'multipart/form-data', 'multipart/form-data; boundary=', 'plk_session=abc; a=b'),
       fc.string({ unit: 'grapheme-ascii', maxLength: 200 }),
@@ -381,6 +384,24 @@ describe(`fuzzing every route of /api/ (seed ${SEED}; FUZZ_SEED=… replays)`, (
     const upload = await run('regression', { route: route('POST', `${V1}/items/attachments.php`), method: 'POST', query: '', headers: [admin, ['Content-Type', `multipart/form-data; boundary=${b}`]], body: nameless });
     expect(upload.status).toBe(201);
     expect(JSON.parse(upload.body.toString()).data.attachments[0].original_name).toBe('image');
+    // 4. The 4xx of the integrator contract: two Authorization headers, an unknown field, raw non-ASCII, a repeated id.
+    const twice = await run('regression', { route: route('GET', `${V1}/auth/me.php`), method: 'GET', query: '', headers: [admin, admin] });
+    expect([twice.status, JSON.parse(twice.body.toString()).error.code]).toEqual([400, 'bad_request']);
+    const typo = await run('regression', {
+      route: route('PATCH', `${V1}/items/planning.php`),
+      method: 'PATCH',
+      query: '',
+      headers: [admin, ['Content-Type', 'application/json']],
+      body: Buffer.from('{"id":1000,"dedline":"2026-12-01"}'),
+    });
+    expect([typo.status, JSON.parse(typo.body.toString()).error.details]).toEqual([422, [{ field: 'dedline', message: expect.any(String) }]]);
+    const raw = await rawRequest(port, { method: 'GET', target: `${V1}/projects/search.php?id=1&q=\u00e9`, headers: [['Host', 'x'], admin] });
+    expect([raw.status, JSON.parse(raw.body.toString()).error.message]).toEqual([400, expect.stringMatching(/percent-encode/)]);
+    const repeated = await run('regression', { route: route('GET', `${V1}/items/get.php`), method: 'GET', query: 'id=1000&id=1000', headers: [admin] });
+    expect([repeated.status, JSON.parse(repeated.body.toString()).error.message]).toEqual([422, 'id: is repeated; give it once']);
+    // 5. A preflight needs no token and changes nothing.
+    const preflight = await run('regression', { route: route('PATCH', `${V1}/items/status.php`), method: 'OPTIONS', query: '', headers: [['Origin', 'https://x.test'], ['Access-Control-Request-Method', 'PATCH']] });
+    expect([preflight.status, preflight.headers['access-control-allow-methods']]).toEqual([204, 'PATCH']);
   });
 
   it('a valid upload through the fuzz path is stored (the harness can see a 2xx)', async () => {

@@ -3,6 +3,12 @@ import { ApiError, rateLimited, scopeMissing, TokenRefused, unauthorized } from 
 import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 import type { TokensService } from '../../features/tokens/tokens.service.js';
 
+function authorizationHeaderCount(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 /**
  * onRequest hook of v1: runs after routing (so unknown paths and wrong methods answer first),
  * then the check order of DESIGN.md §4: header, token (invalid, revoked, expired), the token's rate
@@ -17,21 +23,25 @@ export function bearerAuth(tokens: TokensService, limiter: RateLimiter | null = 
       throw new ApiError(405, 'method_not_allowed', `Method not allowed; this path accepts ${allow}`, undefined, { allow });
     }
     if (!scope) return;
+    // Node keeps the first of two Authorization headers and drops the other: refuse rather than guess.
+    if (authorizationHeaderCount(request.raw.rawHeaders) > 1) {
+      throw new ApiError(400, 'bad_request', 'Send one Authorization header: two make the credentials ambiguous');
+    }
     const header = request.headers.authorization ?? '';
     if (!/^bearer(?:\s|$)/i.test(header)) throw unauthorized();
     const raw = header.slice('bearer'.length).trim();
     if (!raw) throw unauthorized();
     try {
-      request.principal = await tokens.authenticate(raw, request.ip);
+      request.api.principal = await tokens.authenticate(raw, request.ip);
     } catch (err) {
       // A revoked or expired token is still the owner's: their audit page shows what broke.
-      if (err instanceof TokenRefused) request.refusedToken = err.owner;
+      if (err instanceof TokenRefused) request.api.refusedToken = err.owner;
       throw err;
     }
     if (limiter) {
-      request.rateLimit = await limiter.consume(String(request.principal.token.id));
-      if (!request.rateLimit.allowed) throw rateLimited(request.rateLimit);
+      request.api.rateLimit = await limiter.consume(String(request.api.principal.token.id));
+      if (!request.api.rateLimit.allowed) throw rateLimited(request.api.rateLimit);
     }
-    if (!request.principal.token.scopes.includes(scope)) throw scopeMissing(scope);
+    if (!request.api.principal.token.scopes.includes(scope)) throw scopeMissing(scope);
   };
 }

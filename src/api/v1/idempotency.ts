@@ -23,13 +23,6 @@ import {
  * when that returns false the reply (a replay) has been sent and the handler returns `reply`.
  */
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request's Idempotency-Key, once checked; null when the request carries none. */
-    idempotency: IdempotencyState | null;
-  }
-}
-
 export interface IdempotencyState {
   scope: IdempotencyScope;
   /** awaiting_hash: key checked, not reserved yet (multipart until the route calls the gate). */
@@ -61,7 +54,7 @@ function errorCodeOf(body: string): string | null {
  * or reserved now); false when a stored response has been sent; throws 409 otherwise.
  */
 async function gate(service: IdempotencyService, request: FastifyRequest, reply: FastifyReply, requestHash: string): Promise<boolean> {
-  const state = request.idempotency;
+  const state = request.api.idempotency;
   if (!state || state.phase !== 'awaiting_hash') return true;
   const result = await service.reserve(state.scope, requestHash, request.id);
   switch (result.kind) {
@@ -84,7 +77,7 @@ async function gate(service: IdempotencyService, request: FastifyRequest, reply:
       );
     case 'replay':
       state.phase = 'replayed';
-      request.errorCode = errorCodeOf(result.body);
+      request.api.errorCode = errorCodeOf(result.body);
       reply
         .code(result.status)
         .header(REPLAYED_HEADER, 'true')
@@ -97,17 +90,15 @@ async function gate(service: IdempotencyService, request: FastifyRequest, reply:
 
 /** Registers the two hooks on the v1 instance; they act only on its scoped POST/PATCH/PUT routes. */
 export function idempotencyHooks(app: FastifyInstance, service: IdempotencyService) {
-  app.decorateRequest('idempotency', null);
-
   app.addHook('preValidation', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
-    if (!scope || !request.principal || !IDEMPOTENT_METHODS.has(request.method)) return;
+    if (!scope || !request.api.principal || !IDEMPOTENT_METHODS.has(request.method)) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (!KEY_PATTERN.test(key)) throw validationError('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
-    request.idempotency = {
-      scope: { tokenId: request.principal.token.id, key, method: request.method, path: request.url.split('?')[0] ?? request.url },
+    request.api.idempotency = {
+      scope: { tokenId: request.api.principal.token.id, key, method: request.method, path: request.url.split('?')[0] ?? request.url },
       phase: 'awaiting_hash',
     };
     if (isMultipart(request)) return;
@@ -115,7 +106,7 @@ export function idempotencyHooks(app: FastifyInstance, service: IdempotencyServi
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const state = request.idempotency;
+    const state = request.api.idempotency;
     if (!state) return payload;
     if (state.phase === 'awaiting_hash' && isMultipart(request) && reply.statusCode < 300) {
       request.log.error('multipart write finished without beginIdempotentRequest(): its Idempotency-Key was not honoured');
@@ -144,6 +135,6 @@ export function idempotencyHooks(app: FastifyInstance, service: IdempotencyServi
  * duplicate in progress or a different request; true otherwise (also when there is no key).
  */
 export async function beginIdempotentRequest(request: FastifyRequest, reply: FastifyReply, requestHash: string): Promise<boolean> {
-  if (!request.idempotency) return true;
+  if (!request.api.idempotency) return true;
   return gate(request.server.ctx.idempotency, request, reply, requestHash);
 }

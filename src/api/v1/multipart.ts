@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, validationError } from '../../errors.js';
+import type { TObject } from 'typebox';
+import { ApiError, unknownFields, validationError } from '../../errors.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
 import { hashMultipartRequest, type MultipartFileDigest } from '../../features/idempotency/idempotency.service.js';
 
@@ -38,7 +39,7 @@ export interface UploadForm {
  * form fields. Files over the size limit are kept as `oversized` so that the caller can refuse
  * them after the access checks, as the check order asks.
  */
-export async function readUploadForm(request: FastifyRequest): Promise<UploadForm> {
+export async function readUploadForm(request: FastifyRequest, schema: TObject | undefined, options: { filesRequired?: boolean } = {}): Promise<UploadForm> {
   if (!request.isMultipart()) {
     throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data for uploads');
   }
@@ -55,13 +56,11 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
         if (FILE_FIELDS.has(part.fieldname)) throw validationError(part.fieldname, 'must be image files with a readable file name');
         if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
         if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
+        if (!schema?.properties[part.fieldname]) throw unknownFields([part.fieldname]);
         fields[part.fieldname] = part.value;
         continue;
       }
-      if (!FILE_FIELDS.has(part.fieldname)) {
-        part.file.resume();
-        continue;
-      }
+      if (!FILE_FIELDS.has(part.fieldname)) throw unknownFields([part.fieldname]);
       const path = join(dir, String(files.length));
       const hash = createHash('sha256');
       let size = 0;
@@ -82,5 +81,25 @@ export async function readUploadForm(request: FastifyRequest): Promise<UploadFor
     if (code === 'FST_FILES_LIMIT') throw validationError('attachments[]', `at most ${UPLOAD_LIMITS.maxFiles} files per request`);
     throw validationError('body', 'is not a well-formed multipart/form-data upload');
   }
+  try {
+    checkFields(fields, files, schema, options.filesRequired ?? true);
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
   return { fields, files, fingerprint: hashMultipartRequest(Object.entries(fields), digests), cleanup };
+}
+
+/** The text fields against the operation's schema (required, pattern), and 1 file at least: 422 before any lookup. */
+function checkFields(fields: Record<string, string>, files: IncomingImage[], schema: TObject | undefined, filesRequired: boolean) {
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    const value = fields[name];
+    const { pattern, errorMessage } = property as { pattern?: string; errorMessage?: string };
+    if (value === undefined) {
+      if (schema?.required?.includes(name)) throw validationError(name, 'is required');
+    } else if (pattern && !new RegExp(pattern).test(value)) {
+      throw validationError(name, errorMessage ?? 'is invalid');
+    }
+  }
+  if (filesRequired && files.length === 0) throw validationError('attachments[]', 'at least one image file is required');
 }

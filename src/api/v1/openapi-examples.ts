@@ -2,7 +2,8 @@ import type { OperationId } from './operations.js';
 
 /**
  * Prose and examples of the OpenAPI document, per operation. Shapes are not declared here: they come
- * from the route schemas, and test/openapi.test.ts validates every example below against them.
+ * from the operation definitions (operations.ts), and test/openapi.test.ts validates every example
+ * below against them.
  */
 export interface OperationDoc {
   /** Markdown appended to the route's summary in the operation's description. */

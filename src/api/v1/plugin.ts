@@ -1,17 +1,16 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../errors.js';
-import { answersRoutes } from './answers.routes.js';
-import { attachmentsRoutes } from './attachments.routes.js';
-import { authRoutes } from './auth.routes.js';
+import { answersHandlers } from './answers.routes.js';
+import { authHandlers } from './auth.routes.js';
 import { bearerAuth } from './bearer-auth.js';
-import { commentsRoutes } from './comments.routes.js';
+import { corsHooks } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';
-import { itemsRoutes } from './items.routes.js';
+import { itemsHandlers } from './items.routes.js';
 import { openApiDocs } from './openapi.js';
-import { projectsRoutes } from './projects.routes.js';
+import { registerOperations } from './operation-route.js';
+import { projectsHandlers } from './projects.routes.js';
 import { responseHeaders } from './response-headers.js';
-import { searchRoutes } from './search.routes.js';
 
 export type V1App = FastifyInstance<
   RawServerDefault,
@@ -23,7 +22,7 @@ export type V1App = FastifyInstance<
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-/** External API v1: bearer auth + scope per route, the resource routes, and 405 for known paths. */
+/** External API v1: CORS, bearer auth + scope per route, the operations (operations.ts), and 405 for known paths. */
 export async function v1Plugin(instance: FastifyInstance) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const methodsByPath = new Map<string, Set<string>>();
@@ -34,6 +33,8 @@ export async function v1Plugin(instance: FastifyInstance) {
     for (const method of [route.method].flat()) methods.add(method);
     methodsByPath.set(route.routePath, methods);
   });
+  // CORS headers on every response, and preflights answered before the token is looked at.
+  corsHooks(app, app.ctx.config.corsOrigins);
   // Token, then its rate limit, then the scope (bearer-auth.ts); the headers follow on every operation.
   const limiter = app.ctx.rateLimiter;
   app.addHook('onRequest', bearerAuth(app.ctx.tokens, limiter));
@@ -43,13 +44,7 @@ export async function v1Plugin(instance: FastifyInstance) {
 
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app);
-  await authRoutes(app);
-  await projectsRoutes(app);
-  await itemsRoutes(app);
-  await searchRoutes(app);
-  await commentsRoutes(app);
-  await answersRoutes(app);
-  await attachmentsRoutes(app);
+  await registerOperations(app, { ...authHandlers(), ...projectsHandlers(app.ctx), ...itemsHandlers(app.ctx), ...answersHandlers(app.ctx) });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

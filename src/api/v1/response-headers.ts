@@ -64,11 +64,11 @@ export function responseHeaders(app: FastifyInstance, limiter: RateLimiter | nul
   app.addHook('onSend', async (request, reply, payload) => {
     if (policy) {
       reply.header('ratelimit-policy', policy);
-      const decision = request.rateLimit;
+      const decision = request.api.rateLimit;
       if (decision) reply.header('ratelimit', `${remainingPrefix}${decision.remaining};t=${decision.resetSeconds}`);
     }
     if (!request.routeOptions.config.scope) return payload;
-    const expiresAt = request.principal?.token.expires_at;
+    const expiresAt = request.api.principal?.token.expires_at;
     if (expiresAt) reply.header('punchlist-token-expiration', new Date(expiresAt).toISOString());
 
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string') {

@@ -1,20 +1,56 @@
-import { Type, type TSchema } from 'typebox';
-import { ITEM_STATUSES, PRIORITIES } from '../../domain/values.js';
+import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { ANSWER_STATUSES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
+
+/** A nullable string: `type: ['string', 'null']` in JSON Schema (not an anyOf union). */
+export const NullableString = (options: { format?: 'date' | 'date-time' } = {}): TUnsafe<string | null> =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+export const NullableInteger = (): TUnsafe<number | null> => Type.Unsafe<number | null>({ type: ['integer', 'null'] });
+/** A nullable object (or any schema that cannot take a type array). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const ID_PATTERN = '^[1-9][0-9]{0,15}$';
-/** A positive decimal id in a query string. */
-export const QueryId = Type.String({ pattern: ID_PATTERN, errorMessage: 'must be a positive integer id' });
-/** A positive id in a JSON body: a JSON integer, never a string. */
-export const BodyId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'must be a positive integer id' });
+/**
+ * Query parameters arrive as text and are validated as text (no coercion: `01002` or `1e3` are refused);
+ * the OpenAPI document shows them as the integers they stand for (openapi.ts reads this keyword).
+ */
+export const OPENAPI_TYPE = 'x-openapi-type';
 
-export const Limit = Type.String({
-  pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$',
-  errorMessage: 'must be an integer from 1 to 200',
-});
-export const Offset = Type.String({ pattern: '^(?:0|[1-9][0-9]{0,8})$', errorMessage: 'must be an integer of 0 or more' });
+export const ID_PATTERN = '^[1-9][0-9]{0,15}$';
+const ID_MESSAGE = 'must be a positive integer id in decimal digits, without leading zeros or signs (e.g. 1002)';
+
+/** A positive decimal id in a query string. */
+export const QueryId = (description: string) =>
+  Type.String({ pattern: ID_PATTERN, errorMessage: ID_MESSAGE, description, [OPENAPI_TYPE]: { type: 'integer', minimum: 1 } });
+/** A positive id in a JSON body: a JSON integer, never a string. */
+export const BodyId = (description: string) =>
+  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'must be a positive integer id (a JSON number)', description });
+
+export const LIMIT = { default: 50, max: 200 };
+export const MAX_OFFSET = 999_999_999;
+
+export const Limit = (description = `Page size, 1–${LIMIT.max} (default ${LIMIT.default})`) =>
+  Type.String({
+    pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$',
+    errorMessage: `must be an integer from 1 to ${LIMIT.max}`,
+    description,
+    [OPENAPI_TYPE]: { type: 'integer', minimum: 1, maximum: LIMIT.max, default: LIMIT.default },
+  });
+export const Offset = (description = 'Entries to skip (default 0)') =>
+  Type.String({
+    pattern: '^(?:0|[1-9][0-9]{0,8})$',
+    errorMessage: `must be an integer from 0 to ${MAX_OFFSET} (the maximum offset)`,
+    description,
+    [OPENAPI_TYPE]: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
+  });
+
+export const ItemStatus = Type.Enum([...ITEM_STATUSES], { errorMessage: `must be one of ${ITEM_STATUSES.join(', ')}` });
+export const Priority = Type.Enum([...PRIORITIES], { errorMessage: `must be one of ${PRIORITIES.join(', ')}` });
+export const AnswerStatus = Type.Enum([...ANSWER_STATUSES]);
+export const LinkKind = Type.Enum([...LINK_KINDS]);
+export const SearchEntityType = Type.Enum([...SEARCH_ENTITY_TYPES]);
+
+const DateTime = () => Type.String({ format: 'date-time' });
 
 export const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
 
@@ -22,8 +58,8 @@ export const ProjectCard = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   description: Type.String(),
-  deadline: Nullable(Type.String({ format: 'date' })),
-  verdict: Nullable(Type.String()),
+  deadline: NullableString({ format: 'date' }),
+  verdict: NullableString(),
   archived: Type.Boolean(),
   progress: Type.Object({ done: Type.Integer(), total: Type.Integer(), percent: Type.Integer() }),
   counters: Type.Object({
@@ -35,25 +71,36 @@ export const ProjectCard = Type.Object({
     done: Type.Integer(),
     blocked: Type.Integer(),
   }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
 });
-
-export const ItemStatus = Type.Enum([...ITEM_STATUSES]);
-export const Priority = Type.Enum([...PRIORITIES]);
 
 export const ItemSummary = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
-  status: Type.String(),
-  priority: Type.String(),
-  deadline: Nullable(Type.String({ format: 'date' })),
+  status: ItemStatus,
+  priority: Priority,
+  deadline: NullableString({ format: 'date' }),
   requires_answer: Type.Boolean(),
+});
+
+export const ProjectTree = Type.Object({
+  project: ProjectCard,
+  sections: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      position: Type.Integer(),
+      checklists: Type.Array(
+        Type.Object({ id: Type.Integer(), name: Type.String(), position: Type.Integer(), items: Type.Array(ItemSummary) }),
+      ),
+    }),
+  ),
 });
 
 export const DocumentLink = Type.Object({
   id: Type.Integer(),
-  kind: Type.String(),
+  kind: LinkKind,
   title: Type.String(),
   url: Type.String(),
 });
@@ -67,34 +114,34 @@ export const Attachment = Type.Object({
   size: Type.Integer(),
   width: Type.Integer(),
   height: Type.Integer(),
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: DateTime(),
 });
 
 export const Comment = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
   author: UserRef,
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: DateTime(),
 });
 
 export const Answer = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
-  status: Type.String(),
+  status: AnswerStatus,
   author: UserRef,
   document_links: Type.Array(DocumentLink),
   attachments: Type.Array(Attachment),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
 });
 
 export const HistoryEntry = Type.Object({
-  kind: Type.Union([Type.Literal('created'), Type.Literal('status_changed')]),
-  from: Nullable(Type.String()),
-  to: Nullable(Type.String()),
-  at: Type.String({ format: 'date-time' }),
+  kind: Type.Enum(['created', 'status_changed']),
+  from: Type.Union([ItemStatus, Type.Null()]),
+  to: Type.Union([ItemStatus, Type.Null()]),
+  at: DateTime(),
   user: Nullable(UserRef),
-  note: Nullable(Type.String()),
+  note: NullableString(),
 });
 
 export const Item = Type.Object({
@@ -104,14 +151,14 @@ export const Item = Type.Object({
   checklist_id: Type.Integer(),
   text: Type.String(),
   description: Type.String(),
-  status: Type.String(),
-  priority: Type.String(),
-  deadline: Nullable(Type.String({ format: 'date' })),
+  status: ItemStatus,
+  priority: Priority,
+  deadline: NullableString({ format: 'date' }),
   requires_answer: Type.Boolean(),
-  verdict: Nullable(Type.String()),
-  rework_reason: Nullable(Type.String()),
-  rework_deadline: Nullable(Type.String({ format: 'date' })),
-  participants: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), role: Nullable(Type.String()) })),
+  verdict: NullableString(),
+  rework_reason: NullableString(),
+  rework_deadline: NullableString({ format: 'date' }),
+  participants: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), role: NullableString() })),
   comments: Type.Array(Comment),
   answers: Type.Array(Answer),
   attachments: Type.Array(Attachment),
@@ -119,6 +166,41 @@ export const Item = Type.Object({
   status_history: Type.Array(HistoryEntry),
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
 });
+
+export const Identity = Type.Object({
+  user: Type.Object({ id: Type.Integer(), name: Type.String(), role: Type.String() }),
+  token: Type.Object({
+    id: Type.Integer(),
+    label: Type.String(),
+    scopes: Type.Array(Type.String()),
+    expires_at: NullableString({ format: 'date-time' }),
+  }),
+  scopes: Type.Array(Type.String()),
+});
+
+export const SearchHit = Type.Object({
+  item_id: NullableInteger(),
+  entity_type: SearchEntityType,
+  entity_id: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  snippet: Type.String(),
+});
+
+/** The shapes the OpenAPI document names under `components.schemas` and refers to wherever they occur. */
+export const NAMED_SCHEMAS: Record<string, TSchema> = {
+  ProjectTree,
+  Item,
+  ProjectCard,
+  ItemSummary,
+  SearchHit,
+  Identity,
+  Answer,
+  Comment,
+  Attachment,
+  DocumentLink,
+  UserRef,
+};

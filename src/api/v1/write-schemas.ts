@@ -10,11 +10,11 @@ export const Text = Type.String({ errorMessage: 'must be a string' });
 
 export const DocumentLinkInput = Type.Object(
   {
-    kind: Type.Optional(Type.Enum([...LINK_KINDS])),
-    title: Type.String({ errorMessage: 'must be a string' }),
-    url: Type.String({ errorMessage: 'must be a string' }),
+    kind: Type.Optional(Type.Enum([...LINK_KINDS], { description: 'What the link points to (default `document`)' })),
+    title: Type.String({ errorMessage: 'must be a string', description: 'The link title, 1–500 characters' }),
+    url: Type.String({ errorMessage: 'must be a string', description: 'An absolute http(s) URL' }),
   },
-  { errorMessage: 'must be a link object {kind, title, url}' },
+  { additionalProperties: false, errorMessage: 'must be a link object {kind, title, url}' },
 );
 
 export const DocumentLinksInput = Type.Array(DocumentLinkInput, {

@@ -11,6 +11,13 @@ import type { Database } from '../../db/tables.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The key as stored: its SHA-256 (hex), never the key itself. A client may send a secret as a key (a
+ * token pasted in the wrong header); the database keeps only a digest. Keys stored raw before this
+ * change no longer match: a retry that spans the upgrade is treated as a new request (they expire in 24 h).
+ */
+export const storedKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
 /** Where a key is valid: one token, one method, one path. */
 export interface IdempotencyScope {
   tokenId: number;
@@ -71,7 +78,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
     db
       .selectFrom('idempotency_keys')
       .where('token_id', '=', scope.tokenId)
-      .where('key', '=', scope.key)
+      .where('key', '=', storedKey(scope.key))
       .where('method', '=', scope.method)
       .where('path', '=', scope.path);
 
@@ -85,7 +92,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
       const nowIso = now.toISOString();
       const row = {
         token_id: scope.tokenId,
-        key: scope.key,
+        key: storedKey(scope.key),
         method: scope.method,
         path: scope.path,
         request_hash: requestHash,
@@ -133,7 +140,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
         .updateTable('idempotency_keys')
         .set({ status, response_body: body })
         .where('token_id', '=', scope.tokenId)
-        .where('key', '=', scope.key)
+        .where('key', '=', storedKey(scope.key))
         .where('method', '=', scope.method)
         .where('path', '=', scope.path)
         .where('request_id', '=', requestId)
@@ -145,7 +152,7 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
       await db
         .deleteFrom('idempotency_keys')
         .where('token_id', '=', scope.tokenId)
-        .where('key', '=', scope.key)
+        .where('key', '=', storedKey(scope.key))
         .where('method', '=', scope.method)
         .where('path', '=', scope.path)
         .where('request_id', '=', requestId)

@@ -1,8 +1,9 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/tables.js';
 
-export const SEARCH_ENTITY_TYPES = ['project', 'section', 'checklist', 'item', 'comment', 'answer', 'link'] as const;
-export type SearchEntityType = (typeof SEARCH_ENTITY_TYPES)[number];
+import type { SearchEntityType } from '../../domain/values.js';
+
+export { SEARCH_ENTITY_TYPES, type SearchEntityType } from '../../domain/values.js';
 
 /** Types whose visibility follows their checklist (the checklist itself, its items and what hangs on them). */
 const UNDER_CHECKLIST: readonly SearchEntityType[] = ['checklist', 'item', 'comment', 'answer', 'link'];

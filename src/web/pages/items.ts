@@ -97,9 +97,9 @@ export async function itemPages(app: FastifyInstance) {
   });
 
   /** A photo form (multipart): read with its CSRF check (web/uploads.ts), its temp files removed whatever happens. */
-  async function photoWrite(request: FastifyRequest, run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>) {
+  async function photoWrite(request: FastifyRequest, kind: 'photos' | 'answer', run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>) {
     const session = sessionOf(request);
-    const form = await readPhotoForm(request, session);
+    const form = await readPhotoForm(request, session, kind);
     try {
       return await run(form, session.user);
     } finally {
@@ -111,14 +111,14 @@ export async function itemPages(app: FastifyInstance) {
     const ownCsrf = { config: { ownCsrf: true } };
 
     uploads.post('/items/:id/photos', ownCsrf, (request, reply) =>
-      photoWrite(request, (form, user) => {
+      photoWrite(request, 'photos', (form, user) => {
         const id = idParam(request);
         return itemWrite(request, reply, id, 'photos', form, (audit) => attachments.attachToItem(user, id, needPhotos(form.files), audit));
       }),
     );
 
     uploads.post('/items/:id/answers', ownCsrf, (request, reply) =>
-      photoWrite(request, (form, user) => {
+      photoWrite(request, 'answer', (form, user) => {
         const id = idParam(request);
         const { fields, files } = form;
         return itemWrite(request, reply, id, 'answer', form, (audit) =>
@@ -137,7 +137,7 @@ export async function itemPages(app: FastifyInstance) {
     );
 
     uploads.post('/answers/:id/photos', ownCsrf, (request, reply) =>
-      photoWrite(request, async (form, user) => {
+      photoWrite(request, 'photos', async (form, user) => {
         const answerId = idParam(request);
         const itemId = await answers.itemOfAnswer(user, answerId);
         return itemWrite(request, reply, itemId, `answer-photos-${answerId}`, form, (audit) =>
