@@ -34,6 +34,8 @@ export interface Config {
   orphanSweepGraceSeconds: number;
   /** AUDIT_RETENTION_DAYS: audit records older than this are deleted (features/retention); 0 keeps them forever. */
   auditRetentionDays: number;
+  /** EVENT_RETENTION_DAYS: events of the change feed older than this are deleted (default 30). */
+  eventRetentionDays: number;
   /** METRICS (`on`/`off`, default on): `GET /metrics` and the per-request counters (docs/operations.md). */
   metricsEnabled: boolean;
   /** METRICS_TOKEN: the bearer token that opens `/metrics` to clients other than loopback ones. */
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS === undefined ? null : origins(env, 'MCP_ALLOWED_ORIGINS', [], false),
     orphanSweepGraceSeconds: integer(env, 'ORPHAN_SWEEP_GRACE_SECONDS', (env.STORAGE_URL ?? '').startsWith('s3://') ? 600 : 0, 0, 31_536_000),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 180, 0, 36_500),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
     metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
     metricsToken: env.METRICS_TOKEN || undefined,
   };

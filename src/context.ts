@@ -7,6 +7,9 @@ import { createAnswersService } from './features/answers/answers.service.js';
 import { createMembersService } from './features/admin/members.service.js';
 import { createStructureService } from './features/admin/structure.service.js';
 import { createUsersAdminService } from './features/admin/users-admin.service.js';
+import { createEventsRepository } from './features/events/events.repository.js';
+import { createEventsService } from './features/events/events.service.js';
+import { createItemWriter } from './features/items/item-transaction.js';
 import { createAuditService } from './features/audit/audit.service.js';
 import { createCommentsService } from './features/comments/comments.service.js';
 import { createIdempotencyService } from './features/idempotency/idempotency.service.js';
@@ -44,6 +47,8 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
   const audit = createAuditService(db.kysely);
   const tokens = createTokensService(db.kysely, clock);
+  const events = createEventsService({ repo: createEventsRepository(db.kysely), projectsRepo, projects, items });
+  const itemWriter = createItemWriter(db.kysely, audit, events, clock);
   const projectSearch = createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect));
   // Started by the server only (main.ts), on every node; close() stops it before the database closes.
   const retention = createRetention({ db: db.kysely, dialect: db.dialect, clock, rules: retentionRules(config) });
@@ -56,26 +61,28 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     users,
     tokens,
     audit,
+    events,
     projects,
     items,
     projectSearch,
     worklists: createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
-    itemWrites: createItemWritesService(db.kysely, items, audit, clock),
-    comments: createCommentsService(db.kysely, items, audit, clock),
-    answers: createAnswersService(db.kysely, items, audit, clock),
+    itemWrites: createItemWritesService(db.kysely, items, itemWriter, clock),
+    comments: createCommentsService(db.kysely, items, itemWriter, clock),
+    answers: createAnswersService(db.kysely, items, itemWriter, clock),
     idempotency: createIdempotencyService(db.kysely, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
-    attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, audit, clock, urls: config }),
+    attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, writer: itemWriter, clock, urls: config }),
     sessions,
     retention,
     metrics: config.metricsEnabled ? createMetrics({ auditQueueDepth: () => audit.pending }) : null,
-    review: createReviewService({ db: db.kysely, clock, items, projects, audit }),
+    review: createReviewService({ db: db.kysely, clock, items, projects, audit, writer: itemWriter, events }),
     structure: createStructureService({ db: db.kysely, clock }),
     members: createMembersService({ db: db.kysely, clock }),
     usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),
     async close() {
       await retention.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.
+      events.close();
       await audit.close();
       await db.close();
     },

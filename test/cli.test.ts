@@ -380,9 +380,9 @@ describe('bin/punchlist', () => {
       ok(['export', '--help']),
     ]);
     expect(toStdout.code).toBe(0);
-    expect(toStdout.stderr).toMatch(/^exported \d+ users, .*\d+ audit_log to stdout\n$/);
+    expect(toStdout.stderr).toMatch(/^exported \d+ users, .*\d+ audit_log, \d+ events to stdout\n$/);
     const fixture = JSON.parse(toStdout.stdout);
-    expect(Object.keys(fixture)).toEqual(['users', 'projects', 'tokens', 'audit_log']);
+    expect(Object.keys(fixture)).toEqual(['users', 'projects', 'tokens', 'audit_log', 'events']);
     expect(fixture.users.map((u: { email: string }) => u.email)).toContain('mia@fixture.test');
     expect(fixture.tokens.find((t: { id: number }) => t.id === 801)).toMatchObject({ name: 'imported', token_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(fixture.audit_log).toHaveLength(3);

@@ -183,6 +183,20 @@ export interface AuditLogTable {
   client_request_id: string | null;
 }
 
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  at: string;
+  project_id: number;
+  section_id: number | null;
+  checklist_id: number | null;
+  item_id: number | null;
+  actor_id: number | null;
+  token_id: number | null;
+  /** JSON: what changed. */
+  data: string;
+}
+
 export interface IdempotencyKeysTable {
   token_id: number;
   key: string;
@@ -232,6 +246,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   web_sessions: WebSessionsTable;
   rate_limit_counters: RateLimitCountersTable;
+  events: EventsTable;
 }
 
 export type User = Selectable<UsersTable>;

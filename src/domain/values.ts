@@ -34,3 +34,19 @@ export function isCalendarDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
 }
+
+/** The kinds of change the event feed and webhooks report (DESIGN.md §11). */
+export const EVENT_TYPES = [
+  'item.status_changed',
+  'item.planning_changed',
+  'item.links_replaced',
+  'item.attachments_added',
+  'comment.created',
+  'answer.created',
+  'answer.attachments_added',
+  'answer.reviewed',
+  'item.verdict_set',
+  'item.returned_to_rework',
+  'project.verdict_set',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

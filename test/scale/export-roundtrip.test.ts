@@ -39,6 +39,7 @@ const PERSISTENT: Record<string, string[]> = {
   attachments: ['id'],
   api_tokens: ['id'],
   audit_log: ['id'],
+  events: ['id'],
 };
 /** Left out on purpose (docs/decisions.md, "Fixture extensions"): transient, or rebuilt from the rest. */
 const TRANSIENT = ['idempotency_keys', 'web_sessions', 'web_sign_in_failures', 'rate_limit_counters'];

@@ -4,6 +4,7 @@ import * as m002 from './002-search.js';
 import * as m003 from './003-web.js';
 import * as m004 from './004-rate-limits.js';
 import * as m005 from './005-audit-duration-precision.js';
+import * as m007 from './007-events.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003-web': m003,
   '004-rate-limits': m004,
   '005-audit-duration-precision': m005,
+  '007-events': m007,
 };

@@ -3,14 +3,13 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDocumentLinks, normalizeText } from '../../domain/inputs.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
-import type { AuditService } from '../audit/audit.service.js';
 import type { Actor } from '../../domain/policy.js';
 import { notFound } from '../../errors.js';
 import type { Author } from '../comments/comments.service.js';
-import { type AuditEntryBuilder, insertDocumentLinks, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
+import { type AuditEntryBuilder, insertDocumentLinks, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 
-export function createAnswersService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
+export function createAnswersService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
   return {
     /** The item an answer belongs to, for whoever can see it; 404 otherwise. */
     async itemOfAnswer(actor: Actor, answerId: number): Promise<number> {
@@ -38,7 +37,7 @@ export function createAnswersService(db: Kysely<Database>, items: ItemsService, 
       await items.authorize(actor, itemId, 'answer.add');
       // Image content is checked after the right (the check order of uploads), before anything is written.
       const images = await input.prepareImages?.();
-      const write = itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      const write = writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
         const row = await trx
           .insertInto('answers')
@@ -48,18 +47,18 @@ export function createAnswersService(db: Kysely<Database>, items: ItemsService, 
         const document_links = await insertDocumentLinks(trx, itemId, row.id, links, now);
         const attachments = images ? await images.insert(trx, { itemId, answerId: row.id, actorId: actor.id }, now) : [];
         await touchItem(trx, itemId, now);
-        return {
-          answer: {
-            id: row.id,
-            text,
-            status: 'pending',
-            author: { id: actor.id, name: actor.name },
-            document_links,
-            attachments,
-            created_at: now,
-            updated_at: now,
-          },
+        const answer = {
+          id: row.id,
+          text,
+          status: 'pending',
+          author: { id: actor.id, name: actor.name },
+          document_links,
+          attachments,
+          created_at: now,
+          updated_at: now,
         };
+        emit('answer.created', { answer });
+        return { answer };
       });
       return write.catch(async (err: unknown) => {
         await images?.discard();

@@ -4,12 +4,12 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
+import type { EventType } from '../../domain/values.js';
 import { invalidData, notFound, type FieldError } from '../../errors.js';
 import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';
-import type { AuditService } from '../audit/audit.service.js';
-import { type AuditEntryBuilder, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
+import { type AuditEntryBuilder, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 
 /** An uploaded file waiting on local disk. */
@@ -68,11 +68,11 @@ export function createAttachmentsService(deps: {
   blobs: BlobStore;
   images: ImageConverter;
   items: ItemsService;
-  audit: AuditService;
+  writer: ItemWriter;
   clock: Clock;
   urls: { baseUrl: string };
 }) {
-  const { db, blobs, images, items, audit, clock, urls } = deps;
+  const { db, blobs, images, items, writer, clock, urls } = deps;
 
   /** Every file is checked and converted before anything is stored: one bad file refuses them all. */
   async function convertAll(files: IncomingImage[]): Promise<ConvertedImage[]> {
@@ -136,20 +136,23 @@ export function createAttachmentsService(deps: {
     };
   }
 
-  /** Blobs first (outside the transaction, which stays short), then rows, touching the item. */
+  /**
+   * Blobs first (outside the transaction, which stays short), then rows, touching the item; `finish` does
+   * what else the write holds and names its event.
+   */
   async function store(
     owner: ImageOwner,
     images: PreparedImages,
     buildAudit: AuditEntryBuilder | undefined,
-    alsoInTransaction: (trx: Transaction<Database>, now: string) => Promise<void> = async () => {},
+    finish: (trx: Transaction<Database>, now: string, views: AttachmentView[]) => Promise<[EventType, unknown]>,
   ): Promise<AttachmentView[]> {
     try {
       await images.put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
-      return await itemWriteTransaction(db, audit, owner.itemId, buildAudit, async (trx) => {
+      return await writer.write(owner.itemId, { id: owner.actorId }, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
         const views = await images.insert(trx, owner, now);
         await touchItem(trx, owner.itemId, now);
-        await alsoInTransaction(trx, now);
+        emit(...(await finish(trx, now, views)));
         return views;
       });
     } catch (err) {
@@ -168,7 +171,10 @@ export function createAttachmentsService(deps: {
 
     async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.materials');
-      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, await prepare(files), buildAudit);
+      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, await prepare(files), buildAudit, async (_trx, _now, views) => [
+        'item.attachments_added',
+        { attachments: views },
+      ]);
       return { attachments };
     },
 
@@ -186,7 +192,7 @@ export function createAttachmentsService(deps: {
       let statusReset = false;
       let answerStatus = 'pending';
       const owner = { itemId: answer.item_id, answerId, actorId: actor.id };
-      const attachments = await store(owner, images, buildAudit, async (trx, now) => {
+      const attachments = await store(owner, images, buildAudit, async (trx, now, views) => {
         // Read inside the transaction: a review landing meanwhile must not be lost or double-reset.
         const current = await trx.selectFrom('answers').select('status').where('id', '=', answerId).executeTakeFirstOrThrow();
         answerStatus = current.status;
@@ -199,6 +205,7 @@ export function createAttachmentsService(deps: {
             .values({ answer_id: answerId, from_status: current.status, to_status: 'pending', reason: 'attachments_added', user_id: actor.id, at: now })
             .execute();
         }
+        return ['answer.attachments_added', { answer_id: answerId, attachments: views, status_reset: statusReset, answer_status: answerStatus }];
       });
       return { attachments, status_reset: statusReset, answer_status: answerStatus };
     },

@@ -4,14 +4,13 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { normalizeText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import type { AuditService } from '../audit/audit.service.js';
-import { type AuditEntryBuilder, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
+import { type AuditEntryBuilder, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 
 /** The acting user, named in what the write returns. */
 export type Author = Actor & { name: string };
 
-export function createCommentsService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
+export function createCommentsService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
   // Compiled once (db/precompiled.ts): comments are the most frequent creating write.
   const insertComment = precompile(db, (db, p: { itemId: number; authorId: number; text: string; now: string }) =>
     db.insertInto('comments').values({ item_id: p.itemId, author_id: p.authorId, text: p.text, created_at: p.now }).returning('id'),
@@ -21,12 +20,14 @@ export function createCommentsService(db: Kysely<Database>, items: ItemsService,
     async addComment(actor: Author, itemId: number, input: { text: string }, buildAudit?: AuditEntryBuilder) {
       const text = normalizeText(input.text);
       await items.authorize(actor, itemId, 'comment.add');
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
         const row = await insertComment.executeTakeFirst({ itemId, authorId: actor.id, text, now }, trx);
         if (!row) throw new Error('the comment insert returned no id');
         await touchItem(trx, itemId, now);
-        return { comment: { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now } };
+        const comment = { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now };
+        emit('comment.created', { comment });
+        return { comment };
       });
     },
   };

@@ -1,8 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Clock } from '../../clock.js';
 import { precompileLazily } from '../../db/precompiled.js';
 import type { Database, NewAuditRecord } from '../../db/tables.js';
 import type { NewDocumentLink } from '../../domain/inputs.js';
+import type { EventType } from '../../domain/values.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { NewEvent } from '../events/events.repository.js';
 import { linkView, type LinkView } from './item-views.js';
 
 /**
@@ -11,44 +14,72 @@ import { linkView, type LinkView } from './item-views.js';
  */
 export type AuditEntryBuilder = () => NewAuditRecord;
 
-/**
- * One write on one item: a transaction that first takes the item's row lock, then runs the write,
- * then inserts the audit record (when given). The lock is a self-assignment UPDATE, portable
- * across dialects: on PostgreSQL it serializes concurrent writers of the same item (so a
- * read-then-write such as a status change or a links replacement cannot interleave); SQLite
- * serializes every write transaction anyway.
- *
- * Never call a service that uses the root `db` inside `write`: on SQLite the transaction holds
- * the only connection, so such a call would wait for ever. Use `trx` only.
- */
 // Every item write runs these: compiled once (db/precompiled.ts).
 const lockItem = precompileLazily((db: Kysely<Database>, p: { itemId: number }) =>
   db
     .updateTable('items')
     .set((eb) => ({ status: eb.ref('status') }))
-    .where('id', '=', p.itemId),
+    .where('id', '=', p.itemId)
+    .returning(['project_id', 'section_id', 'checklist_id']),
 );
 const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: string }) =>
   db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),
 );
 
-export async function itemWriteTransaction<T>(
-  db: Kysely<Database>,
-  audit: AuditService,
-  itemId: number,
-  buildAudit: AuditEntryBuilder | undefined,
-  write: (trx: Transaction<Database>) => Promise<T>,
-): Promise<T> {
-  // The records of requests that finished before this write (queued reads) are written first, so
-  // that the audit log's order (by id) stays the order in which requests finished.
-  if (buildAudit) await audit.flush();
-  return db.transaction().execute(async (trx) => {
-    await lockItem.run({ itemId }, trx);
-    const result = await write(trx);
-    if (buildAudit) await audit.record(buildAudit(), trx);
-    return result;
-  });
+/** Records an event of the change being written (DESIGN.md §11); it commits with the change or not at all. */
+export type EmitEvent = (type: EventType, data: unknown) => void;
+
+/** Where the events of item writes go: appended in the write's transaction, announced once it committed. */
+export interface EventOutbox {
+  append(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<void>;
+  committed(): void;
 }
+
+/**
+ * The one write path of an item (STYLE.md 13), for v1 and the web alike: a transaction that first takes the
+ * item's row lock, then runs the write, then inserts the audit record (when given) and the events the write
+ * emitted. The lock is a self-assignment UPDATE, portable across dialects: on PostgreSQL it serializes
+ * concurrent writers of the same item (so a read-then-write such as a status change or a links replacement
+ * cannot interleave); SQLite serializes every write transaction anyway.
+ *
+ * Never call a service that uses the root `db` inside `write`: on SQLite the transaction holds the only
+ * connection, so such a call would wait for ever. Use `trx` only.
+ */
+export function createItemWriter(db: Kysely<Database>, audit: AuditService, events: EventOutbox, clock: Clock) {
+  return {
+    async write<T>(
+      itemId: number,
+      actor: { id: number },
+      buildAudit: AuditEntryBuilder | undefined,
+      write: (trx: Transaction<Database>, emit: EmitEvent) => Promise<T>,
+    ): Promise<T> {
+      // The records of requests that finished before this write (queued reads) are written first, so
+      // that the audit log's order (by id) stays the order in which requests finished.
+      if (buildAudit) await audit.flush();
+      let emitted = false;
+      const result = await db.transaction().execute(async (trx) => {
+        const item = await lockItem.executeTakeFirst({ itemId }, trx);
+        if (!item) throw new Error(`item ${itemId} vanished before its write`);
+        const pending: { type: EventType; data: unknown }[] = [];
+        const value = await write(trx, (type, data) => void pending.push({ type, data }));
+        const record = buildAudit?.();
+        if (record) await audit.record(record, trx);
+        const at = clock.now().toISOString();
+        const where = { project_id: item.project_id, section_id: item.section_id, checklist_id: item.checklist_id, item_id: itemId };
+        await events.append(
+          trx,
+          pending.map((e) => ({ ...e, ...where, at, actor_id: actor.id, token_id: record?.token_id ?? null })),
+        );
+        emitted = pending.length > 0;
+        return value;
+      });
+      if (emitted) events.committed();
+      return result;
+    },
+  };
+}
+
+export type ItemWriter = ReturnType<typeof createItemWriter>;
 
 /** Moves the item's updated_at: every change of the item or of what hangs on it. */
 export async function touchItem(trx: Transaction<Database>, itemId: number, now: string): Promise<void> {

@@ -6,8 +6,7 @@ import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } fro
 import type { Actor } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import type { AuditService } from '../audit/audit.service.js';
-import { type AuditEntryBuilder, insertDocumentLinks, itemWriteTransaction, touchItem } from './item-transaction.js';
+import { type AuditEntryBuilder, insertDocumentLinks, type ItemWriter, touchItem } from './item-transaction.js';
 import type { ItemsService } from './items.service.js';
 
 export interface PlanningInput {
@@ -20,9 +19,9 @@ export interface PlanningInput {
 /**
  * The operational writes on an item itself: status, planning fields, the document links list.
  * Each one: input rules (422), then visibility (404), then the policy (403), then one
- * transaction holding the change and its audit record.
+ * transaction holding the change, its audit record and its event.
  */
-export function createItemWritesService(db: Kysely<Database>, items: ItemsService, audit: AuditService, clock: Clock) {
+export function createItemWritesService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
   // The status change is the most frequent write: its statements are compiled once (db/precompiled.ts).
   const currentStatus = precompile(db, (db, p: { itemId: number }) => db.selectFrom('items').select(['status', 'updated_at']).where('id', '=', p.itemId));
   const updateStatus = precompile(db, (db, p: { itemId: number; status: string; now: string }) =>
@@ -37,7 +36,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.status');
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await currentStatus.executeTakeFirst({ itemId }, trx);
         if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
         if (current.status === status) {
@@ -46,6 +45,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         const now = clock.now().toISOString();
         await updateStatus.run({ itemId, status, now }, trx);
         await insertStatusChange.run({ itemId, from: current.status, to: status, userId: actor.id, now }, trx);
+        emit('item.status_changed', { from: current.status, to: status });
         return { item: { id: itemId, status, updated_at: now }, changed: true };
       });
     },
@@ -60,7 +60,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         throw validationError('body', 'give at least one of deadline, priority, requires_answer');
       }
       await items.authorize(actor, itemId, 'item.planning');
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await trx
           .selectFrom('items')
           .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
@@ -68,8 +68,12 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
           .executeTakeFirstOrThrow();
         const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
         const updated_at = differs ? clock.now().toISOString() : current.updated_at;
-        if (differs) await trx.updateTable('items').set({ ...changes, updated_at }).where('id', '=', itemId).execute();
         const next = { ...current, ...changes };
+        if (differs) {
+          await trx.updateTable('items').set({ ...changes, updated_at }).where('id', '=', itemId).execute();
+          const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
+          emit('item.planning_changed', { from: planning(current), to: planning(next) });
+        }
         return {
           item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
         };
@@ -80,11 +84,12 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
     async replaceItemLinks(actor: Actor, itemId: number, input: readonly DocumentLinkInput[], buildAudit?: AuditEntryBuilder) {
       const links = normalizeDocumentLinks(input);
       await items.authorize(actor, itemId, 'item.materials');
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
         await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
         const document_links = await insertDocumentLinks(trx, itemId, null, links, now);
         await touchItem(trx, itemId, now);
+        emit('item.links_replaced', { document_links });
         return { document_links };
       });
     },

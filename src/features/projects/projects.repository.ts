@@ -58,6 +58,12 @@ export function createProjectsRepository(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
     },
 
+    /** Every membership of the user, by project. */
+    async allMemberships(userId: number): Promise<Map<number, Membership>> {
+      const rows = await db.selectFrom('project_members').select(['project_id', 'role', 'section_ids', 'checklist_ids']).where('user_id', '=', userId).execute();
+      return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
+    },
+
     /** A page of projects ordered by id; `memberId` restricts to that user's projects. */
     async page(filter: { archived: ArchivedFilter; memberId: number | null; limit: number; offset: number }) {
       let base = db.selectFrom('projects as p');

@@ -25,14 +25,15 @@ export interface RetentionRule {
 const DAY_MS = 86_400_000;
 
 /**
- * What expires. Each table's `column` is indexed (migrations 001 and 003). Events (DESIGN.md §13,
- * EVENT_RETENTION_DAYS) join this list with the feature that creates their table.
+ * What expires. Each table's `column` is indexed (migrations 001, 003 and 007).
  */
-export function retentionRules(options: { auditRetentionDays: number }): RetentionRule[] {
+export function retentionRules(options: { auditRetentionDays: number; eventRetentionDays: number }): RetentionRule[] {
   const rules: RetentionRule[] = [
     // expires_at is 24 h after the key's first use (idempotency.service.ts); reserve() already ignores expired rows.
     { name: 'idempotency_keys', table: 'idempotency_keys', key: ['token_id', 'key', 'method', 'path'], column: 'expires_at', maxAgeMs: 0 },
     { name: 'web_sessions', table: 'web_sessions', key: ['id'], column: 'expires_at', maxAgeMs: 0 },
+    // The change feed (DESIGN.md §11): a reader whose cursor is older than this misses what was dropped.
+    { name: 'events', table: 'events', key: ['id'], column: 'at', maxAgeMs: options.eventRetentionDays * DAY_MS },
   ];
   if (options.auditRetentionDays > 0) {
     rules.unshift({ name: 'audit_log', table: 'audit_log', key: ['id'], column: 'at', maxAgeMs: options.auditRetentionDays * DAY_MS });

@@ -46,6 +46,8 @@ async function seed() {
     .insertInto('idempotency_keys')
     .values([...[1, 2, 3, 4, 5, 6].map((i) => key(i, NOW - i * 60_000)), key(7, NOW), ...[8, 9, 10].map((i) => key(i, NOW + i * 60_000))])
     .execute();
+  const event = (i: number, at: number) => ({ type: 'comment.created', at: iso(at), project_id: 1, section_id: null, checklist_id: null, item_id: null, actor_id: 1, token_id: null, data: `{"n":${i}}` });
+  await db.kysely.insertInto('events').values([event(1, NOW - 31 * DAY), event(2, NOW - 30 * DAY - 1000), event(3, NOW - 29 * DAY), event(4, NOW)]).execute();
   const session = (i: number, expires: number) => ({ id: `s${i}`, user_id: 1, csrf_token: 'c', created_at: iso(expires - DAY / 2), expires_at: iso(expires) });
   await db.kysely
     .insertInto('web_sessions')
@@ -57,7 +59,7 @@ const count = async (table: 'audit_log' | 'idempotency_keys' | 'web_sessions', o
   Number((await on.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 function retentionOn(on: Db, options: RetentionOptions = {}, auditRetentionDays = 180) {
-  return createRetention({ db: on.kysely, dialect: on.dialect, clock, rules: retentionRules({ auditRetentionDays }) }, { pauseMs: 1, ...options });
+  return createRetention({ db: on.kysely, dialect: on.dialect, clock, rules: retentionRules({ auditRetentionDays, eventRetentionDays: 30 }) }, { pauseMs: 1, ...options });
 }
 
 beforeEach(async () => {
@@ -79,7 +81,7 @@ describe('retention', () => {
   it('deletes old audit records, expired idempotency keys and sessions in batches of at most batchSize rows, and nothing else', async () => {
     const batches: { rule: string; deleted: number; ms: number }[] = [];
     const retention = retentionOn(db, { batchSize: 500, onBatch: (rule, deleted, ms) => batches.push({ rule, deleted, ms }) });
-    expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4 });
+    expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2 });
     expect(batches.filter((b) => b.rule === 'audit_log').map((b) => b.deleted)).toEqual([500, 500, 203]);
     expect(batches.every((b) => b.deleted <= 500)).toBe(true);
     console.log(`retention (${db.dialect}): audit batches of ${batches.filter((b) => b.rule === 'audit_log').map((b) => `${b.deleted} rows in ${b.ms.toFixed(1)} ms`).join(', ')}`);
@@ -88,11 +90,12 @@ describe('retention', () => {
     expect(audit.map((r) => r.request_id)).toEqual(Array.from({ length: RECENT_AUDIT }, (_, i) => `r${OLD_AUDIT + i}`));
     expect((await db.kysely.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['k10', 'k8', 'k9']);
     expect((await db.kysely.selectFrom('web_sessions').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['s5', 's6']);
-    expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0 });
+    expect((await db.kysely.selectFrom('events').select('data').orderBy('id').execute()).map((r) => r.data)).toEqual(['{"n":3}', '{"n":4}']);
+    expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0 });
   });
 
   it('keeps audit records forever with AUDIT_RETENTION_DAYS=0; the setting is validated', async () => {
-    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({ idempotency_keys: 7, web_sessions: 4 });
+    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({ idempotency_keys: 7, web_sessions: 4, events: 2 });
     expect(await count('audit_log')).toBe(OLD_AUDIT + RECENT_AUDIT);
     expect(loadConfig({ DATA_DIR: dir }).auditRetentionDays).toBe(180);
     expect(loadConfig({ DATA_DIR: dir, AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
@@ -118,8 +121,8 @@ describe('retention', () => {
     for (let waited = 0; runs.length < 2 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     await retention.stop();
     expect(errors).toEqual([]);
-    expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4 });
-    expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0 });
+    expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2 });
+    expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0 });
 
     await db.kysely.insertInto('audit_log').values({ request_id: 'late', at: iso(NOW - 200 * DAY), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 }).execute();
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -5,7 +5,7 @@ import { type Actor, canOnProject } from '../../domain/policy.js';
 import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
 import { conflict, forbidden, notFound, validationError } from '../../errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { type AuditEntryBuilder, itemWriteTransaction, touchItem } from '../items/item-transaction.js';
+import { type AuditEntryBuilder, type EventOutbox, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 
@@ -24,8 +24,16 @@ function parseVerdict(value: string | null): Verdict | null {
   return value as Verdict;
 }
 
-export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; items: ItemsService; projects: ProjectsService; audit: AuditService }) {
-  const { db, clock, items, projects, audit } = deps;
+export function createReviewService(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  items: ItemsService;
+  projects: ProjectsService;
+  audit: AuditService;
+  writer: ItemWriter;
+  events: EventOutbox;
+}) {
+  const { db, clock, items, projects, audit, writer, events } = deps;
 
   return {
     async canSetProjectVerdict(actor: Actor, projectId: number): Promise<boolean> {
@@ -45,7 +53,7 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
       const answer = await db.selectFrom('answers').select(['item_id', 'author_id']).where('id', '=', answerId).executeTakeFirst();
       if (!answer) throw notFound('The answer');
       await items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id });
-      return itemWriteTransaction(db, audit, answer.item_id, options.buildAudit, async (trx) => {
+      return writer.write(answer.item_id, actor, options.buildAudit, async (trx, emit) => {
         const current = await trx.selectFrom('answers').select(['status', 'updated_at']).where('id', '=', answerId).executeTakeFirstOrThrow();
         if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
           throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
@@ -59,6 +67,7 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
           .values({ answer_id: answerId, from_status: current.status, to_status: decision, reason: 'review', user_id: actor.id, at })
           .execute();
         await touchItem(trx, answer.item_id, at);
+        emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
         return result;
       });
     },
@@ -67,7 +76,7 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       await items.authorize(actor, itemId, 'item.verdict');
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await trx.selectFrom('items').select('verdict').where('id', '=', itemId).executeTakeFirstOrThrow();
         if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
         const at = clock.now().toISOString();
@@ -76,6 +85,7 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
           .insertInto('item_history')
           .values({ item_id: itemId, kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at })
           .execute();
+        emit('item.verdict_set', { from: current.verdict, to: verdict });
         return { item: { id: itemId, verdict }, changed: true };
       });
     },
@@ -96,7 +106,7 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
       if (deadline < now.toISOString().slice(0, 10)) throw validationError('deadline', 'must be today or later');
       await items.authorize(actor, itemId, 'item.rework');
       const at = now.toISOString();
-      return itemWriteTransaction(db, audit, itemId, buildAudit, async (trx) => {
+      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await trx.selectFrom('items').select('status').where('id', '=', itemId).executeTakeFirstOrThrow();
         await trx
           .updateTable('items')
@@ -107,11 +117,12 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
           .insertInto('item_history')
           .values({ item_id: itemId, kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at })
           .execute();
+        emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
         return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
       });
     },
 
-    /** Sets or clears (empty) the project's verdict, with its audit record in the same transaction. */
+    /** Sets or clears (empty) the project's verdict, with its audit record and its event in the same transaction. */
     async setProjectVerdict(actor: Actor, projectId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       const { project, membership } = await projects.access(actor, projectId);
@@ -120,9 +131,15 @@ export function createReviewService(deps: { db: Kysely<Database>; clock: Clock; 
       }
       if (project.verdict === verdict) return { project: { id: projectId, verdict }, changed: false };
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('projects').set({ verdict, updated_at: clock.now().toISOString() }).where('id', '=', projectId).execute();
-        if (buildAudit) await audit.record(buildAudit(), trx);
+        const at = clock.now().toISOString();
+        await trx.updateTable('projects').set({ verdict, updated_at: at }).where('id', '=', projectId).execute();
+        const record = buildAudit?.();
+        if (record) await audit.record(record, trx);
+        await events.append(trx, [
+          { type: 'project.verdict_set', at, project_id: projectId, section_id: null, checklist_id: null, item_id: null, actor_id: actor.id, token_id: record?.token_id ?? null, data: { from: project.verdict, to: verdict } },
+        ]);
       });
+      events.committed();
       return { project: { id: projectId, verdict }, changed: true };
     },
   };

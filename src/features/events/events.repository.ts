@@ -1,0 +1,87 @@
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { EventType } from '../../domain/values.js';
+
+/** An event about to be written, in the transaction of its change. */
+export interface NewEvent {
+  type: EventType;
+  at: string;
+  project_id: number;
+  section_id: number | null;
+  checklist_id: number | null;
+  item_id: number | null;
+  actor_id: number | null;
+  token_id: number | null;
+  data: unknown;
+}
+
+/** Which events a reader may see: everything, or per project the whole of it or some sections and checklists. */
+export type EventVisibility =
+  | 'all'
+  | { projectId: number; sectionIds: readonly number[] | null; checklistIds: readonly number[] | null }[];
+
+export interface EventQuery {
+  after: number;
+  limit: number;
+  projectId: number | null;
+  itemId: number | null;
+  types: readonly EventType[] | null;
+}
+
+// Any constant: the advisory lock that makes event ids commit in the order they are given (PostgreSQL).
+const EVENT_ORDER_LOCK = 7_311_502_011;
+
+export function createEventsRepository(db: Kysely<Database>) {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return {
+    /**
+     * Appends events inside the caller's transaction. On PostgreSQL concurrent writers could commit ids out
+     * of order, and a reader past id 12 would never see 11: the transaction-scoped lock taken here, held
+     * until commit, makes ids commit in order. SQLite serializes writers anyway.
+     */
+    async append(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      if (postgres) await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
+      await trx
+        .insertInto('events')
+        .values(events.map((e) => ({ ...e, data: JSON.stringify(e.data) })))
+        .execute();
+    },
+
+    /** Events after the cursor, oldest first, that match the filters and the reader's visibility. */
+    async list(visibility: EventVisibility, query: EventQuery) {
+      let q = db
+        .selectFrom('events as e')
+        .leftJoin('users as u', 'u.id', 'e.actor_id')
+        .select(['e.id', 'e.type', 'e.at', 'e.project_id', 'e.item_id', 'e.actor_id', 'u.name as actor_name', 'e.token_id', 'e.data'])
+        .where('e.id', '>', query.after);
+      if (query.projectId !== null) q = q.where('e.project_id', '=', query.projectId);
+      if (query.itemId !== null) q = q.where('e.item_id', '=', query.itemId);
+      if (query.types !== null) q = q.where('e.type', 'in', [...query.types]);
+      if (visibility !== 'all') {
+        if (visibility.length === 0) return [];
+        q = q.where((eb) =>
+          eb.or(
+            visibility.map((v) => {
+              const inProject = eb('e.project_id', '=', v.projectId);
+              if (v.sectionIds === null && v.checklistIds === null) return inProject;
+              // A limited member sees the project's own events and those of the granted sections and checklists.
+              const parts = [eb('e.item_id', 'is', null)];
+              if (v.sectionIds?.length) parts.push(eb('e.section_id', 'in', [...v.sectionIds]));
+              if (v.checklistIds?.length) parts.push(eb('e.checklist_id', 'in', [...v.checklistIds]));
+              return eb.and([inProject, eb.or(parts)]);
+            }),
+          ),
+        );
+      }
+      return q.orderBy('e.id').limit(query.limit).execute();
+    },
+
+    async lastId(): Promise<number> {
+      const row = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+  };
+}
+
+export type EventsRepository = ReturnType<typeof createEventsRepository>;

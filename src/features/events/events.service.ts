@@ -1,0 +1,144 @@
+import type { Actor } from '../../domain/policy.js';
+import type { EventType } from '../../domain/values.js';
+import type { ItemsService } from '../items/items.service.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { EventQuery, EventsRepository, EventVisibility, NewEvent } from './events.repository.js';
+
+export const MAX_EVENT_WAIT_SECONDS = 30;
+/** How often, while somebody waits, the database is asked for events committed by another node. */
+const OTHER_NODES_POLL_MS = 500;
+
+export interface EventView {
+  id: number;
+  type: EventType;
+  at: string;
+  project_id: number;
+  item_id: number | null;
+  actor: { id: number; name: string } | null;
+  token_id: number | null;
+  data: unknown;
+}
+
+export interface ListEventsInput extends EventQuery {
+  /** Seconds to wait for a first matching event when there is none yet (long polling), 0–30. */
+  wait: number;
+}
+
+/**
+ * Wakes the readers waiting for new events: at once for a commit on this node (`committed`), and, while
+ * anybody waits, by one shared poll of the last event id for commits on other nodes. A parked reader is a
+ * pending promise and a timer: it costs no CPU while it waits. No wake-up is lost: a reader takes a `mark`
+ * before it reads, and `next` returns at once if anything was committed since.
+ */
+function createWaiters(lastId: () => Promise<number>) {
+  const waiting = new Set<() => void>();
+  let generation = 0;
+  let latest = 0;
+  let poll: NodeJS.Timeout | null = null;
+  const wakeAll = () => {
+    for (const wake of [...waiting]) wake();
+  };
+  const tick = () => {
+    lastId()
+      .then((id) => {
+        if (id > latest) {
+          latest = id;
+          wakeAll();
+        }
+      })
+      .catch(() => {}); // a database hiccup: the next tick asks again
+  };
+  return {
+    committed() {
+      generation++;
+      wakeAll();
+    },
+    async mark() {
+      return { generation, lastId: await lastId() };
+    },
+    /** Resolves at the next commit after `mark` (at once if there was one already), or after `ms`. */
+    async next(mark: { generation: number; lastId: number }, ms: number): Promise<void> {
+      if (generation !== mark.generation) return;
+      latest = Math.max(latest, mark.lastId);
+      if (!poll) {
+        poll = setInterval(tick, OTHER_NODES_POLL_MS);
+        poll.unref();
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiting.delete(done);
+          if (waiting.size === 0 && poll) {
+            clearInterval(poll);
+            poll = null;
+          }
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        waiting.add(done);
+      });
+    },
+    close() {
+      wakeAll();
+      if (poll) clearInterval(poll);
+      poll = null;
+    },
+  };
+}
+
+/**
+ * The change feed (DESIGN.md §11): events written in the transaction of their change (the item write path
+ * calls `append`), read by whoever may see what they are about, decided when the feed is read.
+ */
+export function createEventsService(deps: { repo: EventsRepository; projectsRepo: ProjectsRepository; projects: ProjectsService; items: ItemsService }) {
+  const { repo, projectsRepo, projects, items } = deps;
+  const waiters = createWaiters(() => repo.lastId());
+
+  async function visibilityOf(actor: Actor): Promise<EventVisibility> {
+    if (actor.role === 'admin') return 'all';
+    const memberships = await projectsRepo.allMemberships(actor.id);
+    return [...memberships].map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds }));
+  }
+
+  return {
+    append: repo.append,
+
+    /** Call once the transaction that appended events has committed. */
+    committed: waiters.committed,
+
+    /** Events after `after`, oldest first; waits up to `wait` seconds for the first one when there is none. */
+    async list(actor: Actor, input: ListEventsInput) {
+      if (input.projectId !== null) await projects.access(actor, input.projectId);
+      if (input.itemId !== null) await items.access(actor, input.itemId);
+      const deadline = Date.now() + Math.min(input.wait, MAX_EVENT_WAIT_SECONDS) * 1000;
+      const query = { ...input, limit: input.limit + 1 };
+      for (;;) {
+        const mark = await waiters.mark();
+        // Visibility is read again each time: access lost while waiting is lost at once.
+        const rows = await repo.list(await visibilityOf(actor), query);
+        const remaining = deadline - Date.now();
+        if (rows.length > 0 || remaining <= 0) {
+          const page = rows.slice(0, input.limit);
+          const events: EventView[] = page.map((r) => ({
+            id: r.id,
+            type: r.type as EventType,
+            at: r.at,
+            project_id: r.project_id,
+            item_id: r.item_id,
+            actor: r.actor_id === null ? null : { id: r.actor_id, name: r.actor_name ?? '' },
+            token_id: r.token_id,
+            data: JSON.parse(r.data) as unknown,
+          }));
+          return { events, next_after: events.at(-1)?.id ?? input.after, has_more: rows.length > input.limit };
+        }
+        await waiters.next(mark, remaining);
+      }
+    },
+
+    close: waiters.close,
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;
+export type { NewEvent };

@@ -1,0 +1,125 @@
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Sends webhook requests to the addresses their owners gave, without letting them reach this machine or its
+ * network (SSRF): the host is resolved, every address is checked, and the request connects to the checked
+ * address (no second lookup that DNS rebinding could answer differently). No redirect is followed; at most
+ * 64 KiB of the answer is read; a receiver that does not answer in time is cut off.
+ */
+export class DestinationRefused extends Error {}
+
+const PRIVATE = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+
+/** Loopback, private, link-local, shared, documentation, multicast or unspecified (IPv4-mapped IPv6 too). */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
+  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export type Lookup = (host: string) => Promise<LookupAddress[]>;
+const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+export interface Destination {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/** The address to send to, or DestinationRefused with a reason people can act on. */
+export async function resolveDestination(raw: string, options: { allowPrivate: boolean; lookup?: Lookup }): Promise<Destination> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DestinationRefused('is not a valid URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DestinationRefused('must be an http or https URL');
+  if (url.username || url.password) throw new DestinationRefused('must not hold a user name or password');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: LookupAddress[];
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (options.lookup ?? systemLookup)(host);
+  } catch {
+    throw new DestinationRefused(`its host ${host} could not be resolved`);
+  }
+  if (addresses.length === 0) throw new DestinationRefused(`its host ${host} could not be resolved`);
+  if (!options.allowPrivate) {
+    const inside = addresses.find((a) => isPrivateAddress(a.address));
+    if (inside) throw new DestinationRefused(`resolves to ${inside.address}, a loopback, private or link-local address`);
+  }
+  const first = addresses[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface Delivery {
+  status: number | null;
+  durationMs: number;
+  /** Why there is no status (refused destination, connection error, time-out). */
+  error: string | null;
+  /** The start of the answer's body, for the delivery log. */
+  body: string;
+}
+
+/** POSTs the body to the checked destination; never throws. */
+export function send(destination: Destination, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Delivery> {
+  const started = performance.now();
+  const { url, address, family } = destination;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<Delivery, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: Math.round(performance.now() - started) });
+    };
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Punchlist-Webhooks/1', 'content-length': Buffer.byteLength(body) },
+        // The connection goes to the address that was checked, whatever DNS says now.
+        lookup: (_host, options, callback) => {
+          if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address, family }]);
+          else (callback as (e: null, a: string, f: number) => void)(null, address, family);
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - size));
+          size += chunk.length;
+          if (size >= MAX_RESPONSE_BYTES) response.destroy();
+        });
+        const done = () => finish({ status: response.statusCode ?? null, error: null, body: Buffer.concat(chunks).toString('utf8').slice(0, 2000) });
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish({ status: null, error: `no answer within ${timeoutMs / 1000} s`, body: '' });
+    }, timeoutMs);
+    req.on('error', (err) => finish({ status: null, error: err.message, body: '' }));
+    req.end(body);
+  });
+}
