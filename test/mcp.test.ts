@@ -25,6 +25,7 @@ const ALL_TOOLS = [
   'replace_item_links',
   'attach_item_images',
   'attach_answer_images',
+  'list_events',
 ];
 const BIN = join(import.meta.dirname, '..', 'bin', 'punchlist');
 
@@ -76,7 +77,7 @@ function errorOf(result: CallToolResult): { code: string; status: number; text: 
   return { code, status: Number(status), text };
 }
 
-const READ_TOOLS = ['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item'];
+const READ_TOOLS = ['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item', 'list_events'];
 
 describe('MCP over streamable HTTP at /mcp', () => {
   it('lists the tools a token may use: all with every scope, fewer for a read-only token', async () => {

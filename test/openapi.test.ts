@@ -18,6 +18,7 @@ const REQUESTS: Record<OperationId, (server: TestServer) => Promise<Response>> =
   getProjectTree: (s) => s.request(`${V1}/projects/tree.php?id=1`, { token: s.tokens.manager }),
   searchProject: (s) => s.request(`${V1}/projects/search.php?id=1&q=item`, { token: s.tokens.manager }),
   getItem: (s) => s.request(`${V1}/items/get.php?id=1000`, { token: s.tokens.manager }),
+  listEvents: (s) => s.request(`${V1}/events/list.php?after=0&limit=5`, { token: s.tokens.manager }),
   setItemStatus: (s) => s.request(`${V1}/items/status.php`, { token: s.tokens.manager, method: 'PATCH', json: { id: 1001, status: 'done' } }),
   setItemPlanning: (s) =>
     s.request(`${V1}/items/planning.php`, { token: s.tokens.manager, method: 'PATCH', json: { id: 1001, deadline: null, priority: 'low' } }),

@@ -2,6 +2,7 @@ import { createTransport, type TransportOptions } from './transport.js';
 import type {
   CallOptions,
   DocumentLinkInput,
+  EventsQuery,
   ImageFile,
   ItemStatus,
   ListProjectsQuery,
@@ -77,6 +78,13 @@ export function createPunchlistClient(options: PunchlistClientOptions) {
 
     /** GET /items/get.php (items:read): the item card. */
     getItem: (itemId: number, options: CallOptions = {}) => call('getItem', { ...options, query: { id: itemId } }),
+
+    /** GET /events/list.php (events:read): what changed after `after`; `wait` seconds of long polling (0–30). */
+    listEvents: (query: EventsQuery = {}, options: CallOptions = {}) =>
+      call('listEvents', {
+        ...options,
+        query: { after: query.after, limit: query.limit, project_id: query.projectId, item_id: query.itemId, types: query.types?.join(','), wait: query.wait },
+      }),
 
     /** PATCH /items/status.php (items:status.write). */
     setItemStatus: (itemId: number, status: ItemStatus, options: WriteOptions = {}) =>

@@ -11,7 +11,7 @@ import type {
   SearchHit as SearchHitSchema,
 } from '../api/v1/schemas.js';
 import type { Scope } from '../domain/scopes.js';
-import type { ItemStatus, LinkKind, Priority, SearchEntityType } from '../domain/values.js';
+import type { EventType, ItemStatus, LinkKind, Priority, SearchEntityType } from '../domain/values.js';
 
 /**
  * Result types of the v1 operations (the envelope's `data`): `Static<>` of the schemas of each
@@ -26,7 +26,7 @@ export type Attachment = Static<typeof AttachmentSchema>;
 export type Comment = Static<typeof CommentSchema>;
 export type Answer = Static<typeof AnswerSchema>;
 export type SearchHit = Static<typeof SearchHitSchema>;
-export type { ItemStatus, LinkKind, Priority, Scope, SearchEntityType };
+export type { EventType, ItemStatus, LinkKind, Priority, Scope, SearchEntityType };
 
 export type Identity = OperationData<'me'>;
 export type ProjectList = OperationData<'listProjects'>;
@@ -35,6 +35,8 @@ export type SearchResult = OperationData<'searchProject'>;
 export type StatusResult = OperationData<'setItemStatus'>;
 export type PlanningResult = OperationData<'setItemPlanning'>;
 export type AnswerAttachmentsResult = OperationData<'attachAnswerImages'>;
+export type EventPage = OperationData<'listEvents'>;
+export type Event = EventPage['events'][number];
 
 // Inputs
 
@@ -52,6 +54,18 @@ export interface SearchQuery {
   itemId?: number;
   limit?: number;
   offset?: number;
+}
+
+export interface EventsQuery {
+  /** Events after this id (the previous page's `next_after`); 0 by default. */
+  after?: number;
+  /** 1–500, default 100. */
+  limit?: number;
+  projectId?: number;
+  itemId?: number;
+  types?: EventType[];
+  /** Seconds to wait for a first event (long polling), 0–30. */
+  wait?: number;
 }
 
 export interface PlanningChanges {

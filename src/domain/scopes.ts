@@ -8,6 +8,7 @@ export const SCOPES = [
   'comments:write',
   'answers:write',
   'items:materials.write',
+  'events:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -50,3 +50,6 @@ export const EVENT_TYPES = [
   'project.verdict_set',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The longest a reader of the event feed may wait for a first event (long polling). */
+export const MAX_EVENT_WAIT_SECONDS = 30;

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { ItemStatus, Priority } from '../api/v1/schemas.js';
+import { EVENT_TYPES } from '../domain/values.js';
 import { DocumentLinksInput } from '../api/v1/write-schemas.js';
 import { type Operation, OPERATIONS, type OperationId, type ToolHints } from '../api/v1/operations.js';
 import type { ImageFile, PunchlistClient } from '../client/index.js';
@@ -194,6 +195,23 @@ export const TOOLS: ToolDefinition[] = [
       { answer_id: Type.Integer({ minimum: 1, description: 'The answer id (from get_item)' }), images: Images },
     ),
     run: (client, args) => client.attachAnswerImages(args.answer_id, decodeImages(args.images)),
+  },
+  {
+    operation: 'listEvents',
+    description:
+      'Lists what changed (status, planning, links, images, comments, answers, reviews, verdicts) in the projects the ' +
+      'user can see, oldest first, after the event id `after` (0: from the oldest kept). Call again with the returned ' +
+      '`next_after` to continue; `wait` (seconds, up to 30) waits for the next change instead of returning an empty list.',
+    inputSchema: Type.Object({
+      after: Type.Optional(Type.Integer({ minimum: 0, description: 'Events after this id (the previous next_after); default 0' })),
+      project_id: Type.Optional(ProjectId),
+      item_id: Type.Optional(ItemId),
+      types: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { description: 'Only these event types' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Events per page, 1–500 (default 100)' })),
+      wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, description: 'Seconds to wait for a first event (default 0)' })),
+    }),
+    run: (client, args) =>
+      client.listEvents({ after: args.after, projectId: args.project_id, itemId: args.item_id, types: args.types, limit: args.limit, wait: args.wait }),
   },
 ];
 

@@ -33,6 +33,7 @@ const SAMPLES: Record<string, (ids: SampleIds) => Sample> = {
   [`GET ${V1}/projects/tree.php`]: () => ({ query: 'id=1' }),
   [`GET ${V1}/projects/search.php`]: () => ({ query: 'id=1&q=Item' }),
   [`GET ${V1}/items/get.php`]: () => ({ query: 'id=1000' }),
+  [`GET ${V1}/events/list.php`]: () => ({ query: 'limit=5' }),
   [`PATCH ${V1}/items/status.php`]: () => ({ json: { id: 1001, status: 'in_progress' } }),
   [`PATCH ${V1}/items/planning.php`]: () => ({ json: { id: 1001, priority: 'high' } }),
   [`PUT ${V1}/items/links.php`]: () => ({ json: { id: 1001, document_links: [{ title: 'Plan', url: 'https://example.test/plan' }] } }),

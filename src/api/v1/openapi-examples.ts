@@ -228,4 +228,29 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'approved or rejected answer returns to review: `status_reset: true` and `answer_status: pending`.',
     data: { attachments: [attachment(903, 'answers', 7000)], status_reset: true, answer_status: 'pending' },
   },
+  listEvents: {
+    description:
+      'The change feed: every change of an item or what hangs on it (status, planning, links, images, comments, ' +
+      'answers, reviews, verdicts, returns to rework) and project verdicts, made through the API or the web, one ' +
+      'event each, in commit order. Only events about what the user can see now are listed. Read in a loop: pass ' +
+      'the previous `next_after` as `after`; with `wait` (up to 30 s) the call answers as soon as a matching event ' +
+      'is committed, or with an empty list when the time is up. Requires the `events:read` scope.',
+    query: { after: '4810', types: 'item.status_changed,comment.created', wait: '25' },
+    data: {
+      events: [
+        {
+          id: 4811,
+          type: 'item.status_changed',
+          at: AT,
+          project_id: 1,
+          item_id: 1000,
+          actor: { id: 3, name: 'Egor Executor' },
+          token_id: 12,
+          data: { from: 'in_progress', to: 'done' },
+        },
+      ],
+      next_after: 4811,
+      has_more: false,
+    },
+  },
 };

@@ -360,6 +360,7 @@ export async function openApiDocs(app: FastifyInstance) {
         { name: 'items', description: 'Item cards, status, planning, links and images' },
         { name: 'comments', description: 'Comments on items' },
         { name: 'answers', description: 'Answers on items and their images' },
+        { name: 'events', description: 'The change feed: what changed, in what the user can see (long polling)' },
       ],
       components: {
         securitySchemes: {

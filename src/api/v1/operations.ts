@@ -1,6 +1,6 @@
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Scope } from '../../domain/scopes.js';
-import { SEARCH_ENTITY_TYPES } from '../../domain/values.js';
+import { EVENT_TYPES, MAX_EVENT_WAIT_SECONDS, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 import {
   Answer,
   Attachment,
@@ -19,7 +19,11 @@ import {
   QueryId,
   SearchHit,
   AnswerStatus,
+  Event,
+  OPENAPI_TYPE,
 } from './schemas.js';
+
+export const EVENTS_LIMIT = { default: 100, max: 500 };
 import { DocumentLinksInput, Text } from './write-schemas.js';
 
 /**
@@ -45,7 +49,7 @@ export interface Operation {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   path: string;
   scope: Scope;
-  tag: 'auth' | 'projects' | 'items' | 'comments' | 'answers';
+  tag: 'auth' | 'projects' | 'items' | 'comments' | 'answers' | 'events';
   body: OperationBody;
   /** The success status: 201 for creating writes, 200 otherwise. */
   status: 200 | 201;
@@ -284,6 +288,53 @@ export const OPERATIONS = {
     data: Type.Object({ attachments: Type.Array(Attachment), status_reset: Type.Boolean(), answer_status: AnswerStatus }),
     audit: { entity: 'answer', field: 'answer_id' },
     mcp: { tool: 'attach_answer_images', title: 'Attach images to an answer', hints: ADDITIVE },
+  },
+  listEvents: {
+    method: 'GET',
+    path: '/events/list.php',
+    scope: 'events:read',
+    tag: 'events',
+    body: 'none',
+    status: 200,
+    summary: 'What changed after an event id, in what the user can see now, oldest first; waits up to `wait` seconds for a first one',
+    query: strict({
+      after: Type.Optional(
+        Type.String({
+          pattern: '^(?:0|[1-9][0-9]{0,15})$',
+          errorMessage: 'must be an event id (0 or a positive integer)',
+          description: 'Events after this id (default 0: from the oldest kept); pass the previous `next_after`',
+          [OPENAPI_TYPE]: { type: 'integer', minimum: 0, default: 0 },
+        }),
+      ),
+      limit: Type.Optional(
+        Type.String({
+          pattern: '^(?:[1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
+          errorMessage: `must be an integer from 1 to ${EVENTS_LIMIT.max}`,
+          description: `Events per page, 1–${EVENTS_LIMIT.max} (default ${EVENTS_LIMIT.default})`,
+          [OPENAPI_TYPE]: { type: 'integer', minimum: 1, maximum: EVENTS_LIMIT.max, default: EVENTS_LIMIT.default },
+        }),
+      ),
+      project_id: Type.Optional(QueryId('Only events of this project')),
+      item_id: Type.Optional(QueryId('Only events of this item')),
+      types: Type.Optional(
+        Type.String({
+          pattern: `^(?:${EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|')})(?:,(?:${EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|')}))*$`,
+          errorMessage: `must be a comma list of ${EVENT_TYPES.join(', ')}`,
+          description: `Only these types (comma list): ${EVENT_TYPES.join(', ')}`,
+        }),
+      ),
+      wait: Type.Optional(
+        Type.String({
+          pattern: '^(?:[0-9]|[12][0-9]|30)$',
+          errorMessage: `must be a number of seconds from 0 to ${MAX_EVENT_WAIT_SECONDS}`,
+          description: `Seconds to wait for a first event when there is none yet (long polling), 0–${MAX_EVENT_WAIT_SECONDS} (default 0)`,
+          [OPENAPI_TYPE]: { type: 'integer', minimum: 0, maximum: MAX_EVENT_WAIT_SECONDS, default: 0 },
+        }),
+      ),
+    }),
+    data: Type.Object({ events: Type.Array(Event), next_after: Type.Integer(), has_more: Type.Boolean() }),
+    audit: { entity: 'project', field: 'project_id' },
+    mcp: { tool: 'list_events', title: 'List what changed', hints: READ },
   },
 } as const satisfies Record<string, Operation>;
 

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../errors.js';
 import { answersHandlers } from './answers.routes.js';
 import { authHandlers } from './auth.routes.js';
+import { eventsHandlers } from './events.routes.js';
 import { bearerAuth } from './bearer-auth.js';
 import { corsHooks } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';
@@ -44,7 +45,7 @@ export async function v1Plugin(instance: FastifyInstance) {
 
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app);
-  await registerOperations(app, { ...authHandlers(), ...projectsHandlers(app.ctx), ...itemsHandlers(app.ctx), ...answersHandlers(app.ctx) });
+  await registerOperations(app, { ...authHandlers(), ...projectsHandlers(app.ctx), ...itemsHandlers(app.ctx), ...answersHandlers(app.ctx), ...eventsHandlers(app.ctx) });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

@@ -1,5 +1,5 @@
 import { Type, type TSchema, type TUnsafe } from 'typebox';
-import { ANSWER_STATUSES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
+import { ANSWER_STATUSES, EVENT_TYPES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
 
@@ -190,6 +190,18 @@ export const SearchHit = Type.Object({
   snippet: Type.String(),
 });
 
+/** One change (DESIGN.md §11): `data` holds what changed, shaped as the rest of v1 shows it. */
+export const Event = Type.Object({
+  id: Type.Integer({ description: 'Increases with every event: the cursor of `after`' }),
+  type: Type.Enum([...EVENT_TYPES]),
+  at: Type.String({ format: 'date-time' }),
+  project_id: Type.Integer(),
+  item_id: NullableInteger(),
+  actor: Nullable(UserRef),
+  token_id: NullableInteger(),
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'What changed: {from, to} for a status, the created comment or answer, the new link list, the attachments…' }),
+});
+
 /** The shapes the OpenAPI document names under `components.schemas` and refers to wherever they occur. */
 export const NAMED_SCHEMAS: Record<string, TSchema> = {
   ProjectTree,
@@ -203,4 +215,5 @@ export const NAMED_SCHEMAS: Record<string, TSchema> = {
   Attachment,
   DocumentLink,
   UserRef,
+  Event,
 };

@@ -1,11 +1,10 @@
 import type { Actor } from '../../domain/policy.js';
-import type { EventType } from '../../domain/values.js';
+import { type EventType, MAX_EVENT_WAIT_SECONDS } from '../../domain/values.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { EventQuery, EventsRepository, EventVisibility, NewEvent } from './events.repository.js';
 
-export const MAX_EVENT_WAIT_SECONDS = 30;
 /** How often, while somebody waits, the database is asked for events committed by another node. */
 const OTHER_NODES_POLL_MS = 500;
 

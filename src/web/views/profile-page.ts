@@ -15,6 +15,7 @@ const SCOPE_HELP: Record<Scope, string> = {
   'comments:write': 'add comments',
   'answers:write': 'add answers',
   'items:materials.write': 'attach images to items and answers, replace document links',
+  'events:read': 'read the change feed: what changed in the projects you can see',
 };
 
 function tokenRow(token: TokenView, csrf: ReturnType<typeof csrfField>) {
