@@ -18,6 +18,8 @@ export interface Config {
    */
   sessionSecretFromEnv: boolean;
   trustProxy: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may be sent to loopback, private and link-local addresses (tests, closed networks). */
+  webhookAllowPrivate: boolean;
   rateLimitPerMinute: number;
   dataDir: string;
   /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; absent: the AWS SDK's default chain. */
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionSecret: sessionSecret(env, dataDir),
     sessionSecretFromEnv: Boolean(env.SESSION_SECRET),
     trustProxy: ['1', 'true', 'yes'].includes((env.TRUST_PROXY || '').toLowerCase()),
+    webhookAllowPrivate: ['1', 'true', 'yes'].includes((env.WEBHOOK_ALLOW_PRIVATE || '').toLowerCase()),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     dataDir,
     s3Credentials:

@@ -7,6 +7,9 @@ import { createAnswersService } from './features/answers/answers.service.js';
 import { createMembersService } from './features/admin/members.service.js';
 import { createStructureService } from './features/admin/structure.service.js';
 import { createUsersAdminService } from './features/admin/users-admin.service.js';
+import { createDeliveryWorker } from './features/webhooks/delivery-worker.js';
+import { createWebhooksRepository } from './features/webhooks/webhooks.repository.js';
+import { createWebhooksService } from './features/webhooks/webhooks.service.js';
 import { createEventsRepository } from './features/events/events.repository.js';
 import { createEventsService } from './features/events/events.service.js';
 import { createItemWriter } from './features/items/item-transaction.js';
@@ -47,10 +50,14 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
   const audit = createAuditService(db.kysely);
   const tokens = createTokensService(db.kysely, clock);
-  const events = createEventsService({ repo: createEventsRepository(db.kysely), projectsRepo, projects, items });
+  const eventsRepo = createEventsRepository(db.kysely);
+  const events = createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
   const itemWriter = createItemWriter(db.kysely, audit, events, clock);
   const projectSearch = createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect));
   // Started by the server only (main.ts), on every node; close() stops it before the database closes.
+  const webhooksRepo = createWebhooksRepository(db.kysely);
+  // Started by the server only (main.ts), on every node: deliveries to webhook endpoints.
+  const webhookWorker = createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
   const retention = createRetention({ db: db.kysely, dialect: db.dialect, clock, rules: retentionRules(config) });
   const ctx = {
     config,
@@ -74,13 +81,16 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, writer: itemWriter, clock, urls: config }),
     sessions,
     retention,
-    metrics: config.metricsEnabled ? createMetrics({ auditQueueDepth: () => audit.pending }) : null,
+    metrics: config.metricsEnabled ? createMetrics({ auditQueueDepth: () => audit.pending, webhookDeliveriesPending: () => webhookWorker.pending }) : null,
+    webhooks: createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
+    webhookWorker,
     review: createReviewService({ db: db.kysely, clock, items, projects, audit, writer: itemWriter, events }),
     structure: createStructureService({ db: db.kysely, clock }),
     members: createMembersService({ db: db.kysely, clock }),
     usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),
     async close() {
       await retention.stop();
+      await webhookWorker.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.
       events.close();
       await audit.close();

@@ -197,6 +197,39 @@ export interface EventsTable {
   data: string;
 }
 
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  user_id: number;
+  url: string;
+  /** JSON list of event types; null: every type. */
+  event_types: string | null;
+  project_id: number | null;
+  secret: string;
+  state: 'active' | 'disabled';
+  disabled_reason: string | null;
+  /** The last event id this endpoint is done with (delivered, skipped or given up). */
+  cursor: number;
+  /** Failed attempts at the event after the cursor. */
+  attempts: Generated<number>;
+  failing_since: string | null;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  created_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  event_id: number;
+  attempt: number;
+  redelivery: Generated<number>;
+  status: 'succeeded' | 'failed';
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: string;
+}
+
 export interface IdempotencyKeysTable {
   token_id: number;
   key: string;
@@ -247,6 +280,8 @@ export interface Database {
   web_sessions: WebSessionsTable;
   rate_limit_counters: RateLimitCountersTable;
   events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -80,7 +80,7 @@ describe('who may read /metrics', () => {
 
   async function appWith(token: string | undefined) {
     const app = Fastify();
-    registerMetrics(app, createMetrics({ auditQueueDepth: () => 7 }), { token });
+    registerMetrics(app, createMetrics({ auditQueueDepth: () => 7, webhookDeliveriesPending: () => 3 }), { token });
     await app.ready();
     return app;
   }
@@ -91,6 +91,7 @@ describe('who may read /metrics', () => {
       const response = await app.inject({ url: '/metrics', remoteAddress });
       expect(response.statusCode, remoteAddress).toBe(200);
       expect(response.body).toContain('punchlist_audit_queue_depth 7');
+      expect(response.body).toContain('punchlist_webhook_deliveries_pending 3');
     }
     await app.close();
   });

@@ -15,6 +15,7 @@ export interface Metrics {
 /** Readings taken at each scrape (queue depths); a later feature with a queue adds its own here. */
 export interface MetricSources {
   auditQueueDepth: () => number;
+  webhookDeliveriesPending: () => number;
 }
 
 // Most answers take well under 5 ms (docs/performance.md): the low buckets are where they differ.
@@ -42,6 +43,14 @@ export function createMetrics(sources: MetricSources): Metrics {
     registers: [registry],
     collect() {
       this.set(sources.auditQueueDepth());
+    },
+  });
+  new Gauge({
+    name: 'punchlist_webhook_deliveries_pending',
+    help: 'Events waiting to be delivered to active webhook endpoints (after their cursors), as of the last look of this node',
+    registers: [registry],
+    collect() {
+      this.set(sources.webhookDeliveriesPending());
     },
   });
   // The labelled children, made once per route, method and status and found again by plain lookups on the

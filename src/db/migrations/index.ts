@@ -5,6 +5,7 @@ import * as m003 from './003-web.js';
 import * as m004 from './004-rate-limits.js';
 import * as m005 from './005-audit-duration-precision.js';
 import * as m007 from './007-events.js';
+import * as m008 from './008-webhooks.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004-rate-limits': m004,
   '005-audit-duration-precision': m005,
   '007-events': m007,
+  '008-webhooks': m008,
 };

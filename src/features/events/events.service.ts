@@ -86,6 +86,19 @@ function createWaiters(lastId: () => Promise<number>) {
   };
 }
 
+function toView(r: Awaited<ReturnType<EventsRepository['list']>>[number]): EventView {
+  return {
+    id: r.id,
+    type: r.type as EventType,
+    at: r.at,
+    project_id: r.project_id,
+    item_id: r.item_id,
+    actor: r.actor_id === null ? null : { id: r.actor_id, name: r.actor_name ?? '' },
+    token_id: r.token_id,
+    data: JSON.parse(r.data) as unknown,
+  };
+}
+
 /**
  * The change feed (DESIGN.md §11): events written in the transaction of their change (the item write path
  * calls `append`), read by whoever may see what they are about, decided when the feed is read.
@@ -93,6 +106,7 @@ function createWaiters(lastId: () => Promise<number>) {
 export function createEventsService(deps: { repo: EventsRepository; projectsRepo: ProjectsRepository; projects: ProjectsService; items: ItemsService }) {
   const { repo, projectsRepo, projects, items } = deps;
   const waiters = createWaiters(() => repo.lastId());
+  const committedListeners: (() => void)[] = [];
 
   async function visibilityOf(actor: Actor): Promise<EventVisibility> {
     if (actor.role === 'admin') return 'all';
@@ -104,7 +118,10 @@ export function createEventsService(deps: { repo: EventsRepository; projectsRepo
     append: repo.append,
 
     /** Call once the transaction that appended events has committed. */
-    committed: waiters.committed,
+    committed() {
+      waiters.committed();
+      for (const listener of committedListeners) listener();
+    },
 
     /** Events after `after`, oldest first; waits up to `wait` seconds for the first one when there is none. */
     async list(actor: Actor, input: ListEventsInput) {
@@ -119,20 +136,28 @@ export function createEventsService(deps: { repo: EventsRepository; projectsRepo
         const remaining = deadline - Date.now();
         if (rows.length > 0 || remaining <= 0) {
           const page = rows.slice(0, input.limit);
-          const events: EventView[] = page.map((r) => ({
-            id: r.id,
-            type: r.type as EventType,
-            at: r.at,
-            project_id: r.project_id,
-            item_id: r.item_id,
-            actor: r.actor_id === null ? null : { id: r.actor_id, name: r.actor_name ?? '' },
-            token_id: r.token_id,
-            data: JSON.parse(r.data) as unknown,
-          }));
+          const events = page.map(toView);
           return { events, next_after: events.at(-1)?.id ?? input.after, has_more: rows.length > input.limit };
         }
         await waiters.next(mark, remaining);
       }
+    },
+
+    /** The first event after `after` that matches and that the reader can see now (webhook deliveries), or null. */
+    async nextFor(reader: Actor, query: { after: number; projectId: number | null; types: readonly EventType[] | null }): Promise<EventView | null> {
+      const [row] = await repo.list(await visibilityOf(reader), { ...query, itemId: null, limit: 1 });
+      return row ? toView(row) : null;
+    },
+
+    /** One event, if the reader can see it now (redelivery). */
+    async findFor(reader: Actor, eventId: number): Promise<EventView | null> {
+      const [row] = await repo.list(await visibilityOf(reader), { after: eventId - 1, limit: 1, projectId: null, itemId: null, types: null });
+      return row?.id === eventId ? toView(row) : null;
+    },
+
+    /** Runs `listener` after every commit with events on this node (the webhook worker's wake-up). */
+    onCommitted(listener: () => void) {
+      committedListeners.push(listener);
     },
 
     close: waiters.close,

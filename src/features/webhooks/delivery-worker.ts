@@ -1,0 +1,161 @@
+import type { Clock } from '../../clock.js';
+import type { EventType, UserRole } from '../../domain/values.js';
+import type { EventsService } from '../events/events.service.js';
+import type { WebhooksRepository } from './webhooks.repository.js';
+import { deliverEvent, WEBHOOK_TIMEOUT_MS } from './webhooks.service.js';
+
+/** Retries of one event: about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, then every 4 h, each ±20 %; 24 h in all. */
+const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
+export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
+
+export function retryDelay(attempt: number, random = Math.random): number {
+  const base = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]!;
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export interface DeliveryWorkerOptions {
+  allowPrivate: boolean;
+  /** Endpoints delivered to at once (each in order, one event at a time). */
+  concurrency?: number;
+  /** How often the outbox is looked at when no commit on this node woke the worker (other nodes' events, retries). */
+  pollMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Delivers the events to the webhook endpoints, inside the server process, on every node. Each endpoint
+ * reads the outbox from its cursor, in order; a node takes an endpoint's lease (a conditional UPDATE) before
+ * delivering, so at most one node delivers an event. A failing endpoint waits (exponential backoff with
+ * jitter) without holding back the others; after 24 h of failure, or a 410, it is disabled with the reason.
+ * Who may see an event is checked when it is delivered, as the endpoint's owner; deactivated owners' endpoints
+ * are not served. Requests never wait for any of this: it runs on timers and after commits.
+ */
+export function createDeliveryWorker(deps: { repo: WebhooksRepository; events: EventsService; clock: Clock }, options: DeliveryWorkerOptions) {
+  const { repo, events, clock } = deps;
+  const concurrency = options.concurrency ?? 8;
+  const leaseMs = WEBHOOK_TIMEOUT_MS * 4;
+  const inFlight = new Set<number>();
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let ticking: Promise<void> | null = null;
+  let again = false;
+  let pending = 0;
+  const work = new Set<Promise<void>>();
+
+  /** Delivers an endpoint's events in order while this node holds its lease (taken once, for a minute). */
+  async function serve(endpoint: Awaited<ReturnType<WebhooksRepository['due']>>[number]): Promise<void> {
+    const start = clock.now();
+    const until = start.getTime() + leaseMs;
+    if (!(await repo.lease(endpoint.id, start.toISOString(), new Date(until).toISOString()))) return;
+    const owner = { id: endpoint.user_id, role: endpoint.owner_role as UserRole };
+    const types = endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as EventType[]);
+    let cursor = endpoint.cursor;
+    let attempts = endpoint.attempts;
+    let failingSince = endpoint.failing_since;
+    try {
+      // Stops in time to finish a delivery (15 s at most) before the lease ends; the next look goes on.
+      while (!stopped && clock.now().getTime() + WEBHOOK_TIMEOUT_MS < until) {
+        const event = await events.nextFor(owner, { after: cursor, projectId: endpoint.project_id, types });
+        if (!event) return;
+        const result = await deliverEvent(endpoint, event, { allowPrivate: options.allowPrivate, clock });
+        const ok = result.status !== null && result.status >= 200 && result.status < 300;
+        const at = clock.now();
+        await repo.log({
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          attempt: attempts + 1,
+          status: ok ? 'succeeded' : 'failed',
+          response_code: result.status,
+          error: result.error,
+          duration_ms: result.durationMs,
+          at: at.toISOString(),
+        });
+        if (ok) {
+          cursor = event.id;
+          attempts = 0;
+          failingSince = null;
+          await repo.advance(endpoint.id, cursor);
+          continue;
+        }
+        if (result.status === 410) {
+          await repo.disable(endpoint.id, `the receiver answered 410 Gone to event ${event.id}`);
+          return;
+        }
+        attempts += 1;
+        failingSince ??= at.toISOString();
+        const why = result.status !== null ? `HTTP ${result.status}` : (result.error ?? 'no answer');
+        if (at.getTime() - Date.parse(failingSince) >= GIVE_UP_AFTER_MS) {
+          await repo.disable(endpoint.id, `every delivery of event ${event.id} failed for 24 hours (last: ${why})`);
+          return;
+        }
+        await repo.retryLater(endpoint.id, attempts, failingSince, new Date(at.getTime() + retryDelay(attempts)).toISOString());
+        return;
+      }
+    } finally {
+      await repo.release(endpoint.id).catch(() => {});
+    }
+  }
+
+  async function tick(): Promise<void> {
+    const free = concurrency - inFlight.size;
+    if (free > 0) {
+      const due = await repo.due(clock.now().toISOString(), free + inFlight.size);
+      for (const endpoint of due) {
+        if (inFlight.size >= concurrency || inFlight.has(endpoint.id)) continue;
+        inFlight.add(endpoint.id);
+        const job = serve(endpoint)
+          .catch((err: unknown) => options.onError?.(err))
+          .finally(() => {
+            inFlight.delete(endpoint.id);
+            work.delete(job);
+            if (!stopped) wake();
+          });
+        work.add(job);
+      }
+    }
+    pending = await repo.pending();
+  }
+
+  /** Looks at the outbox now (once at a time; a wake-up during a look asks for another). */
+  function wake() {
+    if (stopped) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = tick()
+      .catch((err: unknown) => options.onError?.(err))
+      .finally(() => {
+        ticking = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      events.onCommitted(wake);
+      timer = setInterval(wake, options.pollMs ?? 1000);
+      timer.unref();
+      wake();
+    },
+    /** Deliveries waiting (events after the cursors of active endpoints), as of the last look. */
+    get pending() {
+      return pending;
+    },
+    /** Lets the deliveries under way finish (at most the 15 s timeout), then stops. */
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await ticking;
+      await Promise.allSettled([...work]);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

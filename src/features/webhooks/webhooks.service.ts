@@ -1,0 +1,142 @@
+import type { Clock } from '../../clock.js';
+import type { Actor } from '../../domain/policy.js';
+import { EVENT_TYPES, type EventType } from '../../domain/values.js';
+import { notFound, validationError } from '../../errors.js';
+import type { EventsRepository } from '../events/events.repository.js';
+import type { EventsService, EventView } from '../events/events.service.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import { DestinationRefused, type Delivery, resolveDestination, send } from './sender.js';
+import { newWebhookSecret, webhookHeaders } from './signature.js';
+import type { WebhookEndpointRow, WebhooksRepository } from './webhooks.repository.js';
+
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+export const MAX_URL_LENGTH = 2000;
+
+export interface WebhookView {
+  id: number;
+  url: string;
+  events: EventType[] | null;
+  project_id: number | null;
+  state: 'active' | 'disabled';
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+export function webhookView(row: WebhookEndpointRow): WebhookView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.event_types === null ? null : (JSON.parse(row.event_types) as EventType[]),
+    project_id: row.project_id,
+    state: row.state,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+  };
+}
+
+/** One POST of an event to an endpoint, Standard Webhooks signed; never throws (a refused destination is a failure). */
+export async function deliverEvent(endpoint: Pick<WebhookEndpointRow, 'url' | 'secret'>, event: EventView, options: { allowPrivate: boolean; clock: Clock }): Promise<Delivery> {
+  const body = JSON.stringify(event);
+  try {
+    // Resolved and checked again at each delivery: DNS may point elsewhere since the endpoint was created.
+    const destination = await resolveDestination(endpoint.url, { allowPrivate: options.allowPrivate });
+    const headers = webhookHeaders(endpoint.secret, { id: `msg_${event.id}`, timestamp: Math.floor(options.clock.now().getTime() / 1000), body });
+    return await send(destination, headers, body, WEBHOOK_TIMEOUT_MS);
+  } catch (err) {
+    if (!(err instanceof DestinationRefused)) throw err;
+    return { status: null, durationMs: 0, error: `the address ${err.message}`, body: '' };
+  }
+}
+
+/**
+ * Webhook endpoints, managed by their owner (the web Profile, `bin/punchlist webhooks`): created with a
+ * secret shown once, listed with their deliveries, disabled, and a logged delivery sent again.
+ */
+export function createWebhooksService(deps: {
+  repo: WebhooksRepository;
+  eventsRepo: EventsRepository;
+  events: EventsService;
+  projects: ProjectsService;
+  clock: Clock;
+  allowPrivate: boolean;
+}) {
+  const { repo, eventsRepo, events, projects, clock, allowPrivate } = deps;
+
+  async function owned(owner: Actor, id: number): Promise<WebhookEndpointRow> {
+    const endpoint = await repo.find(id);
+    if (!endpoint || endpoint.user_id !== owner.id) throw notFound('The webhook');
+    return endpoint;
+  }
+
+  return {
+    /** A new endpoint receiving the events recorded from now on; the secret is returned only here. */
+    async create(owner: Actor, input: { url: string; events?: readonly string[] | null; projectId?: number | null }) {
+      const url = input.url.trim();
+      if (!url) throw validationError('url', 'is required');
+      if (url.length > MAX_URL_LENGTH) throw validationError('url', `must be at most ${MAX_URL_LENGTH} characters`);
+      try {
+        await resolveDestination(url, { allowPrivate });
+      } catch (err) {
+        if (err instanceof DestinationRefused) throw validationError('url', err.message);
+        throw err;
+      }
+      const types = input.events && input.events.length > 0 ? [...new Set(input.events)] : null;
+      const unknown = types?.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t)) ?? [];
+      if (unknown.length) throw validationError('events', `unknown event type ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`);
+      const projectId = input.projectId ?? null;
+      if (projectId !== null) await projects.access(owner, projectId);
+      const secret = newWebhookSecret();
+      const id = await repo.create({
+        user_id: owner.id,
+        url: new URL(url).href,
+        event_types: types ? JSON.stringify(types) : null,
+        project_id: projectId,
+        secret,
+        state: 'active',
+        cursor: await eventsRepo.lastId(),
+        created_at: clock.now().toISOString(),
+      });
+      return { id, secret };
+    },
+
+    async list(owner: Actor): Promise<WebhookView[]> {
+      return (await repo.byUser(owner.id)).map(webhookView);
+    },
+
+    /** The owner's endpoints, each with its latest deliveries. */
+    async listWithDeliveries(owner: Actor, perEndpoint = 10) {
+      const endpoints = await repo.byUser(owner.id);
+      return Promise.all(endpoints.map(async (e) => ({ ...webhookView(e), deliveries: await repo.deliveries(e.id, perEndpoint) })));
+    },
+
+    async disable(owner: Actor | null, id: number, reason = 'disabled by its owner'): Promise<void> {
+      const endpoint = owner ? await owned(owner, id) : await repo.find(id);
+      if (!endpoint) throw notFound('The webhook');
+      await repo.disable(id, reason);
+    },
+
+    /** Sends a logged delivery's event again, now, if its owner can still see it; logged as a redelivery. */
+    async redeliver(owner: Actor, deliveryId: number) {
+      const delivery = await repo.findDelivery(deliveryId);
+      if (!delivery) throw notFound('The delivery');
+      const endpoint = await owned(owner, delivery.endpoint_id);
+      const event = await events.findFor(owner, delivery.event_id);
+      if (!event) throw notFound('The event');
+      const result = await deliverEvent(endpoint, event, { allowPrivate, clock });
+      await repo.log({
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        attempt: 1,
+        redelivery: 1,
+        status: result.status !== null && result.status >= 200 && result.status < 300 ? 'succeeded' : 'failed',
+        response_code: result.status,
+        error: result.error,
+        duration_ms: result.durationMs,
+        at: clock.now().toISOString(),
+      });
+      return result;
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
