@@ -8,6 +8,7 @@ const DIALECT_TESTS = [
   'test/web/pages.test.ts',
   'test/web/sessions.test.ts',
   'test/web/workplace.test.ts',
+  'test/web/webhooks-profile.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

@@ -21,6 +21,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./tokens.js')).tokensListCommand,
   },
   'tokens revoke': { summary: 'revoke an API token', load: async () => (await import('./tokens.js')).tokensRevokeCommand },
+  'webhooks create': {
+    summary: 'create a webhook endpoint for a user; prints its signing secret once',
+    load: async () => (await import('./webhooks.js')).webhooksCreateCommand,
+  },
+  'webhooks list': {
+    summary: "list a user's webhook endpoints and their state",
+    load: async () => (await import('./webhooks.js')).webhooksListCommand,
+  },
+  'webhooks disable': {
+    summary: 'disable a webhook endpoint (an operator action)',
+    load: async () => (await import('./webhooks.js')).webhooksDisableCommand,
+  },
   audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
   export: {
     summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',
@@ -40,6 +52,9 @@ const SYNOPSIS: Record<string, string> = {
   'tokens create': 'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
   'tokens list': 'tokens list --user EMAIL [--json]',
   'tokens revoke': 'tokens revoke ID',
+  'webhooks create': 'webhooks create --user EMAIL --url URL [--events a,b] [--project ID] [--json]',
+  'webhooks list': 'webhooks list --user EMAIL [--json]',
+  'webhooks disable': 'webhooks disable ID',
   audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]',
   export: 'export [FILE] [--quiet]',
   backup: 'backup DIR',

@@ -117,6 +117,9 @@ export function createEventsService(deps: { repo: EventsRepository; projectsRepo
   return {
     append: repo.append,
 
+    /** The newest event's id (0 when there is none). */
+    lastId: () => repo.lastId(),
+
     /** Call once the transaction that appended events has committed. */
     committed() {
       waiters.committed();

@@ -55,8 +55,15 @@ export function createDeliveryWorker(deps: { repo: WebhooksRepository; events: E
     try {
       // Stops in time to finish a delivery (15 s at most) before the lease ends; the next look goes on.
       while (!stopped && clock.now().getTime() + WEBHOOK_TIMEOUT_MS < until) {
+        // Read before the next event: every id up to it has committed (ids commit in order, events.repository.ts).
+        const last = await events.lastId();
         const event = await events.nextFor(owner, { after: cursor, projectId: endpoint.project_id, types });
-        if (!event) return;
+        if (!event) {
+          // What lies between is not for this endpoint (another type or project) or not visible to its owner
+          // now: visibility is that of delivery time, so the endpoint is done with it.
+          if (last > cursor) await repo.advance(endpoint.id, last);
+          return;
+        }
         const result = await deliverEvent(endpoint, event, { allowPrivate: options.allowPrivate, clock });
         const ok = result.status !== null && result.status >= 200 && result.status < 300;
         const at = clock.now();
@@ -108,7 +115,8 @@ export function createDeliveryWorker(deps: { repo: WebhooksRepository; events: E
           .finally(() => {
             inFlight.delete(endpoint.id);
             work.delete(job);
-            if (!stopped) wake();
+            // Another look for what came meanwhile, after the event loop had its turn.
+            if (!stopped) setImmediate(wake);
           });
         work.add(job);
       }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { EVENT_TYPES, type EventType } from '../../domain/values.js';
-import { notFound, validationError } from '../../errors.js';
+import { ApiError, notFound, validationError } from '../../errors.js';
 import type { EventsRepository } from '../events/events.repository.js';
 import type { EventsService, EventView } from '../events/events.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -118,10 +118,12 @@ export function createWebhooksService(deps: {
     /** Sends a logged delivery's event again, now, if its owner can still see it; logged as a redelivery. */
     async redeliver(owner: Actor, deliveryId: number) {
       const delivery = await repo.findDelivery(deliveryId);
-      if (!delivery) throw notFound('The delivery');
-      const endpoint = await owned(owner, delivery.endpoint_id);
+      const endpoint = delivery ? await repo.find(delivery.endpoint_id) : undefined;
+      // Another user's delivery does not exist for this one: the same answer as a missing id.
+      if (!delivery || !endpoint || endpoint.user_id !== owner.id) throw notFound('The delivery');
       const event = await events.findFor(owner, delivery.event_id);
-      if (!event) throw notFound('The event');
+      // Past EVENT_RETENTION_DAYS, or no longer visible to the owner.
+      if (!event) throw new ApiError(404, 'not_found', 'The event of this delivery is no longer available to you (events are kept for a limited time, and only while you can see them)');
       const result = await deliverEvent(endpoint, event, { allowPrivate, clock });
       await repo.log({
         endpoint_id: endpoint.id,

@@ -1,23 +1,82 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { formOf, idParam } from '../form.js';
+import type { Actor } from '../../domain/policy.js';
+import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
 import { DEFAULT_EXPIRY, EMPTY_TOKEN_FORM, expiryFrom, type TokenFormState } from '../token-expiry.js';
-import { type ProfileModel, profilePageView, revokeTokenView } from '../views/profile-page.js';
+import {
+  disableWebhookView,
+  EMPTY_WEBHOOK_FORM,
+  type ProfileModel,
+  profilePageView,
+  revokeTokenView,
+  type WebhookFormState,
+  type WebhooksModel,
+} from '../views/profile-page.js';
 
-async function profilePage(request: FastifyRequest, reply: FastifyReply, options: Omit<ProfileModel, 'session' | 'tokens' | 'form'> & { status?: number; form?: TokenFormState } = {}) {
+/** Deliveries shown per webhook endpoint. */
+const DELIVERIES_SHOWN = 10;
+
+type WebhookOptions = Partial<Pick<WebhooksModel, 'form' | 'error' | 'created'>>;
+
+async function webhooksModel(request: FastifyRequest, actor: Actor, options: WebhookOptions): Promise<WebhooksModel> {
+  const { webhooks, projects, config } = request.server.ctx;
+  const [endpoints, offered] = await Promise.all([
+    webhooks.listWithDeliveries(actor, DELIVERIES_SHOWN),
+    projects.listProjects(actor, { archived: 'active', limit: 200, offset: 0 }),
+  ]);
+  const projectNames = new Map(offered.projects.map((p) => [p.id, p.name]));
+  // An endpoint's project may be archived since (or beyond the first 200): its name, if the user still sees it.
+  for (const id of new Set(endpoints.map((e) => e.project_id))) {
+    if (id === null || projectNames.has(id)) continue;
+    const card = await projects.getProject(actor, id).catch(() => null);
+    if (card) projectNames.set(id, card.project.name);
+  }
+  return {
+    endpoints,
+    projects: offered.projects.map((p) => ({ id: p.id, name: p.name })),
+    projectNames,
+    form: options.form ?? EMPTY_WEBHOOK_FORM,
+    allowPrivate: config.webhookAllowPrivate,
+    error: options.error ?? null,
+    created: options.created,
+  };
+}
+
+type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'form' | 'webhooks'> & { status?: number; form?: TokenFormState; webhooks?: WebhookOptions };
+
+async function profilePage(request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
-  const tokens = await request.server.ctx.tokens.listTokens(session.user.id);
+  const [tokens, webhooks] = await Promise.all([
+    request.server.ctx.tokens.listTokens(session.user.id),
+    webhooksModel(request, session.user, options.webhooks ?? {}),
+  ]);
   reply.header('cache-control', 'no-store');
-  const view = profilePageView({ ...options, session, tokens, form: options.form ?? EMPTY_TOKEN_FORM });
+  const view = profilePageView({ ...options, session, tokens, form: options.form ?? EMPTY_TOKEN_FORM, webhooks });
   return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(view);
 }
 
+/** The notice after a redelivery, from the redirect's `redelivered` (the receiver's HTTP status, or `none`). */
+function redeliveredNotice(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (/^[1-5][0-9]{2}$/.test(value)) {
+    return Number(value) >= 200 && Number(value) < 300
+      ? `The event was sent again: the receiver accepted it (HTTP ${value}).`
+      : `The event was sent again, but the receiver did not accept it (HTTP ${value}).`;
+  }
+  return value === 'none' ? 'The event was sent again, but the receiver did not answer: the error is in the webhook’s deliveries below.' : null;
+}
+
 export async function profilePages(app: FastifyInstance) {
-  const { tokens, clock } = app.ctx;
+  const { tokens, clock, webhooks } = app.ctx;
 
   app.get('/profile', async (request, reply) => {
-    const notice = (request.query as Record<string, string | undefined>).revoked ? 'The token was revoked.' : null;
+    const query = request.query as Record<string, string | undefined>;
+    const notice = query.revoked
+      ? 'The token was revoked.'
+      : query.webhook_disabled
+        ? 'The webhook was disabled.'
+        : redeliveredNotice(query.redelivered);
     return profilePage(request, reply, { notice });
   });
 
@@ -54,5 +113,48 @@ export async function profilePages(app: FastifyInstance) {
     await tokens.revokeToken(id, session.user.id);
     request.log.info({ tokenId: id, userId: session.user.id }, 'API token revoked in the web interface');
     return reply.redirect('/profile?revoked=1', 303);
+  });
+
+  app.get('/profile/webhooks', async (_request, reply) => reply.redirect('/profile', 303));
+
+  app.post('/profile/webhooks', async (request, reply) => {
+    const session = sessionOf(request);
+    const body = formOf(request);
+    const form: WebhookFormState = { url: body.get('url') ?? '', events: body.getAll('events'), project: body.get('project_id') ?? '' };
+    try {
+      const projectId = form.project === '' ? null : parseId(form.project);
+      if (projectId === null && form.project !== '') throw new ApiError(422, 'validation_error', 'project: choose one of the offered projects');
+      const created = await webhooks.create(session.user, { url: form.url, events: form.events, projectId });
+      request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
+      const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
+      return profilePage(request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
+    } catch (err) {
+      // 404: the chosen project is not one the user can see (any more).
+      if (err instanceof ApiError && (err.status === 422 || err.status === 404)) {
+        const field = err.details?.[0]?.field ?? (err.status === 404 ? 'project' : null);
+        const message = `The webhook was not created: ${err.status === 404 ? `project: ${err.message}` : err.message}`;
+        return profilePage(request, reply, { status: 422, webhooks: { form, error: { message, field } } });
+      }
+      throw err;
+    }
+  });
+
+  app.post('/profile/webhooks/:id/disable', async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idParam(request);
+    const owned = (await webhooks.list(session.user)).find((w) => w.id === id);
+    if (!owned) throw new ApiError(404, 'not_found', 'The webhook was not found.');
+    if (formOf(request).get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
+    await webhooks.disable(session.user, id);
+    request.log.info({ webhookId: id, userId: session.user.id }, 'webhook disabled in the web interface');
+    return reply.redirect('/profile?webhook_disabled=1', 303);
+  });
+
+  app.post('/profile/webhooks/deliveries/:id/redeliver', async (request, reply) => {
+    const session = sessionOf(request);
+    const id = idParam(request);
+    const result = await webhooks.redeliver(session.user, id);
+    request.log.info({ deliveryId: id, userId: session.user.id, status: result.status }, 'webhook delivery sent again from the web interface');
+    return reply.redirect(`/profile?redelivered=${result.status ?? 'none'}#webhooks-title`, 303);
   });
 }

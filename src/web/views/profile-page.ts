@@ -1,6 +1,9 @@
 import { READ_ONLY_SCOPES, type Scope, SCOPES } from '../../domain/scopes.js';
+import { EVENT_TYPES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { TokenView } from '../../features/tokens/tokens.service.js';
+import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.repository.js';
+import type { WebhookView } from '../../features/webhooks/webhooks.service.js';
 import { html } from '../html.js';
 import { badge, csrfField, page, time } from '../layout.js';
 import { EXPIRY_CHOICES, type TokenFormState } from '../token-expiry.js';
@@ -37,6 +40,16 @@ ${csrf}<input type="hidden" name="confirmed" value="">
 </tr>`;
 }
 
+/** What the webhook form holds: empty, or what was typed when it is shown again with an error. */
+export interface WebhookFormState {
+  url: string;
+  events: string[];
+  /** The chosen project's id as posted; '' for all the user's projects. */
+  project: string;
+}
+
+export const EMPTY_WEBHOOK_FORM: WebhookFormState = { url: '', events: [], project: '' };
+
 export interface ProfileModel {
   session: WebSession;
   tokens: TokenView[];
@@ -44,6 +57,19 @@ export interface ProfileModel {
   error?: string | null;
   notice?: string | null;
   created?: { name: string; token: string };
+  webhooks: WebhooksModel;
+}
+
+export interface WebhooksModel {
+  endpoints: (WebhookView & { deliveries: WebhookDeliveryRow[] })[];
+  /** The projects offered in the form (the user's active ones), and names of the endpoints' projects. */
+  projects: { id: number; name: string }[];
+  projectNames: Map<number, string>;
+  form: WebhookFormState;
+  /** Whether loopback and private addresses are accepted (WEBHOOK_ALLOW_PRIVATE), for the hint. */
+  allowPrivate: boolean;
+  error?: { message: string; field: string | null } | null;
+  created?: { url: string; secret: string };
 }
 
 /** The profile: who you are, and your API tokens (create one, see them all, revoke one). */
@@ -112,7 +138,8 @@ ${
 <tbody>${tokens.map((t) => tokenRow(t, csrf))}</tbody></table>`
     : html`<p class="muted">No tokens yet.</p>`
 }
-</section>`,
+</section>
+${webhooksBlock(options.webhooks, csrf)}`,
   }).value;
 }
 
@@ -126,5 +153,115 @@ export function revokeTokenView(session: WebSession, token: { id: number; name: 
 <p>Applications using it stop working at once: their next call is refused. This cannot be undone.</p>
 <form method="post" action="/profile/tokens/${token.id}/revoke">${csrfField(session)}<input type="hidden" name="confirmed" value="1">
 <div class="actions"><button type="submit" class="danger">Revoke</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
+  }).value;
+}
+
+function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfField>) {
+  const response = delivery.response_code !== null ? `HTTP ${delivery.response_code}` : null;
+  return html`<tr data-testid="delivery-row" data-delivery-id="${delivery.id}">
+<td data-label="Time"><time datetime="${delivery.at}">${delivery.at.slice(0, 19).replace('T', ' ')} UTC</time></td>
+<td data-label="Event" data-testid="delivery-event">${delivery.event_id}</td>
+<td data-label="Attempt">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(redelivery)</span>` : ''}</td>
+<td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
+<td data-label="Response">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
+<td data-label="Duration">${delivery.duration_ms} ms</td>
+<td><form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">${csrf}
+<button type="submit" class="secondary small">Redeliver</button></form></td>
+</tr>`;
+}
+
+function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: ReturnType<typeof csrfField>) {
+  const project =
+    endpoint.project_id === null ? 'All my projects' : (model.projectNames.get(endpoint.project_id) ?? `Project ${endpoint.project_id}`);
+  const titleId = `webhook-${endpoint.id}-url`;
+  return html`<article class="card" data-testid="webhook-row" data-webhook-id="${endpoint.id}" id="webhook-${endpoint.id}" aria-labelledby="${titleId}">
+<h4 id="${titleId}" data-testid="webhook-url">${endpoint.url}</h4>
+<dl class="facts">
+<dt>State</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
+    endpoint.state === 'disabled' ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? 'no reason given'}</span>` : ''
+  }</dd>
+<dt>Event types</dt><dd data-testid="webhook-events">${endpoint.events === null ? 'All event types' : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
+<dt>Project</dt><dd data-testid="webhook-project">${project}</dd>
+<dt>Created</dt><dd>${time(endpoint.created_at)}</dd>
+</dl>
+${
+  endpoint.state === 'active'
+    ? html`<form method="post" action="/profile/webhooks/${endpoint.id}/disable" class="inline"
+  data-confirm="${`Disable the webhook to ${endpoint.url}? Nothing more is sent to it, and it cannot be enabled again.`}">
+${csrf}<input type="hidden" name="confirmed" value="">
+<button type="submit" class="danger small">Disable</button></form>`
+    : ''
+}
+<p><strong id="webhook-${endpoint.id}-deliveries">Recent deliveries</strong></p>
+${
+  endpoint.deliveries.length
+    ? html`<table aria-labelledby="webhook-${endpoint.id}-deliveries">
+<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th>
+<th scope="col">Response</th><th scope="col">Duration</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf))}</tbody></table>`
+    : html`<p class="muted">No deliveries yet.</p>`
+}
+</article>`;
+}
+
+/** The Webhooks block (DESIGN.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
+function webhooksBlock(model: WebhooksModel, csrf: ReturnType<typeof csrfField>) {
+  const { form, error } = model;
+  const urlInvalid = error?.field === 'url';
+  return html`<section class="card" aria-labelledby="webhooks-title">
+<h2 id="webhooks-title">Webhooks</h2>
+<p class="muted">A webhook sends each change in your projects (an event) to an address of yours as a signed POST
+(Standard Webhooks), soon after it happens: only events about what you can see when they are sent.</p>
+${
+  model.created
+    ? html`<section class="card" aria-labelledby="new-webhook-title">
+<h3 id="new-webhook-title">New webhook to ${model.created.url}</h3>
+<p class="warning"><strong>Copy it now: it is shown only this once.</strong> This is the signing secret: your receiver checks
+each request’s <code>webhook-signature</code> header with it. Store it like a password; anyone holding it can forge deliveries.</p>
+<code class="token" id="new-webhook-secret" data-testid="new-webhook-secret">${model.created.secret}</code>
+<div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>Copy</button></div>
+</section>`
+    : ''
+}
+${error ? html`<div class="error" role="alert" id="webhook-error">${error.message}</div>` : ''}
+<form method="post" action="/profile/webhooks">
+${csrf}
+<label for="webhook-url">URL</label>
+<input id="webhook-url" type="url" name="url" maxlength="2000" required value="${form.url}" autocomplete="off"
+  aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"${urlInvalid ? html` aria-invalid="true"` : ''}>
+<p id="webhook-url-help" class="hint">Where each event is POSTed: an http or https address${
+    model.allowPrivate ? '' : ' on the internet (addresses of this machine or of a private network are refused)'
+  }.</p>
+<fieldset aria-describedby="webhook-events-help">
+<legend>Event types</legend>
+<p id="webhook-events-help" class="hint">None ticked: every event type, including types added later.</p>
+${EVENT_TYPES.map(
+  (type) => html`<div><label class="inline" for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"
+  ${form.events.includes(type) ? html`checked` : ''}>${type}</label></div>`,
+)}
+</fieldset>
+<label for="webhook-project">Project</label>
+<select id="webhook-project" name="project_id" aria-describedby="webhook-project-help">
+<option value="">All my projects</option>
+${model.projects.map((p) => html`<option value="${p.id}" ${form.project === String(p.id) ? html`selected` : ''}>${p.name}</option>`)}
+</select>
+<p id="webhook-project-help" class="hint">One project, or every project you can see (also those you join later).</p>
+<div class="actions"><button type="submit">Create webhook</button></div>
+</form>
+<h3>Your webhooks</h3>
+${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf)) : html`<p class="muted">No webhooks yet.</p>`}
+</section>`;
+}
+
+/** Without the script's confirm() dialog, a page asks before a webhook is disabled. */
+export function disableWebhookView(session: WebSession, endpoint: { id: number; url: string }): string {
+  return page({
+    title: 'Disable webhook',
+    session,
+    path: '/profile',
+    body: html`<h1>Disable the webhook to ${endpoint.url}?</h1>
+<p>Nothing more is sent to it, and it cannot be enabled again: to receive events there later, create a new webhook.</p>
+<form method="post" action="/profile/webhooks/${endpoint.id}/disable">${csrfField(session)}<input type="hidden" name="confirmed" value="1">
+<div class="actions"><button type="submit" class="danger">Disable</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
   }).value;
 }

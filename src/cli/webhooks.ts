@@ -1,0 +1,131 @@
+import type { Actor } from '../domain/policy.js';
+import { EVENT_TYPES, type UserRole } from '../domain/values.js';
+import type { User } from '../db/tables.js';
+import { ApiError } from '../errors.js';
+import { type Command, CliError, parseCommand, positiveInteger, required, requiredPositional, usageError } from './args.js';
+import { userByEmail, withContext } from './open-context.js';
+import { formatTable, printJson, printLine, shortTime } from './output.js';
+
+/** The reason an endpoint disabled from the command line shows (web Profile, `webhooks list`). */
+export const OPERATOR_REASON = 'disabled by an operator';
+
+const actorOf = (user: User): Actor => ({ id: user.id, role: user.role as UserRole });
+
+/** The known event types, three a line, indented under the option. */
+function eventTypeLines(): string {
+  const lines: string[] = [];
+  for (let i = 0; i < EVENT_TYPES.length; i += 3) lines.push(`                       ${EVENT_TYPES.slice(i, i + 3).join(', ')}`);
+  return lines.join(',\n');
+}
+
+/** The service's refusal of the URL, said in the command's terms: `--url X: <reason>`. */
+function refusedUrl(err: unknown, url: string): unknown {
+  if (!(err instanceof ApiError) || err.status !== 422 || err.details?.[0]?.field !== 'url') return err;
+  const reason = err.details[0].message;
+  const hint = /private/.test(reason) ? ' (allowed only when the environment has WEBHOOK_ALLOW_PRIVATE=1)' : '';
+  return new CliError(`--url ${url}: ${reason}${hint}`);
+}
+
+export const webhooksCreateCommand: Command = {
+  name: 'webhooks create',
+  usage: `Usage: punchlist webhooks create --user EMAIL --url URL [--events a,b] [--project ID] [--json]
+
+Creates a webhook endpoint owned by a user and prints its signing secret (whsec_…) alone on stdout. The
+secret is shown only this once. The endpoint receives, as signed POSTs (Standard Webhooks), the events
+recorded from now on that its owner can see when they are delivered.
+
+Options:
+  --user EMAIL       the owner: only events about what this user can see are sent
+  --url URL          where to POST each event (http or https, at most 2000 characters)
+  --events a,b       comma-separated event types; default: every type (also those added later). Known:
+${eventTypeLines()}
+  --project ID       only the events of that project (one the user can see); default: all of them
+  --json             print {id, secret} instead of the secret alone
+
+URLs whose host is or resolves to a loopback, private or link-local address are refused, unless the
+environment has WEBHOOK_ALLOW_PRIVATE=1 (tests, closed networks).`,
+  async run(argv) {
+    const { values } = parseCommand(this.name, argv, {
+      user: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      project: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    const email = required(this.name, 'user', values.user);
+    const url = required(this.name, 'url', values.url);
+    let events: string[] | null = null;
+    if (values.events !== undefined) {
+      events = values.events
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean);
+      const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+      if (unknown.length) {
+        throw usageError(`unknown event type ${unknown.map((e) => `"${e}"`).join(', ')} (known types: ${EVENT_TYPES.join(', ')})`);
+      }
+      if (events.length === 0) throw usageError('--events must name at least one event type (leave it out for every type)');
+    }
+    const projectId = values.project === undefined ? null : positiveInteger('--project', values.project);
+    const created = await withContext(async (ctx) => {
+      const user = await userByEmail(ctx, email);
+      return ctx.webhooks.create(actorOf(user), { url, events, projectId }).catch((err: unknown) => {
+        throw refusedUrl(err, url);
+      });
+    });
+    if (values.json) return printJson({ id: created.id, secret: created.secret });
+    printLine(created.secret);
+  },
+};
+
+export const webhooksListCommand: Command = {
+  name: 'webhooks list',
+  usage: `Usage: punchlist webhooks list --user EMAIL [--json]
+
+Lists a user's webhook endpoints, oldest first, with their state (active or disabled, and why). Never
+shows a secret.
+
+Options:
+  --user EMAIL       whose endpoints
+  --json             print a JSON array of {id, url, events, project_id, state, created_at} instead of a
+                     table (events null: every type; project_id null: every project the user can see)`,
+  async run(argv) {
+    const { values } = parseCommand(this.name, argv, { user: { type: 'string' }, json: { type: 'boolean' } });
+    const email = required(this.name, 'user', values.user);
+    const endpoints = await withContext(async (ctx) => ctx.webhooks.list(actorOf(await userByEmail(ctx, email))));
+    if (values.json) {
+      return printJson(
+        endpoints.map((w) => ({ id: w.id, url: w.url, events: w.events, project_id: w.project_id, state: w.state, created_at: w.created_at })),
+      );
+    }
+    if (endpoints.length === 0) return printLine(`no webhooks for ${email}`);
+    printLine(
+      formatTable(
+        ['ID', 'STATE', 'CREATED', 'PROJECT', 'EVENTS', 'URL'],
+        endpoints.map((w) => [
+          String(w.id),
+          w.state === 'disabled' ? `disabled (${w.disabled_reason ?? 'no reason given'})` : w.state,
+          shortTime(w.created_at),
+          w.project_id === null ? 'all' : String(w.project_id),
+          w.events === null ? 'all' : w.events.join(','),
+          w.url,
+        ]),
+      ),
+    );
+  },
+};
+
+export const webhooksDisableCommand: Command = {
+  name: 'webhooks disable',
+  usage: `Usage: punchlist webhooks disable ID
+
+Disables the webhook endpoint with that id, whoever owns it (see punchlist webhooks list): nothing more is
+sent to it, and its owner sees the reason "${OPERATOR_REASON}". Disabling a disabled endpoint again
+changes nothing (its first reason stays). An endpoint cannot be enabled again: create a new one.`,
+  async run(argv) {
+    const { positionals } = parseCommand(this.name, argv, {}, 1);
+    const id = positiveInteger('the webhook ID', requiredPositional(this.name, 'webhook ID', positionals));
+    await withContext((ctx) => ctx.webhooks.disable(null, id, OPERATOR_REASON));
+    printLine(`disabled webhook ${id}`);
+  },
+};
