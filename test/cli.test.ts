@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliRunner } from './helpers/cli.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
@@ -14,27 +13,13 @@ import { generateToken } from '../src/domain/token-format.js';
  * The operator contract of DESIGN.md §1, through the real `bin/punchlist` run as a child process
  * (from another working directory, by absolute path) against a temp SQLite database.
  */
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'punchlist');
 const TOKEN = /^plk_[0-9A-Za-z]{36}$/;
 const DAY = 86_400_000;
 
 let dir: string;
 let env: Record<string, string>;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(BIN, args, { cwd: dir, env: { ...env, ...extraEnv }, timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = cliRunner(() => ({ cwd: dir, env }));
 
 /** Success: status 0, nothing on stderr. */
 async function ok(args: string[]): Promise<string> {

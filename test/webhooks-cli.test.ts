@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliRunner } from './helpers/cli.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
 import { EVENT_TYPES } from '../src/domain/values.js';
@@ -13,7 +12,6 @@ import { buildWorkspace, USERS } from './helpers/workspace.js';
  * `bin/punchlist webhooks create|list|disable` (DESIGN.md §1, §11), run as a child process against a temp
  * SQLite database holding the standard test workspace.
  */
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'punchlist');
 const SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
 /** Loopback receivers are refused unless the environment allows them: the successful cases do. */
 const ALLOW = { WEBHOOK_ALLOW_PRIVATE: '1' };
@@ -22,19 +20,7 @@ let dir: string;
 let env: Record<string, string>;
 let ctx: AppContext;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(BIN, args, { cwd: dir, env: { ...env, ...extraEnv }, timeout: 20_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+const run = cliRunner(() => ({ cwd: dir, env }));
 
 async function ok(args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
   const result = await run(args, extraEnv);

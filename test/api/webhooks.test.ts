@@ -1,9 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import type { Actor } from '../../src/domain/policy.js';
+import { startReceiver, waitUntil } from '../helpers/receiver.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 
@@ -12,18 +11,8 @@ import { USERS } from '../helpers/workspace.js';
  * checked with the standardwebhooks package, retries on a clock the test moves, 410, visibility when sent,
  * a hanging receiver (two nodes on one database: test/scale/webhooks-two-nodes.test.ts).
  */
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-let receiver: Server;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let base: string;
-const received: Received[] = [];
-/** What each path answers: a status, or 'hang' (no answer until the test ends). */
-const answers = new Map<string, (number | 'hang')[]>();
-const hanging: ServerResponse[] = [];
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
@@ -31,39 +20,19 @@ let server: TestServer;
 const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const partial: Actor = { id: USERS.partial, role: 'member' };
 
-async function until<T>(what: () => T | Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await what();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-const at = (path: string) => received.filter((r) => r.path === path);
+const at = (path: string) => receiver.at(path);
 const eventsAt = (path: string) => at(path).map((r) => JSON.parse(r.body) as { id: number; type: string; item_id: number | null; data: any });
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      const next = answers.get(req.url ?? '')?.shift() ?? 200;
-      if (next === 'hang') hanging.push(res);
-      else res.writeHead(next).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startReceiver();
+  base = receiver.base;
   server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: '1' }, clock });
   server.ctx.webhookWorker.start();
 });
 
 afterAll(async () => {
-  for (const res of hanging) res.destroy();
-  await server.close();
-  receiver.closeAllConnections();
   receiver.close();
+  await server.close();
 });
 
 beforeEach(() => {
@@ -76,7 +45,7 @@ describe('webhook deliveries', () => {
     await server.ctx.itemWrites.setStatus(manager, 1001, 'blocked');
     await server.ctx.comments.addComment(manager, 1001, { text: 'first' });
     await server.ctx.comments.addComment(manager, 1001, { text: 'second' });
-    const got = await until(() => eventsAt('/all'), (list) => list.length >= 3);
+    const got = await waitUntil(() => eventsAt('/all'), (list) => list.length >= 3);
     expect(got.map((e) => e.type)).toEqual(['item.status_changed', 'comment.created', 'comment.created']);
     expect(got.map((e) => e.data.comment?.text ?? null)).toEqual([null, 'first', 'second']);
     const feed = (await server.call(`${V1}/events/list.php?after=${got[0]!.id - 1}&limit=3`, { token: server.tokens.manager })).body.data.events;
@@ -99,38 +68,38 @@ describe('webhook deliveries', () => {
     await server.ctx.itemWrites.setStatus(manager, 1000, 'in_progress');
     await server.ctx.comments.addComment(manager, 2001, { text: 'in a checklist partial cannot see' });
     await server.ctx.comments.addComment(manager, 1000, { text: 'visible to partial' });
-    await until(() => eventsAt('/comments'), (list) => list.length >= 2);
+    await waitUntil(() => eventsAt('/comments'), (list) => list.length >= 2);
     expect(eventsAt('/comments').map((e) => e.data.comment.text)).toEqual(['in a checklist partial cannot see', 'visible to partial']);
-    const partialGot = await until(() => eventsAt('/partial'), (list) => list.length >= 2);
+    const partialGot = await waitUntil(() => eventsAt('/partial'), (list) => list.length >= 2);
     expect(partialGot.map((e) => e.item_id)).toEqual([1000, 1000]);
 
     // Access lost: nothing more is sent; a deactivated owner's endpoint stops too.
     await server.ctx.db.kysely.deleteFrom('project_members').where('user_id', '=', USERS.partial).execute();
     await server.ctx.comments.addComment(manager, 1000, { text: 'after partial lost access' });
-    await until(() => eventsAt('/comments'), (list) => list.length >= 3);
+    await waitUntil(() => eventsAt('/comments'), (list) => list.length >= 3);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(eventsAt('/partial')).toHaveLength(2);
     expect((await server.ctx.webhooks.list(partial)).find((w) => w.id === mine.id)!.state).toBe('active');
   });
 
   it('retries a failing receiver with backoff until it answers, and disables on 410 or after 24 hours of failure', async () => {
-    answers.set('/flaky', [500, 503]);
+    receiver.answers.set('/flaky', [500, 503]);
     const flaky = await server.ctx.webhooks.create(manager, { url: `${base}/flaky`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'low' });
-    await until(() => at('/flaky'), (list) => list.length >= 1);
+    await waitUntil(() => at('/flaky'), (list) => list.length >= 1);
     const endpoint = async () => (await server.ctx.db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', flaky.id).executeTakeFirstOrThrow());
-    const first = await until(endpoint, (e) => e.attempts === 1);
+    const first = await waitUntil(endpoint, (e) => e.attempts === 1);
     // The first retry comes within 10 s: 5 s ± 20 %.
     const wait = Date.parse(first.next_attempt_at!) - clock.now().getTime();
     expect(wait).toBeGreaterThan(3_000);
     expect(wait).toBeLessThanOrEqual(6_000);
     offsetMs += 7_000;
-    await until(() => at('/flaky'), (list) => list.length >= 2);
-    const second = await until(endpoint, (e) => e.attempts === 2);
+    await waitUntil(() => at('/flaky'), (list) => list.length >= 2);
+    const second = await waitUntil(endpoint, (e) => e.attempts === 2);
     expect(Date.parse(second.next_attempt_at!) - clock.now().getTime()).toBeGreaterThan(20_000);
     offsetMs += 40_000;
-    await until(() => at('/flaky'), (list) => list.length >= 3);
-    const done = await until(endpoint, (e) => e.attempts === 0);
+    await waitUntil(() => at('/flaky'), (list) => list.length >= 3);
+    const done = await waitUntil(endpoint, (e) => e.attempts === 0);
     expect(done).toMatchObject({ state: 'active', failing_since: null });
     expect(new Set(at('/flaky').map((r) => r.headers['webhook-id'])).size).toBe(1);
     const log = (await server.ctx.webhooks.listWithDeliveries(manager)).find((w) => w.id === flaky.id)!.deliveries;
@@ -140,27 +109,27 @@ describe('webhook deliveries', () => {
       [1, 'failed', 500],
     ]);
 
-    answers.set('/gone', [410]);
+    receiver.answers.set('/gone', [410]);
     const gone = await server.ctx.webhooks.create(manager, { url: `${base}/gone`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'medium' });
-    const disabled = await until(async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === gone.id)!, (w) => w.state === 'disabled');
+    const disabled = await waitUntil(async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === gone.id)!, (w) => w.state === 'disabled');
     expect(disabled.disabled_reason).toMatch(/410 Gone/);
 
-    answers.set('/down', Array.from({ length: 20 }, () => 500));
+    receiver.answers.set('/down', Array.from({ length: 20 }, () => 500));
     const down = await server.ctx.webhooks.create(manager, { url: `${base}/down`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'high' });
-    await until(() => at('/down'), (list) => list.length >= 1);
+    await waitUntil(() => at('/down'), (list) => list.length >= 1);
     offsetMs += 25 * 3_600_000;
-    const dead = await until(async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === down.id)!, (w) => w.state === 'disabled');
+    const dead = await waitUntil(async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === down.id)!, (w) => w.state === 'disabled');
     expect(dead.disabled_reason).toMatch(/failed for 24 hours \(last: HTTP 500\)/);
   });
 
   it('keeps delivering to other endpoints while one receiver hangs, and redelivers a logged delivery', async () => {
-    answers.set('/hang', ['hang']);
+    receiver.answers.set('/hang', ['hang']);
     await server.ctx.webhooks.create(manager, { url: `${base}/hang`, events: ['comment.created'] });
     const fine = await server.ctx.webhooks.create(manager, { url: `${base}/fine`, events: ['comment.created'] });
     await server.ctx.comments.addComment(manager, 1010, { text: 'while one receiver hangs' });
-    const got = await until(() => eventsAt('/fine'), (list) => list.length >= 1, 5_000);
+    const got = await waitUntil(() => eventsAt('/fine'), (list) => list.length >= 1, 5_000);
     expect(got.map((e) => e.data.comment.text)).toEqual(['while one receiver hangs']);
     expect(at('/hang')).toHaveLength(1);
     // A request is not slowed by it either.

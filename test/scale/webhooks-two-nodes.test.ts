@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,31 +6,21 @@ import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { startReceiver, waitUntil } from '../helpers/receiver.js';
 import { buildWorkspace, USERS } from '../helpers/workspace.js';
 
 /**
  * Two nodes (two application contexts, each with its own pool and delivery worker) on one PostgreSQL
  * database, the deployment of several nodes (docs/deployment.md): each event reaches an endpoint once, in order.
+ * The receiver answers at once; the nodes' deliveries overlap in time all the same (both look after each commit).
  */
 let dir: string;
 let database: TestDatabase;
 let nodes: AppContext[] = [];
-let receiver: Server;
-let base: string;
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    // A little slower than instant, so that both nodes are looking while deliveries are under way.
-    req.on('end', () => setTimeout(() => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
-    }, 20));
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startReceiver();
   dir = mkdtempSync(join(tmpdir(), 'punchlist-webhooks-'));
   database = await createTestDatabase(dir, 'postgres');
   const config = loadConfig({ DATABASE_URL: database.url, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'x', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: '1' });
@@ -44,7 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const node of nodes) await node.close();
   await database?.drop();
-  receiver.closeAllConnections();
   receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -52,12 +39,12 @@ afterAll(async () => {
 describe('webhooks on two nodes', () => {
   it('deliver each event exactly once, in order, whichever node recorded it', async () => {
     const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
-    await nodes[0]!.webhooks.create(manager, { url: `${base}/hook`, events: ['comment.created'] });
+    await nodes[0]!.webhooks.create(manager, { url: `${receiver.base}/hook`, events: ['comment.created'] });
     const writes = Array.from({ length: 30 }, (_, i) => i);
     for (const i of writes) await nodes[i % 2]!.comments.addComment(manager, 2010, { text: `comment ${i}` });
-    const deadline = Date.now() + 30_000;
-    while (received.length < writes.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(() => receiver.received.length, (n) => n >= writes.length, 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // time for a double delivery to show
+    const received = receiver.received;
     expect(received.map((r) => JSON.parse(r.body).data.comment.text)).toEqual(writes.map((i) => `comment ${i}`));
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(writes.length);
   });

@@ -1,7 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/domain/values.js';
+import { freePort } from '../helpers/child-server.js';
+import { startReceiver, waitUntil } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 import { decode, signedInClients } from './web-client.js';
@@ -10,30 +10,11 @@ import { decode, signedInClients } from './web-client.js';
  * The Profile's "Webhooks" block (DESIGN.md §8, §11) over real HTTP: create (secret once), list, a refused
  * URL, disable after confirmation, owners only, and Redeliver to a real receiver on loopback.
  */
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-let receiver: Server;
-let base: string;
-const received: Received[] = [];
-/** What each path answers next (default 200). */
-const answers = new Map<string, number[]>();
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 let server: TestServer;
 const as = signedInClients(() => server.url);
 const SECRET = /data-testid="new-webhook-secret">(whsec_[A-Za-z0-9+/=]+)<\/code>/;
-
-async function until<T>(what: () => T, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = what();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Each endpoint's article on a Profile page, by its URL. */
 function rowOf(page: string, url: string): string | undefined {
@@ -46,23 +27,13 @@ async function count(table: 'webhook_endpoints' | 'webhook_deliveries') {
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      res.writeHead(answers.get(req.url ?? '')?.shift() ?? 200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startReceiver();
   server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
 });
 
 afterAll(async () => {
   await server.ctx.webhookWorker.stop();
   await server.close();
-  receiver.closeAllConnections();
   receiver.close();
 });
 
@@ -94,7 +65,7 @@ describe('Webhooks on /profile', () => {
   it('creates a webhook, shows its secret once (no-store, 201), then lists it', async () => {
     const web = await as('executor');
     const profile = await web.get('/profile');
-    const url = `${base}/executor?x=<1>`;
+    const url = `${receiver.base}/executor?x=<1>`;
     const created = await web.post('/profile/webhooks', { url, events: ['comment.created', 'answer.created'], project_id: '1' }, profile.text);
     expect(created.status).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
@@ -102,7 +73,7 @@ describe('Webhooks on /profile', () => {
     expect(secret).toMatch(/^whsec_/);
     expect(created.text).toContain('Copy it now: it is shown only this once.');
     const endpoints = await server.ctx.webhooks.list({ id: USERS.executor, role: 'member' });
-    expect(endpoints).toEqual([expect.objectContaining({ url: `${base}/executor?x=%3C1%3E`, events: ['comment.created', 'answer.created'], project_id: 1, state: 'active' })]);
+    expect(endpoints).toEqual([expect.objectContaining({ url: `${receiver.base}/executor?x=%3C1%3E`, events: ['comment.created', 'answer.created'], project_id: 1, state: 'active' })]);
     const stored = await server.ctx.db.kysely.selectFrom('webhook_endpoints').select('secret').where('id', '=', endpoints[0]!.id).executeTakeFirstOrThrow();
     expect(stored.secret).toBe(secret);
 
@@ -121,9 +92,9 @@ describe('Webhooks on /profile', () => {
     expect(row).not.toContain('whsec_');
 
     // None ticked, no project: every type, every project.
-    const all = await web.post('/profile/webhooks', { url: `${base}/executor-all`, project_id: '' }, later.text);
+    const all = await web.post('/profile/webhooks', { url: `${receiver.base}/executor-all`, project_id: '' }, later.text);
     expect(all.status).toBe(201);
-    const allRow = rowOf(all.text, `${base}/executor-all`)!;
+    const allRow = rowOf(all.text, `${receiver.base}/executor-all`)!;
     expect(allRow).toContain('<dd data-testid="webhook-events">All event types</dd>');
     expect(allRow).toContain('<dd data-testid="webhook-project">All my projects</dd>');
   });
@@ -144,9 +115,9 @@ describe('Webhooks on /profile', () => {
     expect(refused.text).not.toContain('data-testid="new-webhook-secret"');
 
     const [badEvent, hiddenProject, badProject, empty] = await Promise.all([
-      web.post('/profile/webhooks', { url: `${base}/o`, events: ['item.deleted'] }, profile.text),
-      web.post('/profile/webhooks', { url: `${base}/o`, project_id: '3' }, profile.text),
-      web.post('/profile/webhooks', { url: `${base}/o`, project_id: 'one' }, profile.text),
+      web.post('/profile/webhooks', { url: `${receiver.base}/o`, events: ['item.deleted'] }, profile.text),
+      web.post('/profile/webhooks', { url: `${receiver.base}/o`, project_id: '3' }, profile.text),
+      web.post('/profile/webhooks', { url: `${receiver.base}/o`, project_id: 'one' }, profile.text),
       web.post('/profile/webhooks', { url: '  ' }, profile.text),
     ]);
     expect(badEvent.status).toBe(422);
@@ -163,7 +134,7 @@ describe('Webhooks on /profile', () => {
   it('disables a webhook after confirmation; it stays listed, disabled, with the reason', async () => {
     const web = await as('bystander');
     const profile = await web.get('/profile');
-    const url = `${base}/bystander`;
+    const url = `${receiver.base}/bystander`;
     expect((await web.post('/profile/webhooks', { url }, profile.text)).status).toBe(201);
     const row = rowOf((await web.get('/profile')).text, url)!;
     expect(row).toContain(`data-confirm="Disable the webhook to ${url}? Nothing more is sent to it, and it cannot be enabled again."`);
@@ -195,7 +166,7 @@ describe('Webhooks on /profile', () => {
     const manager = await as('manager');
     const page = await manager.get('/profile');
     expect(page.text).not.toContain(`data-webhook-id="${executor!.id}"`);
-    expect(page.text).not.toContain(`${base}/executor`);
+    expect(page.text).not.toContain(`${receiver.base}/executor`);
     for (const path of [`/profile/webhooks/${executor!.id}/disable`, '/profile/webhooks/999999/disable', '/profile/webhooks/abc/disable']) {
       const response = await manager.post(path, { confirmed: '1' }, page.text);
       expect(response.status, path).toBe(404);
@@ -203,28 +174,25 @@ describe('Webhooks on /profile', () => {
     }
     expect((await server.ctx.webhooks.list({ id: USERS.executor, role: 'member' }))[0]!.state).toBe('active');
     // Without the CSRF field, nothing happens.
-    expect((await manager.post(`/profile/webhooks`, { url: `${base}/csrf` })).status).toBe(403);
+    expect((await manager.post(`/profile/webhooks`, { url: `${receiver.base}/csrf` })).status).toBe(403);
   });
 
   it('redelivers a logged delivery: the receiver gets the same webhook-id again, and the list shows it', async () => {
     const web = await as('manager');
     const profile = await web.get('/profile');
-    const url = `${base}/redeliver`;
+    const url = `${receiver.base}/redeliver`;
     expect((await web.post('/profile/webhooks', { url, events: 'comment.created' }, profile.text)).status).toBe(201);
 
     // And one whose receiver is gone: a port nothing listens on any more.
-    const gone = createServer();
-    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
-    const closedUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/closed`;
-    await new Promise((resolve) => gone.close(resolve));
+    const closedUrl = `http://127.0.0.1:${await freePort()}/closed`;
     expect((await web.post('/profile/webhooks', { url: closedUrl, events: 'comment.created' }, profile.text)).status).toBe(201);
 
     await server.ctx.comments.addComment({ id: USERS.manager, role: 'member', name: 'Manager' }, 1001, { text: 'x' });
-    const at = () => received.filter((r) => r.path === '/redeliver');
+    const at = () => receiver.at('/redeliver');
     const failures = async () =>
       (await server.ctx.webhooks.listWithDeliveries({ id: USERS.manager, role: 'member' })).find((w) => w.url === closedUrl)!.deliveries;
     server.ctx.webhookWorker.start();
-    const first = await until(at, (list) => list.length >= 1);
+    const first = await waitUntil(at, (list) => list.length >= 1);
     for (let i = 0; i < 200 && (await failures()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     await server.ctx.webhookWorker.stop();
     expect(first.length).toBe(1);
@@ -271,7 +239,7 @@ describe('Webhooks on /profile', () => {
     expect(rows[0]).toContain('<span class="badge s-succeeded">succeeded</span>');
 
     // A receiver that refuses: said so, and logged as failed.
-    answers.set('/redeliver', [500]);
+    receiver.answers.set('/redeliver', [500]);
     const failed = await web.post(action[1]!, {}, after.text);
     expect(failed.location).toBe('/profile?redelivered=500#webhooks-title');
     const failedPage = await web.get('/profile?redelivered=500');
