@@ -12,6 +12,7 @@ const DIALECT_TESTS = [
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',
+  'test/upgrade/**/*.test.ts',
   'src/features/**/*.test.ts',
 ];
 

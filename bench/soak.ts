@@ -269,11 +269,10 @@ async function main() {
  */
 function checkUpdates(db: SQLite.Database, updates: Updates) {
   const problems: string[] = [];
-  const audit = db.prepare('select status, entity_type, entity_id from audit_log where request_id = ?');
-  const audited = (requestId: string) => {
-    const row = audit.get(requestId) as { status: number; entity_type: string | null; entity_id: number | null } | undefined;
-    return row?.status === 200 ? row : undefined;
-  };
+  // One pass over the audit log (it has no index by request_id: a lookup per write would scan it each time).
+  const rows = db.prepare('select request_id, entity_type, entity_id from audit_log where status = 200').all() as { request_id: string; entity_type: string | null; entity_id: number | null }[];
+  const byRequestId = new Map(rows.map((row) => [row.request_id, row]));
+  const audited = (requestId: string) => byRequestId.get(requestId);
   const changeEntry = db.prepare("select 1 from item_history where item_id = ? and kind = 'status_changed' and to_status = ? and at = ?");
   const reachedBy = db.prepare("select 1 from item_history where item_id = ? and kind in ('created', 'status_changed') and to_status = ? and at <= ?");
   const found = {

@@ -17,7 +17,7 @@ export const STORAGE_ENTRY = 'storage blobs';
 const BOOKKEEPING_TABLES = new Set(['audit_log', 'idempotency_keys']);
 const BOOKKEEPING_COLUMNS: Record<string, string[]> = { api_tokens: ['last_used_at', 'last_used_ip'] };
 
-async function tableNames(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<string[]> {
+export async function tableNames(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<string[]> {
   if (dialect === 'sqlite') {
     const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(db);
     return rows.rows.map((r) => r.name);

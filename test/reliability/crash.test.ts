@@ -247,5 +247,5 @@ describe('SIGKILL under load', () => {
     } finally {
       final.db.close();
     }
-  }, 170_000);
+  }, Math.max(170_000, ROUNDS * 20_000));
 });

@@ -14,6 +14,8 @@ let server: TestServer;
 const WORKERS = 8;
 /** A 503 must come at once, not after a client gives up. */
 const QUICK_MS = 2000;
+/** How long the database stays down (`npm run reliability:outage`: a minute, like a restart or a failover). */
+const OUTAGE_MS = Number(process.env.OUTAGE_SECONDS ?? 3) * 1000;
 
 beforeAll(async () => {
   // Fails with the reason when a private cluster cannot be had here: never skipped.
@@ -86,7 +88,7 @@ describe('PostgreSQL stopped under load', () => {
     const stoppedAt = traffic.elapsed();
     await pg.stop('immediate');
     const downAt = traffic.elapsed();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
     const readyDuringOutage = await fetch(`${server.url}/readyz`);
     expect(readyDuringOutage.status).toBe(503);
 
@@ -135,5 +137,5 @@ describe('PostgreSQL stopped under load', () => {
     expect(write.status).toBe(201);
     const card = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
     expect(card.body.data.item.comments.map((c: { text: string }) => c.text)).toContain('after the outage');
-  }, 90_000);
+  }, 90_000 + OUTAGE_MS);
 });
