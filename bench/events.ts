@@ -1,0 +1,65 @@
+/**
+ * Benchmark: the event layer (DESIGN.md §11), in-process on SQLite with the test workspace.
+ * 1. What recording an event adds to a write: CPU µs per status change through the real item write path,
+ *    against the same path whose outbox writes nothing, in the same run (alternating rounds).
+ * 2. Delivery throughput: events/s a webhook endpoint receives on a local receiver (loopback HTTP), from a
+ *    backlog of events, with signing and the per-event visibility check.
+ * Run: npm run bench:events   (not part of npm test)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { createItemWriter } from '../src/features/items/item-transaction.js';
+import { createItemWritesService } from '../src/features/items/item-writes.service.js';
+import { startReceiver } from '../test/helpers/receiver.js';
+import { startTestServer } from '../test/helpers/server.js';
+import { USERS } from '../test/helpers/workspace.js';
+
+const WRITES = Number(process.env.WRITES ?? 4000);
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+const BACKLOG = Number(process.env.BACKLOG ?? 3000);
+
+const server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
+const { ctx } = server;
+const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
+const silentOutbox = { append: async () => {}, committed: () => {} };
+const paths = {
+  withEvents: ctx.itemWrites,
+  withoutEvents: createItemWritesService(ctx.db.kysely, ctx.items, createItemWriter(ctx.db.kysely, ctx.audit, silentOutbox, ctx.clock), ctx.clock),
+};
+
+/** CPU µs per status change (alternating two statuses so that every call writes). */
+async function cpuPerWrite(service: typeof ctx.itemWrites): Promise<number> {
+  const start = process.cpuUsage();
+  for (let i = 0; i < WRITES; i++) await service.setStatus(manager, 2001, i % 2 ? 'in_progress' : 'blocked');
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / WRITES;
+}
+
+await cpuPerWrite(paths.withEvents); // warm-up
+const samples: Record<keyof typeof paths, number[]> = { withEvents: [], withoutEvents: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const name of (round % 2 ? ['withoutEvents', 'withEvents'] : ['withEvents', 'withoutEvents']) as (keyof typeof paths)[]) {
+    samples[name].push(await cpuPerWrite(paths[name]));
+  }
+}
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+const write = { withEventsUs: median(samples.withEvents), withoutEventsUs: median(samples.withoutEvents) };
+console.log(`status change, CPU per write: ${write.withEventsUs.toFixed(1)} µs with its event, ${write.withoutEventsUs.toFixed(1)} µs without (+${(write.withEventsUs - write.withoutEventsUs).toFixed(1)} µs)`);
+
+const receiver = await startReceiver();
+const { id } = await ctx.webhooks.create(manager, { url: `${receiver.base}/hook`, events: ['comment.created'] });
+for (let i = 0; i < BACKLOG; i++) await ctx.comments.addComment(manager, 2010, { text: `backlog ${i}` });
+const started = performance.now();
+ctx.webhookWorker.start();
+while (receiver.received.length < BACKLOG) await new Promise((resolve) => setTimeout(resolve, 20));
+const seconds = (performance.now() - started) / 1000;
+await ctx.webhookWorker.stop();
+const delivery = { events: BACKLOG, seconds, perSecond: BACKLOG / seconds, endpoint: id };
+console.log(`webhook deliveries: ${BACKLOG} events to one local receiver in ${seconds.toFixed(2)} s = ${delivery.perSecond.toFixed(0)} events/s`);
+
+receiver.close();
+await server.close();
+mkdirSync('bench/results', { recursive: true });
+const file = `bench/results/events-${new Date().toISOString().slice(0, 10)}.json`;
+writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery }, null, 2) + '\n');
+console.log(`written to ${file}`);
