@@ -142,6 +142,18 @@ describe('webhook deliveries', () => {
     await expect(server.ctx.webhooks.redeliver(partial, delivery!.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('stops serving the endpoints of a deactivated owner', async () => {
+    const observer = { id: USERS.observer, role: 'member' as const, name: 'Observer' };
+    await server.ctx.webhooks.create(observer, { url: `${base}/observer`, events: ['comment.created'] });
+    await server.ctx.comments.addComment(manager, 1011, { text: 'before' });
+    await waitUntil(() => at('/observer'), (list) => list.length >= 1);
+    await server.ctx.usersAdmin.setUserActive({ id: USERS.admin, role: 'admin' }, USERS.observer, false);
+    await server.ctx.comments.addComment(manager, 1011, { text: 'after the owner was deactivated' });
+    await waitUntil(() => at('/all'), (list) => list.some((r) => r.body.includes('after the owner was deactivated')));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(eventsAt('/observer').map((e) => e.data.comment.text)).toEqual(['before']);
+  });
+
   it('refuses private destinations unless allowed, and unknown event types', async () => {
     const strict = await createContext({ ...server.ctx.config, webhookAllowPrivate: false }, { migrate: false });
     try {

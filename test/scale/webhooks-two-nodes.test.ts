@@ -48,4 +48,22 @@ describe('webhooks on two nodes', () => {
     expect(received.map((r) => JSON.parse(r.body).data.comment.text)).toEqual(writes.map((i) => `comment ${i}`));
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(writes.length);
   });
+
+  it('wake a long poll on one node within a second of a commit on the other', async () => {
+    const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
+    const admin = { id: USERS.admin, role: 'admin' as const };
+    const after = await nodes[0]!.events.lastId();
+    const started = Date.now();
+    const waiting = nodes[0]!.events.list(admin, { after, limit: 10, projectId: null, itemId: 2001, types: null, wait: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const committed = Date.now();
+    await nodes[1]!.comments.addComment(manager, 2001, { text: 'from the other node' });
+    const page = await waiting;
+    const answered = Date.now();
+    expect(page.events).toMatchObject([{ type: 'comment.created', item_id: 2001 }]);
+    console.log(`long poll on node 1, commit on node 2: answered ${answered - committed} ms after the commit`);
+    // The contract is 1 s (a shared poll every 500 ms); the bound leaves room for a loaded machine, far below the 20 s wait.
+    expect(answered - committed).toBeLessThan(3_000);
+    expect(answered - started).toBeLessThan(20_000);
+  });
 });
