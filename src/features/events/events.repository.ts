@@ -1,19 +1,9 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import { type Insertable, type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { Database, EventsTable } from '../../db/tables.js';
 import type { EventType } from '../../domain/values.js';
 
-/** An event about to be written, in the transaction of its change. */
-export interface NewEvent {
-  type: EventType;
-  at: string;
-  project_id: number;
-  section_id: number | null;
-  checklist_id: number | null;
-  item_id: number | null;
-  actor_id: number | null;
-  token_id: number | null;
-  data: unknown;
-}
+/** An event about to be written, in the transaction of its change: the row, with its type and data typed. */
+export type NewEvent = Omit<Insertable<EventsTable>, 'id' | 'type' | 'data'> & { type: EventType; data: unknown };
 
 /** Which events a reader may see: everything, or per project the whole of it or some sections and checklists. */
 export type EventVisibility =
