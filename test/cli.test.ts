@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliRunner } from './helpers/cli.js';
+import { cliEnv, cliRunner } from './helpers/cli.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
@@ -62,15 +62,7 @@ async function counts() {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punchlist-cli-'));
-  env = {
-    // `#!/usr/bin/env node` must find this very Node first.
-    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
-    HOME: dir,
-    DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
-    STORAGE_URL: `file:${join(dir, 'storage')}`,
-    DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
-  };
+  env = cliEnv(dir);
 });
 
 afterAll(async () => {

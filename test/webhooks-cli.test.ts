@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliRunner } from './helpers/cli.js';
+import { cliEnv, cliRunner } from './helpers/cli.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
 import { EVENT_TYPES } from '../src/domain/values.js';
@@ -42,14 +42,7 @@ const endpoint = (id: number) => ctx.db.kysely.selectFrom('webhook_endpoints').s
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punchlist-webhooks-cli-'));
-  env = {
-    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
-    HOME: dir,
-    DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
-    STORAGE_URL: `file:${join(dir, 'storage')}`,
-    DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
-  };
+  env = cliEnv(dir);
   const file = join(dir, 'workspace.json');
   await writeFile(file, JSON.stringify(buildWorkspace().fixture));
   await ok(['import', file]);

@@ -18,3 +18,9 @@ export function launchChromium(): Promise<Browser> {
 export async function launchChromiumIfInstalled(): Promise<Browser | undefined> {
   return existsSync(CHROMIUM) ? launchChromium() : undefined;
 }
+
+/** The launched browser; a missing one fails the test with CHROMIUM_MISSING (never a skip). */
+export function requireBrowser(browser: Browser | undefined): Browser {
+  if (!browser) throw new Error(CHROMIUM_MISSING);
+  return browser;
+}

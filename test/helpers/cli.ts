@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The real `bin/punchlist`, run as an operator would: a child process, by absolute path. */
@@ -20,4 +20,17 @@ export function cliRunner(where: () => { cwd: string; env: Record<string, string
         done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       });
     });
+}
+
+/** The environment of a CLI test: only what an operator sets, on a SQLite file and disk storage in `dir`. */
+export function cliEnv(dir: string): Record<string, string> {
+  return {
+    // `#!/usr/bin/env node` must find this very Node first.
+    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
+    HOME: dir,
+    DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
+    STORAGE_URL: `file:${join(dir, 'storage')}`,
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+  };
 }

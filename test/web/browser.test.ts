@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/chromium.js';
+import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD } from '../helpers/workspace.js';
 
@@ -13,11 +13,7 @@ import { PASSWORD } from '../helpers/workspace.js';
 let server: TestServer;
 let launched: Browser | undefined;
 
-/** Every test fails (never skips) with a clear message when the browser is not installed. */
-function browserOrFail(): Browser {
-  if (!launched) throw new Error(CHROMIUM_MISSING);
-  return launched;
-}
+const browserOrFail = () => requireBrowser(launched);
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;

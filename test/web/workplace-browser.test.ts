@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/chromium.js';
+import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
 import { solid } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey } from '../helpers/workspace.js';
@@ -22,10 +22,7 @@ let launched: Browser | undefined;
 let files: string;
 const storage = new Map<UserKey, Awaited<ReturnType<BrowserContext['storageState']>>>();
 
-function browserOrFail(): Browser {
-  if (!launched) throw new Error(CHROMIUM_MISSING);
-  return launched;
-}
+const browserOrFail = () => requireBrowser(launched);
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
