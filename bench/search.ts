@@ -14,6 +14,8 @@ import { openDatabase } from '../src/db/database.js';
 import { random } from './lib/random.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/tables.js';
+import { createSearchIndexer } from '../src/features/search/search-indexer.js';
+import { createSearchRepository } from '../src/features/search/search.repository.js';
 import { createSearchService, type SearchVisibility } from '../src/features/search/search.service.js';
 
 const ITEMS = Number(process.env.ITEMS ?? 100_000);
@@ -212,7 +214,11 @@ async function main() {
     const dbBytes = statSync(file).size;
     console.log(`generated in ${generationSeconds} s: ${JSON.stringify(counts)}, ${docs.rows[0]?.n} search documents, ${(dbBytes / 1e6).toFixed(0)} MB`);
 
-    const service = createSearchService(db, 'sqlite');
+    const repository = createSearchRepository(db, 'sqlite');
+    await createSearchIndexer(repository, 'sqlite', (error) => {
+      throw error;
+    }).drain();
+    const service = createSearchService(repository, 'sqlite');
     const projectId = 1;
     const everything: SearchVisibility = { projectId, checklistIds: 'all', sectionIds: 'all' };
     const limited: SearchVisibility = { projectId, checklistIds: [1, 2, 3], sectionIds: [1] };

@@ -24,6 +24,8 @@ import { createRateLimiter } from './features/rate-limit/rate-limiter.js';
 import { createRetention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewService } from './features/review/review.service.js';
 import { createProjectSearch } from './features/search/project-search.js';
+import { createSearchIndexer } from './features/search/search-indexer.js';
+import { createSearchRepository } from './features/search/search.repository.js';
 import { createSearchService } from './features/search/search.service.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createTokensService } from './features/tokens/tokens.service.js';
@@ -53,7 +55,12 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   const eventsRepo = createEventsRepository(db.kysely);
   const events = createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
   const itemWriter = createItemWriter(db.kysely, audit, events, clock);
-  const projectSearch = createProjectSearch(projects, items, createSearchService(db.kysely, db.dialect));
+  const searchRepo = createSearchRepository(db.kysely, db.dialect);
+  const projectSearch = createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
+  // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
+  const searchIndexer = createSearchIndexer(searchRepo, db.dialect, (error) =>
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'search indexing failed', err: String(error) })}\n`),
+  );
   // Started by the server only (main.ts), on every node; close() stops it before the database closes.
   const webhooksRepo = createWebhooksRepository(db.kysely);
   // Started by the server only (main.ts), on every node: deliveries to webhook endpoints.
@@ -72,6 +79,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     projects,
     items,
     projectSearch,
+    searchIndexer,
     worklists: createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
     itemWrites: createItemWritesService(db.kysely, items, itemWriter, clock),
     comments: createCommentsService(db.kysely, items, itemWriter, clock),
@@ -90,6 +98,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),
     async close() {
       await retention.stop();
+      await searchIndexer.stop();
       await webhookWorker.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.
       events.close();

@@ -51,6 +51,7 @@ export async function serve(options: { demo: boolean }) {
     onError: (err) => app.log.error({ err }, 'retention pass failed; the next one retries'),
   });
   ctx.webhookWorker.start();
+  ctx.searchIndexer.start();
   // Printed once the server listens: the curl line works the moment it appears.
   if (demo) {
     process.stdout.write(

@@ -19,6 +19,8 @@ import { SCOPES } from '../../src/domain/scopes.js';
 import { generateToken } from '../../src/domain/token-format.js';
 import { ANSWER_STATUSES, ITEM_STATUSES, PRIORITIES } from '../../src/domain/values.js';
 import { importFixture, type ImportSummary } from '../../src/features/fixtures/import.service.js';
+import { createSearchIndexer } from '../../src/features/search/search-indexer.js';
+import { createSearchRepository } from '../../src/features/search/search.repository.js';
 import { random } from './random.js';
 
 /** Bump when the generated data changes: cached databases of another version are rebuilt. */
@@ -279,6 +281,10 @@ export async function buildWorkspace(file: string, log: (line: string) => void):
       })),
     ];
     add(await importFixture(db.kysely, 'sqlite', { tokens }, clock));
+    // FTS5 fed now, as `punchlist import` does, so that the server starts with an empty queue.
+    await createSearchIndexer(createSearchRepository(db.kysely, 'sqlite'), 'sqlite', (error) => {
+      throw error;
+    }).drain();
     await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db.kysely);
     return {
       actors,

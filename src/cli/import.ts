@@ -39,7 +39,12 @@ Options:
       throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`);
     }
     const { importFixture } = await import('../features/fixtures/import.service.js');
-    const summary = await withContext((ctx) => importFixture(ctx.db.kysely, ctx.db.dialect, fixture, ctx.clock));
+    const summary = await withContext(async (ctx) => {
+      const counts = await importFixture(ctx.db.kysely, ctx.db.dialect, fixture, ctx.clock);
+      // The search index is fed here rather than by the next server start (searches stay exact either way).
+      await ctx.searchIndexer.drain();
+      return counts;
+    });
     if (values.json) return printJson(summary);
     const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
     printLine(`imported ${file}: ${counts.join(', ')}`);

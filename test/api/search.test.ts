@@ -122,4 +122,16 @@ describe('GET projects/search.php', () => {
     await server.call(`${V1}/items/links.php`, { method: 'PUT', token: server.tokens.manager, json: { id: 1010, document_links: [] } });
     expect((await search('manager', 'id=1&q=evacuation')).body.data.total).toBe(0);
   });
+
+  it('finds a comment by the very next search after its 201, while the indexer runs (DESIGN.md §10)', async () => {
+    // Back to back, faster than the background indexer's turn: each comment is found at once, and
+    // only once, whether FTS5 already holds it or search reads it from the queue.
+    for (let i = 0; i < 30; i += 1) {
+      const word = `zq${i}marker${Date.now().toString(36)}`;
+      const created = await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 1001, text: `Found at once ${word}` } });
+      expect(created.status).toBe(201);
+      const found = await search('manager', `id=1&q=${word}`);
+      expect(kinds(found.body.data.hits), word).toEqual([`comment:${created.body.data.comment.id}`]);
+    }
+  });
 });

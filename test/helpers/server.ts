@@ -50,6 +50,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     await importFixture(ctx.db.kysely, ctx.db.dialect, workspace.fixture, ctx.clock);
     tokens = workspace.tokens;
   }
+  // As main.ts does: FTS5 fed in the background (search reads what is still queued meanwhile).
+  ctx.searchIndexer.start();
   const app = await buildApp(ctx, { logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -27,7 +27,17 @@ interface SearchFtsTable {
   body_text: string;
 }
 
-type SearchTables = { search_docs: SearchDocsTable; search_fts: SearchFtsTable };
+/** SQLite only (migration 010): the documents whose text FTS5 does not hold yet, in the order they changed. */
+interface SearchFtsQueueTable {
+  id: number;
+  doc_id: number;
+  op: 'insert' | 'change';
+}
+
+type SearchTables = { search_docs: SearchDocsTable; search_fts: SearchFtsTable; search_fts_queue: SearchFtsQueueTable };
+
+/** What FTS5 is fed for a text: U+0130 (İ) as its Unicode lower case, as migration 002 explains. */
+const ftsText = (column: string) => sql.raw(`replace(${column}, char(304), char(105, 775))`);
 
 /** Which documents a search may return: one project, what the user sees of it, optionally one type. */
 export interface SearchScope {
@@ -108,7 +118,7 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
 
   return {
     /** Candidates from the text index: a superset of the documents containing `needle` (lower-cased). */
-    findByIndex(scope: SearchScope, needle: string): Promise<SearchDoc[]> {
+    async findByIndex(scope: SearchScope, needle: string): Promise<SearchDoc[]> {
       if (dialect === 'postgres') {
         // The pattern is a bound parameter; escaping makes %, _ and \ plain characters.
         const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -121,15 +131,47 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
       // so operators, column filters and * in the user's text stay plain characters.
       const phrase = `"${needle.replaceAll('"', '""')}"`;
       // CROSS JOIN makes SQLite start from the index matches: left to itself it may walk the whole
-      // project and test each row against the match list.
-      return search
-        .selectFrom('search_fts')
-        .crossJoin('search_docs')
-        .select(DOC_COLUMNS)
-        .whereRef('search_docs.id', '=', 'search_fts.rowid')
-        .where(sql<SqlBool>`search_fts MATCH ${phrase}`)
-        .where((eb) => inScope(eb, scope))
-        .execute();
+      // project and test each row against the match list. The documents still queued for FTS5 are read
+      // as they are: a committed write is found at once (an old text FTS5 still holds only proposes a
+      // candidate, which the caller's check of the current text then refuses).
+      const [indexed, queued] = await Promise.all([
+        search
+          .selectFrom('search_fts')
+          .crossJoin('search_docs')
+          .select(DOC_COLUMNS)
+          .whereRef('search_docs.id', '=', 'search_fts.rowid')
+          .where(sql<SqlBool>`search_fts MATCH ${phrase}`)
+          .where((eb) => inScope(eb, scope))
+          .execute(),
+        docs(scope, (eb) => eb('search_docs.id', 'in', eb.selectFrom('search_fts_queue').select('search_fts_queue.doc_id'))),
+      ]);
+      if (queued.length === 0) return indexed;
+      const seen = new Set(indexed.map((d) => `${d.entity_type}:${d.entity_id}`));
+      return [...indexed, ...queued.filter((d) => !seen.has(`${d.entity_type}:${d.entity_id}`))];
+    },
+
+    /**
+     * SQLite: feeds FTS5 the documents of up to `maxDocs` queued changes, in one transaction (one new
+     * FTS5 segment for the batch instead of one per write), and takes them off the queue. Every queued
+     * change of those documents goes at once, so the next batch never meets one of them half done.
+     * Answers how many documents were indexed (0: the queue is empty).
+     */
+    async indexQueued(maxDocs: number): Promise<number> {
+      return search.transaction().execute(async (trx) => {
+        const head = await trx.selectFrom('search_fts_queue').select('doc_id').orderBy('id').limit(maxDocs).execute();
+        if (head.length === 0) return 0;
+        const ids = [...new Set(head.map((r) => r.doc_id))];
+        const changes = await trx.selectFrom('search_fts_queue').select(['doc_id', 'op']).where('doc_id', 'in', ids).orderBy('id').execute();
+        // FTS5 holds a document's old text unless its first queued change created it.
+        const first = new Map<number, string>();
+        for (const change of changes) if (!first.has(change.doc_id)) first.set(change.doc_id, change.op);
+        const stale = ids.filter((id) => first.get(id) === 'change');
+        if (stale.length > 0) await trx.deleteFrom('search_fts').where('rowid', 'in', stale).execute();
+        await sql`INSERT INTO search_fts (rowid, title_text, body_text)
+          SELECT id, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs WHERE id IN (${sql.join(ids)})`.execute(trx);
+        await trx.deleteFrom('search_fts_queue').where('doc_id', 'in', ids).execute();
+        return ids.length;
+      });
     },
 
     /**

@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
 import {
-  createSearchRepository,
   FTS5_FOLDING_GAPS,
   type SearchDoc,
   type SearchEntityType,
@@ -66,8 +63,7 @@ interface Match {
   start: number;
 }
 
-export function createSearchService(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): SearchService {
-  const repository = createSearchRepository(db, dialect);
+export function createSearchService(repository: SearchRepository, dialect: 'sqlite' | 'postgres'): SearchService {
   let postgresGaps: Promise<RegExp> | undefined;
 
   async function indexCanAnswer(needle: string): Promise<boolean> {

@@ -7,9 +7,12 @@ import { type Db, openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/tables.js';
+import { createSearchIndexer } from './search-indexer.js';
+import { createSearchRepository } from './search.repository.js';
 import {
   createSearchService,
   SEARCH_ENTITY_TYPES,
+  type SearchService,
   type SearchEntityType,
   type SearchQuery,
   type SearchVisibility,
@@ -171,9 +174,30 @@ async function seed(db: Kysely<Database>) {
   return { user, p, s1, s2, c1, c2, at1, at2, i1, i2, i3, comment1, comment3, answer1, itemLink, answerLink, other };
 }
 
-const dialects: { name: string; open: () => Promise<Harness> }[] = [{ name: testDialect(), open: openProjectDatabase }];
+/**
+ * On SQLite a write queues its documents for FTS5 and the indexer feeds them later (migration 010):
+ * every case runs with the indexer never run ('queued': search reads the queue) and with it run before
+ * each search ('indexed': FTS5 alone answers). PostgreSQL's trigram index has no queue.
+ */
+type IndexMode = 'queued' | 'indexed';
+const modes: IndexMode[] = testDialect() === 'sqlite' ? ['queued', 'indexed'] : ['indexed'];
+const dialects = modes.map((mode) => ({ name: testDialect(), mode, open: openProjectDatabase }));
 
-describe.each(dialects)('search on $name', ({ open }) => {
+function searchServiceOf(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', mode: IndexMode): SearchService {
+  const repository = createSearchRepository(db, dialect);
+  const service = createSearchService(repository, dialect);
+  const indexer = createSearchIndexer(repository, dialect, (error) => {
+    throw error;
+  });
+  return {
+    async search(visibility, query) {
+      if (mode === 'indexed') await indexer.drain();
+      return service.search(visibility, query);
+    },
+  };
+}
+
+describe.each(dialects)('search on $name ($mode)', ({ open, mode }) => {
   let harness: Harness | undefined;
 
   async function workspace() {
@@ -181,7 +205,7 @@ describe.each(dialects)('search on $name', ({ open }) => {
     const { kysely, dialect } = harness.db;
     await migrateToLatest(kysely);
     const data = await seed(kysely);
-    const service = createSearchService(kysely, dialect);
+    const service = searchServiceOf(kysely, dialect, mode);
     const all: SearchVisibility = { projectId: data.p, checklistIds: 'all', sectionIds: 'all' };
     const search = (q: string | null, options: Partial<SearchQuery> & { visibility?: SearchVisibility } = {}) =>
       service.search(options.visibility ?? all, {
@@ -523,7 +547,7 @@ describe.each(dialects)('search on $name', ({ open }) => {
     expect(first.error).toBeUndefined();
     const data = await seed(kysely);
     expect(await migrateToLatest(kysely)).toContain('002-search');
-    const service = createSearchService(kysely, dialect);
+    const service = searchServiceOf(kysely, dialect, mode);
     const result = await service.search(
       { projectId: data.p, checklistIds: 'all', sectionIds: 'all' },
       { q: 'zebra', entityType: null, itemId: null, limit: 50, offset: 0 },
@@ -561,5 +585,83 @@ describe('search migration on sqlite', () => {
     expect(after.rows).toEqual(before.rows);
     const trigger = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'search_items_update'`.execute(kysely);
     expect(trigger.rows[0]?.sql).toContain('UPDATE OF text, description, project_id, section_id, checklist_id');
+  });
+
+  /** The documents FTS5 itself holds for a phrase (no queue, no check of the current text). */
+  const inFts = async (phrase: string) =>
+    (await sql<{ rowid: number }>`SELECT rowid FROM search_fts WHERE search_fts MATCH ${`"${phrase}"`} ORDER BY rowid`.execute(harness.db.kysely)).rows.map(
+      (r) => r.rowid,
+    );
+  const docId = async (type: string, id: number) =>
+    (await sql<{ id: number }>`SELECT id FROM search_docs WHERE entity_type = ${type} AND entity_id = ${id}`.execute(harness.db.kysely)).rows[0]?.id;
+  const queued = async () => (await sql<{ n: number }>`SELECT count(*) AS n FROM search_fts_queue`.execute(harness.db.kysely)).rows[0]?.n;
+
+  it('feeds FTS5 from the queue outside the writes, and leaves nothing stale in it', async () => {
+    const { kysely } = harness.db;
+    const repository = createSearchRepository(kysely, 'sqlite');
+    const indexer = createSearchIndexer(repository, 'sqlite', (error) => {
+      throw error;
+    });
+    await indexer.drain();
+    const data = await seed(kysely);
+    const w = writer(kysely);
+    const all: SearchVisibility = { projectId: data.p, checklistIds: 'all', sectionIds: 'all' };
+    const service = createSearchService(repository, 'sqlite');
+    const found = async (q: string) =>
+      (await service.search(all, { q, entityType: null, itemId: null, limit: 50, offset: 0 })).hits.map((h) => `${h.entity_type}:${h.entity_id}`);
+
+    // Written and committed, not yet in FTS5: found through the queue.
+    const comment = await w.comment(data.i1, data.user, 'Очередь индекса квазар');
+    const doc = await docId('comment', comment);
+    expect(await inFts('квазар')).toEqual([]);
+    expect(await found('квазар')).toEqual([`comment:${comment}`]);
+    expect(await indexer.drain()).toBeGreaterThan(0);
+    expect(await queued()).toBe(0);
+    expect(await inFts('квазар')).toEqual([doc]);
+    expect(await found('квазар')).toEqual([`comment:${comment}`]);
+
+    // A text change: the old text leaves FTS5 once indexed, and is never found meanwhile.
+    await kysely.updateTable('comments').set({ text: 'Очередь индекса пульсар' }).where('id', '=', comment).execute();
+    expect(await found('квазар')).toEqual([]);
+    expect(await found('пульсар')).toEqual([`comment:${comment}`]);
+    await indexer.drain();
+    expect(await inFts('квазар')).toEqual([]);
+    expect(await inFts('пульсар')).toEqual([doc]);
+
+    // The newest document deleted, then a new one takes its rowid: the old text goes, the new one is indexed.
+    await kysely.deleteFrom('comments').where('id', '=', comment).execute();
+    const next = await w.comment(data.i1, data.user, 'Очередь индекса туманность');
+    expect(await docId('comment', next)).toBe(doc);
+    expect(await found('пульсар')).toEqual([]);
+    expect(await found('туманность')).toEqual([`comment:${next}`]);
+    await indexer.drain();
+    expect(await inFts('пульсар')).toEqual([]);
+    expect(await inFts('туманность')).toEqual([doc]);
+
+    // Created, deleted and created again before the indexer ran: indexed once, as it is now.
+    await kysely.deleteFrom('comments').where('id', '=', next).execute();
+    const third = await w.comment(data.i1, data.user, 'Очередь индекса комета');
+    await kysely.deleteFrom('comments').where('id', '=', third).execute();
+    const fourth = await w.comment(data.i1, data.user, 'Очередь индекса астероид');
+    await indexer.drain();
+    expect(await inFts('туманность')).toEqual([]);
+    expect(await inFts('комета')).toEqual([]);
+    expect(await inFts('астероид')).toEqual([await docId('comment', fourth)]);
+    expect(await queued()).toBe(0);
+  });
+
+  it('indexes in the background once started, and stops', async () => {
+    const { kysely } = harness.db;
+    const data = await seed(kysely);
+    const indexer = createSearchIndexer(createSearchRepository(kysely, 'sqlite'), 'sqlite', (error) => {
+      throw error;
+    });
+    const comment = await writer(kysely).comment(data.i2, data.user, 'Фоновый индексатор гелиос');
+    indexer.start();
+    const deadline = Date.now() + 5000;
+    while ((await queued()) !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await indexer.stop();
+    expect(await queued()).toBe(0);
+    expect(await inFts('гелиос')).toEqual([await docId('comment', comment)]);
   });
 });

@@ -1,0 +1,76 @@
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+
+// Frozen: never edit after it has landed; add a new numbered migration instead.
+
+/*
+ * SQLite's text index (FTS5, migration 002) leaves the writing transaction (DESIGN.md §10): feeding FTS5
+ * one document per commit made every comment pay for segment merges inside its COMMIT. A write now only
+ * notes which documents changed, in `search_fts_queue`, in its own transaction; the search indexer
+ * (features/search/search-indexer.ts) feeds FTS5 from the queue in batches, and a search also reads the
+ * documents still queued, so a committed write is found by the very next search.
+ *
+ * `op` is 'insert' for a document that did not exist (FTS5 has nothing of it yet) and 'change' for a
+ * text change or a delete (FTS5 may hold the old text). PostgreSQL's trigram indexes are part of
+ * search_docs itself: nothing changes there.
+ */
+
+const FTS_TRIGGERS = ['search_docs_fts_insert', 'search_docs_fts_delete', 'search_docs_fts_update'];
+const QUEUE_TRIGGERS = ['search_docs_queue_insert', 'search_docs_queue_delete', 'search_docs_queue_update'];
+const ftsText = (column: string) => `replace(${column}, char(304), char(105, 775))`;
+
+const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+export async function up(db: Kysely<any>): Promise<void> {
+  if (isPostgres(db)) return;
+  await db.transaction().execute(async (trx) => {
+    await sql`CREATE TABLE search_fts_queue (id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, op TEXT NOT NULL)`.execute(trx);
+    await sql`CREATE INDEX search_fts_queue_doc ON search_fts_queue (doc_id)`.execute(trx);
+    for (const name of FTS_TRIGGERS) await sql.raw(`DROP TRIGGER ${name}`).execute(trx);
+    await sql`CREATE TRIGGER search_docs_queue_insert AFTER INSERT ON search_docs BEGIN
+      INSERT INTO search_fts_queue (doc_id, op) VALUES (new.id, 'insert');
+    END`.execute(trx);
+    await sql`CREATE TRIGGER search_docs_queue_delete AFTER DELETE ON search_docs BEGIN
+      INSERT INTO search_fts_queue (doc_id, op) VALUES (old.id, 'change');
+    END`.execute(trx);
+    await sql`CREATE TRIGGER search_docs_queue_update AFTER UPDATE OF title_text, body_text ON search_docs
+      WHEN old.title_text IS NOT new.title_text OR old.body_text IS NOT new.body_text BEGIN
+      INSERT INTO search_fts_queue (doc_id, op) VALUES (old.id, 'change');
+    END`.execute(trx);
+  });
+}
+
+/** Back to feeding FTS5 in the writing transaction: the index is rebuilt from search_docs, queue or not. */
+export async function down(db: Kysely<any>): Promise<void> {
+  if (isPostgres(db)) return;
+  await db.transaction().execute(async (trx) => {
+    for (const name of QUEUE_TRIGGERS) await sql.raw(`DROP TRIGGER ${name}`).execute(trx);
+    await sql`DROP TABLE search_fts_queue`.execute(trx);
+    await sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`.execute(trx);
+    await sql
+      .raw(`INSERT INTO search_fts (rowid, title_text, body_text) SELECT id, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs`)
+      .execute(trx);
+    await sql
+      .raw(
+        `CREATE TRIGGER search_docs_fts_insert AFTER INSERT ON search_docs BEGIN
+           INSERT INTO search_fts (rowid, title_text, body_text) VALUES (new.id, ${ftsText('new.title_text')}, ${ftsText('new.body_text')});
+         END`,
+      )
+      .execute(trx);
+    await sql
+      .raw(
+        `CREATE TRIGGER search_docs_fts_delete AFTER DELETE ON search_docs BEGIN
+           DELETE FROM search_fts WHERE rowid = old.id;
+         END`,
+      )
+      .execute(trx);
+    await sql
+      .raw(
+        `CREATE TRIGGER search_docs_fts_update AFTER UPDATE OF title_text, body_text ON search_docs
+         WHEN old.title_text IS NOT new.title_text OR old.body_text IS NOT new.body_text BEGIN
+           DELETE FROM search_fts WHERE rowid = old.id;
+           INSERT INTO search_fts (rowid, title_text, body_text) VALUES (new.id, ${ftsText('new.title_text')}, ${ftsText('new.body_text')});
+         END`,
+      )
+      .execute(trx);
+  });
+}
