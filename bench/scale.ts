@@ -351,7 +351,7 @@ async function measure(configuration: Configuration, scenario: Scenario): Promis
     connections_per_node: connections,
     requests_per_s: sum((r) => r.requests_per_s),
     requests: sum((r) => r.requests),
-    latency_ms: { p50: worst('p50'), p95: worst('p95'), p99: worst('p99'), max: worst('max'), mean: worst('mean') },
+    latency_ms: { p50: worst('p50'), p95: worst('p95'), p99: worst('p99'), p99_9: worst('p99_9'), max: worst('max'), mean: worst('mean') },
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
     non_2xx: sum((r) => r.non_2xx),

@@ -146,7 +146,7 @@ export interface RequestSpec {
 export interface LoadResult {
   requests: number;
   requests_per_s: number;
-  latency_ms: { p50: number; p95: number; p99: number; max: number; mean: number };
+  latency_ms: { p50: number; p95: number; p99: number; p99_9: number; max: number; mean: number };
   errors: number;
   timeouts: number;
   non_2xx: number;
@@ -167,7 +167,7 @@ function percentile(sorted: Float64Array, p: number): number {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** p50, p95, p99, max and mean of values sorted in ascending order, to two decimals. */
+/** p50, p95, p99, p99.9, max and mean of values sorted in ascending order, to two decimals. */
 export function summarize(sorted: Float64Array): LoadResult['latency_ms'] {
   let sum = 0;
   for (const v of sorted) sum += v;
@@ -175,6 +175,7 @@ export function summarize(sorted: Float64Array): LoadResult['latency_ms'] {
     p50: round2(percentile(sorted, 50)),
     p95: round2(percentile(sorted, 95)),
     p99: round2(percentile(sorted, 99)),
+    p99_9: round2(percentile(sorted, 99.9)),
     max: round2(sorted[sorted.length - 1] ?? 0),
     mean: round2(sorted.length ? sum / sorted.length : 0),
   };
