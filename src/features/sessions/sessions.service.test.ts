@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, makeUser, type TestContext, type TestUser, unique } from '../../../test/helpers/factories.js';
+import { sessionCookieName } from './session-cookie.js';
+import type { Database } from '../../db/tables.js';
+import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_WINDOW_MS, type WebSignInFailuresTable } from './sessions.service.js';
+
+/**
+ * Web sessions through the service, on both dialects, with the test clock. A password check costs a
+ * scrypt (about 0.3 s of CPU here), so throttling is set up by booking earlier failures in the table and
+ * the suite checks few passwords.
+ */
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestContext();
+});
+afterAll(() => t.cleanup());
+
+const PASSWORD = 'correct horse battery staple';
+/** Each sign-in from its own address, so that tests do not share the per-address throttle. */
+const ip = () => `ip-${unique('addr')}`;
+const signIn = (user: { email: string }, password = PASSWORD, from = ip(), replacing?: string) =>
+  t.ctx.sessions.signIn({ email: user.email, password, ip: from, replacing });
+async function signedIn(user: TestUser) {
+  const result = await signIn(user);
+  if (!result.ok) throw new Error(`sign-in failed: ${result.reason}`);
+  return result;
+}
+/** The failures table is typed by the sessions service (migration 003-web), not in the shared Database. */
+const failures = () => t.ctx.db.kysely as unknown as Kysely<Database & { web_sign_in_failures: WebSignInFailuresTable }>;
+const sessionsOf = (userId: number) => t.ctx.db.kysely.selectFrom('web_sessions').select('id').where('user_id', '=', userId).execute();
+/** Failures booked `agoMs` before now, as earlier attempts would have left them. */
+async function bookFailures(key: string, count: number, agoMs = 0) {
+  const at = new Date(t.clock.now().getTime() - agoMs).toISOString();
+  await failures()
+    .insertInto('web_sign_in_failures')
+    .values(Array.from({ length: count }, () => ({ key, at })))
+    .execute();
+}
+
+let user: TestUser;
+beforeAll(async () => {
+  user = await makeUser(t, { password: PASSWORD, name: 'Sally Session' });
+});
+
+describe('sessions.signIn and resolve', () => {
+  it('opens a 12-hour session kept as a hash of the cookie value, found again by resolve', async () => {
+    const result = await t.ctx.sessions.signIn({ email: `  ${user.email.toUpperCase()} `, password: PASSWORD, ip: ip() });
+    if (!result.ok) throw new Error('expected a session');
+    const now = t.clock.now();
+    expect(result.session).toEqual({
+      id: createHash('sha256').update(result.cookieValue).digest('hex'),
+      user: { id: user.id, name: 'Sally Session', email: user.email, role: 'member' },
+      csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
+    });
+    expect(await t.ctx.sessions.resolve(result.cookieValue)).toEqual(result.session);
+    const stored = await t.ctx.db.kysely.selectFrom('web_sessions').selectAll().where('user_id', '=', user.id).execute();
+    expect(stored.map((s) => s.id)).toContain(result.session.id);
+    expect(JSON.stringify(stored)).not.toContain(result.cookieValue);
+    const header = `other=1; ${sessionCookieName(t.ctx.config.baseUrl)}=${result.cookieValue}`;
+    expect(await t.ctx.sessions.userFromCookieHeader(header, t.ctx.config.baseUrl)).toEqual(result.session.user);
+  });
+
+  it('refuses a wrong password, an unknown account and a deactivated user alike, opening no session', async () => {
+    const inactive = await makeUser(t, { password: PASSWORD });
+    await t.ctx.users.setActive(inactive.id, false);
+    const before = (await sessionsOf(user.id)).length;
+    expect(await signIn(user, 'wrong password')).toEqual({ ok: false, reason: 'invalid' });
+    expect(await signIn({ email: 'nobody@example.test' })).toEqual({ ok: false, reason: 'invalid' });
+    expect(await signIn(inactive)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await signIn({ email: '' })).toEqual({ ok: false, reason: 'invalid' });
+    expect(await sessionsOf(user.id)).toHaveLength(before);
+    expect(await sessionsOf(inactive.id)).toEqual([]);
+  });
+
+  it('ends the session it replaces (no fixation), and resolves nothing for a malformed or unknown cookie', async () => {
+    const first = await signedIn(user);
+    const second = await signIn(user, PASSWORD, ip(), first.cookieValue);
+    expect(second.ok).toBe(true);
+    expect(await t.ctx.sessions.resolve(first.cookieValue)).toBeNull();
+    for (const value of [undefined, '', 'short', `${first.cookieValue}x`, 'A'.repeat(43)]) {
+      expect(await t.ctx.sessions.resolve(value)).toBeNull();
+    }
+  });
+
+  it('expires a session at its expiry time by the clock, and with its user deactivated', async () => {
+    const session = await signedIn(user);
+    t.clock.advance(SESSION_LIFETIME_MS - 1);
+    expect(await t.ctx.sessions.resolve(session.cookieValue)).not.toBeNull();
+    t.clock.advance(1);
+    expect(await t.ctx.sessions.resolve(session.cookieValue)).toBeNull();
+
+    const other = await makeUser(t, { password: PASSWORD });
+    const live = await signedIn(other);
+    await t.ctx.users.setActive(other.id, false);
+    expect(await t.ctx.sessions.resolve(live.cookieValue)).toBeNull();
+  });
+
+  it("signs out one session; ending a user's sessions leaves other users' sessions alone", async () => {
+    const other = await makeUser(t, { password: PASSWORD });
+    const [a, b, c] = [await signedIn(user), await signedIn(user), await signedIn(other)];
+    await t.ctx.sessions.signOut(a.cookieValue);
+    expect(await t.ctx.sessions.resolve(a.cookieValue)).toBeNull();
+    expect(await t.ctx.sessions.resolve(b.cookieValue)).not.toBeNull();
+    await t.ctx.sessions.endUserSessions(user.id);
+    expect(await sessionsOf(user.id)).toEqual([]);
+    expect(await t.ctx.sessions.resolve(c.cookieValue)).not.toBeNull();
+    // The admin service ends them on deactivation.
+    await t.ctx.usersAdmin.setUserActive(t.admin, other.id, false);
+    expect(await sessionsOf(other.id)).toEqual([]);
+  });
+});
+
+describe('sessions: sign-in throttling', () => {
+  it('throttles an account at its failure limit, the right password included, until the oldest failure leaves the window', async () => {
+    const target = await makeUser(t, { password: PASSWORD });
+    await bookFailures(`account:${target.email}`, ACCOUNT_FAILURE_LIMIT - 1, 60_000);
+    expect(await signIn(target, 'wrong')).toEqual({ ok: false, reason: 'invalid' });
+    const throttled = await signIn(target);
+    expect(throttled).toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: (THROTTLE_WINDOW_MS - 60_000) / 1000 });
+    t.clock.advance(THROTTLE_WINDOW_MS - 60_000);
+    // The oldest failures left the window: the right password works, and success forgets the account's failures.
+    expect((await signIn(target)).ok).toBe(true);
+    const left = await failures().selectFrom('web_sign_in_failures').select('key').where('key', '=', `account:${target.email}`).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('throttles an address at its own, higher limit, whatever the account; other addresses are not affected', async () => {
+    const from = ip();
+    await bookFailures(`ip:${from}`, IP_FAILURE_LIMIT);
+    expect(await signIn(user, PASSWORD, from)).toMatchObject({ ok: false, reason: 'throttled' });
+    expect((await signIn(user, PASSWORD, ip())).ok).toBe(true);
+  });
+
+  it('books simultaneous attempts one by one: of a burst, only those within the limit are checked', async () => {
+    const target = await makeUser(t);
+    await bookFailures(`account:${target.email}`, ACCOUNT_FAILURE_LIMIT - 2);
+    const results = await Promise.all(Array.from({ length: 5 }, () => signIn(target, 'wrong')));
+    const reasons = results.map((r) => (r.ok ? 'ok' : r.reason)).sort();
+    expect(reasons).toEqual(['invalid', 'invalid', 'throttled', 'throttled', 'throttled']);
+  });
+});
