@@ -27,15 +27,27 @@ interface SearchFtsTable {
   body_text: string;
 }
 
-/** SQLite only (migration 010): the documents whose text FTS5 does not hold yet, in the order they changed. */
+/** SQLite only (migration 010): the documents whose text FTS5 may not hold as it is now, in the order they changed. */
 interface SearchFtsQueueTable {
   id: number;
   doc_id: number;
-  op: 'insert' | 'change';
 }
 
-type SearchTables = { search_docs: SearchDocsTable; search_fts: SearchFtsTable; search_fts_queue: SearchFtsQueueTable };
+/** SQLite only (migration 010): the FTS5 rowid each document was indexed under. */
+interface SearchFtsRowidsTable {
+  doc_id: number;
+  fts_rowid: number;
+}
 
+type SearchTables = {
+  search_docs: SearchDocsTable;
+  search_fts: SearchFtsTable;
+  search_fts_queue: SearchFtsQueueTable;
+  search_fts_rowids: SearchFtsRowidsTable;
+};
+
+/** A document's FTS5 rowid (migration 010): its project in the high 32 bits, computed in SQL (64-bit integers). */
+const FTS_ROWID = sql.raw('(project_id * 4294967296 + id)');
 /** What FTS5 is fed for a text: U+0130 (İ) as its Unicode lower case, as migration 002 explains. */
 const ftsText = (column: string) => sql.raw(`replace(${column}, char(304), char(105, 775))`);
 
@@ -130,17 +142,20 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
       // One FTS5 phrase, bound as a parameter: inside double quotes only a doubled quote is special,
       // so operators, column filters and * in the user's text stay plain characters.
       const phrase = `"${needle.replaceAll('"', '""')}"`;
-      // CROSS JOIN makes SQLite start from the index matches: left to itself it may walk the whole
-      // project and test each row against the match list. The documents still queued for FTS5 are read
-      // as they are: a committed write is found at once (an old text FTS5 still holds only proposes a
-      // candidate, which the caller's check of the current text then refuses).
+      // The match is restricted to the project's rowid range (migration 010), so a common word costs what
+      // it costs in this project. The bounds are cast: FTS5 ignores a rowid constraint bound as a REAL.
+      // CROSS JOIN makes SQLite start from the index matches. The documents still queued for FTS5 are
+      // read as they are: a committed write is found at once (an old text FTS5 still holds only proposes
+      // a candidate, which the caller's check of the current text then refuses).
       const [indexed, queued] = await Promise.all([
         search
           .selectFrom('search_fts')
           .crossJoin('search_docs')
           .select(DOC_COLUMNS)
-          .whereRef('search_docs.id', '=', 'search_fts.rowid')
           .where(sql<SqlBool>`search_fts MATCH ${phrase}`)
+          .where(sql<SqlBool>`search_fts.rowid >= CAST(${scope.projectId} AS INTEGER) * 4294967296`)
+          .where(sql<SqlBool>`search_fts.rowid < (CAST(${scope.projectId} AS INTEGER) + 1) * 4294967296`)
+          .where(sql<SqlBool>`search_docs.id = (search_fts.rowid & 4294967295)`)
           .where((eb) => inScope(eb, scope))
           .execute(),
         docs(scope, (eb) => eb('search_docs.id', 'in', eb.selectFrom('search_fts_queue').select('search_fts_queue.doc_id'))),
@@ -152,23 +167,21 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
 
     /**
      * SQLite: feeds FTS5 the documents of up to `maxDocs` queued changes, in one transaction (one new
-     * FTS5 segment for the batch instead of one per write), and takes them off the queue. Every queued
-     * change of those documents goes at once, so the next batch never meets one of them half done.
-     * Answers how many documents were indexed (0: the queue is empty).
+     * FTS5 segment for the batch instead of one per write), and takes them off the queue: what FTS5 held
+     * of them goes, their text as it is now comes in. Answers how many documents were indexed (0: the
+     * queue is empty).
      */
     async indexQueued(maxDocs: number): Promise<number> {
       return search.transaction().execute(async (trx) => {
         const head = await trx.selectFrom('search_fts_queue').select('doc_id').orderBy('id').limit(maxDocs).execute();
         if (head.length === 0) return 0;
         const ids = [...new Set(head.map((r) => r.doc_id))];
-        const changes = await trx.selectFrom('search_fts_queue').select(['doc_id', 'op']).where('doc_id', 'in', ids).orderBy('id').execute();
-        // FTS5 holds a document's old text unless its first queued change created it.
-        const first = new Map<number, string>();
-        for (const change of changes) if (!first.has(change.doc_id)) first.set(change.doc_id, change.op);
-        const stale = ids.filter((id) => first.get(id) === 'change');
-        if (stale.length > 0) await trx.deleteFrom('search_fts').where('rowid', 'in', stale).execute();
+        const list = sql.join(ids);
+        await sql`DELETE FROM search_fts WHERE rowid IN (SELECT fts_rowid FROM search_fts_rowids WHERE doc_id IN (${list}))`.execute(trx);
+        await trx.deleteFrom('search_fts_rowids').where('doc_id', 'in', ids).execute();
         await sql`INSERT INTO search_fts (rowid, title_text, body_text)
-          SELECT id, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs WHERE id IN (${sql.join(ids)})`.execute(trx);
+          SELECT ${FTS_ROWID}, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs WHERE id IN (${list})`.execute(trx);
+        await sql`INSERT INTO search_fts_rowids (doc_id, fts_rowid) SELECT id, ${FTS_ROWID} FROM search_docs WHERE id IN (${list})`.execute(trx);
         await trx.deleteFrom('search_fts_queue').where('doc_id', 'in', ids).execute();
         return ids.length;
       });

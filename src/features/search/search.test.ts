@@ -589,9 +589,11 @@ describe('search migration on sqlite', () => {
 
   /** The documents FTS5 itself holds for a phrase (no queue, no check of the current text). */
   const inFts = async (phrase: string) =>
-    (await sql<{ rowid: number }>`SELECT rowid FROM search_fts WHERE search_fts MATCH ${`"${phrase}"`} ORDER BY rowid`.execute(harness.db.kysely)).rows.map(
-      (r) => r.rowid,
-    );
+    (
+      await sql<{ doc: number }>`SELECT rowid & 4294967295 AS doc FROM search_fts WHERE search_fts MATCH ${`"${phrase}"`} ORDER BY rowid`.execute(
+        harness.db.kysely,
+      )
+    ).rows.map((r) => r.doc);
   const docId = async (type: string, id: number) =>
     (await sql<{ id: number }>`SELECT id FROM search_docs WHERE entity_type = ${type} AND entity_id = ${id}`.execute(harness.db.kysely)).rows[0]?.id;
   const queued = async () => (await sql<{ n: number }>`SELECT count(*) AS n FROM search_fts_queue`.execute(harness.db.kysely)).rows[0]?.n;
@@ -648,6 +650,23 @@ describe('search migration on sqlite', () => {
     expect(await inFts('комета')).toEqual([]);
     expect(await inFts('астероид')).toEqual([await docId('comment', fourth)]);
     expect(await queued()).toBe(0);
+
+    // A section moved to another project: its documents are found there, under that project's rowids.
+    const other = await w.project('Другой проект');
+    await w.comment(data.i1, data.user, 'Переезд раздела меридиан');
+    await indexer.drain();
+    await kysely.updateTable('sections').set({ project_id: other }).where('id', '=', data.s1).execute();
+    const inOther: SearchVisibility = { projectId: other, checklistIds: 'all', sectionIds: 'all' };
+    const foundIn = async (visibility: SearchVisibility, q: string) =>
+      (await service.search(visibility, { q, entityType: null, itemId: null, limit: 50, offset: 0 })).total;
+    for (const stage of ['queued', 'indexed']) {
+      if (stage === 'indexed') await indexer.drain();
+      expect(await foundIn(inOther, 'меридиан'), stage).toBe(1);
+      expect(await foundIn(all, 'меридиан'), stage).toBe(0);
+    }
+    const moved = await sql<{ n: number }>`SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH '"меридиан"'
+      AND rowid >= CAST(${other} AS INTEGER) * 4294967296 AND rowid < (CAST(${other} AS INTEGER) + 1) * 4294967296`.execute(kysely);
+    expect(moved.rows[0]?.n).toBe(1);
   });
 
   it('indexes in the background once started, and stops', async () => {
