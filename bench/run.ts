@@ -126,13 +126,13 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
         next: () => search(admin, meta.bigProjectId, SEARCH_QUERIES.broad),
       },
       {
-        name: 'projects/search broad, manager',
+        name: 'projects/search broad (manager)',
         description: `the broad search as a manager of the project`,
         single: true,
         next: () => search(actor('manager'), meta.bigProjectId, SEARCH_QUERIES.broad),
       },
       {
-        name: 'projects/search broad, partial access',
+        name: 'projects/search broad (partial access)',
         description: `the broad search as an executor who sees one section of the project`,
         single: true,
         next: () => search(actor('executor-partial'), meta.bigProjectId, SEARCH_QUERIES.broad),
@@ -251,8 +251,8 @@ function checkTargets(results: ScenarioResult[]): Target[] {
   };
   latency('projects/tree', 'projects/tree (5 000 items)', 'p50', 30);
   latency('projects/search selective', 'projects/search selective', 'p95', 5);
-  latency('projects/search broad, manager', 'projects/search broad, manager', 'p95', 50);
-  latency('projects/search broad, partial access', 'projects/search broad, partial access', 'p95', 50);
+  latency('projects/search broad (manager)', 'projects/search broad (manager)', 'p95', 50);
+  latency('projects/search broad (partial access)', 'projects/search broad (partial access)', 'p95', 50);
   const punchlist = results.filter((r) => r.ratio !== null);
   const last = punchlist[punchlist.length - 1];
   targets.push({ scenario: 'server', what: 'RSS MB at the end', limit: '≤ 300', value: last?.rss_mb_end ?? null, pass: last?.rss_mb_end == null ? null : last.rss_mb_end <= 300 });
