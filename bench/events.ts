@@ -6,6 +6,7 @@
  *    backlog of events, with signing and the per-event visibility check.
  * Run: npm run bench:events   (not part of npm test)
  */
+import { createTransactionRunner } from '../src/db/group-commit.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createItemWriter } from '../src/features/items/item-transaction.js';
@@ -24,7 +25,7 @@ const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const silentOutbox = { append: async () => {}, committed: () => {} };
 const paths = {
   withEvents: ctx.itemWrites,
-  withoutEvents: createItemWritesService(ctx.db.kysely, ctx.items, createItemWriter(ctx.db.kysely, ctx.audit, silentOutbox, ctx.clock), ctx.clock),
+  withoutEvents: createItemWritesService(ctx.db.kysely, ctx.items, createItemWriter(createTransactionRunner(ctx.db.kysely, ctx.db.dialect), ctx.audit, silentOutbox, ctx.clock), ctx.clock),
 };
 
 /** CPU µs per status change (alternating two statuses so that every call writes). */

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Db, openDatabase } from './db/database.js';
+import { createTransactionRunner } from './db/group-commit.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAttachmentsService } from './features/attachments/attachments.service.js';
 import { createAnswersService } from './features/answers/answers.service.js';
@@ -54,7 +55,7 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   const tokens = createTokensService(db.kysely, clock);
   const eventsRepo = createEventsRepository(db.kysely);
   const events = createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
-  const itemWriter = createItemWriter(db.kysely, audit, events, clock);
+  const itemWriter = createItemWriter(createTransactionRunner(db.kysely, db.dialect), audit, events, clock);
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { TransactionRunner } from '../../db/group-commit.js';
 import type { Clock } from '../../clock.js';
 import { precompileLazily } from '../../db/precompiled.js';
 import type { Database, NewAuditRecord } from '../../db/tables.js';
@@ -38,14 +39,15 @@ export interface EventOutbox {
 /**
  * The one write path of an item (STYLE.md 13), for v1 and the web alike: a transaction that first takes the
  * item's row lock, then runs the write, then inserts the audit record (when given) and the events the write
- * emitted. The lock is a self-assignment UPDATE, portable across dialects: on PostgreSQL it serializes
+ * emitted. The transaction comes from `transactions` (db/group-commit.ts): on SQLite concurrent writes share
+ * one COMMIT, each in its own savepoint, and each answers only once that COMMIT is done. The lock is a self-assignment UPDATE, portable across dialects: on PostgreSQL it serializes
  * concurrent writers of the same item (so a read-then-write such as a status change or a links replacement
  * cannot interleave); SQLite serializes every write transaction anyway.
  *
  * Never call a service that uses the root `db` inside `write`: on SQLite the transaction holds the only
  * connection, so such a call would wait for ever. Use `trx` only.
  */
-export function createItemWriter(db: Kysely<Database>, audit: AuditService, events: EventOutbox, clock: Clock) {
+export function createItemWriter(transactions: TransactionRunner, audit: AuditService, events: EventOutbox, clock: Clock) {
   return {
     async write<T>(
       itemId: number,
@@ -57,7 +59,7 @@ export function createItemWriter(db: Kysely<Database>, audit: AuditService, even
       // that the audit log's order (by id) stays the order in which requests finished.
       if (buildAudit) await audit.flush();
       let emitted = false;
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await transactions.run(async (trx) => {
         const item = await lockItem.executeTakeFirst({ itemId }, trx);
         if (!item) throw new Error(`item ${itemId} vanished before its write`);
         const pending: { type: EventType; data: unknown }[] = [];
