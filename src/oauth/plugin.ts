@@ -35,6 +35,9 @@ export async function oauthEndpoints(app: FastifyInstance, options: OAuthEndpoin
     app.get(`/.well-known/oauth-protected-resource${suffix}`, async () => protectedResourceMetadata(urls.baseUrl, suffix));
   }
 
+  // Other well-known documents (openid-configuration, ...): a plain 404 a client can act on, not the sign-in page.
+  app.get('/.well-known/*', async (_request, reply) => sendOAuthError(reply, new OAuthError('not_found', 'No such metadata on this server', 404)));
+
   app.post('/oauth/register', async (request, reply) => {
     await checkRate(limits.register, 'oauth-register', request);
     return reply.code(201).header('cache-control', 'no-store').send(await oauth.registerClient(request.body));
