@@ -35,13 +35,16 @@ export const isCodeVerifier = (value: string) => /^[A-Za-z0-9._~-]{43,128}$/.tes
 /** An S256 challenge is the base64url of 32 bytes: exactly 43 characters. */
 export const isS256Challenge = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(value);
 
+/** C0 controls and DEL: never in a URI, a name or anything shown on the consent page. */
+export const hasControlCharacter = (value: string) => [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
 /**
  * Why a redirect URI cannot be registered, or null when it can: absolute, no fragment, no credentials;
  * https, or http on a loopback host (any port: native clients listen on a port of their choosing).
  */
 export function redirectUriProblem(uri: string): string | null {
   if (uri.length > MAX_URI_LENGTH) return `must be at most ${MAX_URI_LENGTH} characters`;
-  if (/[\s\x00-\x1f\x7f]/.test(uri)) return 'must not contain spaces or control characters';
+  if (/\s/.test(uri) || hasControlCharacter(uri)) return 'must not contain spaces or control characters';
   let url: URL;
   try {
     url = new URL(uri);

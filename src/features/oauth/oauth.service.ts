@@ -5,6 +5,7 @@ import { type Scope, SCOPES } from '../../domain/scopes.js';
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import {
+  hasControlCharacter,
   isCodeVerifier,
   isS256Challenge,
   MAX_REDIRECT_URIS,
@@ -95,7 +96,7 @@ const clientMetadata = (description: string) => new OAuthError('invalid_client_m
 function optionalString(body: Record<string, unknown>, field: string, max: number): string | null {
   const value = body[field];
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length > max || /[\x00-\x1f\x7f]/.test(value)) {
+  if (typeof value !== 'string' || value.length > max || hasControlCharacter(value)) {
     throw clientMetadata(`${field} must be a string of at most ${max} characters without control characters`);
   }
   return value;
