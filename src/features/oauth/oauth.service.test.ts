@@ -118,6 +118,7 @@ describe('authorization requests (RFC 6749 §4.1.1, RFC 7636)', () => {
     expect(await refused({ ...base('plc_unknown') })).toMatchObject({ error: 'invalid_client', returnTo: null });
     expect(await refused({ ...base(client.client_id), redirect_uri: 'https://evil.example/cb' })).toMatchObject({ returnTo: null });
     expect(await refused({ ...base(client.client_id), redirect_uri: 'http://127.0.0.1:43210/other' })).toMatchObject({ returnTo: null });
+    expect(await refused({ ...base(client.client_id), redirect_uri: undefined })).toMatchObject({ returnTo: null });
   });
 
   it('refuses plain PKCE, a missing challenge, other response types and unknown scopes, with the error for the client', async () => {

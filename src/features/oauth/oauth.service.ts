@@ -236,7 +236,8 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
       const found = params.client_id ? await repo.findClient(params.client_id) : undefined;
       if (!found) throw new AuthorizationError('invalid_client', 'The application is not registered with this server (unknown client_id).', null);
       const registered = JSON.parse(found.redirect_uris) as string[];
-      const redirectUri = params.redirect_uri ?? (registered.length === 1 ? registered[0]! : '');
+      // Always named (OAuth 2.1 leaves it optional with one registered URI; the token request must then repeat it).
+      const redirectUri = params.redirect_uri ?? '';
       if (!redirectUri || !redirectUriMatches(registered, redirectUri)) {
         throw new AuthorizationError('invalid_request', 'The redirect_uri is not one this application registered.', null);
       }
