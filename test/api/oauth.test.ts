@@ -121,8 +121,8 @@ describe('registration (RFC 7591)', () => {
     expect(malformed.body.error).toBe('invalid_client_metadata');
   });
 
-  it('is rate-limited per address', async () => {
-    const limited = await startTestServer({ workspace: false, env: { OAUTH_REGISTER_PER_MINUTE: '2' } });
+  it('is rate-limited per address, and so is the token endpoint', async () => {
+    const limited = await startTestServer({ workspace: false, env: { OAUTH_REGISTER_PER_MINUTE: '2', OAUTH_TOKEN_PER_MINUTE: '1' } });
     try {
       const post = () => limited.call('/oauth/register', { method: 'POST', json: { redirect_uris: [REDIRECT] } });
       expect((await post()).status).toBe(201);
@@ -131,6 +131,10 @@ describe('registration (RFC 7591)', () => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^[0-9]+$/);
       expect(refused.body.error).toBe('temporarily_unavailable');
+      const tokenRequest = () =>
+        limited.call('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&client_id=x&refresh_token=y' });
+      expect((await tokenRequest()).status).toBe(401);
+      expect((await tokenRequest()).status).toBe(429);
     } finally {
       await limited.close();
     }
@@ -277,6 +281,10 @@ describe('tokens', () => {
     expect(revoked.status).toBe(200);
     expect((await server.call(`${V1}/auth/me.php`, { token: tokens.access_token })).status).toBe(401);
     expect((await form('/oauth/revoke', { client_id: client.client_id, token: 'unknown' })).status).toBe(200);
+    const unknownClient = await form('/oauth/revoke', { client_id: 'plc_nobody', token: tokens.refresh_token });
+    expect(unknownClient.status).toBe(401);
+    expect(unknownClient.body.error).toBe('invalid_client');
+    expect((await form('/oauth/revoke', { client_id: client.client_id })).body.error).toBe('invalid_request');
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { USERS } from '../../../test/helpers/workspace.js';
-import { OAuthError, redirectUriMatches, redirectUriProblem, s256 } from './oauth-protocol.js';
+import { OAuthError, redirectUriMatches, redirectUriProblem, s256, sha256 } from './oauth-protocol.js';
 import { AuthorizationError, CODE_TTL_MS, type OAuthService } from './oauth.service.js';
 
 /**
@@ -170,6 +170,10 @@ describe('authorization code exchange', () => {
     // Stored hashed only.
     const rows = await server.ctx.db.kysely.selectFrom('oauth_refresh_tokens').select('token_hash').execute();
     expect(rows.some((r) => r.token_hash === tokens.refresh_token)).toBe(false);
+    expect(rows.some((r) => r.token_hash === sha256(tokens.refresh_token))).toBe(true);
+    const codes = await server.ctx.db.kysely.selectFrom('oauth_codes').select('code_hash').execute();
+    expect(codes.some((r) => r.code_hash === sha256(code))).toBe(true);
+    expect(JSON.stringify(codes)).not.toContain(code);
   });
 
   it('refuses a wrong verifier, a wrong redirect URI, another client, a malformed verifier, and keeps the code for the right request', async () => {
