@@ -248,7 +248,7 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
       if (!params.code_challenge) throw back('invalid_request', 'code_challenge is required (PKCE, method S256).');
       if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
       if (!isS256Challenge(params.code_challenge)) throw back('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).');
-      const asked = params.scope ?? found.scope ?? SCOPES.join(' ');
+      const asked = params.scope?.trim() || found.scope || SCOPES.join(' ');
       const { scopes, unknown } = parseScopeString(asked);
       if (unknown.length) throw back('invalid_scope', `Unknown scope ${unknown.join(', ')}.`);
       if (!scopes.length) throw back('invalid_scope', 'No scope was asked for.');

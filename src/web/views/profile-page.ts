@@ -27,7 +27,8 @@ export const SCOPE_HELP: Record<Scope, string> = {
  * grant's expiry and state, and revoking it ends the grant.
  */
 function tokenRow(token: TokenView, connection: OAuthConnection | undefined, csrf: ReturnType<typeof csrfField>) {
-  const state = connection?.state ?? token.state;
+  // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
+  const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
   return html`<tr data-testid="token-row" data-token-id="${token.id}"${connection ? html` data-oauth="1"` : ''}>
 <td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
 <td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
