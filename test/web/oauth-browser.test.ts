@@ -27,6 +27,9 @@ let redirectUrl: string;
 /** The query strings the loopback callback received, in order. */
 const received: URLSearchParams[] = [];
 const clients: Client[] = [];
+/** The server's clock runs this far ahead: access tokens expire without waiting an hour. */
+let offsetMs = 0;
+const clock = { now: () => new Date(Date.now() + offsetMs) };
 
 /** An OAuthClientProvider kept in memory, as a CLI agent would keep it in a file. */
 class MemoryProvider implements OAuthClientProvider {
@@ -65,10 +68,13 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ clock });
   launched = await launchChromiumIfInstalled();
   callback = createServer((request, response) => {
-    received.push(new URL(request.url ?? '/', 'http://127.0.0.1').searchParams);
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    // Only the callback counts: the browser also asks this origin for /favicon.ico.
+    if (url.pathname !== '/callback') return void response.writeHead(404).end();
+    received.push(url.searchParams);
     response.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
   });
   await new Promise<void>((done) => callback.listen(0, '127.0.0.1', done));
@@ -163,6 +169,14 @@ describe('an MCP client connects with OAuth', () => {
     expect(me.body.data.scopes).toEqual(KEPT);
     const refreshed = await connected(provider);
     expect(((await refreshed.callTool({ name: 'whoami', arguments: {} })) as CallToolResult).isError).toBeFalsy();
+
+    // An hour later the access token has expired: the next call gets a 401, the SDK refreshes by itself and retries.
+    offsetMs += 61 * 60 * 1000;
+    const expired = provider.saved!.access_token;
+    expect((await server.call(`${V1}/auth/me.php`, { token: expired })).body.error.code).toBe('token_expired');
+    const later = (await refreshed.callTool({ name: 'whoami', arguments: {} })) as CallToolResult;
+    expect(later.isError).toBeFalsy();
+    expect(provider.saved!.access_token).not.toBe(expired);
 
     // The Profile lists "OAuth: <client name>"; revoking it ends the access token and the refresh token.
     const profile = await newPage();
