@@ -8,6 +8,7 @@ import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
+import { oauthEndpoints } from './oauth/plugin.js';
 import { webPlugin } from './web/plugin.js';
 
 declare module 'fastify' {
@@ -49,6 +50,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   await app.register(healthRoutes);
   await app.register(apiPlugin, { prefix: '/api' });
   await app.register(mcpPlugin);
-  await app.register(webPlugin);
+  // OAuth 2.1 (DESIGN.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
+  await app.register(oauthEndpoints, { oauth: ctx.oauth, urls: ctx.config, limits: ctx.oauthRateLimits });
+  await app.register(webPlugin, { oauth: ctx.oauth });
   return app;
 }

@@ -21,6 +21,8 @@ export interface Config {
   /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may be sent to loopback, private and link-local addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
   rateLimitPerMinute: number;
+  /** OAUTH_REGISTER_PER_MINUTE / OAUTH_TOKEN_PER_MINUTE: requests per client IP to /oauth/register and /oauth/token (0 disables). */
+  oauthRateLimits: { registerPerMinute: number; tokenPerMinute: number };
   dataDir: string;
   /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; absent: the AWS SDK's default chain. */
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
@@ -118,6 +120,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: ['1', 'true', 'yes'].includes((env.TRUST_PROXY || '').toLowerCase()),
     webhookAllowPrivate: ['1', 'true', 'yes'].includes((env.WEBHOOK_ALLOW_PRIVATE || '').toLowerCase()),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    oauthRateLimits: {
+      registerPerMinute: integer(env, 'OAUTH_REGISTER_PER_MINUTE', 20, 0, 1_000_000),
+      tokenPerMinute: integer(env, 'OAUTH_TOKEN_PER_MINUTE', 60, 0, 1_000_000),
+    },
     dataDir,
     s3Credentials:
       env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY

@@ -19,6 +19,8 @@ import { createCommentsService } from './features/comments/comments.service.js';
 import { createIdempotencyService } from './features/idempotency/idempotency.service.js';
 import { createItemWritesService } from './features/items/item-writes.service.js';
 import { createItemsService } from './features/items/items.service.js';
+import { createOAuthRepository } from './features/oauth/oauth.repository.js';
+import { createOAuthService } from './features/oauth/oauth.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
 import { createProjectsService } from './features/projects/projects.service.js';
 import { createRateLimiter } from './features/rate-limit/rate-limiter.js';
@@ -87,6 +89,12 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     answers: createAnswersService(db.kysely, items, itemWriter, clock),
     idempotency: createIdempotencyService(db.kysely, clock),
     rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
+    // DESIGN.md §12: Punchlist is the authorization server of v1 and /mcp; its access tokens are API tokens.
+    oauth: createOAuthService({ repo: createOAuthRepository(db.kysely), tokens, clock, urls: config }),
+    oauthRateLimits: {
+      register: createRateLimiter(config.oauthRateLimits.registerPerMinute, db.kysely, db.dialect),
+      token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, db.kysely, db.dialect),
+    },
     attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, writer: itemWriter, clock, urls: config }),
     sessions,
     retention,

@@ -257,11 +257,11 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const missing = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body });
     expect(missing.status).toBe(401);
-    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="punchlist"');
+    expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource", realm="punchlist"`);
     expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
     const missingBody = await missing.json();
     expect(missingBody).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
-    expect(missingBody.error.message).toMatch(/OAuth is not available on this server yet/);
+    expect(missingBody.error.message).toMatch(/Connect with OAuth/);
 
     const { id, token } = await tokenWith(['auth:me']);
     await server.ctx.tokens.revokeToken(id);
@@ -271,11 +271,11 @@ describe('MCP over streamable HTTP at /mcp', () => {
     ] as const) {
       const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: value }, body });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="punchlist", error="invalid_token", error_description="[^"]+"$/);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+", realm="punchlist", error="invalid_token", error_description="[^"]+"$/);
       expect(await res.json()).toMatchObject({ ok: false, error: { code } });
     }
 
-    // A generic client with a bad token sees the API's error (not an OAuth prompt it cannot answer).
+    // A client without OAuth support and a bad token sees the API's error.
     const client = new Client({ name: 'anonymous', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer plk_wrong' } } });
     await expect(client.connect(transport)).rejects.toThrow(/401|token_invalid|not valid/);

@@ -260,6 +260,61 @@ export interface RateLimitCountersTable {
   count: number;
 }
 
+/** A client registered at /oauth/register (RFC 7591): public, so no secret. */
+export interface OAuthClientsTable {
+  /** The client_id: random, URL-safe. */
+  id: string;
+  client_name: string;
+  /** JSON array of the registered redirect URIs. */
+  redirect_uris: string;
+  /** The scope the client registered with (space-separated), the default of its authorization requests. */
+  scope: string | null;
+  client_uri: string | null;
+  software_id: string | null;
+  software_version: string | null;
+  created_at: string;
+}
+
+/** A user's consent to one client: scopes, expiry; `token_id` is the API token that carries its access. */
+export interface OAuthGrantsTable {
+  id: Generated<number>;
+  client_id: string;
+  user_id: number;
+  /** JSON array of scope names */
+  scopes: string;
+  token_id: number | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  /** `user`, `client`, `refresh_token_reused`, `code_reused`, `token_revoked` */
+  revoked_reason: string | null;
+}
+
+export interface OAuthCodesTable {
+  id: Generated<number>;
+  /** SHA-256 of the code */
+  code_hash: string;
+  grant_id: number;
+  redirect_uri: string;
+  /** BASE64URL(SHA-256(code_verifier)) (PKCE S256) */
+  code_challenge: string;
+  resource: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface OAuthRefreshTokensTable {
+  id: Generated<number>;
+  /** SHA-256 of the refresh token */
+  token_hash: string;
+  grant_id: number;
+  created_at: string;
+  expires_at: string | null;
+  /** Set when it was exchanged: a second use ends the grant. */
+  used_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   projects: ProjectsTable;
@@ -282,6 +337,10 @@ export interface Database {
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge, meta } from '../api/envelope.js';
 import { createPunchlistClient } from '../client/index.js';
 import { ApiError, unauthorized } from '../errors.js';
+import { protectedResourceMetadataUrl } from '../oauth/metadata.js';
 import { createMcpServer } from './server.js';
 
 /**
@@ -24,21 +25,23 @@ function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * Until OAuth (DESIGN.md §12) lands, a generic MCP client must not start an OAuth flow it cannot finish:
- * the challenge names no authorization server, and the body says what to send instead.
+ * What the 401 body adds: a generic client follows the challenge's `resource_metadata` (RFC 9728) to the
+ * authorization server (DESIGN.md §12); a person reading the body learns both ways in.
  */
-const NO_OAUTH_YET =
-  'OAuth is not available on this server yet: send "Authorization: Bearer <API token>", a personal token created in ' +
-  'the web interface (Profile → External API tokens).';
+const HOW_TO_AUTHENTICATE =
+  'Connect with OAuth (the WWW-Authenticate header names the protected resource metadata), or send ' +
+  '"Authorization: Bearer <API token>", a personal token created in the web interface (Profile → External API tokens).';
 
-/** 401 with a WWW-Authenticate challenge (RFC 6750) and the v1 error envelope. */
-function sendUnauthorized(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  const challenge = error.code === 'unauthorized' ? bearerChallenge(error.code) : `${bearerChallenge(error.code)}, error_description="${error.message.replace(/"/g, "'")}"`;
+/** 401 with a WWW-Authenticate challenge (RFC 6750) naming the protected resource metadata (RFC 9728), and the v1 error envelope. */
+function sendUnauthorized(request: FastifyRequest, reply: FastifyReply, error: ApiError, baseUrl: string) {
+  const metadata = `resource_metadata="${protectedResourceMetadataUrl(baseUrl)}"`;
+  const base = `Bearer ${metadata}, ${bearerChallenge(error.code).slice('Bearer '.length)}`;
+  const challenge = error.code === 'unauthorized' ? base : `${base}, error_description="${error.message.replace(/"/g, "'")}"`;
   return reply
     .code(401)
     .header('www-authenticate', challenge)
     .type('application/json; charset=utf-8')
-    .send({ ok: false, error: { code: error.code, message: `${error.message}. ${NO_OAUTH_YET}` }, meta: meta(request) });
+    .send({ ok: false, error: { code: error.code, message: `${error.message}. ${HOW_TO_AUTHENTICATE}` }, meta: meta(request) });
 }
 
 /** Read-only mode (DESIGN.md §9): `X-MCP-Readonly: true` or `/mcp?read_only=1`. */
@@ -111,12 +114,12 @@ export async function mcpPlugin(app: FastifyInstance) {
   });
   app.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
     const token = bearerToken(request.headers.authorization);
-    if (!token) return sendUnauthorized(request, reply, unauthorized());
+    if (!token) return sendUnauthorized(request, reply, unauthorized(), config.baseUrl);
     let scopes: readonly string[];
     try {
       scopes = (await app.ctx.tokens.authenticate(token, request.ip)).token.scopes;
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return sendUnauthorized(request, reply, err);
+      if (err instanceof ApiError && err.status === 401) return sendUnauthorized(request, reply, err, config.baseUrl);
       throw err;
     }
     // No retries in-process: there is no network to fail, and a 429 is better reported than waited out.

@@ -6,9 +6,11 @@ import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
 import { adminProjectPages } from './pages/admin/projects.js';
 import { adminUserPages } from './pages/admin/users.js';
+import type { OAuthService } from '../features/oauth/oauth.service.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
+import { oauthPages } from './pages/oauth.js';
 import { profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
 import { webSessions } from './session.js';
@@ -17,7 +19,7 @@ import { webSessions } from './session.js';
  * The web interface: server-rendered pages over the same services and access policy as the API.
  * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
  */
-export async function webPlugin(app: FastifyInstance) {
+export async function webPlugin(app: FastifyInstance, options: { oauth: OAuthService }) {
   formBodies(app);
   webSessions(app);
   app.setErrorHandler(webErrorHandler);
@@ -55,7 +57,8 @@ export async function webPlugin(app: FastifyInstance) {
   await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/assets/', maxAge: '365d', immutable: true, index: false, wildcard: false });
 
   await authPages(app);
-  await profilePages(app);
+  await profilePages(app, { oauth: options.oauth });
+  await oauthPages(app, { oauth: options.oauth, clock: app.ctx.clock });
   await projectPages(app);
   await itemPages(app);
   await auditPages(app);

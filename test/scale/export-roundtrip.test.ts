@@ -42,9 +42,20 @@ const PERSISTENT: Record<string, string[]> = {
   events: ['id'],
 };
 /** Left out on purpose (docs/decisions.md, "Fixture extensions"): transient, or rebuilt from the rest. */
-const TRANSIENT = ['idempotency_keys', 'web_sessions', 'web_sign_in_failures', 'rate_limit_counters', 'webhook_endpoints', 'webhook_deliveries'];
+const TRANSIENT = [
+  'idempotency_keys',
+  'web_sessions',
+  'web_sign_in_failures',
+  'rate_limit_counters',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'oauth_clients',
+  'oauth_grants',
+  'oauth_codes',
+  'oauth_refresh_tokens',
+];
 /** Left out, but not filled by this test's writes. */
-const EMPTY_HERE = ['web_sign_in_failures', 'rate_limit_counters', 'webhook_endpoints', 'webhook_deliveries'];
+const EMPTY_HERE = ['web_sign_in_failures', 'rate_limit_counters', 'webhook_endpoints', 'webhook_deliveries', 'oauth_clients', 'oauth_grants', 'oauth_codes', 'oauth_refresh_tokens'];
 const DERIVED = /^(search_|kysely_)/;
 
 let dir: string;

@@ -6,6 +6,7 @@ import * as m004 from './004-rate-limits.js';
 import * as m005 from './005-audit-duration-precision.js';
 import * as m007 from './007-events.js';
 import * as m008 from './008-webhooks.js';
+import * as m009 from './009-oauth.js';
 import * as m010 from './010-search-queue.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '005-audit-duration-precision': m005,
   '007-events': m007,
   '008-webhooks': m008,
+  '009-oauth': m009,
   '010-search-queue': m010,
 };

@@ -25,7 +25,7 @@ export interface RetentionRule {
 const DAY_MS = 86_400_000;
 
 /**
- * What expires. Each table's `column` is indexed (migrations 001, 003 and 007).
+ * What expires. Each table's `column` is indexed (migrations 001, 003, 007 and 009).
  */
 export function retentionRules(options: { auditRetentionDays: number; eventRetentionDays: number }): RetentionRule[] {
   const rules: RetentionRule[] = [
@@ -34,6 +34,8 @@ export function retentionRules(options: { auditRetentionDays: number; eventReten
     { name: 'web_sessions', table: 'web_sessions', key: ['id'], column: 'expires_at', maxAgeMs: 0 },
     // The change feed (DESIGN.md §11): a reader whose cursor is older than this misses what was dropped.
     { name: 'events', table: 'events', key: ['id'], column: 'at', maxAgeMs: options.eventRetentionDays * DAY_MS },
+    // OAuth codes live 60 s; kept a day after that so that a late second use still ends its grant (009).
+    { name: 'oauth_codes', table: 'oauth_codes', key: ['id'], column: 'expires_at', maxAgeMs: DAY_MS },
   ];
   if (options.auditRetentionDays > 0) {
     rules.unshift({ name: 'audit_log', table: 'audit_log', key: ['id'], column: 'at', maxAgeMs: options.auditRetentionDays * DAY_MS });

@@ -53,6 +53,11 @@ async function seed() {
     .insertInto('web_sessions')
     .values([...[1, 2, 3, 4].map((i) => session(i, NOW - i * 1000)), session(5, NOW + 1000), session(6, NOW + DAY / 4)])
     .execute();
+  // OAuth codes live 60 s and are kept a day after that (a late second use still ends the grant).
+  await db.kysely.insertInto('oauth_clients').values({ id: 'plc_x', client_name: 'x', redirect_uris: '[]', scope: null, client_uri: null, software_id: null, software_version: null, created_at: iso(NOW - 3 * DAY) }).execute();
+  const grant = (await db.kysely.insertInto('oauth_grants').values({ client_id: 'plc_x', user_id: 1, scopes: '[]', token_id: null, created_at: iso(NOW - 3 * DAY), expires_at: null, revoked_at: null, revoked_reason: null }).returning('id').executeTakeFirstOrThrow()).id;
+  const code = (i: number, expires: number) => ({ code_hash: `c${i}`, grant_id: grant, redirect_uri: 'https://x.test/cb', code_challenge: 'c', resource: null, created_at: iso(expires - 60_000), expires_at: iso(expires), used_at: null });
+  await db.kysely.insertInto('oauth_codes').values([code(1, NOW - 2 * DAY), code(2, NOW - DAY / 2), code(3, NOW + 60_000)]).execute();
 }
 
 const count = async (table: 'audit_log' | 'idempotency_keys' | 'web_sessions', on: Db = db) =>
@@ -81,7 +86,7 @@ describe('retention', () => {
   it('deletes old audit records, expired idempotency keys and sessions in batches of at most batchSize rows, and nothing else', async () => {
     const batches: { rule: string; deleted: number; ms: number }[] = [];
     const retention = retentionOn(db, { batchSize: 500, onBatch: (rule, deleted, ms) => batches.push({ rule, deleted, ms }) });
-    expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2 });
+    expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
     expect(batches.filter((b) => b.rule === 'audit_log').map((b) => b.deleted)).toEqual([500, 500, 203]);
     expect(batches.every((b) => b.deleted <= 500)).toBe(true);
     console.log(`retention (${db.dialect}): audit batches of ${batches.filter((b) => b.rule === 'audit_log').map((b) => `${b.deleted} rows in ${b.ms.toFixed(1)} ms`).join(', ')}`);
@@ -91,11 +96,12 @@ describe('retention', () => {
     expect((await db.kysely.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['k10', 'k8', 'k9']);
     expect((await db.kysely.selectFrom('web_sessions').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['s5', 's6']);
     expect((await db.kysely.selectFrom('events').select('data').orderBy('id').execute()).map((r) => r.data)).toEqual(['{"n":3}', '{"n":4}']);
-    expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0 });
+    expect((await db.kysely.selectFrom('oauth_codes').select('code_hash').orderBy('code_hash').execute()).map((r) => r.code_hash)).toEqual(['c2', 'c3']);
+    expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0, oauth_codes: 0 });
   });
 
   it('keeps audit records forever with AUDIT_RETENTION_DAYS=0; the setting is validated', async () => {
-    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({ idempotency_keys: 7, web_sessions: 4, events: 2 });
+    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({ idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
     expect(await count('audit_log')).toBe(OLD_AUDIT + RECENT_AUDIT);
     expect(loadConfig({ DATA_DIR: dir }).auditRetentionDays).toBe(180);
     expect(loadConfig({ DATA_DIR: dir, AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
@@ -121,8 +127,8 @@ describe('retention', () => {
     for (let waited = 0; runs.length < 2 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     await retention.stop();
     expect(errors).toEqual([]);
-    expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2 });
-    expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0 });
+    expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
+    expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0, oauth_codes: 0 });
 
     await db.kysely.insertInto('audit_log').values({ request_id: 'late', at: iso(NOW - 200 * DAY), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 }).execute();
     await new Promise((resolve) => setTimeout(resolve, 100));

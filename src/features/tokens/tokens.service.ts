@@ -76,7 +76,8 @@ interface AuthRow {
 export function createTokensService(db: Kysely<Database>, clock: Clock) {
   const cache = createTokenCache<AuthRow>(clock, { ttlMs: CACHE_TTL_MS });
   return {
-    async createToken(input: NewToken): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
+    /** `executor`: a transaction the token is created in (OAuth creates it with its grant). */
+    async createToken(input: NewToken, executor: Kysely<Database> = db): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
       const name = input.name.trim();
       if (!name || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
       const scopes = parseScopes(input.scopes);
@@ -84,7 +85,7 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
       if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
       const token = generateToken();
       const expires_at = input.expiresAt?.toISOString() ?? null;
-      const row = await db
+      const row = await executor
         .insertInto('api_tokens')
         .values({
           user_id: input.userId,
@@ -99,6 +100,28 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
       return { id: row.id, token, expires_at, scopes };
     },
 
+    /**
+     * A new raw value, expiry and scopes for an existing token (OAuth refresh: one token row per grant, so
+     * the Profile shows one row per connection and the audit one token id). The previous value stops at
+     * once on this node (other nodes: within CACHE_TTL_MS).
+     */
+    async reissueToken(
+      id: number,
+      input: { expiresAt: Date | null; scopes: string[] },
+      executor: Kysely<Database> = db,
+    ): Promise<{ token: string; expires_at: string | null; scopes: Scope[] }> {
+      const scopes = parseScopes(input.scopes);
+      const token = generateToken();
+      const expires_at = input.expiresAt?.toISOString() ?? null;
+      await executor
+        .updateTable('api_tokens')
+        .set({ token_hash: hashToken(token), expires_at, scopes: JSON.stringify(scopes) })
+        .where('id', '=', id)
+        .execute();
+      cache.evictToken(id);
+      return { token, expires_at, scopes };
+    },
+
     async listTokens(userId: number): Promise<TokenView[]> {
       const now = clock.now();
       const rows = await db
@@ -111,10 +134,10 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
     },
 
     /** Revokes a token; with `ownerId`, only a token of that user (anything else is not found). */
-    async revokeToken(id: number, ownerId?: number): Promise<void> {
-      let query = db.updateTable('api_tokens').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id);
+    async revokeToken(id: number, ownerId?: number, executor: Kysely<Database> = db): Promise<void> {
+      let query = executor.updateTable('api_tokens').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id);
       if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
-      const existing = await db
+      const existing = await executor
         .selectFrom('api_tokens')
         .select(['id', 'revoked_at', 'user_id'])
         .where('id', '=', id)

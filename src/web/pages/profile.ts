@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Actor } from '../../domain/policy.js';
+import type { OAuthService } from '../../features/oauth/oauth.service.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
 import { DEFAULT_EXPIRY, EMPTY_TOKEN_FORM, expiryFrom, type TokenFormState } from '../token-expiry.js';
@@ -43,16 +44,17 @@ async function webhooksModel(request: FastifyRequest, actor: Actor, options: Web
   };
 }
 
-type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'form' | 'webhooks'> & { status?: number; form?: TokenFormState; webhooks?: WebhookOptions };
+type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks'> & { status?: number; form?: TokenFormState; webhooks?: WebhookOptions };
 
-async function profilePage(request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
+async function profilePage(request: FastifyRequest, reply: FastifyReply, oauth: OAuthService, options: ProfileOptions = {}) {
   const session = sessionOf(request);
-  const [tokens, webhooks] = await Promise.all([
+  const [tokens, connections, webhooks] = await Promise.all([
     request.server.ctx.tokens.listTokens(session.user.id),
+    oauth.connectionsOf(session.user.id),
     webhooksModel(request, session.user, options.webhooks ?? {}),
   ]);
   reply.header('cache-control', 'no-store');
-  const view = profilePageView({ ...options, session, tokens, form: options.form ?? EMPTY_TOKEN_FORM, webhooks });
+  const view = profilePageView({ ...options, session, tokens, connections, form: options.form ?? EMPTY_TOKEN_FORM, webhooks });
   return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(view);
 }
 
@@ -67,8 +69,9 @@ function redeliveredNotice(value: string | undefined): string | null {
   return value === 'none' ? 'The event was sent again, but the receiver did not answer: the error is in the webhook’s deliveries below.' : null;
 }
 
-export async function profilePages(app: FastifyInstance) {
+export async function profilePages(app: FastifyInstance, deps: { oauth: OAuthService }) {
   const { tokens, clock, webhooks } = app.ctx;
+  const { oauth } = deps;
 
   app.get('/profile', async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -77,7 +80,7 @@ export async function profilePages(app: FastifyInstance) {
       : query.webhook_disabled
         ? 'The webhook was disabled.'
         : redeliveredNotice(query.redelivered);
-    return profilePage(request, reply, { notice });
+    return profilePage(request, reply, oauth, { notice });
   });
 
   app.get('/profile/tokens', async (_request, reply) => reply.redirect('/profile', 303));
@@ -95,10 +98,10 @@ export async function profilePages(app: FastifyInstance) {
       const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
       const created = await tokens.createToken({ userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt });
       request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
-      return profilePage(request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } });
+      return profilePage(request, reply, oauth, { status: 201, created: { name: form.name.trim(), token: created.token } });
     } catch (err) {
       if (err instanceof ApiError && err.status === 422) {
-        return profilePage(request, reply, { status: 422, form, error: `The token was not created: ${err.message}` });
+        return profilePage(request, reply, oauth, { status: 422, form, error: `The token was not created: ${err.message}` });
       }
       throw err;
     }
@@ -111,6 +114,8 @@ export async function profilePages(app: FastifyInstance) {
     if (!owned) throw new ApiError(404, 'not_found', 'The token was not found.');
     if (formOf(request).get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
     await tokens.revokeToken(id, session.user.id);
+    // An OAuth token row: its grant ends too, so the application's refresh token stops working.
+    await oauth.revokeGrantOfToken(id, session.user.id);
     request.log.info({ tokenId: id, userId: session.user.id }, 'API token revoked in the web interface');
     return reply.redirect('/profile?revoked=1', 303);
   });
@@ -127,13 +132,13 @@ export async function profilePages(app: FastifyInstance) {
       const created = await webhooks.create(session.user, { url: form.url, events: form.events, projectId });
       request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
       const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
-      return profilePage(request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
+      return profilePage(request, reply, oauth, { status: 201, webhooks: { created: { url, secret: created.secret } } });
     } catch (err) {
       // 404: the chosen project is not one the user can see (any more).
       if (err instanceof ApiError && (err.status === 422 || err.status === 404)) {
         const field = err.details?.[0]?.field ?? (err.status === 404 ? 'project' : null);
         const message = `The webhook was not created: ${err.status === 404 ? `project: ${err.message}` : err.message}`;
-        return profilePage(request, reply, { status: 422, webhooks: { form, error: { message, field } } });
+        return profilePage(request, reply, oauth, { status: 422, webhooks: { form, error: { message, field } } });
       }
       throw err;
     }

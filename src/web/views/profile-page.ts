@@ -1,6 +1,7 @@
 import { READ_ONLY_SCOPES, type Scope, SCOPES } from '../../domain/scopes.js';
 import { EVENT_TYPES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
+import type { OAuthConnection } from '../../features/oauth/oauth.service.js';
 import type { TokenView } from '../../features/tokens/tokens.service.js';
 import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.repository.js';
 import type { WebhookView } from '../../features/webhooks/webhooks.service.js';
@@ -8,7 +9,7 @@ import { html } from '../html.js';
 import { badge, csrfField, page, time } from '../layout.js';
 import { EXPIRY_CHOICES, type TokenFormState } from '../token-expiry.js';
 
-const SCOPE_HELP: Record<Scope, string> = {
+export const SCOPE_HELP: Record<Scope, string> = {
   'auth:me': 'check the connected user, the token’s scopes and validity',
   'projects:read': 'list projects, read project cards and trees',
   'projects:search': 'search inside a project',
@@ -21,16 +22,22 @@ const SCOPE_HELP: Record<Scope, string> = {
   'events:read': 'read the change feed: what changed in the projects you can see',
 };
 
-function tokenRow(token: TokenView, csrf: ReturnType<typeof csrfField>) {
-  return html`<tr data-testid="token-row" data-token-id="${token.id}">
-<td data-testid="token-name">${token.name}</td>
+/**
+ * A token row. An OAuth token (`connection`) is renewed by its application every hour: the row shows the
+ * grant's expiry and state, and revoking it ends the grant.
+ */
+function tokenRow(token: TokenView, connection: OAuthConnection | undefined, csrf: ReturnType<typeof csrfField>) {
+  // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
+  const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
+  return html`<tr data-testid="token-row" data-token-id="${token.id}"${connection ? html` data-oauth="1"` : ''}>
+<td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
 <td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td data-label="Created">${time(token.created_at)}</td>
-<td data-label="Expires">${time(token.expires_at, 'never')}</td>
+<td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never')}</td>
 <td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
-<td data-label="State" data-testid="token-state">${badge(token.state)}</td>
+<td data-label="State" data-testid="token-state">${badge(state)}</td>
 <td>${
-    token.state === 'active'
+    state === 'active'
       ? html`<form method="post" action="/profile/tokens/${token.id}/revoke" class="inline"
   data-confirm="${`Revoke the token “${token.name}”? Applications using it stop working at once.`}">
 ${csrf}<input type="hidden" name="confirmed" value="">
@@ -53,6 +60,8 @@ export const EMPTY_WEBHOOK_FORM: WebhookFormState = { url: '', events: [], proje
 export interface ProfileModel {
   session: WebSession;
   tokens: TokenView[];
+  /** The OAuth grants behind some of the tokens, by token id. */
+  connections: Map<number, OAuthConnection>;
   form: TokenFormState;
   error?: string | null;
   notice?: string | null;
@@ -135,7 +144,7 @@ ${
     ? html`<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th>
 <th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${tokens.map((t) => tokenRow(t, csrf))}</tbody></table>`
+<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf))}</tbody></table>`
     : html`<p class="muted">No tokens yet.</p>`
 }
 </section>

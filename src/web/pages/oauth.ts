@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import { OAuthError } from '../../features/oauth/oauth-protocol.js';
+import { type AuthorizationRequest, AuthorizationError, type OAuthService } from '../../features/oauth/oauth.service.js';
+import { formOf } from '../form.js';
+import { SignInRequired, sessionOf } from '../session.js';
+import { DEFAULT_EXPIRY, expiryFrom } from '../token-expiry.js';
+import { authorizationErrorView, type ConsentModel, consentPageView } from '../views/oauth-consent.js';
+
+const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method', 'scope', 'resource'];
+
+function refused(request: FastifyRequest, reply: FastifyReply, error: AuthorizationError) {
+  const view = authorizationErrorView({ session: request.webSession, error: error.error, description: error.description, returnTo: error.returnTo });
+  return reply.code(400).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(view);
+}
+
+/**
+ * The consent page may send the browser on to the client's redirect URI: its form-action allows that
+ * origin too (Chromium applies form-action to the redirect that follows a form post).
+ */
+function consentPage(reply: FastifyReply, model: ConsentModel, status = 200) {
+  const csp = String(reply.getHeader('content-security-policy') ?? '');
+  const origin = new URL(model.request.redirectUri).origin;
+  if (csp) reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${origin}`));
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(consentPageView(model));
+}
+
+/** GET /oauth/authorize (RFC 6749 §4.1.1): checked before sign-in, then the consent page; POST: the answer. */
+export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthService; clock: Clock }) {
+  const { oauth, clock } = deps;
+
+  async function check(params: Record<string, string | undefined>): Promise<AuthorizationRequest | AuthorizationError> {
+    try {
+      return await oauth.checkAuthorization(params);
+    } catch (err) {
+      if (err instanceof AuthorizationError) return err;
+      throw err;
+    }
+  }
+
+  app.get('/oauth/authorize', { config: { web: 'public' } }, async (request, reply) => {
+    const query = request.query as Record<string, string | undefined>;
+    const checked = await check(query);
+    if (checked instanceof AuthorizationError) return refused(request, reply, checked);
+    if (!request.webSession) throw new SignInRequired();
+    return consentPage(reply, { session: request.webSession, request: checked });
+  });
+
+  app.post('/oauth/authorize', async (request, reply) => {
+    const session = sessionOf(request);
+    const form = formOf(request);
+    const checked = await check(Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, form.get(name) ?? undefined])));
+    if (checked instanceof AuthorizationError) return refused(request, reply, checked);
+    if (form.get('decision') !== 'allow') return reply.redirect(oauth.deny(checked), 303);
+    const model: ConsentModel = { session, request: checked, scopes: form.getAll('scopes'), expiry: form.get('expiry') ?? DEFAULT_EXPIRY, date: form.get('expiry_date') ?? '' };
+    try {
+      const location = await oauth.approve(session.user.id, checked, { scopes: model.scopes!, expiresAt: expiryFrom(model.expiry!, model.date!.trim(), clock.now()) });
+      request.log.info({ userId: session.user.id, clientId: checked.client.id }, 'OAuth authorization granted');
+      return reply.redirect(location, 303);
+    } catch (err) {
+      if (err instanceof OAuthError || (err instanceof ApiError && err.status === 422)) return consentPage(reply, { ...model, error: `Nothing was allowed: ${err.message}` }, 422);
+      throw err;
+    }
+  });
+}
