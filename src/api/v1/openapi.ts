@@ -5,8 +5,7 @@ import { Type } from 'typebox';
 import { UPLOAD_LIMITS } from './multipart.js';
 import { ErrorEnvelope } from '../envelope.js';
 import { DOWNLOAD_PATHS, DOWNLOAD_QUERY } from '../files.routes.js';
-import { OPERATION_DOCS } from './openapi-examples.js';
-import { OPERATIONS, type Operation, type OperationId, V1_BASE_PATH, operationAt } from './operations.js';
+import { type Operation, type OperationRegistry, V1_BASE_PATH, operationAt } from './define-operation.js';
 import { NAMED_SCHEMAS, OPENAPI_TYPE } from './schemas.js';
 
 /**
@@ -183,7 +182,7 @@ const uploadBody = (op: Operation) =>
  * The error responses an operation can give, by status: every code the API answers appears on the
  * operations where it can happen (test/openapi.test.ts checks each code of src/ is in the document).
  */
-function errorResponsesOf(id: OperationId, op: Operation): Record<string, { $ref: string }> {
+function errorResponsesOf(id: string, op: Operation): Record<string, { $ref: string }> {
   const responses: Record<string, { $ref: string }> = {
     '400': ref('responses', 'BadRequest'),
     '401': ref('responses', 'Unauthorized'),
@@ -205,8 +204,8 @@ function errorResponsesOf(id: OperationId, op: Operation): Record<string, { $ref
   return responses;
 }
 
-function describe(id: OperationId, op: Operation): string {
-  const lines = [OPERATION_DOCS[id].description, '', `**Scope:** \`${op.scope}\`.`];
+function describe(op: Operation): string {
+  const lines = [op.description, '', `**Scope:** \`${op.scope}\`.`];
   if (op.body !== 'none') lines.push('', 'Send an `Idempotency-Key` header to make a retry of this write safe.');
   else lines.push('', 'Answers with a weak `ETag` over `data`; send it in `If-None-Match` to get 304 while nothing changed.');
   return lines.join('\n');
@@ -291,7 +290,7 @@ function downloadPaths(): Json {
 }
 
 /** Adds to each documented operation what its route schema does not say. */
-function completeDocument(document: Json): Json {
+function completeDocument(document: Json, operations: OperationRegistry): Json {
   stripPrivateKeywords(document.paths);
   const named = nameSchemas(document);
   document.paths = { ...document.paths, ...downloadPaths() };
@@ -304,10 +303,10 @@ function completeDocument(document: Json): Json {
   };
   for (const [path, pathItem] of Object.entries(document.paths as Record<string, Json>)) {
     for (const [method, operation] of Object.entries(pathItem)) {
-      const id = operationAt(method.toUpperCase(), path);
-      if (!id) continue;
-      const op: Operation = OPERATIONS[id];
-      const doc = OPERATION_DOCS[id];
+      const id = operationAt(operations, method.toUpperCase(), path);
+      const op = id === undefined ? undefined : operations[id];
+      if (id === undefined || !op) continue;
+      const doc = op.examples;
       const success = operation.responses[String(op.status)];
       if (success) {
         success.description = op.status === 201 ? 'Created' : 'OK';
@@ -348,7 +347,7 @@ Any request may also be refused by the HTTP server before routing, in the same e
 Clients must tolerate fields added to responses: that is how v1 evolves. See docs/integrators.md.`;
 
 /** Registers the generator on the v1 instance (before its routes), /openapi.json and the /docs page. */
-export async function openApiDocs(app: FastifyInstance) {
+export async function openApiDocs(app: FastifyInstance, operations: OperationRegistry) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -376,10 +375,10 @@ export async function openApiDocs(app: FastifyInstance) {
     transform: ({ schema, url, route }: { schema: any; url: string; route: RouteOptions }) => {
       const scope = route.config?.scope;
       const method = [route.method].flat()[0] ?? '';
-      const id = scope ? operationAt(method, url.slice(V1_BASE_PATH.length)) : undefined;
+      const id = scope ? operationAt(operations, method, url.slice(V1_BASE_PATH.length)) : undefined;
       // 405 answers, the documentation pages and any route without a scope are not operations.
       if (!scope) return { schema: { ...schema, hide: true }, url };
-      const op: Operation | undefined = id ? OPERATIONS[id] : undefined;
+      const op: Operation | undefined = id ? operations[id] : undefined;
       const upload = op?.body === 'multipart' ? uploadBody(op) : undefined;
       return {
         url,
@@ -387,14 +386,14 @@ export async function openApiDocs(app: FastifyInstance) {
           ...schema,
           ...(id ? { operationId: id } : {}),
           tags: [op?.tag ?? 'other'],
-          ...(id && op ? { description: describe(id, op) } : {}),
+          ...(op ? { description: describe(op) } : {}),
           security: [{ bearer: [scope] }],
           ...(upload ? { body: upload, consumes: ['multipart/form-data'] } : {}),
         },
       };
     },
     transformObject: (document) =>
-      'openapiObject' in document ? (completeDocument(document.openapiObject as Json) as typeof document.openapiObject) : document.swaggerObject,
+      'openapiObject' in document ? (completeDocument(document.openapiObject as Json, operations) as typeof document.openapiObject) : document.swaggerObject,
   });
 
   // No scope: public, and hidden from the document by the transform above.
