@@ -118,6 +118,19 @@ describe('an operation added by its definition alone', () => {
     // The v1 methods are still there, named as before.
     expect((await client.me()).user.id).toBe(USERS.manager);
     await expect(client.countComments(4000)).rejects.toBeInstanceOf(PunchlistApiError);
+    // Typed from the definitions (never run: the compiler checks these lines).
+    void (() => {
+      // @ts-expect-error: the item id is a number
+      void client.countComments('1000');
+      // @ts-expect-error: not an operation
+      void client.call('deleteEverything', {});
+      // @ts-expect-error: setItemStatus takes a status of the enum
+      void client.setItemStatus(1000, 'finished');
+      // @ts-expect-error: a read takes no Idempotency-Key
+      void client.getItem(1000, { idempotencyKey: 'k' });
+      const typed: Promise<{ item_id: number; comments: number }> = client.countComments(1000);
+      void typed;
+    });
   });
 
   it('is an MCP tool for the tokens with its scope', async () => {
