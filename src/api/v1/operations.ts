@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Operation, OperationRegistry } from './define-operation.js';
+import type { OperationRegistry } from './define-operation.js';
 import { addAnswer } from './operations/add-answer.js';
 import { addComment } from './operations/add-comment.js';
 import { attachAnswerImages } from './operations/attach-answer-images.js';
@@ -55,6 +55,3 @@ export const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
 
 /** The envelope's `data` of an operation. */
 export type OperationData<Id extends OperationId> = Static<(typeof OPERATIONS)[Id]['data']>;
-
-/** Every definition, seen through the common type (for code that walks the list). */
-export const operationById = (id: OperationId): Operation => OPERATIONS[id];
