@@ -63,7 +63,7 @@ export function createPunchlistClient<R extends OperationRegistry>(options: Punc
 export function createPunchlistClient(options: PunchlistClientOptions & { operations?: OperationRegistry }): unknown {
   const operations: OperationRegistry = options.operations ?? OPERATIONS;
   const transport = createTransport(options);
-  const call = (id: string, input: object, callOptions: WriteOptions = {}) => {
+  const call = async (id: string, input: object, callOptions: WriteOptions = {}) => {
     const op = operations[id];
     if (!op) throw new TypeError(`Unknown operation ${id}`);
     const request = encode(op, input);
