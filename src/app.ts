@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
 import { decorateApiRequests } from './api/request-state.js';
+import type { OperationRegistry } from './api/v1/define-operation.js';
 import type { AppContext } from './context.js';
 import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
@@ -18,7 +19,13 @@ declare module 'fastify' {
 }
 
 /** Builds the Fastify instance with every route; never listens itself. */
-export async function buildApp(ctx: AppContext, options: { logger?: FastifyServerOptions['logger'] } = {}) {
+export interface BuildAppOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** The v1 operations served, documented and offered as MCP tools (default OPERATIONS); tests add throwaway ones. */
+  operations?: OperationRegistry;
+}
+
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   const { timeouts } = ctx.config;
   const logDefaults = { level: ctx.config.logLevel, redact: LOG_REDACT_PATHS, serializers: { req: requestForLog } };
   const app = Fastify({
@@ -48,8 +55,8 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
   // Before the route modules: its hook counts the requests of every route.
   if (ctx.metrics) registerMetrics(app, ctx.metrics, { token: ctx.config.metricsToken });
   await app.register(healthRoutes);
-  await app.register(apiPlugin, { prefix: '/api' });
-  await app.register(mcpPlugin);
+  await app.register(apiPlugin, { prefix: '/api', operations: options.operations });
+  await app.register(mcpPlugin, { operations: options.operations });
   // OAuth 2.1 (DESIGN.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
   await app.register(oauthEndpoints, { oauth: ctx.oauth, urls: ctx.config, limits: ctx.oauthRateLimits });
   await app.register(webPlugin, { oauth: ctx.oauth });

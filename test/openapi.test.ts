@@ -3,51 +3,24 @@ import { join, sep } from 'node:path';
 import { dereference, validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_DOCS } from '../src/api/v1/openapi-examples.js';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../src/api/v1/operations.js';
 import { solid, uploadForm } from './helpers/images.js';
+import { definitionSample } from './helpers/operations.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
 
 type Json = Record<string, any>;
 
-/** A request per operation that succeeds for the manager of the standard workspace. */
-const REQUESTS: Record<OperationId, (server: TestServer) => Promise<Response>> = {
-  me: (s) => s.request(`${V1}/auth/me.php`, { token: s.tokens.manager }),
-  listProjects: (s) => s.request(`${V1}/projects/list.php?archived=all`, { token: s.tokens.manager }),
-  getProject: (s) => s.request(`${V1}/projects/get.php?id=1`, { token: s.tokens.manager }),
-  getProjectTree: (s) => s.request(`${V1}/projects/tree.php?id=1`, { token: s.tokens.manager }),
-  searchProject: (s) => s.request(`${V1}/projects/search.php?id=1&q=item`, { token: s.tokens.manager }),
-  getItem: (s) => s.request(`${V1}/items/get.php?id=1000`, { token: s.tokens.manager }),
-  listEvents: (s) => s.request(`${V1}/events/list.php?after=0&limit=5`, { token: s.tokens.manager }),
-  setItemStatus: (s) => s.request(`${V1}/items/status.php`, { token: s.tokens.manager, method: 'PATCH', json: { id: 1001, status: 'done' } }),
-  setItemPlanning: (s) =>
-    s.request(`${V1}/items/planning.php`, { token: s.tokens.manager, method: 'PATCH', json: { id: 1001, deadline: null, priority: 'low' } }),
-  addComment: (s) => s.request(`${V1}/comments/create.php`, { token: s.tokens.manager, method: 'POST', json: { item_id: 1000, text: 'Checked' } }),
-  addAnswer: (s) =>
-    s.request(`${V1}/answers/create.php`, {
-      token: s.tokens.manager,
-      method: 'POST',
-      json: { item_id: 1000, text: 'Done', document_links: [{ title: 'Act', url: 'https://example.test/act' }] },
-    }),
-  replaceItemLinks: (s) =>
-    s.request(`${V1}/items/links.php`, {
-      token: s.tokens.manager,
-      method: 'PUT',
-      json: { id: 1000, document_links: [{ kind: 'folder', title: 'Photos', url: 'https://example.test/photos' }] },
-    }),
-  attachItemImages: async (s) =>
-    s.request(`${V1}/items/attachments.php`, {
-      token: s.tokens.manager,
-      method: 'POST',
-      body: uploadForm({ item_id: '1000' }, [{ name: 'tag.png', bytes: await solid(32, 24, 'png') }]),
-    }),
-  attachAnswerImages: async (s) =>
-    s.request(`${V1}/answers/attachments.php`, {
-      token: s.tokens.manager,
-      method: 'POST',
-      body: uploadForm({ answer_id: '7000' }, [{ name: 'act.jpg', bytes: await solid(20, 20, 'jpeg') }]),
-    }),
-};
+/**
+ * A request per operation that succeeds for the manager of the standard workspace: the example request
+ * of its definition (or its `examples.sample`), an upload with one image.
+ */
+async function requestOf(server: TestServer, id: OperationId): Promise<Response> {
+  const { method, path } = OPERATIONS[id];
+  const sample = definitionSample(OPERATIONS[id]);
+  const target = `${V1}${path}${sample.query ? `?${sample.query}` : ''}`;
+  if (sample.form) return server.request(target, { token: server.tokens.manager, method, body: uploadForm(sample.form, [{ name: 'tag.png', bytes: await solid(32, 24, 'png') }]) });
+  return server.request(target, { token: server.tokens.manager, method, ...(sample.json ? { json: sample.json } : {}) });
+}
 
 const SOURCE_ROOT = join(import.meta.dirname, '..', 'src');
 
@@ -262,7 +235,7 @@ describe('the OpenAPI document', () => {
       expect(media.example, id).toBeDefined();
       const validateResponse = validatorFor(media.schema);
       expect(validateResponse(media.example), `${id}: ${JSON.stringify(validateResponse.errors)}`).toBe(true);
-      expect(media.example.data).toEqual(OPERATION_DOCS[id].data);
+      expect(media.example.data).toEqual(OPERATIONS[id].examples.data);
 
       const json = operation.requestBody?.content?.['application/json'];
       if (OPERATIONS[id].body === 'json') {
@@ -310,7 +283,7 @@ describe('real responses match the declared schemas', () => {
     it(`${OPERATIONS[id].method} ${OPERATIONS[id].path}`, async () => {
       const operation = operationOf(resolved, id);
       expect(operation, `${id} is not in the document`).toBeDefined();
-      const res = await REQUESTS[id](server);
+      const res = await requestOf(server, id);
       const body = (await res.json()) as Json;
       expect(res.status, JSON.stringify(body)).toBe(OPERATIONS[id].status);
       const schema = operation!.responses[String(res.status)].content['application/json'].schema;

@@ -4,11 +4,11 @@ import { filesRoutes } from './files.routes.js';
 import { apiErrorHandler, apiNotFoundHandler } from './envelope.js';
 import { strictJsonBodies } from './json-body.js';
 import { recordRoutes } from './route-registry.js';
-import { v1Plugin } from './v1/plugin.js';
+import { type V1Options, v1Plugin } from './v1/plugin.js';
 import './request-state.js';
 
 /** Everything under /api/: the envelope, the X-Request-Id header, the audit record, then v1. */
-export async function apiPlugin(app: FastifyInstance) {
+export async function apiPlugin(app: FastifyInstance, options: V1Options = {}) {
   recordRoutes(app);
   strictJsonBodies(app);
   app.addHook('onRequest', async (request, reply) => {
@@ -19,6 +19,6 @@ export async function apiPlugin(app: FastifyInstance) {
   app.addHook('onClose', () => app.ctx.audit.flush());
   app.setErrorHandler(apiErrorHandler);
   app.setNotFoundHandler(apiNotFoundHandler);
-  await app.register(v1Plugin, { prefix: '/external/v1' });
+  await app.register(v1Plugin, { prefix: '/external/v1', operations: options.operations });
   await app.register(filesRoutes);
 }

@@ -1,29 +1,39 @@
-import { createTransport, type TransportOptions } from './transport.js';
-import type {
-  CallOptions,
-  DocumentLinkInput,
-  EventsQuery,
-  ImageFile,
-  ItemStatus,
-  ListProjectsQuery,
-  NewAnswer,
-  PlanningChanges,
-  SearchQuery,
-  WriteOptions,
-} from './types.js';
+import type { Static } from 'typebox';
+import type { Operation, OperationRegistry } from '../api/v1/define-operation.js';
+import { OPERATIONS } from '../api/v1/operations.js';
+import { createTransport, type Request, type TransportOptions } from './transport.js';
+import type { CallOptions, ImageFile, WriteOptions } from './types.js';
 
 /**
- * The typed client of the Punchlist external API v1: one method per endpoint, each resolving to the
- * envelope's `data` and rejecting with a PunchlistApiError. Writes carry an automatic Idempotency-Key.
+ * The typed client of the Punchlist external API v1: one method per operation, named like it, each
+ * resolving to the envelope's `data` and rejecting with a PunchlistApiError. Writes carry an automatic
+ * Idempotency-Key. The methods are derived from the operation definitions (src/api/v1/operations/, their
+ * `client` block gives the positional arguments), never written here; `call(id, input)` reaches any
+ * operation with the request as v1 names it.
  *
  *   const punchlist = createPunchlistClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.PUNCHLIST_TOKEN! });
  *   const me = await punchlist.me();
+ *   const { item } = await punchlist.call('getItem', { query: { id: 1000 } });
  */
 export type PunchlistClientOptions = TransportOptions;
 
 export { PunchlistApiError, type FieldError } from './errors.js';
 export type * from './types.js';
 export { OPERATIONS, type OperationId } from '../api/v1/operations.js';
+
+type InputOf<Op extends Operation> = Op extends { client: { request(...args: any[]): infer I } } ? I : never;
+type ArgsOf<Op extends Operation> = Op extends { client: { request(...args: infer A): any } } ? A : never;
+type OptionsOf<Op extends Operation> = Op['method'] extends 'GET' ? CallOptions : WriteOptions;
+
+/** The client's methods: for each operation, its `client.request` arguments, then the call options. */
+export type ClientMethods<R extends OperationRegistry> = {
+  [Id in keyof R]: (...args: [...ArgsOf<R[Id]>, options?: OptionsOf<R[Id]>]) => Promise<Static<R[Id]['data']>>;
+};
+
+export interface ClientCall<R extends OperationRegistry> {
+  /** Any operation, with its request as v1 names it (query parameters, or body / form fields and files). */
+  call<Id extends keyof R & string>(id: Id, input: InputOf<R[Id]>, options?: OptionsOf<R[Id]>): Promise<Static<R[Id]['data']>>;
+}
 
 function toBlob(file: ImageFile): Blob {
   if (file.bytes instanceof Blob) return file.bytes;
@@ -32,88 +42,41 @@ function toBlob(file: ImageFile): Blob {
   return new Blob([file.bytes instanceof ArrayBuffer ? file.bytes : new Uint8Array(file.bytes)], { type });
 }
 
-function uploadForm(idField: 'item_id' | 'answer_id', id: number, files: ImageFile[]): FormData {
+/** The form fields (as text), then the files as repeated `attachments[]` parts. */
+function uploadForm(fields: Record<string, unknown>, files: ImageFile[]): FormData {
   const form = new FormData();
-  form.append(idField, String(id));
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, String(value));
   for (const file of files) form.append('attachments[]', toBlob(file), file.name);
   return form;
 }
 
-export function createPunchlistClient(options: PunchlistClientOptions) {
-  const call = createTransport(options);
-  const write = (options: WriteOptions) => ({ idempotencyKey: options.idempotencyKey, signal: options.signal });
-
-  return {
-    /** GET /auth/me.php (auth:me): the user the token acts as, and its scopes. The recommended first call. */
-    me: (options: CallOptions = {}) => call('me', options),
-
-    /** GET /projects/list.php (projects:read): the projects the user can see, by id. */
-    listProjects: (query: ListProjectsQuery = {}, options: CallOptions = {}) =>
-      call('listProjects', {
-        ...options,
-        query: { limit: query.limit, offset: query.offset, archived: query.archived },
-      }),
-
-    /** GET /projects/get.php (projects:read). */
-    getProject: (projectId: number, options: CallOptions = {}) =>
-      call('getProject', { ...options, query: { id: projectId } }),
-
-    /** GET /projects/tree.php (projects:read): sections, checklists and item summaries the user can see. */
-    getProjectTree: (projectId: number, options: CallOptions = {}) =>
-      call('getProjectTree', { ...options, query: { id: projectId } }),
-
-    /** GET /projects/search.php (projects:search): find entities, then work by the hit's exact item_id. */
-    searchProject: (projectId: number, query: SearchQuery, options: CallOptions = {}) =>
-      call('searchProject', {
-        ...options,
-        query: {
-          id: projectId,
-          q: query.q,
-          entity_type: query.entityType,
-          item_id: query.itemId,
-          limit: query.limit,
-          offset: query.offset,
-        },
-      }),
-
-    /** GET /items/get.php (items:read): the item card. */
-    getItem: (itemId: number, options: CallOptions = {}) => call('getItem', { ...options, query: { id: itemId } }),
-
-    /** GET /events/list.php (events:read): what changed after `after`; `wait` seconds of long polling (0–30). */
-    listEvents: (query: EventsQuery = {}, options: CallOptions = {}) =>
-      call('listEvents', {
-        ...options,
-        query: { after: query.after, limit: query.limit, project_id: query.projectId, item_id: query.itemId, types: query.types?.join(','), wait: query.wait },
-      }),
-
-    /** PATCH /items/status.php (items:status.write). */
-    setItemStatus: (itemId: number, status: ItemStatus, options: WriteOptions = {}) =>
-      call('setItemStatus', { ...write(options), json: { id: itemId, status } }),
-
-    /** PATCH /items/planning.php (items:planning.write): deadline (null clears), priority, requires_answer. */
-    setItemPlanning: (itemId: number, changes: PlanningChanges, options: WriteOptions = {}) =>
-      call('setItemPlanning', { ...write(options), json: { ...changes, id: itemId } }),
-
-    /** POST /comments/create.php (comments:write): a text comment. */
-    addComment: (itemId: number, text: string, options: WriteOptions = {}) =>
-      call('addComment', { ...write(options), json: { item_id: itemId, text } }),
-
-    /** POST /answers/create.php (answers:write): text and optional document links; awaits review. */
-    addAnswer: (itemId: number, answer: NewAnswer, options: WriteOptions = {}) =>
-      call('addAnswer', { ...write(options), json: { ...answer, item_id: itemId } }),
-
-    /** PUT /items/links.php (items:materials.write): replaces the whole list; [] clears it. */
-    replaceItemLinks: (itemId: number, links: DocumentLinkInput[], options: WriteOptions = {}) =>
-      call('replaceItemLinks', { ...write(options), json: { id: itemId, document_links: links } }),
-
-    /** POST /items/attachments.php (items:materials.write): 1–10 images, stored as WebP. */
-    attachItemImages: (itemId: number, files: ImageFile[], options: WriteOptions = {}) =>
-      call('attachItemImages', { ...write(options), form: uploadForm('item_id', itemId, files) }),
-
-    /** POST /answers/attachments.php (items:materials.write): an approved or rejected answer returns to review. */
-    attachAnswerImages: (answerId: number, files: ImageFile[], options: WriteOptions = {}) =>
-      call('attachAnswerImages', { ...write(options), form: uploadForm('answer_id', answerId, files) }),
-  };
+/** The transport request of a call: the input encoded as the operation's body kind says. */
+function encode(op: Operation, input: { query?: Record<string, unknown>; fields?: Record<string, unknown>; files?: ImageFile[] }): Request {
+  if (op.body === 'json') return { json: input.fields };
+  if (op.body === 'multipart') return { form: uploadForm(input.fields ?? {}, input.files ?? []) };
+  return { query: input.query as Request['query'] };
 }
 
-export type PunchlistClient = ReturnType<typeof createPunchlistClient>;
+/** A client of the v1 operations, or (`operations`, for tests) of another list of definitions. */
+export function createPunchlistClient(options: PunchlistClientOptions): PunchlistClient;
+export function createPunchlistClient<R extends OperationRegistry>(options: PunchlistClientOptions & { operations: R }): ClientOf<R>;
+export function createPunchlistClient(options: PunchlistClientOptions & { operations?: OperationRegistry }): unknown {
+  const operations: OperationRegistry = options.operations ?? OPERATIONS;
+  const transport = createTransport(options);
+  const call = async (id: string, input: object, callOptions: WriteOptions = {}) => {
+    const op = operations[id];
+    if (!op) throw new TypeError(`Unknown operation ${id}`);
+    const request = encode(op, input);
+    return transport(op, { ...request, idempotencyKey: callOptions.idempotencyKey, signal: callOptions.signal });
+  };
+  const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const [id, op] of Object.entries(operations)) {
+    // The arguments of `client.request`, then the options (definitions declare no default values, so `length` is the arity).
+    const arity = op.client.request.length;
+    methods[id] = (...args) => call(id, op.client.request(...args.slice(0, arity)), args[arity] as WriteOptions | undefined);
+  }
+  return { ...methods, call };
+}
+
+export type ClientOf<R extends OperationRegistry> = ClientMethods<R> & ClientCall<R>;
+export type PunchlistClient = ClientOf<typeof OPERATIONS>;

@@ -1,4 +1,4 @@
-import { type OperationData, OPERATIONS, type OperationId, V1_BASE_PATH } from '../api/v1/operations.js';
+import { type Operation, V1_BASE_PATH } from '../api/v1/define-operation.js';
 import { type FieldError, PunchlistApiError } from './errors.js';
 
 export interface TransportOptions {
@@ -99,8 +99,7 @@ export function createTransport(options: TransportOptions) {
   const maxDelay = options.maxRetryDelayMs ?? 60_000;
   if (!Number.isInteger(retries) || retries < 0) throw new TypeError('retries must be a non-negative integer');
 
-  return async function call<Id extends OperationId>(id: Id, request: Request = {}): Promise<OperationData<Id>> {
-    const operation = OPERATIONS[id];
+  return async function call(operation: Operation, request: Request = {}): Promise<unknown> {
     const url = new URL(base + operation.path);
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -138,7 +137,7 @@ export function createTransport(options: TransportOptions) {
       if (!response.ok || envelope?.ok !== true || envelope.data === undefined) {
         throw errorFrom(response, envelope);
       }
-      return envelope.data as OperationData<Id>;
+      return envelope.data;
     }
   };
 }

@@ -15,7 +15,7 @@ import type { EventType, ItemStatus, LinkKind, Priority, SearchEntityType } from
 
 /**
  * Result types of the v1 operations (the envelope's `data`): `Static<>` of the schemas of each
- * operation's definition (src/api/v1/operations.ts), so they cannot drift from what the server
+ * operation's definition (src/api/v1/operations/), so they cannot drift from what the server
  * declares. Servers may add fields (spec §9): these types list what v1 guarantees.
  */
 export type ProjectCard = Static<typeof ProjectCardSchema>;
@@ -38,7 +38,7 @@ export type AnswerAttachmentsResult = OperationData<'attachAnswerImages'>;
 export type EventPage = OperationData<'listEvents'>;
 export type Event = EventPage['events'][number];
 
-// Inputs
+// Inputs: named argument types of the client's methods (a definition may also declare its own in its file).
 
 export interface ListProjectsQuery {
   limit?: number;

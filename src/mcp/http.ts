@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge, meta } from '../api/envelope.js';
+import type { OperationRegistry } from '../api/v1/define-operation.js';
 import { createPunchlistClient } from '../client/index.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.js';
@@ -97,7 +98,9 @@ const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =
     .header('allow', 'POST')
     .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' }, id: null });
 
-export async function mcpPlugin(app: FastifyInstance) {
+/** `operations`: the v1 operations whose tools are offered (default OPERATIONS), as buildApp serves them. */
+export async function mcpPlugin(app: FastifyInstance, options: { operations?: OperationRegistry } = {}) {
+  const { operations } = options;
   const { config } = app.ctx;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -123,8 +126,8 @@ export async function mcpPlugin(app: FastifyInstance) {
       throw err;
     }
     // No retries in-process: there is no network to fail, and a 429 is better reported than waited out.
-    const client = createPunchlistClient({ baseUrl: 'http://punchlist.internal', token, fetch: injectFetch(app, request), retries: 0 });
-    const server = createMcpServer({ client, scopes, readOnly: readOnlyRequested(request) });
+    const client = createPunchlistClient({ baseUrl: 'http://punchlist.internal', token, fetch: injectFetch(app, request), retries: 0, ...(operations ? { operations } : {}) });
+    const server = createMcpServer({ client, scopes, readOnly: readOnlyRequested(request), operations });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);

@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Operation, OperationRegistry } from '../api/v1/define-operation.js';
 import { OPERATIONS } from '../api/v1/operations.js';
-import { PunchlistApiError, type PunchlistClient } from '../client/index.js';
-import { SERVER_INSTRUCTIONS, type ToolDefinition, ToolInputError, toolMetadata, toolsFor } from './tools.js';
+import { PunchlistApiError } from '../client/index.js';
+import { SERVER_INSTRUCTIONS, ToolInputError } from './tools.js';
 
 export const MCP_SERVER_NAME = 'punchlist';
 export const MCP_SERVER_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -54,16 +55,38 @@ function plainSchema(schema: unknown): { type: 'object'; [key: string]: unknown 
   return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'errorMessage' && typeof value === 'string' ? undefined : value)));
 }
 
+/** An MCP tool: the `mcp` block of a v1 operation's definition (DESIGN.md §9 fixes the names), with the operation behind it. */
+interface ToolDefinition {
+  /** The operation's id: the tool calls it through the client. */
+  operation: string;
+  op: Operation;
+  mcp: NonNullable<Operation['mcp']>;
+}
+
+/** What a tool needs of the typed client: a call of an operation by id. */
+export interface ToolClient {
+  call(id: string, input: object): Promise<unknown>;
+}
+
+/** The tools of the operations that declare one, in the operations' order. */
+export function toolsOf(operations: OperationRegistry): ToolDefinition[] {
+  return Object.entries(operations).flatMap(([operation, op]) => (op.mcp ? [{ operation, op, mcp: op.mcp }] : []));
+}
+
+/** The tools a token with these scopes may use (its operation's scope); in read-only mode, only those that change nothing. */
+export function toolsFor(scopes: readonly string[], readOnly = false, operations: OperationRegistry = OPERATIONS): ToolDefinition[] {
+  return toolsOf(operations).filter((tool) => scopes.includes(tool.op.scope) && (!readOnly || tool.mcp.hints.readOnlyHint));
+}
+
 /** A tool as tools/list shows it: name, title and annotations of its operation, its input, and the operation's `data` as output. */
-function listed(tool: ToolDefinition): Tool {
-  const { name, title, hints } = toolMetadata(tool);
+function listed({ op, mcp }: ToolDefinition): Tool {
   return {
-    name,
-    title,
-    description: tool.description,
-    inputSchema: plainSchema(tool.inputSchema),
-    outputSchema: plainSchema(OPERATIONS[tool.operation].data),
-    annotations: { title, ...hints, openWorldHint: false },
+    name: mcp.tool,
+    title: mcp.title,
+    description: mcp.description,
+    inputSchema: plainSchema(mcp.input),
+    outputSchema: plainSchema(op.data),
+    annotations: { title: mcp.title, ...mcp.hints, openWorldHint: false },
   };
 }
 
@@ -71,8 +94,8 @@ function listed(tool: ToolDefinition): Tool {
  * An MCP server over the typed client of one token. `scopes` decide the tools it lists and accepts
  * (the v1 operation behind each tool checks the scope again, and audits the call).
  */
-export function createMcpServer(options: { client: PunchlistClient; scopes: readonly string[]; readOnly?: boolean }) {
-  const tools = toolsFor(options.scopes, options.readOnly);
+export function createMcpServer(options: { client: ToolClient; scopes: readonly string[]; readOnly?: boolean; operations?: OperationRegistry }) {
+  const tools = toolsFor(options.scopes, options.readOnly, options.operations);
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
@@ -81,13 +104,14 @@ export function createMcpServer(options: { client: PunchlistClient; scopes: read
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listed) }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = tools.find((t) => toolMetadata(t).name === request.params.name);
+    const tool = tools.find((t) => t.mcp.tool === request.params.name);
     if (!tool) {
       const why = options.readOnly ? "not allowed by this token's scopes, or not read-only" : "or not allowed by this token's scopes";
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}" (${why})`);
     }
     try {
-      const data = await tool.run(options.client, request.params.arguments ?? {});
+      // The arguments go to v1 as given (it validates them); only the definition's mapping runs here.
+      const data = await options.client.call(tool.operation, tool.mcp.request(request.params.arguments ?? {}));
       return {
         content: [{ type: 'text', text: JSON.stringify(data, null, 2) }],
         structuredContent: data as Record<string, unknown>,

@@ -1,11 +1,15 @@
 import { type RegisteredRoute, registeredRoutes } from '../../src/api/route-registry.js';
+import type { Operation as Definition, OperationRegistry } from '../../src/api/v1/define-operation.js';
+import { OPERATIONS, V1_BASE_PATH } from '../../src/api/v1/operations.js';
 import type { Scope } from '../../src/domain/scopes.js';
 import { uploadForm } from './images.js';
 
 /**
  * The operations of /api/ as the running server registered them (src/api/route-registry.ts), with one
- * request per operation that succeeds for the admin of the standard workspace. The list of operations is
- * never written here: a new route shows up by itself, and fails the tests until it has a sample.
+ * request per operation that succeeds for the admin of the standard workspace: a v1 operation's is the
+ * example request of its definition (src/api/v1/operations/), so a new operation is in the matrix with no
+ * line here. The list of operations is never written here: a new route shows up by itself, and fails the
+ * tests until it has a sample.
  */
 export interface Operation extends RegisteredRoute {
   scope: Scope;
@@ -24,23 +28,24 @@ export interface Sample {
   form?: Record<string, string>;
 }
 
-const V1 = '/api/external/v1';
+/** The sample request of an operation definition: its `examples.sample`, else its documented example request. */
+export function definitionSample(op: Definition): Sample {
+  const request = op.examples.sample ?? op.examples;
+  return {
+    ...(request.query ? { query: new URLSearchParams(request.query).toString() } : {}),
+    ...(request.body ? { json: request.body } : {}),
+    ...(request.form ? { form: request.form } : {}),
+  };
+}
+
+/** The samples of a list of definitions, by `METHOD /full/path`. */
+export function definitionSamples(operations: OperationRegistry): Record<string, (ids: SampleIds) => Sample> {
+  return Object.fromEntries(Object.values(operations).map((op) => [`${op.method} ${V1_BASE_PATH}${op.path}`, () => definitionSample(op)]));
+}
 
 const SAMPLES: Record<string, (ids: SampleIds) => Sample> = {
-  [`GET ${V1}/auth/me.php`]: () => ({}),
-  [`GET ${V1}/projects/list.php`]: () => ({ query: 'limit=5' }),
-  [`GET ${V1}/projects/get.php`]: () => ({ query: 'id=1' }),
-  [`GET ${V1}/projects/tree.php`]: () => ({ query: 'id=1' }),
-  [`GET ${V1}/projects/search.php`]: () => ({ query: 'id=1&q=Item' }),
-  [`GET ${V1}/items/get.php`]: () => ({ query: 'id=1000' }),
-  [`GET ${V1}/events/list.php`]: () => ({ query: 'limit=5' }),
-  [`PATCH ${V1}/items/status.php`]: () => ({ json: { id: 1001, status: 'in_progress' } }),
-  [`PATCH ${V1}/items/planning.php`]: () => ({ json: { id: 1001, priority: 'high' } }),
-  [`PUT ${V1}/items/links.php`]: () => ({ json: { id: 1001, document_links: [{ title: 'Plan', url: 'https://example.test/plan' }] } }),
-  [`POST ${V1}/comments/create.php`]: () => ({ json: { item_id: 1001, text: 'a comment' } }),
-  [`POST ${V1}/answers/create.php`]: () => ({ json: { item_id: 1001, text: 'an answer' } }),
-  [`POST ${V1}/items/attachments.php`]: () => ({ form: { item_id: '1001' } }),
-  [`POST ${V1}/answers/attachments.php`]: () => ({ form: { answer_id: '7000' } }),
+  ...definitionSamples(OPERATIONS),
+  // The downloads are not v1 operations: their samples are here.
   ['GET /api/items/file.php']: (ids) => ({ query: `id=${ids.itemAttachmentId}` }),
   ['GET /api/answers/file.php']: (ids) => ({ query: `id=${ids.answerAttachmentId}` }),
 };
@@ -60,7 +65,7 @@ export function routesOf(app: Parameters<typeof registeredRoutes>[0]): readonly 
 export function sampleFor(op: Pick<Operation, 'method' | 'url'>, ids: SampleIds): Sample {
   const method = op.method === 'HEAD' ? 'GET' : op.method;
   const make = SAMPLES[`${method} ${op.url}`];
-  if (!make) throw new Error(`No sample request for ${op.method} ${op.url}: add one to test/helpers/operations.ts`);
+  if (!make) throw new Error(`No sample request for ${op.method} ${op.url}: give its definition examples, or add one to test/helpers/operations.ts`);
   return make(ids);
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
@@ -28,6 +28,8 @@ export interface TestServerOptions {
   clock?: Clock;
   /** Load the standard workspace (default true). */
   workspace?: boolean;
+  /** The v1 operations to serve (default OPERATIONS): a test adds throwaway ones. */
+  operations?: BuildAppOptions['operations'];
 }
 
 /** A Punchlist server on a fresh temp SQLite file and storage dir, listening on a random loopback port. */
@@ -52,7 +54,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   // As main.ts does: FTS5 fed in the background (search reads what is still queued meanwhile).
   ctx.searchIndexer.start();
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { logger: false, ...(options.operations ? { operations: options.operations } : {}) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -1,16 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../errors.js';
-import { answersHandlers } from './answers.routes.js';
-import { authHandlers } from './auth.routes.js';
-import { eventsHandlers } from './events.routes.js';
 import { bearerAuth } from './bearer-auth.js';
 import { corsHooks } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';
-import { itemsHandlers } from './items.routes.js';
 import { openApiDocs } from './openapi.js';
 import { registerOperations } from './operation-route.js';
-import { projectsHandlers } from './projects.routes.js';
+import { OPERATIONS, type OperationRegistry } from './operations.js';
 import { responseHeaders } from './response-headers.js';
 
 export type V1App = FastifyInstance<
@@ -23,8 +19,14 @@ export type V1App = FastifyInstance<
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+export interface V1Options {
+  /** The operations to serve and document: OPERATIONS (operations.ts); a test may serve another list. */
+  operations?: OperationRegistry;
+}
+
 /** External API v1: CORS, bearer auth + scope per route, the operations (operations.ts), and 405 for known paths. */
-export async function v1Plugin(instance: FastifyInstance) {
+export async function v1Plugin(instance: FastifyInstance, options: V1Options = {}) {
+  const operations = options.operations ?? OPERATIONS;
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const methodsByPath = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
@@ -44,8 +46,10 @@ export async function v1Plugin(instance: FastifyInstance) {
   idempotencyHooks(app, app.ctx.idempotency);
 
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
-  await openApiDocs(app);
-  await registerOperations(app, { ...authHandlers(), ...projectsHandlers(app.ctx), ...itemsHandlers(app.ctx), ...answersHandlers(app.ctx), ...eventsHandlers(app.ctx) });
+  await openApiDocs(app, operations);
+  // The services the handlers use, handed over here (no service locator in the handlers).
+  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events } = app.ctx;
+  await registerOperations(app, operations, { projects, projectSearch, items, itemWrites, attachments, comments, answers, events });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

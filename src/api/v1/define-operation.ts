@@ -1,0 +1,162 @@
+import type { Static, TObject, TSchema } from 'typebox';
+import type { ImageFile } from '../../client/types.js';
+import type { AppContext } from '../../context.js';
+import type { Scope } from '../../domain/scopes.js';
+import type { IncomingImage } from '../../features/attachments/attachments.service.js';
+import type { AuditEntryBuilder } from '../../features/items/item-transaction.js';
+import type { Principal } from '../../features/tokens/tokens.service.js';
+
+/**
+ * The shape of one v1 operation's definition (src/api/v1/operations/<operation>.ts): everything the
+ * Fastify route (operation-route.ts), the OpenAPI document (openapi.ts), the typed client (src/client/)
+ * and the MCP tool (src/mcp/server.ts) are derived from, the handler included. The client imports the
+ * definitions, so a definition file imports server modules with `import type` only: its handler gets
+ * the services it needs as an argument, passed when the routes are registered.
+ */
+
+export const V1_BASE_PATH = '/api/external/v1';
+
+export type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
+export type OperationBody = 'none' | 'json' | 'multipart';
+export type OperationTag = 'auth' | 'projects' | 'items' | 'comments' | 'answers' | 'events';
+
+/** MCP tool annotations (DESIGN.md §9); openWorldHint is always false (the tools reach only Punchlist). */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+}
+
+/** The services a handler may use: handed over explicitly when the routes are registered (plugin.ts). */
+export type ApiServices = Pick<AppContext, 'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events'>;
+
+/** What a handler receives: the principal's user and token, the validated input, and the audit builder of a write. */
+export interface HandlerInput<Q, F> {
+  user: Principal['user'];
+  token: Principal['token'];
+  query: Q;
+  /** The JSON body, or the text fields of a multipart form. */
+  fields: F;
+  /** The files of a multipart form (empty otherwise). */
+  files: IncomingImage[];
+  /** For writes: the service calls it inside its transaction, so the write and its audit record commit together. */
+  audit: AuditEntryBuilder;
+}
+
+/** Query parameters and form fields travel as text: a caller may give numbers and booleans, sent as their decimal text. */
+export type Loose<T> = { [K in keyof T]: T[K] extends string | undefined ? T[K] | number | boolean : T[K] };
+
+/** What a call of the operation sends, before the transport encodes it (query string, JSON body or multipart form). */
+export type CallInput<Q extends TObject, F extends TObject, B extends OperationBody> = B extends 'none'
+  ? { query?: Loose<Static<Q>> }
+  : B extends 'json'
+    ? { fields: Static<F> }
+    : { fields: Loose<Static<F>>; files: ImageFile[] };
+
+/** One request of the operation, as the OpenAPI example shows it and the tests send it. */
+export interface ExampleRequest {
+  /** Query parameters, by name (as text). */
+  query?: Record<string, string>;
+  /** The JSON body (JSON writes). */
+  body?: Record<string, unknown>;
+  /** The text fields of a multipart form (uploads); the tests add one image as `attachments[]`. */
+  form?: Record<string, string>;
+}
+
+export interface OperationExamples extends ExampleRequest {
+  /** Example `data` of the success envelope (test/openapi.test.ts validates it against `data`). */
+  data: unknown;
+  /**
+   * The request the tests send (scope matrix, BOLA, secrets, the OpenAPI response check) when the
+   * documented one cannot run against the test workspace as is. Default: the documented request above.
+   * The documented ids are those of the test workspace (project 1, item 1000, answer 7000).
+   */
+  sample?: ExampleRequest;
+}
+
+export interface OperationDefinition<
+  Q extends TObject = TObject,
+  F extends TObject = TObject,
+  D extends TSchema = TSchema,
+  M extends OperationMethod = OperationMethod,
+  B extends OperationBody = OperationBody,
+  Args extends unknown[] = any[],
+  I extends TObject = TObject,
+> {
+  method: M;
+  /** Relative to V1_BASE_PATH. */
+  path: string;
+  scope: Scope;
+  tag: OperationTag;
+  body: B;
+  /** The success status: 201 for creating writes, 200 otherwise. */
+  status: 200 | 201;
+  summary: string;
+  /** Markdown of the OpenAPI operation, after the summary (the scope and the ETag / Idempotency-Key notes are added). */
+  description: string;
+  /** Query parameters (GET); unknown ones are refused with 422. */
+  query?: Q;
+  /** JSON body fields (json), or the text fields of a multipart form (multipart); unknown ones → 422. */
+  fields?: F;
+  /** The envelope's `data` on success; the response schema strips what it does not declare. */
+  data: D;
+  /** The entity the audit record names: its type and the query, body or form field holding its id. */
+  audit?: { entity: 'item' | 'project' | 'answer'; field: string };
+  examples: OperationExamples;
+  /**
+   * Answers the operation's `data` for a validated request: about one service call. Typed `unknown`
+   * because the services still type enumerations as plain strings; the response schema serializes it
+   * and test/openapi.test.ts checks real responses against it.
+   */
+  handler(input: HandlerInput<Static<Q>, Static<F>>, services: ApiServices): Promise<unknown>;
+  /**
+   * The typed client's method of the same name as the operation: its positional arguments (before the
+   * call options) mapped to the request. No default parameter values: the arity (`request.length`)
+   * tells the client where the options argument is.
+   */
+  client: { request(...args: Args): CallInput<Q, F, B> };
+  /** The MCP tool behind this operation, if any (DESIGN.md §9 names them): a call runs the operation through the client. */
+  mcp?: {
+    tool: string;
+    title: string;
+    hints: ToolHints;
+    description: string;
+    /** The tool's arguments (JSON Schema); they go to v1 as given, which validates them and answers 422. */
+    input: I;
+    /** The tool's arguments mapped to the request; may throw ToolInputError (then nothing is sent). */
+    request(args: Static<I>): CallInput<Q, F, B>;
+  };
+}
+
+/** Any operation definition, as the registry and the code that walks it see it. */
+export type Operation = OperationDefinition;
+
+/** A list of definitions keyed by operation id (the OpenAPI operationId and the client's method name). */
+export type OperationRegistry = Record<string, Operation>;
+
+/** The schema of an absent query, body or tool input. */
+type NoProperties = TObject<Record<never, TSchema>>;
+
+/**
+ * Declares an operation: the schemas give the handler's, the client's and the MCP tool's argument
+ * types. Returns the definition as given.
+ */
+export function defineOperation<
+  M extends OperationMethod,
+  B extends OperationBody,
+  D extends TSchema,
+  Args extends unknown[],
+  Q extends TObject = NoProperties,
+  F extends TObject = NoProperties,
+  I extends TObject = NoProperties,
+>(definition: OperationDefinition<Q, F, D, M, B, Args, I>): OperationDefinition<Q, F, D, M, B, Args, I> {
+  return definition;
+}
+
+/** The envelope's `data` of an operation of a registry. */
+export type DataOf<Op extends Operation> = Static<Op['data']>;
+
+/** The operation registered at `METHOD path` (path relative to the v1 base), if any. */
+export function operationAt(operations: OperationRegistry, method: string, path: string): string | undefined {
+  return Object.keys(operations).find((id) => operations[id]!.method === method && operations[id]!.path === path);
+}

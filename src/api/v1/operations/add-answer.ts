@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import type { NewAnswer } from '../../../client/types.js';
+import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import { defineOperation } from '../define-operation.js';
+import { Answer } from '../schemas.js';
+import { DocumentLinksInput, Text } from '../write-schemas.js';
+import { answer } from './examples.js';
+import { ADDITIVE, ItemIdField, strict } from './shared.js';
+
+export const addAnswer = defineOperation({
+  method: 'POST',
+  path: '/answers/create.php',
+  scope: 'answers:write',
+  tag: 'answers',
+  body: 'json',
+  status: 201,
+  summary: 'Add an answer (text and optional document links) to an item; it awaits review',
+  description:
+    'A substantive reply: text (1–20 000 characters) and optional `document_links` (each `{kind?, title, url}`, ' +
+    'absolute http(s) URLs, at most 100). The new answer awaits review (`status: pending`).',
+  fields: strict({
+    item_id: ItemIdField,
+    text: { ...Text, description: 'The answer, 1–20 000 characters (stored trimmed)' },
+    document_links: Type.Optional({ ...DocumentLinksInput, description: 'Up to 100 links' }),
+  }),
+  data: Type.Object({ answer: Answer }),
+  audit: { entity: 'item', field: 'item_id' },
+  examples: {
+    body: {
+      item_id: 1000,
+      text: 'All 24 extinguishers checked; the inspection act is linked.',
+      document_links: [{ kind: 'document', title: 'Inspection act', url: 'https://example.com/docs/act-2026-05' }],
+    },
+    data: { answer },
+  },
+  handler: ({ user, fields: { item_id, text, document_links }, audit }, { answers }) => answers.addAnswer(user, item_id, { text, document_links }, audit),
+  client: { request: (itemId: number, answer: NewAnswer) => ({ fields: { ...answer, item_id: itemId } }) },
+  mcp: {
+    tool: 'add_answer',
+    title: 'Add an answer',
+    hints: ADDITIVE,
+    description:
+      'Adds an answer to an item: a substantive reply (text, optional document links) that a manager reviews; it starts ' +
+      `as pending. Answers cannot be edited or deleted. ${NEVER_WORK_AROUND}`,
+    input: Type.Object({ item_id: ItemId, text: Type.String(), document_links: Type.Optional(DocumentLinksInput) }),
+    request: ({ item_id, text, document_links }) => ({ fields: { item_id, text, document_links } }),
+  },
+});

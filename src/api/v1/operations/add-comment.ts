@@ -1,0 +1,37 @@
+import { Type } from 'typebox';
+import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import { defineOperation } from '../define-operation.js';
+import { Comment } from '../schemas.js';
+import { Text } from '../write-schemas.js';
+import { AT, executor } from './examples.js';
+import { ADDITIVE, ItemIdField, strict } from './shared.js';
+
+export const addComment = defineOperation({
+  method: 'POST',
+  path: '/comments/create.php',
+  scope: 'comments:write',
+  tag: 'comments',
+  body: 'json',
+  status: 201,
+  summary: 'Add a text comment to an item',
+  description: 'Text only (1–20 000 characters, stored trimmed); files and links belong in answers.',
+  fields: strict({ item_id: ItemIdField, text: { ...Text, description: 'The comment, 1–20 000 characters (stored trimmed)' } }),
+  data: Type.Object({ comment: Comment }),
+  audit: { entity: 'item', field: 'item_id' },
+  examples: {
+    body: { item_id: 1000, text: 'The tags of the second floor are checked too.' },
+    data: { comment: { id: 5002, text: 'The tags of the second floor are checked too.', author: executor, created_at: AT } },
+  },
+  handler: ({ user, fields: { item_id, text }, audit }, { comments }) => comments.addComment(user, item_id, { text }, audit),
+  client: { request: (itemId: number, text: string) => ({ fields: { item_id: itemId, text } }) },
+  mcp: {
+    tool: 'add_comment',
+    title: 'Add a comment',
+    hints: ADDITIVE,
+    description:
+      'Adds a text comment to an item (plain text, 1–20 000 characters; no files or links: those go in answers). ' +
+      `Comments cannot be edited or deleted. ${NEVER_WORK_AROUND}`,
+    input: Type.Object({ item_id: ItemId, text: Type.String() }),
+    request: ({ item_id, text }) => ({ fields: { item_id, text } }),
+  },
+});

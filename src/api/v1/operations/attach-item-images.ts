@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import type { ImageFile } from '../../../client/types.js';
+import { decodeImages, Images, ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import { defineOperation } from '../define-operation.js';
+import { Attachment, QueryId } from '../schemas.js';
+import { attachment } from './examples.js';
+import { ADDITIVE, strict } from './shared.js';
+
+export const attachItemImages = defineOperation({
+  method: 'POST',
+  path: '/items/attachments.php',
+  scope: 'items:materials.write',
+  tag: 'items',
+  body: 'multipart',
+  status: 201,
+  summary: 'Attach images to an item (multipart: item_id, attachments[]); stored as WebP',
+  description:
+    '`multipart/form-data` with `item_id` and 1–10 files in `attachments[]` (each ≤ 20 MiB, ≤ 50 megapixels, at ' +
+    'least 16×16). PNG, JPEG, GIF and WebP are accepted, recognised from the bytes; each is stored as WebP. One ' +
+    'refused file refuses the whole request (422, nothing stored).',
+  fields: strict({ item_id: QueryId('The item id (decimal)') }),
+  data: Type.Object({ attachments: Type.Array(Attachment) }),
+  audit: { entity: 'item', field: 'item_id' },
+  examples: {
+    form: { item_id: '1000' },
+    data: { attachments: [attachment(902, 'items', 1000)] },
+  },
+  handler: ({ user, fields, files, audit }, { attachments }) => attachments.attachToItem(user, Number(fields.item_id), files, audit),
+  client: { request: (itemId: number, files: ImageFile[]) => ({ fields: { item_id: itemId }, files }) },
+  mcp: {
+    tool: 'attach_item_images',
+    title: 'Attach images to an item',
+    hints: ADDITIVE,
+    description:
+      'Attaches images to an item. Give the bytes as base64 with a file name; URLs are never fetched. One refused ' +
+      `image refuses the whole call and nothing is stored. ${NEVER_WORK_AROUND}`,
+    input: Type.Object({ item_id: ItemId, images: Images }),
+    request: ({ item_id, images }) => ({ fields: { item_id }, files: decodeImages(images) }),
+  },
+});

@@ -1,0 +1,66 @@
+import { Type } from 'typebox';
+import type { PlanningChanges } from '../../../client/types.js';
+import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import { defineOperation } from '../define-operation.js';
+import { NullableString, Priority } from '../schemas.js';
+import { AT } from './examples.js';
+import { ItemIdField, strict } from './shared.js';
+
+export const setItemPlanning = defineOperation({
+  method: 'PATCH',
+  path: '/items/planning.php',
+  scope: 'items:planning.write',
+  tag: 'items',
+  body: 'json',
+  status: 200,
+  summary: 'Change deadline, priority and/or requires_answer of an item',
+  description:
+    'Send `id` and at least one of `deadline` (`YYYY-MM-DD`; `null` or `""` clears it, `null` preferred), ' +
+    '`priority` (`low`, `medium`, `high`) and `requires_answer` (boolean). Fields not sent stay unchanged.',
+  fields: strict({
+    id: ItemIdField,
+    deadline: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        errorMessage: 'must be a date YYYY-MM-DD, "" or null',
+        description: '`YYYY-MM-DD`; `null` (preferred) or `""` clears the deadline',
+      }),
+    ),
+    priority: Type.Optional({ ...Priority, description: 'The new priority' }),
+    requires_answer: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false', description: 'Whether the item needs an answer' })),
+  }),
+  data: Type.Object({
+    item: Type.Object({
+      id: Type.Integer(),
+      deadline: NullableString({ format: 'date' }),
+      priority: Priority,
+      requires_answer: Type.Boolean(),
+      updated_at: Type.String({ format: 'date-time' }),
+    }),
+  }),
+  audit: { entity: 'item', field: 'id' },
+  examples: {
+    body: { id: 1000, deadline: '2026-06-30', priority: 'high' },
+    data: { item: { id: 1000, deadline: '2026-06-30', priority: 'high', requires_answer: true, updated_at: AT } },
+  },
+  handler: ({ user, fields: { id, deadline, priority, requires_answer }, audit }, { itemWrites }) =>
+    itemWrites.setPlanning(user, id, { deadline, priority, requires_answer }, audit),
+  client: { request: (itemId: number, changes: PlanningChanges) => ({ fields: { ...changes, id: itemId } }) },
+  mcp: {
+    tool: 'set_item_planning',
+    title: 'Set item planning',
+    // Destructive: the former deadline and priority are kept nowhere.
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    description:
+      'Changes the planning fields of one item; give at least one: deadline (YYYY-MM-DD, or null to clear it), ' +
+      `priority (low, medium, high), requires_answer (boolean). Fields not given stay as they are. ${NEVER_WORK_AROUND}`,
+    input: Type.Object({
+      item_id: ItemId,
+      deadline: Type.Optional(Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()])),
+      priority: Type.Optional(Priority),
+      requires_answer: Type.Optional(Type.Boolean()),
+    }),
+    // Fields not given stay out of the body (undefined is dropped by JSON).
+    request: ({ item_id, deadline, priority, requires_answer }) => ({ fields: { id: item_id, deadline, priority, requires_answer } }),
+  },
+});
