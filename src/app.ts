@@ -10,12 +10,6 @@ import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
 import { webPlugin } from './web/plugin.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    ctx: AppContext;
-  }
-}
-
 /** Builds the Fastify instance with every route; never listens itself. */
 export async function buildApp(ctx: AppContext, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const { timeouts } = ctx.config;
@@ -41,14 +35,14 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyServe
     clientErrorHandler,
   });
   app.server.on('checkExpectation', expectationFailed);
-  app.decorate('ctx', ctx);
   decorateApiRequests(app);
 
   // Before the route modules: its hook counts the requests of every route.
   if (ctx.metrics) registerMetrics(app, ctx.metrics, { token: ctx.config.metricsToken });
-  await app.register(healthRoutes);
-  await app.register(apiPlugin, { prefix: '/api' });
-  await app.register(mcpPlugin);
-  await app.register(webPlugin);
+  // Every module receives what it uses at registration; nothing is looked up from the instance or a request.
+  await app.register(healthRoutes, { db: ctx.db, blobs: ctx.blobs });
+  await app.register(apiPlugin, { prefix: '/api', ctx });
+  await app.register(mcpPlugin, { config: ctx.config, tokens: ctx.tokens });
+  await app.register(webPlugin, { ctx });
   return app;
 }

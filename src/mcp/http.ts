@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge, meta } from '../api/envelope.js';
 import { createPunchlistClient } from '../client/index.js';
+import type { AppContext } from '../context.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { createMcpServer } from './server.js';
 
@@ -94,8 +95,7 @@ const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =
     .header('allow', 'POST')
     .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' }, id: null });
 
-export async function mcpPlugin(app: FastifyInstance) {
-  const { config } = app.ctx;
+export async function mcpPlugin(app: FastifyInstance, { config, tokens }: Pick<AppContext, 'config' | 'tokens'>) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // DNS rebinding: a browser page of another origin must not reach a local MCP server. No Origin
@@ -114,7 +114,7 @@ export async function mcpPlugin(app: FastifyInstance) {
     if (!token) return sendUnauthorized(request, reply, unauthorized());
     let scopes: readonly string[];
     try {
-      scopes = (await app.ctx.tokens.authenticate(token, request.ip)).token.scopes;
+      scopes = (await tokens.authenticate(token, request.ip)).token.scopes;
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return sendUnauthorized(request, reply, err);
       throw err;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { answersHandlers } from './answers.routes.js';
 import { authHandlers } from './auth.routes.js';
@@ -24,7 +25,7 @@ export type V1App = FastifyInstance<
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** External API v1: CORS, bearer auth + scope per route, the operations (operations.ts), and 405 for known paths. */
-export async function v1Plugin(instance: FastifyInstance) {
+export async function v1Plugin(instance: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const methodsByPath = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
@@ -35,17 +36,17 @@ export async function v1Plugin(instance: FastifyInstance) {
     methodsByPath.set(route.routePath, methods);
   });
   // CORS headers on every response, and preflights answered before the token is looked at.
-  corsHooks(app, app.ctx.config.corsOrigins);
+  corsHooks(app, ctx.config.corsOrigins);
   // Token, then its rate limit, then the scope (bearer-auth.ts); the headers follow on every operation.
-  const limiter = app.ctx.rateLimiter;
-  app.addHook('onRequest', bearerAuth(app.ctx.tokens, limiter));
+  const limiter = ctx.rateLimiter;
+  app.addHook('onRequest', bearerAuth(ctx.tokens, limiter));
   responseHeaders(app, limiter);
   // Idempotency-Key on POST/PATCH/PUT: after auth and scope, before validation and the handler.
-  idempotencyHooks(app, app.ctx.idempotency);
+  idempotencyHooks(app, ctx.idempotency);
 
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app);
-  await registerOperations(app, { ...authHandlers(), ...projectsHandlers(app.ctx), ...itemsHandlers(app.ctx), ...answersHandlers(app.ctx), ...eventsHandlers(app.ctx) });
+  await registerOperations(app, { ...authHandlers(), ...projectsHandlers(ctx), ...itemsHandlers(ctx), ...answersHandlers(ctx), ...eventsHandlers(ctx) });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

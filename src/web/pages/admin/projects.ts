@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
 import type { Actor } from '../../../domain/policy.js';
 import type { Direction } from '../../../features/admin/structure.service.js';
 import { formOf, idParam, idsOf, parseId } from '../../form.js';
@@ -7,15 +8,17 @@ import { adminHomeView, adminItemView, adminProjectsView, projectEditorView } fr
 
 const admin = { config: { web: 'admin' as const } };
 
+type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin'>;
+
 /** After a structural edit, back to the project's editor (only admin pages: the field is user input). */
 function backTo(form: URLSearchParams): string {
   const back = form.get('back') ?? '';
   return /^\/admin\/projects\/[1-9][0-9]*(#[a-z0-9-]+)?$/.test(back) ? back : '/admin/projects';
 }
 
-async function projectEditor(request: FastifyRequest, reply: FastifyReply, projectId: number) {
+async function projectEditor(deps: AdminProjectDeps, request: FastifyRequest, reply: FastifyReply, projectId: number) {
   const session = sessionOf(request);
-  const { structure, members, usersAdmin } = request.server.ctx;
+  const { structure, members, usersAdmin } = deps;
   const [tree, memberList, users] = await Promise.all([
     structure.getStructure(session.user, projectId),
     members.listMembers(session.user, projectId),
@@ -25,8 +28,8 @@ async function projectEditor(request: FastifyRequest, reply: FastifyReply, proje
   return reply.type('text/html; charset=utf-8').send(projectEditorView({ session, tree, members: memberList, users, saved }));
 }
 
-export async function adminProjectPages(app: FastifyInstance) {
-  const { structure, members } = app.ctx;
+export async function adminProjectPages(app: FastifyInstance, deps: AdminProjectDeps) {
+  const { structure, members } = deps;
 
   app.get('/admin', admin, async (request, reply) => {
     const session = sessionOf(request);
@@ -53,7 +56,7 @@ export async function adminProjectPages(app: FastifyInstance) {
     return reply.redirect(`/admin/projects/${id}`, 303);
   });
 
-  app.get('/admin/projects/:id', admin, async (request, reply) => projectEditor(request, reply, idParam(request)));
+  app.get('/admin/projects/:id', admin, async (request, reply) => projectEditor(deps, request, reply, idParam(request)));
 
   app.post('/admin/projects/:id', admin, async (request, reply) => {
     const id = idParam(request);
