@@ -70,45 +70,28 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
     return reply.redirect(`/admin/projects/${id}?saved=1`, 303);
   });
 
-  app.post('/admin/projects/:id/sections', admin, async (request, reply) => {
+  /** A structural edit from the project editor, then back to where its form was. */
+  const edit = (change: (actor: Actor, id: number, form: URLSearchParams) => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
     const form = formOf(request);
-    await structure.createSection(sessionOf(request).user, idParam(request), form.get('name') ?? '');
+    await change(sessionOf(request).user, idParam(request), form);
     return reply.redirect(backTo(form), 303);
-  });
+  };
+  const named = (change: (actor: Actor, id: number, name: string) => Promise<unknown>) => edit((actor, id, form) => change(actor, id, form.get('name') ?? ''));
+  const moved = (move: (actor: Actor, id: number, direction: Direction) => Promise<void>) =>
+    edit((actor, id, form) => move(actor, id, form.get('direction') as Direction));
 
-  app.post('/admin/sections/:id/checklists', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.createChecklist(sessionOf(request).user, idParam(request), form.get('name') ?? '');
-    return reply.redirect(backTo(form), 303);
-  });
-
-  app.post('/admin/checklists/:id/items', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.createItem(sessionOf(request).user, idParam(request), { text: form.get('text') ?? '', description: form.get('description') ?? '' });
-    return reply.redirect(backTo(form), 303);
-  });
-
-  app.post('/admin/sections/:id/rename', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.renameSection(sessionOf(request).user, idParam(request), form.get('name') ?? '');
-    return reply.redirect(backTo(form), 303);
-  });
-
-  app.post('/admin/checklists/:id/rename', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.renameChecklist(sessionOf(request).user, idParam(request), form.get('name') ?? '');
-    return reply.redirect(backTo(form), 303);
-  });
-
-  const mover = (move: (actor: Actor, id: number, direction: Direction) => Promise<void>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const form = formOf(request);
-      await move(sessionOf(request).user, idParam(request), form.get('direction') as Direction);
-      return reply.redirect(backTo(form), 303);
-    };
-  app.post('/admin/sections/:id/move', admin, mover(structure.moveSection));
-  app.post('/admin/checklists/:id/move', admin, mover(structure.moveChecklist));
-  app.post('/admin/items/:id/move', admin, mover(structure.moveItem));
+  app.post('/admin/projects/:id/sections', admin, named(structure.createSection));
+  app.post('/admin/sections/:id/checklists', admin, named(structure.createChecklist));
+  app.post(
+    '/admin/checklists/:id/items',
+    admin,
+    edit((actor, id, form) => structure.createItem(actor, id, { text: form.get('text') ?? '', description: form.get('description') ?? '' })),
+  );
+  app.post('/admin/sections/:id/rename', admin, named(structure.renameSection));
+  app.post('/admin/checklists/:id/rename', admin, named(structure.renameChecklist));
+  app.post('/admin/sections/:id/move', admin, moved(structure.moveSection));
+  app.post('/admin/checklists/:id/move', admin, moved(structure.moveChecklist));
+  app.post('/admin/items/:id/move', admin, moved(structure.moveItem));
 
   app.get('/admin/items/:id', admin, async (request, reply) => {
     const session = sessionOf(request);
