@@ -12,12 +12,6 @@ import { registerMetrics } from './metrics/metrics.routes.js';
 import { oauthEndpoints } from './oauth/plugin.js';
 import { webPlugin } from './web/plugin.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    ctx: AppContext;
-  }
-}
-
 /** Builds the Fastify instance with every route; never listens itself. */
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
@@ -49,16 +43,16 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
     clientErrorHandler,
   });
   app.server.on('checkExpectation', expectationFailed);
-  app.decorate('ctx', ctx);
   decorateApiRequests(app);
 
   // Before the route modules: its hook counts the requests of every route.
   if (ctx.metrics) registerMetrics(app, ctx.metrics, { token: ctx.config.metricsToken });
-  await app.register(healthRoutes);
-  await app.register(apiPlugin, { prefix: '/api', operations: options.operations });
-  await app.register(mcpPlugin, { operations: options.operations });
+  // Every module receives what it uses at registration; nothing is looked up from the instance or a request.
+  await app.register(healthRoutes, { db: ctx.db, blobs: ctx.blobs });
+  await app.register(apiPlugin, { prefix: '/api', ctx, operations: options.operations });
+  await app.register(mcpPlugin, { config: ctx.config, tokens: ctx.tokens, operations: options.operations });
   // OAuth 2.1 (DESIGN.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
   await app.register(oauthEndpoints, { oauth: ctx.oauth, urls: ctx.config, limits: ctx.oauthRateLimits });
-  await app.register(webPlugin, { oauth: ctx.oauth });
+  await app.register(webPlugin, { ctx });
   return app;
 }

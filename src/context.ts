@@ -3,73 +3,143 @@ import { type Clock, systemClock } from './clock.js';
 import { type Db, openDatabase } from './db/database.js';
 import { createTransactionRunner } from './db/group-commit.js';
 import { migrateToLatest } from './db/migrate.js';
-import { createAttachmentsService } from './features/attachments/attachments.service.js';
-import { createAnswersService } from './features/answers/answers.service.js';
-import { createMembersService } from './features/admin/members.service.js';
-import { createStructureService } from './features/admin/structure.service.js';
-import { createUsersAdminService } from './features/admin/users-admin.service.js';
-import { createDeliveryWorker } from './features/webhooks/delivery-worker.js';
-import { createWebhooksRepository } from './features/webhooks/webhooks.repository.js';
-import { createWebhooksService } from './features/webhooks/webhooks.service.js';
+import { createMembersRepository } from './features/admin/members.repository.js';
+import { createMembersService, type MembersService } from './features/admin/members.service.js';
+import { createStructureRepository } from './features/admin/structure.repository.js';
+import { createStructureService, type StructureService } from './features/admin/structure.service.js';
+import { createUsersAdminService, type UsersAdminService } from './features/admin/users-admin.service.js';
+import { createAnswersRepository } from './features/answers/answers.repository.js';
+import { type AnswersService, createAnswersService } from './features/answers/answers.service.js';
+import { createAttachmentsRepository } from './features/attachments/attachments.repository.js';
+import { type AttachmentsService, createAttachmentsService } from './features/attachments/attachments.service.js';
+import { createAuditRepository } from './features/audit/audit.repository.js';
+import { type AuditService, createAuditService } from './features/audit/audit.service.js';
+import { type CommentsService, createCommentsService } from './features/comments/comments.service.js';
 import { createEventsRepository } from './features/events/events.repository.js';
-import { createEventsService } from './features/events/events.service.js';
+import { createEventsService, type EventsService } from './features/events/events.service.js';
+import { createIdempotencyRepository } from './features/idempotency/idempotency.repository.js';
+import { createIdempotencyService, type IdempotencyService } from './features/idempotency/idempotency.service.js';
 import { createItemWriter } from './features/items/item-transaction.js';
-import { createAuditService } from './features/audit/audit.service.js';
-import { createCommentsService } from './features/comments/comments.service.js';
-import { createIdempotencyService } from './features/idempotency/idempotency.service.js';
-import { createItemWritesService } from './features/items/item-writes.service.js';
-import { createItemsService } from './features/items/items.service.js';
+import { createItemWritesService, type ItemWritesService } from './features/items/item-writes.service.js';
+import { createItemsService, type ItemsService } from './features/items/items.service.js';
 import { createOAuthRepository } from './features/oauth/oauth.repository.js';
-import { createOAuthService } from './features/oauth/oauth.service.js';
+import { createOAuthService, type OAuthService } from './features/oauth/oauth.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
-import { createProjectsService } from './features/projects/projects.service.js';
-import { createRateLimiter } from './features/rate-limit/rate-limiter.js';
-import { createRetention, retentionRules } from './features/retention/retention.service.js';
-import { createReviewService } from './features/review/review.service.js';
-import { createProjectSearch } from './features/search/project-search.js';
-import { createSearchIndexer } from './features/search/search-indexer.js';
+import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
+import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
+import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
+import { createRetentionRepository } from './features/retention/retention.repository.js';
+import { createRetention, type Retention, retentionRules } from './features/retention/retention.service.js';
+import { createReviewRepository } from './features/review/review.repository.js';
+import { createReviewService, type ReviewService } from './features/review/review.service.js';
+import { createProjectSearch, type ProjectSearch } from './features/search/project-search.js';
+import { createSearchIndexer, type SearchIndexer } from './features/search/search-indexer.js';
 import { createSearchRepository } from './features/search/search.repository.js';
 import { createSearchService } from './features/search/search.service.js';
-import { createSessionsService } from './features/sessions/sessions.service.js';
-import { createTokensService } from './features/tokens/tokens.service.js';
+import { createSessionsRepository } from './features/sessions/sessions.repository.js';
+import { createSessionsService, type SessionsService } from './features/sessions/sessions.service.js';
+import { createTokensRepository } from './features/tokens/tokens.repository.js';
+import { createTokensService, type TokensService } from './features/tokens/tokens.service.js';
+import { createUsersRepository } from './features/users/users.repository.js';
+import { createUsersService, type UsersService } from './features/users/users.service.js';
+import { createDeliveryWorker, type DeliveryWorker } from './features/webhooks/delivery-worker.js';
+import { createWebhooksRepository } from './features/webhooks/webhooks.repository.js';
+import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.js';
 import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
-import { createWorklistsService } from './features/worklists/worklists.service.js';
-import { createUsersService } from './features/users/users.service.js';
-import { createImageConverter } from './imaging/images.js';
-import { createMetrics } from './metrics/prometheus.js';
-import { openBlobStore } from './storage/index.js';
+import { createWorklistsService, type WorklistsService } from './features/worklists/worklists.service.js';
+import { createImageConverter, type ImageConverter } from './imaging/images.js';
+import { createMetrics, type Metrics } from './metrics/prometheus.js';
+import { type BlobStore, openBlobStore } from './storage/index.js';
+
+/**
+ * Everything a request handler, a CLI command or a background job may use: built once per process by
+ * createContext() and passed explicitly (to buildApp, to the commands); never looked up from a request.
+ */
+export interface AppContext {
+  config: Config;
+  clock: Clock;
+  db: Db;
+  blobs: BlobStore;
+  images: ImageConverter;
+  users: UsersService;
+  tokens: TokensService;
+  audit: AuditService;
+  events: EventsService;
+  projects: ProjectsService;
+  items: ItemsService;
+  projectSearch: ProjectSearch;
+  /** Feeds SQLite's FTS5 outside the writes' transactions (migration 010); started by the server. */
+  searchIndexer: SearchIndexer;
+  worklists: WorklistsService;
+  itemWrites: ItemWritesService;
+  comments: CommentsService;
+  answers: AnswersService;
+  idempotency: IdempotencyService;
+  /** null when RATE_LIMIT_PER_MINUTE is 0. */
+  rateLimiter: RateLimiter | null;
+  /** DESIGN.md §12: Punchlist is the authorization server of v1 and /mcp; its access tokens are API tokens. */
+  oauth: OAuthService;
+  /** Per address, on registration and on the token endpoint; null when set to 0. */
+  oauthRateLimits: { register: RateLimiter | null; token: RateLimiter | null };
+  attachments: AttachmentsService;
+  sessions: SessionsService;
+  retention: Retention;
+  /** null unless METRICS_ENABLED. */
+  metrics: Metrics | null;
+  webhooks: WebhooksService;
+  webhookWorker: DeliveryWorker;
+  review: ReviewService;
+  structure: StructureService;
+  members: MembersService;
+  usersAdmin: UsersAdminService;
+  /** Stops the background jobs, writes the queued audit records, then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * What a caller (a test, the CLI) replaces instead of what createContext() would build; everything else is
+ * built from the config as usual, on top of the replacements (a replaced `clock` is the clock of every service).
+ */
+export type ContextOverrides = Partial<Omit<AppContext, 'config' | 'close'>> & {
+  /** Apply pending migrations at start (default true); a second node of a test skips them. */
+  migrate?: boolean;
+};
 
 /** The composition root: every dependency is built here, explicitly, from the config. */
-export async function createContext(config: Config, options: { clock?: Clock; migrate?: boolean } = {}) {
-  const clock = options.clock ?? systemClock;
-  const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
-  if (options.migrate !== false) await migrateToLatest(db.kysely);
+export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const o = overrides;
+  const clock = o.clock ?? systemClock;
+  const db: Db = o.db ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+  if (o.migrate !== false) await migrateToLatest(db.kysely);
   const projectsRepo = createProjectsRepository(db.kysely);
-  const blobs = openBlobStore(config.storageUrl, config.s3Credentials);
-  const images = createImageConverter();
-  const items = createItemsService(db.kysely, projectsRepo, config);
-  const users = createUsersService(db.kysely, clock);
-  const projects = createProjectsService(projectsRepo);
-  const sessions = createSessionsService(db.kysely, clock);
+  const blobs = o.blobs ?? openBlobStore(config.storageUrl, config.s3Credentials);
+  const images = o.images ?? createImageConverter();
+  const items = o.items ?? createItemsService(db.kysely, projectsRepo, config);
+  const users = o.users ?? createUsersService(createUsersRepository(db.kysely), clock);
+  const projects = o.projects ?? createProjectsService(projectsRepo);
+  const sessions = o.sessions ?? createSessionsService(createSessionsRepository(db), clock);
   // Writes insert their audit record inside their own transaction; the records of everything else are
   // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
-  const audit = createAuditService(db.kysely);
-  const tokens = createTokensService(db.kysely, clock);
+  const audit = o.audit ?? createAuditService(createAuditRepository(db.kysely));
+  const tokens = o.tokens ?? createTokensService(createTokensRepository(db.kysely), clock);
   const eventsRepo = createEventsRepository(db.kysely);
-  const events = createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
+  const events = o.events ?? createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
   const itemWriter = createItemWriter(createTransactionRunner(db.kysely, db.dialect), audit, events, clock);
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
-  const projectSearch = createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
+  const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
-  const searchIndexer = createSearchIndexer(searchRepo, db.dialect, (error) =>
-    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'search indexing failed', err: String(error) })}\n`),
-  );
-  // Started by the server only (main.ts), on every node; close() stops it before the database closes.
+  const searchIndexer =
+    o.searchIndexer ??
+    createSearchIndexer(searchRepo, db.dialect, (error) =>
+      process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'search indexing failed', err: String(error) })}\n`),
+    );
   const webhooksRepo = createWebhooksRepository(db.kysely);
-  // Started by the server only (main.ts), on every node: deliveries to webhook endpoints.
-  const webhookWorker = createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
-  const retention = createRetention({ db: db.kysely, dialect: db.dialect, clock, rules: retentionRules(config) });
-  const ctx = {
+  // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
+  // before the database closes.
+  const webhookWorker = o.webhookWorker ?? createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
+  const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
+  const answersRepo = createAnswersRepository(db.kysely);
+  const ctx: AppContext = {
     config,
     clock,
     db,
@@ -83,28 +153,36 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
     items,
     projectSearch,
     searchIndexer,
-    worklists: createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
-    itemWrites: createItemWritesService(db.kysely, items, itemWriter, clock),
-    comments: createCommentsService(db.kysely, items, itemWriter, clock),
-    answers: createAnswersService(db.kysely, items, itemWriter, clock),
-    idempotency: createIdempotencyService(db.kysely, clock),
-    rateLimiter: createRateLimiter(config.rateLimitPerMinute, db.kysely, db.dialect),
-    // DESIGN.md §12: Punchlist is the authorization server of v1 and /mcp; its access tokens are API tokens.
-    oauth: createOAuthService({ repo: createOAuthRepository(db.kysely), tokens, clock, urls: config }),
-    oauthRateLimits: {
-      register: createRateLimiter(config.oauthRateLimits.registerPerMinute, db.kysely, db.dialect),
-      token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, db.kysely, db.dialect),
+    worklists:
+      o.worklists ?? createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
+    itemWrites: o.itemWrites ?? createItemWritesService(db.kysely, items, itemWriter, clock),
+    comments: o.comments ?? createCommentsService(db.kysely, items, itemWriter, clock),
+    answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
+    idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
+    rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),
+    oauth: o.oauth ?? createOAuthService({ repo: createOAuthRepository(db.kysely), tokens, clock, urls: config }),
+    oauthRateLimits: o.oauthRateLimits ?? {
+      register: createRateLimiter(config.oauthRateLimits.registerPerMinute, sharedRateLimitCounters(db)),
+      token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, sharedRateLimitCounters(db)),
     },
-    attachments: createAttachmentsService({ db: db.kysely, blobs, images, items, writer: itemWriter, clock, urls: config }),
+    attachments:
+      o.attachments ??
+      createAttachmentsService({ repo: createAttachmentsRepository(db.kysely), answers: answersRepo, blobs, images, items, writer: itemWriter, clock, urls: config }),
     sessions,
     retention,
-    metrics: config.metricsEnabled ? createMetrics({ auditQueueDepth: () => audit.pending, webhookDeliveriesPending: () => webhookWorker.pending }) : null,
-    webhooks: createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
+    metrics:
+      o.metrics !== undefined
+        ? o.metrics
+        : config.metricsEnabled
+          ? createMetrics({ auditQueueDepth: () => audit.pending, webhookDeliveriesPending: () => webhookWorker.pending })
+          : null,
+    webhooks: o.webhooks ?? createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
     webhookWorker,
-    review: createReviewService({ db: db.kysely, clock, items, projects, audit, writer: itemWriter, events }),
-    structure: createStructureService({ db: db.kysely, clock }),
-    members: createMembersService({ db: db.kysely, clock }),
-    usersAdmin: createUsersAdminService({ db: db.kysely, users, sessions, tokens }),
+    review:
+      o.review ?? createReviewService({ repo: createReviewRepository(db.kysely), answers: answersRepo, clock, items, projects, audit, writer: itemWriter, events }),
+    structure: o.structure ?? createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, clock }),
+    members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
+    usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     async close() {
       await retention.stop();
       await searchIndexer.stop();
@@ -117,5 +195,3 @@ export async function createContext(config: Config, options: { clock?: Clock; mi
   };
   return ctx;
 }
-
-export type AppContext = Awaited<ReturnType<typeof createContext>>;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
@@ -11,10 +12,10 @@ import { bearerAuth } from './v1/bearer-auth.js';
 export const DOWNLOAD_PATHS = { item: '/items/file.php', answer: '/answers/file.php' } as const;
 export const DOWNLOAD_QUERY = Type.Object({ id: QueryId('The attachment id (from `attachments[].id`)') }, { additionalProperties: false });
 
-export async function filesRoutes(app: FastifyInstance) {
-  const { attachments, sessions, config } = app.ctx;
+export async function filesRoutes(app: FastifyInstance, deps: Pick<AppContext, 'attachments' | 'sessions' | 'config' | 'tokens' | 'rateLimiter'>) {
+  const { attachments, sessions, config } = deps;
   // The same per-token quota as v1: a download is a request made with the token.
-  const bearer = bearerAuth(app.ctx.tokens, app.ctx.rateLimiter);
+  const bearer = bearerAuth(deps.tokens, deps.rateLimiter);
   // Without an Authorization header the web session may stand in (images in the web pages).
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization === undefined && request.routeOptions.config.scope) {

@@ -1,3 +1,4 @@
+import { AUDIT_RECORD_FIELDS } from '../db/tables.js';
 import type { AuditRecord } from '../features/audit/audit.service.js';
 import { type Command, parseCommand, parseInstant, positiveInteger, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
@@ -8,22 +9,7 @@ const MAX_LIMIT = 100_000;
 
 /** The fields of DESIGN.md §7, in that order (the stored client_request_id is not part of it). */
 function publicRecord(r: AuditRecord) {
-  return {
-    request_id: r.request_id,
-    at: r.at,
-    token_id: r.token_id,
-    user_id: r.user_id,
-    method: r.method,
-    path: r.path,
-    query: r.query,
-    status: r.status,
-    error_code: r.error_code,
-    ip: r.ip,
-    user_agent: r.user_agent,
-    duration_ms: r.duration_ms,
-    entity_type: r.entity_type,
-    entity_id: r.entity_id,
-  };
+  return Object.fromEntries(AUDIT_RECORD_FIELDS.map((field) => [field, r[field]])) as Pick<AuditRecord, (typeof AUDIT_RECORD_FIELDS)[number]>;
 }
 
 export const auditCommand: Command = {

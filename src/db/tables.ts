@@ -183,6 +183,23 @@ export interface AuditLogTable {
   client_request_id: string | null;
 }
 
+/** The audit record's fields, in the order of DESIGN.md §7 (what `bin/punchlist audit` shows). */
+export const AUDIT_RECORD_FIELDS = [
+  'request_id', 'at', 'token_id', 'user_id', 'method', 'path', 'query', 'status', 'error_code', 'ip', 'user_agent', 'duration_ms',
+  'entity_type', 'entity_id',
+] as const satisfies readonly (keyof AuditLogTable)[];
+
+/**
+ * Every column of audit_log but the id, in one order: the fields, then the client's request id stored beside
+ * them. The one list the audit writes, reads, export and import go by.
+ */
+export const AUDIT_RECORD_COLUMNS = [...AUDIT_RECORD_FIELDS, 'client_request_id'] as const satisfies readonly (keyof AuditLogTable)[];
+
+// A column added to AuditLogTable and not to the list above fails the build here.
+type UnlistedAuditColumn = Exclude<keyof AuditLogTable, 'id' | (typeof AUDIT_RECORD_COLUMNS)[number]>;
+const _everyAuditColumnListed: [UnlistedAuditColumn] extends [never] ? true : UnlistedAuditColumn = true;
+void _everyAuditColumnListed;
+
 export interface EventsTable {
   id: Generated<number>;
   type: string;

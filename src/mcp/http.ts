@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge, meta } from '../api/envelope.js';
 import type { OperationRegistry } from '../api/v1/define-operation.js';
 import { createPunchlistClient } from '../client/index.js';
+import type { AppContext } from '../context.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.js';
 import { createMcpServer } from './server.js';
@@ -99,9 +100,10 @@ const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =
     .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' }, id: null });
 
 /** `operations`: the v1 operations whose tools are offered (default OPERATIONS), as buildApp serves them. */
-export async function mcpPlugin(app: FastifyInstance, options: { operations?: OperationRegistry } = {}) {
-  const { operations } = options;
-  const { config } = app.ctx;
+export async function mcpPlugin(
+  app: FastifyInstance,
+  { config, tokens, operations }: Pick<AppContext, 'config' | 'tokens'> & { operations?: OperationRegistry },
+) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // DNS rebinding: a browser page of another origin must not reach a local MCP server. No Origin
@@ -120,7 +122,7 @@ export async function mcpPlugin(app: FastifyInstance, options: { operations?: Op
     if (!token) return sendUnauthorized(request, reply, unauthorized(), config.baseUrl);
     let scopes: readonly string[];
     try {
-      scopes = (await app.ctx.tokens.authenticate(token, request.ip)).token.scopes;
+      scopes = (await tokens.authenticate(token, request.ip)).token.scopes;
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return sendUnauthorized(request, reply, err, config.baseUrl);
       throw err;

@@ -1,12 +1,12 @@
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
 import { STATIC_DIR } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
 import { adminProjectPages } from './pages/admin/projects.js';
 import { adminUserPages } from './pages/admin/users.js';
-import type { OAuthService } from '../features/oauth/oauth.service.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
@@ -19,9 +19,11 @@ import { webSessions } from './session.js';
  * The web interface: server-rendered pages over the same services and access policy as the API.
  * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
  */
-export async function webPlugin(app: FastifyInstance, options: { oauth: OAuthService }) {
+export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { config, clock, sessions, tokens, webhooks, projects, review, worklists, items, itemWrites, comments, answers, attachments } = ctx;
+  const { idempotency, audit, usersAdmin, structure, members, oauth } = ctx;
   formBodies(app);
-  webSessions(app);
+  webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
   app.setNotFoundHandler(webNotFoundHandler);
 
@@ -33,7 +35,7 @@ export async function webPlugin(app: FastifyInstance, options: { oauth: OAuthSer
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        imgSrc: ["'self'", new URL(app.ctx.config.baseUrl).origin, 'blob:'],
+        imgSrc: ["'self'", new URL(config.baseUrl).origin, 'blob:'],
         styleSrc: ["'self'"],
         scriptSrc: ["'self'"],
         formAction: ["'self'"],
@@ -44,7 +46,7 @@ export async function webPlugin(app: FastifyInstance, options: { oauth: OAuthSer
     },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'same-origin' },
-    strictTransportSecurity: app.ctx.config.baseUrl.startsWith('https:'),
+    strictTransportSecurity: config.baseUrl.startsWith('https:'),
   });
   app.addHook('onSend', async (request, reply) => {
     if (!request.url.startsWith('/assets/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
@@ -56,12 +58,13 @@ export async function webPlugin(app: FastifyInstance, options: { oauth: OAuthSer
   });
   await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/assets/', maxAge: '365d', immutable: true, index: false, wildcard: false });
 
-  await authPages(app);
-  await profilePages(app, { oauth: options.oauth });
-  await oauthPages(app, { oauth: options.oauth, clock: app.ctx.clock });
-  await projectPages(app);
-  await itemPages(app);
-  await auditPages(app);
-  await adminUserPages(app);
-  await adminProjectPages(app);
+  // Each page module receives the services it calls, and nothing else.
+  await authPages(app, { sessions, config });
+  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
+  await oauthPages(app, { oauth, clock });
+  await projectPages(app, { projects, review, worklists });
+  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });
+  await auditPages(app, { audit, tokens, usersAdmin });
+  await adminUserPages(app, { usersAdmin });
+  await adminProjectPages(app, { structure, members, usersAdmin });
 }

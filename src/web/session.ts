@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canAdminister } from '../domain/policy.js';
 import { ApiError } from '../errors.js';
 import { isSecure, readCookie, serializeCookie, sessionCookieName } from '../features/sessions/session-cookie.js';
-import { sameSecret, SESSION_LIFETIME_MS, type WebSession } from '../features/sessions/sessions.service.js';
+import { sameSecret, SESSION_LIFETIME_MS, type SessionsService, type WebSession } from '../features/sessions/sessions.service.js';
+import type { Config } from '../config.js';
 import { formOf } from './form.js';
 
 declare module 'fastify' {
@@ -33,8 +34,8 @@ function loginCookieName(baseUrl: string) {
  * Session loading, the access guard and the CSRF check of every web route. POSTs carry `_csrf`: the
  * session's token, compared in constant time; the sign-in form uses a signed double-submit cookie.
  */
-export function webSessions(app: FastifyInstance) {
-  const { sessions, config } = app.ctx;
+export function webSessions(app: FastifyInstance, deps: { sessions: SessionsService; config: Pick<Config, 'baseUrl'> }) {
+  const { sessions, config } = deps;
   app.decorateRequest('webSession', null);
 
   app.addHook('onRequest', async (request) => {

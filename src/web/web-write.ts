@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditRecord } from '../api/audit-hook.js';
 import type { Actor } from '../domain/policy.js';
 import { ApiError, type FieldError } from '../errors.js';
-import type { IdempotencyScope } from '../features/idempotency/idempotency.service.js';
+import type { IdempotencyScope, IdempotencyService } from '../features/idempotency/idempotency.service.js';
 import { hashJsonRequest } from '../features/idempotency/idempotency.service.js';
 import type { AuditEntryBuilder } from '../features/items/item-transaction.js';
 import { html, type SafeHtml } from './html.js';
@@ -54,11 +54,10 @@ export interface WebWrite<T> {
  * redirected to the first one's result instead of writing twice. A refused submission (4xx) changes
  * nothing and frees its key, so the corrected form can be sent again.
  */
-export async function webWrite<T>(request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>): Promise<FastifyReply> {
+export async function webWrite<T>(idempotency: IdempotencyService, request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>): Promise<FastifyReply> {
   const key = w.fields instanceof URLSearchParams ? w.fields.get('_key') : w.fields._key;
   // Web keys live beside the tokens' ones, scoped by the negated user id (token ids are positive).
   const scope: IdempotencyScope | null = key && KEY.test(key) ? { tokenId: -w.user.id, key, method: 'POST', path: request.url.split('?')[0]! } : null;
-  const { idempotency } = request.server.ctx;
   if (scope) {
     const fingerprint = w.fingerprint ?? hashJsonRequest(formValues(w.fields));
     const held = await idempotency.reserve(scope, fingerprint, request.id);

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -32,15 +33,33 @@ export interface TestServerOptions {
   operations?: BuildAppOptions['operations'];
 }
 
-/** A Punchlist server on a fresh temp SQLite file and storage dir, listening on a random loopback port. */
+/**
+ * A loopback port free at the time of asking (the kernel's choice for port 0), so that a server's BASE_URL
+ * can name it before the server is built: the app reads its base URL from the config only.
+ */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** A Punchlist server on a fresh temp SQLite file and storage dir, listening on a free loopback port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchlist-test-'));
   const database = await createTestDatabase(dir);
+  const port = await freeLoopbackPort();
+  const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_URL: `file:${join(dir, 'storage')}`,
     DATA_DIR: dir,
-    PORT: '0',
+    PORT: String(port),
+    BASE_URL: url,
     LOG_LEVEL: 'silent',
     SESSION_SECRET: 'test-secret',
     ...options.env,
@@ -55,10 +74,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // As main.ts does: FTS5 fed in the background (search reads what is still queued meanwhile).
   ctx.searchIndexer.start();
   const app = await buildApp(ctx, { logger: false, ...(options.operations ? { operations: options.operations } : {}) });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  ctx.config.baseUrl = url;
+  await app.listen({ host: '127.0.0.1', port });
 
   const request: TestServer['request'] = (path, init = {}) => {
     const { token, json, ...rest } = init;

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { solid } from '../helpers/images.js';
 import { operationsOf, type SampleIds, sampleFor, sampleRequest } from '../helpers/operations.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { V1 } from '../helpers/server.js';
+import { freeLoopbackPort, V1 } from '../helpers/server.js';
 import { buildWorkspace, PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
 import { decode, WebClient } from '../web/web-client.js';
 
@@ -46,11 +46,14 @@ async function send(path: string, init: RequestInit = {}) {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-secrets-'));
   database = await createTestDatabase(dir);
+  const port = await freeLoopbackPort();
+  url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_URL: `file:${join(dir, 'storage')}`,
     DATA_DIR: dir,
-    PORT: '0',
+    PORT: String(port),
+    BASE_URL: url,
     SESSION_SECRET: 'secrets-test-session-secret',
     RATE_LIMIT_PER_MINUTE: '0',
   });
@@ -67,10 +70,7 @@ beforeAll(async () => {
     },
   });
   app = await buildApp(ctx, { logger: { level: 'trace', stream } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  ctx.config.baseUrl = url;
+  await app.listen({ host: '127.0.0.1', port });
 });
 
 afterAll(async () => {
@@ -172,7 +172,7 @@ describe('secrets', () => {
     record(await new WebClient(url).signIn('new@punchlist.test', `${newPassword}!`));
 
     // What was written: the log, the audit table, every error answer.
-    await app.ctx.audit.list({ limit: 1 }); // flushes batched records
+    await ctx.audit.list({ limit: 1 }); // flushes batched records
     const audit = JSON.stringify(await ctx.db.kysely.selectFrom('audit_log').selectAll().execute());
     const logText = log.join('');
     const errors = errorBodies.join('\n');

@@ -255,17 +255,17 @@ describe('throttle', () => {
 
 describe('https deployment', () => {
   it('marks the cookie Secure and host-only (__Host- prefix) when BASE_URL is https', async () => {
-    const previous = server.ctx.config.baseUrl;
-    server.ctx.config.baseUrl = 'https://punchlist.example';
+    // A server of its own: the base URL is configuration, read when the server is built.
+    const secure = await startTestServer({ clock, env: { TRUST_PROXY: '1', BASE_URL: 'https://punchlist.example' } });
     try {
-      const web = client();
+      const web = new WebClient(secure.url, { 'x-forwarded-for': '10.9.0.1' });
       const response = await web.signIn('manager');
       expect(response.status).toBe(303);
       const cookie = response.headers.getSetCookie().find((c) => c.startsWith('__Host-punchlist_session='))!;
       expect(cookie).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200; Secure$/);
       expect((await web.get('/projects')).status).toBe(200);
     } finally {
-      server.ctx.config.baseUrl = previous;
+      await secure.close();
     }
   });
 });

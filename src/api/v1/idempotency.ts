@@ -27,6 +27,8 @@ export interface IdempotencyState {
   scope: IdempotencyScope;
   /** awaiting_hash: key checked, not reserved yet (multipart until the route calls the gate). */
   phase: 'awaiting_hash' | 'reserved' | 'replayed' | 'done';
+  /** Reserves the key with the request's fingerprint once it is known (the gate below, for this request). */
+  reserve(reply: FastifyReply, requestHash: string): Promise<boolean>;
 }
 
 const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -100,9 +102,10 @@ export function idempotencyHooks(app: FastifyInstance, service: IdempotencyServi
     request.api.idempotency = {
       scope: { tokenId: request.api.principal.token.id, key, method: request.method, path: request.url.split('?')[0] ?? request.url },
       phase: 'awaiting_hash',
+      reserve: (replyTo, requestHash) => gate(service, request, replyTo, requestHash),
     };
     if (isMultipart(request)) return;
-    if (!(await gate(service, request, reply, hashJsonRequest(request.body)))) return reply;
+    if (!(await request.api.idempotency.reserve(reply, hashJsonRequest(request.body)))) return reply;
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -135,6 +138,5 @@ export function idempotencyHooks(app: FastifyInstance, service: IdempotencyServi
  * duplicate in progress or a different request; true otherwise (also when there is no key).
  */
 export async function beginIdempotentRequest(request: FastifyRequest, reply: FastifyReply, requestHash: string): Promise<boolean> {
-  if (!request.api.idempotency) return true;
-  return gate(request.server.ctx.idempotency, request, reply, requestHash);
+  return request.api.idempotency ? request.api.idempotency.reserve(reply, requestHash) : true;
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { bearerAuth } from './bearer-auth.js';
 import { corsHooks } from './cors.js';
@@ -24,8 +25,12 @@ export interface V1Options {
   operations?: OperationRegistry;
 }
 
+export interface V1PluginOptions extends V1Options {
+  ctx: AppContext;
+}
+
 /** External API v1: CORS, bearer auth + scope per route, the operations (operations.ts), and 405 for known paths. */
-export async function v1Plugin(instance: FastifyInstance, options: V1Options = {}) {
+export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V1PluginOptions) {
   const operations = options.operations ?? OPERATIONS;
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const methodsByPath = new Map<string, Set<string>>();
@@ -37,18 +42,18 @@ export async function v1Plugin(instance: FastifyInstance, options: V1Options = {
     methodsByPath.set(route.routePath, methods);
   });
   // CORS headers on every response, and preflights answered before the token is looked at.
-  corsHooks(app, app.ctx.config.corsOrigins);
+  corsHooks(app, ctx.config.corsOrigins);
   // Token, then its rate limit, then the scope (bearer-auth.ts); the headers follow on every operation.
-  const limiter = app.ctx.rateLimiter;
-  app.addHook('onRequest', bearerAuth(app.ctx.tokens, limiter));
+  const limiter = ctx.rateLimiter;
+  app.addHook('onRequest', bearerAuth(ctx.tokens, limiter));
   responseHeaders(app, limiter);
   // Idempotency-Key on POST/PATCH/PUT: after auth and scope, before validation and the handler.
-  idempotencyHooks(app, app.ctx.idempotency);
+  idempotencyHooks(app, ctx.idempotency);
 
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app, operations);
   // The services the handlers use, handed over here (no service locator in the handlers).
-  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events } = app.ctx;
+  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events } = ctx;
   await registerOperations(app, operations, { projects, projectSearch, items, itemWrites, attachments, comments, answers, events });
 
   for (const [path, methods] of methodsByPath) {

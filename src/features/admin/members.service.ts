@@ -1,10 +1,9 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
 import { MEMBER_ROLES, type MemberRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
 import { assertAdmin } from './admin-guard.js';
+import type { MembersRepository } from './members.repository.js';
 
 export interface MemberInput {
   userId: number;
@@ -18,25 +17,18 @@ export interface MemberInput {
 const idList = (value: string | null): number[] | null => (value === null ? null : (JSON.parse(value) as number[]));
 
 /** Project memberships (role, and optionally partial access to sections and checklists), for administrators. */
-export function createMembersService(deps: { db: Kysely<Database>; clock: Clock }) {
-  const { db, clock } = deps;
+export function createMembersService(deps: { repo: MembersRepository; clock: Clock }) {
+  const { repo, clock } = deps;
 
   async function projectExists(projectId: number) {
-    const project = await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst();
-    if (!project) throw notFound('The project');
+    if (!(await repo.projectExists(projectId))) throw notFound('The project');
   }
 
   return {
     async listMembers(actor: Actor, projectId: number) {
       assertAdmin(actor);
       await projectExists(projectId);
-      const rows = await db
-        .selectFrom('project_members as m')
-        .innerJoin('users as u', 'u.id', 'm.user_id')
-        .select(['u.id as user_id', 'u.name', 'u.email', 'u.active', 'm.role', 'm.section_ids', 'm.checklist_ids'])
-        .where('m.project_id', '=', projectId)
-        .orderBy('u.name')
-        .execute();
+      const rows = await repo.listOfProject(projectId);
       return rows.map((r) => ({ ...r, section_ids: idList(r.section_ids), checklist_ids: idList(r.checklist_ids) }));
     },
 
@@ -47,8 +39,7 @@ export function createMembersService(deps: { db: Kysely<Database>; clock: Clock 
       if (!(MEMBER_ROLES as readonly string[]).includes(input.role)) {
         throw validationError('role', `must be one of ${MEMBER_ROLES.join(', ')}`);
       }
-      const user = await db.selectFrom('users').select('id').where('id', '=', input.userId).executeTakeFirst();
-      if (!user) throw validationError('user', 'is not a user');
+      if (!(await repo.userExists(input.userId))) throw validationError('user', 'is not a user');
       const sectionIds = [...new Set(input.sectionIds)].sort((a, b) => a - b);
       const checklistIds = [...new Set(input.checklistIds)].sort((a, b) => a - b);
       if (input.limited) {
@@ -56,40 +47,24 @@ export function createMembersService(deps: { db: Kysely<Database>; clock: Clock 
           throw validationError('access', 'choose at least one section or checklist, or give access to the whole project');
         }
         const [sections, checklists] = await Promise.all([
-          sectionIds.length
-            ? db.selectFrom('sections').select('id').where('project_id', '=', projectId).where('id', 'in', sectionIds).execute()
-            : [],
-          checklistIds.length
-            ? db.selectFrom('checklists').select('id').where('project_id', '=', projectId).where('id', 'in', checklistIds).execute()
-            : [],
+          repo.countOfProject('sections', projectId, sectionIds),
+          repo.countOfProject('checklists', projectId, checklistIds),
         ]);
-        if (sections.length !== sectionIds.length) throw validationError('sections', 'must be sections of this project');
-        if (checklists.length !== checklistIds.length) throw validationError('checklists', 'must be checklists of this project');
+        if (sections !== sectionIds.length) throw validationError('sections', 'must be sections of this project');
+        if (checklists !== checklistIds.length) throw validationError('checklists', 'must be checklists of this project');
       }
       const values = {
         role: input.role as MemberRole,
         section_ids: input.limited ? JSON.stringify(sectionIds) : null,
         checklist_ids: input.limited ? JSON.stringify(checklistIds) : null,
       };
-      await db
-        .insertInto('project_members')
-        .values({ project_id: projectId, user_id: input.userId, ...values, created_at: clock.now().toISOString() })
-        .onConflict((oc) => oc.columns(['project_id', 'user_id']).doUpdateSet(values))
-        .execute();
+      await repo.upsert(projectId, input.userId, values, clock.now().toISOString());
     },
 
     /** Ends a membership; the user stops being a participant of the project's items. */
     async removeMember(actor: Actor, projectId: number, userId: number) {
       assertAdmin(actor);
-      await db.transaction().execute(async (trx) => {
-        const result = await trx.deleteFrom('project_members').where('project_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
-        if (Number(result.numDeletedRows) === 0) throw notFound('The membership');
-        await trx
-          .deleteFrom('item_participants')
-          .where('user_id', '=', userId)
-          .where('item_id', 'in', (eb) => eb.selectFrom('items').select('id').where('project_id', '=', projectId))
-          .execute();
-      });
+      if (!(await repo.remove(projectId, userId))) throw notFound('The membership');
     },
   };
 }

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
 import { isCalendarDate, MAX_TEXT_LENGTH } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { assertAdmin, optionalText, requiredText } from './admin-guard.js';
+import type { OrderedTable, StructureRepository } from './structure.repository.js';
 
 /**
  * Structural editing for administrators: projects, sections, checklists, items (create, rename,
@@ -14,14 +14,6 @@ export const MAX_NAME_LENGTH = 200;
 export const MAX_ITEM_TEXT_LENGTH = 1000;
 
 export type Direction = 'up' | 'down';
-
-/** The tables whose rows are ordered by `position` inside their parent. */
-const ORDERED = {
-  sections: 'project_id',
-  checklists: 'section_id',
-  items: 'checklist_id',
-} as const;
-type OrderedTable = keyof typeof ORDERED;
 
 export interface ProjectInput {
   name: string;
@@ -36,120 +28,59 @@ function deadlineOf(value: string | undefined): string | null {
   return deadline;
 }
 
-export function createStructureService(deps: { db: Kysely<Database>; clock: Clock }) {
-  const { db, clock } = deps;
+export function createStructureService(deps: { repo: StructureRepository; projectsRepo: ProjectsRepository; clock: Clock }) {
+  const { repo, projectsRepo, clock } = deps;
   const now = () => clock.now().toISOString();
 
   /** The project of a structural edit: must exist and not be archived (archived projects are read-only). */
   async function editableProject(projectId: number) {
-    const project = await db.selectFrom('projects').select(['id', 'archived']).where('id', '=', projectId).executeTakeFirst();
+    const project = await repo.findProjectState(projectId);
     if (!project) throw notFound('The project');
     if (project.archived === 1) throw forbidden('The project is archived: unarchive it before editing its structure');
     return project;
   }
 
   async function rowOf(table: OrderedTable, id: number) {
-    const row = await db
-      .selectFrom(table as 'sections')
-      .select(['id', 'project_id'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await repo.findPlaced(table, id);
     if (!row) throw notFound(table === 'sections' ? 'The section' : table === 'checklists' ? 'The checklist' : 'The item');
     await editableProject(row.project_id);
     return row;
-  }
-
-  async function nextPosition(table: OrderedTable, parentId: number): Promise<number> {
-    const row = await db
-      .selectFrom(table as 'sections')
-      .select((eb) => eb.fn.max('position').as('max'))
-      .where(ORDERED[table] as 'project_id', '=', parentId)
-      .executeTakeFirst();
-    return row?.max === null || row?.max === undefined ? 0 : Number(row.max) + 1;
   }
 
   /** Swaps a row with its neighbour, then numbers the siblings 0..n-1. Moving past an end changes nothing. */
   async function move(table: OrderedTable, id: number, direction: Direction) {
     if (direction !== 'up' && direction !== 'down') throw validationError('direction', 'must be up or down');
     await rowOf(table, id);
-    const parentColumn = ORDERED[table] as 'project_id';
-    await db.transaction().execute(async (trx) => {
-      const self = await trx
-        .selectFrom(table as 'sections')
-        .select(parentColumn)
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      const siblings = await trx
-        .selectFrom(table as 'sections')
-        .select(['id', 'position'])
-        .where(parentColumn, '=', self[parentColumn])
-        .orderBy('position')
-        .orderBy('id')
-        .execute();
-      const index = siblings.findIndex((s) => s.id === id);
-      const other = direction === 'up' ? index - 1 : index + 1;
-      if (other < 0 || other >= siblings.length) return;
-      [siblings[index], siblings[other]] = [siblings[other]!, siblings[index]!];
-      const at = now();
-      for (const [position, sibling] of siblings.entries()) {
-        if (sibling.position === position) continue;
-        await trx
-          .updateTable(table as 'sections')
-          .set({ position, updated_at: at })
-          .where('id', '=', sibling.id)
-          .execute();
-      }
-    });
+    await repo.move(table, id, direction === 'up' ? -1 : 1, now());
   }
 
   return {
     async listProjects(actor: Actor) {
       assertAdmin(actor);
-      return db.selectFrom('projects').select(['id', 'name', 'deadline', 'verdict', 'archived']).orderBy('id').execute();
+      return repo.listProjects();
     },
 
     /** A project with its whole structure, for the structure editor. */
     async getStructure(actor: Actor, projectId: number) {
       assertAdmin(actor);
-      const project = await db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+      const project = await projectsRepo.findProject(projectId);
       if (!project) throw notFound('The project');
-      const [sections, checklists, items] = await Promise.all([
-        db.selectFrom('sections').select(['id', 'name', 'position']).where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),
-        db
-          .selectFrom('checklists')
-          .select(['id', 'section_id', 'name', 'position'])
-          .where('project_id', '=', projectId)
-          .orderBy('position')
-          .orderBy('id')
-          .execute(),
-        db
-          .selectFrom('items')
-          .select(['id', 'checklist_id', 'text', 'status', 'position'])
-          .where('project_id', '=', projectId)
-          .orderBy('position')
-          .orderBy('id')
-          .execute(),
-      ]);
+      const [{ sections, checklists }, items] = await Promise.all([projectsRepo.structure([projectId]), repo.itemsOfProject(projectId)]);
       return { project, sections, checklists, items };
     },
 
     async createProject(actor: Actor, input: ProjectInput): Promise<number> {
       assertAdmin(actor);
       const at = now();
-      const row = await db
-        .insertInto('projects')
-        .values({
-          name: requiredText('name', input.name, MAX_NAME_LENGTH),
-          description: optionalText('description', input.description, MAX_TEXT_LENGTH),
-          deadline: deadlineOf(input.deadline),
-          verdict: null,
-          archived: 0,
-          created_at: at,
-          updated_at: at,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
+      return repo.insertProject({
+        name: requiredText('name', input.name, MAX_NAME_LENGTH),
+        description: optionalText('description', input.description, MAX_TEXT_LENGTH),
+        deadline: deadlineOf(input.deadline),
+        verdict: null,
+        archived: 0,
+        created_at: at,
+        updated_at: at,
+      });
     },
 
     async updateProject(actor: Actor, projectId: number, input: ProjectInput & { archived: boolean }) {
@@ -161,8 +92,7 @@ export function createStructureService(deps: { db: Kysely<Database>; clock: Cloc
         archived: input.archived ? 1 : 0,
         updated_at: now(),
       };
-      const result = await db.updateTable('projects').set(values).where('id', '=', projectId).executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) throw notFound('The project');
+      if (!(await repo.updateProject(projectId, values))) throw notFound('The project');
     },
 
     async createSection(actor: Actor, projectId: number, name: string): Promise<number> {
@@ -170,32 +100,20 @@ export function createStructureService(deps: { db: Kysely<Database>; clock: Cloc
       const text = requiredText('name', name, MAX_NAME_LENGTH);
       await editableProject(projectId);
       const at = now();
-      const row = await db
-        .insertInto('sections')
-        .values({ project_id: projectId, name: text, position: await nextPosition('sections', projectId), created_at: at, updated_at: at })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
+      return repo.insertSection({ project_id: projectId, name: text, position: await repo.nextPosition('sections', projectId), at });
     },
 
     async createChecklist(actor: Actor, sectionId: number, name: string): Promise<number> {
       assertAdmin(actor);
       const text = requiredText('name', name, MAX_NAME_LENGTH);
       const section = await rowOf('sections', sectionId);
-      const at = now();
-      const row = await db
-        .insertInto('checklists')
-        .values({
-          project_id: section.project_id,
-          section_id: sectionId,
-          name: text,
-          position: await nextPosition('checklists', sectionId),
-          created_at: at,
-          updated_at: at,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
+      return repo.insertChecklist({
+        project_id: section.project_id,
+        section_id: sectionId,
+        name: text,
+        position: await repo.nextPosition('checklists', sectionId),
+        at: now(),
+      });
     },
 
     async createItem(actor: Actor, checklistId: number, input: { text: string; description?: string }): Promise<number> {
@@ -203,69 +121,32 @@ export function createStructureService(deps: { db: Kysely<Database>; clock: Cloc
       const text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
       const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
       const checklist = await rowOf('checklists', checklistId);
-      const { section_id } = await db.selectFrom('checklists').select('section_id').where('id', '=', checklistId).executeTakeFirstOrThrow();
-      const position = await nextPosition('items', checklistId);
-      const at = now();
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .insertInto('items')
-          .values({
-            project_id: checklist.project_id,
-            section_id,
-            checklist_id: checklistId,
-            text,
-            description,
-            status: 'pending',
-            priority: 'medium',
-            deadline: null,
-            requires_answer: 0,
-            verdict: null,
-            rework_reason: null,
-            rework_deadline: null,
-            position,
-            created_at: at,
-            updated_at: at,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('item_history')
-          .values({ item_id: row.id, kind: 'created', from_status: null, to_status: 'pending', user_id: actor.id, note: null, at })
-          .execute();
-        return row.id;
-      });
+      const section_id = await repo.sectionOfChecklist(checklistId);
+      const position = await repo.nextPosition('items', checklistId);
+      return repo.insertItem({ project_id: checklist.project_id, section_id, checklist_id: checklistId, text, description, position }, actor.id, now());
     },
 
     async renameSection(actor: Actor, sectionId: number, name: string) {
       assertAdmin(actor);
       const text = requiredText('name', name, MAX_NAME_LENGTH);
       await rowOf('sections', sectionId);
-      await db.updateTable('sections').set({ name: text, updated_at: now() }).where('id', '=', sectionId).execute();
+      await repo.rename('sections', sectionId, text, now());
     },
 
     async renameChecklist(actor: Actor, checklistId: number, name: string) {
       assertAdmin(actor);
       const text = requiredText('name', name, MAX_NAME_LENGTH);
       await rowOf('checklists', checklistId);
-      await db.updateTable('checklists').set({ name: text, updated_at: now() }).where('id', '=', checklistId).execute();
+      await repo.rename('checklists', checklistId, text, now());
     },
 
     /** The item as the item editor shows it: text, description, participants and the project's members. */
     async getItem(actor: Actor, itemId: number) {
       assertAdmin(actor);
-      const item = await db.selectFrom('items').select(['id', 'project_id', 'text', 'description']).where('id', '=', itemId).executeTakeFirst();
+      const item = await repo.findItem(itemId);
       if (!item) throw notFound('The item');
-      const [participants, members] = await Promise.all([
-        db.selectFrom('item_participants').select('user_id').where('item_id', '=', itemId).execute(),
-        db
-          .selectFrom('project_members as m')
-          .innerJoin('users as u', 'u.id', 'm.user_id')
-          .select(['u.id', 'u.name', 'u.email', 'm.role'])
-          .where('m.project_id', '=', item.project_id)
-          .orderBy('u.name')
-          .execute(),
-      ]);
-      return { item, participantIds: participants.map((p) => p.user_id), members };
+      const [participantIds, members] = await Promise.all([repo.participantIds(itemId), repo.membersOfProject(item.project_id)]);
+      return { item, participantIds, members };
     },
 
     /** Renames an item (text, description) and sets its participants (members of the project only). */
@@ -275,25 +156,10 @@ export function createStructureService(deps: { db: Kysely<Database>; clock: Cloc
       const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
       const item = await rowOf('items', itemId);
       const participantIds = [...new Set(input.participantIds)];
-      if (participantIds.length) {
-        const members = await db
-          .selectFrom('project_members')
-          .select('user_id')
-          .where('project_id', '=', item.project_id)
-          .where('user_id', 'in', participantIds)
-          .execute();
-        if (members.length !== participantIds.length) throw validationError('participants', 'must be members of the project');
+      if (participantIds.length && (await repo.countMembers(item.project_id, participantIds)) !== participantIds.length) {
+        throw validationError('participants', 'must be members of the project');
       }
-      await db.transaction().execute(async (trx) => {
-        await trx.updateTable('items').set({ text, description, updated_at: now() }).where('id', '=', itemId).execute();
-        await trx.deleteFrom('item_participants').where('item_id', '=', itemId).execute();
-        if (participantIds.length) {
-          await trx
-            .insertInto('item_participants')
-            .values(participantIds.map((user_id) => ({ item_id: itemId, user_id })))
-            .execute();
-        }
-      });
+      await repo.updateItem(itemId, { text, description, updated_at: now() }, participantIds);
     },
 
     async moveSection(actor: Actor, sectionId: number, direction: Direction) {

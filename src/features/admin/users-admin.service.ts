@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
@@ -12,16 +10,15 @@ export const MIN_PASSWORD_LENGTH = 8;
 
 /** Users, for administrators: list, create, deactivate and reactivate. */
 export function createUsersAdminService(deps: {
-  db: Kysely<Database>;
   users: UsersService;
   sessions: SessionsService;
   tokens: Pick<TokensService, 'forgetUser'>;
 }) {
-  const { db, users, sessions, tokens } = deps;
+  const { users, sessions, tokens } = deps;
   return {
     async listUsers(actor: Actor) {
       assertAdmin(actor);
-      return db.selectFrom('users').select(['id', 'email', 'name', 'role', 'active', 'created_at']).orderBy('id').execute();
+      return users.listUsers();
     },
 
     async createUser(actor: Actor, input: { email: string; name: string; role: string; password: string }) {

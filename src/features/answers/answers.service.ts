@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDocumentLinks, normalizeText } from '../../domain/inputs.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { Actor } from '../../domain/policy.js';
@@ -8,12 +6,13 @@ import { notFound } from '../../errors.js';
 import type { Author } from '../comments/comments.service.js';
 import { type AuditEntryBuilder, insertDocumentLinks, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
+import type { AnswersRepository } from './answers.repository.js';
 
-export function createAnswersService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
+export function createAnswersService(repo: AnswersRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
   return {
     /** The item an answer belongs to, for whoever can see it; 404 otherwise. */
     async itemOfAnswer(actor: Actor, answerId: number): Promise<number> {
-      const answer = await db.selectFrom('answers').select('item_id').where('id', '=', answerId).executeTakeFirst();
+      const answer = await repo.findOwner(answerId);
       if (!answer) throw notFound('The answer');
       await items.access(actor, answer.item_id).catch(() => {
         throw notFound('The answer');
@@ -39,16 +38,12 @@ export function createAnswersService(db: Kysely<Database>, items: ItemsService, 
       const images = await input.prepareImages?.();
       const write = writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
-        const row = await trx
-          .insertInto('answers')
-          .values({ item_id: itemId, author_id: actor.id, text, status: 'pending', created_at: now, updated_at: now })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const document_links = await insertDocumentLinks(trx, itemId, row.id, links, now);
-        const attachments = images ? await images.insert(trx, { itemId, answerId: row.id, actorId: actor.id }, now) : [];
+        const id = await repo.insert(trx, { item_id: itemId, author_id: actor.id, text, status: 'pending', created_at: now, updated_at: now });
+        const document_links = await insertDocumentLinks(trx, itemId, id, links, now);
+        const attachments = images ? await images.insert(trx, { itemId, answerId: id, actorId: actor.id }, now) : [];
         await touchItem(trx, itemId, now);
         const answer = {
-          id: row.id,
+          id,
           text,
           status: 'pending',
           author: { id: actor.id, name: actor.name },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
@@ -11,6 +11,8 @@ import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';
 import { type AuditEntryBuilder, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
+import type { AnswersRepository } from '../answers/answers.repository.js';
+import type { AttachmentsRepository } from './attachments.repository.js';
 
 /** An uploaded file waiting on local disk. */
 export interface IncomingImage {
@@ -64,7 +66,8 @@ export function displayName(name: string): string {
 }
 
 export function createAttachmentsService(deps: {
-  db: Kysely<Database>;
+  repo: AttachmentsRepository;
+  answers: AnswersRepository;
   blobs: BlobStore;
   images: ImageConverter;
   items: ItemsService;
@@ -72,7 +75,7 @@ export function createAttachmentsService(deps: {
   clock: Clock;
   urls: { baseUrl: string };
 }) {
-  const { db, blobs, images, items, writer, clock, urls } = deps;
+  const { repo, answers, blobs, images, items, writer, clock, urls } = deps;
 
   /** Every file is checked and converted before anything is stored: one bad file refuses them all. */
   async function convertAll(files: IncomingImage[]): Promise<ConvertedImage[]> {
@@ -109,24 +112,21 @@ export function createAttachmentsService(deps: {
       put,
       async insert(trx, owner, now) {
         if (keys.length === 0) await put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
-        const rows = await trx
-          .insertInto('attachments')
-          .values(
-            converted.map((image, i) => ({
-              item_id: owner.itemId,
-              answer_id: owner.answerId,
-              original_name: displayName(files[i]!.originalName),
-              mime_type: 'image/webp',
-              path: keys[i]!,
-              size: image.size,
-              width: image.width,
-              height: image.height,
-              uploaded_by: owner.actorId,
-              created_at: now,
-            })),
-          )
-          .returning(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
-          .execute();
+        const rows = await repo.insertMany(
+          trx,
+          converted.map((image, i) => ({
+            item_id: owner.itemId,
+            answer_id: owner.answerId,
+            original_name: displayName(files[i]!.originalName),
+            mime_type: 'image/webp',
+            path: keys[i]!,
+            size: image.size,
+            width: image.width,
+            height: image.height,
+            uploaded_by: owner.actorId,
+            created_at: now,
+          })),
+        );
         // Multi-row RETURNING order is not guaranteed: answer in upload order.
         return keys.map((key) => attachmentView(urls.baseUrl, rows.find((row) => row.path === key)!));
       },
@@ -180,7 +180,7 @@ export function createAttachmentsService(deps: {
 
     /** Adds images to an answer; an approved or rejected answer goes back to `pending` for re-review. */
     async attachToAnswer(actor: Actor, answerId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
-      const answer = await db.selectFrom('answers').select(['id', 'item_id', 'author_id']).where('id', '=', answerId).executeTakeFirst();
+      const answer = await answers.findOwner(answerId);
       if (!answer) throw notFound('The answer');
       try {
         await items.access(actor, answer.item_id);
@@ -194,16 +194,12 @@ export function createAttachmentsService(deps: {
       const owner = { itemId: answer.item_id, answerId, actorId: actor.id };
       const attachments = await store(owner, images, buildAudit, async (trx, now, views) => {
         // Read inside the transaction: a review landing meanwhile must not be lost or double-reset.
-        const current = await trx.selectFrom('answers').select('status').where('id', '=', answerId).executeTakeFirstOrThrow();
+        const current = await answers.state(trx, answerId);
         answerStatus = current.status;
         if (current.status === 'approved' || current.status === 'rejected') {
           statusReset = true;
           answerStatus = 'pending';
-          await trx.updateTable('answers').set({ status: 'pending', updated_at: now }).where('id', '=', answerId).execute();
-          await trx
-            .insertInto('answer_reviews')
-            .values({ answer_id: answerId, from_status: current.status, to_status: 'pending', reason: 'attachments_added', user_id: actor.id, at: now })
-            .execute();
+          await answers.changeStatus(trx, { answer_id: answerId, from_status: current.status, to_status: 'pending', reason: 'attachments_added', user_id: actor.id, at: now });
         }
         return ['answer.attachments_added', { answer_id: answerId, attachments: views, status_reset: statusReset, answer_status: answerStatus }];
       });
@@ -212,11 +208,7 @@ export function createAttachmentsService(deps: {
 
     /** An attachment's bytes for whoever may see its item; 404 otherwise (same as a missing id). */
     async openDownload(actor: Actor, owner: 'item' | 'answer', attachmentId: number) {
-      const row = await db
-        .selectFrom('attachments')
-        .select(['id', 'item_id', 'answer_id', 'path', 'size'])
-        .where('id', '=', attachmentId)
-        .executeTakeFirst();
+      const row = await repo.findForDownload(attachmentId);
       if (!row || (owner === 'item') !== (row.answer_id === null)) throw notFound('The attachment');
       try {
         await items.access(actor, row.item_id);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { BlobStore } from '../../storage/index.js';
+import { createAttachmentsRepository } from './attachments.repository.js';
 
 /**
  * Blobs without an attachment row. An upload writes its blobs first and its rows afterwards, in one
@@ -48,8 +49,8 @@ export async function sweepOrphanBlobs(
   const result: OrphanSweepResult = { scanned: 0, removed: 0, spared: 0, leftovers: 0, refused: false };
   const orphans: string[] = [];
 
-  const referenced = async (keys: string[]) =>
-    new Set((await db.selectFrom('attachments').select('path').where('path', 'in', keys).execute()).map((row) => row.path));
+  const attachments = createAttachmentsRepository(db);
+  const referenced = (keys: string[]) => attachments.referencedPaths(keys);
 
   async function collect(keys: string[]) {
     result.scanned += keys.length;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
 import { type Db, openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
+import { createAuditRepository } from './audit.repository.js';
 import { type AuditFilter, type AuditRecord, type AuditService, createAuditService } from './audit.service.js';
 
 const TOTAL = 2345;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   database = await createTestDatabase(dir);
   db = openDatabase(database.url);
   await migrateToLatest(db.kysely);
-  audit = createAuditService(db.kysely);
+  audit = createAuditService(createAuditRepository(db.kysely));
   const rows = Array.from({ length: TOTAL }, (_, i) => ({
     request_id: `r${i}`,
     at: new Date(START + i * 1000).toISOString(),

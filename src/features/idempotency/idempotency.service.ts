@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
+import type { IdempotencyRepository, StoredScope } from './idempotency.repository.js';
 
 /**
  * Idempotency keys of writes: a key is reserved (status null) before the write runs, completed
@@ -73,14 +72,8 @@ export function hashMultipartRequest(fields: readonly (readonly [string, string]
   return `multipart:${sha256(JSON.stringify({ fields: sortedFields, files: files.map((f) => [f.field, f.filename, f.sha256]) }))}`;
 }
 
-export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
-  const byScope = (scope: IdempotencyScope) =>
-    db
-      .selectFrom('idempotency_keys')
-      .where('token_id', '=', scope.tokenId)
-      .where('key', '=', storedKey(scope.key))
-      .where('method', '=', scope.method)
-      .where('path', '=', scope.path);
+export function createIdempotencyService(repo: IdempotencyRepository, clock: Clock) {
+  const stored = (scope: IdempotencyScope): StoredScope => ({ tokenId: scope.tokenId, storedKey: storedKey(scope.key), method: scope.method, path: scope.path });
 
   const service = {
     /**
@@ -104,28 +97,8 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
       };
       // A row released (5xx) or expired between the two statements is retried a few times.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const inserted = await db
-          .insertInto('idempotency_keys')
-          .values(row)
-          .onConflict((oc) =>
-            oc
-              .columns(['token_id', 'key', 'method', 'path'])
-              .doUpdateSet({
-                request_hash: requestHash,
-                status: null,
-                response_body: null,
-                request_id: requestId,
-                created_at: row.created_at,
-                expires_at: row.expires_at,
-              })
-              .where('idempotency_keys.expires_at', '<=', nowIso),
-          )
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'reserved' };
-        const existing = await byScope(scope)
-          .select(['request_hash', 'status', 'response_body', 'request_id'])
-          .where('expires_at', '>', nowIso)
-          .executeTakeFirst();
+        if (await repo.insertOrTakeOverExpired(row, nowIso)) return { kind: 'reserved' };
+        const existing = await repo.findLive(stored(scope), nowIso);
         if (!existing) continue;
         if (existing.request_hash !== requestHash) return { kind: 'mismatch' };
         if (existing.status === null || existing.response_body === null) return { kind: 'in_progress' };
@@ -136,28 +109,12 @@ export function createIdempotencyService(db: Kysely<Database>, clock: Clock) {
 
     /** Stores the response of the request that holds the reservation. */
     async complete(scope: IdempotencyScope, requestId: string, status: number, body: string): Promise<void> {
-      await db
-        .updateTable('idempotency_keys')
-        .set({ status, response_body: body })
-        .where('token_id', '=', scope.tokenId)
-        .where('key', '=', storedKey(scope.key))
-        .where('method', '=', scope.method)
-        .where('path', '=', scope.path)
-        .where('request_id', '=', requestId)
-        .execute();
+      await repo.complete(stored(scope), requestId, status, body);
     },
 
     /** Drops the reservation (the request failed on our side): the key may be used again. */
     async release(scope: IdempotencyScope, requestId: string): Promise<void> {
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('token_id', '=', scope.tokenId)
-        .where('key', '=', storedKey(scope.key))
-        .where('method', '=', scope.method)
-        .where('path', '=', scope.path)
-        .where('request_id', '=', requestId)
-        .where('status', 'is', null)
-        .execute();
+      await repo.release(stored(scope), requestId);
     },
   };
   return service;

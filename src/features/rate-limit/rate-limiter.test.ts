@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../test/helpers/database.js';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
+import { createRateLimitRepository } from './rate-limit.repository.js';
 import { createDatabaseRateLimiter, createInMemoryRateLimiter } from './rate-limiter.js';
 
 describe('in-memory rate limiter', () => {
@@ -48,8 +49,8 @@ describe('createDatabaseRateLimiter', () => {
     try {
       await migrateToLatest(db.kysely);
       let clock = 120_000;
-      const nodeA = createDatabaseRateLimiter(db.kysely, { limit: 3, now: () => clock });
-      const nodeB = createDatabaseRateLimiter(db.kysely, { limit: 3, now: () => clock });
+      const nodeA = createDatabaseRateLimiter(createRateLimitRepository(db.kysely), { limit: 3, now: () => clock });
+      const nodeB = createDatabaseRateLimiter(createRateLimitRepository(db.kysely), { limit: 3, now: () => clock });
       const decisions = [await nodeA.consume('7'), await nodeB.consume('7'), await nodeA.consume('7'), await nodeB.consume('7')];
       expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
       expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);

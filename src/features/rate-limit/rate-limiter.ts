@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import type { RateLimitRepository } from './rate-limit.repository.js';
 
 /**
  * Per-key request quotas (the key is an API token id). A fixed window per key, opened by the key's
@@ -76,7 +75,7 @@ export function createInMemoryRateLimiter(options: {
  * (the upsert is the check); the quota still resets when the window ends.
  */
 export function createDatabaseRateLimiter(
-  db: Kysely<Database>,
+  counters: RateLimitRepository,
   options: { limit: number; windowSeconds?: number; now?: () => number },
 ): RateLimiter {
   const { limit } = options;
@@ -94,15 +93,9 @@ export function createDatabaseRateLimiter(
       const windowStart = at - (at % windowMs);
       if (windowStart !== purgedWindow) {
         purgedWindow = windowStart;
-        await db.deleteFrom('rate_limit_counters').where('window_start', '<', windowStart).execute();
+        await counters.deleteBefore(windowStart);
       }
-      const row = await db
-        .insertInto('rate_limit_counters')
-        .values({ key, window_start: windowStart, count: 1 })
-        .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', 1) })))
-        .returning('count')
-        .executeTakeFirstOrThrow();
-      const count = Number(row.count);
+      const count = await counters.increment(key, windowStart);
       const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
       return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds, windowSeconds };
     },
@@ -110,10 +103,10 @@ export function createDatabaseRateLimiter(
 }
 
 /**
- * The configured limiter, or null when RATE_LIMIT_PER_MINUTE is 0. On PostgreSQL, where several nodes
- * share one database, the counters live in it; a SQLite file is one node's, so memory is enough there.
+ * The configured limiter, or null when RATE_LIMIT_PER_MINUTE is 0: over the counters the nodes share
+ * (rate-limit.repository.ts, `sharedRateLimitCounters`), or in memory when there are none to share.
  */
-export function createRateLimiter(perMinute: number, db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): RateLimiter | null {
+export function createRateLimiter(perMinute: number, shared: RateLimitRepository | null): RateLimiter | null {
   if (perMinute === 0) return null;
-  return dialect === 'postgres' ? createDatabaseRateLimiter(db, { limit: perMinute }) : createInMemoryRateLimiter({ limit: perMinute });
+  return shared ? createDatabaseRateLimiter(shared, { limit: perMinute }) : createInMemoryRateLimiter({ limit: perMinute });
 }

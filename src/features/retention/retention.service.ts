@@ -1,23 +1,15 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Dialect } from '../../db/database.js';
-import type { Database } from '../../db/tables.js';
+import type { ExpiringRows, RetentionRepository } from './retention.repository.js';
 
 /**
  * Retention: rows past their keeping time are deleted in the background on every node, in bounded
  * batches: one statement deletes at most `batchSize` rows (a few milliseconds of the database), then the
- * job pauses so that requests go first. Several nodes may run it at once: on PostgreSQL each batch takes
- * its rows with `FOR UPDATE SKIP LOCKED`, so two nodes never wait for each other or delete the same row;
- * SQLite has one writer, and a second process simply finds the rows gone.
+ * job pauses so that requests go first. Several nodes may run it at once (retention.repository.ts).
  */
 
 /** One kind of row that expires: the rows of `table` whose `column` (an ISO time) is at or before the cutoff. */
-export interface RetentionRule {
+export interface RetentionRule extends ExpiringRows {
   name: string;
-  table: keyof Database;
-  /** The columns that identify a row (the primary key). */
-  key: readonly string[];
-  column: string;
   /** Rows whose `column` is older than this are deleted; 0: as soon as `column` is past. */
   maxAgeMs: number;
 }
@@ -54,8 +46,7 @@ export interface RetentionOptions {
 
 export type RetentionResult = Record<string, number>;
 
-export function createRetention(deps: { db: Kysely<Database>; dialect: Dialect; clock: Clock; rules: RetentionRule[] }, options: RetentionOptions = {}) {
-  const db = deps.db as unknown as Kysely<any>;
+export function createRetention(deps: { repo: RetentionRepository; clock: Clock; rules: RetentionRule[] }, options: RetentionOptions = {}) {
   const batchSize = options.batchSize ?? 500;
   const pauseMs = options.pauseMs ?? 50;
   let stopped = false;
@@ -65,19 +56,7 @@ export function createRetention(deps: { db: Kysely<Database>; dialect: Dialect; 
   /** Deletes one batch of the rule's expired rows; returns how many went. */
   async function deleteBatch(rule: RetentionRule, cutoff: string): Promise<number> {
     const started = performance.now();
-    const result = await db
-      .deleteFrom(rule.table)
-      // Checked again on the row itself: on PostgreSQL a row renewed meanwhile (an idempotency key taken
-      // over by a new request) no longer matches and stays.
-      .where(rule.column, '<=', cutoff)
-      .where((eb) => {
-        let batch = eb.selectFrom(rule.table).select([...rule.key]).where(rule.column, '<=', cutoff).limit(batchSize);
-        if (deps.dialect === 'postgres') batch = batch.forUpdate().skipLocked();
-        const [first, ...others] = rule.key;
-        return eb(others.length ? eb.refTuple(first!, ...(others as [string])) : eb.ref(first!), 'in', batch);
-      })
-      .executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
+    const deleted = await deps.repo.deleteExpired(rule, cutoff, batchSize);
     options.onBatch?.(rule.name, deleted, performance.now() - started);
     return deleted;
   }

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../../config.js';
 import { type Db, openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { importFixture } from '../fixtures/import.service.js';
+import { createRetentionRepository } from './retention.repository.js';
 import { createRetention, type RetentionOptions, retentionRules } from './retention.service.js';
 
 const DAY = 86_400_000;
@@ -64,7 +65,7 @@ const count = async (table: 'audit_log' | 'idempotency_keys' | 'web_sessions', o
   Number((await on.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
 function retentionOn(on: Db, options: RetentionOptions = {}, auditRetentionDays = 180) {
-  return createRetention({ db: on.kysely, dialect: on.dialect, clock, rules: retentionRules({ auditRetentionDays, eventRetentionDays: 30 }) }, { pauseMs: 1, ...options });
+  return createRetention({ repo: createRetentionRepository(on), clock, rules: retentionRules({ auditRetentionDays, eventRetentionDays: 30 }) }, { pauseMs: 1, ...options });
 }
 
 beforeEach(async () => {

@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
 import { conflict, forbidden, notFound, validationError } from '../../errors.js';
@@ -8,6 +6,8 @@ import type { AuditService } from '../audit/audit.service.js';
 import { type AuditEntryBuilder, type EventOutbox, type ItemWriter, touchItem } from '../items/item-transaction.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { AnswersRepository } from '../answers/answers.repository.js';
+import type { ReviewRepository } from './review.repository.js';
 
 /**
  * The manager's side of the work (web only, DESIGN.md §3): reviewing answers, item and project
@@ -25,7 +25,8 @@ function parseVerdict(value: string | null): Verdict | null {
 }
 
 export function createReviewService(deps: {
-  db: Kysely<Database>;
+  repo: ReviewRepository;
+  answers: AnswersRepository;
   clock: Clock;
   items: ItemsService;
   projects: ProjectsService;
@@ -33,7 +34,7 @@ export function createReviewService(deps: {
   writer: ItemWriter;
   events: EventOutbox;
 }) {
-  const { db, clock, items, projects, audit, writer, events } = deps;
+  const { repo, answers, clock, items, projects, audit, writer, events } = deps;
 
   return {
     async canSetProjectVerdict(actor: Actor, projectId: number): Promise<boolean> {
@@ -50,22 +51,18 @@ export function createReviewService(deps: {
       if (!(REVIEW_DECISIONS as readonly string[]).includes(decision)) {
         throw validationError('decision', `must be one of ${REVIEW_DECISIONS.join(', ')}`);
       }
-      const answer = await db.selectFrom('answers').select(['item_id', 'author_id']).where('id', '=', answerId).executeTakeFirst();
+      const answer = await answers.findOwner(answerId);
       if (!answer) throw notFound('The answer');
       await items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id });
       return writer.write(answer.item_id, actor, options.buildAudit, async (trx, emit) => {
-        const current = await trx.selectFrom('answers').select(['status', 'updated_at']).where('id', '=', answerId).executeTakeFirstOrThrow();
+        const current = await answers.state(trx, answerId);
         if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
           throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
         }
         const result = { answer: { id: answerId, item_id: answer.item_id, status: decision }, changed: current.status !== decision };
         if (!result.changed) return result;
         const at = clock.now().toISOString();
-        await trx.updateTable('answers').set({ status: decision, updated_at: at }).where('id', '=', answerId).execute();
-        await trx
-          .insertInto('answer_reviews')
-          .values({ answer_id: answerId, from_status: current.status, to_status: decision, reason: 'review', user_id: actor.id, at })
-          .execute();
+        await answers.changeStatus(trx, { answer_id: answerId, from_status: current.status, to_status: decision, reason: 'review', user_id: actor.id, at });
         await touchItem(trx, answer.item_id, at);
         emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
         return result;
@@ -77,14 +74,10 @@ export function createReviewService(deps: {
       const verdict = parseVerdict(value);
       await items.authorize(actor, itemId, 'item.verdict');
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const current = await trx.selectFrom('items').select('verdict').where('id', '=', itemId).executeTakeFirstOrThrow();
+        const current = await repo.itemState(trx, itemId);
         if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
         const at = clock.now().toISOString();
-        await trx.updateTable('items').set({ verdict, updated_at: at }).where('id', '=', itemId).execute();
-        await trx
-          .insertInto('item_history')
-          .values({ item_id: itemId, kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at })
-          .execute();
+        await repo.changeItem(trx, itemId, { verdict }, { kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at });
         emit('item.verdict_set', { from: current.verdict, to: verdict });
         return { item: { id: itemId, verdict }, changed: true };
       });
@@ -107,16 +100,13 @@ export function createReviewService(deps: {
       await items.authorize(actor, itemId, 'item.rework');
       const at = now.toISOString();
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const current = await trx.selectFrom('items').select('status').where('id', '=', itemId).executeTakeFirstOrThrow();
-        await trx
-          .updateTable('items')
-          .set({ status: 'in_progress', rework_reason: reason, rework_deadline: deadline, updated_at: at })
-          .where('id', '=', itemId)
-          .execute();
-        await trx
-          .insertInto('item_history')
-          .values({ item_id: itemId, kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at })
-          .execute();
+        const current = await repo.itemState(trx, itemId);
+        await repo.changeItem(
+          trx,
+          itemId,
+          { status: 'in_progress', rework_reason: reason, rework_deadline: deadline },
+          { kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at },
+        );
         emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
         return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
       });
@@ -130,9 +120,9 @@ export function createReviewService(deps: {
         throw forbidden(project.archived === 1 ? 'The project is archived: it is read-only' : 'You are not allowed to set the verdict of this project');
       }
       if (project.verdict === verdict) return { project: { id: projectId, verdict }, changed: false };
-      await db.transaction().execute(async (trx) => {
+      await repo.inTransaction(async (trx) => {
         const at = clock.now().toISOString();
-        await trx.updateTable('projects').set({ verdict, updated_at: at }).where('id', '=', projectId).execute();
+        await repo.setProjectVerdict(trx, projectId, verdict, at);
         const record = buildAudit?.();
         if (record) await audit.record(record, trx);
         await events.append(trx, [

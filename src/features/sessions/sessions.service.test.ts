@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, makeUser, type TestContext, type TestUser, unique } from '../../../test/helpers/factories.js';
 import { sessionCookieName } from './session-cookie.js';
 import type { Database } from '../../db/tables.js';
-import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_WINDOW_MS, type WebSignInFailuresTable } from './sessions.service.js';
+import type { WebSignInFailuresTable } from './sessions.repository.js';
+import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_WINDOW_MS } from './sessions.service.js';
 
 /**
  * Web sessions through the service, on both dialects, with the test clock. A password check costs a

@@ -1,23 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type Generated, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import { prepareDummyHash, verifyPassword } from '../../domain/passwords.js';
 import type { UserRole } from '../../domain/values.js';
 import { readCookie, sessionCookieName } from './session-cookie.js';
-
-/**
- * Failed sign-in attempts, and those still being checked (migration 003-web); typed here so that the
- * shared `Database` stays as landed.
- */
-export interface WebSignInFailuresTable {
-  id: Generated<number>;
-  /** `account:<email>` or `ip:<address>` */
-  key: string;
-  at: string;
-}
-
-type SessionsDatabase = Database & { web_sign_in_failures: WebSignInFailuresTable };
+import type { SessionsRepository, SignInFailures } from './sessions.repository.js';
 
 /** A session lasts a working day from sign-in, whatever happens in between (no sliding renewal). */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
@@ -26,8 +12,6 @@ export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 export const ACCOUNT_FAILURE_LIMIT = 10;
 /** Higher than per account: several people behind one office address must not lock each other out. */
 export const IP_FAILURE_LIMIT = 30;
-/** The PostgreSQL advisory lock that serializes the throttle's check-and-book across nodes (any fixed number). */
-const SIGN_IN_LOCK = 0x70_6c_6b_01;
 
 export interface SessionUser {
   id: number;
@@ -60,23 +44,14 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-export function createSessionsService(database: Kysely<Database>, clock: Clock) {
-  const db = database as unknown as Kysely<SessionsDatabase>;
-  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
+export function createSessionsService(repo: SessionsRepository, clock: Clock) {
   // The unknown-account check needs its dummy hash: made now, in the background, not on the first attempt.
   prepareDummyHash();
 
   /** When the oldest failures that keep `key` at its limit leave the window; null when under the limit. */
-  async function lockedUntil(executor: Kysely<SessionsDatabase>, key: string, limit: number, now: Date): Promise<number | null> {
+  async function lockedUntil(failures: SignInFailures, key: string, limit: number, now: Date): Promise<number | null> {
     const since = new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
-    const rows = await executor
-      .selectFrom('web_sign_in_failures')
-      .select('at')
-      .where('key', '=', key)
-      .where('at', '>', since)
-      .orderBy('at', 'desc')
-      .limit(limit)
-      .execute();
+    const rows = await failures.recent(key, since, limit);
     const oldest = rows[limit - 1];
     return oldest ? Date.parse(oldest.at) + THROTTLE_WINDOW_MS : null;
   }
@@ -90,20 +65,13 @@ export function createSessionsService(database: Kysely<Database>, clock: Clock) 
    * Returns the booked row ids, or when the attempt is throttled the time the lock ends.
    */
   async function bookAttempt(accountKey: string, ipKey: string, now: Date): Promise<{ booked: number[] } | { until: number }> {
-    return db.transaction().execute(async (trx) => {
-      if (onPostgres) await sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK})`.execute(trx);
+    return repo.serializedBooking(async (failures) => {
       const until = Math.max(
-        (await lockedUntil(trx, accountKey, ACCOUNT_FAILURE_LIMIT, now)) ?? 0,
-        (await lockedUntil(trx, ipKey, IP_FAILURE_LIMIT, now)) ?? 0,
+        (await lockedUntil(failures, accountKey, ACCOUNT_FAILURE_LIMIT, now)) ?? 0,
+        (await lockedUntil(failures, ipKey, IP_FAILURE_LIMIT, now)) ?? 0,
       );
       if (until > now.getTime()) return { until };
-      const at = now.toISOString();
-      const rows = await trx
-        .insertInto('web_sign_in_failures')
-        .values([accountKey, ipKey].map((key) => ({ key, at })))
-        .returning('id')
-        .execute();
-      return { booked: rows.map((r) => r.id) };
+      return { booked: await failures.book([accountKey, ipKey], now.toISOString()) };
     });
   }
 
@@ -122,18 +90,15 @@ export function createSessionsService(database: Kysely<Database>, clock: Clock) 
       if ('until' in booking) {
         return { ok: false, reason: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((booking.until - now.getTime()) / 1000)) };
       }
-      const user = email ? await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst() : undefined;
+      const user = email ? await repo.findUserByEmail(email) : undefined;
       const passwordOk = await verifyPassword(input.password, user?.password_hash ?? null);
       if (!user || !passwordOk || user.active !== 1) {
         // The booked rows stay, as this failure; failures that left the window are swept.
-        await db
-          .deleteFrom('web_sign_in_failures')
-          .where('at', '<=', new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString())
-          .execute();
+        await repo.deleteFailuresUntil(new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString());
         return { ok: false, reason: 'invalid' };
       }
       // Success forgets the account's failures, and this attempt's booking against the address.
-      await db.deleteFrom('web_sign_in_failures').where((eb) => eb.or([eb('key', '=', accountKey), eb('id', 'in', booking.booked)])).execute();
+      await repo.deleteFailures(accountKey, booking.booked);
       if (input.replacing) await service.signOut(input.replacing);
       const cookieValue = randomToken();
       const session: WebSession = {
@@ -143,30 +108,20 @@ export function createSessionsService(database: Kysely<Database>, clock: Clock) 
         createdAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
       };
-      await db
-        .insertInto('web_sessions')
-        .values({
-          id: session.id,
-          user_id: user.id,
-          csrf_token: session.csrfToken,
-          created_at: session.createdAt,
-          expires_at: session.expiresAt,
-        })
-        .execute();
+      await repo.insert({
+        id: session.id,
+        user_id: user.id,
+        csrf_token: session.csrfToken,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+      });
       return { ok: true, cookieValue, session };
     },
 
     /** The live session behind a cookie value: unexpired, and its user still active. */
     async resolve(cookieValue: string | undefined): Promise<WebSession | null> {
       if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
-      const row = await db
-        .selectFrom('web_sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['s.id', 's.csrf_token', 's.created_at', 's.expires_at', 'u.id as user_id', 'u.name', 'u.email', 'u.role'])
-        .where('s.id', '=', sha256(cookieValue))
-        .where('s.expires_at', '>', clock.now().toISOString())
-        .where('u.active', '=', 1)
-        .executeTakeFirst();
+      const row = await repo.findLive(sha256(cookieValue), clock.now().toISOString());
       if (!row) return null;
       return {
         id: row.id,
@@ -186,12 +141,12 @@ export function createSessionsService(database: Kysely<Database>, clock: Clock) 
     },
 
     async signOut(cookieValue: string): Promise<void> {
-      if (COOKIE_VALUE.test(cookieValue)) await db.deleteFrom('web_sessions').where('id', '=', sha256(cookieValue)).execute();
+      if (COOKIE_VALUE.test(cookieValue)) await repo.delete(sha256(cookieValue));
     },
 
     /** Ends every session of a user (on deactivation). */
     async endUserSessions(userId: number): Promise<void> {
-      await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+      await repo.deleteOfUser(userId);
     },
   };
   return service;

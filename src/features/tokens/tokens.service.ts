@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
+import type { Clock } from '../../clock.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../errors.js';
 import { createTokenCache } from './token-cache.js';
+import type { TokensRepository } from './tokens.repository.js';
 
 export type TokenState = 'active' | 'expired' | 'revoked';
 
@@ -73,11 +74,11 @@ interface AuthRow {
   user_active: number;
 }
 
-export function createTokensService(db: Kysely<Database>, clock: Clock) {
+export function createTokensService(repo: TokensRepository, clock: Clock) {
   const cache = createTokenCache<AuthRow>(clock, { ttlMs: CACHE_TTL_MS });
   return {
     /** `executor`: a transaction the token is created in (OAuth creates it with its grant). */
-    async createToken(input: NewToken, executor: Kysely<Database> = db): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
+    async createToken(input: NewToken, executor?: Kysely<Database>): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
       const name = input.name.trim();
       if (!name || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
       const scopes = parseScopes(input.scopes);
@@ -85,19 +86,11 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
       if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
       const token = generateToken();
       const expires_at = input.expiresAt?.toISOString() ?? null;
-      const row = await executor
-        .insertInto('api_tokens')
-        .values({
-          user_id: input.userId,
-          name,
-          token_hash: hashToken(token),
-          scopes: JSON.stringify(scopes),
-          created_at: now.toISOString(),
-          expires_at,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return { id: row.id, token, expires_at, scopes };
+      const id = await repo.insert(
+        { user_id: input.userId, name, token_hash: hashToken(token), scopes: JSON.stringify(scopes), created_at: now.toISOString(), expires_at },
+        executor,
+      );
+      return { id, token, expires_at, scopes };
     },
 
     /**
@@ -108,42 +101,28 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
     async reissueToken(
       id: number,
       input: { expiresAt: Date | null; scopes: string[] },
-      executor: Kysely<Database> = db,
+      executor?: Kysely<Database>,
     ): Promise<{ token: string; expires_at: string | null; scopes: Scope[] }> {
       const scopes = parseScopes(input.scopes);
       const token = generateToken();
       const expires_at = input.expiresAt?.toISOString() ?? null;
-      await executor
-        .updateTable('api_tokens')
-        .set({ token_hash: hashToken(token), expires_at, scopes: JSON.stringify(scopes) })
-        .where('id', '=', id)
-        .execute();
+      await repo.reissue(id, { token_hash: hashToken(token), expires_at, scopes: JSON.stringify(scopes) }, executor);
       cache.evictToken(id);
       return { token, expires_at, scopes };
     },
 
     async listTokens(userId: number): Promise<TokenView[]> {
       const now = clock.now();
-      const rows = await db
-        .selectFrom('api_tokens')
-        .select(['id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip'])
-        .where('user_id', '=', userId)
-        .orderBy('id', 'desc')
-        .execute();
+      const rows = await repo.listOfUser(userId);
       return rows.map((r) => ({ ...r, scopes: JSON.parse(r.scopes) as Scope[], state: tokenState(r, now) }));
     },
 
     /** Revokes a token; with `ownerId`, only a token of that user (anything else is not found). */
-    async revokeToken(id: number, ownerId?: number, executor: Kysely<Database> = db): Promise<void> {
-      let query = executor.updateTable('api_tokens').set({ revoked_at: clock.now().toISOString() }).where('id', '=', id);
-      if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
-      const existing = await executor
-        .selectFrom('api_tokens')
-        .select(['id', 'revoked_at', 'user_id'])
-        .where('id', '=', id)
-        .executeTakeFirst();
+    async revokeToken(id: number, ownerId?: number, executor?: Kysely<Database>): Promise<void> {
+      const at = clock.now().toISOString();
+      const existing = await repo.findState(id, executor);
       if (!existing || (ownerId !== undefined && existing.user_id !== ownerId)) throw notFound('The token');
-      if (!existing.revoked_at) await query.execute();
+      if (!existing.revoked_at) await repo.revoke(id, at, ownerId, executor);
       // Immediate on this node (DESIGN.md §4); other nodes drop their cached state within CACHE_TTL_MS.
       cache.evictToken(id);
     },
@@ -154,25 +133,7 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
       const hash = hashToken(raw);
       let row = cache.get(hash);
       if (!row) {
-        const found = await db
-          .selectFrom('api_tokens as t')
-          .innerJoin('users as u', 'u.id', 't.user_id')
-          .select([
-            't.id',
-            't.user_id',
-            't.name',
-            't.scopes',
-            't.expires_at',
-            't.revoked_at',
-            't.last_used_at',
-            't.last_used_ip',
-            'u.name as user_name',
-            'u.email as user_email',
-            'u.role as user_role',
-            'u.active as user_active',
-          ])
-          .where('t.token_hash', '=', hash)
-          .executeTakeFirst();
+        const found = await repo.findForAuthentication(hash);
         if (!found) throw tokenInvalid();
         row = { ...found, scopes: JSON.parse(found.scopes) as Scope[] };
         cache.set(hash, row);
@@ -186,7 +147,7 @@ export function createTokensService(db: Kysely<Database>, clock: Clock) {
       if (stale || row.last_used_ip !== ip) {
         // At most once a second per token (or on a new IP): the cached row remembers the last write.
         cache.patch(hash, { last_used_at: nowIso, last_used_ip: ip });
-        await db.updateTable('api_tokens').set({ last_used_at: nowIso, last_used_ip: ip }).where('id', '=', row.id).execute();
+        await repo.touch(row.id, nowIso, ip);
       }
       // A new object per request: the rate limiter keys its decision on it.
       return {

@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database, User } from '../../db/tables.js';
+import type { User } from '../../db/tables.js';
 import { hashPassword } from '../../domain/passwords.js';
 import { USER_ROLES, type UserRole } from '../../domain/values.js';
 import { conflict, validationError } from '../../errors.js';
+import type { UsersRepository } from './users.repository.js';
 
 export interface NewUser {
   email: string;
@@ -14,14 +14,19 @@ export interface NewUser {
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-export function createUsersService(db: Kysely<Database>, clock: Clock) {
+export function createUsersService(repo: UsersRepository, clock: Clock) {
   return {
     findByEmail(email: string): Promise<User | undefined> {
-      return db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+      return repo.findByEmail(email.trim().toLowerCase());
     },
 
     findById(id: number): Promise<User | undefined> {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return repo.findById(id);
+    },
+
+    /** Every user in id order (administration). */
+    listUsers() {
+      return repo.list();
     },
 
     async createUser(input: NewUser): Promise<User> {
@@ -34,19 +39,11 @@ export function createUsersService(db: Kysely<Database>, clock: Clock) {
       if (await this.findByEmail(email)) throw conflict('user_exists', `A user with the email ${email} already exists`);
       const now = clock.now().toISOString();
       const password_hash = input.password ? await hashPassword(input.password) : null;
-      return db
-        .insertInto('users')
-        .values({ email, name, role, password_hash, active: 1, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return repo.insert({ email, name, role, password_hash, active: 1, created_at: now, updated_at: now });
     },
 
     async setActive(id: number, active: boolean): Promise<void> {
-      await db
-        .updateTable('users')
-        .set({ active: active ? 1 : 0, updated_at: clock.now().toISOString() })
-        .where('id', '=', id)
-        .execute();
+      await repo.setActive(id, active, clock.now().toISOString());
     },
   };
 }

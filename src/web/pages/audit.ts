@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
 import { auditRecordsOwner, canAdminister } from '../../domain/policy.js';
 import type { AuditFilter } from '../../features/audit/audit.service.js';
 import { parseId } from '../form.js';
@@ -22,8 +23,8 @@ const utc = (value: string) => (LOCAL_TIME.test(value) && !Number.isNaN(Date.par
  * The audit log: a user sees their own calls and web changes; an administrator sees every record
  * and may filter by user. Filters: token, status (exact or class), time range (UTC).
  */
-export async function auditPages(app: FastifyInstance) {
-  const { audit, tokens, usersAdmin } = app.ctx;
+export async function auditPages(app: FastifyInstance, deps: Pick<AppContext, 'audit' | 'tokens' | 'usersAdmin'>) {
+  const { audit, tokens, usersAdmin } = deps;
 
   app.get('/audit', async (request, reply) => {
     const session = sessionOf(request);

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import type { AppContext } from '../../context.js';
 import { readCookie, sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { formOf } from '../form.js';
 import { loginPageView } from '../views/login-page.js';
@@ -20,18 +22,18 @@ export function safeNext(value: string | null | undefined): string {
 }
 
 function loginPage(
+  config: Pick<Config, 'sessionSecret' | 'baseUrl'>,
   request: FastifyRequest,
   reply: FastifyReply,
   options: { status?: number; error?: string | null; email?: string; next?: string } = {},
 ) {
-  const { config } = request.server.ctx;
   const csrf = loginCsrf(request, reply, config.sessionSecret, config.baseUrl);
   const next = safeNext(options.next);
   return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '' }));
 }
 
-export async function authPages(app: FastifyInstance) {
-  const { sessions, config } = app.ctx;
+export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'sessions' | 'config'>) {
+  const { sessions, config } = deps;
 
   app.get('/', { config: { web: 'public' } }, async (request, reply) =>
     reply.redirect(request.webSession ? '/projects' : '/login', 303),
@@ -40,7 +42,7 @@ export async function authPages(app: FastifyInstance) {
   app.get('/login', { config: { web: 'public' } }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     if (request.webSession) return reply.redirect(safeNext(query.next), 303);
-    return loginPage(request, reply, { next: query.next });
+    return loginPage(config, request, reply, { next: query.next });
   });
 
   app.post('/login', { config: { web: 'public' } }, async (request, reply) => {
@@ -48,7 +50,7 @@ export async function authPages(app: FastifyInstance) {
     const email = form.get('email') ?? '';
     const next = form.get('next') ?? undefined;
     if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
-      return loginPage(request, reply, { status: 403, email, next, error: 'The sign-in form expired. Please try again.' });
+      return loginPage(config, request, reply, { status: 403, email, next, error: 'The sign-in form expired. Please try again.' });
     }
     const result = await sessions.signIn({
       email,
@@ -59,14 +61,14 @@ export async function authPages(app: FastifyInstance) {
     if (!result.ok && result.reason === 'throttled') {
       const minutes = Math.ceil(result.retryAfterSeconds / 60);
       reply.header('retry-after', String(result.retryAfterSeconds));
-      return loginPage(request, reply, {
+      return loginPage(config, request, reply, {
         status: 429,
         email,
         next,
         error: `Too many failed sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
       });
     }
-    if (!result.ok) return loginPage(request, reply, { status: 401, email, next, error: INVALID_CREDENTIALS });
+    if (!result.ok) return loginPage(config, request, reply, { status: 401, email, next, error: INVALID_CREDENTIALS });
     setSessionCookie(reply, config.baseUrl, result.cookieValue);
     request.log.info({ userId: result.session.user.id }, 'web sign-in');
     return reply.redirect(safeNext(next), 303);

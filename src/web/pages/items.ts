@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import { documentLinksOf, formOf, idParam } from '../form.js';
@@ -14,8 +15,11 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
   return value as T;
 }
 
-export async function itemPages(app: FastifyInstance) {
-  const { items, itemWrites, comments, answers, attachments, review, clock } = app.ctx;
+export async function itemPages(
+  app: FastifyInstance,
+  deps: Pick<AppContext, 'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'idempotency' | 'clock'>,
+) {
+  const { items, itemWrites, comments, answers, attachments, review, idempotency, clock } = deps;
 
   async function renderItem(request: FastifyRequest, reply: FastifyReply, itemId: number, failure: FormFailure | null = null, status = 200) {
     const session = sessionOf(request);
@@ -28,7 +32,7 @@ export async function itemPages(app: FastifyInstance) {
 
   /** A write from one of the item page's forms: redirect back to the page (at the form), or show it again with the problem. */
   function itemWrite<T>(request: FastifyRequest, reply: FastifyReply, itemId: number, form: string, sent: URLSearchParams | UploadForm, write: WebWrite<T>['write']) {
-    return webWrite(request, reply, {
+    return webWrite(idempotency, request, reply, {
       user: sessionOf(request).user,
       form,
       ...(sent instanceof URLSearchParams ? { fields: sent } : { fields: sent.fields, fingerprint: sent.fingerprint }),

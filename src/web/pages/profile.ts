@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import type { Actor } from '../../domain/policy.js';
-import type { OAuthService } from '../../features/oauth/oauth.service.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
 import { DEFAULT_EXPIRY, EMPTY_TOKEN_FORM, expiryFrom, type TokenFormState } from '../token-expiry.js';
@@ -18,10 +18,12 @@ import {
 /** Deliveries shown per webhook endpoint. */
 const DELIVERIES_SHOWN = 10;
 
+type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth'>;
+
 type WebhookOptions = Partial<Pick<WebhooksModel, 'form' | 'error' | 'created'>>;
 
-async function webhooksModel(request: FastifyRequest, actor: Actor, options: WebhookOptions): Promise<WebhooksModel> {
-  const { webhooks, projects, config } = request.server.ctx;
+async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOptions): Promise<WebhooksModel> {
+  const { webhooks, projects, config } = deps;
   const [endpoints, offered] = await Promise.all([
     webhooks.listWithDeliveries(actor, DELIVERIES_SHOWN),
     projects.listProjects(actor, { archived: 'active', limit: 200, offset: 0 }),
@@ -46,12 +48,12 @@ async function webhooksModel(request: FastifyRequest, actor: Actor, options: Web
 
 type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks'> & { status?: number; form?: TokenFormState; webhooks?: WebhookOptions };
 
-async function profilePage(request: FastifyRequest, reply: FastifyReply, oauth: OAuthService, options: ProfileOptions = {}) {
+async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
   const [tokens, connections, webhooks] = await Promise.all([
-    request.server.ctx.tokens.listTokens(session.user.id),
-    oauth.connectionsOf(session.user.id),
-    webhooksModel(request, session.user, options.webhooks ?? {}),
+    deps.tokens.listTokens(session.user.id),
+    deps.oauth.connectionsOf(session.user.id),
+    webhooksModel(deps, session.user, options.webhooks ?? {}),
   ]);
   reply.header('cache-control', 'no-store');
   const view = profilePageView({ ...options, session, tokens, connections, form: options.form ?? EMPTY_TOKEN_FORM, webhooks });
@@ -69,9 +71,8 @@ function redeliveredNotice(value: string | undefined): string | null {
   return value === 'none' ? 'The event was sent again, but the receiver did not answer: the error is in the webhook’s deliveries below.' : null;
 }
 
-export async function profilePages(app: FastifyInstance, deps: { oauth: OAuthService }) {
-  const { tokens, clock, webhooks } = app.ctx;
-  const { oauth } = deps;
+export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
+  const { tokens, clock, webhooks, oauth } = deps;
 
   app.get('/profile', async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -80,7 +81,7 @@ export async function profilePages(app: FastifyInstance, deps: { oauth: OAuthSer
       : query.webhook_disabled
         ? 'The webhook was disabled.'
         : redeliveredNotice(query.redelivered);
-    return profilePage(request, reply, oauth, { notice });
+    return profilePage(deps, request, reply, { notice });
   });
 
   app.get('/profile/tokens', async (_request, reply) => reply.redirect('/profile', 303));
@@ -98,10 +99,10 @@ export async function profilePages(app: FastifyInstance, deps: { oauth: OAuthSer
       const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
       const created = await tokens.createToken({ userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt });
       request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
-      return profilePage(request, reply, oauth, { status: 201, created: { name: form.name.trim(), token: created.token } });
+      return profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } });
     } catch (err) {
       if (err instanceof ApiError && err.status === 422) {
-        return profilePage(request, reply, oauth, { status: 422, form, error: `The token was not created: ${err.message}` });
+        return profilePage(deps, request, reply, { status: 422, form, error: `The token was not created: ${err.message}` });
       }
       throw err;
     }
@@ -132,13 +133,13 @@ export async function profilePages(app: FastifyInstance, deps: { oauth: OAuthSer
       const created = await webhooks.create(session.user, { url: form.url, events: form.events, projectId });
       request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
       const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
-      return profilePage(request, reply, oauth, { status: 201, webhooks: { created: { url, secret: created.secret } } });
+      return profilePage(deps, request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
     } catch (err) {
       // 404: the chosen project is not one the user can see (any more).
       if (err instanceof ApiError && (err.status === 422 || err.status === 404)) {
         const field = err.details?.[0]?.field ?? (err.status === 404 ? 'project' : null);
         const message = `The webhook was not created: ${err.status === 404 ? `project: ${err.message}` : err.message}`;
-        return profilePage(request, reply, oauth, { status: 422, webhooks: { form, error: { message, field } } });
+        return profilePage(deps, request, reply, { status: 422, webhooks: { form, error: { message, field } } });
       }
       throw err;
     }

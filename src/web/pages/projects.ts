@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
 import { VERDICTS } from '../../domain/values.js';
 import { type ItemFilter, parseItemStatus } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
@@ -29,8 +30,8 @@ ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected`
 </form>`;
 }
 
-export async function projectPages(app: FastifyInstance) {
-  const { projects, review, worklists } = app.ctx;
+export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 'projects' | 'review' | 'worklists'>) {
+  const { projects, review, worklists } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);

@@ -1,10 +1,10 @@
 import { USER_ROLES } from '../../domain/values.js';
+import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import type { FastifyInstance } from 'fastify';
 import { html } from '../html.js';
 import { badge, csrfField, page, time } from '../layout.js';
 
-type AllUsers = Awaited<ReturnType<FastifyInstance['ctx']['usersAdmin']['listUsers']>>;
+type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
 
 export interface NewUserForm {
   email: string;

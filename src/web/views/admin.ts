@@ -1,14 +1,16 @@
-import type { FastifyInstance } from 'fastify';
 import { MEMBER_ROLES } from '../../domain/values.js';
+import type { MembersService } from '../../features/admin/members.service.js';
+import type { StructureService } from '../../features/admin/structure.service.js';
+import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField, page } from '../layout.js';
 
-type Structure = Awaited<ReturnType<FastifyInstance['ctx']['structure']['getStructure']>>;
-type Members = Awaited<ReturnType<FastifyInstance['ctx']['members']['listMembers']>>;
-type AllUsers = Awaited<ReturnType<FastifyInstance['ctx']['usersAdmin']['listUsers']>>;
-type ProjectList = Awaited<ReturnType<FastifyInstance['ctx']['structure']['listProjects']>>;
-type AdminItem = Awaited<ReturnType<FastifyInstance['ctx']['structure']['getItem']>>;
+type Structure = Awaited<ReturnType<StructureService['getStructure']>>;
+type Members = Awaited<ReturnType<MembersService['listMembers']>>;
+type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
+type ProjectList = Awaited<ReturnType<StructureService['listProjects']>>;
+type AdminItem = Awaited<ReturnType<StructureService['getItem']>>;
 
 function moveButtons(csrf: SafeHtml, action: string, back: string, what: string) {
   return (['up', 'down'] as const).map(

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
 import type { Actor } from '../../../domain/policy.js';
 import type { Direction } from '../../../features/admin/structure.service.js';
 import { formOf, idParam, idsOf, parseId } from '../../form.js';
@@ -7,15 +8,17 @@ import { adminHomeView, adminItemView, adminProjectsView, projectEditorView } fr
 
 const admin = { config: { web: 'admin' as const } };
 
+type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin'>;
+
 /** After a structural edit, back to the project's editor (only admin pages: the field is user input). */
 function backTo(form: URLSearchParams): string {
   const back = form.get('back') ?? '';
   return /^\/admin\/projects\/[1-9][0-9]*(#[a-z0-9-]+)?$/.test(back) ? back : '/admin/projects';
 }
 
-async function projectEditor(request: FastifyRequest, reply: FastifyReply, projectId: number) {
+async function projectEditor(deps: AdminProjectDeps, request: FastifyRequest, reply: FastifyReply, projectId: number) {
   const session = sessionOf(request);
-  const { structure, members, usersAdmin } = request.server.ctx;
+  const { structure, members, usersAdmin } = deps;
   const [tree, memberList, users] = await Promise.all([
     structure.getStructure(session.user, projectId),
     members.listMembers(session.user, projectId),
@@ -25,8 +28,8 @@ async function projectEditor(request: FastifyRequest, reply: FastifyReply, proje
   return reply.type('text/html; charset=utf-8').send(projectEditorView({ session, tree, members: memberList, users, saved }));
 }
 
-export async function adminProjectPages(app: FastifyInstance) {
-  const { structure, members } = app.ctx;
+export async function adminProjectPages(app: FastifyInstance, deps: AdminProjectDeps) {
+  const { structure, members } = deps;
 
   app.get('/admin', admin, async (request, reply) => {
     const session = sessionOf(request);
@@ -53,7 +56,7 @@ export async function adminProjectPages(app: FastifyInstance) {
     return reply.redirect(`/admin/projects/${id}`, 303);
   });
 
-  app.get('/admin/projects/:id', admin, async (request, reply) => projectEditor(request, reply, idParam(request)));
+  app.get('/admin/projects/:id', admin, async (request, reply) => projectEditor(deps, request, reply, idParam(request)));
 
   app.post('/admin/projects/:id', admin, async (request, reply) => {
     const id = idParam(request);
@@ -67,45 +70,28 @@ export async function adminProjectPages(app: FastifyInstance) {
     return reply.redirect(`/admin/projects/${id}?saved=1`, 303);
   });
 
-  app.post('/admin/projects/:id/sections', admin, async (request, reply) => {
+  /** A structural edit from the project editor, then back to where its form was. */
+  const edit = (change: (actor: Actor, id: number, form: URLSearchParams) => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
     const form = formOf(request);
-    await structure.createSection(sessionOf(request).user, idParam(request), form.get('name') ?? '');
+    await change(sessionOf(request).user, idParam(request), form);
     return reply.redirect(backTo(form), 303);
-  });
+  };
+  const named = (change: (actor: Actor, id: number, name: string) => Promise<unknown>) => edit((actor, id, form) => change(actor, id, form.get('name') ?? ''));
+  const moved = (move: (actor: Actor, id: number, direction: Direction) => Promise<void>) =>
+    edit((actor, id, form) => move(actor, id, form.get('direction') as Direction));
 
-  app.post('/admin/sections/:id/checklists', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.createChecklist(sessionOf(request).user, idParam(request), form.get('name') ?? '');
-    return reply.redirect(backTo(form), 303);
-  });
-
-  app.post('/admin/checklists/:id/items', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.createItem(sessionOf(request).user, idParam(request), { text: form.get('text') ?? '', description: form.get('description') ?? '' });
-    return reply.redirect(backTo(form), 303);
-  });
-
-  app.post('/admin/sections/:id/rename', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.renameSection(sessionOf(request).user, idParam(request), form.get('name') ?? '');
-    return reply.redirect(backTo(form), 303);
-  });
-
-  app.post('/admin/checklists/:id/rename', admin, async (request, reply) => {
-    const form = formOf(request);
-    await structure.renameChecklist(sessionOf(request).user, idParam(request), form.get('name') ?? '');
-    return reply.redirect(backTo(form), 303);
-  });
-
-  const mover = (move: (actor: Actor, id: number, direction: Direction) => Promise<void>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const form = formOf(request);
-      await move(sessionOf(request).user, idParam(request), form.get('direction') as Direction);
-      return reply.redirect(backTo(form), 303);
-    };
-  app.post('/admin/sections/:id/move', admin, mover(structure.moveSection));
-  app.post('/admin/checklists/:id/move', admin, mover(structure.moveChecklist));
-  app.post('/admin/items/:id/move', admin, mover(structure.moveItem));
+  app.post('/admin/projects/:id/sections', admin, named(structure.createSection));
+  app.post('/admin/sections/:id/checklists', admin, named(structure.createChecklist));
+  app.post(
+    '/admin/checklists/:id/items',
+    admin,
+    edit((actor, id, form) => structure.createItem(actor, id, { text: form.get('text') ?? '', description: form.get('description') ?? '' })),
+  );
+  app.post('/admin/sections/:id/rename', admin, named(structure.renameSection));
+  app.post('/admin/checklists/:id/rename', admin, named(structure.renameChecklist));
+  app.post('/admin/sections/:id/move', admin, moved(structure.moveSection));
+  app.post('/admin/checklists/:id/move', admin, moved(structure.moveChecklist));
+  app.post('/admin/items/:id/move', admin, moved(structure.moveItem));
 
   app.get('/admin/items/:id', admin, async (request, reply) => {
     const session = sessionOf(request);

@@ -1,0 +1,106 @@
+import { type Generated, type Kysely, sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/tables.js';
+
+/**
+ * Failed sign-in attempts, and those still being checked (migration 003-web); typed here so that the
+ * shared `Database` stays as landed.
+ */
+export interface WebSignInFailuresTable {
+  id: Generated<number>;
+  /** `account:<email>` or `ip:<address>` */
+  key: string;
+  at: string;
+}
+
+type SessionsDatabase = Database & { web_sign_in_failures: WebSignInFailuresTable };
+
+/** The PostgreSQL advisory lock that serializes the throttle's check-and-book across nodes (any fixed number). */
+const SIGN_IN_LOCK = 0x70_6c_6b_01;
+
+/** The sign-in throttle's failures as one executor sees them (the database, or the booking's transaction). */
+function failuresOn(executor: Kysely<SessionsDatabase>) {
+  return {
+    /** The newest `limit` failures of `key` after `since`, newest first. */
+    recent(key: string, since: string, limit: number) {
+      return executor
+        .selectFrom('web_sign_in_failures')
+        .select('at')
+        .where('key', '=', key)
+        .where('at', '>', since)
+        .orderBy('at', 'desc')
+        .limit(limit)
+        .execute();
+    },
+
+    /** Books one failure per key; returns the rows' ids. */
+    async book(keys: readonly string[], at: string): Promise<number[]> {
+      const rows = await executor
+        .insertInto('web_sign_in_failures')
+        .values(keys.map((key) => ({ key, at })))
+        .returning('id')
+        .execute();
+      return rows.map((r) => r.id);
+    },
+  };
+}
+
+export type SignInFailures = ReturnType<typeof failuresOn>;
+
+/** Web sessions and the sign-in throttle's failures. */
+export function createSessionsRepository(database: Db) {
+  const db = database.kysely as unknown as Kysely<SessionsDatabase>;
+  const onPostgres = database.dialect === 'postgres';
+  return {
+    /**
+     * Runs `step` serialized against every other booking (SQLite: the one connection; PostgreSQL, which
+     * several nodes may share: an advisory lock held to the commit).
+     */
+    serializedBooking<T>(step: (failures: SignInFailures) => Promise<T>): Promise<T> {
+      return db.transaction().execute(async (trx) => {
+        if (onPostgres) await sql`select pg_advisory_xact_lock(${SIGN_IN_LOCK})`.execute(trx);
+        return step(failuresOn(trx));
+      });
+    },
+
+    /** Sweeps the failures at or before `cutoff`. */
+    async deleteFailuresUntil(cutoff: string): Promise<void> {
+      await db.deleteFrom('web_sign_in_failures').where('at', '<=', cutoff).execute();
+    },
+
+    /** Forgets the failures of `key` and the rows `ids`. */
+    async deleteFailures(key: string, ids: readonly number[]): Promise<void> {
+      await db.deleteFrom('web_sign_in_failures').where((eb) => eb.or([eb('key', '=', key), eb('id', 'in', ids)])).execute();
+    },
+
+    findUserByEmail(email: string) {
+      return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    },
+
+    async insert(row: { id: string; user_id: number; csrf_token: string; created_at: string; expires_at: string }): Promise<void> {
+      await db.insertInto('web_sessions').values(row).execute();
+    },
+
+    /** The unexpired session `id` of an active user, with the user. */
+    findLive(id: string, now: string) {
+      return db
+        .selectFrom('web_sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select(['s.id', 's.csrf_token', 's.created_at', 's.expires_at', 'u.id as user_id', 'u.name', 'u.email', 'u.role'])
+        .where('s.id', '=', id)
+        .where('s.expires_at', '>', now)
+        .where('u.active', '=', 1)
+        .executeTakeFirst();
+    },
+
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('web_sessions').where('id', '=', id).execute();
+    },
+
+    async deleteOfUser(userId: number): Promise<void> {
+      await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+    },
+  };
+}
+
+export type SessionsRepository = ReturnType<typeof createSessionsRepository>;

@@ -1,0 +1,69 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { ApiTokensTable, Database } from '../../db/tables.js';
+
+/**
+ * The api_tokens table (scopes as stored: a JSON list). The writes take an `executor`: a transaction of the
+ * caller's (OAuth writes a token with its grant), the database otherwise.
+ */
+export function createTokensRepository(db: Kysely<Database>) {
+  return {
+    async insert(row: Insertable<ApiTokensTable>, executor: Kysely<Database> = db): Promise<number> {
+      return (await executor.insertInto('api_tokens').values(row).returning('id').executeTakeFirstOrThrow()).id;
+    },
+
+    /** A new value, expiry and scopes for a token (OAuth refresh). */
+    async reissue(id: number, values: Pick<ApiTokensTable, 'token_hash' | 'expires_at' | 'scopes'>, executor: Kysely<Database> = db): Promise<void> {
+      await executor.updateTable('api_tokens').set(values).where('id', '=', id).execute();
+    },
+
+    /** A user's tokens, newest first. */
+    listOfUser(userId: number) {
+      return db
+        .selectFrom('api_tokens')
+        .select(['id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip'])
+        .where('user_id', '=', userId)
+        .orderBy('id', 'desc')
+        .execute();
+    },
+
+    findState(id: number, executor: Kysely<Database> = db) {
+      return executor.selectFrom('api_tokens').select(['id', 'revoked_at', 'user_id']).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Sets revoked_at; with `ownerId`, only on a token of that user. */
+    async revoke(id: number, at: string, ownerId?: number, executor: Kysely<Database> = db): Promise<void> {
+      let query = executor.updateTable('api_tokens').set({ revoked_at: at }).where('id', '=', id);
+      if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
+      await query.execute();
+    },
+
+    /** What authentication needs of a token and its user, by the token's hash. */
+    findForAuthentication(hash: string) {
+      return db
+        .selectFrom('api_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select([
+          't.id',
+          't.user_id',
+          't.name',
+          't.scopes',
+          't.expires_at',
+          't.revoked_at',
+          't.last_used_at',
+          't.last_used_ip',
+          'u.name as user_name',
+          'u.email as user_email',
+          'u.role as user_role',
+          'u.active as user_active',
+        ])
+        .where('t.token_hash', '=', hash)
+        .executeTakeFirst();
+    },
+
+    async touch(id: number, at: string, ip: string): Promise<void> {
+      await db.updateTable('api_tokens').set({ last_used_at: at, last_used_ip: ip }).where('id', '=', id).execute();
+    },
+  };
+}
+
+export type TokensRepository = ReturnType<typeof createTokensRepository>;
