@@ -19,7 +19,7 @@ export function createCommentsService(db: Kysely<Database>, items: ItemsService,
     /** Adds a text-only comment to an item; returns it shaped like the item card's comments. */
     async addComment(actor: Author, itemId: number, input: { text: string }, buildAudit?: AuditEntryBuilder) {
       const text = normalizeText(input.text);
-      await items.authorize(actor, itemId, 'comment.add');
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'comment.add', {}, trx);
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
         const row = await insertComment.executeTakeFirst({ itemId, authorId: actor.id, text, now }, trx);
@@ -28,7 +28,7 @@ export function createCommentsService(db: Kysely<Database>, items: ItemsService,
         const comment = { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now };
         emit('comment.created', { comment });
         return { comment };
-      });
+      }, authorize);
     },
   };
 }

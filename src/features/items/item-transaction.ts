@@ -7,6 +7,7 @@ import type { NewDocumentLink } from '../../domain/inputs.js';
 import type { EventType } from '../../domain/values.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { NewEvent } from '../events/events.repository.js';
+import { notFound } from '../../errors.js';
 import { linkView, type LinkView } from './item-views.js';
 
 /**
@@ -39,7 +40,8 @@ export interface EventOutbox {
 /**
  * The one write path of an item (STYLE.md 13), for v1 and the web alike: a transaction that first takes the
  * item's row lock, then runs the write, then inserts the audit record (when given) and the events the write
- * emitted. The transaction comes from `transactions` (db/group-commit.ts): on SQLite concurrent writes share
+ * emitted, the access check (when given) right after the lock, so that it sees what the write will change.
+ * The transaction comes from `transactions` (db/group-commit.ts): on SQLite concurrent writes share
  * one COMMIT, each in its own savepoint, and each answers only once that COMMIT is done. The lock is a self-assignment UPDATE, portable across dialects: on PostgreSQL it serializes
  * concurrent writers of the same item (so a read-then-write such as a status change or a links replacement
  * cannot interleave); SQLite serializes every write transaction anyway.
@@ -54,6 +56,8 @@ export function createItemWriter(transactions: TransactionRunner, audit: AuditSe
       actor: { id: number },
       buildAudit: AuditEntryBuilder | undefined,
       write: (trx: Transaction<Database>, emit: EmitEvent) => Promise<T>,
+      /** The access check, run under the lock inside the transaction (ItemsService.authorize with `trx`). */
+      authorize?: (trx: Transaction<Database>) => Promise<unknown>,
     ): Promise<T> {
       // The records of requests that finished before this write (queued reads) are written first, so
       // that the audit log's order (by id) stays the order in which requests finished.
@@ -61,7 +65,8 @@ export function createItemWriter(transactions: TransactionRunner, audit: AuditSe
       let emitted = false;
       const result = await transactions.run(async (trx) => {
         const item = await lockItem.executeTakeFirst({ itemId }, trx);
-        if (!item) throw new Error(`item ${itemId} vanished before its write`);
+        if (!item) throw notFound('The item');
+        await authorize?.(trx);
         const pending: { type: EventType; data: unknown }[] = [];
         const value = await write(trx, (type, data) => void pending.push({ type, data }));
         const record = buildAudit?.();

@@ -35,7 +35,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
   return {
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
-      await items.authorize(actor, itemId, 'item.status');
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.status', {}, trx);
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await currentStatus.executeTakeFirst({ itemId }, trx);
         if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
@@ -47,7 +47,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         await insertStatusChange.run({ itemId, from: current.status, to: status, userId: actor.id, now }, trx);
         emit('item.status_changed', { from: current.status, to: status });
         return { item: { id: itemId, status, updated_at: now }, changed: true };
-      });
+      }, authorize);
     },
 
     /** Applies only the planning fields given; at least one is required. updated_at moves when a value changes. */
@@ -59,7 +59,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
       if (Object.keys(changes).length === 0) {
         throw validationError('body', 'give at least one of deadline, priority, requires_answer');
       }
-      await items.authorize(actor, itemId, 'item.planning');
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.planning', {}, trx);
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await trx
           .selectFrom('items')
@@ -77,13 +77,13 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         return {
           item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
         };
-      });
+      }, authorize);
     },
 
     /** Replaces the item's whole list of document links (not an append); `[]` clears it. New rows, new ids. */
     async replaceItemLinks(actor: Actor, itemId: number, input: readonly DocumentLinkInput[], buildAudit?: AuditEntryBuilder) {
       const links = normalizeDocumentLinks(input);
-      await items.authorize(actor, itemId, 'item.materials');
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.materials', {}, trx);
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
         await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
@@ -91,7 +91,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         await touchItem(trx, itemId, now);
         emit('item.links_replaced', { document_links });
         return { document_links };
-      });
+      }, authorize);
     },
   };
 }

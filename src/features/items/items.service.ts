@@ -80,14 +80,17 @@ function itemQueries(db: Kysely<Database>) {
 export function createItemsService(db: Kysely<Database>, projects: ProjectsRepository, urls: { baseUrl: string }) {
   const q = itemQueries(db);
   const service = {
-    /** The item with the facts the policy needs; 404 when it does not exist or the actor cannot see it. */
-    async access(actor: Actor, itemId: number): Promise<ItemAccess> {
-      const item = await q.item.executeTakeFirst({ itemId });
+    /**
+     * The item with the facts the policy needs; 404 when it does not exist or the actor cannot see it.
+     * `executor`: the transaction of an item write (the check runs under the item's lock), else the database.
+     */
+    async access(actor: Actor, itemId: number, executor?: Kysely<Database>): Promise<ItemAccess> {
+      const item = await q.item.executeTakeFirst({ itemId }, executor);
       if (!item) throw notFound('The item');
       const [project, membership, participants] = await Promise.all([
-        projects.findProject(item.project_id),
-        projects.membership(actor.id, item.project_id),
-        q.participants.execute({ itemId, projectId: item.project_id }),
+        projects.findProject(item.project_id, executor),
+        projects.membership(actor.id, item.project_id, executor),
+        q.participants.execute({ itemId, projectId: item.project_id }, executor),
       ]);
       const target: ItemTarget = {
         archived: project?.archived === 1,
@@ -101,8 +104,8 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
     },
 
     /** Like access(), then 403 when the actor may see the item but not perform the action. */
-    async authorize(actor: Actor, itemId: number, action: ItemAction, extra: Partial<ItemTarget> = {}): Promise<ItemAccess> {
-      const access = await service.access(actor, itemId);
+    async authorize(actor: Actor, itemId: number, action: ItemAction, extra: Partial<ItemTarget> = {}, executor?: Kysely<Database>): Promise<ItemAccess> {
+      const access = await service.access(actor, itemId, executor);
       if (!can(actor, action, { ...access.target, ...extra })) {
         throw forbidden(
           access.target.archived

@@ -38,12 +38,13 @@ export function createProjectsRepository(db: Kysely<Database>) {
       .where('project_id', '=', p.projectId),
   );
   return {
-    findProject(id: number): Promise<Project | undefined> {
-      return projectById.executeTakeFirst({ id });
+    /** `executor`: a transaction to read in (an item write checks access under its lock), the database otherwise. */
+    findProject(id: number, executor?: Kysely<Database>): Promise<Project | undefined> {
+      return projectById.executeTakeFirst({ id }, executor);
     },
 
-    async membership(userId: number, projectId: number): Promise<Membership | null> {
-      const row = await membershipOf.executeTakeFirst({ userId, projectId });
+    async membership(userId: number, projectId: number, executor?: Kysely<Database>): Promise<Membership | null> {
+      const row = await membershipOf.executeTakeFirst({ userId, projectId }, executor);
       return row ? toMembership(row) : null;
     },
 

@@ -33,6 +33,17 @@ export function createReviewRepository(db: Kysely<Database>) {
       return db.transaction().execute(write);
     },
 
+    /** Takes the project's row lock (a self-assignment, as for items) and reads its verdict under it. */
+    async lockProjectVerdict(trx: Kysely<Database>, projectId: number): Promise<Verdict | null | undefined> {
+      const row = await trx
+        .updateTable('projects')
+        .set((eb) => ({ verdict: eb.ref('verdict') }))
+        .where('id', '=', projectId)
+        .returning('verdict')
+        .executeTakeFirst();
+      return row === undefined ? undefined : (row.verdict as Verdict | null);
+    },
+
     async setProjectVerdict(trx: Kysely<Database>, projectId: number, verdict: Verdict | null, at: string): Promise<void> {
       await trx.updateTable('projects').set({ verdict, updated_at: at }).where('id', '=', projectId).execute();
     },

@@ -167,6 +167,13 @@ describe('review.setProjectVerdict', () => {
     expect(await db().selectFrom('audit_log').select('id').where('request_id', '=', record.request_id).execute()).toHaveLength(1);
   });
 
+  it('of concurrent equal verdicts, one changes the project and writes one event', async () => {
+    const { project, manager } = await setting();
+    const results = await Promise.all([1, 2, 3, 4].map(() => t.ctx.review.setProjectVerdict(manager, project.id, 'accepted')));
+    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    expect(await eventsOf('project.verdict_set', { project_id: project.id })).toEqual([{ item_id: null, data: { from: null, to: 'accepted' } }]);
+  });
+
   it('rolls the verdict back when its event cannot be written', async () => {
     const { project, manager } = await setting();
     const undo = await refuseInserts(db(), 'events');

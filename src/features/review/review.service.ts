@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
 import type { Clock } from '../../clock.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
@@ -53,7 +55,7 @@ export function createReviewService(deps: {
       }
       const answer = await answers.findOwner(answerId);
       if (!answer) throw notFound('The answer');
-      await items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id });
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id }, trx);
       return writer.write(answer.item_id, actor, options.buildAudit, async (trx, emit) => {
         const current = await answers.state(trx, answerId);
         if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
@@ -66,13 +68,13 @@ export function createReviewService(deps: {
         await touchItem(trx, answer.item_id, at);
         emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
         return result;
-      });
+      }, authorize);
     },
 
     /** Sets or clears (empty) the item's verdict, with a `verdict_set` history entry (note: the verdict). */
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
-      await items.authorize(actor, itemId, 'item.verdict');
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.verdict', {}, trx);
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await repo.itemState(trx, itemId);
         if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
@@ -80,7 +82,7 @@ export function createReviewService(deps: {
         await repo.changeItem(trx, itemId, { verdict }, { kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at });
         emit('item.verdict_set', { from: current.verdict, to: verdict });
         return { item: { id: itemId, verdict }, changed: true };
-      });
+      }, authorize);
     },
 
     /**
@@ -97,7 +99,7 @@ export function createReviewService(deps: {
       if (!isCalendarDate(deadline)) throw validationError('deadline', 'must be a date written YYYY-MM-DD');
       const now = clock.now();
       if (deadline < now.toISOString().slice(0, 10)) throw validationError('deadline', 'must be today or later');
-      await items.authorize(actor, itemId, 'item.rework');
+      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.rework', {}, trx);
       const at = now.toISOString();
       return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const current = await repo.itemState(trx, itemId);
@@ -109,28 +111,34 @@ export function createReviewService(deps: {
         );
         emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
         return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
-      });
+      }, authorize);
     },
 
-    /** Sets or clears (empty) the project's verdict, with its audit record and its event in the same transaction. */
+    /**
+     * Sets or clears (empty) the project's verdict, with its audit record and its event in the same transaction.
+     * The current verdict is read under the project's lock: of concurrent equal requests one changes it.
+     */
     async setProjectVerdict(actor: Actor, projectId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       const { project, membership } = await projects.access(actor, projectId);
       if (!canOnProject(actor, 'project.verdict', { archived: project.archived === 1, membership })) {
         throw forbidden(project.archived === 1 ? 'The project is archived: it is read-only' : 'You are not allowed to set the verdict of this project');
       }
-      if (project.verdict === verdict) return { project: { id: projectId, verdict }, changed: false };
-      await repo.inTransaction(async (trx) => {
+      const changed = await repo.inTransaction(async (trx) => {
+        const current = await repo.lockProjectVerdict(trx, projectId);
+        if (current === undefined) throw notFound('The project');
+        if (current === verdict) return false;
         const at = clock.now().toISOString();
         await repo.setProjectVerdict(trx, projectId, verdict, at);
         const record = buildAudit?.();
         if (record) await audit.record(record, trx);
         await events.append(trx, [
-          { type: 'project.verdict_set', at, project_id: projectId, section_id: null, checklist_id: null, item_id: null, actor_id: actor.id, token_id: record?.token_id ?? null, data: { from: project.verdict, to: verdict } },
+          { type: 'project.verdict_set', at, project_id: projectId, section_id: null, checklist_id: null, item_id: null, actor_id: actor.id, token_id: record?.token_id ?? null, data: { from: current, to: verdict } },
         ]);
+        return true;
       });
-      events.committed();
-      return { project: { id: projectId, verdict }, changed: true };
+      if (changed) events.committed();
+      return { project: { id: projectId, verdict }, changed };
     },
   };
 }
