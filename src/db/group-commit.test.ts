@@ -58,6 +58,20 @@ describe('group commit on SQLite', () => {
     expect(log).toEqual(['work a', 'work b', 'work c', 'answered a: committed first,a,b,c', 'answered b: committed first,a,b,c', 'answered c: committed first,a,b,c']);
   });
 
+  it('runs the units queued within one turn of the event loop together, without waiting for a first one', async () => {
+    const log: string[] = [];
+    const units = ['x', 'y', 'z'].map((text) =>
+      runner
+        .run(async (trx) => {
+          await sql`INSERT INTO notes (text) VALUES (${text})`.execute(trx);
+          log.push(`work ${text}`);
+        })
+        .then(() => log.push(`answered ${text}`)),
+    );
+    await Promise.all(units);
+    expect(log).toEqual(['work x', 'work y', 'work z', 'answered x', 'answered y', 'answered z']);
+  });
+
   it('rolls back a failing unit alone: it gets its own error, the others commit', async () => {
     await insert('taken');
     let release!: () => void;

@@ -19,10 +19,10 @@ interface Job {
 /**
  * Group commit (docs/performance.md). On SQLite every write transaction takes the one connection in turn,
  * and each COMMIT appends the pages it changed to the WAL: the same last pages of the audit log, the events
- * and the history, again for every write. Here the writes that arrive while a transaction runs wait for it,
- * then run together in the next one, each inside its own SAVEPOINT: a write that fails is rolled back alone
- * and gets its error; the others commit together, and each is answered only after that COMMIT. A lone write
- * runs at once, so nothing waits for company.
+ * and the history, again for every write. Here the writes that arrive within one turn of the event loop, or
+ * while a batch runs, run together in one transaction, each inside its own SAVEPOINT: a write that fails is
+ * rolled back alone and gets its error; the others commit together, and each is answered only after that
+ * COMMIT.
  *
  * On PostgreSQL each unit runs in its own transaction, as before: writes of different items run in parallel
  * on the pool, and the server already shares WAL flushes between concurrent commits.
@@ -57,7 +57,6 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: Dialect):
   }
 
   async function drain() {
-    running = true;
     try {
       while (queue.length > 0) {
         const jobs = queue.slice(0, MAX_BATCH);
@@ -73,7 +72,12 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: Dialect):
     run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        if (!running) void drain();
+        if (running) return;
+        running = true;
+        // better-sqlite3 answers at once, so a whole transaction runs within one turn of the event loop and
+        // no other request would ever join it: the batch starts a turn later, once the requests that have
+        // arrived meanwhile have queued their writes.
+        setImmediate(() => void drain());
       });
     },
   };
