@@ -10,7 +10,18 @@ export default tseslint.config(
     files: ['src/web/static/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', history: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', FormData: 'readonly', DOMParser: 'readonly', HTMLFormElement: 'readonly', fetch: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        history: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        FormData: 'readonly',
+        DOMParser: 'readonly',
+        HTMLFormElement: 'readonly',
+        fetch: 'readonly',
+      },
     },
   },
   {

@@ -21,6 +21,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the CPUs: one worker on the 2-core CI machine. Most files
+    // wait on servers, browsers and databases rather than compute, so three overlap well there.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,

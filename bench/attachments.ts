@@ -19,7 +19,9 @@ async function photo(): Promise<Buffer> {
   const height = 3000;
   const raw = Buffer.alloc(width * height * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761) >>> 24;
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }
 
 /**
@@ -56,7 +58,9 @@ async function main() {
       if (i === 0) {
         // Same options, same libwebp, same bytes; otherwise the baseline is not the app's conversion.
         const { url } = ((await res.json()) as { data: { attachments: Array<{ url: string }> } }).data.attachments[0]!;
-        const stored = Buffer.from(await (await fetch(url, { headers: { authorization: `Bearer ${server.tokens.manager}` } })).arrayBuffer());
+        const stored = Buffer.from(
+          await (await fetch(url, { headers: { authorization: `Bearer ${server.tokens.manager}` } })).arrayBuffer(),
+        );
         sameOutput = stored.equals(bare);
       } else {
         await res.arrayBuffer();
@@ -79,7 +83,8 @@ async function main() {
     console.log(`  bare sharp (JPEG → WebP):        ${result.sharp_alone_ms_median} ms`);
     console.log(`  POST items/attachments.php:      ${result.api_ms_median} ms`);
     console.log(`  overhead ratio (API / sharp):    ${result.overhead_ratio}`);
-    if (!sameOutput) console.log('  warning: bare sharp and the API stored different bytes: the baseline options drifted from src/imaging/images.ts');
+    if (!sameOutput)
+      console.log('  warning: bare sharp and the API stored different bytes: the baseline options drifted from src/imaging/images.ts');
     mkdirSync('bench/results', { recursive: true });
     writeFileSync(`bench/results/attachments-${result.date.slice(0, 10)}.json`, JSON.stringify(result, null, 2) + '\n');
   } finally {

@@ -25,7 +25,12 @@ const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const silentOutbox = { append: async () => {}, committed: () => {} };
 const paths = {
   withEvents: ctx.itemWrites,
-  withoutEvents: createItemWritesService(ctx.db.kysely, ctx.items, createItemWriter(createTransactionRunner(ctx.db.kysely, ctx.db.dialect), ctx.audit, silentOutbox, ctx.clock), ctx.clock),
+  withoutEvents: createItemWritesService(
+    ctx.db.kysely,
+    ctx.items,
+    createItemWriter(createTransactionRunner(ctx.db.kysely, ctx.db.dialect), ctx.audit, silentOutbox, ctx.clock),
+    ctx.clock,
+  ),
 };
 
 /** CPU µs per status change (alternating two statuses so that every call writes). */
@@ -45,7 +50,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 const write = { withEventsUs: median(samples.withEvents), withoutEventsUs: median(samples.withoutEvents) };
-console.log(`status change, CPU per write: ${write.withEventsUs.toFixed(1)} µs with its event, ${write.withoutEventsUs.toFixed(1)} µs without (+${(write.withEventsUs - write.withoutEventsUs).toFixed(1)} µs)`);
+console.log(
+  `status change, CPU per write: ${write.withEventsUs.toFixed(1)} µs with its event, ${write.withoutEventsUs.toFixed(1)} µs without (+${(write.withEventsUs - write.withoutEventsUs).toFixed(1)} µs)`,
+);
 
 const receiver = await startReceiver();
 const { id } = await ctx.webhooks.create(manager, { url: `${receiver.base}/hook`, events: ['comment.created'] });
@@ -56,11 +63,16 @@ while (receiver.received.length < BACKLOG) await new Promise((resolve) => setTim
 const seconds = (performance.now() - started) / 1000;
 await ctx.webhookWorker.stop();
 const delivery = { events: BACKLOG, seconds, perSecond: BACKLOG / seconds, endpoint: id };
-console.log(`webhook deliveries: ${BACKLOG} events to one local receiver in ${seconds.toFixed(2)} s = ${delivery.perSecond.toFixed(0)} events/s`);
+console.log(
+  `webhook deliveries: ${BACKLOG} events to one local receiver in ${seconds.toFixed(2)} s = ${delivery.perSecond.toFixed(0)} events/s`,
+);
 
 receiver.close();
 await server.close();
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/events-${new Date().toISOString().slice(0, 10)}.json`;
-writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery }, null, 2) + '\n');
+writeFileSync(
+  file,
+  JSON.stringify({ at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery }, null, 2) + '\n',
+);
 console.log(`written to ${file}`);

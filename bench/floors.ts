@@ -66,7 +66,13 @@ async function openCopy(name: string, change?: (sqlite: SQLite.Database) => void
     sqlite.close();
   }
   const dir = join(file, '..');
-  const config = loadConfig({ DATABASE_URL: `sqlite:${file}`, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'bench', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${file}`,
+    STORAGE_URL: `file:${join(dir, 'storage')}`,
+    DATA_DIR: dir,
+    SESSION_SECRET: 'bench',
+    LOG_LEVEL: 'silent',
+  });
   return createContext(config);
 }
 
@@ -81,7 +87,12 @@ async function cards(ctx: Context, label: string) {
   const started = process.hrtime.bigint();
   for (let i = 0; i < CARDS; i++) await ctx.items.getItemCard(admin, 1 + Math.floor(rand() * SHAPE.items));
   const totalUs = Number(process.hrtime.bigint() - started) / 1000 / CARDS;
-  return { configuration: label, cards: CARDS, call_us: Math.round(totalUs * 10) / 10, sql_us: Math.round((sqlTime.other / 1000 / CARDS) * 10) / 10 };
+  return {
+    configuration: label,
+    cards: CARDS,
+    call_us: Math.round(totalUs * 10) / 10,
+    sql_us: Math.round((sqlTime.other / 1000 / CARDS) * 10) / 10,
+  };
 }
 
 async function comments(ctx: Context, label: string) {
@@ -92,7 +103,9 @@ async function comments(ctx: Context, label: string) {
   for (let i = 0; i < COMMENTS; i++) {
     sqlTime.commit = 0;
     sqlTime.other = 0;
-    await ctx.comments.addComment(author, 1 + Math.floor(rand() * SHAPE.items), { text: `Замечание нагрузочного теста ${i}: проверить крепление кабеля` });
+    await ctx.comments.addComment(author, 1 + Math.floor(rand() * SHAPE.items), {
+      text: `Замечание нагрузочного теста ${i}: проверить крепление кабеля`,
+    });
     commits.push(sqlTime.commit / 1000);
     rest.push(sqlTime.other / 1000);
   }
@@ -100,12 +113,21 @@ async function comments(ctx: Context, label: string) {
   const started = process.hrtime.bigint();
   await ctx.searchIndexer.drain();
   const indexUs = Math.round(Number(process.hrtime.bigint() - started) / 1000 / COMMENTS);
-  return { configuration: label, comments: COMMENTS, commit_us: stats(commits), other_statements_us: stats(rest), deferred_indexing_us_per_comment: indexUs };
+  return {
+    configuration: label,
+    comments: COMMENTS,
+    commit_us: stats(commits),
+    other_statements_us: stats(rest),
+    deferred_indexing_us_per_comment: indexUs,
+  };
 }
 
 async function main() {
   const startedAt = new Date();
-  const results: { cards: Awaited<ReturnType<typeof cards>>[]; comments: Awaited<ReturnType<typeof comments>>[] } = { cards: [], comments: [] };
+  const results: { cards: Awaited<ReturnType<typeof cards>>[]; comments: Awaited<ReturnType<typeof comments>>[] } = {
+    cards: [],
+    comments: [],
+  };
   try {
     const ctx = await openCopy('default');
     log(`item cards (${CARDS}, admin, random items)…`);
@@ -115,7 +137,9 @@ async function main() {
     await ctx.close();
 
     const bare = await openCopy('mmap-no-search', (sqlite) => {
-      for (const { name } of sqlite.prepare("select name from sqlite_master where type = 'trigger' and name like 'search_%'").all() as { name: string }[]) {
+      for (const { name } of sqlite.prepare("select name from sqlite_master where type = 'trigger' and name like 'search_%'").all() as {
+        name: string;
+      }[]) {
         sqlite.exec(`drop trigger ${name}`);
       }
     });
@@ -144,7 +168,10 @@ async function main() {
   const out = join(ROOT, 'bench/results');
   mkdirSync(out, { recursive: true });
   const file = join(out, `floors-${startedAt.toISOString().slice(0, 10)}.json`);
-  writeFileSync(file, JSON.stringify({ date: startedAt.toISOString(), command: 'npm run bench:floors', machine: machine(), ...results }, null, 2) + '\n');
+  writeFileSync(
+    file,
+    JSON.stringify({ date: startedAt.toISOString(), command: 'npm run bench:floors', machine: machine(), ...results }, null, 2) + '\n',
+  );
   log('');
   log(lines.join('\n'));
   log(`\nwritten ${file}`);

@@ -25,7 +25,16 @@ import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
 import { random } from './lib/random.js';
-import { budgetTable, machine, markdownTable, ratioChart, type ScenarioResult, singleConnectionTable, type Target, targetsTable } from './lib/report.js';
+import {
+  budgetTable,
+  machine,
+  markdownTable,
+  ratioChart,
+  type ScenarioResult,
+  singleConnectionTable,
+  type Target,
+  targetsTable,
+} from './lib/report.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DATA = join(ROOT, 'data', 'bench');
@@ -94,10 +103,15 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
     token: a.token,
   });
   /** The project whose items the actor sees (admins: any). */
-  const projectOf = (a: BenchActor) => (a.key.startsWith('admin') ? 1 + Math.floor(rand() * SHAPE.projects) : a.key === 'manager-2' ? 2 : 1);
+  const projectOf = (a: BenchActor) =>
+    a.key.startsWith('admin') ? 1 + Math.floor(rand() * SHAPE.projects) : a.key === 'manager-2' ? 2 : 1;
 
   const list: Scenario[] = [
-    { name: 'auth/me', description: 'GET auth/me, 6 tokens in turn', next: () => ({ method: 'GET', path: `${V1}/auth/me.php`, token: pick(meta.actors).token }) },
+    {
+      name: 'auth/me',
+      description: 'GET auth/me, 6 tokens in turn',
+      next: () => ({ method: 'GET', path: `${V1}/auth/me.php`, token: pick(meta.actors).token }),
+    },
     {
       name: 'items/get',
       description: 'GET items/get of random visible items, 4 users (admin, manager, partial executor, observer)',
@@ -235,19 +249,43 @@ function checkTargets(results: ScenarioResult[]): Target[] {
   const targets: Target[] = [];
   for (const [name, limit] of Object.entries(TARGETS)) {
     const r = by(name);
-    targets.push({ scenario: name, what: 'ratio to Fastify', limit: `≥ ${limit}`, value: r?.ratio ?? null, pass: r?.ratio == null ? null : r.ratio >= limit });
-    targets.push({ scenario: name, what: 'p99 ms', limit: '≤ 15', value: r?.latency_ms.p99 ?? null, pass: r ? r.latency_ms.p99 <= 15 : null });
+    targets.push({
+      scenario: name,
+      what: 'ratio to Fastify',
+      limit: `≥ ${limit}`,
+      value: r?.ratio ?? null,
+      pass: r?.ratio == null ? null : r.ratio >= limit,
+    });
+    targets.push({
+      scenario: name,
+      what: 'p99 ms',
+      limit: '≤ 15',
+      value: r?.latency_ms.p99 ?? null,
+      pass: r ? r.latency_ms.p99 <= 15 : null,
+    });
   }
   // No commit stall: the writes' slowest thousandth.
   for (const name of ['PATCH items/status', 'POST comments/create']) {
     const r = by(name);
-    targets.push({ scenario: name, what: 'p99.9 ms', limit: '≤ 30', value: r?.latency_ms.p99_9 ?? null, pass: r ? r.latency_ms.p99_9 <= 30 : null });
+    targets.push({
+      scenario: name,
+      what: 'p99.9 ms',
+      limit: '≤ 30',
+      value: r?.latency_ms.p99_9 ?? null,
+      pass: r ? r.latency_ms.p99_9 <= 30 : null,
+    });
   }
   // One connection: what one request costs; 50 connections: the same figure with the queue in front of it.
   // Over one connection: what one request costs with nothing queued before it.
   const latency = (scenario: string, label: string, p: 'p50' | 'p95', limit: number) => {
     const value = by(scenario)?.single?.latency_ms[p];
-    targets.push({ scenario: label, what: `${p} ms, 1 connection`, limit: `≤ ${limit}`, value: value ?? null, pass: value === undefined ? null : value <= limit });
+    targets.push({
+      scenario: label,
+      what: `${p} ms, 1 connection`,
+      limit: `≤ ${limit}`,
+      value: value ?? null,
+      pass: value === undefined ? null : value <= limit,
+    });
   };
   latency('projects/tree', 'projects/tree (5 000 items)', 'p50', 30);
   latency('projects/search selective', 'projects/search selective', 'p95', 5);
@@ -255,7 +293,13 @@ function checkTargets(results: ScenarioResult[]): Target[] {
   latency('projects/search broad (partial access)', 'projects/search broad (partial access)', 'p95', 50);
   const punchlist = results.filter((r) => r.ratio !== null);
   const last = punchlist[punchlist.length - 1];
-  targets.push({ scenario: 'server', what: 'RSS MB at the end', limit: '≤ 300', value: last?.rss_mb_end ?? null, pass: last?.rss_mb_end == null ? null : last.rss_mb_end <= 300 });
+  targets.push({
+    scenario: 'server',
+    what: 'RSS MB at the end',
+    limit: '≤ 300',
+    value: last?.rss_mb_end ?? null,
+    pass: last?.rss_mb_end == null ? null : last.rss_mb_end <= 300,
+  });
   const failures = punchlist.reduce((n, r) => n + r.errors + r.timeouts + r.non_2xx, 0);
   targets.push({ scenario: 'all scenarios', what: 'errors + timeouts + non-2xx', limit: '0', value: failures, pass: failures === 0 });
   return targets;
@@ -292,7 +336,13 @@ async function compareMetrics(file: string, meta: BenchWorkspace) {
         await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: items.next });
         await waitUntilIdle(server.url + '/healthz');
         const scraper = mode === 'on' ? setInterval(() => void fetch(`${server.url}/metrics`).then((r) => r.text()), 1000) : undefined;
-        const result = await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: DURATION, next: items.next, pid: server.child.pid });
+        const result = await drive({
+          url: server.url,
+          connections: CONNECTIONS,
+          durationSeconds: DURATION,
+          next: items.next,
+          pid: server.child.pid,
+        });
         clearInterval(scraper);
         runs[mode].push(result);
         log(
@@ -304,7 +354,8 @@ async function compareMetrics(file: string, meta: BenchWorkspace) {
   } finally {
     await Promise.all([servers.off.stop(), servers.on.stop()]);
   }
-  const mean = (list: LoadResult[], pick: (r: LoadResult) => number | null) => Math.round((list.reduce((n, r) => n + (pick(r) ?? 0), 0) / list.length) * 100) / 100;
+  const mean = (list: LoadResult[], pick: (r: LoadResult) => number | null) =>
+    Math.round((list.reduce((n, r) => n + (pick(r) ?? 0), 0) / list.length) * 100) / 100;
   const summary = Object.fromEntries(
     (['off', 'on'] as const).map((mode) => [
       mode,
@@ -322,13 +373,29 @@ async function compareMetrics(file: string, meta: BenchWorkspace) {
   const date = new Date().toISOString();
   writeFileSync(
     join(out, `metrics-${date.slice(0, 10)}.json`),
-    JSON.stringify({ date, command: 'BENCH_METRICS=1 npm run bench', machine: machine(), load_average_after: loadavg(), settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, rounds: METRICS_ROUNDS }, summary, runs }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        date,
+        command: 'BENCH_METRICS=1 npm run bench',
+        machine: machine(),
+        load_average_after: loadavg(),
+        settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, rounds: METRICS_ROUNDS },
+        summary,
+        runs,
+      },
+      null,
+      2,
+    ) + '\n',
   );
 }
 
 async function main() {
   const startedAt = new Date();
-  log(`machine: ${JSON.stringify(machine())}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `machine: ${JSON.stringify(machine())}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const { file, meta } = await workspace();
   if (METRICS_ROUNDS > 0) {
     try {
@@ -351,7 +418,9 @@ async function main() {
     const httpServer = await startCeiling('http');
     children.push(httpServer);
     const httpCeiling = await measureCeiling(httpServer, DURATION);
-    log(`ceiling: bare node:http: ${httpCeiling.requests_per_s} req/s, p50 ${httpCeiling.latency_ms.p50} ms, p99 ${httpCeiling.latency_ms.p99} ms`);
+    log(
+      `ceiling: bare node:http: ${httpCeiling.requests_per_s} req/s, p50 ${httpCeiling.latency_ms.p50} ms, p99 ${httpCeiling.latency_ms.p99} ms`,
+    );
     await httpServer.stop();
 
     let server = await startPunchlist(file, PROFILE ? 'probe' : undefined);
@@ -372,7 +441,13 @@ async function main() {
       const health = server.url + '/healthz';
       await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: scenario.next });
       await waitUntilIdle(health);
-      const result = await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: DURATION, next: scenario.next, pid: server.child.pid });
+      const result = await drive({
+        url: server.url,
+        connections: CONNECTIONS,
+        durationSeconds: DURATION,
+        next: scenario.next,
+        pid: server.child.pid,
+      });
       const drainMs = await waitUntilIdle(health);
       const ratio = Math.round((result.requests_per_s / ceiling.requests_per_s) * 1000) / 1000;
       log(
@@ -385,9 +460,19 @@ async function main() {
       if (scenario.single) {
         single = await drive({ url: server.url, connections: 1, durationSeconds: SINGLE_DURATION, next: scenario.next });
         await waitUntilIdle(health);
-        log(`  1 connection: ${single.requests_per_s} req/s, p50 ${single.latency_ms.p50} ms, p95 ${single.latency_ms.p95} ms, p99 ${single.latency_ms.p99} ms`);
+        log(
+          `  1 connection: ${single.requests_per_s} req/s, p50 ${single.latency_ms.p50} ms, p95 ${single.latency_ms.p95} ms, p99 ${single.latency_ms.p99} ms`,
+        );
       }
-      punchlist.push({ name: scenario.name, description: scenario.description, ...result, ratio, ceiling_rps: ceiling.requests_per_s, drain_ms: drainMs, single });
+      punchlist.push({
+        name: scenario.name,
+        description: scenario.description,
+        ...result,
+        ratio,
+        ceiling_rps: ceiling.requests_per_s,
+        drain_ms: drainMs,
+        single,
+      });
     }
     await server.stop();
     await fastifyServer.stop();
@@ -414,9 +499,20 @@ async function main() {
       command: 'npm run bench',
       machine: machine(),
       load_average: { before: loadBefore, after: loadAfter },
-      settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, profile: PROFILE, database: 'sqlite', search_wired: wired },
+      settings: {
+        connections: CONNECTIONS,
+        duration_s: DURATION,
+        warmup_s: WARMUP,
+        profile: PROFILE,
+        database: 'sqlite',
+        search_wired: wired,
+      },
       workspace: { ...meta.summary, generation_seconds: meta.generationSeconds, shape: SHAPE },
-      ceilings: { fastify_each_scenario: ceilings.map((c) => c.requests_per_s), fastify_mean: fastifyRps, http: httpCeiling.requests_per_s },
+      ceilings: {
+        fastify_each_scenario: ceilings.map((c) => c.requests_per_s),
+        fastify_mean: fastifyRps,
+        http: httpCeiling.requests_per_s,
+      },
       results,
       targets,
     };

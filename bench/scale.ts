@@ -30,7 +30,16 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
-import { drive, freePort, type LoadResult, processStat, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
+import {
+  drive,
+  freePort,
+  type LoadResult,
+  processStat,
+  type RequestSpec,
+  type ServerProcess,
+  startServer,
+  waitUntilIdle,
+} from './lib/load.js';
 import { type BenchDatabase, createBenchDatabase, execute, serverInfo } from './lib/postgres.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
@@ -92,7 +101,12 @@ interface LoadTimes {
 /** Moves the SQLite copy into the empty PostgreSQL database: export, import, vacuum analyze. */
 async function loadPostgres(sqliteFile: string, database: BenchDatabase, runDir: string): Promise<LoadTimes> {
   const fixture = join(runDir, 'export.json');
-  const env = { SESSION_SECRET: 'bench', DATA_DIR: join(runDir, 'cli'), STORAGE_URL: `file:${join(runDir, 'cli', 'storage')}`, LOG_LEVEL: 'warn' };
+  const env = {
+    SESSION_SECRET: 'bench',
+    DATA_DIR: join(runDir, 'cli'),
+    STORAGE_URL: `file:${join(runDir, 'cli', 'storage')}`,
+    LOG_LEVEL: 'warn',
+  };
   let started = performance.now();
   await punchlist(['export', fixture], { ...env, DATABASE_URL: `sqlite:${sqliteFile}` });
   const exportSeconds = seconds(started);
@@ -138,7 +152,12 @@ function scenarios(meta: BenchWorkspace): Scenario[] {
     let comment = 0;
     const itemGet = (a: BenchActor): RequestSpec => ({ method: 'GET', path: `${V1}/items/get.php?id=${itemOf(a)}`, token: a.token });
     const authMe = (a: BenchActor): RequestSpec => ({ method: 'GET', path: `${V1}/auth/me.php`, token: a.token });
-    const setStatus = (a: BenchActor): RequestSpec => ({ method: 'PATCH', path: `${V1}/items/status.php`, token: a.token, body: { id: itemOf(a), status: pick(statuses) } });
+    const setStatus = (a: BenchActor): RequestSpec => ({
+      method: 'PATCH',
+      path: `${V1}/items/status.php`,
+      token: a.token,
+      body: { id: itemOf(a), status: pick(statuses) },
+    });
     const addComment = (a: BenchActor): RequestSpec => ({
       method: 'POST',
       path: `${V1}/comments/create.php`,
@@ -146,7 +165,8 @@ function scenarios(meta: BenchWorkspace): Scenario[] {
       body: { item_id: itemOf(a), text: `Замечание нагрузочного теста ${++comment}: проверить крепление кабеля` },
     });
     /** The project whose items the actor sees (admins: any). */
-    const projectOf = (a: BenchActor) => (a.key.startsWith('admin') ? 1 + Math.floor(rand() * SHAPE.projects) : a.key === 'manager-2' ? 2 : 1);
+    const projectOf = (a: BenchActor) =>
+      a.key.startsWith('admin') ? 1 + Math.floor(rand() * SHAPE.projects) : a.key === 'manager-2' ? 2 : 1;
     const mixed = (): RequestSpec => {
       const a = pick(meta.actors);
       const r = rand() * 100;
@@ -159,7 +179,12 @@ function scenarios(meta: BenchWorkspace): Scenario[] {
         const projectId = a.key.startsWith('admin') ? 2 + Math.floor(rand() * (SHAPE.projects - 1)) : a.key === 'manager-2' ? 2 : null;
         return projectId ? { method: 'GET', path: `${V1}/projects/tree.php?id=${projectId}`, token: a.token } : itemGet(a);
       }
-      if (r < 75) return { method: 'GET', path: `${V1}/projects/search.php?id=${projectOf(a)}&q=${encodeURIComponent(SEARCH_QUERIES.selective)}`, token: a.token };
+      if (r < 75)
+        return {
+          method: 'GET',
+          path: `${V1}/projects/search.php?id=${projectOf(a)}&q=${encodeURIComponent(SEARCH_QUERIES.selective)}`,
+          token: a.token,
+        };
       if (r < 90) return a.canSetStatus ? setStatus(a) : addComment(a);
       return addComment(a);
     };
@@ -211,7 +236,13 @@ function scenarios(meta: BenchWorkspace): Scenario[] {
 // ---------------------------------------------------------------------------------------------------
 // Servers and measurements
 
-async function startNode(name: string, databaseUrl: string, dataDir: string, storageDir: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+async function startNode(
+  name: string,
+  databaseUrl: string,
+  dataDir: string,
+  storageDir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   mkdirSync(dataDir, { recursive: true });
   return startServer({
@@ -395,13 +426,17 @@ function latencyTable(rows: Row[]): string {
   return [
     '| scenario | p50 / p99 ms, SQLite 1 node | PG 1 node | PG 2 nodes (worse node) | errors + timeouts + non-2xx (SQLite 1 / PG 1 / PG 2) |',
     '|---|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.name} | ${cell(r.sqlite_1)} | ${cell(r.pg_1)} | ${cell(r.pg_2)} | ${failures(r.sqlite_1)} / ${failures(r.pg_1)} / ${failures(r.pg_2)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${cell(r.sqlite_1)} | ${cell(r.pg_1)} | ${cell(r.pg_2)} | ${failures(r.sqlite_1)} / ${failures(r.pg_1)} / ${failures(r.pg_2)} |`,
+    ),
   ].join('\n');
 }
 
 /** Where the machine's CPU went: servers + PostgreSQL + driver, and the machine's busy share (the rest: anything else). */
 function cpuTable(rows: Row[]): string {
-  const cell = (m: Measurement) => (m.cpu_pct ? `${m.cpu_pct.servers} + ${m.cpu_pct.postgres} + ${m.cpu_pct.driver} / ${m.cpu_pct.machine_busy}` : '–');
+  const cell = (m: Measurement) =>
+    m.cpu_pct ? `${m.cpu_pct.servers} + ${m.cpu_pct.postgres} + ${m.cpu_pct.driver} / ${m.cpu_pct.machine_busy}` : '–';
   return [
     '| scenario | CPU %: servers + PostgreSQL + driver / machine busy, SQLite 1 node | PG 1 node | PG 2 nodes |',
     '|---|---:|---:|---:|',
@@ -414,7 +449,11 @@ function cpuTable(rows: Row[]): string {
 async function main() {
   const startedAt = new Date();
   const started = performance.now();
-  log(`machine: ${JSON.stringify(machine())}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `machine: ${JSON.stringify(machine())}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const runDir = join(DATA, `scale-${process.pid}`);
   mkdirSync(runDir, { recursive: true });
   const children: ServerProcess[] = [];
@@ -492,7 +531,8 @@ async function main() {
         connections_total: CONNECTIONS,
         duration_s: DURATION,
         warmup_s: WARMUP,
-        two_nodes: 'two autocannon instances at the same time, one per node, connections split evenly; requests/s added, latency of the worse node',
+        two_nodes:
+          'two autocannon instances at the same time, one per node, connections split evenly; requests/s added, latency of the worse node',
         database_pool_size_per_node: Number(process.env.DATABASE_POOL_SIZE || 10),
         rate_limit: 'off (RATE_LIMIT_PER_MINUTE=0)',
         storage: 'file: (no scenario touches it)',

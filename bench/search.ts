@@ -80,24 +80,51 @@ async function generate(db: Kysely<Database>) {
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('users')
-      .values({ email: 'bench@punchlist.test', name: 'Bench', role: 'admin', password_hash: null, active: 1, created_at: NOW, updated_at: NOW })
+      .values({
+        email: 'bench@punchlist.test',
+        name: 'Bench',
+        role: 'admin',
+        password_hash: null,
+        active: 1,
+        created_at: NOW,
+        updated_at: NOW,
+      })
       .execute();
     const itemsPerProject = Math.ceil(ITEMS / PROJECTS);
     let itemId = 0;
     let answerId = 0;
     for (let p = 1; p <= PROJECTS; p++) {
       await insertAll(trx, 'projects', [
-        { id: p, name: `Объект ${p}: жилой дом`, description: text.description(), deadline: null, verdict: null, archived: 0, created_at: NOW, updated_at: NOW },
+        {
+          id: p,
+          name: `Объект ${p}: жилой дом`,
+          description: text.description(),
+          deadline: null,
+          verdict: null,
+          archived: 0,
+          created_at: NOW,
+          updated_at: NOW,
+        },
       ]);
       const checklists: { section_id: number; checklist_id: number }[] = [];
       for (let s = 0; s < SECTIONS_PER_PROJECT; s++) {
         const sectionId = (p - 1) * SECTIONS_PER_PROJECT + s + 1;
-        await insertAll(trx, 'sections', [{ id: sectionId, project_id: p, name: `Секция ${s + 1}`, position: s, created_at: NOW, updated_at: NOW }]);
+        await insertAll(trx, 'sections', [
+          { id: sectionId, project_id: p, name: `Секция ${s + 1}`, position: s, created_at: NOW, updated_at: NOW },
+        ]);
         const rows = [];
         for (let c = 0; c < CHECKLISTS_PER_SECTION; c++) {
           const checklistId = (sectionId - 1) * CHECKLISTS_PER_SECTION + c + 1;
           checklists.push({ section_id: sectionId, checklist_id: checklistId });
-          rows.push({ id: checklistId, project_id: p, section_id: sectionId, name: `Чек-лист ${c + 1}: ${text.itemText()}`, position: c, created_at: NOW, updated_at: NOW });
+          rows.push({
+            id: checklistId,
+            project_id: p,
+            section_id: sectionId,
+            name: `Чек-лист ${c + 1}: ${text.itemText()}`,
+            position: c,
+            created_at: NOW,
+            updated_at: NOW,
+          });
         }
         await insertAll(trx, 'checklists', rows);
       }
@@ -127,10 +154,26 @@ async function generate(db: Kysely<Database>) {
         for (let k = 0; k < COMMENTS_PER_ITEM; k++) comments.push({ item_id: itemId, author_id: 1, text: text.comment(), created_at: NOW });
         for (let k = 0; k < ANSWERS_PER_ITEM; k++) {
           answerId += 1;
-          answers.push({ id: answerId, item_id: itemId, author_id: 1, text: text.answer(), status: 'pending', created_at: NOW, updated_at: NOW });
+          answers.push({
+            id: answerId,
+            item_id: itemId,
+            author_id: 1,
+            text: text.answer(),
+            status: 'pending',
+            created_at: NOW,
+            updated_at: NOW,
+          });
         }
         if (rand() < LINKS_PER_ITEM) {
-          links.push({ item_id: itemId, answer_id: null, kind: 'document', title: text.itemText(), url: `https://docs.example.com/${itemId}.pdf`, position: 0, created_at: NOW });
+          links.push({
+            item_id: itemId,
+            answer_id: null,
+            kind: 'document',
+            title: text.itemText(),
+            url: `https://docs.example.com/${itemId}.pdf`,
+            position: 0,
+            created_at: NOW,
+          });
         }
       }
       await insertAll(trx, 'items', items);
@@ -212,7 +255,9 @@ async function main() {
     const version = await sql<{ v: string }>`SELECT sqlite_version() AS v`.execute(db);
     const docs = await sql<{ n: number }>`SELECT count(*) AS n FROM search_docs`.execute(db);
     const dbBytes = statSync(file).size;
-    console.log(`generated in ${generationSeconds} s: ${JSON.stringify(counts)}, ${docs.rows[0]?.n} search documents, ${(dbBytes / 1e6).toFixed(0)} MB`);
+    console.log(
+      `generated in ${generationSeconds} s: ${JSON.stringify(counts)}, ${docs.rows[0]?.n} search documents, ${(dbBytes / 1e6).toFixed(0)} MB`,
+    );
 
     const repository = createSearchRepository(db, 'sqlite');
     await createSearchIndexer(repository, 'sqlite', (error) => {
@@ -251,20 +296,42 @@ async function main() {
     // What the triggers cost a write: single-row comment inserts (autocommit), with and without them.
     t = performance.now();
     const insertComment = (n: number) =>
-      db.insertInto('comments').values({ item_id: (n % counts.items) + 1, author_id: 1, text: `Замечание ${n}: ${WORDS[n % WORDS.length]}`, created_at: NOW }).execute();
+      db
+        .insertInto('comments')
+        .values({ item_id: (n % counts.items) + 1, author_id: 1, text: `Замечание ${n}: ${WORDS[n % WORDS.length]}`, created_at: NOW })
+        .execute();
     const withTriggers = await time(500, () => insertComment(Math.floor(Math.random() * 1e6)));
     await sql`DROP TRIGGER search_comments_insert`.execute(db);
     const withoutTriggers = await time(500, () => insertComment(Math.floor(Math.random() * 1e6)));
 
     console.log('');
-    console.log(`project ${projectId} of ${PROJECTS}; limit 50; p50 / p95 in ms over ${RUNS} runs (scan: ${Math.max(5, Math.floor(RUNS / 4))} runs)`);
-    console.log(['query', 'chars', 'kind', 'visibility', 'total', 'service p50', 'service p95', 'LIKE rows', 'LIKE scan p50', 'LIKE scan p95'].join('\t'));
+    console.log(
+      `project ${projectId} of ${PROJECTS}; limit 50; p50 / p95 in ms over ${RUNS} runs (scan: ${Math.max(5, Math.floor(RUNS / 4))} runs)`,
+    );
+    console.log(
+      ['query', 'chars', 'kind', 'visibility', 'total', 'service p50', 'service p95', 'LIKE rows', 'LIKE scan p50', 'LIKE scan p95'].join(
+        '\t',
+      ),
+    );
     for (const r of results) {
       console.log(
-        [JSON.stringify(r.q), r.characters, r.label, r.visibility, r.total, r.service.p50, r.service.p95, r.scan_rows ?? '', r.scan?.p50 ?? '', r.scan?.p95 ?? ''].join('\t'),
+        [
+          JSON.stringify(r.q),
+          r.characters,
+          r.label,
+          r.visibility,
+          r.total,
+          r.service.p50,
+          r.service.p95,
+          r.scan_rows ?? '',
+          r.scan?.p50 ?? '',
+          r.scan?.p95 ?? '',
+        ].join('\t'),
       );
     }
-    console.log(`comment insert p50/p95: ${withTriggers.p50}/${withTriggers.p95} ms with the search triggers, ${withoutTriggers.p50}/${withoutTriggers.p95} ms without`);
+    console.log(
+      `comment insert p50/p95: ${withTriggers.p50}/${withTriggers.p95} ms with the search triggers, ${withoutTriggers.p50}/${withoutTriggers.p95} ms without`,
+    );
 
     const date = new Date().toISOString().slice(0, 10);
     mkdirSync(new URL('./results/', import.meta.url), { recursive: true });

@@ -59,7 +59,13 @@ async function main() {
   if (!Number.isFinite(SECONDS) || SECONDS < 1) throw new Error('SOAK_SECONDS must be a positive number');
   const dir = mkdtempSync(join(tmpdir(), 'punchlist-soak-'));
   const dbFile = join(dir, 'punchlist.db');
-  const env = { DATABASE_URL: `sqlite:${dbFile}`, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'soak', RATE_LIMIT_PER_MINUTE: '0' };
+  const env = {
+    DATABASE_URL: `sqlite:${dbFile}`,
+    STORAGE_URL: `file:${join(dir, 'storage')}`,
+    DATA_DIR: dir,
+    SESSION_SECRET: 'soak',
+    RATE_LIMIT_PER_MINUTE: '0',
+  };
   try {
     // Loaded the operator's way: `bin/punchlist import` (which migrates first).
     const workspace = buildWorkspace();
@@ -77,7 +83,9 @@ async function main() {
     const multipart = (field: string, value: string) =>
       Buffer.concat([
         Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`),
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="soak.png"\r\nContent-Type: image/png\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="soak.png"\r\nContent-Type: image/png\r\n\r\n`,
+        ),
         png,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
@@ -116,7 +124,12 @@ async function main() {
         headers: json(executor),
         body: JSON.stringify({ item_id: 1000, text: 'soak answer [<id>]' }),
       },
-      { method: 'PUT', path: `${V1}/items/links.php`, headers: json(manager), body: JSON.stringify({ id: 2010, document_links: [{ title: 'Soak', url: 'https://example.test/soak' }] }) },
+      {
+        method: 'PUT',
+        path: `${V1}/items/links.php`,
+        headers: json(manager),
+        body: JSON.stringify({ id: 2010, document_links: [{ title: 'Soak', url: 'https://example.test/soak' }] }),
+      },
       {
         method: 'POST',
         path: `${V1}/items/attachments.php`,
@@ -137,7 +150,8 @@ async function main() {
       answered++;
       statuses[status] = (statuses[status] ?? 0) + 1;
       if (status === 201) {
-        const data = (JSON.parse(body) as { data: { comment?: { id: number }; answer?: { id: number }; attachments?: { id: number }[] } }).data;
+        const data = (JSON.parse(body) as { data: { comment?: { id: number }; answer?: { id: number }; attachments?: { id: number }[] } })
+          .data;
         if (data.comment) acked.comments.push(data.comment.id);
         else if (data.answer) acked.answers.push(data.answer.id);
         else if (data.attachments) acked.attachments.push(...data.attachments.map((a) => a.id));
@@ -154,7 +168,14 @@ async function main() {
       if (item && typeof data.changed === 'boolean') {
         updates.status.push({ requestId, id: item.id, status: item.status, changed: data.changed, updatedAt: item.updated_at });
       } else if (item && 'requires_answer' in item && !('text' in item)) {
-        updates.planning.push({ requestId, id: item.id, deadline: item.deadline, priority: item.priority, requiresAnswer: item.requires_answer, updatedAt: item.updated_at });
+        updates.planning.push({
+          requestId,
+          id: item.id,
+          deadline: item.deadline,
+          priority: item.priority,
+          requiresAnswer: item.requires_answer,
+          updatedAt: item.updated_at,
+        });
       } else if (!item && Array.isArray(data.document_links)) {
         updates.links.push({ requestId, links: data.document_links });
       }
@@ -211,29 +232,52 @@ async function main() {
         for (const id of ids) if (stmt.get(id)) n++;
         return n;
       };
-      found = { comments: count('comments', acked.comments), answers: count('answers', acked.answers), attachments: count('attachments', acked.attachments) };
+      found = {
+        comments: count('comments', acked.comments),
+        answers: count('answers', acked.answers),
+        attachments: count('attachments', acked.attachments),
+      };
       ({ found: updatesFound, problems: finalState } = checkUpdates(db, updates));
       audited = (db.prepare('select count(*) as n from audit_log').get() as { n: number }).n - auditBefore;
       integrity = db.pragma('integrity_check', { simple: true });
     } finally {
       db.close();
     }
-    const fiveXx = Object.entries(statuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0);
+    const fiveXx = Object.entries(statuses)
+      .filter(([s]) => Number(s) >= 500)
+      .reduce((n, [, c]) => n + c, 0);
     const ackedUpdates = { status: updates.status.length, planning: updates.planning.length, links: updates.links.length };
-    const ackedTotal = acked.comments.length + acked.answers.length + acked.attachments.length + ackedUpdates.status + ackedUpdates.planning + ackedUpdates.links;
-    const foundTotal = found.comments + found.answers + found.attachments + updatesFound.status + updatesFound.planning + updatesFound.links;
+    const ackedTotal =
+      acked.comments.length +
+      acked.answers.length +
+      acked.attachments.length +
+      ackedUpdates.status +
+      ackedUpdates.planning +
+      ackedUpdates.links;
+    const foundTotal =
+      found.comments + found.answers + found.attachments + updatesFound.status + updatesFound.planning + updatesFound.links;
     const report = {
       seconds: Math.round(seconds),
       connections: CONNECTIONS,
       requests_sent: sent,
       requests_answered: answered,
       requests_per_s: Math.round(answered / seconds),
-      latency_ms_worst_batch: { p50: Math.max(...latencies.filter((_, i) => i % 3 === 0)), p99: Math.max(...latencies.filter((_, i) => i % 3 === 1)), max: Math.max(...latencies.filter((_, i) => i % 3 === 2)) },
+      latency_ms_worst_batch: {
+        p50: Math.max(...latencies.filter((_, i) => i % 3 === 0)),
+        p99: Math.max(...latencies.filter((_, i) => i % 3 === 1)),
+        max: Math.max(...latencies.filter((_, i) => i % 3 === 2)),
+      },
       status_codes: statuses,
       '5xx': fiveXx,
       connection_errors: connectionErrors,
       timeouts,
-      writes_acknowledged: { comments: acked.comments.length, answers: acked.answers.length, attachments: acked.attachments.length, ...ackedUpdates, total: ackedTotal },
+      writes_acknowledged: {
+        comments: acked.comments.length,
+        answers: acked.answers.length,
+        attachments: acked.attachments.length,
+        ...ackedUpdates,
+        total: ackedTotal,
+      },
       writes_found: { ...found, ...updatesFound, total: foundTotal },
       final_state: finalState.length ? finalState : 'ok',
       audit_records: audited,
@@ -248,7 +292,10 @@ async function main() {
       answered !== sent && `${sent - answered} requests sent were not answered`,
       foundTotal !== ackedTotal && `${ackedTotal - foundTotal} acknowledged writes are missing`,
       updates.status.length === 0 || updates.planning.length === 0 || updates.links.length === 0
-        ? `no acknowledged ${Object.entries(ackedUpdates).filter(([, n]) => n === 0).map(([k]) => k).join(', ')} write was recognised`
+        ? `no acknowledged ${Object.entries(ackedUpdates)
+            .filter(([, n]) => n === 0)
+            .map(([k]) => k)
+            .join(', ')} write was recognised`
         : false,
       finalState.length > 0 && `final state: ${finalState.join('; ')}`,
       audited !== sent && `${audited} audit records for ${sent} requests sent`,
@@ -270,13 +317,20 @@ async function main() {
 function checkUpdates(db: SQLite.Database, updates: Updates) {
   const problems: string[] = [];
   // One pass over the audit log (it has no index by request_id: a lookup per write would scan it each time).
-  const rows = db.prepare('select request_id, entity_type, entity_id from audit_log where status = 200').all() as { request_id: string; entity_type: string | null; entity_id: number | null }[];
+  const rows = db.prepare('select request_id, entity_type, entity_id from audit_log where status = 200').all() as {
+    request_id: string;
+    entity_type: string | null;
+    entity_id: number | null;
+  }[];
   const byRequestId = new Map(rows.map((row) => [row.request_id, row]));
   const audited = (requestId: string) => byRequestId.get(requestId);
   const changeEntry = db.prepare("select 1 from item_history where item_id = ? and kind = 'status_changed' and to_status = ? and at = ?");
-  const reachedBy = db.prepare("select 1 from item_history where item_id = ? and kind in ('created', 'status_changed') and to_status = ? and at <= ?");
+  const reachedBy = db.prepare(
+    "select 1 from item_history where item_id = ? and kind in ('created', 'status_changed') and to_status = ? and at <= ?",
+  );
   const found = {
-    status: updates.status.filter((u) => audited(u.requestId) && (u.changed ? changeEntry : reachedBy).get(u.id, u.status, u.updatedAt)).length,
+    status: updates.status.filter((u) => audited(u.requestId) && (u.changed ? changeEntry : reachedBy).get(u.id, u.status, u.updatedAt))
+      .length,
     planning: updates.planning.filter((u) => audited(u.requestId)).length,
     links: updates.links.filter((u) => audited(u.requestId)).length,
   };
@@ -287,8 +341,11 @@ function checkUpdates(db: SQLite.Database, updates: Updates) {
   for (const id of new Set(updates.status.map((u) => u.id))) {
     const mine = updates.status.filter((u) => u.id === id);
     const changes = mine.filter((u) => u.changed);
-    const entries = (db.prepare("select count(*) as n from item_history where item_id = ? and kind = 'status_changed'").get(id) as { n: number }).n;
-    if (entries !== changes.length) problems.push(`item ${id}: ${entries} status history entries for ${changes.length} acknowledged changes`);
+    const entries = (
+      db.prepare("select count(*) as n from item_history where item_id = ? and kind = 'status_changed'").get(id) as { n: number }
+    ).n;
+    if (entries !== changes.length)
+      problems.push(`item ${id}: ${entries} status history entries for ${changes.length} acknowledged changes`);
     const final = db.prepare('select status from items where id = ?').get(id) as { status: string };
     const last = latest(changes.length ? changes : mine);
     if (final.status !== last.status) problems.push(`item ${id}: status ${final.status}, last acknowledged ${last.status}`);
@@ -297,12 +354,17 @@ function checkUpdates(db: SQLite.Database, updates: Updates) {
   for (const id of new Set(updates.planning.map((u) => u.id))) {
     const last = latest(updates.planning.filter((u) => u.id === id));
     const final = db.prepare('select deadline, priority, requires_answer, updated_at from items where id = ?').get(id) as {
-      deadline: string | null; priority: string; requires_answer: number; updated_at: string;
+      deadline: string | null;
+      priority: string;
+      requires_answer: number;
+      updated_at: string;
     };
     const want = { deadline: last.deadline, priority: last.priority, requires_answer: last.requiresAnswer ? 1 : 0 };
     const have = { deadline: final.deadline, priority: final.priority, requires_answer: final.requires_answer };
     if (JSON.stringify(have) !== JSON.stringify(want) || final.updated_at < last.updatedAt) {
-      problems.push(`item ${id}: planning ${JSON.stringify(have)} at ${final.updated_at}, last acknowledged ${JSON.stringify(want)} at ${last.updatedAt}`);
+      problems.push(
+        `item ${id}: planning ${JSON.stringify(have)} at ${final.updated_at}, last acknowledged ${JSON.stringify(want)} at ${last.updatedAt}`,
+      );
     }
   }
   // Links: each replace makes new rows, so the last one committed has the highest ids; its item (from its
@@ -316,9 +378,13 @@ function checkUpdates(db: SQLite.Database, updates: Updates) {
   }
   if (updates.links.some((u) => u.links.length > 0) && lastLinks.size === 0) problems.push('no links write could be traced to its item');
   for (const [id, last] of lastLinks) {
-    const rows = db.prepare('select id, kind, title, url from document_links where item_id = ? and answer_id is null order by position, id').all(id);
+    const rows = db
+      .prepare('select id, kind, title, url from document_links where item_id = ? and answer_id is null order by position, id')
+      .all(id);
     if (JSON.stringify(rows) !== JSON.stringify(last.links)) {
-      problems.push(`item ${id}: links ${JSON.stringify(rows).slice(0, 200)}, last acknowledged ${JSON.stringify(last.links).slice(0, 200)}`);
+      problems.push(
+        `item ${id}: links ${JSON.stringify(rows).slice(0, 200)}, last acknowledged ${JSON.stringify(last.links).slice(0, 200)}`,
+      );
     }
   }
   return { found, problems };

@@ -30,7 +30,12 @@ execFile(npm, ['audit', '--omit=dev', '--json'], { maxBuffer: 64 * 1024 * 1024 }
   process.stderr.write(`audit:deps: ${summary}\n`);
   for (const v of serious) {
     const titles = (v.via ?? []).filter((via) => typeof via === 'object').map((via) => `${via.title} (${via.url})`);
-    const fix = v.fixAvailable === true ? 'npm audit fix' : v.fixAvailable ? `upgrade ${v.fixAvailable.name} to ${v.fixAvailable.version}` : 'no fix available';
+    const fix =
+      v.fixAvailable === true
+        ? 'npm audit fix'
+        : v.fixAvailable
+          ? `upgrade ${v.fixAvailable.name} to ${v.fixAvailable.version}`
+          : 'no fix available';
     process.stderr.write(`  ${v.severity} ${v.name} ${v.range}: ${titles.join('; ') || `via ${(v.via ?? []).join(', ')}`} — ${fix}\n`);
   }
   process.exitCode = 1;

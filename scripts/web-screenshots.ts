@@ -58,7 +58,9 @@ async function loadImages(page: Page) {
   await page.evaluate(async () => {
     const images = [...document.querySelectorAll('img')];
     for (const img of images) img.loading = 'eager';
-    await Promise.all(images.map((img) => (img.complete ? null : new Promise((done) => img.addEventListener('load', done, { once: true })))));
+    await Promise.all(
+      images.map((img) => (img.complete ? null : new Promise((done) => img.addEventListener('load', done, { once: true })))),
+    );
   });
 }
 
@@ -76,7 +78,8 @@ async function shoot(page: Page, name: string, maxHeight: number) {
 }
 
 async function main() {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
   mkdirSync(OUT, { recursive: true });
   const photos = mkdtempSync(join(tmpdir(), 'punchlist-screenshots-'));
   const server = await startTestServer();

@@ -24,7 +24,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   const logDefaults = { level: ctx.config.logLevel, redact: LOG_REDACT_PATHS, serializers: { req: requestForLog } };
   const app = Fastify({
     // A caller's logger options (tests: level, stream) keep the redaction underneath.
-    logger: options.logger === undefined ? logDefaults : options.logger && typeof options.logger === 'object' ? { ...logDefaults, ...options.logger } : options.logger,
+    logger:
+      options.logger === undefined
+        ? logDefaults
+        : options.logger && typeof options.logger === 'object'
+          ? { ...logDefaults, ...options.logger }
+          : options.logger,
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLogger,
     trustProxy: ctx.config.trustProxy,

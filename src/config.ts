@@ -133,7 +133,13 @@ export function loadConfig(env: Env = process.env): Config {
     timeouts: serverTimeouts(env),
     corsOrigins: origins(env, 'CORS_ORIGINS', ['*'], true),
     mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS === undefined ? null : origins(env, 'MCP_ALLOWED_ORIGINS', [], false),
-    orphanSweepGraceSeconds: integer(env, 'ORPHAN_SWEEP_GRACE_SECONDS', (env.STORAGE_URL ?? '').startsWith('s3://') ? 600 : 0, 0, 31_536_000),
+    orphanSweepGraceSeconds: integer(
+      env,
+      'ORPHAN_SWEEP_GRACE_SECONDS',
+      (env.STORAGE_URL ?? '').startsWith('s3://') ? 600 : 0,
+      0,
+      31_536_000,
+    ),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 180, 0, 36_500),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
     metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
@@ -145,10 +151,15 @@ export function loadConfig(env: Env = process.env): Config {
 function origins(env: Env, name: string, fallback: string[], allowAny: boolean): string[] {
   const raw = env[name];
   if (raw === undefined) return fallback;
-  const list = raw.split(',').map((value) => value.trim().replace(/\/+$/, '')).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((value) => value.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
   for (const value of list) {
     if (value === '*' ? !allowAny || list.length > 1 : !/^https?:\/\/[^/?#\s]+$/.test(value)) {
-      throw new ConfigError(`${name} must be ${allowAny ? '"*" or ' : ''}a comma list of origins such as https://panel.example.com, got "${raw}"`);
+      throw new ConfigError(
+        `${name} must be ${allowAny ? '"*" or ' : ''}a comma list of origins such as https://panel.example.com, got "${raw}"`,
+      );
     }
   }
   return list;

@@ -136,7 +136,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const webhooksRepo = createWebhooksRepository(db.kysely);
   // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
   // before the database closes.
-  const webhookWorker = o.webhookWorker ?? createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
+  const webhookWorker =
+    o.webhookWorker ?? createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
   const answersRepo = createAnswersRepository(db.kysely);
   const ctx: AppContext = {
@@ -154,7 +155,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     projectSearch,
     searchIndexer,
     worklists:
-      o.worklists ?? createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
+      o.worklists ??
+      createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
     itemWrites: o.itemWrites ?? createItemWritesService(db.kysely, items, itemWriter, clock),
     comments: o.comments ?? createCommentsService(db.kysely, items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
@@ -167,7 +169,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     },
     attachments:
       o.attachments ??
-      createAttachmentsService({ repo: createAttachmentsRepository(db.kysely), answers: answersRepo, blobs, images, items, writer: itemWriter, clock, urls: config }),
+      createAttachmentsService({
+        repo: createAttachmentsRepository(db.kysely),
+        answers: answersRepo,
+        blobs,
+        images,
+        items,
+        writer: itemWriter,
+        clock,
+        urls: config,
+      }),
     sessions,
     retention,
     metrics:
@@ -176,10 +187,22 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         : config.metricsEnabled
           ? createMetrics({ auditQueueDepth: () => audit.pending, webhookDeliveriesPending: () => webhookWorker.pending })
           : null,
-    webhooks: o.webhooks ?? createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
+    webhooks:
+      o.webhooks ??
+      createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
     webhookWorker,
     review:
-      o.review ?? createReviewService({ repo: createReviewRepository(db.kysely), answers: answersRepo, clock, items, projects, audit, writer: itemWriter, events }),
+      o.review ??
+      createReviewService({
+        repo: createReviewRepository(db.kysely),
+        answers: answersRepo,
+        clock,
+        items,
+        projects,
+        audit,
+        writer: itemWriter,
+        events,
+      }),
     structure: o.structure ?? createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),

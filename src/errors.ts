@@ -37,8 +37,7 @@ export const tokenRevoked = (owner: TokenRefused['owner']) => new TokenRefused('
 export const tokenExpired = (owner: TokenRefused['owner']) => new TokenRefused('token_expired', 'The API token has expired', owner);
 export const scopeMissing = (scope: string) =>
   new ApiError(403, 'scope_missing', `The API token lacks the scope "${scope}" required by this endpoint`);
-export const forbidden = (message = 'You are not allowed to perform this operation') =>
-  new ApiError(403, 'forbidden', message);
+export const forbidden = (message = 'You are not allowed to perform this operation') => new ApiError(403, 'forbidden', message);
 export const notFound = (what = 'The requested entity') => new ApiError(404, 'not_found', `${what} was not found`);
 export const rateLimited = (quota: { limit: number; windowSeconds: number; resetSeconds: number }) =>
   new ApiError(
@@ -57,7 +56,12 @@ export function validationError(field: string, message: string): ApiError {
 /** A body field, form field or query parameter the operation does not define (DESIGN.md §6): never ignored. */
 export function unknownFields(fields: string[]): ApiError {
   const message = 'is not a field of this operation (check its spelling)';
-  return new ApiError(422, 'validation_error', `Unknown ${fields.length === 1 ? 'field' : 'fields'} ${fields.join(', ')}: ${message}`, fields.map((field) => ({ field, message })));
+  return new ApiError(
+    422,
+    'validation_error',
+    `Unknown ${fields.length === 1 ? 'field' : 'fields'} ${fields.join(', ')}: ${message}`,
+    fields.map((field) => ({ field, message })),
+  );
 }
 
 /** The generic message the spec asks for when image content is refused. */

@@ -42,7 +42,8 @@ function envelope(code: string, message: string) {
 }
 
 function socketErrorResponse(code: string | undefined, rawPacket?: unknown): string {
-  const [status, reason, errorCode, message] = (code && SOCKET_ERRORS[code]) || (requestLineHasNonAscii(rawPacket) ? NON_ASCII_TARGET : MALFORMED);
+  const [status, reason, errorCode, message] =
+    (code && SOCKET_ERRORS[code]) || (requestLineHasNonAscii(rawPacket) ? NON_ASCII_TARGET : MALFORMED);
   const { requestId, body } = envelope(errorCode, message);
   return (
     `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n` +
@@ -87,5 +88,11 @@ export const LOG_REDACT_PATHS = [
 
 /** Fastify's request serializer for the log, with secrets a client put in the URL removed. */
 export function requestForLog(request: FastifyRequest) {
-  return { method: request.method, url: redactSecrets(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
+  return {
+    method: request.method,
+    url: redactSecrets(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
 }

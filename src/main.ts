@@ -13,7 +13,9 @@ export async function serve(options: { demo: boolean }) {
   const app = await buildApp(ctx);
   if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.
-    app.log.warn('SESSION_SECRET is not set: using the secret generated under DATA_DIR; with several nodes, set the same SESSION_SECRET on every node');
+    app.log.warn(
+      'SESSION_SECRET is not set: using the secret generated under DATA_DIR; with several nodes, set the same SESSION_SECRET on every node',
+    );
   }
   const demo = options.demo ? await (await import('./demo/demo.js')).loadDemoWorkspaceIfEmpty(ctx) : null;
   let closing = false;

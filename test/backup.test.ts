@@ -69,7 +69,11 @@ describe('backup and restore', () => {
     const writer = async (n: number) => {
       for (let i = 0; !stop; i++) {
         if (i % 4 === 3) {
-          const res = await server.call(`${V1}/items/attachments.php`, { method: 'POST', token, body: uploadForm({ item_id: '1001' }, [{ name: 'p.png', bytes: image }]) });
+          const res = await server.call(`${V1}/items/attachments.php`, {
+            method: 'POST',
+            token,
+            body: uploadForm({ item_id: '1001' }, [{ name: 'p.png', bytes: image }]),
+          });
           if (res.status === 201) uploads.push({ ids: res.body.data.attachments.map((a: { id: number }) => a.id), at: Date.now() });
           else failures++;
         } else {
@@ -129,7 +133,9 @@ describe('backup and restore', () => {
     }
 
     // Into a location that holds data: refused, nothing written.
-    expect(refused(await punchlist(['restore', backupDir], target))).toContain('already exists: restore writes only into an empty data location');
+    expect(refused(await punchlist(['restore', backupDir], target))).toContain(
+      'already exists: restore writes only into an empty data location',
+    );
     const storageOnly = { db: fresh('other').db, storage: target.storage };
     expect(refused(await punchlist(['restore', backupDir], storageOnly))).toContain('is not empty');
     await expect(stat(join(dir, 'other', 'punchlist.db'))).rejects.toThrow();
@@ -137,13 +143,18 @@ describe('backup and restore', () => {
   });
 
   it('refuses PostgreSQL, S3, interrupted and damaged backups with a one-line reason', async () => {
-    const postgres = refused(await punchlist(['backup', join(dir, 'pg')], { db: 'postgres://postgres@127.0.0.1:5432/x', storage: live().storage }));
+    const postgres = refused(
+      await punchlist(['backup', join(dir, 'pg')], { db: 'postgres://postgres@127.0.0.1:5432/x', storage: live().storage }),
+    );
     expect(postgres).toContain('pg_dump');
     const s3 = refused(await punchlist(['restore', join(dir, 'backup')], { db: fresh('s3').db, storage: 's3://bucket?region=x' }));
     expect(s3).toContain('versioning');
     expect(refused(await punchlist(['restore', dir], fresh('none')))).toContain('not a complete backup');
     expect(refused(await punchlist(['backup'], live()))).toContain('missing DIR');
-    const [backupHelp, restoreHelp] = await Promise.all([punchlist(['backup', '--help'], live()), punchlist(['restore', '--help'], live())]);
+    const [backupHelp, restoreHelp] = await Promise.all([
+      punchlist(['backup', '--help'], live()),
+      punchlist(['restore', '--help'], live()),
+    ]);
     expect(backupHelp.stdout).toContain('pg_dump');
     expect(restoreHelp.stdout).toContain('must be empty');
 

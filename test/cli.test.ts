@@ -48,7 +48,14 @@ let ctx: AppContext;
 async function counts() {
   const db = ctx.db.kysely;
   const count = async (table: 'users' | 'projects' | 'items' | 'comments' | 'answers' | 'document_links' | 'api_tokens') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return {
     users: await count('users'),
     projects: await count('projects'),
@@ -72,12 +79,20 @@ afterAll(async () => {
 
 describe('bin/punchlist', () => {
   it('prints help for the CLI and for each command; unknown commands and options fail with one line', async () => {
-    const [help, createHelp, groupHelp] = await Promise.all([
-      ok(['--help']),
-      ok(['tokens', 'create', '--help']),
-      ok(['tokens', '--help']),
-    ]);
-    for (const command of ['serve', 'migrate', 'import FILE.json', 'users create', 'tokens create', 'tokens list', 'tokens revoke ID', 'audit', 'export [FILE]', 'backup DIR', 'restore DIR']) {
+    const [help, createHelp, groupHelp] = await Promise.all([ok(['--help']), ok(['tokens', 'create', '--help']), ok(['tokens', '--help'])]);
+    for (const command of [
+      'serve',
+      'migrate',
+      'import FILE.json',
+      'users create',
+      'tokens create',
+      'tokens list',
+      'tokens revoke ID',
+      'audit',
+      'export [FILE]',
+      'backup DIR',
+      'restore DIR',
+    ]) {
       expect(help).toContain(command);
     }
     expect(createHelp).toContain('--expires-at');
@@ -258,7 +273,11 @@ describe('bin/punchlist', () => {
       links: before.links + 1,
       tokens: before.tokens + 2,
     });
-    const item = await ctx.db.kysely.selectFrom('items').select(['id', 'text', 'project_id', 'checklist_id']).where('id', '=', 501).executeTakeFirst();
+    const item = await ctx.db.kysely
+      .selectFrom('items')
+      .select(['id', 'text', 'project_id', 'checklist_id'])
+      .where('id', '=', 501)
+      .executeTakeFirst();
     expect(item).toEqual({ id: 501, text: 'Проверка документов', project_id: 201, checklist_id: 401 });
     expect((await ctx.tokens.authenticate(fixtureRaw, '127.0.0.1')).token.id).toBe(801);
     const states = await json<any[]>(['tokens', 'list', '--user', 'mia@fixture.test', '--json']);
@@ -270,7 +289,10 @@ describe('bin/punchlist', () => {
 
     // A token whose raw value is not of the token format.
     const malformed = fixture();
-    const badRaw = { users: [{ id: 103, email: 'new@fixture.test', name: 'New' }], tokens: [{ ...malformed.tokens[0]!, id: 803, user_id: 103, raw: 'plk_notatoken' }] };
+    const badRaw = {
+      users: [{ id: 103, email: 'new@fixture.test', name: 'New' }],
+      tokens: [{ ...malformed.tokens[0]!, id: 803, user_id: 103, raw: 'plk_notatoken' }],
+    };
     await writeFile(join(dir, 'bad-raw.json'), JSON.stringify(badRaw));
     expect(await fails(['import', join(dir, 'bad-raw.json')])).toContain('token format');
     // A member that refers to a user who does not exist.
@@ -310,14 +332,40 @@ describe('bin/punchlist', () => {
     expect(records).toHaveLength(3);
     for (const r of records) {
       expect(Object.keys(r)).toEqual([
-        'request_id', 'at', 'token_id', 'user_id', 'method', 'path', 'query', 'status', 'error_code', 'ip', 'user_agent',
-        'duration_ms', 'entity_type', 'entity_id',
+        'request_id',
+        'at',
+        'token_id',
+        'user_id',
+        'method',
+        'path',
+        'query',
+        'status',
+        'error_code',
+        'ip',
+        'user_agent',
+        'duration_ms',
+        'entity_type',
+        'entity_id',
       ]);
     }
     const [newest, revoked, oldest] = records;
-    expect(newest).toMatchObject({ token_id: 801, user_id: 101, method: 'GET', path: '/api/external/v1/auth/me.php', query: '', status: 200 });
+    expect(newest).toMatchObject({
+      token_id: 801,
+      user_id: 101,
+      method: 'GET',
+      path: '/api/external/v1/auth/me.php',
+      query: '',
+      status: 200,
+    });
     expect(revoked).toMatchObject({ status: 401, error_code: 'token_revoked' });
-    expect(oldest).toMatchObject({ token_id: 801, query: 'probe=1', status: 422, error_code: 'validation_error', user_agent: 'cli-test/1', ip: '127.0.0.1' });
+    expect(oldest).toMatchObject({
+      token_id: 801,
+      query: 'probe=1',
+      status: 422,
+      error_code: 'validation_error',
+      user_agent: 'cli-test/1',
+      ip: '127.0.0.1',
+    });
     expect(newest.at >= oldest.at).toBe(true);
     expect(JSON.stringify(records)).not.toContain('plk_');
 
@@ -342,8 +390,18 @@ describe('bin/punchlist', () => {
       fails(['audit', '--json', '--ndjson']),
     ]);
     expect(stream.endsWith('\n')).toBe(true);
-    expect(stream.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(records);
-    expect(filtered.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([newest]);
+    expect(
+      stream
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(records);
+    expect(
+      filtered
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([newest]);
     expect(both).toContain('exclude');
   });
 
@@ -361,7 +419,10 @@ describe('bin/punchlist', () => {
     const fixture = JSON.parse(toStdout.stdout);
     expect(Object.keys(fixture)).toEqual(['users', 'projects', 'tokens', 'audit_log', 'events']);
     expect(fixture.users.map((u: { email: string }) => u.email)).toContain('mia@fixture.test');
-    expect(fixture.tokens.find((t: { id: number }) => t.id === 801)).toMatchObject({ name: 'imported', token_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(fixture.tokens.find((t: { id: number }) => t.id === 801)).toMatchObject({
+      name: 'imported',
+      token_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(fixture.audit_log).toHaveLength(3);
     expect(toStdout.stdout).not.toContain(fixtureRaw);
 

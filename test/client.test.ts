@@ -27,10 +27,17 @@ function scriptedFetch(script: ((url: string, init: RequestInit) => Promise<Resp
 }
 
 const envelopeError = (status: number, code: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ ok: false, error: { code, message: code }, meta: { request_id: 'scripted', api_version: 'v1', timestamp: new Date().toISOString() } }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  new Response(
+    JSON.stringify({
+      ok: false,
+      error: { code, message: code },
+      meta: { request_id: 'scripted', api_version: 'v1', timestamp: new Date().toISOString() },
+    }),
+    {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    },
+  );
 
 async function rejection(promise: Promise<unknown>): Promise<PunchlistApiError> {
   try {
@@ -77,7 +84,10 @@ describe('typed client: one method per endpoint', () => {
 
     const { comment } = await client.addComment(1001, '  From the client  ');
     expect(comment).toMatchObject({ text: 'From the client', author: { id: USERS.manager } });
-    const { answer } = await client.addAnswer(1001, { text: 'Answered', document_links: [{ title: 'Act', url: 'https://example.test/act' }] });
+    const { answer } = await client.addAnswer(1001, {
+      text: 'Answered',
+      document_links: [{ title: 'Act', url: 'https://example.test/act' }],
+    });
     expect(answer).toMatchObject({ status: 'pending', document_links: [{ kind: 'document', title: 'Act' }] });
 
     const links = await client.replaceItemLinks(1001, [{ kind: 'folder', title: 'Photos', url: 'https://example.test/photos' }]);
@@ -95,7 +105,9 @@ describe('typed client: one method per endpoint', () => {
       ['a.png', 'image/webp', 24, 16],
       ['b.gif', 'image/webp', 16, 16],
     ]);
-    const answer = await client.attachAnswerImages(7000, [{ name: 'c.jpg', bytes: new Blob([new Uint8Array(await solid(20, 20, 'jpeg'))]) }]);
+    const answer = await client.attachAnswerImages(7000, [
+      { name: 'c.jpg', bytes: new Blob([new Uint8Array(await solid(20, 20, 'jpeg'))]) },
+    ]);
     expect(answer).toMatchObject({ status_reset: true, answer_status: 'pending' });
     expect(answer.attachments[0]?.url).toMatch(/\/api\/answers\/file\.php\?id=\d+$/);
   });
@@ -191,7 +203,11 @@ describe('retries and Idempotency-Key', () => {
   });
 
   it('retries 502, 503 and 504 with backoff, and multipart bodies are sent again whole', async () => {
-    const scripted = scriptedFetch([() => envelopeError(503, 'service_unavailable'), () => envelopeError(502, 'bad_gateway'), () => envelopeError(504, 'timeout')]);
+    const scripted = scriptedFetch([
+      () => envelopeError(503, 'service_unavailable'),
+      () => envelopeError(502, 'bad_gateway'),
+      () => envelopeError(504, 'timeout'),
+    ]);
     const c = createPunchlistClient({ baseUrl: server.url, token: server.tokens.manager, fetch: scripted.fetch, retries: 3 });
     const { attachments } = await c.attachItemImages(1011, [{ name: 'x.webp', bytes: await solid(16, 20, 'webp') }]);
     expect(attachments).toHaveLength(1);
@@ -215,7 +231,12 @@ describe('retries and Idempotency-Key', () => {
     expect(scripted.sent).toHaveLength(2);
 
     const tooLong = scriptedFetch([() => envelopeError(429, 'rate_limited', { 'retry-after': '30' })]);
-    const impatient = createPunchlistClient({ baseUrl: server.url, token: server.tokens.manager, fetch: tooLong.fetch, maxRetryDelayMs: 5_000 });
+    const impatient = createPunchlistClient({
+      baseUrl: server.url,
+      token: server.tokens.manager,
+      fetch: tooLong.fetch,
+      maxRetryDelayMs: 5_000,
+    });
     const error = await rejection(impatient.me());
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 30 });
     expect(tooLong.sent).toHaveLength(1);

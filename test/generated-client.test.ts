@@ -91,7 +91,9 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
       });
       writeFileSync(join(dir, `${name}.mjs`), output.outputText);
     }
-    const { run } = (await import(pathToFileURL(join(dir, 'program.mjs')).href)) as { run: (url: string, token: string) => Promise<string[]> };
+    const { run } = (await import(pathToFileURL(join(dir, 'program.mjs')).href)) as {
+      run: (url: string, token: string) => Promise<string[]>;
+    };
     const [userId, status, changed, priority, found, code] = await run(server.url, server.tokens.manager);
     expect(userId).toBe(String(USERS.manager));
     expect(['pending', 'done']).toContain(status);

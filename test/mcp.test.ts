@@ -90,7 +90,13 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(full.getInstructions()).toMatch(/whoami first/);
 
     const readOnly = await connect((await tokenWith(READ_ONLY_SCOPES)).token);
-    expect((await readOnly.listTools()).tools.map((t) => t.name)).toEqual(['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item']);
+    expect((await readOnly.listTools()).tools.map((t) => t.name)).toEqual([
+      'whoami',
+      'list_projects',
+      'get_project_tree',
+      'search_project',
+      'get_item',
+    ]);
 
     const commentsOnly = await connect((await tokenWith(['comments:write'])).token);
     expect((await commentsOnly.listTools()).tools.map((t) => t.name)).toEqual(['add_comment']);
@@ -137,7 +143,10 @@ describe('MCP over streamable HTTP at /mcp', () => {
   it('read-only mode (X-MCP-Readonly: true or ?read_only=1) lists and accepts only the read tools', async () => {
     for (const options of [{ headers: { 'x-mcp-readonly': 'true' } }, { path: '/mcp?read_only=1' }]) {
       const mcp = await connect(server.tokens.manager, options);
-      expect((await mcp.listTools()).tools.map((t) => t.name), JSON.stringify(options)).toEqual(READ_TOOLS);
+      expect(
+        (await mcp.listTools()).tools.map((t) => t.name),
+        JSON.stringify(options),
+      ).toEqual(READ_TOOLS);
       const before = await server.ctx.audit.list({ limit: 1 });
       await expect(call(mcp, 'set_item_status', { item_id: 1000, status: 'done' })).rejects.toThrow(/Unknown tool "set_item_status"/);
       await server.ctx.audit.flush();
@@ -148,7 +157,11 @@ describe('MCP over streamable HTTP at /mcp', () => {
 
   it('refuses a present Origin that is not allowed with 403 (DNS rebinding); its own origin and no Origin pass', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.tokens.manager}` };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${server.tokens.manager}`,
+    };
     const evil = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body });
     expect(evil.status).toBe(403);
     expect(JSON.stringify(await evil.json())).toContain('not allowed');
@@ -181,26 +194,39 @@ describe('MCP over streamable HTTP at /mcp', () => {
 
   it('calls each write tool', async () => {
     const mcp = await connect(server.tokens.manager);
-    expect(dataOf(await call(mcp, 'set_item_status', { item_id: 1001, status: 'done' }))).toMatchObject({ item: { status: 'done' }, changed: true });
+    expect(dataOf(await call(mcp, 'set_item_status', { item_id: 1001, status: 'done' }))).toMatchObject({
+      item: { status: 'done' },
+      changed: true,
+    });
     expect(dataOf(await call(mcp, 'set_item_planning', { item_id: 1001, priority: 'low', deadline: null })).item).toMatchObject({
       priority: 'low',
       deadline: null,
     });
     expect(dataOf(await call(mcp, 'add_comment', { item_id: 1000, text: 'Via MCP' })).comment.text).toBe('Via MCP');
     const answer = dataOf(
-      await call(mcp, 'add_answer', { item_id: 1000, text: 'Answer via MCP', document_links: [{ title: 'Act', url: 'https://example.test/act' }] }),
+      await call(mcp, 'add_answer', {
+        item_id: 1000,
+        text: 'Answer via MCP',
+        document_links: [{ title: 'Act', url: 'https://example.test/act' }],
+      }),
     ).answer;
     expect(answer).toMatchObject({ status: 'pending', document_links: [{ title: 'Act' }] });
     expect(
-      dataOf(await call(mcp, 'replace_item_links', { item_id: 1000, document_links: [{ kind: 'link', title: 'Site', url: 'https://example.test' }] }))
-        .document_links,
+      dataOf(
+        await call(mcp, 'replace_item_links', {
+          item_id: 1000,
+          document_links: [{ kind: 'link', title: 'Site', url: 'https://example.test' }],
+        }),
+      ).document_links,
     ).toMatchObject([{ kind: 'link', title: 'Site' }]);
 
     const png = (await solid(32, 32, 'png')).toString('base64');
     const images = dataOf(await call(mcp, 'attach_item_images', { item_id: 1000, images: [{ filename: 'tag.png', content_base64: png }] }));
     expect(images.attachments).toMatchObject([{ original_name: 'tag.png', mime_type: 'image/webp', width: 32, height: 32 }]);
     const dataUrl = `data:image/png;base64,${png}`;
-    const answerImages = dataOf(await call(mcp, 'attach_answer_images', { answer_id: 7000, images: [{ filename: 'act.png', content_base64: dataUrl }] }));
+    const answerImages = dataOf(
+      await call(mcp, 'attach_answer_images', { answer_id: 7000, images: [{ filename: 'act.png', content_base64: dataUrl }] }),
+    );
     expect(answerImages).toMatchObject({ status_reset: true, answer_status: 'pending' });
   });
 
@@ -235,7 +261,10 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(invalid.text).toMatch(/422 validation_error: status: must be one of/);
 
     const observer = await connect(server.tokens.observer);
-    expect(errorOf(await call(observer, 'set_item_status', { item_id: 1000, status: 'done' }))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(errorOf(await call(observer, 'set_item_status', { item_id: 1000, status: 'done' }))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
 
     const [record] = await server.ctx.audit.list({ limit: 1 });
     expect(record).toMatchObject({ path: `${V1}/items/status.php`, status: 403, error_code: 'forbidden', token_id: USERS.observer });
@@ -257,7 +286,9 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const missing = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body });
     expect(missing.status).toBe(401);
-    expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource", realm="punchlist"`);
+    expect(missing.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource", realm="punchlist"`,
+    );
     expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
     const missingBody = await missing.json();
     expect(missingBody).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
@@ -271,13 +302,17 @@ describe('MCP over streamable HTTP at /mcp', () => {
     ] as const) {
       const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: value }, body });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+", realm="punchlist", error="invalid_token", error_description="[^"]+"$/);
+      expect(res.headers.get('www-authenticate')).toMatch(
+        /^Bearer resource_metadata="[^"]+", realm="punchlist", error="invalid_token", error_description="[^"]+"$/,
+      );
       expect(await res.json()).toMatchObject({ ok: false, error: { code } });
     }
 
     // A client without OAuth support and a bad token sees the API's error.
     const client = new Client({ name: 'anonymous', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer plk_wrong' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: 'Bearer plk_wrong' } },
+    });
     await expect(client.connect(transport)).rejects.toThrow(/401|token_invalid|not valid/);
   });
 
@@ -344,7 +379,9 @@ describe('MCP over stdio: bin/punchlist mcp', () => {
   it('refuses to start without auth:me (it could not know which tools to list): one line naming the scope, exit 1', async () => {
     const { id, token } = await tokenWith(['items:read', 'comments:write']);
     const run = promisify(execFile);
-    const error = await run(process.execPath, [BIN, 'mcp', '--token', token, '--url', server.url], { timeout: 20_000 }).catch((e: unknown) => e);
+    const error = await run(process.execPath, [BIN, 'mcp', '--token', token, '--url', server.url], { timeout: 20_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 1, stdout: '' });
     const stderr = (error as { stderr: string }).stderr;
     expect(stderr).toMatch(/^punchlist: the token lacks the scope "auth:me", which punchlist mcp needs/);

@@ -18,7 +18,12 @@ async function requestOf(server: TestServer, id: OperationId): Promise<Response>
   const { method, path } = OPERATIONS[id];
   const sample = definitionSample(OPERATIONS[id]);
   const target = `${V1}${path}${sample.query ? `?${sample.query}` : ''}`;
-  if (sample.form) return server.request(target, { token: server.tokens.manager, method, body: uploadForm(sample.form, [{ name: 'tag.png', bytes: await solid(32, 24, 'png') }]) });
+  if (sample.form)
+    return server.request(target, {
+      token: server.tokens.manager,
+      method,
+      body: uploadForm(sample.form, [{ name: 'tag.png', bytes: await solid(32, 24, 'png') }]),
+    });
   return server.request(target, { token: server.tokens.manager, method, ...(sample.json ? { json: sample.json } : {}) });
 }
 
@@ -48,7 +53,9 @@ function errorCodesOfSources(): Map<string, SourceCode[]> {
   const subclasses = texts.flatMap(({ text }) => [...text.matchAll(SUBCLASS)].map((m) => ({ name: m[1]!, status: Number(m[2]) })));
   const byFile = new Map<string, SourceCode[]>();
   for (const { file, text } of texts) {
-    const found: SourceCode[] = CODE_PATTERNS.flatMap((pattern) => [...text.matchAll(pattern)].map((m) => ({ file, status: Number(m[1]), code: m[2]! })));
+    const found: SourceCode[] = CODE_PATTERNS.flatMap((pattern) =>
+      [...text.matchAll(pattern)].map((m) => ({ file, status: Number(m[1]), code: m[2]! })),
+    );
     for (const { name, status } of subclasses) {
       for (const m of text.matchAll(new RegExp(`new ${name}\\(\\s*'([a-z_]+)'`, 'g'))) found.push({ file, status, code: m[1]! });
     }
@@ -117,14 +124,17 @@ describe('the OpenAPI document', () => {
       const item = document.paths[path];
       expect(item.servers, path).toEqual([expect.objectContaining({ url: '/api' })]);
       expect(item.get.security).toEqual([{ bearer: ['items:read'] }]);
-      expect(item.get.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'query', required: true, schema: { type: 'integer', minimum: 1 } })]);
+      expect(item.get.parameters).toEqual([
+        expect.objectContaining({ name: 'id', in: 'query', required: true, schema: { type: 'integer', minimum: 1 } }),
+      ]);
       expect(Object.keys(item.get.responses['200'].content)).toEqual(['image/webp']);
     }
   });
 
   it('names its shapes under components.schemas, refers to them, and gives enumerations as enums', () => {
     const schemas = document.components.schemas as Json;
-    for (const name of ['Item', 'ProjectCard', 'ProjectTree', 'SearchHit', 'Identity', 'ErrorEnvelope']) expect(schemas[name], name).toBeDefined();
+    for (const name of ['Item', 'ProjectCard', 'ProjectTree', 'SearchHit', 'Identity', 'ErrorEnvelope'])
+      expect(schemas[name], name).toBeDefined();
     const text = JSON.stringify({ paths: document.paths, responses: document.components.responses });
     for (const name of ['Item', 'ProjectCard', 'ProjectTree', 'SearchHit', 'Identity', 'ErrorEnvelope']) {
       expect(text, `${name} is referred to`).toContain(`"#/components/schemas/${name}"`);
@@ -132,10 +142,20 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(schemas.ProjectTree)).toContain('#/components/schemas/ProjectCard');
     expect(schemas.Item.properties.status).toEqual({ enum: ['pending', 'in_progress', 'done', 'blocked'] });
     expect(schemas.Item.properties.priority).toEqual({ enum: ['low', 'medium', 'high'] });
-    expect(schemas.DocumentLink.properties.kind.enum).toEqual(['document', 'spreadsheet', 'presentation', 'folder', 'image', 'video', 'link']);
+    expect(schemas.DocumentLink.properties.kind.enum).toEqual([
+      'document',
+      'spreadsheet',
+      'presentation',
+      'folder',
+      'image',
+      'video',
+      'link',
+    ]);
     expect(schemas.SearchHit.properties.entity_type.enum).toContain('comment');
     expect(schemas.Answer.properties.status.enum).toEqual(['pending', 'approved', 'rejected']);
-    expect(schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['validation_error', 'scope_missing', 'rate_limited']));
+    expect(schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(['validation_error', 'scope_missing', 'rate_limited']),
+    );
     // Nullable scalars as type arrays, not anyOf unions.
     expect(schemas.Item.properties.deadline).toEqual({ type: ['string', 'null'], format: 'date' });
     expect(schemas.SearchHit.properties.item_id).toEqual({ type: ['integer', 'null'] });
@@ -197,12 +217,35 @@ describe('the OpenAPI document', () => {
   it('lists every error code the API can answer, with an example under its status on the operations', () => {
     const codes = errorCodesOfSources();
     // The scan must keep finding the codes of src/errors.ts (and the other files): a regex that rots finds nothing.
-    expect(codes.get('src/errors.ts')?.map((c) => c.code).sort()).toEqual(
-      ['forbidden', 'not_found', 'rate_limited', 'scope_missing', 'token_expired', 'token_invalid', 'token_revoked', 'unauthorized', 'validation_error'],
-    );
+    expect(
+      codes
+        .get('src/errors.ts')
+        ?.map((c) => c.code)
+        .sort(),
+    ).toEqual([
+      'forbidden',
+      'not_found',
+      'rate_limited',
+      'scope_missing',
+      'token_expired',
+      'token_invalid',
+      'token_revoked',
+      'unauthorized',
+      'validation_error',
+    ]);
     const all = [...codes.values()].flat();
-    for (const code of ['bad_request', 'request_timeout', 'headers_too_large', 'expectation_failed', 'method_not_allowed', 'service_unavailable']) {
-      expect(all.map((c) => c.code), code).toContain(code);
+    for (const code of [
+      'bad_request',
+      'request_timeout',
+      'headers_too_large',
+      'expectation_failed',
+      'method_not_allowed',
+      'service_unavailable',
+    ]) {
+      expect(
+        all.map((c) => c.code),
+        code,
+      ).toContain(code);
     }
 
     // status → codes with an example in a response of that status, on at least one operation.
@@ -221,7 +264,11 @@ describe('the OpenAPI document', () => {
     }
     // Nothing is defined and left unreferenced.
     const referenced = new Set(
-      documented().flatMap((id) => Object.values(operationOf(document, id)!.responses as Json).map((r) => (r as Json).$ref).filter(Boolean)),
+      documented().flatMap((id) =>
+        Object.values(operationOf(document, id)!.responses as Json)
+          .map((r) => (r as Json).$ref)
+          .filter(Boolean),
+      ),
     );
     for (const name of Object.keys(document.components.responses as Json)) {
       expect(referenced.has(`#/components/responses/${name}`), `${name} is referenced by no operation`).toBe(true);
@@ -265,7 +312,11 @@ describe('the OpenAPI document', () => {
       const media = operation.requestBody.content['multipart/form-data'];
       expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
       expect(media.schema.required).toEqual([field, 'attachments[]']);
-      expect(media.schema.properties['attachments[]']).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' }, maxItems: 10 });
+      expect(media.schema.properties['attachments[]']).toMatchObject({
+        type: 'array',
+        items: { type: 'string', format: 'binary' },
+        maxItems: 10,
+      });
       expect(media.encoding['attachments[]'].contentType).toContain('image/png');
     }
   });

@@ -63,7 +63,13 @@ function runtimeImports(entry: string): { files: string[]; packages: string[] } 
       let specifier: ts.Expression | undefined;
       if (ts.isImportDeclaration(statement)) {
         const clause = statement.importClause;
-        const typeOnly = clause?.isTypeOnly || (clause && !clause.name && clause.namedBindings && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.every((e) => e.isTypeOnly));
+        const typeOnly =
+          clause?.isTypeOnly ||
+          (clause &&
+            !clause.name &&
+            clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly));
         if (!typeOnly) specifier = statement.moduleSpecifier;
       } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) {
         const named = statement.exportClause && ts.isNamedExports(statement.exportClause) ? statement.exportClause.elements : undefined;
@@ -98,7 +104,10 @@ describe('an operation added by its definition alone', () => {
     expect((await server.call(`${V1}/items/comment-count.php`, { method: 'POST', token: server.tokens.manager })).status).toBe(405);
     await server.ctx.audit.flush();
     const records = await server.ctx.audit.list({ limit: 10 });
-    expect(records.find((r) => r.path === `${V1}/items/comment-count.php` && r.status === 200)).toMatchObject({ entity_type: 'item', entity_id: 1000 });
+    expect(records.find((r) => r.path === `${V1}/items/comment-count.php` && r.status === 200)).toMatchObject({
+      entity_type: 'item',
+      entity_id: 1000,
+    });
   });
 
   it('is in the OpenAPI document, with its scope, prose and example', async () => {
@@ -135,11 +144,18 @@ describe('an operation added by its definition alone', () => {
 
   it('is an MCP tool for the tokens with its scope', async () => {
     const mcp = new Client({ name: 'operations-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.tokens.manager}` } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.tokens.manager}` } },
+      }),
+    );
     try {
       const { tools } = await mcp.listTools();
       expect(tools.map((t) => t.name)).toContain('count_comments');
-      expect(tools.find((t) => t.name === 'count_comments')).toMatchObject({ title: 'Count comments', annotations: { readOnlyHint: true, openWorldHint: false } });
+      expect(tools.find((t) => t.name === 'count_comments')).toMatchObject({
+        title: 'Count comments',
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      });
       const result = (await mcp.callTool({ name: 'count_comments', arguments: { item_id: 1000 } })) as CallToolResult;
       expect(result.structuredContent).toEqual({ item_id: 1000, comments: 1 });
     } finally {

@@ -76,15 +76,26 @@ describe('bin/punchlist webhooks', () => {
   });
 
   it('creates endpoints: the secret alone, or {id, secret} with --json', async () => {
-    const secret = (await ok(['webhooks', 'create', '--user', 'manager@punchlist.test', '--url', 'http://127.0.0.1:9/all'], ALLOW)).trimEnd();
+    const secret = (
+      await ok(['webhooks', 'create', '--user', 'manager@punchlist.test', '--url', 'http://127.0.0.1:9/all'], ALLOW)
+    ).trimEnd();
     expect(secret).toMatch(SECRET);
     expect(secret).not.toContain('\n');
 
     const created = JSON.parse(
       await ok(
         [
-          'webhooks', 'create', '--user', 'manager@punchlist.test', '--url', 'http://127.0.0.1:9/some',
-          '--events', 'comment.created, answer.created,comment.created', '--project', '1', '--json',
+          'webhooks',
+          'create',
+          '--user',
+          'manager@punchlist.test',
+          '--url',
+          'http://127.0.0.1:9/some',
+          '--events',
+          'comment.created, answer.created,comment.created',
+          '--project',
+          '1',
+          '--json',
         ],
         ALLOW,
       ),
@@ -93,9 +104,19 @@ describe('bin/punchlist webhooks', () => {
     expect(created.secret).toMatch(SECRET);
     expect(created.secret).not.toBe(secret);
     const row = await endpoint(created.id);
-    expect(row).toMatchObject({ user_id: USERS.manager, url: 'http://127.0.0.1:9/some', project_id: 1, state: 'active', secret: created.secret });
+    expect(row).toMatchObject({
+      user_id: USERS.manager,
+      url: 'http://127.0.0.1:9/some',
+      project_id: 1,
+      state: 'active',
+      secret: created.secret,
+    });
     expect(JSON.parse(row.event_types!)).toEqual(['comment.created', 'answer.created']);
-    const first = await ctx.db.kysely.selectFrom('webhook_endpoints').select(['id', 'secret', 'event_types', 'project_id']).where('url', '=', 'http://127.0.0.1:9/all').executeTakeFirstOrThrow();
+    const first = await ctx.db.kysely
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'secret', 'event_types', 'project_id'])
+      .where('url', '=', 'http://127.0.0.1:9/all')
+      .executeTakeFirstOrThrow();
     expect(first).toMatchObject({ secret, event_types: null, project_id: null });
   });
 
@@ -104,7 +125,12 @@ describe('bin/punchlist webhooks', () => {
     expect(mine.length).toBe(2);
     for (const w of mine) expect(Object.keys(w)).toEqual(['id', 'url', 'events', 'project_id', 'state', 'created_at']);
     expect(mine[0]).toMatchObject({ url: 'http://127.0.0.1:9/all', events: null, project_id: null, state: 'active' });
-    expect(mine[1]).toMatchObject({ url: 'http://127.0.0.1:9/some', events: ['comment.created', 'answer.created'], project_id: 1, state: 'active' });
+    expect(mine[1]).toMatchObject({
+      url: 'http://127.0.0.1:9/some',
+      events: ['comment.created', 'answer.created'],
+      project_id: 1,
+      state: 'active',
+    });
     expect(Number.isNaN(Date.parse(String(mine[0]!.created_at)))).toBe(false);
 
     const [table, none, noneJson] = await Promise.all([
@@ -136,24 +162,40 @@ describe('bin/punchlist webhooks', () => {
   });
 
   it('fails with one line: unknown user, refused URL, unknown event type or project, unknown id, usage mistakes', async () => {
-    const before = await ctx.db.kysely.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await ctx.db.kysely
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     const create = (...args: string[]) => ['webhooks', 'create', '--user', 'manager@punchlist.test', ...args];
-    const [unknownUser, loopback, scheme, unknownEvent, emptyEvents, hiddenProject, badProject, missingUrl, unknownId, badId, extra, noId, unknownOption] =
-      await Promise.all([
-        fails(['webhooks', 'create', '--user', 'nobody@punchlist.test', '--url', 'http://127.0.0.1:9/x'], 1, ALLOW),
-        fails(create('--url', 'http://127.0.0.1:9/hook'), 1),
-        fails(create('--url', 'ftp://127.0.0.1/hook'), 1, ALLOW),
-        fails(create('--url', 'http://127.0.0.1:9/x', '--events', 'comment.created,item.deleted'), 2, ALLOW),
-        fails(create('--url', 'http://127.0.0.1:9/x', '--events', ' , '), 2, ALLOW),
-        fails(create('--url', 'http://127.0.0.1:9/x', '--project', '3'), 1, ALLOW),
-        fails(create('--url', 'http://127.0.0.1:9/x', '--project', 'one'), 2, ALLOW),
-        fails(['webhooks', 'create', '--user', 'manager@punchlist.test'], 2),
-        fails(['webhooks', 'disable', '999999'], 1),
-        fails(['webhooks', 'disable', 'abc'], 2),
-        fails(['webhooks', 'disable', '1', '2'], 2),
-        fails(['webhooks', 'disable'], 2),
-        fails(['webhooks', 'list', '--user', 'manager@punchlist.test', '--secrets'], 2),
-      ]);
+    const [
+      unknownUser,
+      loopback,
+      scheme,
+      unknownEvent,
+      emptyEvents,
+      hiddenProject,
+      badProject,
+      missingUrl,
+      unknownId,
+      badId,
+      extra,
+      noId,
+      unknownOption,
+    ] = await Promise.all([
+      fails(['webhooks', 'create', '--user', 'nobody@punchlist.test', '--url', 'http://127.0.0.1:9/x'], 1, ALLOW),
+      fails(create('--url', 'http://127.0.0.1:9/hook'), 1),
+      fails(create('--url', 'ftp://127.0.0.1/hook'), 1, ALLOW),
+      fails(create('--url', 'http://127.0.0.1:9/x', '--events', 'comment.created,item.deleted'), 2, ALLOW),
+      fails(create('--url', 'http://127.0.0.1:9/x', '--events', ' , '), 2, ALLOW),
+      fails(create('--url', 'http://127.0.0.1:9/x', '--project', '3'), 1, ALLOW),
+      fails(create('--url', 'http://127.0.0.1:9/x', '--project', 'one'), 2, ALLOW),
+      fails(['webhooks', 'create', '--user', 'manager@punchlist.test'], 2),
+      fails(['webhooks', 'disable', '999999'], 1),
+      fails(['webhooks', 'disable', 'abc'], 2),
+      fails(['webhooks', 'disable', '1', '2'], 2),
+      fails(['webhooks', 'disable'], 2),
+      fails(['webhooks', 'list', '--user', 'manager@punchlist.test', '--secrets'], 2),
+    ]);
     expect(unknownUser).toContain('no user with the email "nobody@punchlist.test"');
     expect(loopback).toContain('--url http://127.0.0.1:9/hook');
     expect(loopback).toContain('resolves to 127.0.0.1, a loopback, private or link-local address');
@@ -170,7 +212,10 @@ describe('bin/punchlist webhooks', () => {
     expect(extra).toContain('unexpected argument "2"');
     expect(noId).toContain('missing webhook ID');
     expect(unknownOption).toContain('unknown option --secrets');
-    const after = await ctx.db.kysely.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await ctx.db.kysely
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });

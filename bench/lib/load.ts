@@ -195,7 +195,13 @@ export async function drive(options: {
       const headers: Record<string, string> = {};
       if (spec.token) headers.authorization = `Bearer ${spec.token}`;
       if (spec.body !== undefined) headers['content-type'] = 'application/json';
-      return { ...defaults, method: spec.method, path: spec.path, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) };
+      return {
+        ...defaults,
+        method: spec.method,
+        path: spec.path,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      };
     },
   };
   let samples = new Float64Array(1 << 16);
@@ -208,7 +214,13 @@ export async function drive(options: {
   }, 250);
   const cpuBefore = cpuSeconds(options.pid);
   const started = performance.now();
-  const instance = autocannon({ url: options.url, connections: options.connections, duration: options.durationSeconds, timeout: 30, requests: [request] });
+  const instance = autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    timeout: 30,
+    requests: [request],
+  });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     if (count === samples.length) {
       const grown = new Float64Array(samples.length * 2);

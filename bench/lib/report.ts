@@ -53,7 +53,9 @@ export function budgetTable(results: ScenarioResult[], targets: Record<string, n
     if (!r?.ceiling_rps) continue;
     const budget = 1e6 / (ratio * r.ceiling_rps);
     const used = r.server_cpu_us_per_request;
-    lines.push(`| ${name} | ${ratio} | ${fmt(r.ceiling_rps)} | ${fmt(budget)} | ${fmt(used)} | ${used === null ? '–' : `×${fmt(used / budget, 1)}`} |`);
+    lines.push(
+      `| ${name} | ${ratio} | ${fmt(r.ceiling_rps)} | ${fmt(budget)} | ${fmt(used)} | ${used === null ? '–' : `×${fmt(used / budget, 1)}`} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -64,7 +66,9 @@ export function singleConnectionTable(results: ScenarioResult[]): string {
   const lines = ['| scenario, 1 connection | req/s | p50 ms | p95 ms | p99 ms |', '|---|---:|---:|---:|---:|'];
   for (const r of rows) {
     const s = r.single!;
-    lines.push(`| ${r.name} | ${fmt(s.requests_per_s)} | ${fmt(s.latency_ms.p50, 2)} | ${fmt(s.latency_ms.p95, 2)} | ${fmt(s.latency_ms.p99, 2)} |`);
+    lines.push(
+      `| ${r.name} | ${fmt(s.requests_per_s)} | ${fmt(s.latency_ms.p50, 2)} | ${fmt(s.latency_ms.p95, 2)} | ${fmt(s.latency_ms.p99, 2)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -72,7 +76,9 @@ export function singleConnectionTable(results: ScenarioResult[]): string {
 export function targetsTable(targets: Target[]): string {
   const lines = ['| target | limit | measured | met |', '|---|---:|---:|---|'];
   for (const t of targets) {
-    lines.push(`| ${t.scenario}: ${t.what} | ${t.limit} | ${t.value === null ? '–' : fmt(t.value, 2)} | ${t.pass === null ? 'not measured' : t.pass ? 'yes' : '**no**'} |`);
+    lines.push(
+      `| ${t.scenario}: ${t.what} | ${t.limit} | ${t.value === null ? '–' : fmt(t.value, 2)} | ${t.pass === null ? 'not measured' : t.pass ? 'yes' : '**no**'} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -88,7 +88,6 @@ function texts(rand: () => number) {
   };
 }
 
-
 interface Layout {
   projectId: number;
   sections: number;
@@ -169,7 +168,9 @@ function projectFixture(layout: Layout, projectIndex: number, ids: Counters, ran
           text: text.long(),
           status: ANSWER_STATUSES[Math.floor(rand() * ANSWER_STATUSES.length)]!,
           document_links:
-            itemId % 4 === 2 ? [{ id: ++ids.link, kind: 'document', title: text.short(), url: `https://docs.example.test/answers/${itemId}.pdf` }] : [],
+            itemId % 4 === 2
+              ? [{ id: ++ids.link, kind: 'document', title: text.short(), url: `https://docs.example.test/answers/${itemId}.pdf` }]
+              : [],
           created_at: NOW,
         }));
         const first = executors[itemId % executors.length]!;
@@ -184,7 +185,9 @@ function projectFixture(layout: Layout, projectIndex: number, ids: Counters, ran
           requires_answer: rand() < 0.5,
           participants: itemId % 3 === 0 ? [first, second] : [first],
           document_links:
-            itemId % 4 === 0 ? [{ id: ++ids.link, kind: 'spreadsheet', title: text.short(), url: `https://docs.example.test/items/${itemId}.xlsx` }] : [],
+            itemId % 4 === 0
+              ? [{ id: ++ids.link, kind: 'spreadsheet', title: text.short(), url: `https://docs.example.test/items/${itemId}.xlsx` }]
+              : [],
           comments,
           answers,
           created_at: NOW,
@@ -217,10 +220,7 @@ function projectFixture(layout: Layout, projectIndex: number, ids: Counters, ran
  */
 export function workspaceKey(): string {
   const files = readdirSync(new URL('../../src/db/migrations/', import.meta.url)).sort();
-  return createHash('sha256')
-    .update(JSON.stringify({ GENERATOR_VERSION, SHAPE, files }))
-    .digest('hex')
-    .slice(0, 12);
+  return createHash('sha256').update(JSON.stringify({ GENERATOR_VERSION, SHAPE, files })).digest('hex').slice(0, 12);
 }
 
 /** Builds the workspace into a new SQLite file (migrated, then imported chunk by chunk). */
@@ -229,7 +229,17 @@ export async function buildWorkspace(file: string, log: (line: string) => void):
   const db = openDatabase(`sqlite:${file}`);
   const clock: Clock = { now: () => new Date(NOW) };
   const rand = random(42);
-  const total: ImportSummary = { users: 0, projects: 0, sections: 0, checklists: 0, items: 0, comments: 0, answers: 0, links: 0, tokens: 0 };
+  const total: ImportSummary = {
+    users: 0,
+    projects: 0,
+    sections: 0,
+    checklists: 0,
+    items: 0,
+    comments: 0,
+    answers: 0,
+    links: 0,
+    tokens: 0,
+  };
   const add = (s: ImportSummary) => {
     for (const key of Object.keys(total) as (keyof ImportSummary)[]) total[key] += s[key];
   };
@@ -270,7 +280,14 @@ export async function buildWorkspace(file: string, log: (line: string) => void):
     ];
     const actors: BenchActor[] = actorSpecs.map((spec, i) => ({ ...spec, tokenId: i + 1, token: generateToken() }));
     const tokens = [
-      ...actors.map((a) => ({ id: a.tokenId, user_id: a.userId, name: `bench ${a.key}`, raw: a.token, scopes: [...SCOPES], expires_at: null })),
+      ...actors.map((a) => ({
+        id: a.tokenId,
+        user_id: a.userId,
+        name: `bench ${a.key}`,
+        raw: a.token,
+        scopes: [...SCOPES],
+        expires_at: null,
+      })),
       ...Array.from({ length: 200 }, (_, i) => ({
         id: actors.length + 1 + i,
         user_id: SHAPE.admins + 1 + ((i * 13) % (SHAPE.users - SHAPE.admins)),

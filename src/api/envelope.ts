@@ -89,7 +89,7 @@ function fieldName(path: string, context: string | undefined): string {
     .filter(Boolean)
     .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
     .join('');
-  return field || (context === 'querystring' ? 'query' : context ?? 'body');
+  return field || (context === 'querystring' ? 'query' : (context ?? 'body'));
 }
 
 /** Turns the first schema violation into a message naming the field. */
@@ -180,5 +180,9 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
 }
 
 export function apiNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {
-  return sendError(request, reply, new ApiError(404, 'not_found', `No endpoint ${request.method} ${redactSecrets(request.url.split('?')[0] ?? '')}`));
+  return sendError(
+    request,
+    reply,
+    new ApiError(404, 'not_found', `No endpoint ${request.method} ${redactSecrets(request.url.split('?')[0] ?? '')}`),
+  );
 }

@@ -12,7 +12,10 @@ import { bearerAuth } from './v1/bearer-auth.js';
 export const DOWNLOAD_PATHS = { item: '/items/file.php', answer: '/answers/file.php' } as const;
 export const DOWNLOAD_QUERY = Type.Object({ id: QueryId('The attachment id (from `attachments[].id`)') }, { additionalProperties: false });
 
-export async function filesRoutes(app: FastifyInstance, deps: Pick<AppContext, 'attachments' | 'sessions' | 'config' | 'tokens' | 'rateLimiter'>) {
+export async function filesRoutes(
+  app: FastifyInstance,
+  deps: Pick<AppContext, 'attachments' | 'sessions' | 'config' | 'tokens' | 'rateLimiter'>,
+) {
   const { attachments, sessions, config } = deps;
   // The same per-token quota as v1: a download is a request made with the token.
   const bearer = bearerAuth(deps.tokens, deps.rateLimiter);

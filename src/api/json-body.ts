@@ -41,7 +41,9 @@ export function strictJsonBodies(app: FastifyInstance) {
       return done(new ApiError(422, 'validation_error', 'body: is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]));
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return done(new ApiError(422, 'validation_error', 'body: must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]));
+      return done(
+        new ApiError(422, 'validation_error', 'body: must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]),
+      );
     }
     if (nestedDeeperThan(value, JSON_MAX_DEPTH)) {
       const message = `is nested more than ${JSON_MAX_DEPTH} levels deep`;

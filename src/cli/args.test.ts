@@ -20,7 +20,9 @@ describe('CLI argument parsing', () => {
     const { values, positionals } = parseCommand('users create', ['--email', 'a@x.test', '--json', 'FILE'], options, 1);
     expect(values).toEqual({ email: 'a@x.test', json: true });
     expect(positionals).toEqual(['FILE']);
-    expect(usage(() => parseCommand('users create', ['--nope'], options))).toBe('unknown option --nope (see punchlist users create --help)');
+    expect(usage(() => parseCommand('users create', ['--nope'], options))).toBe(
+      'unknown option --nope (see punchlist users create --help)',
+    );
     expect(usage(() => parseCommand('users create', ['--email'], options))).toContain('option --email needs a value');
     expect(usage(() => parseCommand('users create', ['--email', '--json'], options))).toContain('option --email needs a value');
     expect(usage(() => parseCommand('users create', ['--json=yes'], options))).toContain('--json takes no value');
@@ -57,9 +59,15 @@ describe('CLI argument parsing', () => {
 
 describe('CLI output', () => {
   it('aligns table columns by code points and keeps cells on one line', () => {
-    expect(formatTable(['ID', 'TEXT', 'STATE'], [['1', 'Проверка', 'done'], ['22', 'a\nb', 'pending']])).toBe(
-      ['ID  TEXT      STATE', '1   Проверка  done', '22  a b       pending'].join('\n'),
-    );
+    expect(
+      formatTable(
+        ['ID', 'TEXT', 'STATE'],
+        [
+          ['1', 'Проверка', 'done'],
+          ['22', 'a\nb', 'pending'],
+        ],
+      ),
+    ).toBe(['ID  TEXT      STATE', '1   Проверка  done', '22  a b       pending'].join('\n'));
     expect(shortTime('2026-05-01T12:34:56.789Z')).toBe('2026-05-01 12:34Z');
     expect(shortTime(null, 'never')).toBe('never');
   });

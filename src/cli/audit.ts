@@ -9,7 +9,10 @@ const MAX_LIMIT = 100_000;
 
 /** The fields of DESIGN.md §7, in that order (the stored client_request_id is not part of it). */
 function publicRecord(r: AuditRecord) {
-  return Object.fromEntries(AUDIT_RECORD_FIELDS.map((field) => [field, r[field]])) as Pick<AuditRecord, (typeof AUDIT_RECORD_FIELDS)[number]>;
+  return Object.fromEntries(AUDIT_RECORD_FIELDS.map((field) => [field, r[field]])) as Pick<
+    AuditRecord,
+    (typeof AUDIT_RECORD_FIELDS)[number]
+  >;
 }
 
 export const auditCommand: Command = {
@@ -41,7 +44,8 @@ Options:
     if (values.json && values.ndjson) throw usageError('--json and --ndjson exclude each other (see punchlist audit --help)');
     const tokenId = values.token === undefined ? undefined : positiveInteger('--token', values.token);
     const since = values.since === undefined ? undefined : parseInstant('--since', values.since);
-    const limit = values.limit !== undefined ? positiveInteger('--limit', values.limit, MAX_LIMIT) : values.ndjson ? undefined : DEFAULT_LIMIT;
+    const limit =
+      values.limit !== undefined ? positiveInteger('--limit', values.limit, MAX_LIMIT) : values.ndjson ? undefined : DEFAULT_LIMIT;
     const email = values.user;
     const records = await withContext(async (ctx) => {
       const userId = email === undefined ? undefined : (await userByEmail(ctx, email)).id;

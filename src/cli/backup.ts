@@ -11,7 +11,12 @@ type Manifest = import('../features/backup/backup.service.js').BackupManifest;
 async function runOnDir(
   command: Command,
   argv: string[],
-  action: (service: BackupService, config: import('../config.js').Config, dir: string, progress: (line: string) => void) => Promise<Manifest>,
+  action: (
+    service: BackupService,
+    config: import('../config.js').Config,
+    dir: string,
+    progress: (line: string) => void,
+  ) => Promise<Manifest>,
   summary: (manifest: Manifest, dir: string) => string,
 ) {
   const { positionals } = parseCommand(command.name, argv, {}, 1);
@@ -47,7 +52,8 @@ replication (docs/operations.md, "Backups").`,
       this,
       argv,
       (service, config, dir, progress) => service.takeBackup(config, dir, progress),
-      (m, dir) => `${dir} (database ${m.database.bytes} bytes, ${m.storage.blobs} blobs, ${m.storage.bytes} bytes; snapshot at ${m.snapshot_at})`,
+      (m, dir) =>
+        `${dir} (database ${m.database.bytes} bytes, ${m.storage.blobs} blobs, ${m.storage.bytes} bytes; snapshot at ${m.snapshot_at})`,
     );
   },
 };

@@ -49,7 +49,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
 const SYNOPSIS: Record<string, string> = {
   import: 'import FILE.json',
   'users create': 'users create --email E --name N [--role admin|member] [--password P]',
-  'tokens create': 'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
+  'tokens create':
+    'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
   'tokens list': 'tokens list --user EMAIL [--json]',
   'tokens revoke': 'tokens revoke ID',
   'webhooks create': 'webhooks create --user EMAIL --url URL [--events a,b] [--project ID] [--json]',
@@ -80,7 +81,13 @@ Relative paths are relative to the current directory.
 Exit status: 0 on success; otherwise 1 (or 2 for a usage mistake) with one line
 "punchlist: <reason>" on stderr.`;
 
-const GROUPS = [...new Set(Object.keys(COMMANDS).filter((n) => n.includes(' ')).map((n) => n.split(' ')[0] ?? ''))];
+const GROUPS = [
+  ...new Set(
+    Object.keys(COMMANDS)
+      .filter((n) => n.includes(' '))
+      .map((n) => n.split(' ')[0] ?? ''),
+  ),
+];
 
 function groupUsage(group: string): string {
   const names = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `));

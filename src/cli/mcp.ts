@@ -20,20 +20,37 @@ Options:
 Nothing but the MCP protocol is written to stdout; problems go to stderr. The same tools are served
 over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
   async run(argv) {
-    const { values } = parseCommand(this.name, argv, { token: { type: 'string' }, url: { type: 'string' }, 'read-only': { type: 'boolean' } });
-    const token = required(this.name, 'token (or the PUNCHLIST_TOKEN environment variable)', values.token ?? (process.env.PUNCHLIST_TOKEN || undefined));
+    const { values } = parseCommand(this.name, argv, {
+      token: { type: 'string' },
+      url: { type: 'string' },
+      'read-only': { type: 'boolean' },
+    });
+    const token = required(
+      this.name,
+      'token (or the PUNCHLIST_TOKEN environment variable)',
+      values.token ?? (process.env.PUNCHLIST_TOKEN || undefined),
+    );
     // Loaded here: the other commands do not pay for the MCP SDK.
-    const [{ loadConfig }, { createPunchlistClient, PunchlistApiError }, { createMcpServer, MCP_SERVER_VERSION }, { StdioServerTransport }] =
-      await Promise.all([
-        import('../config.js'),
-        import('../client/index.js'),
-        import('../mcp/server.js'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
-      ]);
+    const [
+      { loadConfig },
+      { createPunchlistClient, PunchlistApiError },
+      { createMcpServer, MCP_SERVER_VERSION },
+      { StdioServerTransport },
+    ] = await Promise.all([
+      import('../config.js'),
+      import('../client/index.js'),
+      import('../mcp/server.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ]);
     // Only BASE_URL/HOST/PORT matter here; a placeholder secret keeps loadConfig from creating ./data/session-secret.
     const baseUrl = values.url ?? loadConfig({ ...process.env, SESSION_SECRET: process.env.SESSION_SECRET || 'unused-by-mcp' }).baseUrl;
     if (!/^https?:\/\//.test(baseUrl)) throw new CliError(`--url must be an http(s) URL, got "${baseUrl}"`);
-    const client = createPunchlistClient({ baseUrl, token, userAgent: `punchlist-mcp-stdio/${MCP_SERVER_VERSION}`, maxRetryDelayMs: 10_000 });
+    const client = createPunchlistClient({
+      baseUrl,
+      token,
+      userAgent: `punchlist-mcp-stdio/${MCP_SERVER_VERSION}`,
+      maxRetryDelayMs: 10_000,
+    });
 
     let scopes: readonly string[];
     try {
@@ -44,7 +61,9 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
       // tools the token cannot use (DESIGN.md §9); probing each operation would spend the token's quota and
       // fill the audit log with refusals. So the command refuses to start.
       if (err.code === 'scope_missing') {
-        throw new CliError(`the token lacks the scope "auth:me", which punchlist mcp needs to read the token's scopes at start; use a token with auth:me`);
+        throw new CliError(
+          `the token lacks the scope "auth:me", which punchlist mcp needs to read the token's scopes at start; use a token with auth:me`,
+        );
       }
       if (err.status === 401) throw new CliError(`the token was refused by ${baseUrl}: ${err.code} (${err.message})`);
       throw new CliError(`cannot use ${baseUrl}: ${err.code} (${err.message})`);
@@ -52,6 +71,8 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
 
     const server = createMcpServer({ client, scopes, readOnly: values['read-only'] === true });
     await server.connect(new StdioServerTransport());
-    process.stderr.write(`punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio${values['read-only'] ? ', read-only' : ''}\n`);
+    process.stderr.write(
+      `punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio${values['read-only'] ? ', read-only' : ''}\n`,
+    );
   },
 };

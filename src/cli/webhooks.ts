@@ -95,7 +95,14 @@ Options:
     const endpoints = await withContext(async (ctx) => ctx.webhooks.list(actorOf(await userByEmail(ctx, email))));
     if (values.json) {
       return printJson(
-        endpoints.map((w) => ({ id: w.id, url: w.url, events: w.events, project_id: w.project_id, state: w.state, created_at: w.created_at })),
+        endpoints.map((w) => ({
+          id: w.id,
+          url: w.url,
+          events: w.events,
+          project_id: w.project_id,
+          state: w.state,
+          created_at: w.created_at,
+        })),
       );
     }
     if (endpoints.length === 0) return printLine(`no webhooks for ${email}`);

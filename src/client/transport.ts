@@ -68,9 +68,16 @@ function errorFrom(response: Response, body: Envelope | null): PunchlistApiError
   const retryAfter = retryAfterSeconds(response);
   const error = body?.error;
   if (!error || typeof error.code !== 'string') {
-    return new PunchlistApiError(response.status, 'invalid_response', `HTTP ${response.status} without an error envelope`, requestId, undefined, {
-      retryAfterSeconds: retryAfter,
-    });
+    return new PunchlistApiError(
+      response.status,
+      'invalid_response',
+      `HTTP ${response.status} without an error envelope`,
+      requestId,
+      undefined,
+      {
+        retryAfterSeconds: retryAfter,
+      },
+    );
   }
   const message = typeof error.message === 'string' ? error.message : error.code;
   const details = Array.isArray(error.details) ? (error.details as FieldError[]) : undefined;

@@ -5,7 +5,16 @@
  */
 
 // Socket-level failures of the PostgreSQL connection (node's errno codes).
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 // PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01–57P03 (admin/crash shutdown, cannot
 // connect now), 53300 (too many connections).

@@ -61,7 +61,11 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
   pg.types.setTypeParser(20, (value) => Number(value));
   // A request waits at most this long for a connection: when the database is down it fails fast
   // (503, see db/database-errors.ts) instead of queueing until the client gives up.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+  });
   // A connection that dies (database restarted or stopped) emits 'error': in the pool, and on its client
   // when checked out between two queries (inside a transaction). Without listeners the process would
   // crash; with them the query in flight fails (503), and the pool drops the dead client on release.

@@ -55,7 +55,14 @@ describe('group commit on SQLite', () => {
     await first;
     await Promise.all(rest);
     // All three worked before any was answered, and each answer came with all three committed.
-    expect(log).toEqual(['work a', 'work b', 'work c', 'answered a: committed first,a,b,c', 'answered b: committed first,a,b,c', 'answered c: committed first,a,b,c']);
+    expect(log).toEqual([
+      'work a',
+      'work b',
+      'work c',
+      'answered a: committed first,a,b,c',
+      'answered b: committed first,a,b,c',
+      'answered c: committed first,a,b,c',
+    ]);
   });
 
   it('runs the units queued within one turn of the event loop together, without waiting for a first one', async () => {

@@ -33,7 +33,9 @@ function withFile<T>(file: string, fn: (db: SQLite.Database) => T): T {
 
 /** `PRAGMA integrity_check`: `['ok']` for a sound file, else the problems it found. */
 export function integrityCheck(file: string): string[] {
-  return withFile(file, (db) => db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[]).map((r) => r.integrity_check);
+  return withFile(file, (db) => db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[]).map(
+    (r) => r.integrity_check,
+  );
 }
 
 /** The storage key of every attachment row (migration 001's `attachments.path`), oldest first. */
@@ -45,6 +47,8 @@ export function attachmentKeys(file: string): string[] {
 export function lastMigration(file: string): string | null {
   return withFile(file, (db) => {
     const table = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
-    return table ? ((db.prepare('select name from kysely_migration order by name desc limit 1').pluck().get() as string | undefined) ?? null) : null;
+    return table
+      ? ((db.prepare('select name from kysely_migration order by name desc limit 1').pluck().get() as string | undefined) ?? null)
+      : null;
   });
 }

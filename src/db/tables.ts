@@ -185,8 +185,20 @@ export interface AuditLogTable {
 
 /** The audit record's fields, in the order of DESIGN.md §7 (what `bin/punchlist audit` shows). */
 export const AUDIT_RECORD_FIELDS = [
-  'request_id', 'at', 'token_id', 'user_id', 'method', 'path', 'query', 'status', 'error_code', 'ip', 'user_agent', 'duration_ms',
-  'entity_type', 'entity_id',
+  'request_id',
+  'at',
+  'token_id',
+  'user_id',
+  'method',
+  'path',
+  'query',
+  'status',
+  'error_code',
+  'ip',
+  'user_agent',
+  'duration_ms',
+  'entity_type',
+  'entity_id',
 ] as const satisfies readonly (keyof AuditLogTable)[];
 
 /**

@@ -64,9 +64,7 @@ export function demoFixture(now: Date): Fixture {
                     participants: [3, 6],
                     verdict: 'accepted',
                     created_at: at(-30),
-                    document_links: [
-                      { kind: 'document', title: 'Fire safety plan', url: 'https://example.test/docs/fire-safety-plan' },
-                    ],
+                    document_links: [{ kind: 'document', title: 'Fire safety plan', url: 'https://example.test/docs/fire-safety-plan' }],
                     comments: [
                       { id: 5000, author_id: 2, text: 'Please attach the inspection act.', created_at: at(-20) },
                       { id: 5001, author_id: 3, text: 'Done, the act is linked in my answer.', created_at: at(-12) },
@@ -78,9 +76,7 @@ export function demoFixture(now: Date): Fixture {
                         text: 'All 24 extinguishers checked; inspection act attached.',
                         status: 'approved',
                         created_at: at(-12),
-                        document_links: [
-                          { kind: 'document', title: 'Inspection act No. 17', url: 'https://example.test/docs/act-17' },
-                        ],
+                        document_links: [{ kind: 'document', title: 'Inspection act No. 17', url: 'https://example.test/docs/act-17' }],
                       },
                     ],
                   },
@@ -104,9 +100,7 @@ export function demoFixture(now: Date): Fixture {
                         text: 'Routes marked, see the photo report.',
                         status: 'rejected',
                         created_at: at(-6),
-                        document_links: [
-                          { kind: 'folder', title: 'Photo report', url: 'https://example.test/files/evacuation-photos' },
-                        ],
+                        document_links: [{ kind: 'folder', title: 'Photo report', url: 'https://example.test/files/evacuation-photos' }],
                       },
                     ],
                   },
@@ -174,9 +168,7 @@ export function demoFixture(now: Date): Fixture {
                         text: 'Половина документов проверена, список расхождений в таблице.',
                         status: 'pending',
                         created_at: at(-1),
-                        document_links: [
-                          { kind: 'spreadsheet', title: 'Расхождения', url: 'https://example.test/sheets/discrepancies' },
-                        ],
+                        document_links: [{ kind: 'spreadsheet', title: 'Расхождения', url: 'https://example.test/sheets/discrepancies' }],
                       },
                     ],
                   },
@@ -249,9 +241,7 @@ export function demoFixture(now: Date): Fixture {
                     requires_answer: true,
                     participants: [3],
                     created_at: at(-24),
-                    document_links: [
-                      { kind: 'video', title: 'Test procedure', url: 'https://example.test/videos/e-stop-test' },
-                    ],
+                    document_links: [{ kind: 'video', title: 'Test procedure', url: 'https://example.test/videos/e-stop-test' }],
                   },
                 ],
               },
@@ -262,7 +252,7 @@ export function demoFixture(now: Date): Fixture {
       {
         id: 2,
         name: 'Warehouse inspection 2025',
-        description: 'Last year\'s warehouse inspection, closed and archived (read-only).',
+        description: "Last year's warehouse inspection, closed and archived (read-only).",
         deadline: date(-200),
         verdict: 'accepted',
         archived: true,
@@ -327,9 +317,7 @@ export function demoFixture(now: Date): Fixture {
  * demo manager (valid one year). Returns that raw token (shown once) and the manager's web sign-in;
  * null when the database already has users, so a second start prints nothing new.
  */
-export async function loadDemoWorkspaceIfEmpty(
-  ctx: AppContext,
-): Promise<{ token: string; email: string; password: string } | null> {
+export async function loadDemoWorkspaceIfEmpty(ctx: AppContext): Promise<{ token: string; email: string; password: string } | null> {
   const anyUser = await ctx.db.kysely.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (anyUser) return null;
   const now = ctx.clock.now();

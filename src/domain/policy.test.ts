@@ -132,7 +132,7 @@ describe('can(): answer images for the answer author', () => {
   });
   const member: Actor = { id: ACTOR_ID, role: 'member' };
 
-  it("lets an executor who wrote the answer, but is not a participant, attach images to it", () => {
+  it('lets an executor who wrote the answer, but is not a participant, attach images to it', () => {
     expect(can(member, 'answer.images', author('executor', 'full'))).toBe(true);
     expect(can(member, 'answer.images', author('executor', 'partial via checklist'))).toBe(true);
   });
@@ -190,8 +190,7 @@ describe('seesSection() / seesChecklist()', () => {
     checklistIds,
   });
   const visibleSections = (m: Membership) => [10, 20].filter((s) => seesSection(m, s, SECTIONS[s]!));
-  const visibleChecklists = (m: Membership) =>
-    [10, 20].flatMap((s) => SECTIONS[s]!.filter((c) => seesChecklist(m, s, c)));
+  const visibleChecklists = (m: Membership) => [10, 20].flatMap((s) => SECTIONS[s]!.filter((c) => seesChecklist(m, s, c)));
 
   it('without limits: everything', () => {
     const m = limited(null, null);

@@ -13,7 +13,9 @@ describe('redactSecrets', () => {
   });
 
   it('removes the values of query parameters named for secrets, and keeps the rest', () => {
-    expect(redactQuery('id=1&password=hunter2&q=a&Access_Token=abc;secret=s')).toBe('id=1&password=[REDACTED]&q=a&Access_Token=[REDACTED];secret=[REDACTED]');
+    expect(redactQuery('id=1&password=hunter2&q=a&Access_Token=abc;secret=s')).toBe(
+      'id=1&password=[REDACTED]&q=a&Access_Token=[REDACTED];secret=[REDACTED]',
+    );
     expect(redactQuery('token=')).toBe('token=[REDACTED]');
     expect(redactQuery('id=1000&limit=5')).toBe('id=1000&limit=5');
     expect(redactSecrets('/login?next=/x&pwd=p')).toBe('/login?next=/x&pwd=[REDACTED]');
@@ -24,7 +26,9 @@ describe('redactSecrets', () => {
       [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')[upper ? 'toUpperCase' : 'toLowerCase']()}`).join('');
     for (const upper of [true, false]) {
       const encoded = encodeAll(token, upper);
-      expect(redactSecrets(`/api/external/v1/items/get.php?id=1&x=${encoded}`), encoded).toBe('/api/external/v1/items/get.php?id=1&x=plk_[REDACTED]');
+      expect(redactSecrets(`/api/external/v1/items/get.php?id=1&x=${encoded}`), encoded).toBe(
+        '/api/external/v1/items/get.php?id=1&x=plk_[REDACTED]',
+      );
       expect(redactQuery(`q=${encoded}`)).toBe('q=plk_[REDACTED]');
       expect(redactSecrets(`agent ${encoded}`)).toBe('agent plk_[REDACTED]');
     }

@@ -23,7 +23,18 @@ const BASE62 = '(?:[0-9A-Za-z]|%(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0
 const TOKEN_LIKE = new RegExp(`${[...'plk_'].map(literalOrEncoded).join('')}${BASE62}{8,}`, 'g');
 
 // Names of query parameters that hold a secret (compared after percent-decoding).
-const SECRET_NAMES = new Set(['password', 'passwd', 'pwd', 'secret', 'token', 'access_token', 'api_key', 'apikey', 'authorization', 'auth']);
+const SECRET_NAMES = new Set([
+  'password',
+  'passwd',
+  'pwd',
+  'secret',
+  'token',
+  'access_token',
+  'api_key',
+  'apikey',
+  'authorization',
+  'auth',
+]);
 
 function decoded(text: string): string {
   try {

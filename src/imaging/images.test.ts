@@ -201,7 +201,9 @@ describe('normalisation', () => {
 
   it.each(['gif', 'webp'] as const)('keeps only the first frame of an animated %s', async (format) => {
     const frames = await Promise.all(['#ff0000', '#00ff00', '#0000ff'].map((c) => encode(solid(32, 32, c), 'png')));
-    const animated = await sharp(frames, { join: { animated: true } }).toFormat(format).toBuffer();
+    const animated = await sharp(frames, { join: { animated: true } })
+      .toFormat(format)
+      .toBuffer();
     expect((await sharp(animated).metadata()).pages).toBe(3);
 
     expect(await images.inspect(animated)).toEqual({ format, width: 32, height: 32 });

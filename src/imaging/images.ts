@@ -45,12 +45,7 @@ sharp.cache(false);
 // a loader, every upload of that format fails, and the tests say so.
 sharp.block({ operation: ['VipsForeignLoad'] });
 sharp.unblock({
-  operation: [
-    'VipsForeignLoadPngBuffer',
-    'VipsForeignLoadJpegBuffer',
-    'VipsForeignLoadNsgifBuffer',
-    'VipsForeignLoadWebpBuffer',
-  ],
+  operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'],
 });
 // sharp.concurrency (libvips threads per image) stays at sharp's default. What needs bounding is how many
 // images decode at once: each holds its full bitmap for the WebP encoder (a 50-megapixel photo is ~200 MB),

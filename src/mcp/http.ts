@@ -128,7 +128,13 @@ export async function mcpPlugin(
       throw err;
     }
     // No retries in-process: there is no network to fail, and a 429 is better reported than waited out.
-    const client = createPunchlistClient({ baseUrl: 'http://punchlist.internal', token, fetch: injectFetch(app, request), retries: 0, ...(operations ? { operations } : {}) });
+    const client = createPunchlistClient({
+      baseUrl: 'http://punchlist.internal',
+      token,
+      fetch: injectFetch(app, request),
+      retries: 0,
+      ...(operations ? { operations } : {}),
+    });
     const server = createMcpServer({ client, scopes, readOnly: readOnlyRequested(request), operations });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {

@@ -1,6 +1,13 @@
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Operation, OperationRegistry } from '../api/v1/define-operation.js';
 import { OPERATIONS } from '../api/v1/operations.js';
 import { PunchlistApiError } from '../client/index.js';
@@ -52,7 +59,9 @@ function errorResult(error: PunchlistApiError): CallToolResult {
 
 /** Tool schemas as plain JSON Schema, without this codebase's validation-message keyword. */
 function plainSchema(schema: unknown): { type: 'object'; [key: string]: unknown } {
-  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'errorMessage' && typeof value === 'string' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) => (key === 'errorMessage' && typeof value === 'string' ? undefined : value)),
+  );
 }
 
 /** An MCP tool: the `mcp` block of a v1 operation's definition (DESIGN.md §9 fixes the names), with the operation behind it. */
@@ -94,7 +103,12 @@ function listed({ op, mcp }: ToolDefinition): Tool {
  * An MCP server over the typed client of one token. `scopes` decide the tools it lists and accepts
  * (the v1 operation behind each tool checks the scope again, and audits the call).
  */
-export function createMcpServer(options: { client: ToolClient; scopes: readonly string[]; readOnly?: boolean; operations?: OperationRegistry }) {
+export function createMcpServer(options: {
+  client: ToolClient;
+  scopes: readonly string[];
+  readOnly?: boolean;
+  operations?: OperationRegistry;
+}) {
   const tools = toolsFor(options.scopes, options.readOnly, options.operations);
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },

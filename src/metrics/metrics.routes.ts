@@ -5,8 +5,7 @@ import type { Metrics } from './prometheus.js';
 /** The route label of requests that matched no route: raw URLs would make one series per probe. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-const isLoopback = (address: string | undefined) =>
-  address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
+const isLoopback = (address: string | undefined) => address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 
 /**
  * Loopback clients read the metrics freely. The socket's address must be loopback, and so must the

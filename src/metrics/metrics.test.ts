@@ -46,7 +46,12 @@ describe('GET /metrics on the real server', () => {
     expect(text).not.toContain('4711');
     expect(text).not.toContain('id=');
     // The Node process metrics.
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(text).toContain(`\n${name} `);
     }
     expect(sample(text, 'punchlist_audit_queue_depth')).toEqual(expect.any(Number));

@@ -1,7 +1,11 @@
 import { SCOPES } from '../domain/scopes.js';
 
 /** The resources this server protects, by the path suffix of their RFC 9728 metadata URL. */
-export const PROTECTED_RESOURCES = { '': 'Punchlist', '/mcp': 'Punchlist MCP server', '/api/external/v1': 'Punchlist external API v1' } as const;
+export const PROTECTED_RESOURCES = {
+  '': 'Punchlist',
+  '/mcp': 'Punchlist MCP server',
+  '/api/external/v1': 'Punchlist external API v1',
+} as const;
 
 export const protectedResourceMetadataUrl = (baseUrl: string, suffix = '') => `${baseUrl}/.well-known/oauth-protected-resource${suffix}`;
 

@@ -36,11 +36,16 @@ export async function oauthEndpoints(app: FastifyInstance, options: OAuthEndpoin
   }
 
   // Other well-known documents (openid-configuration, ...): a plain 404 a client can act on, not the sign-in page.
-  app.get('/.well-known/*', async (_request, reply) => sendOAuthError(reply, new OAuthError('not_found', 'No such metadata on this server', 404)));
+  app.get('/.well-known/*', async (_request, reply) =>
+    sendOAuthError(reply, new OAuthError('not_found', 'No such metadata on this server', 404)),
+  );
 
   app.post('/oauth/register', async (request, reply) => {
     await checkRate(limits.register, 'oauth-register', request);
-    return reply.code(201).header('cache-control', 'no-store').send(await oauth.registerClient(request.body));
+    return reply
+      .code(201)
+      .header('cache-control', 'no-store')
+      .send(await oauth.registerClient(request.body));
   });
 
   app.post('/oauth/token', async (request, reply) => {
@@ -72,9 +77,12 @@ async function checkRate(limiter: RateLimiter | null, name: string, request: Fas
   if (!limiter) return;
   const decision = await limiter.consume(`${name}:${request.ip}`);
   if (!decision.allowed) {
-    throw Object.assign(new OAuthError('temporarily_unavailable', `Too many requests from this address: retry in ${decision.resetSeconds} s`, 429), {
-      retryAfter: decision.resetSeconds,
-    });
+    throw Object.assign(
+      new OAuthError('temporarily_unavailable', `Too many requests from this address: retry in ${decision.resetSeconds} s`, 429),
+      {
+        retryAfter: decision.resetSeconds,
+      },
+    );
   }
 }
 
@@ -83,7 +91,8 @@ async function checkRate(limiter: RateLimiter | null, name: string, request: Fas
  * a public client names itself with `client_id`, in the form or as the user of HTTP Basic without a secret.
  */
 function tokenParams(request: FastifyRequest): Record<string, string> {
-  if (!(request.body instanceof URLSearchParams)) throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded');
+  if (!(request.body instanceof URLSearchParams))
+    throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded');
   const params: Record<string, string> = {};
   for (const [name, value] of request.body) {
     if (name in params) throw new OAuthError('invalid_request', `${name} is repeated`);
@@ -99,7 +108,8 @@ function tokenParams(request: FastifyRequest): Record<string, string> {
       throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials', 401);
     }
     if (secret) throw new OAuthError('invalid_client', 'Clients of this server are public: no client secret', 401);
-    if (params.client_id !== undefined && params.client_id !== clientId) throw new OAuthError('invalid_request', 'Two different client_id values');
+    if (params.client_id !== undefined && params.client_id !== clientId)
+      throw new OAuthError('invalid_request', 'Two different client_id values');
     params.client_id = clientId;
   }
   return params;

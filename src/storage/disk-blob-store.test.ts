@@ -83,23 +83,11 @@ describe('DiskBlobStore', () => {
   });
 
   it('lists every key under a prefix, in byte order', async () => {
-    const keys = [
-      'answers/7/x.webp',
-      'items/10/c.webp',
-      'items/1000/b.webp',
-      'items/1000/a.webp',
-      'items/2/d.webp',
-      'items-old.webp',
-    ];
+    const keys = ['answers/7/x.webp', 'items/10/c.webp', 'items/1000/b.webp', 'items/1000/a.webp', 'items/2/d.webp', 'items-old.webp'];
     for (const key of keys) await store.put(key, Buffer.from(key), 'image/webp');
 
     expect(await listAll('')).toEqual([...keys].sort());
-    expect(await listAll('items/')).toEqual([
-      'items/10/c.webp',
-      'items/1000/a.webp',
-      'items/1000/b.webp',
-      'items/2/d.webp',
-    ]);
+    expect(await listAll('items/')).toEqual(['items/10/c.webp', 'items/1000/a.webp', 'items/1000/b.webp', 'items/2/d.webp']);
     expect(await listAll('items/10')).toEqual(['items/10/c.webp', 'items/1000/a.webp', 'items/1000/b.webp']);
     expect(await listAll('items/10/')).toEqual(['items/10/c.webp']);
     expect(await listAll('items')).toEqual([

@@ -11,7 +11,10 @@ import { fileURLToPath } from 'node:url';
 export const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
 
 function asset(name: string) {
-  const hash = createHash('sha256').update(readFileSync(new URL(`./static/${name}`, import.meta.url))).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(readFileSync(new URL(`./static/${name}`, import.meta.url)))
+    .digest('hex')
+    .slice(0, 12);
   return { path: `/assets/${name}?v=${hash}` };
 }
 

@@ -29,9 +29,9 @@ export function errorPage(request: FastifyRequest, reply: FastifyReply, status: 
         title,
         session: request.webSession ?? null,
         body: html`<h1>${title}</h1>
-<p role="alert">${message}</p>
-<p>${back ? html`<a href="${back}">Back to the form</a> · ` : ''}<a href="/">Home</a></p>
-${status >= 500 ? html`<p class="muted">Reference: <code>${request.id}</code></p>` : ''}`,
+          <p role="alert">${message}</p>
+          <p>${back ? html`<a href="${back}">Back to the form</a> · ` : ''}<a href="/">Home</a></p>
+          ${status >= 500 ? html`<p class="muted">Reference: <code>${request.id}</code></p>` : ''}`,
       }).value,
     );
 }
@@ -47,11 +47,17 @@ export function webErrorHandler(error: FastifyError, request: FastifyRequest, re
   if (error instanceof SignInRequired) return signInRedirect(request, reply);
   if (error instanceof ApiError) return errorPage(request, reply, error.status, error.message);
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errorPage(request, reply, 413, 'The form is too large.');
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errorPage(request, reply, 415, 'Forms are sent as application/x-www-form-urlencoded.');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return errorPage(request, reply, 415, 'Forms are sent as application/x-www-form-urlencoded.');
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return errorPage(request, reply, status, 'The request could not be understood.');
   request.log.error({ err: error }, 'web request failed');
-  return errorPage(request, reply, 500, 'An unexpected error occurred. Please try again; if it persists, give the reference below to your administrator.');
+  return errorPage(
+    request,
+    reply,
+    500,
+    'An unexpected error occurred. Please try again; if it persists, give the reference below to your administrator.',
+  );
 }
 
 export function webNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {

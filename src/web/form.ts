@@ -12,9 +12,13 @@ export const FORM_BODY_LIMIT = 64 * 1024;
  */
 export function formBodies(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-    done(null, new URLSearchParams(body as string));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      done(null, new URLSearchParams(body as string));
+    },
+  );
 }
 
 /** The parsed form of a POST (empty when there was no body). */

@@ -56,7 +56,14 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/assets/')) route.config = { ...route.config, web: 'public' };
   });
-  await app.register(fastifyStatic, { root: STATIC_DIR, prefix: '/assets/', maxAge: '365d', immutable: true, index: false, wildcard: false });
+  await app.register(fastifyStatic, {
+    root: STATIC_DIR,
+    prefix: '/assets/',
+    maxAge: '365d',
+    immutable: true,
+    index: false,
+    wildcard: false,
+  });
 
   // Each page module receives the services it calls, and nothing else.
   await authPages(app, { sessions, config });

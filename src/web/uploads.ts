@@ -28,7 +28,9 @@ export async function uploadRoutes(app: FastifyInstance, routes: (scope: Fastify
 const text = Type.Optional(Type.String());
 const guards = { _csrf: text, _key: text };
 const linkRows = Object.fromEntries(
-  Array.from({ length: MAX_LINKS + EMPTY_LINK_ROWS }, (_, row) => ['title', 'url', 'kind'].map((part) => [`link-${row}-${part}`, text])).flat(),
+  Array.from({ length: MAX_LINKS + EMPTY_LINK_ROWS }, (_, row) =>
+    ['title', 'url', 'kind'].map((part) => [`link-${row}-${part}`, text]),
+  ).flat(),
 );
 
 /** The fields each photo form may send (anything else is refused, as in v1): photos alone, or an answer with them. */

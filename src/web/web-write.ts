@@ -20,7 +20,7 @@ export interface FormFailure {
 
 /** The hidden field that makes a form's submission idempotent: a fresh key each time the form is shown. */
 export function writeKeyField(): SafeHtml {
-  return html`<input type="hidden" name="_key" value="${randomUUID()}">`;
+  return html`<input type="hidden" name="_key" value="${randomUUID()}" />`;
 }
 
 const KEY = /^[0-9a-f-]{36}$/;
@@ -54,16 +54,27 @@ export interface WebWrite<T> {
  * redirected to the first one's result instead of writing twice. A refused submission (4xx) changes
  * nothing and frees its key, so the corrected form can be sent again.
  */
-export async function webWrite<T>(idempotency: IdempotencyService, request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>): Promise<FastifyReply> {
+export async function webWrite<T>(
+  idempotency: IdempotencyService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  w: WebWrite<T>,
+): Promise<FastifyReply> {
   const key = w.fields instanceof URLSearchParams ? w.fields.get('_key') : w.fields._key;
   // Web keys live beside the tokens' ones, scoped by the negated user id (token ids are positive).
-  const scope: IdempotencyScope | null = key && KEY.test(key) ? { tokenId: -w.user.id, key, method: 'POST', path: request.url.split('?')[0]! } : null;
+  const scope: IdempotencyScope | null =
+    key && KEY.test(key) ? { tokenId: -w.user.id, key, method: 'POST', path: request.url.split('?')[0]! } : null;
   if (scope) {
     const fingerprint = w.fingerprint ?? hashJsonRequest(formValues(w.fields));
     const held = await idempotency.reserve(scope, fingerprint, request.id);
     if (held.kind === 'replay') return reply.redirect(held.body, 303);
     if (held.kind !== 'reserved') {
-      return errorPage(request, reply, 409, 'This form was already sent and is being saved, or was sent with other values. Reload the page to see its current state.');
+      return errorPage(
+        request,
+        reply,
+        409,
+        'This form was already sent and is being saved, or was sent with other values. Reload the page to see its current state.',
+      );
     }
   }
   request.api.auditEntity = w.entity;

@@ -27,7 +27,10 @@ async function blobKeys(prefix: string): Promise<string[]> {
 }
 
 async function attachmentCount(): Promise<number> {
-  const row = await server.ctx.db.kysely.selectFrom('attachments').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.ctx.db.kysely
+    .selectFrom('attachments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -57,12 +60,20 @@ describe('POST items/attachments.php', () => {
       expect(again.status).toBe(304);
     }
     const card = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
-    expect(card.body.data.item.attachments.map((a: { id: number }) => a.id)).toEqual(res.body.data.attachments.map((a: { id: number }) => a.id));
+    expect(card.body.data.item.attachments.map((a: { id: number }) => a.id)).toEqual(
+      res.body.data.attachments.map((a: { id: number }) => a.id),
+    );
   });
 
   it('refuses images under 16×16 with the generic message and accepts 16×16', async () => {
-    for (const [w, h] of [[1, 1], [15, 15], [15, 400]] as const) {
-      const res = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [{ name: 'tiny.png', bytes: await solid(w, h, 'png') }]);
+    for (const [w, h] of [
+      [1, 1],
+      [15, 15],
+      [15, 400],
+    ] as const) {
+      const res = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [
+        { name: 'tiny.png', bytes: await solid(w, h, 'png') },
+      ]);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'validation_error', message: INVALID_DATA_MESSAGE });
     }
@@ -73,14 +84,20 @@ describe('POST items/attachments.php', () => {
   it('reads the format from the bytes, never the name or declared type', async () => {
     const before = await attachmentCount();
     const text = { name: 'notes.png', bytes: Buffer.from('just some text, not an image'), type: 'image/png' };
-    const svg = { name: 'x.png', bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"/>'), type: 'image/png' };
+    const svg = {
+      name: 'x.png',
+      bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"/>'),
+      type: 'image/png',
+    };
     const truncated = { name: 'cut.jpg', bytes: (await solid(200, 200, 'jpeg')).subarray(0, 400) };
     for (const file of [text, svg, truncated, { name: 'bomb.png', bytes: pngBomb() }]) {
       const res = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [file]);
       expect(res.status, file.name).toBe(422);
       expect(res.body.error.message).toBe(INVALID_DATA_MESSAGE);
     }
-    const renamed = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [{ name: 'really-a-jpeg.gif', bytes: await solid(20, 20, 'jpeg'), type: 'text/plain' }]);
+    const renamed = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [
+      { name: 'really-a-jpeg.gif', bytes: await solid(20, 20, 'jpeg'), type: 'text/plain' },
+    ]);
     expect(renamed.status).toBe(201);
     expect(renamed.body.data.attachments[0].original_name).toBe('really-a-jpeg.gif');
     expect(await attachmentCount()).toBe(before + 1);
@@ -103,16 +120,24 @@ describe('POST items/attachments.php', () => {
     const eleven = Array.from({ length: 11 }, (_, i) => ({ name: `${i}.png`, bytes: png16 }));
     const many = await upload('manager', 'items/attachments.php', { item_id: '1001' }, eleven);
     expect(many.status).toBe(422);
-    const huge = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [{ name: 'huge.png', bytes: Buffer.alloc(21 * 1024 * 1024, 1) }]);
+    const huge = await upload('manager', 'items/attachments.php', { item_id: '1001' }, [
+      { name: 'huge.png', bytes: Buffer.alloc(21 * 1024 * 1024, 1) },
+    ]);
     expect(huge.status).toBe(422);
     expect(huge.body.error.message).toBe(INVALID_DATA_MESSAGE);
   });
 
   it('validates the fields first', async () => {
-    expect((await upload('manager', 'items/attachments.php', {}, [{ name: 'a.png', bytes: png16 }])).body.error.message).toBe('item_id: is required');
+    expect((await upload('manager', 'items/attachments.php', {}, [{ name: 'a.png', bytes: png16 }])).body.error.message).toBe(
+      'item_id: is required',
+    );
     expect((await upload('manager', 'items/attachments.php', { item_id: '01' }, [{ name: 'a.png', bytes: png16 }])).status).toBe(422);
     expect((await upload('manager', 'items/attachments.php', { item_id: '1000' }, [])).body.error.details[0].field).toBe('attachments[]');
-    const json = await server.call(`${V1}/items/attachments.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 1000 } });
+    const json = await server.call(`${V1}/items/attachments.php`, {
+      method: 'POST',
+      token: server.tokens.manager,
+      json: { item_id: 1000 },
+    });
     expect(json.status).toBe(415);
     expect(json.body.error.code).toBe('unsupported_media_type');
   });
@@ -175,7 +200,9 @@ describe('POST items/attachments.php', () => {
     // Nothing was written where the names pointed.
     expect(await blobKeys('etc/')).toEqual([]);
     const card = await server.call(`${V1}/items/get.php?id=1011`, { token: server.tokens.manager });
-    expect(card.body.data.item.attachments.map((a: { original_name: string }) => a.original_name)).toEqual(sent.map(([, expected]) => expected));
+    expect(card.body.data.item.attachments.map((a: { original_name: string }) => a.original_name)).toEqual(
+      sent.map(([, expected]) => expected),
+    );
   });
 
   it('refuses an attachments[] part that is not a file, never dropping it', async () => {
@@ -183,7 +210,9 @@ describe('POST items/attachments.php', () => {
     const boundary = 'punchlist-field-boundary';
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="item_id"\r\n\r\n1011\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="ok.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="ok.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       png16,
       Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"\r\n\r\nnot a file\r\n`),
       Buffer.from(`--${boundary}--\r\n`),
@@ -203,7 +232,10 @@ describe('POST items/attachments.php', () => {
     const undo = await refuseInserts(server.ctx.db.kysely, 'attachments');
     try {
       const before = await blobKeys('items/2001/');
-      const res = await upload('manager', 'items/attachments.php', { item_id: '2001' }, [{ name: 'a.png', bytes: png16 }, { name: 'b.png', bytes: png16 }]);
+      const res = await upload('manager', 'items/attachments.php', { item_id: '2001' }, [
+        { name: 'a.png', bytes: png16 },
+        { name: 'b.png', bytes: png16 },
+      ]);
       expect(res.status).toBe(500);
       expect(res.body.error.code).toBe('internal_error');
       expect(await blobKeys('items/2001/')).toEqual(before);
@@ -215,7 +247,9 @@ describe('POST items/attachments.php', () => {
 
 describe('POST answers/attachments.php', () => {
   it('resets an approved answer to pending, recording the reset', async () => {
-    const res = await upload('executor', 'answers/attachments.php', { answer_id: '7000' }, [{ name: 'act.jpg', bytes: await solid(32, 32, 'jpeg') }]);
+    const res = await upload('executor', 'answers/attachments.php', { answer_id: '7000' }, [
+      { name: 'act.jpg', bytes: await solid(32, 32, 'jpeg') },
+    ]);
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ status_reset: true, answer_status: 'pending' });
     expect(res.body.data.attachments[0].path).toMatch(/^answers\/7000\/.+\.webp$/);
@@ -231,28 +265,48 @@ describe('POST answers/attachments.php', () => {
   });
 
   it('resets a rejected answer to pending as well, after the review that rejected it', async () => {
-    const created = await server.call(`${V1}/answers/create.php`, { method: 'POST', token: server.tokens.executor, json: { item_id: 1000, text: 'Redone' } });
+    const created = await server.call(`${V1}/answers/create.php`, {
+      method: 'POST',
+      token: server.tokens.executor,
+      json: { item_id: 1000, text: 'Redone' },
+    });
     expect(created.status).toBe(201);
     const answerId: number = created.body.data.answer.id;
     await server.ctx.review.reviewAnswer({ id: USERS.manager, role: 'member' }, answerId, 'rejected');
     const res = await upload('executor', 'answers/attachments.php', { answer_id: String(answerId) }, [{ name: 'fixed.png', bytes: png16 }]);
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ status_reset: true, answer_status: 'pending' });
-    const reviews = await server.ctx.db.kysely.selectFrom('answer_reviews').selectAll().where('answer_id', '=', answerId).orderBy('id').execute();
+    const reviews = await server.ctx.db.kysely
+      .selectFrom('answer_reviews')
+      .selectAll()
+      .where('answer_id', '=', answerId)
+      .orderBy('id')
+      .execute();
     expect(reviews).toMatchObject([
       { from_status: 'pending', to_status: 'rejected', reason: 'review', user_id: USERS.manager },
       { from_status: 'rejected', to_status: 'pending', reason: 'attachments_added', user_id: USERS.executor },
     ]);
     const card = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
-    expect(card.body.data.item.answers.find((a: { id: number }) => a.id === answerId)).toMatchObject({ status: 'pending', attachments: [{ original_name: 'fixed.png' }] });
+    expect(card.body.data.item.answers.find((a: { id: number }) => a.id === answerId)).toMatchObject({
+      status: 'pending',
+      attachments: [{ original_name: 'fixed.png' }],
+    });
   });
 
   it('lets the answer author or a participant add images, and nobody else', async () => {
     expect((await upload('partial', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).status).toBe(201);
-    expect((await upload('bystander', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).body.error.code).toBe('forbidden');
-    expect((await upload('observer', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).body.error.code).toBe('forbidden');
-    expect((await upload('outsider', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).status).toBe(404);
-    expect((await upload('manager', 'answers/attachments.php', { answer_id: '99999' }, [{ name: 'a.png', bytes: png16 }])).status).toBe(404);
+    expect(
+      (await upload('bystander', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).body.error.code,
+    ).toBe('forbidden');
+    expect(
+      (await upload('observer', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).body.error.code,
+    ).toBe('forbidden');
+    expect((await upload('outsider', 'answers/attachments.php', { answer_id: '7001' }, [{ name: 'a.png', bytes: png16 }])).status).toBe(
+      404,
+    );
+    expect((await upload('manager', 'answers/attachments.php', { answer_id: '99999' }, [{ name: 'a.png', bytes: png16 }])).status).toBe(
+      404,
+    );
   });
 });
 
@@ -297,7 +351,9 @@ describe('slow uploads', () => {
       slow.on('error', reject);
     });
     slow.write(`--${boundary}\r\nContent-Disposition: form-data; name="item_id"\r\n\r\n1000\r\n`);
-    slow.write(`--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="slow.png"\r\nContent-Type: image/png\r\n\r\n`);
+    slow.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachments[]"; filename="slow.png"\r\nContent-Type: image/png\r\n\r\n`,
+    );
     slow.write(png16.subarray(0, 20));
     // While the upload is stuck mid-file, the server keeps answering.
     const started = Date.now();

@@ -64,7 +64,11 @@ describe('batched audit records', () => {
   it('a write after reads is the newest record: queued records are written before the write records its own', async () => {
     const read = await server.call(`${V1}/auth/me.php`, { token: server.tokens.manager });
     expectOk(read);
-    const write = await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 1000, text: 'after a read' } });
+    const write = await server.call(`${V1}/comments/create.php`, {
+      method: 'POST',
+      token: server.tokens.manager,
+      json: { item_id: 1000, text: 'after a read' },
+    });
     expect(write.status).toBe(201);
     const rows = await rowsOf([read.headers.get('x-request-id')!, write.headers.get('x-request-id')!]);
     expect(rows.map((r) => r.request_id)).toEqual([read.headers.get('x-request-id'), write.headers.get('x-request-id')]);

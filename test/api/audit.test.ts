@@ -39,7 +39,14 @@ async function auditOf(res: { headers: Headers }): Promise<AuditRow> {
 }
 
 const count = async () =>
-  Number((await server.ctx.db.kysely.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await server.ctx.db.kysely
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 const call = (path: string, init: RequestInit & { token?: string } = {}) =>
   server.call(path, { ...init, headers: { 'user-agent': UA, ...(init.headers as Record<string, string> | undefined) } });
@@ -116,11 +123,19 @@ describe('audit records of failures', () => {
   });
 
   it('401 token_revoked and token_expired name the token and its owner, so the owner can see what broke', async () => {
-    const expiring = await server.ctx.tokens.createToken({ userId: USERS.observer, name: 'short', scopes: ['auth:me'], expiresAt: new Date(Date.now() + 300) });
+    const expiring = await server.ctx.tokens.createToken({
+      userId: USERS.observer,
+      name: 'short',
+      scopes: ['auth:me'],
+      expiresAt: new Date(Date.now() + 300),
+    });
     const revoked = await server.ctx.tokens.createToken({ userId: USERS.observer, name: 'gone', scopes: ['auth:me'], expiresAt: null });
     await server.ctx.tokens.revokeToken(revoked.id);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    for (const [token, code, id] of [[expiring.token, 'token_expired', expiring.id], [revoked.token, 'token_revoked', revoked.id]] as const) {
+    for (const [token, code, id] of [
+      [expiring.token, 'token_expired', expiring.id],
+      [revoked.token, 'token_revoked', revoked.id],
+    ] as const) {
       const res = await call(`${V1}/auth/me.php`, { token });
       expectError(res, 401, code);
       expect(await auditOf(res)).toMatchObject({ error_code: code, token_id: id, user_id: USERS.observer });
@@ -128,7 +143,12 @@ describe('audit records of failures', () => {
   });
 
   it('403 scope_missing: the token and user are known', async () => {
-    const { id, token } = await server.ctx.tokens.createToken({ userId: USERS.observer, name: 'no items', scopes: scopesExcept('items:read'), expiresAt: null });
+    const { id, token } = await server.ctx.tokens.createToken({
+      userId: USERS.observer,
+      name: 'no items',
+      scopes: scopesExcept('items:read'),
+      expiresAt: null,
+    });
     const res = await call(`${V1}/items/get.php?id=1000`, { token });
     expectError(res, 403, 'scope_missing');
     const row = await auditOf(res);

@@ -66,7 +66,16 @@ async function addUser(id: number, active = true) {
   const at = new Date().toISOString();
   await server.ctx.db.kysely
     .insertInto('users')
-    .values({ id, email: `user${id}@punchlist.test`, name: `User ${id}`, role: 'member', password_hash: null, active: active ? 1 : 0, created_at: at, updated_at: at })
+    .values({
+      id,
+      email: `user${id}@punchlist.test`,
+      name: `User ${id}`,
+      role: 'member',
+      password_hash: null,
+      active: active ? 1 : 0,
+      created_at: at,
+      updated_at: at,
+    })
     .execute();
 }
 
@@ -312,22 +321,37 @@ describe('query validation: 422 after the scope, before visibility', () => {
     }
   });
 
-  it.each(['limit=1', 'limit=200', 'offset=0', 'offset=1000', 'archived=false', 'archived=0', 'archived=true', 'archived=1', 'archived=all'])(
-    'projects/list?%s is valid',
-    async (query) => {
-      expectOk(await server.call(`${V1}/projects/list.php?${query}`, { token: server.tokens.manager }));
-    },
-  );
+  it.each([
+    'limit=1',
+    'limit=200',
+    'offset=0',
+    'offset=1000',
+    'archived=false',
+    'archived=0',
+    'archived=true',
+    'archived=1',
+    'archived=all',
+  ])('projects/list?%s is valid', async (query) => {
+    expectOk(await server.call(`${V1}/projects/list.php?${query}`, { token: server.tokens.manager }));
+  });
 });
 
 describe('token bookkeeping', () => {
   it('sets last_used_at and last_used_ip on use', async () => {
     const { id, token } = await createToken(USERS.observer, ['auth:me']);
-    const before = await server.ctx.db.kysely.selectFrom('api_tokens').select(['last_used_at', 'last_used_ip']).where('id', '=', id).executeTakeFirstOrThrow();
+    const before = await server.ctx.db.kysely
+      .selectFrom('api_tokens')
+      .select(['last_used_at', 'last_used_ip'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(before).toEqual({ last_used_at: null, last_used_ip: null });
     const started = Date.now();
     expectOk(await server.call(`${V1}/auth/me.php`, { token }));
-    const after = await server.ctx.db.kysely.selectFrom('api_tokens').select(['last_used_at', 'last_used_ip']).where('id', '=', id).executeTakeFirstOrThrow();
+    const after = await server.ctx.db.kysely
+      .selectFrom('api_tokens')
+      .select(['last_used_at', 'last_used_ip'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(after.last_used_ip).toBe('127.0.0.1');
     expect(after.last_used_at).not.toBeNull();
     expect(Date.parse(after.last_used_at!)).toBeGreaterThanOrEqual(started - 1000);

@@ -16,7 +16,11 @@ afterAll(() => server.close());
 describe('events/list.php', () => {
   it('lists the changes made through the API and the web, with the token of API writes and none for the web', async () => {
     const after = await last();
-    const status = await server.call(`${V1}/items/status.php`, { method: 'PATCH', token: server.tokens.executor, json: { id: 1001, status: 'blocked' } });
+    const status = await server.call(`${V1}/items/status.php`, {
+      method: 'PATCH',
+      token: server.tokens.executor,
+      json: { id: 1001, status: 'blocked' },
+    });
     expect(status.status).toBe(200);
     const web = new WebClient(server.url);
     await web.signIn('executor');
@@ -26,8 +30,21 @@ describe('events/list.php', () => {
     const feed = await list(`after=${after}`);
     expect(feed.status).toBe(200);
     expect(feed.body.data.events).toMatchObject([
-      { type: 'item.status_changed', project_id: 1, item_id: 1001, actor: { id: USERS.executor, name: 'Executor' }, token_id: USERS.executor, data: { from: 'in_progress', to: 'blocked' } },
-      { type: 'comment.created', item_id: 1001, actor: { id: USERS.executor }, token_id: null, data: { comment: { text: 'From the site' } } },
+      {
+        type: 'item.status_changed',
+        project_id: 1,
+        item_id: 1001,
+        actor: { id: USERS.executor, name: 'Executor' },
+        token_id: USERS.executor,
+        data: { from: 'in_progress', to: 'blocked' },
+      },
+      {
+        type: 'comment.created',
+        item_id: 1001,
+        actor: { id: USERS.executor },
+        token_id: null,
+        data: { comment: { text: 'From the site' } },
+      },
     ]);
     expect(feed.body.data).toMatchObject({ next_after: feed.body.data.events[1].id, has_more: false });
     // Audited like every call, with the project of the filter as entity.
@@ -42,7 +59,11 @@ describe('events/list.php', () => {
     const started = Date.now();
     const waiting = list(`after=${after}&wait=20&item_id=2001`);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 2010, text: 'elsewhere' } });
+    await server.call(`${V1}/comments/create.php`, {
+      method: 'POST',
+      token: server.tokens.manager,
+      json: { item_id: 2010, text: 'elsewhere' },
+    });
     await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 2001, text: 'here' } });
     const answered = await waiting;
     expect(answered.status).toBe(200);
@@ -60,12 +81,26 @@ describe('events/list.php', () => {
 
     expect((await list('project_id=3', server.tokens.partial)).status).toBe(404);
     expect((await list('item_id=2001', server.tokens.partial)).status).toBe(404);
-    for (const bad of ['after=-1', 'limit=501', 'limit=0', 'wait=31', 'types=item.deleted', 'types=comment.created,', 'project_id=01', 'since=1']) {
+    for (const bad of [
+      'after=-1',
+      'limit=501',
+      'limit=0',
+      'wait=31',
+      'types=item.deleted',
+      'types=comment.created,',
+      'project_id=01',
+      'since=1',
+    ]) {
       const refused = await list(bad);
       expect(refused.status, bad).toBe(422);
       expect(refused.body.error.code).toBe('validation_error');
     }
-    const token = await server.ctx.tokens.createToken({ userId: USERS.manager, name: 'no events', scopes: scopesExcept('events:read'), expiresAt: null });
+    const token = await server.ctx.tokens.createToken({
+      userId: USERS.manager,
+      name: 'no events',
+      scopes: scopesExcept('events:read'),
+      expiresAt: null,
+    });
     const missing = await list('', token.token);
     expect(missing.status).toBe(403);
     expect(missing.body.error.code).toBe('scope_missing');

@@ -122,10 +122,16 @@ describe('v1 response headers (default rate limit)', () => {
 
     // A list of tags, the strong form of the same tag, and * all match.
     for (const header of [`"other", ${etag}`, etag!.slice(2), '*']) {
-      const res = await server.request(`${V1}/projects/tree.php?id=1`, { token: server.tokens.manager, headers: { 'if-none-match': header } });
+      const res = await server.request(`${V1}/projects/tree.php?id=1`, {
+        token: server.tokens.manager,
+        headers: { 'if-none-match': header },
+      });
       expect(res.status, header).toBe(304);
     }
-    const other = await server.request(`${V1}/projects/tree.php?id=1`, { token: server.tokens.manager, headers: { 'if-none-match': 'W/"nope"' } });
+    const other = await server.request(`${V1}/projects/tree.php?id=1`, {
+      token: server.tokens.manager,
+      headers: { 'if-none-match': 'W/"nope"' },
+    });
     expect(other.status).toBe(200);
 
     const head = await server.request(`${V1}/projects/tree.php?id=1`, { token: server.tokens.manager, method: 'HEAD' });

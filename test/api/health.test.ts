@@ -26,7 +26,10 @@ describe('health and readiness', () => {
 
   it('is not ready when the storage is unusable', async () => {
     expect(await broken.call('/healthz')).toMatchObject({ status: 200 });
-    expect(await broken.call('/readyz')).toMatchObject({ status: 503, body: { ok: false, checks: { database: 'ok', storage: 'unavailable' } } });
+    expect(await broken.call('/readyz')).toMatchObject({
+      status: 503,
+      body: { ok: false, checks: { database: 'ok', storage: 'unavailable' } },
+    });
   });
 
   it('keeps health checks out of the audit log', async () => {

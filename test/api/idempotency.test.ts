@@ -1,7 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
-import { hashJsonRequest, hashMultipartRequest, IDEMPOTENCY_TTL_MS, storedKey } from '../../src/features/idempotency/idempotency.service.js';
+import {
+  hashJsonRequest,
+  hashMultipartRequest,
+  IDEMPOTENCY_TTL_MS,
+  storedKey,
+} from '../../src/features/idempotency/idempotency.service.js';
 import { expectError, expectOk, type CallResult } from '../helpers/envelope.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { type UserKey, USERS } from '../helpers/workspace.js';
@@ -33,17 +38,26 @@ function send(method: string, path: string, user: UserKey, json: unknown, key?: 
 }
 
 async function comments(itemId: number) {
-  return expectOk(await server.call(`${V1}/items/get.php?id=${itemId}`, { token: server.tokens.admin })).item.comments as { id: number; text: string }[];
+  return expectOk(await server.call(`${V1}/items/get.php?id=${itemId}`, { token: server.tokens.admin })).item.comments as {
+    id: number;
+    text: string;
+  }[];
 }
 
 /** Makes inserting a comment with this text fail inside the database (SQLite or PostgreSQL). */
 async function failCommentsWithText(text: string) {
   const db = server.ctx.db.kysely;
   if (server.ctx.db.dialect === 'postgres') {
-    await sql`create function fail_comment() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`.execute(db);
-    await sql`create trigger fail_comment before insert on comments for each row when (new.text = ${sql.lit(text)}) execute function fail_comment()`.execute(db);
+    await sql`create function fail_comment() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`.execute(
+      db,
+    );
+    await sql`create trigger fail_comment before insert on comments for each row when (new.text = ${sql.lit(text)}) execute function fail_comment()`.execute(
+      db,
+    );
   } else {
-    await sql`create trigger fail_comment before insert on comments when new.text = ${sql.lit(text)} begin select raise(abort, 'injected failure'); end`.execute(db);
+    await sql`create trigger fail_comment before insert on comments when new.text = ${sql.lit(text)} begin select raise(abort, 'injected failure'); end`.execute(
+      db,
+    );
   }
 }
 
@@ -279,11 +293,49 @@ describe('request fingerprints', () => {
       { field: 'attachments[]', filename: 'a.png', sha256: 'aa' },
       { field: 'attachments[]', filename: 'b.png', sha256: 'bb' },
     ];
-    const base = hashMultipartRequest([['item_id', '1000'], ['note', 'x']], files);
-    expect(hashMultipartRequest([['note', 'x'], ['item_id', '1000']], files)).toBe(base);
-    expect(hashMultipartRequest([['item_id', '1000'], ['note', 'x']], [...files].reverse())).not.toBe(base);
-    expect(hashMultipartRequest([['item_id', '1000'], ['note', 'x']], [files[0]!, { ...files[1]!, sha256: 'cc' }])).not.toBe(base);
-    expect(hashMultipartRequest([['item_id', '1001'], ['note', 'x']], files)).not.toBe(base);
+    const base = hashMultipartRequest(
+      [
+        ['item_id', '1000'],
+        ['note', 'x'],
+      ],
+      files,
+    );
+    expect(
+      hashMultipartRequest(
+        [
+          ['note', 'x'],
+          ['item_id', '1000'],
+        ],
+        files,
+      ),
+    ).toBe(base);
+    expect(
+      hashMultipartRequest(
+        [
+          ['item_id', '1000'],
+          ['note', 'x'],
+        ],
+        [...files].reverse(),
+      ),
+    ).not.toBe(base);
+    expect(
+      hashMultipartRequest(
+        [
+          ['item_id', '1000'],
+          ['note', 'x'],
+        ],
+        [files[0]!, { ...files[1]!, sha256: 'cc' }],
+      ),
+    ).not.toBe(base);
+    expect(
+      hashMultipartRequest(
+        [
+          ['item_id', '1001'],
+          ['note', 'x'],
+        ],
+        files,
+      ),
+    ).not.toBe(base);
     expect(base).not.toBe(hashJsonRequest({ item_id: '1000', note: 'x' }));
   });
 });

@@ -141,16 +141,31 @@ describe('authentication headers', () => {
         ],
       });
       expect(res.status).toBe(400);
-      expect(JSON.parse(res.body.toString()).error).toMatchObject({ code: 'bad_request', message: expect.stringMatching(/one Authorization header/) });
+      expect(JSON.parse(res.body.toString()).error).toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(/one Authorization header/),
+      });
     }
   });
 });
 
 describe('CORS (default CORS_ORIGINS=*)', () => {
-  const EXPOSED = ['X-Request-Id', 'ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Punchlist-Token-Expiration', 'Idempotent-Replayed'];
+  const EXPOSED = [
+    'X-Request-Id',
+    'ETag',
+    'RateLimit',
+    'RateLimit-Policy',
+    'Retry-After',
+    'Punchlist-Token-Expiration',
+    'Idempotent-Replayed',
+  ];
 
   it('every v1 response allows any origin and exposes the headers clients read, never credentials', async () => {
-    for (const res of [await get('/auth/me.php', { origin: 'https://panel.example' }), await get('/auth/me.php', {}, null), await get('/nope.php')]) {
+    for (const res of [
+      await get('/auth/me.php', { origin: 'https://panel.example' }),
+      await get('/auth/me.php', {}, null),
+      await get('/nope.php'),
+    ]) {
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-expose-headers')?.split(', ')).toEqual(EXPOSED);
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
@@ -159,7 +174,11 @@ describe('CORS (default CORS_ORIGINS=*)', () => {
 
   it('a preflight answers 204 without a token, with the methods of that path; OPTIONS without Access-Control-Request-Method stays 405', async () => {
     const preflight = (path: string, headers: Record<string, string>) => server.call(`${V1}${path}`, { method: 'OPTIONS', headers });
-    const request = { origin: 'https://panel.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type' };
+    const request = {
+      origin: 'https://panel.example',
+      'access-control-request-method': 'PATCH',
+      'access-control-request-headers': 'authorization, content-type',
+    };
     const status = await preflight('/items/status.php', request);
     expect(status.status).toBe(204);
     expect(status.headers.get('access-control-allow-methods')).toBe('PATCH');

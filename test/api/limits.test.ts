@@ -15,11 +15,46 @@ const MiB = 1024 * 1024;
 
 /** The JSON writes of v1, each with a body that succeeds for the manager. */
 const JSON_WRITES: { name: string; method: string; path: string; scope: Scope; valid: Record<string, unknown>; status: number }[] = [
-  { name: 'comments/create', method: 'POST', path: `${V1}/comments/create.php`, scope: 'comments:write', valid: { item_id: 1000, text: 'ok' }, status: 201 },
-  { name: 'answers/create', method: 'POST', path: `${V1}/answers/create.php`, scope: 'answers:write', valid: { item_id: 1000, text: 'ok' }, status: 201 },
-  { name: 'items/status', method: 'PATCH', path: `${V1}/items/status.php`, scope: 'items:status.write', valid: { id: 1000, status: 'pending' }, status: 200 },
-  { name: 'items/planning', method: 'PATCH', path: `${V1}/items/planning.php`, scope: 'items:planning.write', valid: { id: 1000, priority: 'medium' }, status: 200 },
-  { name: 'items/links', method: 'PUT', path: `${V1}/items/links.php`, scope: 'items:materials.write', valid: { id: 1000, document_links: [] }, status: 200 },
+  {
+    name: 'comments/create',
+    method: 'POST',
+    path: `${V1}/comments/create.php`,
+    scope: 'comments:write',
+    valid: { item_id: 1000, text: 'ok' },
+    status: 201,
+  },
+  {
+    name: 'answers/create',
+    method: 'POST',
+    path: `${V1}/answers/create.php`,
+    scope: 'answers:write',
+    valid: { item_id: 1000, text: 'ok' },
+    status: 201,
+  },
+  {
+    name: 'items/status',
+    method: 'PATCH',
+    path: `${V1}/items/status.php`,
+    scope: 'items:status.write',
+    valid: { id: 1000, status: 'pending' },
+    status: 200,
+  },
+  {
+    name: 'items/planning',
+    method: 'PATCH',
+    path: `${V1}/items/planning.php`,
+    scope: 'items:planning.write',
+    valid: { id: 1000, priority: 'medium' },
+    status: 200,
+  },
+  {
+    name: 'items/links',
+    method: 'PUT',
+    path: `${V1}/items/links.php`,
+    scope: 'items:materials.write',
+    valid: { id: 1000, document_links: [] },
+    status: 200,
+  },
 ];
 
 /** `token` null: no Authorization header. */
@@ -40,7 +75,14 @@ function paddedBody(valid: Record<string, unknown>, size: number): string {
 async function countRows() {
   const db = server.ctx.db.kysely;
   const n = async (table: 'comments' | 'answers' | 'item_history') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { comments: await n('comments'), answers: await n('answers'), history: await n('item_history') };
 }
 
@@ -87,7 +129,9 @@ describe.each(JSON_WRITES)('JSON body of $name', (w) => {
     expect(() => new TextDecoder('utf-8', { fatal: true }).decode(broken)).toThrow();
     expectBodyError(await send(w, broken, 'application/json'));
     // An overlong encoding of "/" (0xC0 0xAF) is not UTF-8 either.
-    expectBodyError(await send(w, Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), 'application/json'));
+    expectBodyError(
+      await send(w, Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), 'application/json'),
+    );
   });
 
   it.each([
@@ -169,7 +213,9 @@ describe('request line and headers over 16 KiB', () => {
   });
 
   it('headers under the limit reach the application', async () => {
-    const res = await rawExchange(`GET ${V1}/auth/me.php HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Padding: ${'a'.repeat(LIMIT - 1024)}\r\n\r\n`);
+    const res = await rawExchange(
+      `GET ${V1}/auth/me.php HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Padding: ${'a'.repeat(LIMIT - 1024)}\r\n\r\n`,
+    );
     expect(res.status).toBe(401);
     expect(JSON.parse(res.body).error.code).toBe('unauthorized');
   });

@@ -21,7 +21,11 @@ afterAll(() => server.close());
 const json = (path: string, body: unknown) =>
   server.call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  server.call(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+  server.call(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
 
 async function register(body: Record<string, unknown> = {}) {
   const response = await json('/oauth/register', { client_name: 'HTTP agent', redirect_uris: [REDIRECT], ...body });
@@ -59,7 +63,13 @@ async function connect(scopes = ['auth:me', 'projects:read', 'items:read']) {
   const { web, response } = await consent(client.client_id, { decision: 'allow', scopes });
   expect(response.status).toBe(303);
   const code = new URL(response.location!).searchParams.get('code')!;
-  const tokens = await form('/oauth/token', { grant_type: 'authorization_code', client_id: client.client_id, code, code_verifier: VERIFIER, redirect_uri: REDIRECT });
+  const tokens = await form('/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: client.client_id,
+    code,
+    code_verifier: VERIFIER,
+    redirect_uri: REDIRECT,
+  });
   expect(tokens.status).toBe(200);
   return { client, web, code, tokens: tokens.body as { access_token: string; refresh_token: string; scope: string } };
 }
@@ -87,7 +97,11 @@ describe('metadata', () => {
     for (const suffix of ['', '/mcp', '/api/external/v1']) {
       const { status, body } = await server.call(`/.well-known/oauth-protected-resource${suffix}`);
       expect(status, suffix).toBe(200);
-      expect(body).toMatchObject({ resource: server.url + suffix, authorization_servers: [server.url], bearer_methods_supported: ['header'] });
+      expect(body).toMatchObject({
+        resource: server.url + suffix,
+        authorization_servers: [server.url],
+        bearer_methods_supported: ['header'],
+      });
     }
     expect((await server.call('/.well-known/oauth-protected-resource/elsewhere')).status).toBe(404);
   });
@@ -99,7 +113,9 @@ describe('metadata', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource", realm="punchlist"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource", realm="punchlist"`,
+    );
     expect(res.body).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
     expect(res.body.error.message).toMatch(/OAuth/);
     expect(res.body.error.message).not.toMatch(/not available/);
@@ -108,15 +124,26 @@ describe('metadata', () => {
 
 describe('registration (RFC 7591)', () => {
   it('answers 201 with the client, and 400 in the RFC shape for bad metadata', async () => {
-    const created = await json('/oauth/register', { client_name: 'Agent', redirect_uris: ['https://agent.example/cb', 'http://localhost/cb'] });
+    const created = await json('/oauth/register', {
+      client_name: 'Agent',
+      redirect_uris: ['https://agent.example/cb', 'http://localhost/cb'],
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
-    expect(created.body).toMatchObject({ client_name: 'Agent', token_endpoint_auth_method: 'none', redirect_uris: ['https://agent.example/cb', 'http://localhost/cb'] });
+    expect(created.body).toMatchObject({
+      client_name: 'Agent',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['https://agent.example/cb', 'http://localhost/cb'],
+    });
 
     const bad = await json('/oauth/register', { redirect_uris: ['http://agent.example/cb'] });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: 'invalid_redirect_uri', error_description: expect.stringMatching(/https/) });
-    const malformed = await server.call('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":' });
+    const malformed = await server.call('/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"redirect_uris":',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toBe('invalid_client_metadata');
   });
@@ -132,7 +159,11 @@ describe('registration (RFC 7591)', () => {
       expect(refused.headers.get('retry-after')).toMatch(/^[0-9]+$/);
       expect(refused.body.error).toBe('temporarily_unavailable');
       const tokenRequest = () =>
-        limited.call('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&client_id=x&refresh_token=y' });
+        limited.call('/oauth/token', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=refresh_token&client_id=x&refresh_token=y',
+        });
       expect((await tokenRequest()).status).toBe(401);
       expect((await tokenRequest()).status).toBe(429);
     } finally {
@@ -154,9 +185,11 @@ describe('the authorization endpoint and the consent page', () => {
     }
   });
 
-  it('shows the client\'s error on a page with a link back (no automatic redirect) for a bad request', async () => {
+  it("shows the client's error on a page with a link back (no automatic redirect) for a bad request", async () => {
     const client = await register();
-    const res = await fetch(`${server.url}/oauth/authorize?${authorizeQuery(client.client_id, { code_challenge_method: 'plain' })}`, { redirect: 'manual' });
+    const res = await fetch(`${server.url}/oauth/authorize?${authorizeQuery(client.client_id, { code_challenge_method: 'plain' })}`, {
+      redirect: 'manual',
+    });
     expect(res.status).toBe(400);
     const text = decode(await res.text());
     expect(text).toContain('invalid_request');
@@ -173,7 +206,11 @@ describe('the authorization endpoint and the consent page', () => {
     const next = login.searchParams.get('next')!;
     expect(next.startsWith('/oauth/authorize?')).toBe(true);
     const page = await web.get(login.pathname + login.search);
-    const signedIn = await web.post('/login', { email: 'manager@punchlist.test', password: 'correct horse battery staple', next }, page.text);
+    const signedIn = await web.post(
+      '/login',
+      { email: 'manager@punchlist.test', password: 'correct horse battery staple', next },
+      page.text,
+    );
     expect(signedIn.status).toBe(303);
     expect(signedIn.location).toBe(next);
     expect((await web.get(next)).text).toContain('HTTP agent');
@@ -237,13 +274,23 @@ describe('tokens', () => {
 
   it('the token endpoint answers no-store, refuses JSON, repeated parameters, unknown clients and reused codes', async () => {
     const { client, code, tokens } = await connect();
-    const again = await form('/oauth/token', { grant_type: 'authorization_code', client_id: client.client_id, code, code_verifier: VERIFIER, redirect_uri: REDIRECT });
+    const again = await form('/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.client_id,
+      code,
+      code_verifier: VERIFIER,
+      redirect_uri: REDIRECT,
+    });
     expect(again.status).toBe(400);
     expect(again.headers.get('cache-control')).toBe('no-store');
     expect(again.body).toMatchObject({ error: 'invalid_grant' });
     expect((await server.call(`${V1}/auth/me.php`, { token: tokens.access_token })).body.error.code).toBe('token_revoked');
 
-    const asJson = await json('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: tokens.refresh_token });
+    const asJson = await json('/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.client_id,
+      refresh_token: tokens.refresh_token,
+    });
     expect(asJson.status).toBe(400);
     expect(asJson.body.error).toBe('invalid_request');
     const repeated = await server.call('/oauth/token', {
@@ -252,10 +299,18 @@ describe('tokens', () => {
       body: `grant_type=refresh_token&grant_type=refresh_token&client_id=${client.client_id}`,
     });
     expect(repeated.body.error).toBe('invalid_request');
-    const unknown = await form('/oauth/token', { grant_type: 'refresh_token', client_id: 'plc_nobody', refresh_token: tokens.refresh_token });
+    const unknown = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: 'plc_nobody',
+      refresh_token: tokens.refresh_token,
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error).toBe('invalid_client');
-    const secret = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x' }, { authorization: `Basic ${Buffer.from(`${client.client_id}:secret`).toString('base64')}` });
+    const secret = await form(
+      '/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: 'x' },
+      { authorization: `Basic ${Buffer.from(`${client.client_id}:secret`).toString('base64')}` },
+    );
     expect(secret.status).toBe(401);
     const unsupported = await form('/oauth/token', { grant_type: 'client_credentials', client_id: client.client_id });
     expect(unsupported.body.error).toBe('unsupported_grant_type');
@@ -263,21 +318,37 @@ describe('tokens', () => {
 
   it('rotates refresh tokens over HTTP; a replayed one ends the grant', async () => {
     const { client, tokens } = await connect();
-    const refreshed = await form('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: tokens.refresh_token });
+    const refreshed = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.client_id,
+      refresh_token: tokens.refresh_token,
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.headers.get('cache-control')).toBe('no-store');
     const next = refreshed.body as { access_token: string; refresh_token: string };
     expect((await server.call(`${V1}/auth/me.php`, { token: next.access_token })).status).toBe(200);
-    const replay = await form('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: tokens.refresh_token });
+    const replay = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.client_id,
+      refresh_token: tokens.refresh_token,
+    });
     expect(replay.body.error).toBe('invalid_grant');
     expect((await server.call(`${V1}/auth/me.php`, { token: next.access_token })).body.error.code).toBe('token_revoked');
-    const after = await form('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: next.refresh_token });
+    const after = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.client_id,
+      refresh_token: next.refresh_token,
+    });
     expect(after.body.error).toBe('invalid_grant');
   });
 
   it('RFC 7009 revocation answers 200 and ends the grant', async () => {
     const { client, tokens } = await connect();
-    const revoked = await form('/oauth/revoke', { client_id: client.client_id, token: tokens.refresh_token, token_type_hint: 'refresh_token' });
+    const revoked = await form('/oauth/revoke', {
+      client_id: client.client_id,
+      token: tokens.refresh_token,
+      token_type_hint: 'refresh_token',
+    });
     expect(revoked.status).toBe(200);
     expect((await server.call(`${V1}/auth/me.php`, { token: tokens.access_token })).status).toBe(401);
     expect((await form('/oauth/revoke', { client_id: client.client_id, token: 'unknown' })).status).toBe(200);
@@ -293,13 +364,18 @@ describe('the Profile', () => {
     const { client, web, tokens } = await connect();
     const profile = await web.get('/profile');
     const tokenId = (await server.call(`${V1}/auth/me.php`, { token: tokens.access_token })).body.data.token.id as number;
-    const row = new RegExp(`<tr data-testid="token-row" data-token-id="${tokenId}" data-oauth="1">[\\s\\S]*?</tr>`).exec(profile.text)?.[0] ?? '';
+    const row =
+      new RegExp(`<tr data-testid="token-row" data-token-id="${tokenId}" data-oauth="1">[\\s\\S]*?</tr>`).exec(profile.text)?.[0] ?? '';
     expect(row).toContain('OAuth: HTTP agent');
     expect(row).toContain('Revoke');
     const revoked = await web.post(`/profile/tokens/${tokenId}/revoke`, { confirmed: '1' }, profile.text);
     expect(revoked.status).toBe(303);
     expect((await server.call(`${V1}/auth/me.php`, { token: tokens.access_token })).body.error.code).toBe('token_revoked');
-    const refresh = await form('/oauth/token', { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: tokens.refresh_token });
+    const refresh = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.client_id,
+      refresh_token: tokens.refresh_token,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
     const after = await web.get('/profile');
     const rowAfter = new RegExp(`data-token-id="${tokenId}"[\\s\\S]*?</tr>`).exec(after.text)?.[0] ?? '';

@@ -61,7 +61,15 @@ beforeAll(async () => {
   await db.insertInto('item_participants').values({ item_id: 2001, user_id: USERS.outsider }).execute();
   await db
     .insertInto('document_links')
-    .values({ item_id: 1000, answer_id: 7001, kind: 'spreadsheet', title: 'Sheet', url: 'https://example.test/sheet', position: 0, created_at: at })
+    .values({
+      item_id: 1000,
+      answer_id: 7001,
+      kind: 'spreadsheet',
+      title: 'Sheet',
+      url: 'https://example.test/sheet',
+      position: 0,
+      created_at: at,
+    })
     .execute();
   const image = (answerId: number | null, path: string) => ({
     item_id: 1000,
@@ -76,10 +84,19 @@ beforeAll(async () => {
     created_at: '2026-01-02T00:00:00.000Z',
   });
   itemImageId = (await db.insertInto('attachments').values(image(null, 'items/1000/a.webp')).returning('id').executeTakeFirstOrThrow()).id;
-  answerImageId = (await db.insertInto('attachments').values(image(7000, 'answers/7000/b.webp')).returning('id').executeTakeFirstOrThrow()).id;
+  answerImageId = (await db.insertInto('attachments').values(image(7000, 'answers/7000/b.webp')).returning('id').executeTakeFirstOrThrow())
+    .id;
   await db
     .insertInto('item_history')
-    .values({ item_id: 1001, kind: 'status_changed', from_status: 'pending', to_status: 'in_progress', user_id: USERS.manager, note: null, at: '2026-02-01T00:00:00.000Z' })
+    .values({
+      item_id: 1001,
+      kind: 'status_changed',
+      from_status: 'pending',
+      to_status: 'in_progress',
+      user_id: USERS.manager,
+      note: null,
+      at: '2026-02-01T00:00:00.000Z',
+    })
     .execute();
 });
 afterAll(() => server.close());
@@ -145,7 +162,14 @@ describe('projects/list', () => {
     });
     expectCard(plant, 1, FULL_1);
     expect(plant.progress.percent).toBe(28); // floor(200 / 7): 28.57 is not rounded up
-    expect(empty).toMatchObject({ id: 4, name: 'Empty', description: '', deadline: null, archived: false, created_at: '2020-01-01T00:00:00.000Z' });
+    expect(empty).toMatchObject({
+      id: 4,
+      name: 'Empty',
+      description: '',
+      deadline: null,
+      archived: false,
+      created_at: '2020-01-01T00:00:00.000Z',
+    });
     expectCard(empty, 4, EMPTY_4);
   });
 
@@ -208,8 +232,16 @@ describe('projects/list', () => {
 
   it('shows the admin a project without membership, in full', async () => {
     const data = expectOk(await get('admin', '/projects/list.php'));
-    expectCard(data.projects.find((p: any) => p.id === 3), 3, OTHER_3);
-    expectCard(data.projects.find((p: any) => p.id === 1), 1, FULL_1);
+    expectCard(
+      data.projects.find((p: any) => p.id === 3),
+      3,
+      OTHER_3,
+    );
+    expectCard(
+      data.projects.find((p: any) => p.id === 1),
+      1,
+      FULL_1,
+    );
   });
 });
 
@@ -241,11 +273,22 @@ describe('projects/get', () => {
 
 describe('projects/tree', () => {
   /** [section id, [[checklist id, [item ids]]]] */
-  const shape = (data: any) =>
-    data.sections.map((s: any) => [s.id, s.checklists.map((c: any) => [c.id, c.items.map((i: any) => i.id)])]);
+  const shape = (data: any) => data.sections.map((s: any) => [s.id, s.checklists.map((c: any) => [c.id, c.items.map((i: any) => i.id)])]);
   const FULL_TREE = [
-    [10, [[100, [1000, 1001]], [101, [1010, 1011]]]],
-    [20, [[200, [2000, 2001]], [201, [2010]]]],
+    [
+      10,
+      [
+        [100, [1000, 1001]],
+        [101, [1010, 1011]],
+      ],
+    ],
+    [
+      20,
+      [
+        [200, [2000, 2001]],
+        [201, [2010]],
+      ],
+    ],
   ];
 
   it('gives the project card and every section, checklist and item, in order', async () => {
@@ -259,15 +302,35 @@ describe('projects/tree', () => {
       ['Exits', 1],
     ]);
     const [first, second] = data.sections[0].checklists[0].items;
-    expect(first).toEqual({ id: 1000, text: 'Extinguishers checked', status: 'pending', priority: 'medium', deadline: null, requires_answer: true });
-    expect(second).toEqual({ id: 1001, text: 'Item 1001', status: 'in_progress', priority: 'high', deadline: '2026-06-30', requires_answer: false });
+    expect(first).toEqual({
+      id: 1000,
+      text: 'Extinguishers checked',
+      status: 'pending',
+      priority: 'medium',
+      deadline: null,
+      requires_answer: true,
+    });
+    expect(second).toEqual({
+      id: 1001,
+      text: 'Item 1001',
+      status: 'in_progress',
+      priority: 'high',
+      deadline: '2026-06-30',
+      requires_answer: false,
+    });
     expect(data.sections[1].checklists[0].items[0]).toMatchObject({ id: 2000, text: 'Проверка документов', status: 'done' });
   });
 
   it('gives the partial member exactly the granted parts: section 10 whole, section 20 with checklist 201 only', async () => {
     const data = expectOk(await get('partial', '/projects/tree.php?id=1'));
     expect(shape(data)).toEqual([
-      [10, [[100, [1000, 1001]], [101, [1010, 1011]]]],
+      [
+        10,
+        [
+          [100, [1000, 1001]],
+          [101, [1010, 1011]],
+        ],
+      ],
       [20, [[201, [2010]]]],
     ]);
     expectCard(data.project, 1, PARTIAL_1);
@@ -282,7 +345,15 @@ describe('projects/tree', () => {
 
   it('gives a member limited to one section that section only', async () => {
     const data = expectOk(await get(SECTIONER, '/projects/tree.php?id=1'));
-    expect(shape(data)).toEqual([[20, [[200, [2000, 2001]], [201, [2010]]]]]);
+    expect(shape(data)).toEqual([
+      [
+        20,
+        [
+          [200, [2000, 2001]],
+          [201, [2010]],
+        ],
+      ],
+    ]);
     expectCard(data.project, 1, SECTIONER_1);
     expect(data.project.progress.percent).toBe(33); // floor(100 / 3)
   });
@@ -443,7 +514,13 @@ describe('items/get', () => {
       attachments: [],
     });
     expect(item.status_history).toHaveLength(1);
-    expect(item.status_history[0]).toMatchObject({ kind: 'created', from: null, to: 'pending', at: '2026-01-01T00:00:00.000Z', user: null });
+    expect(item.status_history[0]).toMatchObject({
+      kind: 'created',
+      from: null,
+      to: 'pending',
+      at: '2026-01-01T00:00:00.000Z',
+      user: null,
+    });
   });
 
   it('keeps answer links and images off the item lists, and item ones off the answers', async () => {
@@ -458,7 +535,13 @@ describe('items/get', () => {
     const { item } = expectOk(await get('executor', '/items/get.php?id=1001'));
     expect(item.status_history).toEqual([
       expect.objectContaining({ kind: 'created', from: null, to: 'in_progress', at: '2026-01-01T00:00:00.000Z', user: null }),
-      expect.objectContaining({ kind: 'status_changed', from: 'pending', to: 'in_progress', at: '2026-02-01T00:00:00.000Z', user: { id: USERS.manager, name: 'Manager' } }),
+      expect.objectContaining({
+        kind: 'status_changed',
+        from: 'pending',
+        to: 'in_progress',
+        at: '2026-02-01T00:00:00.000Z',
+        user: { id: USERS.manager, name: 'Manager' },
+      }),
     ]);
     expect(item).toMatchObject({ priority: 'high', deadline: '2026-06-30', requires_answer: false, status: 'in_progress' });
     expect(item.participants).toEqual([{ id: USERS.executor, name: 'Executor', role: 'executor' }]);

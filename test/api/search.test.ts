@@ -6,11 +6,19 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
   // A comment and an answer link with text worth finding.
-  await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 1001, text: 'Needs 100% check_of "quotes" and back\\slash' } });
+  await server.call(`${V1}/comments/create.php`, {
+    method: 'POST',
+    token: server.tokens.manager,
+    json: { item_id: 1001, text: 'Needs 100% check_of "quotes" and back\\slash' },
+  });
   await server.call(`${V1}/answers/create.php`, {
     method: 'POST',
     token: server.tokens.executor,
-    json: { item_id: 1001, text: 'Answer with a link', document_links: [{ kind: 'spreadsheet', title: 'Budget sheet', url: 'https://example.test/budget' }] },
+    json: {
+      item_id: 1001,
+      text: 'Answer with a link',
+      document_links: [{ kind: 'spreadsheet', title: 'Budget sheet', url: 'https://example.test/budget' }],
+    },
   });
 });
 afterAll(() => server.close());
@@ -35,10 +43,20 @@ describe('GET projects/search.php', () => {
     for (const [q, expected] of cases) {
       const res = await search('manager', `id=1&q=${encodeURIComponent(q)}`);
       expect(res.status, q).toBe(200);
-      expect(kinds(res.body.data.hits).some((k) => k.startsWith(expected)), `${q} → ${kinds(res.body.data.hits)}`).toBe(true);
+      expect(
+        kinds(res.body.data.hits).some((k) => k.startsWith(expected)),
+        `${q} → ${kinds(res.body.data.hits)}`,
+      ).toBe(true);
     }
     const item = (await search('manager', 'id=1&q=extinguishers')).body.data.hits[0];
-    expect(item).toEqual({ item_id: 1000, entity_type: 'item', entity_id: 1000, project_id: 1, title: 'Extinguishers checked', snippet: expect.any(String) });
+    expect(item).toEqual({
+      item_id: 1000,
+      entity_type: 'item',
+      entity_id: 1000,
+      project_id: 1,
+      title: 'Extinguishers checked',
+      snippet: expect.any(String),
+    });
     const project = (await search('manager', 'id=1&q=plant')).body.data.hits[0];
     expect(project.item_id).toBeNull();
   });
@@ -98,7 +116,10 @@ describe('GET projects/search.php', () => {
   });
 
   it('answers 422 and 404 as DESIGN.md says', async () => {
-    expect((await search('manager', 'id=1')).body.error).toMatchObject({ code: 'validation_error', message: 'q: is required unless item_id is given' });
+    expect((await search('manager', 'id=1')).body.error).toMatchObject({
+      code: 'validation_error',
+      message: 'q: is required unless item_id is given',
+    });
     expect((await search('manager', 'id=1&q=%20')).status).toBe(422);
     expect((await search('manager', 'q=plant')).status).toBe(422);
     expect((await search('manager', 'id=1&q=x&entity_type=widget')).status).toBe(422);
@@ -128,7 +149,11 @@ describe('GET projects/search.php', () => {
     // only once, whether FTS5 already holds it or search reads it from the queue.
     for (let i = 0; i < 30; i += 1) {
       const word = `zq${i}marker${Date.now().toString(36)}`;
-      const created = await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 1001, text: `Found at once ${word}` } });
+      const created = await server.call(`${V1}/comments/create.php`, {
+        method: 'POST',
+        token: server.tokens.manager,
+        json: { item_id: 1001, text: `Found at once ${word}` },
+      });
       expect(created.status).toBe(201);
       const found = await search('manager', `id=1&q=${word}`);
       expect(kinds(found.body.data.hits), word).toEqual([`comment:${created.body.data.comment.id}`]);

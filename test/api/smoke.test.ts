@@ -21,7 +21,10 @@ describe('smoke', () => {
     expect(tree.status).toBe(200);
     const item = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
     expect(item.status).toBe(200);
-    console.log(JSON.stringify(list.body.data.projects[0]), JSON.stringify(tree.body.data.sections.map((s: any) => [s.id, s.checklists.map((c: any) => c.id)])));
+    console.log(
+      JSON.stringify(list.body.data.projects[0]),
+      JSON.stringify(tree.body.data.sections.map((s: any) => [s.id, s.checklists.map((c: any) => c.id)])),
+    );
     console.log(JSON.stringify(item.body.data.item).slice(0, 1500));
   });
   it('errors', async () => {

@@ -32,7 +32,16 @@ async function freshUser() {
   const at = new Date().toISOString();
   await server.ctx.db.kysely
     .insertInto('users')
-    .values({ id, email: `cache${id}@punchlist.test`, name: `Cache ${id}`, role: 'member', password_hash: null, active: 1, created_at: at, updated_at: at })
+    .values({
+      id,
+      email: `cache${id}@punchlist.test`,
+      name: `Cache ${id}`,
+      role: 'member',
+      password_hash: null,
+      active: 1,
+      created_at: at,
+      updated_at: at,
+    })
     .execute();
   const { id: tokenId, token } = await server.ctx.tokens.createToken({ userId: id, name: 'cache', scopes: ['auth:me'], expiresAt: null });
   // The first call puts the token in the cache.
@@ -47,7 +56,7 @@ describe('token cache', () => {
     expectError(await server.call(ME, { token }), 401, 'token_revoked');
   });
 
-  it("a user deactivated through the administration (ctx.usersAdmin) is refused at once, and back at once when reactivated", async () => {
+  it('a user deactivated through the administration (ctx.usersAdmin) is refused at once, and back at once when reactivated', async () => {
     const { userId, token } = await freshUser();
     await server.ctx.usersAdmin.setUserActive(admin, userId, false);
     expectError(await server.call(ME, { token }), 401, 'token_revoked');
@@ -78,7 +87,16 @@ describe('token cache', () => {
     const at = new Date().toISOString();
     await server.ctx.db.kysely
       .insertInto('users')
-      .values({ id, email: `cache${id}@punchlist.test`, name: `Cache ${id}`, role: 'member', password_hash: null, active: 1, created_at: at, updated_at: at })
+      .values({
+        id,
+        email: `cache${id}@punchlist.test`,
+        name: `Cache ${id}`,
+        role: 'member',
+        password_hash: null,
+        active: 1,
+        created_at: at,
+        updated_at: at,
+      })
       .execute();
     const expiresAt = new Date(Date.now() + 500);
     const { token } = await server.ctx.tokens.createToken({ userId: id, name: 'short', scopes: ['auth:me'], expiresAt });
@@ -90,8 +108,13 @@ describe('token cache', () => {
   it('last_used_at is written at most once a second per token, and at once from a new IP', async () => {
     const { tokenId, token } = await freshUser();
     const lastUsed = async () =>
-      (await server.ctx.db.kysely.selectFrom('api_tokens').select(['last_used_at', 'last_used_ip']).where('id', '=', tokenId).executeTakeFirstOrThrow())
-        .last_used_at;
+      (
+        await server.ctx.db.kysely
+          .selectFrom('api_tokens')
+          .select(['last_used_at', 'last_used_ip'])
+          .where('id', '=', tokenId)
+          .executeTakeFirstOrThrow()
+      ).last_used_at;
     const first = await lastUsed();
     expect(first).not.toBeNull();
     skewMs = 500;
@@ -101,7 +124,11 @@ describe('token cache', () => {
     expectOk(await server.call(ME, { token }));
     expect(Date.parse((await lastUsed())!)).toBeGreaterThan(Date.parse(first!));
     await server.ctx.tokens.authenticate(token, '10.0.0.7');
-    const row = await server.ctx.db.kysely.selectFrom('api_tokens').select('last_used_ip').where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const row = await server.ctx.db.kysely
+      .selectFrom('api_tokens')
+      .select('last_used_ip')
+      .where('id', '=', tokenId)
+      .executeTakeFirstOrThrow();
     expect(row.last_used_ip).toBe('10.0.0.7');
   });
 });

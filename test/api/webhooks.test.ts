@@ -21,7 +21,8 @@ const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const partial: Actor = { id: USERS.partial, role: 'member' };
 
 const at = (path: string) => receiver.at(path);
-const eventsAt = (path: string) => at(path).map((r) => JSON.parse(r.body) as { id: number; type: string; item_id: number | null; data: any });
+const eventsAt = (path: string) =>
+  at(path).map((r) => JSON.parse(r.body) as { id: number; type: string; item_id: number | null; data: any });
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -45,10 +46,14 @@ describe('webhook deliveries', () => {
     await server.ctx.itemWrites.setStatus(manager, 1001, 'blocked');
     await server.ctx.comments.addComment(manager, 1001, { text: 'first' });
     await server.ctx.comments.addComment(manager, 1001, { text: 'second' });
-    const got = await waitUntil(() => eventsAt('/all'), (list) => list.length >= 3);
+    const got = await waitUntil(
+      () => eventsAt('/all'),
+      (list) => list.length >= 3,
+    );
     expect(got.map((e) => e.type)).toEqual(['item.status_changed', 'comment.created', 'comment.created']);
     expect(got.map((e) => e.data.comment?.text ?? null)).toEqual([null, 'first', 'second']);
-    const feed = (await server.call(`${V1}/events/list.php?after=${got[0]!.id - 1}&limit=3`, { token: server.tokens.manager })).body.data.events;
+    const feed = (await server.call(`${V1}/events/list.php?after=${got[0]!.id - 1}&limit=3`, { token: server.tokens.manager })).body.data
+      .events;
     expect(got).toEqual(feed);
     for (const delivery of at('/all')) {
       expect(new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)).toEqual(JSON.parse(delivery.body));
@@ -68,15 +73,24 @@ describe('webhook deliveries', () => {
     await server.ctx.itemWrites.setStatus(manager, 1000, 'in_progress');
     await server.ctx.comments.addComment(manager, 2001, { text: 'in a checklist partial cannot see' });
     await server.ctx.comments.addComment(manager, 1000, { text: 'visible to partial' });
-    await waitUntil(() => eventsAt('/comments'), (list) => list.length >= 2);
+    await waitUntil(
+      () => eventsAt('/comments'),
+      (list) => list.length >= 2,
+    );
     expect(eventsAt('/comments').map((e) => e.data.comment.text)).toEqual(['in a checklist partial cannot see', 'visible to partial']);
-    const partialGot = await waitUntil(() => eventsAt('/partial'), (list) => list.length >= 2);
+    const partialGot = await waitUntil(
+      () => eventsAt('/partial'),
+      (list) => list.length >= 2,
+    );
     expect(partialGot.map((e) => e.item_id)).toEqual([1000, 1000]);
 
     // Access lost: nothing more is sent; a deactivated owner's endpoint stops too.
     await server.ctx.db.kysely.deleteFrom('project_members').where('user_id', '=', USERS.partial).execute();
     await server.ctx.comments.addComment(manager, 1000, { text: 'after partial lost access' });
-    await waitUntil(() => eventsAt('/comments'), (list) => list.length >= 3);
+    await waitUntil(
+      () => eventsAt('/comments'),
+      (list) => list.length >= 3,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(eventsAt('/partial')).toHaveLength(2);
     expect((await server.ctx.webhooks.list(partial)).find((w) => w.id === mine.id)!.state).toBe('active');
@@ -86,19 +100,29 @@ describe('webhook deliveries', () => {
     receiver.answers.set('/flaky', [500, 503]);
     const flaky = await server.ctx.webhooks.create(manager, { url: `${base}/flaky`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'low' });
-    await waitUntil(() => at('/flaky'), (list) => list.length >= 1);
-    const endpoint = async () => (await server.ctx.db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', flaky.id).executeTakeFirstOrThrow());
+    await waitUntil(
+      () => at('/flaky'),
+      (list) => list.length >= 1,
+    );
+    const endpoint = async () =>
+      await server.ctx.db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', flaky.id).executeTakeFirstOrThrow();
     const first = await waitUntil(endpoint, (e) => e.attempts === 1);
     // The first retry comes within 10 s: 5 s ± 20 %.
     const wait = Date.parse(first.next_attempt_at!) - clock.now().getTime();
     expect(wait).toBeGreaterThan(3_000);
     expect(wait).toBeLessThanOrEqual(6_000);
     offsetMs += 7_000;
-    await waitUntil(() => at('/flaky'), (list) => list.length >= 2);
+    await waitUntil(
+      () => at('/flaky'),
+      (list) => list.length >= 2,
+    );
     const second = await waitUntil(endpoint, (e) => e.attempts === 2);
     expect(Date.parse(second.next_attempt_at!) - clock.now().getTime()).toBeGreaterThan(20_000);
     offsetMs += 40_000;
-    await waitUntil(() => at('/flaky'), (list) => list.length >= 3);
+    await waitUntil(
+      () => at('/flaky'),
+      (list) => list.length >= 3,
+    );
     const done = await waitUntil(endpoint, (e) => e.attempts === 0);
     expect(done).toMatchObject({ state: 'active', failing_since: null });
     expect(new Set(at('/flaky').map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -112,15 +136,27 @@ describe('webhook deliveries', () => {
     receiver.answers.set('/gone', [410]);
     const gone = await server.ctx.webhooks.create(manager, { url: `${base}/gone`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'medium' });
-    const disabled = await waitUntil(async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === gone.id)!, (w) => w.state === 'disabled');
+    const disabled = await waitUntil(
+      async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === gone.id)!,
+      (w) => w.state === 'disabled',
+    );
     expect(disabled.disabled_reason).toMatch(/410 Gone/);
 
-    receiver.answers.set('/down', Array.from({ length: 20 }, () => 500));
+    receiver.answers.set(
+      '/down',
+      Array.from({ length: 20 }, () => 500),
+    );
     const down = await server.ctx.webhooks.create(manager, { url: `${base}/down`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'high' });
-    await waitUntil(() => at('/down'), (list) => list.length >= 1);
+    await waitUntil(
+      () => at('/down'),
+      (list) => list.length >= 1,
+    );
     offsetMs += 25 * 3_600_000;
-    const dead = await waitUntil(async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === down.id)!, (w) => w.state === 'disabled');
+    const dead = await waitUntil(
+      async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === down.id)!,
+      (w) => w.state === 'disabled',
+    );
     expect(dead.disabled_reason).toMatch(/failed for 24 hours \(last: HTTP 500\)/);
   });
 
@@ -129,7 +165,11 @@ describe('webhook deliveries', () => {
     await server.ctx.webhooks.create(manager, { url: `${base}/hang`, events: ['comment.created'] });
     const fine = await server.ctx.webhooks.create(manager, { url: `${base}/fine`, events: ['comment.created'] });
     await server.ctx.comments.addComment(manager, 1010, { text: 'while one receiver hangs' });
-    const got = await waitUntil(() => eventsAt('/fine'), (list) => list.length >= 1, 5_000);
+    const got = await waitUntil(
+      () => eventsAt('/fine'),
+      (list) => list.length >= 1,
+      5_000,
+    );
     expect(got.map((e) => e.data.comment.text)).toEqual(['while one receiver hangs']);
     expect(at('/hang')).toHaveLength(1);
     // A request is not slowed by it either.
@@ -146,10 +186,16 @@ describe('webhook deliveries', () => {
     const observer = { id: USERS.observer, role: 'member' as const, name: 'Observer' };
     await server.ctx.webhooks.create(observer, { url: `${base}/observer`, events: ['comment.created'] });
     await server.ctx.comments.addComment(manager, 1011, { text: 'before' });
-    await waitUntil(() => at('/observer'), (list) => list.length >= 1);
+    await waitUntil(
+      () => at('/observer'),
+      (list) => list.length >= 1,
+    );
     await server.ctx.usersAdmin.setUserActive({ id: USERS.admin, role: 'admin' }, USERS.observer, false);
     await server.ctx.comments.addComment(manager, 1011, { text: 'after the owner was deactivated' });
-    await waitUntil(() => at('/all'), (list) => list.some((r) => r.body.includes('after the owner was deactivated')));
+    await waitUntil(
+      () => at('/all'),
+      (list) => list.some((r) => r.body.includes('after the owner was deactivated')),
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(eventsAt('/observer').map((e) => e.data.comment.text)).toEqual(['before']);
   });
@@ -157,12 +203,17 @@ describe('webhook deliveries', () => {
   it('refuses private destinations unless allowed, and unknown event types', async () => {
     const strict = await createContext({ ...server.ctx.config, webhookAllowPrivate: false }, { migrate: false });
     try {
-      await expect(strict.webhooks.create(manager, { url: `${base}/x` })).rejects.toMatchObject({ status: 422, message: expect.stringContaining('127.0.0.1') });
+      await expect(strict.webhooks.create(manager, { url: `${base}/x` })).rejects.toMatchObject({
+        status: 422,
+        message: expect.stringContaining('127.0.0.1'),
+      });
       await expect(strict.webhooks.create(manager, { url: 'ftp://example.test/' })).rejects.toMatchObject({ status: 422 });
     } finally {
       await strict.close();
     }
-    await expect(server.ctx.webhooks.create(manager, { url: `${base}/x`, events: ['item.deleted'] })).rejects.toMatchObject({ status: 422 });
+    await expect(server.ctx.webhooks.create(manager, { url: `${base}/x`, events: ['item.deleted'] })).rejects.toMatchObject({
+      status: 422,
+    });
     await expect(server.ctx.webhooks.create(partial, { url: `${base}/x`, projectId: 3 })).rejects.toMatchObject({ status: 404 });
   });
 });

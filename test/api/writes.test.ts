@@ -41,7 +41,14 @@ async function write(method: Method, path: string, user: UserKey | string, json:
   if (res.status === 200 || res.status === 201) {
     const body = json as { id?: number; item_id?: number };
     const userId = user in USERS ? USERS[user as UserKey] : -1;
-    successfulWrites.push({ requestId: res.body.meta.request_id, method, path, status: res.status, itemId: (body.id ?? body.item_id)!, userId });
+    successfulWrites.push({
+      requestId: res.body.meta.request_id,
+      method,
+      path,
+      status: res.status,
+      itemId: (body.id ?? body.item_id)!,
+      userId,
+    });
   }
   return res;
 }
@@ -102,7 +109,12 @@ describe('PATCH /items/status.php', () => {
   });
 
   it('accepts each of the four statuses; unknown fields are refused with 422 naming each, nothing applied', async () => {
-    const refusedTypo = await refused(1010, () => patchStatus('admin', { id: 1010, status: 'done', text: 'never applied', description: 'no' }), 422, 'validation_error');
+    const refusedTypo = await refused(
+      1010,
+      () => patchStatus('admin', { id: 1010, status: 'done', text: 'never applied', description: 'no' }),
+      422,
+      'validation_error',
+    );
     expect(refusedTypo.body.error.details.map((d: { field: string }) => d.field)).toEqual(['text', 'description']);
     expect(refusedTypo.body.error.message).toContain('text, description');
     for (const status of ['pending', 'in_progress', 'done', 'blocked']) {
@@ -184,7 +196,12 @@ describe('PATCH /items/planning.php', () => {
   });
 
   it('applies only the fields given and never text or description', async () => {
-    await refused(1011, () => patchPlanning('manager', { id: 1011, priority: 'low', text: 'Renamed', description: 'Rewritten', status: 'done' }), 422, 'validation_error');
+    await refused(
+      1011,
+      () => patchPlanning('manager', { id: 1011, priority: 'low', text: 'Renamed', description: 'Rewritten', status: 'done' }),
+      422,
+      'validation_error',
+    );
     const data = expectOk(await patchPlanning('manager', { id: 1011, priority: 'low' }));
     expect(data.item).toMatchObject({ deadline: '2026-09-30', priority: 'low', requires_answer: true });
     const after = await card(1011);
@@ -398,7 +415,9 @@ describe('PUT /items/links.php', () => {
     expect(after.document_links).toEqual(data.document_links);
     expect(after.updated_at > before.updated_at).toBe(true);
 
-    const again = expectOk(await putLinks('manager', { id: 1001, document_links: [{ kind: 'link', title: 'Only', url: 'https://example.test/only' }] }));
+    const again = expectOk(
+      await putLinks('manager', { id: 1001, document_links: [{ kind: 'link', title: 'Only', url: 'https://example.test/only' }] }),
+    );
     expect(again.document_links).toHaveLength(1);
     expect(data.document_links.map((l: any) => l.id)).not.toContain(again.document_links[0].id);
     expect((await card(1001)).document_links).toEqual(again.document_links);
@@ -472,7 +491,12 @@ describe('authentication and scopes of the writes', () => {
       const noToken = await server.call(endpoint.path, { method: endpoint.method, json: endpoint.ok(1000) });
       expectError(noToken, 401, 'unauthorized');
       const token = await tokenWith(USERS.manager, scopesExcept(endpoint.scope));
-      await refused(1000, () => server.call(endpoint.path, { method: endpoint.method, token, json: endpoint.ok(1000) }), 403, 'scope_missing');
+      await refused(
+        1000,
+        () => server.call(endpoint.path, { method: endpoint.method, token, json: endpoint.ok(1000) }),
+        403,
+        'scope_missing',
+      );
       // The scope comes before the body: an invalid body still gets scope_missing.
       const bad = await server.call(endpoint.path, { method: endpoint.method, token, json: { nonsense: true } });
       expectError(bad, 403, 'scope_missing');

@@ -35,7 +35,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startChildServer(options: { env: Record<string, string>; port?: number; readyTimeoutMs?: number }): Promise<ChildServer> {
+export async function startChildServer(options: {
+  env: Record<string, string>;
+  port?: number;
+  readyTimeoutMs?: number;
+}): Promise<ChildServer> {
   const port = options.port ?? (await freePort());
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'main.ts')], {

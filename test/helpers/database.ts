@@ -45,12 +45,16 @@ export async function createTestDatabase(dir: string, dialect: 'sqlite' | 'postg
 export async function refuseInserts(db: import('kysely').Kysely<any>, table: string): Promise<() => Promise<void>> {
   const { sql } = await import('kysely');
   if (testDialect() === 'sqlite') {
-    await sql`create trigger refuse_inserts before insert on ${sql.table(table)} begin select raise(abort, 'refused by test'); end`.execute(db);
+    await sql`create trigger refuse_inserts before insert on ${sql.table(table)} begin select raise(abort, 'refused by test'); end`.execute(
+      db,
+    );
     return async () => {
       await sql`drop trigger refuse_inserts`.execute(db);
     };
   }
-  await sql`create function refuse_inserts() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(db);
+  await sql`create function refuse_inserts() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`.execute(
+    db,
+  );
   await sql`create trigger refuse_inserts before insert on ${sql.table(table)} for each row execute function refuse_inserts()`.execute(db);
   return async () => {
     await sql`drop trigger refuse_inserts on ${sql.table(table)}`.execute(db);

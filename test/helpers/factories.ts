@@ -108,7 +108,10 @@ export interface TestProject {
   name: string;
 }
 
-export async function makeProject(t: TestContext, overrides: { name?: string; description?: string; deadline?: string; archived?: boolean } = {}): Promise<TestProject> {
+export async function makeProject(
+  t: TestContext,
+  overrides: { name?: string; description?: string; deadline?: string; archived?: boolean } = {},
+): Promise<TestProject> {
   const name = overrides.name ?? unique('Project');
   const input = { name, description: overrides.description ?? `Description of ${name}`, deadline: overrides.deadline };
   const id = await t.ctx.structure.createProject(t.admin, input);
@@ -163,7 +166,12 @@ export async function makeMembership(
 }
 
 /** A new member user of the project with that role: the usual actor of a policy test. */
-export async function makeMember(t: TestContext, project: { id: number } | { projectId: number }, role: MemberRole, limitedTo?: Parameters<typeof makeMembership>[4]) {
+export async function makeMember(
+  t: TestContext,
+  project: { id: number } | { projectId: number },
+  role: MemberRole,
+  limitedTo?: Parameters<typeof makeMembership>[4],
+) {
   const user = await makeUser(t);
   await makeMembership(t, project, user, role, limitedTo);
   return user;
@@ -199,7 +207,11 @@ export async function makeItem(
   const text = overrides.text ?? unique('Item');
   const id = await t.ctx.structure.createItem(t.admin, checklist.id, { text, description: overrides.description });
   if (overrides.participants?.length) {
-    await t.ctx.structure.updateItem(t.admin, id, { text, description: overrides.description, participantIds: overrides.participants.map((p) => p.id) });
+    await t.ctx.structure.updateItem(t.admin, id, {
+      text,
+      description: overrides.description,
+      participantIds: overrides.participants.map((p) => p.id),
+    });
   }
   const { priority, deadline, requires_answer } = overrides;
   if (priority !== undefined || deadline !== undefined || requires_answer !== undefined) {
@@ -224,7 +236,12 @@ export async function makeToken(
   scopes: readonly Scope[],
   overrides: { name?: string; expiresAt?: Date | null } = {},
 ) {
-  return ctx.tokens.createToken({ userId: user.id, name: overrides.name ?? unique('Token'), scopes: [...scopes], expiresAt: overrides.expiresAt ?? null });
+  return ctx.tokens.createToken({
+    userId: user.id,
+    name: overrides.name ?? unique('Token'),
+    scopes: [...scopes],
+    expiresAt: overrides.expiresAt ?? null,
+  });
 }
 
 /** A minimal audit record of a request, for the `buildAudit` argument of a write. */

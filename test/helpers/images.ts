@@ -46,6 +46,7 @@ export interface UploadFile {
 export function uploadForm(fields: Record<string, string>, files: UploadFile[]): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  for (const file of files) form.append('attachments[]', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name);
+  for (const file of files)
+    form.append('attachments[]', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name);
   return form;
 }

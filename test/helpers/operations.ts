@@ -65,7 +65,8 @@ export function routesOf(app: Parameters<typeof registeredRoutes>[0]): readonly 
 export function sampleFor(op: Pick<Operation, 'method' | 'url'>, ids: SampleIds): Sample {
   const method = op.method === 'HEAD' ? 'GET' : op.method;
   const make = SAMPLES[`${method} ${op.url}`];
-  if (!make) throw new Error(`No sample request for ${op.method} ${op.url}: give its definition examples, or add one to test/helpers/operations.ts`);
+  if (!make)
+    throw new Error(`No sample request for ${op.method} ${op.url}: give its definition examples, or add one to test/helpers/operations.ts`);
   return make(ids);
 }
 

@@ -20,7 +20,9 @@ const BOOKKEEPING_COLUMNS: Record<string, string[]> = { api_tokens: ['last_used_
 
 export async function tableNames(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<string[]> {
   if (dialect === 'sqlite') {
-    const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(db);
+    const rows = await sql<{
+      name: string;
+    }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(db);
     return rows.rows.map((r) => r.name);
   }
   const rows = await sql<{ name: string }>`select table_name as name from information_schema.tables
@@ -32,14 +34,23 @@ export async function snapshot(db: Kysely<any>, dialect: 'sqlite' | 'postgres', 
   const out: Snapshot = {};
   if (blobs) {
     const lines = await blobList(blobs);
-    out[STORAGE_ENTRY] = { rows: lines.length, checksum: createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16), blobs: lines };
+    out[STORAGE_ENTRY] = {
+      rows: lines.length,
+      checksum: createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16),
+      blobs: lines,
+    };
   }
   for (const table of await tableNames(db, dialect)) {
     if (BOOKKEEPING_TABLES.has(table) || table.startsWith('search_fts')) continue;
     const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows;
     const skip = BOOKKEEPING_COLUMNS[table] ?? [];
     const lines = rows
-      .map((row) => JSON.stringify(Object.entries(row).filter(([column]) => !skip.includes(column)), (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? String(v) : v)))
+      .map((row) =>
+        JSON.stringify(
+          Object.entries(row).filter(([column]) => !skip.includes(column)),
+          (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? String(v) : v),
+        ),
+      )
       .sort();
     out[table] = { rows: rows.length, checksum: createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16) };
   }

@@ -112,7 +112,13 @@ export function buildWorkspace() {
         name: 'Archived works',
         archived: true,
         members: [member(USERS.manager, 'manager'), member(USERS.executor, 'executor')],
-        sections: [{ id: 30, name: 'Old', checklists: [{ id: 300, name: 'Old list', items: [item(3000, 'done', { participants: [USERS.executor] })] }] }],
+        sections: [
+          {
+            id: 30,
+            name: 'Old',
+            checklists: [{ id: 300, name: 'Old list', items: [item(3000, 'done', { participants: [USERS.executor] })] }],
+          },
+        ],
       },
       {
         id: 3,

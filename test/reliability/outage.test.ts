@@ -43,9 +43,23 @@ const REQUESTS = [
   (t: string) => [`${V1}/items/get.php?id=1000`, { headers: { authorization: `Bearer ${t}` } }] as const,
   (t: string) => [`${V1}/projects/search.php?id=1&q=Item`, { headers: { authorization: `Bearer ${t}` } }] as const,
   (t: string, i: number) =>
-    [`${V1}/comments/create.php`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ item_id: 1000, text: `outage ${i}` }) }] as const,
+    [
+      `${V1}/comments/create.php`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ item_id: 1000, text: `outage ${i}` }),
+      },
+    ] as const,
   (t: string, i: number) =>
-    [`${V1}/items/status.php`, { method: 'PATCH', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 1001, status: i % 2 ? 'done' : 'pending' }) }] as const,
+    [
+      `${V1}/items/status.php`,
+      {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 1001, status: i % 2 ? 'done' : 'pending' }),
+      },
+    ] as const,
 ];
 
 /** Workers sending mixed requests until `stop()`; every answer is recorded with its latency. */
@@ -61,7 +75,14 @@ function load() {
       try {
         const res = await fetch(server.url + path, { ...init, signal: AbortSignal.timeout(15_000) });
         const body = (await res.json()) as { ok: boolean; error?: { code: string } };
-        outcomes.push({ at: started - t0, status: res.status, ms: performance.now() - started, code: body.error?.code, retryAfter: res.headers.get('retry-after'), path });
+        outcomes.push({
+          at: started - t0,
+          status: res.status,
+          ms: performance.now() - started,
+          code: body.error?.code,
+          retryAfter: res.headers.get('retry-after'),
+          path,
+        });
       } catch (err) {
         outcomes.push({ at: started - t0, status: 0, ms: performance.now() - started, code: String(err), path });
       }
@@ -78,64 +99,75 @@ function load() {
 }
 
 describe('PostgreSQL stopped under load', () => {
-  it('answers 503 service_unavailable quickly while it is down, and recovers by itself when it returns', async () => {
-    const traffic = load();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const healthy = traffic.outcomes.length;
-    expect(healthy).toBeGreaterThan(10);
-    expect(traffic.outcomes.every((o) => o.status >= 200 && o.status < 300), JSON.stringify(traffic.outcomes.find((o) => o.status >= 300))).toBe(true);
+  it(
+    'answers 503 service_unavailable quickly while it is down, and recovers by itself when it returns',
+    async () => {
+      const traffic = load();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const healthy = traffic.outcomes.length;
+      expect(healthy).toBeGreaterThan(10);
+      expect(
+        traffic.outcomes.every((o) => o.status >= 200 && o.status < 300),
+        JSON.stringify(traffic.outcomes.find((o) => o.status >= 300)),
+      ).toBe(true);
 
-    const stoppedAt = traffic.elapsed();
-    await pg.stop('immediate');
-    const downAt = traffic.elapsed();
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
-    const readyDuringOutage = await fetch(`${server.url}/readyz`);
-    expect(readyDuringOutage.status).toBe(503);
+      const stoppedAt = traffic.elapsed();
+      await pg.stop('immediate');
+      const downAt = traffic.elapsed();
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+      const readyDuringOutage = await fetch(`${server.url}/readyz`);
+      expect(readyDuringOutage.status).toBe(503);
 
-    const restartAt = traffic.elapsed();
-    await pg.start();
-    const upAt = traffic.elapsed();
-    // Recovery: the same process serves again once the database answers.
-    let recoveredAt: number | null = null;
-    while (traffic.elapsed() - upAt < 20_000) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const recent = traffic.outcomes.filter((o) => o.at > traffic.elapsed() - 1000);
-      if (recent.length >= 5 && recent.every((o) => o.status >= 200 && o.status < 300)) {
-        recoveredAt = traffic.elapsed();
-        break;
+      const restartAt = traffic.elapsed();
+      await pg.start();
+      const upAt = traffic.elapsed();
+      // Recovery: the same process serves again once the database answers.
+      let recoveredAt: number | null = null;
+      while (traffic.elapsed() - upAt < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const recent = traffic.outcomes.filter((o) => o.at > traffic.elapsed() - 1000);
+        if (recent.length >= 5 && recent.every((o) => o.status >= 200 && o.status < 300)) {
+          recoveredAt = traffic.elapsed();
+          break;
+        }
       }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await traffic.stop();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await traffic.stop();
 
-    const during = traffic.outcomes.filter((o) => o.at >= downAt && o.at + o.ms <= restartAt);
-    const unavailable = during.filter((o) => o.status === 503);
-    const failures = traffic.outcomes.filter((o) => !(o.status >= 200 && o.status < 300) && o.status !== 503);
-    const slowest503 = Math.max(...unavailable.map((o) => o.ms));
-    const afterRecovery = traffic.outcomes.filter((o) => recoveredAt !== null && o.at > recoveredAt);
-    console.log(
-      `outage: ${traffic.outcomes.length} requests by ${WORKERS} workers; database stopped at ${Math.round(stoppedAt)} ms (down at ${Math.round(downAt)}), ` +
-        `restarted at ${Math.round(restartAt)}–${Math.round(upAt)} ms; ${unavailable.length} × 503 while down (slowest ${Math.round(slowest503)} ms, ` +
-        `median ${Math.round(unavailable.map((o) => o.ms).sort((a, b) => a - b)[Math.floor(unavailable.length / 2)] ?? 0)} ms); ` +
-        `other failures ${failures.length}; serving again ${recoveredAt === null ? 'never' : `${Math.round(recoveredAt - upAt)} ms after the database was back`}; ` +
-        `${afterRecovery.length} requests after recovery, ${afterRecovery.filter((o) => o.status < 300).length} OK`,
-    );
-    expect(failures, JSON.stringify(failures.slice(0, 5))).toEqual([]);
-    expect(during.length).toBeGreaterThan(20);
-    expect(unavailable.length).toBe(during.length);
-    for (const o of unavailable) {
-      expect(o.code).toBe('service_unavailable');
-      expect(Number(o.retryAfter)).toBeGreaterThan(0);
-    }
-    expect(slowest503).toBeLessThan(QUICK_MS);
-    expect(recoveredAt, 'the server never served again after the database returned').not.toBeNull();
-    expect(afterRecovery.length).toBeGreaterThan(10);
-    expect(afterRecovery.every((o) => o.status >= 200 && o.status < 300)).toBe(true);
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-    // A write acknowledged after recovery is there.
-    const write = await server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.manager, json: { item_id: 1000, text: 'after the outage' } });
-    expect(write.status).toBe(201);
-    const card = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
-    expect(card.body.data.item.comments.map((c: { text: string }) => c.text)).toContain('after the outage');
-  }, 90_000 + OUTAGE_MS);
+      const during = traffic.outcomes.filter((o) => o.at >= downAt && o.at + o.ms <= restartAt);
+      const unavailable = during.filter((o) => o.status === 503);
+      const failures = traffic.outcomes.filter((o) => !(o.status >= 200 && o.status < 300) && o.status !== 503);
+      const slowest503 = Math.max(...unavailable.map((o) => o.ms));
+      const afterRecovery = traffic.outcomes.filter((o) => recoveredAt !== null && o.at > recoveredAt);
+      console.log(
+        `outage: ${traffic.outcomes.length} requests by ${WORKERS} workers; database stopped at ${Math.round(stoppedAt)} ms (down at ${Math.round(downAt)}), ` +
+          `restarted at ${Math.round(restartAt)}–${Math.round(upAt)} ms; ${unavailable.length} × 503 while down (slowest ${Math.round(slowest503)} ms, ` +
+          `median ${Math.round(unavailable.map((o) => o.ms).sort((a, b) => a - b)[Math.floor(unavailable.length / 2)] ?? 0)} ms); ` +
+          `other failures ${failures.length}; serving again ${recoveredAt === null ? 'never' : `${Math.round(recoveredAt - upAt)} ms after the database was back`}; ` +
+          `${afterRecovery.length} requests after recovery, ${afterRecovery.filter((o) => o.status < 300).length} OK`,
+      );
+      expect(failures, JSON.stringify(failures.slice(0, 5))).toEqual([]);
+      expect(during.length).toBeGreaterThan(20);
+      expect(unavailable.length).toBe(during.length);
+      for (const o of unavailable) {
+        expect(o.code).toBe('service_unavailable');
+        expect(Number(o.retryAfter)).toBeGreaterThan(0);
+      }
+      expect(slowest503).toBeLessThan(QUICK_MS);
+      expect(recoveredAt, 'the server never served again after the database returned').not.toBeNull();
+      expect(afterRecovery.length).toBeGreaterThan(10);
+      expect(afterRecovery.every((o) => o.status >= 200 && o.status < 300)).toBe(true);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      // A write acknowledged after recovery is there.
+      const write = await server.call(`${V1}/comments/create.php`, {
+        method: 'POST',
+        token: server.tokens.manager,
+        json: { item_id: 1000, text: 'after the outage' },
+      });
+      expect(write.status).toBe(201);
+      const card = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
+      expect(card.body.data.item.comments.map((c: { text: string }) => c.text)).toContain('after the outage');
+    },
+    90_000 + OUTAGE_MS,
+  );
 });

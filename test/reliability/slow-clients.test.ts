@@ -153,7 +153,12 @@ describe('slow clients', () => {
   });
 
   it('the timeouts are configured from the environment, and contradictions fail fast', () => {
-    expect(loadConfig({ SESSION_SECRET: 'x' }).timeouts).toEqual({ requestMs: 120_000, headersMs: 15_000, keepAliveMs: 72_000, connectionMs: 120_000 });
+    expect(loadConfig({ SESSION_SECRET: 'x' }).timeouts).toEqual({
+      requestMs: 120_000,
+      headersMs: 15_000,
+      keepAliveMs: 72_000,
+      connectionMs: 120_000,
+    });
     expect(() => loadConfig({ SESSION_SECRET: 'x', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' })).toThrow(ConfigError);
     expect(() => loadConfig({ SESSION_SECRET: 'x', REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/REQUEST_TIMEOUT_MS/);
     expect(server.app.server.headersTimeout).toBe(HEADERS_TIMEOUT_MS);

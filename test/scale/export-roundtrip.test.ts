@@ -55,7 +55,16 @@ const TRANSIENT = [
   'oauth_refresh_tokens',
 ];
 /** Left out, but not filled by this test's writes. */
-const EMPTY_HERE = ['web_sign_in_failures', 'rate_limit_counters', 'webhook_endpoints', 'webhook_deliveries', 'oauth_clients', 'oauth_grants', 'oauth_codes', 'oauth_refresh_tokens'];
+const EMPTY_HERE = [
+  'web_sign_in_failures',
+  'rate_limit_counters',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'oauth_clients',
+  'oauth_grants',
+  'oauth_codes',
+  'oauth_refresh_tokens',
+];
 const DERIVED = /^(search_|kysely_)/;
 
 let dir: string;
@@ -105,7 +114,10 @@ async function tableNames(db: Db): Promise<string[]> {
     db.dialect === 'sqlite'
       ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db.kysely)
       : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public'`.execute(db.kysely);
-  return result.rows.map((r) => r.name).filter((name) => !DERIVED.test(name)).sort();
+  return result.rows
+    .map((r) => r.name)
+    .filter((name) => !DERIVED.test(name))
+    .sort();
 }
 
 const sourceUrl = () => `sqlite:${join(dir, 'source.db')}`;
@@ -136,8 +148,21 @@ describe('export + import from SQLite to PostgreSQL', () => {
     expectOk(await status(tokens.executor, 1001, 'done'));
     expectOk(await status(tokens.manager, 2001, 'blocked'));
     expectOk(await status(tokens.manager, 2001, 'in_progress'));
-    expectOk(await call(source, `${V1}/items/planning.php`, { method: 'PATCH', token: tokens.manager, json: { id: 1010, priority: 'high', deadline: '2027-03-01' } }));
-    expectOk(await call(source, `${V1}/comments/create.php`, { method: 'POST', token: tokens.observer, json: { item_id: 1000, text: 'Проверено, ёлки' } }), 201);
+    expectOk(
+      await call(source, `${V1}/items/planning.php`, {
+        method: 'PATCH',
+        token: tokens.manager,
+        json: { id: 1010, priority: 'high', deadline: '2027-03-01' },
+      }),
+    );
+    expectOk(
+      await call(source, `${V1}/comments/create.php`, {
+        method: 'POST',
+        token: tokens.observer,
+        json: { item_id: 1000, text: 'Проверено, ёлки' },
+      }),
+      201,
+    );
     // An idempotency key: its row is transient and must not travel.
     expectOk(
       await call(source, `${V1}/comments/create.php`, {
@@ -152,7 +177,11 @@ describe('export + import from SQLite to PostgreSQL', () => {
       await call(source, `${V1}/answers/create.php`, {
         method: 'POST',
         token: tokens.executor,
-        json: { item_id: 1000, text: 'Act signed', document_links: [{ kind: 'spreadsheet', title: 'Act', url: 'https://example.test/act.xlsx' }] },
+        json: {
+          item_id: 1000,
+          text: 'Act signed',
+          document_links: [{ kind: 'spreadsheet', title: 'Act', url: 'https://example.test/act.xlsx' }],
+        },
       }),
       201,
     );
@@ -161,7 +190,13 @@ describe('export + import from SQLite to PostgreSQL', () => {
       await call(source, `${V1}/items/links.php`, {
         method: 'PUT',
         token: tokens.manager,
-        json: { id: 1000, document_links: [{ title: 'Plan v2', url: 'https://example.test/plan-v2' }, { kind: 'folder', title: 'Photos', url: 'https://example.test/photos' }] },
+        json: {
+          id: 1000,
+          document_links: [
+            { title: 'Plan v2', url: 'https://example.test/plan-v2' },
+            { kind: 'folder', title: 'Photos', url: 'https://example.test/photos' },
+          ],
+        },
       }),
     );
     const itemImages = expectOk(
@@ -196,7 +231,12 @@ describe('export + import from SQLite to PostgreSQL', () => {
     await review.setProjectVerdict(manager, 1, 'rejected');
 
     // Tokens: one revoked, one with an expiry, used from an address (last_used_*), a refused call audited.
-    const spare = await source.ctx.tokens.createToken({ userId: USERS.executor, name: 'spare', scopes: ['auth:me'], expiresAt: new Date('2099-06-01T00:00:00Z') });
+    const spare = await source.ctx.tokens.createToken({
+      userId: USERS.executor,
+      name: 'spare',
+      scopes: ['auth:me'],
+      expiresAt: new Date('2099-06-01T00:00:00Z'),
+    });
     expectOk(await call(source, `${V1}/auth/me.php`, { token: spare.token }));
     await source.ctx.tokens.revokeToken(spare.id);
     expect((await call(source, `${V1}/auth/me.php`, { token: spare.token })).status).toBe(401);
@@ -218,8 +258,15 @@ describe('export + import from SQLite to PostgreSQL', () => {
     expect(item1000.id).toBe(1000);
     expect(item1000.status_history[0]).toMatchObject({ kind: 'created', from: null, to: 'pending', user_id: null });
     const answer7000 = item1000.answers.find((a: { id: number }) => a.id === 7000);
-    expect(answer7000.reviews.map((r: { reason: string; to: string }) => `${r.reason}:${r.to}`)).toEqual(['attachments_added:pending', 'review:approved']);
-    expect(answer7000.attachments[0]).toMatchObject({ id: created.answerImage, path: expect.stringMatching(/^answers\/7000\//), uploaded_by: USERS.executor });
+    expect(answer7000.reviews.map((r: { reason: string; to: string }) => `${r.reason}:${r.to}`)).toEqual([
+      'attachments_added:pending',
+      'review:approved',
+    ]);
+    expect(answer7000.attachments[0]).toMatchObject({
+      id: created.answerImage,
+      path: expect.stringMatching(/^answers\/7000\//),
+      uploaded_by: USERS.executor,
+    });
     expect(fixture.users[0]).toHaveProperty('password_hash');
     expect(fixture.tokens[0]).toHaveProperty('token_hash');
     expect(fixture.tokens[0]).not.toHaveProperty('raw');
@@ -227,7 +274,13 @@ describe('export + import from SQLite to PostgreSQL', () => {
     expect(firstExport).not.toContain('plk_');
 
     const imported = await ok(['import', file, '--json'], targetDb.url);
-    expect(JSON.parse(imported.stdout)).toMatchObject({ users: 8, projects: 3, items: 9, attachments: 2, audit_log: fixture.audit_log.length });
+    expect(JSON.parse(imported.stdout)).toMatchObject({
+      users: 8,
+      projects: 3,
+      items: 9,
+      attachments: 2,
+      audit_log: fixture.audit_log.length,
+    });
 
     const again = await ok(['export'], targetDb.url);
     expect(again.stderr).toMatch(/ to stdout\n$/);
@@ -266,7 +319,8 @@ describe('export + import from SQLite to PostgreSQL', () => {
       env: { DATABASE_URL: targetDb.url, STORAGE_URL: `file:${join(source.dir, 'storage')}` },
     });
     const same = (server: TestServer, body: unknown) => JSON.parse(JSON.stringify(body).split(server.url).join('BASE_URL'));
-    const get = async (server: TestServer, path: string) => same(server, expectOk(await call(server, path, { token: source.tokens.manager })));
+    const get = async (server: TestServer, path: string) =>
+      same(server, expectOk(await call(server, path, { token: source.tokens.manager })));
     for (const path of [
       `${V1}/items/get.php?id=1000`,
       `${V1}/items/get.php?id=1001`,
@@ -293,15 +347,33 @@ describe('export + import from SQLite to PostgreSQL', () => {
 
     // New rows get ids above the imported ones (the sequences were advanced).
     const comment = expectOk(
-      await call(target, `${V1}/comments/create.php`, { method: 'POST', token: source.tokens.manager, json: { item_id: 1000, text: 'After the move' } }),
+      await call(target, `${V1}/comments/create.php`, {
+        method: 'POST',
+        token: source.tokens.manager,
+        json: { item_id: 1000, text: 'After the move' },
+      }),
       201,
     );
-    const maxComment = Math.max(...JSON.parse(firstExport).projects.flatMap((p: any) => p.sections.flatMap((s: any) => s.checklists.flatMap((c: any) => c.items.flatMap((i: any) => i.comments.map((cm: any) => cm.id))))));
+    const maxComment = Math.max(
+      ...JSON.parse(firstExport).projects.flatMap((p: any) =>
+        p.sections.flatMap((s: any) => s.checklists.flatMap((c: any) => c.items.flatMap((i: any) => i.comments.map((cm: any) => cm.id)))),
+      ),
+    );
     expect(comment.comment.id).toBeGreaterThan(maxComment);
-    const history = await target.ctx.db.kysely.selectFrom('item_history').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
-    const status = expectOk(await call(target, `${V1}/items/status.php`, { method: 'PATCH', token: source.tokens.manager, json: { id: 2010, status: 'done' } }));
+    const history = await target.ctx.db.kysely
+      .selectFrom('item_history')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirstOrThrow();
+    const status = expectOk(
+      await call(target, `${V1}/items/status.php`, { method: 'PATCH', token: source.tokens.manager, json: { id: 2010, status: 'done' } }),
+    );
     expect(status.changed).toBe(true);
-    const latest = await target.ctx.db.kysely.selectFrom('item_history').select('id').where('item_id', '=', 2010).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const latest = await target.ctx.db.kysely
+      .selectFrom('item_history')
+      .select('id')
+      .where('item_id', '=', 2010)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(latest.id).toBeGreaterThan(Number(history.max));
   });
 

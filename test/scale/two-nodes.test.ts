@@ -150,7 +150,10 @@ afterAll(async () => {
 
 describe('two nodes on one PostgreSQL database and one S3 bucket', () => {
   it('both migrated the same empty database at once and are ready', async () => {
-    const migrations = await ctx.db.kysely.selectFrom('kysely_migration' as never).select('name' as never).execute();
+    const migrations = await ctx.db.kysely
+      .selectFrom('kysely_migration' as never)
+      .select('name' as never)
+      .execute();
     expect(migrations.length).toBeGreaterThanOrEqual(4);
     for (const node of [a, b]) {
       const ready = await call(node, '/readyz');
@@ -324,7 +327,7 @@ describe('two nodes on one PostgreSQL database and one S3 bucket', () => {
 
     // No new connections while it finishes.
     let refused = false;
-    for (const started = Date.now(); !refused && Date.now() - started < 3000; ) {
+    for (const started = Date.now(); !refused && Date.now() - started < 3000;) {
       refused = await new Promise<boolean>((done) => {
         const socket = connect(port, '127.0.0.1');
         socket.on('connect', () => {
@@ -348,7 +351,11 @@ describe('two nodes on one PostgreSQL database and one S3 bucket', () => {
     const attachment = result.body.data.attachments[0];
     const download = await fetch(`${a.url}/api/items/file.php?id=${attachment.id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(download.status).toBe(200);
-    const audit = await ctx.db.kysely.selectFrom('audit_log').select(['status']).where('request_id', '=', result.body.meta.request_id).execute();
+    const audit = await ctx.db.kysely
+      .selectFrom('audit_log')
+      .select(['status'])
+      .where('request_id', '=', result.body.meta.request_id)
+      .execute();
     expect(audit).toEqual([{ status: 201 }]);
     expect((await call(a, '/readyz')).status).toBe(200);
   });

@@ -23,7 +23,14 @@ beforeAll(async () => {
   receiver = await startReceiver();
   dir = mkdtempSync(join(tmpdir(), 'punchlist-webhooks-'));
   database = await createTestDatabase(dir, 'postgres');
-  const config = loadConfig({ DATABASE_URL: database.url, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'x', LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: '1' });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    STORAGE_URL: `file:${join(dir, 'storage')}`,
+    DATA_DIR: dir,
+    SESSION_SECRET: 'x',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+  });
   nodes = [await createContext(config), await createContext(config, { migrate: false })];
   await importFixture(nodes[0]!.db.kysely, nodes[0]!.db.dialect, buildWorkspace().fixture, nodes[0]!.clock);
   for (const node of nodes) node.webhookWorker.start();
@@ -42,7 +49,11 @@ describe('webhooks on two nodes', () => {
     await nodes[0]!.webhooks.create(manager, { url: `${receiver.base}/hook`, events: ['comment.created'] });
     const writes = Array.from({ length: 30 }, (_, i) => i);
     for (const i of writes) await nodes[i % 2]!.comments.addComment(manager, 2010, { text: `comment ${i}` });
-    await waitUntil(() => receiver.received.length, (n) => n >= writes.length, 30_000);
+    await waitUntil(
+      () => receiver.received.length,
+      (n) => n >= writes.length,
+      30_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // time for a double delivery to show
     const received = receiver.received;
     expect(received.map((r) => JSON.parse(r.body).data.comment.text)).toEqual(writes.map((i) => `comment ${i}`));

@@ -85,7 +85,11 @@ const PROBES: Probe[] = [
   { name: 'search item_id', kind: 'item', ...get(`${V1}/projects/search.php?id=1&item_id=ID`) },
   { name: 'search item_id + q', kind: 'item', ...get(`${V1}/projects/search.php?id=1&item_id=ID&q=e`) },
   { name: 'items/status', kind: 'item', ...json('PATCH', 'items/status.php', (id) => ({ id, status: 'blocked' })) },
-  { name: 'items/planning', kind: 'item', ...json('PATCH', 'items/planning.php', (id) => ({ id, priority: 'low', deadline: '2030-01-01' })) },
+  {
+    name: 'items/planning',
+    kind: 'item',
+    ...json('PATCH', 'items/planning.php', (id) => ({ id, priority: 'low', deadline: '2030-01-01' })),
+  },
   { name: 'items/links', kind: 'item', ...json('PUT', 'items/links.php', (id) => ({ id, document_links: [] })) },
   { name: 'comments/create', kind: 'item', ...json('POST', 'comments/create.php', (id) => ({ item_id: id, text: 'bola' })) },
   { name: 'answers/create', kind: 'item', ...json('POST', 'answers/create.php', (id) => ({ item_id: id, text: 'bola' })) },
@@ -148,7 +152,11 @@ beforeAll(async () => {
   server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   png = await solid(16, 16, 'png');
   const attach = async (who: UserKey, path: string, field: string, id: number) => {
-    const res = await call(`${V1}/${path}`, { method: 'POST', token: as(who), body: uploadForm({ [field]: String(id) }, [{ name: 'p.png', bytes: png }]) });
+    const res = await call(`${V1}/${path}`, {
+      method: 'POST',
+      token: as(who),
+      body: uploadForm({ [field]: String(id) }, [{ name: 'p.png', bytes: png }]),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const { id: attachmentId, url } = res.body.data.attachments[0];
     return { id: attachmentId as number, url: url as string };
@@ -169,8 +177,19 @@ beforeAll(async () => {
   made.answer4000 = await answer('admin', 4000);
   made.answerAttachment2000 = await attach('manager', 'answers/attachments.php', 'answer_id', made.answer2000);
   made.answerAttachment4000 = await attach('admin', 'answers/attachments.php', 'answer_id', made.answer4000);
-  expect((await call(`${V1}/comments/create.php`, { method: 'POST', token: as('manager'), json: { item_id: 2000, text: `${MARK} comment` } })).status).toBe(201);
-  expect((await call(`${V1}/items/links.php`, { method: 'PUT', token: as('manager'), json: { id: 2001, document_links: [{ title: `${MARK} plan`, url: 'https://example.test/p' }] } })).status).toBe(200);
+  expect(
+    (await call(`${V1}/comments/create.php`, { method: 'POST', token: as('manager'), json: { item_id: 2000, text: `${MARK} comment` } }))
+      .status,
+  ).toBe(201);
+  expect(
+    (
+      await call(`${V1}/items/links.php`, {
+        method: 'PUT',
+        token: as('manager'),
+        json: { id: 2001, document_links: [{ title: `${MARK} plan`, url: 'https://example.test/p' }] },
+      })
+    ).status,
+  ).toBe(200);
 });
 
 afterAll(async () => {
@@ -188,12 +207,20 @@ describe('an object the user cannot see answers like one that does not exist', (
     const ids = { itemAttachmentId: made.attachment1000.id, answerAttachmentId: made.answerAttachment2000.id };
     const needed = operations.flatMap((op) => idFields(sampleFor(op, ids)).map((field) => `${op.method} ${op.url} ${field}`));
     const probed = new Set(PROBES.map((p) => `${p.route} ${p.field}`));
-    expect(needed.filter((route) => !probed.has(route)), 'operations taking an id without a BOLA probe').toEqual([]);
+    expect(
+      needed.filter((route) => !probed.has(route)),
+      'operations taking an id without a BOLA probe',
+    ).toEqual([]);
     // Not vacuous: the table holds the v1 operations and both downloads, and every probe is on one of them.
-    expect(needed).toEqual(expect.arrayContaining([`PATCH ${V1}/items/status.php id`, 'GET /api/items/file.php id', 'GET /api/answers/file.php id']));
+    expect(needed).toEqual(
+      expect.arrayContaining([`PATCH ${V1}/items/status.php id`, 'GET /api/items/file.php id', 'GET /api/answers/file.php id']),
+    );
     expect(needed.length).toBeGreaterThanOrEqual(13);
     const routes = new Set(operations.map((op) => `${op.method} ${op.url}`));
-    expect(PROBES.map((p) => p.route).filter((route) => !routes.has(route)), 'probes on no registered route').toEqual([]);
+    expect(
+      PROBES.map((p) => p.route).filter((route) => !routes.has(route)),
+      'probes on no registered route',
+    ).toEqual([]);
   });
 
   it('for every endpoint and every kind of id: 404 not_found, same message, same length; nothing written', async () => {
@@ -227,7 +254,11 @@ describe('an object the user cannot see answers like one that does not exist', (
         const viaTokenMissing = await fetch(missing[i]!, { headers: { authorization: `Bearer ${as(who)}` } });
         const a = await viaToken.json();
         const b = await viaTokenMissing.json();
-        expect([viaToken.status, a.error, viaToken.headers.get('content-length')]).toEqual([404, b.error, viaTokenMissing.headers.get('content-length')]);
+        expect([viaToken.status, a.error, viaToken.headers.get('content-length')]).toEqual([
+          404,
+          b.error,
+          viaTokenMissing.headers.get('content-length'),
+        ]);
         const viaSession = await web.get(url.slice(server.url.length));
         const viaSessionMissing = await web.get(missing[i]!.slice(server.url.length));
         expect(viaSession.status).toBe(404);
@@ -273,8 +304,14 @@ describe('the partial member never reaches a hidden item', () => {
     const tree = (await call(`${V1}/projects/tree.php?id=1`, { token: as('partial') })).body;
     const items = tree.data.sections.flatMap((s: any) => s.checklists.flatMap((c: any) => c.items.map((i: { id: number }) => i.id)));
     expect(items.sort()).toEqual(VISIBLE_ITEMS);
-    for (const [what, body] of [['list', list.body], ['card', card], ['tree', tree]] as const) expectNothingHidden(what, body);
-    for (const id of VISIBLE_ITEMS) expectNothingHidden(`item ${id}`, (await call(`${V1}/items/get.php?id=${id}`, { token: as('partial') })).body);
+    for (const [what, body] of [
+      ['list', list.body],
+      ['card', card],
+      ['tree', tree],
+    ] as const)
+      expectNothingHidden(what, body);
+    for (const id of VISIBLE_ITEMS)
+      expectNothingHidden(`item ${id}`, (await call(`${V1}/items/get.php?id=${id}`, { token: as('partial') })).body);
   });
 
   it('search hits and totals hold only the visible part, whatever the query', async () => {

@@ -22,12 +22,29 @@ describe('page sizes and the per-token rate limit', () => {
   afterAll(() => server.close());
 
   const tokenOf = async (name: string) =>
-    (await server.ctx.tokens.createToken({ userId: 1, name, scopes: ['projects:read', 'projects:search', 'items:read', 'comments:write'], expiresAt: null })).token;
+    (
+      await server.ctx.tokens.createToken({
+        userId: 1,
+        name,
+        scopes: ['projects:read', 'projects:search', 'items:read', 'comments:write'],
+        expiresAt: null,
+      })
+    ).token;
 
   it('limit is 1–200 and offset ≥ 0 on list and search; nothing is clamped', async () => {
     const token = await tokenOf('pages');
     for (const path of [`${V1}/projects/list.php?`, `${V1}/projects/search.php?id=1&q=e&`]) {
-      for (const bad of ['limit=0', 'limit=201', 'limit=-1', 'limit=1e2', 'limit=abc', 'limit=999999999999', 'offset=-1', 'offset=1.5', 'offset=99999999999999999999']) {
+      for (const bad of [
+        'limit=0',
+        'limit=201',
+        'limit=-1',
+        'limit=1e2',
+        'limit=abc',
+        'limit=999999999999',
+        'offset=-1',
+        'offset=1.5',
+        'offset=99999999999999999999',
+      ]) {
         expectError(await server.call(path + bad, { token }), 422, 'validation_error');
       }
       const max = await server.call(`${path}limit=200`, { token });
@@ -49,7 +66,9 @@ describe('page sizes and the per-token rate limit', () => {
     );
     const passed = burst.filter((r) => r.status !== 429);
     const refused = burst.filter((r) => r.status === 429);
-    console.log(`rate limit: burst of ${burst.length} concurrent requests at ${LIMIT}/min → ${passed.length} served, ${refused.length} × 429`);
+    console.log(
+      `rate limit: burst of ${burst.length} concurrent requests at ${LIMIT}/min → ${passed.length} served, ${refused.length} × 429`,
+    );
     expect(passed).toHaveLength(LIMIT);
     for (const r of refused) {
       expectError(r, 429, 'rate_limited');
@@ -63,11 +82,16 @@ describe('page sizes and the per-token rate limit', () => {
 
   it('downloads count against the same quota', async () => {
     const admin = await server.ctx.tokens.createToken({ userId: 1, name: 'uploader', scopes: ['items:materials.write'], expiresAt: null });
-    const up = await server.call(`${V1}/items/attachments.php`, { method: 'POST', token: admin.token, body: uploadForm({ item_id: '1000' }, [{ name: 'a.png', bytes: await solid(16, 16, 'png') }]) });
+    const up = await server.call(`${V1}/items/attachments.php`, {
+      method: 'POST',
+      token: admin.token,
+      body: uploadForm({ item_id: '1000' }, [{ name: 'a.png', bytes: await solid(16, 16, 'png') }]),
+    });
     expect(up.status).toBe(201);
     const token = await tokenOf('downloads');
     const statuses = [];
-    for (let i = 0; i < LIMIT + 5; i++) statuses.push((await server.request(`/api/items/file.php?id=${up.body.data.attachments[0].id}`, { token })).status);
+    for (let i = 0; i < LIMIT + 5; i++)
+      statuses.push((await server.request(`/api/items/file.php?id=${up.body.data.attachments[0].id}`, { token })).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
     expect(statuses.slice(LIMIT)).toEqual([429, 429, 429, 429, 429]);
     expectError(await server.call(`${V1}/projects/list.php`, { token }), 429, 'rate_limited');
@@ -83,9 +107,12 @@ describe('decompression bombs', () => {
 
   /** Small files whose headers declare billions of pixels (patched from real images). */
   async function bombs(): Promise<Record<string, Buffer>> {
-    const base = (format: 'jpeg' | 'gif' | 'webp') => sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 9, g: 9, b: 9 } } }).toFormat(format).toBuffer();
+    const base = (format: 'jpeg' | 'gif' | 'webp') =>
+      sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+        .toFormat(format)
+        .toBuffer();
     const jpeg = Buffer.from(await base('jpeg'));
-    for (let i = 2; i < jpeg.length - 9; ) {
+    for (let i = 2; i < jpeg.length - 9;) {
       if (jpeg[i] !== 0xff) {
         i++;
         continue;
@@ -124,7 +151,9 @@ describe('decompression bombs', () => {
       });
       const ms = performance.now() - started;
       const grewMb = (process.memoryUsage().rss - rssBefore) / 1e6;
-      console.log(`bomb ${name}: ${bytes.length} bytes declaring ${meta.width}×${meta.height} → ${res.status} in ${Math.round(ms)} ms, RSS +${Math.round(grewMb)} MB`);
+      console.log(
+        `bomb ${name}: ${bytes.length} bytes declaring ${meta.width}×${meta.height} → ${res.status} in ${Math.round(ms)} ms, RSS +${Math.round(grewMb)} MB`,
+      );
       expectError(res, 422, 'validation_error');
       expect(res.body.error.message).toBe(INVALID_DATA_MESSAGE);
       expect(res.body.error.details[0].message).toMatch(/pixels/);

@@ -51,11 +51,23 @@ beforeAll(async () => {
   server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   png = await solid(16, 16, 'png');
   for (const scope of SCOPES) {
-    only[scope] = (await server.ctx.tokens.createToken({ userId: USERS.admin, name: `only ${scope}`, scopes: [scope], expiresAt: null })).token;
-    allBut[scope] = (await server.ctx.tokens.createToken({ userId: USERS.admin, name: `all but ${scope}`, scopes: scopesExcept(scope), expiresAt: null })).token;
+    only[scope] = (
+      await server.ctx.tokens.createToken({ userId: USERS.admin, name: `only ${scope}`, scopes: [scope], expiresAt: null })
+    ).token;
+    allBut[scope] = (
+      await server.ctx.tokens.createToken({ userId: USERS.admin, name: `all but ${scope}`, scopes: scopesExcept(scope), expiresAt: null })
+    ).token;
   }
-  const item = await server.call(`${V1}/items/attachments.php`, { method: 'POST', token: server.tokens.admin, body: uploadForm({ item_id: '1000' }, [{ name: 'a.png', bytes: png }]) });
-  const answer = await server.call(`${V1}/answers/attachments.php`, { method: 'POST', token: server.tokens.admin, body: uploadForm({ answer_id: '7000' }, [{ name: 'b.png', bytes: png }]) });
+  const item = await server.call(`${V1}/items/attachments.php`, {
+    method: 'POST',
+    token: server.tokens.admin,
+    body: uploadForm({ item_id: '1000' }, [{ name: 'a.png', bytes: png }]),
+  });
+  const answer = await server.call(`${V1}/answers/attachments.php`, {
+    method: 'POST',
+    token: server.tokens.admin,
+    body: uploadForm({ answer_id: '7000' }, [{ name: 'b.png', bytes: png }]),
+  });
   expect([item.status, answer.status]).toEqual([201, 201]);
   ids = { itemAttachmentId: item.body.data.attachments[0].id, answerAttachmentId: answer.body.data.attachments[0].id };
   operations = operationsOf(server.app);
@@ -70,7 +82,9 @@ describe('the route table', () => {
   it('holds every operation of the definitions (operations.ts) with its scope, the downloads, and nothing else', () => {
     const table = Object.fromEntries(operations.filter((o) => o.method !== 'HEAD').map((o) => [label(o), o.scope]));
     // The same definitions give the OpenAPI document (test/openapi.test.ts): the two cannot drift apart.
-    const defined = Object.fromEntries(OPERATION_IDS.map((id) => [`${OPERATIONS[id].method} ${V1_BASE_PATH}${OPERATIONS[id].path}`, OPERATIONS[id].scope]));
+    const defined = Object.fromEntries(
+      OPERATION_IDS.map((id) => [`${OPERATIONS[id].method} ${V1_BASE_PATH}${OPERATIONS[id].path}`, OPERATIONS[id].scope]),
+    );
     expect(table).toEqual({ ...defined, ['GET /api/items/file.php']: 'items:read', ['GET /api/answers/file.php']: 'items:read' });
     // The spec's table (§4), written out once: the definitions must keep matching it.
     expect(defined).toMatchObject({
@@ -93,7 +107,11 @@ describe('the route table', () => {
       expect(operations.find((o) => o.method === 'HEAD' && o.url === op.url)?.scope, op.url).toBe(op.scope);
     }
     const unscoped = routesOf(server.app).filter((r) => r.scope === null && r.allow === null);
-    for (const route of unscoped) expect(PUBLIC_PATHS.some((p) => p.test(route.url)), `${label(route)} has no scope`).toBe(true);
+    for (const route of unscoped)
+      expect(
+        PUBLIC_PATHS.some((p) => p.test(route.url)),
+        `${label(route)} has no scope`,
+      ).toBe(true);
   });
 });
 
@@ -110,7 +128,9 @@ describe('every operation × every token lacking its scope', () => {
         refused++;
       }
       const allowed = await send(op, only[op.scope]);
-      expect(allowed.status, `${label(op)} with only ${op.scope}: ${JSON.stringify(allowed.body).slice(0, 300)}`).toBeGreaterThanOrEqual(200);
+      expect(allowed.status, `${label(op)} with only ${op.scope}: ${JSON.stringify(allowed.body).slice(0, 300)}`).toBeGreaterThanOrEqual(
+        200,
+      );
       expect(allowed.status, label(op)).toBeLessThan(300);
     }
     expect(refused).toBe(operations.length * SCOPES.length);
@@ -140,7 +160,8 @@ describe('every operation × every token lacking its scope', () => {
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) expect(Object.keys(item).sort()).toEqual(['deadline', 'id', 'priority', 'requires_answer', 'status', 'text']);
     const text = JSON.stringify(tree.body);
-    for (const secret of ['Description of item', 'On it', 'Done, see act', 'example.test/plan', 'status_history']) expect(text).not.toContain(secret);
+    for (const secret of ['Description of item', 'On it', 'Done, see act', 'example.test/plan', 'status_history'])
+      expect(text).not.toContain(secret);
   });
 
   it('auth:me names the user and the token, and shows no project data', async () => {
@@ -158,8 +179,15 @@ describe('the scope is decided by method and route alone', () => {
       const token = allBut[op.scope];
       const tweaks: [string, (r: { path: string; init: RequestInit }) => void][] = [
         ['?scope=', (r) => (r.path += `${r.path.includes('?') ? '&' : '?'}scope=${encodeURIComponent(op.scope)}`)],
-        ['?scopes[]=', (r) => (r.path += `${r.path.includes('?') ? '&' : '?'}scopes[]=${encodeURIComponent(op.scope)}&scopes=${encodeURIComponent(SCOPES.join(','))}`)],
-        ['?access_token= of a full token', (r) => (r.path += `${r.path.includes('?') ? '&' : '?'}access_token=${server.tokens.admin}&token=${server.tokens.admin}`)],
+        [
+          '?scopes[]=',
+          (r) =>
+            (r.path += `${r.path.includes('?') ? '&' : '?'}scopes[]=${encodeURIComponent(op.scope)}&scopes=${encodeURIComponent(SCOPES.join(','))}`),
+        ],
+        [
+          '?access_token= of a full token',
+          (r) => (r.path += `${r.path.includes('?') ? '&' : '?'}access_token=${server.tokens.admin}&token=${server.tokens.admin}`),
+        ],
         [
           'headers',
           (r) => {
@@ -172,16 +200,18 @@ describe('the scope is decided by method and route alone', () => {
             headers.set('x-forwarded-prefix', '/public');
           },
         ],
-        [
-          'a second Authorization value',
-          (r) => (r.init.headers as Headers).append('authorization', `Bearer ${server.tokens.admin}`),
-        ],
+        ['a second Authorization value', (r) => (r.init.headers as Headers).append('authorization', `Bearer ${server.tokens.admin}`)],
       ];
       if (op.method !== 'GET' && op.method !== 'HEAD' && sampleFor(op, ids).json) {
         tweaks.push([
           'body scope fields',
           (r) => {
-            const body = JSON.stringify({ ...sampleFor(op, ids).json, scope: op.scope, scopes: [...SCOPES], token: { scopes: [...SCOPES] } });
+            const body = JSON.stringify({
+              ...sampleFor(op, ids).json,
+              scope: op.scope,
+              scopes: [...SCOPES],
+              token: { scopes: [...SCOPES] },
+            });
             r.init.body = body.replace(/}$/, `,"__proto__":{"scope":"${op.scope}"},"constructor":{"prototype":{"scope":"${op.scope}"}}}`);
           },
         ]);
@@ -248,7 +278,11 @@ describe('wrong methods answer 405 before anything else', () => {
         for (const token of askers) {
           const headers: Record<string, string> = { 'content-type': 'application/json' };
           if (token) headers.authorization = `Bearer ${token}`;
-          const res = await call(`${path}?id=1000`, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : '{"id": 1000, "scope": "x"}' });
+          const res = await call(`${path}?id=1000`, {
+            method,
+            headers,
+            body: method === 'GET' || method === 'HEAD' ? undefined : '{"id": 1000, "scope": "x"}',
+          });
           expect(res.status, `${method} ${path}`).toBe(405);
           expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
           if (method !== 'HEAD') expectError(res, 405, 'method_not_allowed');
@@ -260,7 +294,13 @@ describe('wrong methods answer 405 before anything else', () => {
   });
 
   it('unknown paths answer 404 whatever the token', async () => {
-    for (const path of [`${V1}/items/delete.php`, `${V1}/admin/users.php`, `${V1}/tokens/create.php`, '/api/external/v2/auth/me.php', '/api/items/file']) {
+    for (const path of [
+      `${V1}/items/delete.php`,
+      `${V1}/admin/users.php`,
+      `${V1}/tokens/create.php`,
+      '/api/external/v2/auth/me.php',
+      '/api/items/file',
+    ]) {
       for (const token of [undefined, server.tokens.admin]) {
         expectError(await call(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }), 404, 'not_found');
       }

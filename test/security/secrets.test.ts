@@ -87,9 +87,18 @@ describe('secrets', () => {
     const png = await solid(16, 16, 'png');
 
     // Every operation with a valid token, so the log and the audit see real work.
-    const upload = await send(`${V1}/items/attachments.php`, sampleRequest({ method: 'POST', url: `${V1}/items/attachments.php` }, { form: { item_id: '1000' } }, png, admin).init);
-    const answerUpload = await send(`${V1}/answers/attachments.php`, sampleRequest({ method: 'POST', url: `${V1}/answers/attachments.php` }, { form: { answer_id: '7000' } }, png, admin).init);
-    const ids: SampleIds = { itemAttachmentId: JSON.parse(upload.text).data.attachments[0].id, answerAttachmentId: JSON.parse(answerUpload.text).data.attachments[0].id };
+    const upload = await send(
+      `${V1}/items/attachments.php`,
+      sampleRequest({ method: 'POST', url: `${V1}/items/attachments.php` }, { form: { item_id: '1000' } }, png, admin).init,
+    );
+    const answerUpload = await send(
+      `${V1}/answers/attachments.php`,
+      sampleRequest({ method: 'POST', url: `${V1}/answers/attachments.php` }, { form: { answer_id: '7000' } }, png, admin).init,
+    );
+    const ids: SampleIds = {
+      itemAttachmentId: JSON.parse(upload.text).data.attachments[0].id,
+      answerAttachmentId: JSON.parse(answerUpload.text).data.attachments[0].id,
+    };
     for (const op of operationsOf(app)) {
       const { path, init } = sampleRequest(op, sampleFor(op, ids), png, admin);
       expect((await send(path, init)).status, `${op.method} ${op.url}`).toBeLessThan(300);
@@ -103,7 +112,15 @@ describe('secrets', () => {
     secrets.add(expired);
     await ctx.db.kysely
       .insertInto('api_tokens')
-      .values({ user_id: USERS.manager, name: 'expired', token_hash: hashToken(expired), scopes: '["auth:me"]', created_at: '2020-01-01T00:00:00.000Z', expires_at: '2020-02-01T00:00:00.000Z', revoked_at: null })
+      .values({
+        user_id: USERS.manager,
+        name: 'expired',
+        token_hash: hashToken(expired),
+        scopes: '["auth:me"]',
+        created_at: '2020-01-01T00:00:00.000Z',
+        expires_at: '2020-02-01T00:00:00.000Z',
+        revoked_at: null,
+      })
       .execute();
     const unknown = generateToken();
     secrets.add(unknown);
@@ -113,7 +130,9 @@ describe('secrets', () => {
       await send(`${V1}/auth/me.php`, { headers: auth });
       await send(`${V1}/auth/me.php`, { headers: { authorization: `Bearer ${raw}x` } });
       await send(`${V1}/auth/me.php`, { headers: { authorization: `Bearer ${raw.slice(0, -3)}` } });
-      await send(`${V1}/auth/me.php`, { headers: { authorization: `Basic ${Buffer.from(`admin@punchlist.test:${PASSWORD}`).toString('base64')}` } });
+      await send(`${V1}/auth/me.php`, {
+        headers: { authorization: `Basic ${Buffer.from(`admin@punchlist.test:${PASSWORD}`).toString('base64')}` },
+      });
       await send(`${V1}/auth/me.php`, { headers: { authorization: raw } });
       await send(`${V1}/projects/list.php?access_token=${raw}&token=${raw}&password=${encodeURIComponent(PASSWORD)}`);
       await send(`${V1}/projects/list.php?limit=${raw}`, { headers: auth });
@@ -121,18 +140,54 @@ describe('secrets', () => {
       await send(`${V1}/${raw}`, { headers: auth });
       await send(`/api/items/file.php?id=${raw}`, { headers: auth });
       await send(`${V1}/auth/me.php`, { headers: { ...auth, 'x-request-id': raw, 'user-agent': `bot ${raw}`, 'x-api-key': raw } });
-      await send(`${V1}/comments/create.php`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': raw }, body: JSON.stringify({ item_id: raw, token: raw }) });
-      await send(`${V1}/items/status.php`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 1000, status: raw }) });
-      await send(`${V1}/items/links.php`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 1000, document_links: [{ title: 't', url: raw, kind: raw }] }) });
-      await send(`${V1}/items/planning.php`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 1000, deadline: raw, priority: raw }) });
+      await send(`${V1}/comments/create.php`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': raw },
+        body: JSON.stringify({ item_id: raw, token: raw }),
+      });
+      await send(`${V1}/items/status.php`, {
+        method: 'PATCH',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 1000, status: raw }),
+      });
+      await send(`${V1}/items/links.php`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 1000, document_links: [{ title: 't', url: raw, kind: raw }] }),
+      });
+      await send(`${V1}/items/planning.php`, {
+        method: 'PATCH',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 1000, deadline: raw, priority: raw }),
+      });
       await send(`${V1}/comments/create.php`, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: raw });
-      await send(`${V1}/comments/create.php`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: `{"text": "${raw}` });
-      await send('/mcp', { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      await send(`${V1}/comments/create.php`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: `{"text": "${raw}`,
+      });
+      await send('/mcp', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
       await send(`/login?next=/items/1000&token=${raw}`);
       // Headers over the limit and a malformed request line, with the token in them.
       requests += 2;
-      await rawRequest(Number(new URL(url).port), { method: 'GET', target: `${V1}/auth/me.php?token=${raw}`, headers: [['Authorization', `Bearer ${raw}`], ['X-Pad', 'p'.repeat(17_000)]] });
-      await rawRequest(Number(new URL(url).port), { method: 'GET', target: `${V1}/auth/me.php`, requestLine: `GET /api/${raw} HTTP/1.1 ${raw}`, headers: [['Authorization', `Bearer ${raw}`]] });
+      await rawRequest(Number(new URL(url).port), {
+        method: 'GET',
+        target: `${V1}/auth/me.php?token=${raw}`,
+        headers: [
+          ['Authorization', `Bearer ${raw}`],
+          ['X-Pad', 'p'.repeat(17_000)],
+        ],
+      });
+      await rawRequest(Number(new URL(url).port), {
+        method: 'GET',
+        target: `${V1}/auth/me.php`,
+        requestLine: `GET /api/${raw} HTTP/1.1 ${raw}`,
+        headers: [['Authorization', `Bearer ${raw}`]],
+      });
     }
 
     // The web interface: failed and successful sign-in, a token created and revoked, a user created.
@@ -150,10 +205,20 @@ describe('secrets', () => {
     record(await web.post('/login', { email: 'admin@punchlist.test', password: wrongPassword }, loginPage.text));
     record(await web.post('/login', { email: 'nobody@punchlist.test', password: PASSWORD }, loginPage.text));
     record(await web.post('/login', { email: 'admin@punchlist.test', password: PASSWORD, _csrf: 'forged' }));
-    record(await web.post(`/login?password=${encodeURIComponent(PASSWORD)}`, { email: 'admin@punchlist.test', password: PASSWORD }, (await web.get('/login')).text));
+    record(
+      await web.post(
+        `/login?password=${encodeURIComponent(PASSWORD)}`,
+        { email: 'admin@punchlist.test', password: PASSWORD },
+        (await web.get('/login')).text,
+      ),
+    );
     expect(web.cookies.size).toBeGreaterThan(0);
     const createdPage = record(
-      await web.post('/profile/tokens', { name: 'from the web', expiry: '30d', scopes: ['auth:me', 'items:read'] }, (await web.get('/profile')).text),
+      await web.post(
+        '/profile/tokens',
+        { name: 'from the web', expiry: '30d', scopes: ['auth:me', 'items:read'] },
+        (await web.get('/profile')).text,
+      ),
     );
     expect(createdPage.status).toBe(201);
     const webToken = decode(/data-testid="new-token"[^>]*>([^<]+)</.exec(createdPage.text)?.[1] ?? '').trim();
@@ -176,7 +241,9 @@ describe('secrets', () => {
     const audit = JSON.stringify(await ctx.db.kysely.selectFrom('audit_log').selectAll().execute());
     const logText = log.join('');
     const errors = errorBodies.join('\n');
-    console.log(`secrets: ${secrets.size} secrets, ${requests} requests; ${log.length} log lines, ${audit.length} bytes of audit, ${errorBodies.length} error answers scanned`);
+    console.log(
+      `secrets: ${secrets.size} secrets, ${requests} requests; ${log.length} log lines, ${audit.length} bytes of audit, ${errorBodies.length} error answers scanned`,
+    );
     // The scans see what they should: the requests, and the redaction at work.
     expect(logText).toContain('/api/external/v1/auth/me.php');
     expect(logText).toContain('/login');
@@ -188,7 +255,10 @@ describe('secrets', () => {
       for (const part of parts) {
         expect(logText.includes(part), `the log holds ${part.slice(0, 8)}…`).toBe(false);
         expect(audit.includes(part), `the audit table holds ${part.slice(0, 8)}…`).toBe(false);
-        expect(errors.includes(part), `an error answer holds ${part.slice(0, 8)}…: ${errorBodies.find((e) => e.includes(part))?.slice(0, 300)}`).toBe(false);
+        expect(
+          errors.includes(part),
+          `an error answer holds ${part.slice(0, 8)}…: ${errorBodies.find((e) => e.includes(part))?.slice(0, 300)}`,
+        ).toBe(false);
       }
       if (!secret.startsWith('plk_')) {
         expect(logText.includes(encodeURIComponent(secret)), 'URL-encoded password in the log').toBe(false);

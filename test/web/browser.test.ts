@@ -74,7 +74,10 @@ describe('in a browser', () => {
     expect(token).toMatch(/^plk_[0-9A-Za-z]{36}$/);
     const ok = await me(token);
     expect(ok.status).toBe(200);
-    expect(ok.body.data.token).toMatchObject({ label: 'Browser token', scopes: ['auth:me', 'projects:read', 'projects:search', 'items:read'] });
+    expect(ok.body.data.token).toMatchObject({
+      label: 'Browser token',
+      scopes: ['auth:me', 'projects:read', 'projects:search', 'items:read'],
+    });
 
     await page.goto(server.url + '/profile');
     expect(await page.getByTestId('new-token').count()).toBe(0);

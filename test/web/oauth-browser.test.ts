@@ -39,7 +39,13 @@ class MemoryProvider implements OAuthClientProvider {
   authorizationUrl?: URL;
   constructor(readonly redirectUrl: string) {}
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'E2E <agent>', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'E2E <agent>',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   state() {
     return 'state-e2e-42';
@@ -118,7 +124,11 @@ async function connected(provider: MemoryProvider): Promise<Client> {
 }
 
 const token = (fields: Record<string, string>) =>
-  server.call('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  server.call('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
 
 describe('an MCP client connects with OAuth', () => {
   it('signs in, narrows the scopes on the consent page, and uses the tools; refreshes; the Profile revokes it', async () => {
@@ -134,8 +144,16 @@ describe('an MCP client connects with OAuth', () => {
     await page.waitForURL('**/oauth/authorize?**');
     expect(await page.getByTestId('oauth-client-name').first().textContent()).toBe('E2E <agent>');
     expect(await page.getByTestId('oauth-redirect-host').textContent()).toBe(new URL(redirectUrl).host);
-    for (const scope of ['auth:me', 'items:read', 'items:status.write', 'events:read']) expect(await page.getByLabel(scope, { exact: true }).isChecked(), scope).toBe(true);
-    for (const scope of ['items:status.write', 'items:planning.write', 'comments:write', 'answers:write', 'items:materials.write', 'events:read']) {
+    for (const scope of ['auth:me', 'items:read', 'items:status.write', 'events:read'])
+      expect(await page.getByLabel(scope, { exact: true }).isChecked(), scope).toBe(true);
+    for (const scope of [
+      'items:status.write',
+      'items:planning.write',
+      'comments:write',
+      'answers:write',
+      'items:materials.write',
+      'events:read',
+    ]) {
       await page.getByLabel(scope, { exact: true }).uncheck();
     }
     await page.getByLabel('Expiry').selectOption({ label: '7 days' });
@@ -188,10 +206,16 @@ describe('an MCP client connects with OAuth', () => {
     profile.once('dialog', (dialog) => void dialog.accept());
     await row.getByRole('button', { name: 'Revoke' }).click();
     await profile.waitForURL('**/profile?revoked=1');
-    expect(await profile.getByTestId('token-row').filter({ hasText: 'OAuth: E2E <agent>' }).getByTestId('token-state').textContent()).toBe('revoked');
+    expect(await profile.getByTestId('token-row').filter({ hasText: 'OAuth: E2E <agent>' }).getByTestId('token-state').textContent()).toBe(
+      'revoked',
+    );
     await profile.context().close();
     expect((await server.call(`${V1}/auth/me.php`, { token: provider.saved!.access_token })).body.error.code).toBe('token_revoked');
-    const refresh = await token({ grant_type: 'refresh_token', client_id: provider.client!.client_id, refresh_token: provider.saved!.refresh_token! });
+    const refresh = await token({
+      grant_type: 'refresh_token',
+      client_id: provider.client!.client_id,
+      refresh_token: provider.saved!.refresh_token!,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
   });
 

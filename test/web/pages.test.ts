@@ -34,7 +34,11 @@ describe('API tokens on /profile', () => {
       expect(profile.text).toContain(`value="${scope}"`);
       expect(profile.text).toMatch(new RegExp(`aria-describedby="scope-help-${scope}">${scope}</label>`));
     }
-    const created = await web.post('/profile/tokens', { name: 'CRM <sync>', expiry: '30d', scopes: ['auth:me', 'items:read'] }, profile.text);
+    const created = await web.post(
+      '/profile/tokens',
+      { name: 'CRM <sync>', expiry: '30d', scopes: ['auth:me', 'items:read'] },
+      profile.text,
+    );
     expect(created.status).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
     const raw = /data-testid="new-token">([^<]+)<\/code>/.exec(created.text)?.[1];
@@ -50,7 +54,9 @@ describe('API tokens on /profile', () => {
     const later = await web.get('/profile');
     expect(later.text).not.toContain(raw);
     expect(later.text).not.toContain('data-testid="new-token"');
-    const row = later.text.match(/<tr data-testid="token-row" data-token-id="(\d+)">[\s\S]*?<\/tr>/g)!.find((r) => r.includes('CRM &lt;sync&gt;'))!;
+    const row = later.text
+      .match(/<tr data-testid="token-row" data-token-id="(\d+)">[\s\S]*?<\/tr>/g)!
+      .find((r) => r.includes('CRM &lt;sync&gt;'))!;
     expect(row).toContain('>active</span>');
     expect(row).toMatch(/from 127\.0\.0\.1/);
     const id = /data-token-id="(\d+)"/.exec(row)![1]!;
@@ -75,7 +81,8 @@ describe('API tokens on /profile', () => {
   it('offers the expiry choices and honours them', async () => {
     const web = await as('observer');
     const page = await web.get('/profile');
-    for (const label of ['7 days', '30 days', '60 days', '90 days', '1 year', 'On a date…', 'No expiry']) expect(page.text).toContain(`>${label}</option>`);
+    for (const label of ['7 days', '30 days', '60 days', '90 days', '1 year', 'On a date…', 'No expiry'])
+      expect(page.text).toContain(`>${label}</option>`);
     const create = async (fields: Record<string, string | string[]>) => {
       const response = await web.post('/profile/tokens', { name: 'expiry', scopes: 'auth:me', ...fields }, page.text);
       const raw = /data-testid="new-token">([^<]+)</.exec(response.text)?.[1];
@@ -259,10 +266,20 @@ describe('review (manager and admin only)', () => {
     expect(response.status).toBe(303);
     const item = await card(1010, 'executor');
     expect(item).toMatchObject({ status: 'in_progress', rework_reason: 'Signs are missing', rework_deadline: '2099-02-01' });
-    expect(item.status_history.at(-1)).toMatchObject({ kind: 'status_changed', from: 'done', to: 'in_progress', user: { id: USERS.manager }, note: 'Signs are missing' });
+    expect(item.status_history.at(-1)).toMatchObject({
+      kind: 'status_changed',
+      from: 'done',
+      to: 'in_progress',
+      user: { id: USERS.manager },
+      note: 'Signs are missing',
+    });
     const page = await (await as('observer')).get('/items/1010');
     expect(page.text).toContain('Signs are missing');
-    for (const fields of [{ reason: '', deadline: '2099-02-01' }, { reason: 'x', deadline: '2000-01-01' }, { reason: 'x', deadline: 'soon' }]) {
+    for (const fields of [
+      { reason: '', deadline: '2099-02-01' },
+      { reason: 'x', deadline: '2000-01-01' },
+      { reason: 'x', deadline: 'soon' },
+    ]) {
       expect((await submit('manager', '/items/1010', '/items/1010/rework', fields)).status).toBe(422);
     }
   });
@@ -288,7 +305,9 @@ describe('administration', () => {
       expect((await manager.get(path)).status, path).toBe(403);
     }
     const page = await manager.get('/profile');
-    expect((await manager.post('/admin/users', { email: 'x@y.test', name: 'X', role: 'admin', password: 'password1' }, page.text)).status).toBe(403);
+    expect(
+      (await manager.post('/admin/users', { email: 'x@y.test', name: 'X', role: 'admin', password: 'password1' }, page.text)).status,
+    ).toBe(403);
     expect((await manager.post('/admin/projects/1/sections', { name: 'Sneaky' }, page.text)).status).toBe(403);
     expect(page.text).not.toContain('href="/admin"');
     expect((await (await as('admin')).get('/projects')).text).toContain('href="/admin"');
@@ -302,7 +321,12 @@ describe('administration', () => {
       password: 'long enough',
     });
     expect(created.status).toBe(303);
-    const duplicate = await submit('admin', '/admin/users', '/admin/users', { email: 'new.person@punchlist.test', name: 'Again', role: 'member', password: '' });
+    const duplicate = await submit('admin', '/admin/users', '/admin/users', {
+      email: 'new.person@punchlist.test',
+      name: 'Again',
+      role: 'member',
+      password: '',
+    });
     expect(duplicate.status).toBe(409);
     const person = (await server.ctx.users.findByEmail('new.person@punchlist.test'))!;
     const web = new WebClient(server.url);
@@ -324,7 +348,11 @@ describe('administration', () => {
   });
 
   it('edits structure: sections, checklists, items (create, rename, reorder), escaped everywhere', async () => {
-    const created = await submit('admin', '/admin/projects', '/admin/projects', { name: 'Fit-out', description: 'Offices', deadline: '2099-12-31' });
+    const created = await submit('admin', '/admin/projects', '/admin/projects', {
+      name: 'Fit-out',
+      description: 'Offices',
+      deadline: '2099-12-31',
+    });
     expect(created.status).toBe(303);
     const projectId = Number(/\/admin\/projects\/(\d+)$/.exec(created.location!)![1]);
     const editor = `/admin/projects/${projectId}`;
@@ -357,13 +385,21 @@ describe('administration', () => {
     const item = await card(lights.id, 'admin');
     expect(item.status_history[0]).toMatchObject({ kind: 'created', to: 'pending', user: { id: USERS.admin } });
 
-    await submit('admin', `/admin/items/${lights.id}`, `/admin/items/${lights.id}`, { text: 'Ceiling lights', description: 'LED', participants: [] });
+    await submit('admin', `/admin/items/${lights.id}`, `/admin/items/${lights.id}`, {
+      text: 'Ceiling lights',
+      description: 'LED',
+      participants: [],
+    });
     expect((await card(lights.id, 'admin')).text).toBe('Ceiling lights');
     expect((await submit('admin', editor, `/admin/checklists/${checklist.id}/items`, { text: '  ', back: editor })).status).toBe(422);
   });
 
   it('renames a project and a checklist, and reorders checklists', async () => {
-    const created = await submit('admin', '/admin/projects', '/admin/projects', { name: 'Warehouse', description: 'Racks', deadline: '2099-06-30' });
+    const created = await submit('admin', '/admin/projects', '/admin/projects', {
+      name: 'Warehouse',
+      description: 'Racks',
+      deadline: '2099-06-30',
+    });
     const projectId = Number(/\/admin\/projects\/(\d+)$/.exec(created.location!)![1]);
     const editor = `/admin/projects/${projectId}`;
     const structureOf = () => server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
@@ -382,7 +418,12 @@ describe('administration', () => {
     const after = await (await as('admin')).get(renamed.location!);
     expect(after.text).toContain('Saved.');
     expect(after.text).toMatch(/<h1>Central warehouse/);
-    expect((await apiTree()).project).toMatchObject({ name: 'Central warehouse', description: 'Racks', deadline: '2099-06-30', archived: false });
+    expect((await apiTree()).project).toMatchObject({
+      name: 'Central warehouse',
+      description: 'Racks',
+      deadline: '2099-06-30',
+      archived: false,
+    });
     expect((await submit('admin', editor, editor, { name: ' ', description: '', deadline: '' })).status).toBe(422);
     expect((await submit('admin', editor, '/admin/projects/999999', { name: 'Ghost', description: '', deadline: '' })).status).toBe(404);
     expect((await apiTree()).project.name).toBe('Central warehouse');
@@ -447,8 +488,19 @@ describe('administration', () => {
     expect((await outsider.get('/items/1000')).status).toBe(404);
     expect((await outsider.get('/items/2000')).status).toBe(200);
 
-    expect((await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'observer', access: 'limited' })).status).toBe(422);
-    expect((await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'observer', access: 'limited', checklists: '400' })).status).toBe(422);
+    expect(
+      (await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'observer', access: 'limited' })).status,
+    ).toBe(422);
+    expect(
+      (
+        await submit('admin', editor, `${editor}/members`, {
+          user: String(USERS.outsider),
+          role: 'observer',
+          access: 'limited',
+          checklists: '400',
+        })
+      ).status,
+    ).toBe(422);
     await submit('admin', editor, `${editor}/members`, { user: String(USERS.outsider), role: 'manager', access: 'whole' });
     expect((await outsider.get('/items/1000')).text).toContain('Save verdict');
     await submit('admin', editor, `${editor}/members/${USERS.outsider}/remove`, {});
@@ -482,11 +534,16 @@ describe('audit log', () => {
     expect(byToken.text.match(/<tr data-testid="audit-row">/g)?.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('filters a user\'s own calls by token and by an upper time bound', async () => {
+  it("filters a user's own calls by token and by an upper time bound", async () => {
     const minute = (ms: number) => encodeURIComponent(new Date(ms).toISOString().slice(0, 16));
     const web = await as('bystander');
     const before = Date.now();
-    const { id, token } = await server.ctx.tokens.createToken({ userId: USERS.bystander, name: 'Filtered', scopes: ['auth:me'], expiresAt: null });
+    const { id, token } = await server.ctx.tokens.createToken({
+      userId: USERS.bystander,
+      name: 'Filtered',
+      scopes: ['auth:me'],
+      expiresAt: null,
+    });
     await server.call(`${V1}/auth/me.php`, { token });
     await server.call(`${V1}/projects/list.php`, { token });
     await server.call(`${V1}/auth/me.php`, { token: server.tokens.bystander });

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_WINDOW_MS } from '../../src/features/sessions/sessions.service.js';
+import {
+  ACCOUNT_FAILURE_LIMIT,
+  IP_FAILURE_LIMIT,
+  SESSION_LIFETIME_MS,
+  THROTTLE_WINDOW_MS,
+} from '../../src/features/sessions/sessions.service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PASSWORD, USERS } from '../helpers/workspace.js';
 import { csrfOf, WebClient } from './web-client.js';
@@ -170,7 +175,11 @@ describe('CSRF', () => {
     expect(await server.ctx.tokens.listTokens(USERS.executor)).toEqual(before);
     const out = await web.post('/logout', {});
     expect(out.status).toBe(403);
-    const ok = await web.post('/profile/tokens', { name: 'csrf test', expiry: '7d', scopes: ['auth:me'] }, (await web.get('/profile')).text);
+    const ok = await web.post(
+      '/profile/tokens',
+      { name: 'csrf test', expiry: '7d', scopes: ['auth:me'] },
+      (await web.get('/profile')).text,
+    );
     expect(ok.status).toBe(201);
   });
 
@@ -190,7 +199,15 @@ describe('CSRF', () => {
   it('has a CSRF field in every form of the pages', async () => {
     const web = client();
     await web.signIn('admin');
-    for (const path of ['/profile', '/projects/1', '/items/1000', '/admin/users', '/admin/projects', '/admin/projects/1', '/admin/items/1000']) {
+    for (const path of [
+      '/profile',
+      '/projects/1',
+      '/items/1000',
+      '/admin/users',
+      '/admin/projects',
+      '/admin/projects/1',
+      '/admin/items/1000',
+    ]) {
       const { text } = await web.get(path);
       const forms = text.match(/<form method="post"[\s\S]*?<\/form>/g) ?? [];
       expect(forms.length, path).toBeGreaterThan(0);
@@ -208,7 +225,9 @@ describe('throttle', () => {
 
   it(`locks an account after ${ACCOUNT_FAILURE_LIMIT} failures within the window, even for the right password`, async () => {
     const ip = client();
-    const failures = await Promise.all(Array.from({ length: ACCOUNT_FAILURE_LIMIT }, () => attempt(ip, 'bystander@punchlist.test', 'nope')));
+    const failures = await Promise.all(
+      Array.from({ length: ACCOUNT_FAILURE_LIMIT }, () => attempt(ip, 'bystander@punchlist.test', 'nope')),
+    );
     expect(failures.map((f) => f.status)).toEqual(Array(ACCOUNT_FAILURE_LIMIT).fill(401));
     const locked = await attempt(client(), 'BYSTANDER@punchlist.test', PASSWORD);
     expect(locked.status).toBe(429);

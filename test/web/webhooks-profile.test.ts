@@ -23,7 +23,14 @@ function rowOf(page: string, url: string): string | undefined {
 const idOf = (row: string) => Number(/data-webhook-id="(\d+)"/.exec(row)![1]);
 
 async function count(table: 'webhook_endpoints' | 'webhook_deliveries') {
-  return Number((await server.ctx.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  return Number(
+    (
+      await server.ctx.db.kysely
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 }
 
 beforeAll(async () => {
@@ -45,7 +52,9 @@ describe('Webhooks on /profile', () => {
     expect(page.text).toContain('<label for="webhook-url">URL</label>');
     expect(page.text).toMatch(/<input id="webhook-url" type="url" name="url"/);
     for (const type of EVENT_TYPES) {
-      expect(page.text).toContain(`<label class="inline" for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"`);
+      expect(page.text).toContain(
+        `<label class="inline" for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"`,
+      );
       expect(page.text).toMatch(new RegExp(`value="${type.replace('.', '\\.')}"\\s*>${type.replace('.', '\\.')}</label>`));
     }
     expect(page.text).toContain('None ticked: every event type');
@@ -66,15 +75,30 @@ describe('Webhooks on /profile', () => {
     const web = await as('executor');
     const profile = await web.get('/profile');
     const url = `${receiver.base}/executor?x=<1>`;
-    const created = await web.post('/profile/webhooks', { url, events: ['comment.created', 'answer.created'], project_id: '1' }, profile.text);
+    const created = await web.post(
+      '/profile/webhooks',
+      { url, events: ['comment.created', 'answer.created'], project_id: '1' },
+      profile.text,
+    );
     expect(created.status).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
     const secret = SECRET.exec(created.text)?.[1];
     expect(secret).toMatch(/^whsec_/);
     expect(created.text).toContain('Copy it now: it is shown only this once.');
     const endpoints = await server.ctx.webhooks.list({ id: USERS.executor, role: 'member' });
-    expect(endpoints).toEqual([expect.objectContaining({ url: `${receiver.base}/executor?x=%3C1%3E`, events: ['comment.created', 'answer.created'], project_id: 1, state: 'active' })]);
-    const stored = await server.ctx.db.kysely.selectFrom('webhook_endpoints').select('secret').where('id', '=', endpoints[0]!.id).executeTakeFirstOrThrow();
+    expect(endpoints).toEqual([
+      expect.objectContaining({
+        url: `${receiver.base}/executor?x=%3C1%3E`,
+        events: ['comment.created', 'answer.created'],
+        project_id: 1,
+        state: 'active',
+      }),
+    ]);
+    const stored = await server.ctx.db.kysely
+      .selectFrom('webhook_endpoints')
+      .select('secret')
+      .where('id', '=', endpoints[0]!.id)
+      .executeTakeFirstOrThrow();
     expect(stored.secret).toBe(secret);
 
     const later = await web.get('/profile');
@@ -108,7 +132,9 @@ describe('Webhooks on /profile', () => {
     expect(refused.status).toBe(422);
     expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(refused.text).toContain('value="http://someone:pass@127.0.0.1:9/&quot;hook&quot;"');
-    expect(refused.text).toMatch(/<div class="error" role="alert" id="webhook-error">The webhook was not created: url: must not hold a user name or password<\/div>/);
+    expect(refused.text).toMatch(
+      /<div class="error" role="alert" id="webhook-error">The webhook was not created: url: must not hold a user name or password<\/div>/,
+    );
     expect(refused.text).toContain('aria-describedby="webhook-url-help webhook-error" aria-invalid="true"');
     expect(refused.text).toMatch(/value="answer\.reviewed"\s+checked>/);
     expect(refused.text).toContain('<option value="1" selected>Plant audit</option>');

@@ -158,7 +158,12 @@ describe('the item page as a workplace, in a browser', () => {
     expect(await message.isVisible()).toBe(true);
     expect(((await message.textContent()) ?? '').length).toBeGreaterThan(0);
     // The message follows the field it is about.
-    expect(await url.evaluate((el, id) => el.parentElement!.querySelector(`#${CSS.escape(id!)}`) !== null, await url.getAttribute('aria-describedby'))).toBe(true);
+    expect(
+      await url.evaluate(
+        (el, id) => el.parentElement!.querySelector(`#${CSS.escape(id!)}`) !== null,
+        await url.getAttribute('aria-describedby'),
+      ),
+    ).toBe(true);
     expect((await v1Item(1000)).answers).toHaveLength(before);
 
     // A link with an address but no title, in the second row: the links unfold with the message at its title.
@@ -271,7 +276,11 @@ describe('the item page as a workplace, in a browser', () => {
                 // Folded forms (document links, answer pictures) are measured unfolded too.
                 document.querySelectorAll('details').forEach((d) => (d.open = true));
                 // A field squeezed to a sliver is as unusable as one that overflows.
-                const narrow = [...document.querySelectorAll('main input[type=text], main input[type=url], main input[type=search], main textarea, main select')]
+                const narrow = [
+                  ...document.querySelectorAll(
+                    'main input[type=text], main input[type=url], main input[type=search], main textarea, main select',
+                  ),
+                ]
                   .filter((el) => {
                     const r = el.getBoundingClientRect();
                     return r.width > 0 && r.width < 120;
@@ -282,11 +291,21 @@ describe('the item page as a workplace, in a browser', () => {
                     const r = el.getBoundingClientRect();
                     return r.width > 0 && r.height > 0 && (r.right > width + 1 || r.width > width + 1);
                   })
-                  .map((el) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className && typeof el.className === 'string' ? '.' + el.className.trim().replace(/\s+/g, '.') : ''} (right ${Math.round(el.getBoundingClientRect().right)})`);
-                return { scroll: document.documentElement.scrollWidth, inner: window.innerWidth, wide: wide.slice(0, 10), narrow: narrow.slice(0, 10) };
+                  .map(
+                    (el) =>
+                      `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className && typeof el.className === 'string' ? '.' + el.className.trim().replace(/\s+/g, '.') : ''} (right ${Math.round(el.getBoundingClientRect().right)})`,
+                  );
+                return {
+                  scroll: document.documentElement.scrollWidth,
+                  inner: window.innerWidth,
+                  wide: wide.slice(0, 10),
+                  narrow: narrow.slice(0, 10),
+                };
               }, PHONE_WIDTH);
               if (overflow.scroll > PHONE_WIDTH || overflow.inner > PHONE_WIDTH || overflow.wide.length) {
-                problems.push(`${name} ${path}: scrollWidth ${overflow.scroll}, innerWidth ${overflow.inner} (viewport ${PHONE_WIDTH}); too wide: ${overflow.wide.join(', ')}`);
+                problems.push(
+                  `${name} ${path}: scrollWidth ${overflow.scroll}, innerWidth ${overflow.inner} (viewport ${PHONE_WIDTH}); too wide: ${overflow.wide.join(', ')}`,
+                );
               }
               if (overflow.narrow.length) problems.push(`${name} ${path}: fields squeezed below 120 px: ${overflow.narrow.join(', ')}`);
             }
@@ -367,7 +386,10 @@ describe('the item page as a workplace, in a browser', () => {
       });
       const before = (await v1Item(1000)).status;
       const csrf = await page.locator('form#comment input[name="_csrf"]').inputValue();
-      const refused = await page.request.post(server.url + '/items/1000/status', { form: { _csrf: csrf, status: before === 'done' ? 'blocked' : 'done' }, maxRedirects: 0 });
+      const refused = await page.request.post(server.url + '/items/1000/status', {
+        form: { _csrf: csrf, status: before === 'done' ? 'blocked' : 'done' },
+        maxRedirects: 0,
+      });
       expect(refused.status()).toBe(403);
       expect((await v1Item(1000)).status).toBe(before);
       await page.context().close();
@@ -377,7 +399,16 @@ describe('the item page as a workplace, in a browser', () => {
       const page = await signedIn('bystander');
       await page.goto(server.url + '/items/1000');
       const seen = await controls(page);
-      expect(seen).toMatchObject({ 'Add comment': 1, 'Save status': 0, 'Upload photos': 0, Photos: 0, 'Add answer': 0, 'Save planning': 0, 'Save verdict': 0, Approve: 0 });
+      expect(seen).toMatchObject({
+        'Add comment': 1,
+        'Save status': 0,
+        'Upload photos': 0,
+        Photos: 0,
+        'Add answer': 0,
+        'Save planning': 0,
+        'Save verdict': 0,
+        Approve: 0,
+      });
       await page.context().close();
     });
 

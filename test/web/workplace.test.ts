@@ -24,7 +24,8 @@ function keyOf(page: string, action: string): string {
 
 async function photos(count: number): Promise<FormData> {
   const form = new FormData();
-  for (let i = 0; i < count; i++) form.append('attachments[]', new Blob([new Uint8Array(await solid(40 + i, 30, 'png'))], { type: 'image/png' }), `site-${i}.png`);
+  for (let i = 0; i < count; i++)
+    form.append('attachments[]', new Blob([new Uint8Array(await solid(40 + i, 30, 'png'))], { type: 'image/png' }), `site-${i}.png`);
   return form;
 }
 
@@ -75,7 +76,11 @@ const ACTIONS: Action[] = [
     effect: (before, after) => {
       expect(after.answers).toHaveLength(before.answers.length + 1);
       const answer = after.answers.at(-1);
-      expect(answer).toMatchObject({ text: 'Done, photo attached', status: 'pending', document_links: [{ kind: 'document', title: 'Act', url: 'https://example.test/act' }] });
+      expect(answer).toMatchObject({
+        text: 'Done, photo attached',
+        status: 'pending',
+        document_links: [{ kind: 'document', title: 'Act', url: 'https://example.test/act' }],
+      });
       expect(answer.attachments).toMatchObject([{ original_name: 'site-0.png', mime_type: 'image/webp', width: 40, height: 30 }]);
     },
   },
@@ -92,8 +97,19 @@ const ACTIONS: Action[] = [
     name: 'document links',
     action: (item) => `/items/${item}/links`,
     send: (web, item, page) =>
-      web.post(`/items/${item}/links`, { 'link-0-title': '', 'link-0-url': '', 'link-3-kind': 'spreadsheet', 'link-3-title': 'Budget', 'link-3-url': 'https://example.test/budget' }, page),
-    effect: (_before, after) => expect(after.document_links).toMatchObject([{ kind: 'spreadsheet', title: 'Budget', url: 'https://example.test/budget' }]),
+      web.post(
+        `/items/${item}/links`,
+        {
+          'link-0-title': '',
+          'link-0-url': '',
+          'link-3-kind': 'spreadsheet',
+          'link-3-title': 'Budget',
+          'link-3-url': 'https://example.test/budget',
+        },
+        page,
+      ),
+    effect: (_before, after) =>
+      expect(after.document_links).toMatchObject([{ kind: 'spreadsheet', title: 'Budget', url: 'https://example.test/budget' }]),
   },
 ];
 
@@ -191,7 +207,9 @@ describe('forms', () => {
     const before = await card(1001);
     const planning = await web.post('/items/1001/planning', { deadline: '2026-02-30', priority: 'high', requires_answer: '1' }, page.text);
     expect(planning.status).toBe(422);
-    expect(planning.text).toMatch(/id="planning-deadline" type="date" name="deadline" value="2026-02-30" aria-invalid="true" aria-describedby="planning-deadline-error"/);
+    expect(planning.text).toMatch(
+      /id="planning-deadline" type="date" name="deadline" value="2026-02-30" aria-invalid="true" aria-describedby="planning-deadline-error"/,
+    );
     expect(planning.text).toContain('<p class="field-error" id="planning-deadline-error">');
     expect(planning.text).toMatch(/id="planning-requires" type="checkbox" name="requires_answer" value="1" checked/);
 
@@ -317,7 +335,10 @@ describe('the project page and My items', () => {
     const page = await web.get('/my-items');
     expect([...page.text.matchAll(/data-testid="my-item-row"><td><a href="\/items\/(\d+)"/g)].map((m) => Number(m[1]))).toEqual([1000]);
     const executor = await as('executor');
-    const ids = async () => [...(await executor.get('/my-items')).text.matchAll(/data-testid="my-item-row"><td><a href="\/items\/(\d+)"/g)].map((m) => Number(m[1]));
+    const ids = async () =>
+      [...(await executor.get('/my-items')).text.matchAll(/data-testid="my-item-row"><td><a href="\/items\/(\d+)"/g)].map((m) =>
+        Number(m[1]),
+      );
     const mine = await ids();
     expect(mine).toContain(1001);
     expect(mine).not.toContain(3000); // archived project
@@ -327,10 +348,21 @@ describe('the project page and My items', () => {
   });
 
   it('keeps a 5 000-item project usable: pages of 100 items, counts for every checklist', async () => {
-    const many = Array.from({ length: 5000 }, (_, i) => ({ id: 100_000 + i, text: `Bulk item ${i}`, status: i % 4 === 0 ? 'done' : 'pending' }));
-        await importFixture(server.ctx.db.kysely, server.ctx.db.dialect, {
-      projects: [{ id: 50, name: 'Big', sections: [{ id: 500, name: 'All', checklists: [{ id: 5000, name: 'Everything', items: many }] }] }],
-    }, server.ctx.clock);
+    const many = Array.from({ length: 5000 }, (_, i) => ({
+      id: 100_000 + i,
+      text: `Bulk item ${i}`,
+      status: i % 4 === 0 ? 'done' : 'pending',
+    }));
+    await importFixture(
+      server.ctx.db.kysely,
+      server.ctx.db.dialect,
+      {
+        projects: [
+          { id: 50, name: 'Big', sections: [{ id: 500, name: 'All', checklists: [{ id: 5000, name: 'Everything', items: many }] }] },
+        ],
+      },
+      server.ctx.clock,
+    );
     const web = await as('admin');
     const first = await web.get('/projects/50');
     expect(rows(first.text)).toHaveLength(100);
@@ -347,12 +379,26 @@ describe('the project page and My items', () => {
 
 describe('sign-in redirects', () => {
   it('never leave the site, and never answer 500, whatever `next` holds', async () => {
-    const attempts = ['/%09/evil.example', '/%09%5Cevil.example', '%2F%2Fevil.example', '/%5C/evil.example', 'https://evil.example/', '/%0D%0ALocation:%20https://evil.example', '/%E2%80%AE', '/%C3%A9t%C3%A9', '/%0A/evil.example'];
+    const attempts = [
+      '/%09/evil.example',
+      '/%09%5Cevil.example',
+      '%2F%2Fevil.example',
+      '/%5C/evil.example',
+      'https://evil.example/',
+      '/%0D%0ALocation:%20https://evil.example',
+      '/%E2%80%AE',
+      '/%C3%A9t%C3%A9',
+      '/%0A/evil.example',
+    ];
     for (const next of attempts) {
       const web = new WebClient(server.url);
       const login = await web.get(`/login?next=${next}`);
       expect(login.status, next).toBe(200);
-      const response = await web.post('/login', { email: 'observer@punchlist.test', password: PASSWORD, next: decodeURIComponent(next) }, login.text);
+      const response = await web.post(
+        '/login',
+        { email: 'observer@punchlist.test', password: PASSWORD, next: decodeURIComponent(next) },
+        login.text,
+      );
       expect(response.status, next).toBe(303);
       expect(response.location, next).toBe('/projects');
       // Signed in already: the same `next` on /login.
@@ -363,7 +409,11 @@ describe('sign-in redirects', () => {
     const web = new WebClient(server.url);
     const login = await web.get('/login?next=/items/1000%3Fsaved%3Dcomment');
     expect(csrfOf(login.text)).toBeTruthy();
-    const ok = await web.post('/login', { email: 'observer@punchlist.test', password: PASSWORD, next: '/items/1000?saved=comment' }, login.text);
+    const ok = await web.post(
+      '/login',
+      { email: 'observer@punchlist.test', password: PASSWORD, next: '/items/1000?saved=comment' },
+      login.text,
+    );
     expect(ok.location).toBe('/items/1000?saved=comment');
   });
 });

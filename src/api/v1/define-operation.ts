@@ -28,7 +28,10 @@ export interface ToolHints {
 }
 
 /** The services a handler may use: handed over explicitly when the routes are registered (plugin.ts). */
-export type ApiServices = Pick<AppContext, 'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events'>;
+export type ApiServices = Pick<
+  AppContext,
+  'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events'
+>;
 
 /** What a handler receives: the principal's user and token, the validated input, and the audit builder of a write. */
 export interface HandlerInput<Q, F> {

@@ -1,10 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../../errors.js';
-import {
-  hashJsonRequest,
-  type IdempotencyScope,
-  type IdempotencyService,
-} from '../../features/idempotency/idempotency.service.js';
+import { hashJsonRequest, type IdempotencyScope, type IdempotencyService } from '../../features/idempotency/idempotency.service.js';
 
 /**
  * `Idempotency-Key` on every v1 POST/PATCH/PUT (DESIGN.md §6), as one mechanism:

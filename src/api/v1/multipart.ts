@@ -39,7 +39,11 @@ export interface UploadForm {
  * form fields. Files over the size limit are kept as `oversized` so that the caller can refuse
  * them after the access checks, as the check order asks.
  */
-export async function readUploadForm(request: FastifyRequest, schema: TObject | undefined, options: { filesRequired?: boolean } = {}): Promise<UploadForm> {
+export async function readUploadForm(
+  request: FastifyRequest,
+  schema: TObject | undefined,
+  options: { filesRequired?: boolean } = {},
+): Promise<UploadForm> {
   if (!request.isMultipart()) {
     throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data for uploads');
   }

@@ -49,7 +49,8 @@ function errorResponse(
   };
 }
 
-const transportError = (description: string, examples: Record<string, unknown>) => errorResponse(description, examples, {}, TRANSPORT_HEADERS);
+const transportError = (description: string, examples: Record<string, unknown>) =>
+  errorResponse(description, examples, {}, TRANSPORT_HEADERS);
 
 const RESPONSES = {
   BadRequest: errorResponse(
@@ -73,12 +74,21 @@ const RESPONSES = {
   NotFound: errorResponse('The entity does not exist or the user cannot see it (the two are not distinguished).', {
     not_found: errorExample('not_found', 'The item was not found'),
   }),
-  MethodNotAllowed: errorResponse('The path exists but not with this method; `Allow` lists the methods it accepts.', {
-    method_not_allowed: errorExample('method_not_allowed', 'Method not allowed; this path accepts PATCH'),
-  }, { Allow: ref('headers', 'Allow') }),
+  MethodNotAllowed: errorResponse(
+    'The path exists but not with this method; `Allow` lists the methods it accepts.',
+    {
+      method_not_allowed: errorExample('method_not_allowed', 'Method not allowed; this path accepts PATCH'),
+    },
+    { Allow: ref('headers', 'Allow') },
+  ),
   IdempotencyConflict: errorResponse(
     'The `Idempotency-Key` was used for a different request to this endpoint, or its first request is still running.',
-    { idempotency_conflict: errorExample('idempotency_conflict', 'This Idempotency-Key was already used for a different request to this endpoint; use a new key for a new request') },
+    {
+      idempotency_conflict: errorExample(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used for a different request to this endpoint; use a new key for a new request',
+      ),
+    },
   ),
   PayloadTooLarge: errorResponse('The JSON body is over 1 MiB.', {
     payload_too_large: errorExample('payload_too_large', 'The request body is too large'),
@@ -94,9 +104,13 @@ const RESPONSES = {
       ]),
     },
   ),
-  RateLimited: errorResponse('The token used up its request quota; retry after `Retry-After` seconds.', {
-    rate_limited: errorExample('rate_limited', 'Too many requests for this token: 600 per 60 s; retry in 42 s'),
-  }, { 'Retry-After': ref('headers', 'Retry-After') }),
+  RateLimited: errorResponse(
+    'The token used up its request quota; retry after `Retry-After` seconds.',
+    {
+      rate_limited: errorExample('rate_limited', 'Too many requests for this token: 600 per 60 s; retry in 42 s'),
+    },
+    { 'Retry-After': ref('headers', 'Retry-After') },
+  ),
   RequestTimeout: transportError(
     'The request line, headers or body did not arrive in time (a stalled or very slow client); the connection is closed. ' +
       'Retry, with an `Idempotency-Key` for writes.',
@@ -130,7 +144,8 @@ const HEADERS = {
     example: '"per-token";q=600;w=60',
   },
   RateLimit: {
-    description: 'What is left of the quota: `"per-token";r=<remaining>;t=<seconds until the window resets>`. Sent once the token is authenticated.',
+    description:
+      'What is left of the quota: `"per-token";r=<remaining>;t=<seconds until the window resets>`. Sent once the token is authenticated.',
     schema: { type: 'string' },
     example: '"per-token";r=599;t=42',
   },
@@ -138,10 +153,16 @@ const HEADERS = {
     description: 'When the token expires (RFC 3339, UTC); absent for a token without expiry.',
     schema: { type: 'string', format: 'date-time' },
   },
-  ETag: { description: 'Weak validator of `data` (the `meta` block changes on every response): send it back in `If-None-Match`.', schema: { type: 'string' } },
+  ETag: {
+    description: 'Weak validator of `data` (the `meta` block changes on every response): send it back in `If-None-Match`.',
+    schema: { type: 'string' },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   Allow: { description: 'The methods this path accepts.', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 const PARAMETERS = {
@@ -171,8 +192,16 @@ const uploadBody = (op: Operation) =>
     {
       ...op.fields?.properties,
       'attachments[]': Type.Array(
-        Type.String({ format: 'binary', contentMediaType: 'application/octet-stream', description: 'An image file: PNG, JPEG, GIF or WebP' }),
-        { minItems: 1, maxItems: UPLOAD_LIMITS.maxFiles, description: `1–${UPLOAD_LIMITS.maxFiles} image files, sent as repeated \`attachments[]\` parts` },
+        Type.String({
+          format: 'binary',
+          contentMediaType: 'application/octet-stream',
+          description: 'An image file: PNG, JPEG, GIF or WebP',
+        }),
+        {
+          minItems: 1,
+          maxItems: UPLOAD_LIMITS.maxFiles,
+          description: `1–${UPLOAD_LIMITS.maxFiles} image files, sent as repeated \`attachments[]\` parts`,
+        },
       ),
     },
     { additionalProperties: false },
@@ -286,7 +315,10 @@ function downloadPaths(): Json {
       },
     },
   });
-  return { [DOWNLOAD_PATHS.item]: download('item', 'downloadItemImage'), [DOWNLOAD_PATHS.answer]: download('answer', 'downloadAnswerImage') };
+  return {
+    [DOWNLOAD_PATHS.item]: download('item', 'downloadItemImage'),
+    [DOWNLOAD_PATHS.answer]: download('answer', 'downloadAnswerImage'),
+  };
 }
 
 /** Adds to each documented operation what its route schema does not say. */
@@ -310,17 +342,24 @@ function completeDocument(document: Json, operations: OperationRegistry): Json {
       const success = operation.responses[String(op.status)];
       if (success) {
         success.description = op.status === 201 ? 'Created' : 'OK';
-        success.headers = { ...COMMON_HEADERS, ...(op.body === 'none' ? { ETag: ref('headers', 'ETag') } : { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') }) };
+        success.headers = {
+          ...COMMON_HEADERS,
+          ...(op.body === 'none' ? { ETag: ref('headers', 'ETag') } : { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') }),
+        };
         const media = success.content?.[json];
         if (media) media.example = { ok: true, data: doc.data, meta: META_EXAMPLE };
       }
       if (op.body === 'none') {
-        operation.responses['304'] = { description: 'Not Modified: `If-None-Match` matched the current `ETag`; no body.', headers: { ETag: ref('headers', 'ETag') } };
+        operation.responses['304'] = {
+          description: 'Not Modified: `If-None-Match` matched the current `ETag`; no body.',
+          headers: { ETag: ref('headers', 'ETag') },
+        };
       }
       Object.assign(operation.responses, errorResponsesOf(id, op));
       for (const parameter of (operation.parameters ?? []) as Json[]) {
         const example = doc.query?.[parameter.name];
-        if (parameter.in === 'query' && example !== undefined) parameter.example = parameter.schema?.type === 'integer' ? Number(example) : example;
+        if (parameter.in === 'query' && example !== undefined)
+          parameter.example = parameter.schema?.type === 'integer' ? Number(example) : example;
       }
       operation.parameters = [...(operation.parameters ?? []), ref('parameters', op.body === 'none' ? 'IfNoneMatch' : 'IdempotencyKey')];
       const body = operation.requestBody?.content;
@@ -393,7 +432,9 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
       };
     },
     transformObject: (document) =>
-      'openapiObject' in document ? (completeDocument(document.openapiObject as Json, operations) as typeof document.openapiObject) : document.swaggerObject,
+      'openapiObject' in document
+        ? (completeDocument(document.openapiObject as Json, operations) as typeof document.openapiObject)
+        : document.swaggerObject,
   });
 
   // No scope: public, and hidden from the document by the transform above.
@@ -408,6 +449,9 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
     // The page may not be framed (clickjacking), and loads only its own bundled assets.
     staticCSP: true,
     transformStaticCSP: (header: string) =>
-      header.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(' validator.swagger.io', '').replace(' upgrade-insecure-requests;', ''),
+      header
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(' validator.swagger.io', '')
+        .replace(' upgrade-insecure-requests;', ''),
   });
 }

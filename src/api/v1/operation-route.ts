@@ -61,7 +61,8 @@ function routeOf(op: Operation, services: ApiServices) {
       response: { [op.status]: Envelope(op.data) },
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      if (op.body !== 'multipart') return run(op, services, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
+      if (op.body !== 'multipart')
+        return run(op, services, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
       const form = await readUploadForm(request, op.fields);
       try {
         request.api.auditEntity = auditEntityOf(op, form.fields);

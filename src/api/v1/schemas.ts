@@ -24,7 +24,12 @@ export const QueryId = (description: string) =>
   Type.String({ pattern: ID_PATTERN, errorMessage: ID_MESSAGE, description, [OPENAPI_TYPE]: { type: 'integer', minimum: 1 } });
 /** A positive id in a JSON body: a JSON integer, never a string. */
 export const BodyId = (description: string) =>
-  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'must be a positive integer id (a JSON number)', description });
+  Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    errorMessage: 'must be a positive integer id (a JSON number)',
+    description,
+  });
 
 export const LIMIT = { default: 50, max: 200 };
 export const MAX_OFFSET = 999_999_999;
@@ -199,7 +204,9 @@ export const Event = Type.Object({
   item_id: NullableInteger(),
   actor: Nullable(UserRef),
   token_id: NullableInteger(),
-  data: Type.Record(Type.String(), Type.Unknown(), { description: 'What changed: {from, to} for a status, the created comment or answer, the new link list, the attachments…' }),
+  data: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'What changed: {from, to} for a status, the created comment or answer, the new link list, the attachments…',
+  }),
 });
 
 /** The shapes the OpenAPI document names under `components.schemas` and refers to wherever they occur. */

@@ -202,7 +202,10 @@ async function upSqlite(db: Kysely<any>): Promise<void> {
       ['delete', 'DELETE', t.onDelete],
     ] as const;
     for (const [name, event, statements] of events) {
-      await run(db, `CREATE TRIGGER search_${t.table}_${name} AFTER ${event} ON ${t.table} BEGIN\n${statements.map((s) => `${s};`).join('\n')}\nEND`);
+      await run(
+        db,
+        `CREATE TRIGGER search_${t.table}_${name} AFTER ${event} ON ${t.table} BEGIN\n${statements.map((s) => `${s};`).join('\n')}\nEND`,
+      );
     }
   }
 }

@@ -44,7 +44,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     END`.execute(trx);
     await sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`.execute(trx);
     await sql
-      .raw(`INSERT INTO search_fts (rowid, title_text, body_text) SELECT ${FTS_ROWID}, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs`)
+      .raw(
+        `INSERT INTO search_fts (rowid, title_text, body_text) SELECT ${FTS_ROWID}, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs`,
+      )
       .execute(trx);
     await sql.raw(`INSERT INTO search_fts_rowids (doc_id, fts_rowid) SELECT id, ${FTS_ROWID} FROM search_docs`).execute(trx);
   });
@@ -59,7 +61,9 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`DROP TABLE search_fts_rowids`.execute(trx);
     await sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`.execute(trx);
     await sql
-      .raw(`INSERT INTO search_fts (rowid, title_text, body_text) SELECT id, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs`)
+      .raw(
+        `INSERT INTO search_fts (rowid, title_text, body_text) SELECT id, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs`,
+      )
       .execute(trx);
     await sql
       .raw(

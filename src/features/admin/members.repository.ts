@@ -53,7 +53,11 @@ export function createMembersRepository(db: Kysely<Database>) {
     /** Ends the membership and the user's participation in the project's items; false when there was none. */
     remove(projectId: number, userId: number): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
-        const result = await trx.deleteFrom('project_members').where('project_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
+        const result = await trx
+          .deleteFrom('project_members')
+          .where('project_id', '=', projectId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) return false;
         await trx
           .deleteFrom('item_participants')

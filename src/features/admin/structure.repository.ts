@@ -109,12 +109,24 @@ export function createStructureRepository(db: Kysely<Database>) {
 
     async insertSection(row: { project_id: number; name: string; position: number; at: string }): Promise<number> {
       const { at, ...values } = row;
-      return (await db.insertInto('sections').values({ ...values, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+      return (
+        await db
+          .insertInto('sections')
+          .values({ ...values, created_at: at, updated_at: at })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     },
 
     async insertChecklist(row: { project_id: number; section_id: number; name: string; position: number; at: string }): Promise<number> {
       const { at, ...values } = row;
-      return (await db.insertInto('checklists').values({ ...values, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+      return (
+        await db
+          .insertInto('checklists')
+          .values({ ...values, created_at: at, updated_at: at })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     },
 
     async sectionOfChecklist(checklistId: number): Promise<number> {
@@ -187,7 +199,11 @@ export function createStructureRepository(db: Kysely<Database>) {
     },
 
     /** The item's text and description, and its participants replaced, in one transaction. */
-    async updateItem(itemId: number, values: { text: string; description: string; updated_at: string }, participantIds: readonly number[]): Promise<void> {
+    async updateItem(
+      itemId: number,
+      values: { text: string; description: string; updated_at: string },
+      participantIds: readonly number[],
+    ): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('items').set(values).where('id', '=', itemId).execute();
         await trx.deleteFrom('item_participants').where('item_id', '=', itemId).execute();

@@ -123,7 +123,11 @@ export function createStructureService(deps: { repo: StructureRepository; projec
       const checklist = await rowOf('checklists', checklistId);
       const section_id = await repo.sectionOfChecklist(checklistId);
       const position = await repo.nextPosition('items', checklistId);
-      return repo.insertItem({ project_id: checklist.project_id, section_id, checklist_id: checklistId, text, description, position }, actor.id, now());
+      return repo.insertItem(
+        { project_id: checklist.project_id, section_id, checklist_id: checklistId, text, description, position },
+        actor.id,
+        now(),
+      );
     },
 
     async renameSection(actor: Actor, sectionId: number, name: string) {

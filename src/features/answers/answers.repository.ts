@@ -20,7 +20,11 @@ export function createAnswersRepository(db: Kysely<Database>) {
 
     /** Moves the answer to `to_status` and records the review entry that says why. */
     async changeStatus(trx: Kysely<Database>, review: Insertable<AnswerReviewsTable> & { at: string }): Promise<void> {
-      await trx.updateTable('answers').set({ status: review.to_status, updated_at: review.at }).where('id', '=', review.answer_id).execute();
+      await trx
+        .updateTable('answers')
+        .set({ status: review.to_status, updated_at: review.at })
+        .where('id', '=', review.answer_id)
+        .execute();
       await trx.insertInto('answer_reviews').values(review).execute();
     },
   };

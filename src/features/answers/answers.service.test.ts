@@ -57,9 +57,16 @@ describe('answers.addAnswer', () => {
     });
     const [stored] = await answersOf(item.id);
     expect(stored).toEqual(answer);
-    const events = await t.ctx.db.kysely.selectFrom('events').select(['type', 'data']).where('item_id', '=', item.id).where('type', '=', 'answer.created').execute();
+    const events = await t.ctx.db.kysely
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('item_id', '=', item.id)
+      .where('type', '=', 'answer.created')
+      .execute();
     expect(events.map((e) => JSON.parse(e.data))).toEqual([{ answer }]);
-    expect(await t.ctx.db.kysely.selectFrom('audit_log').select('id').where('request_id', '=', record.request_id).execute()).toHaveLength(1);
+    expect(await t.ctx.db.kysely.selectFrom('audit_log').select('id').where('request_id', '=', record.request_id).execute()).toHaveLength(
+      1,
+    );
   });
 
   it('lets the admin, a manager and a participating executor answer; 403 for a bystanding executor and an observer', async () => {
@@ -85,7 +92,16 @@ describe('answers.addAnswer', () => {
     const { item, manager } = await setting();
     const bad = [
       [{ text: '' }, 'text'],
-      [{ text: 'ok', document_links: [{ title: 'a', url: 'https://a.test' }, { title: 'b', url: 'ftp://b.test' }] }, 'document_links[1].url'],
+      [
+        {
+          text: 'ok',
+          document_links: [
+            { title: 'a', url: 'https://a.test' },
+            { title: 'b', url: 'ftp://b.test' },
+          ],
+        },
+        'document_links[1].url',
+      ],
       [{ text: 'ok', document_links: [{ title: '  ', url: 'https://a.test' }] }, 'document_links[0].title'],
       [{ text: 'ok', document_links: [{ kind: 'pdf', title: 'a', url: 'https://a.test' }] }, 'document_links[0].kind'],
       [{ text: 'ok', document_links: Array.from({ length: 101 }, () => ({ title: 'a', url: 'https://a.test' })) }, 'document_links'],
@@ -124,7 +140,10 @@ describe('answers.itemOfAnswer', () => {
     const { item, observer } = await setting();
     const answer = await makeAnswer(t, item);
     expect(await t.ctx.answers.itemOfAnswer(observer, answer.id)).toBe(item.id);
-    await expect(t.ctx.answers.itemOfAnswer(await makeUser(t), answer.id)).rejects.toMatchObject({ status: 404, message: 'The answer was not found' });
+    await expect(t.ctx.answers.itemOfAnswer(await makeUser(t), answer.id)).rejects.toMatchObject({
+      status: 404,
+      message: 'The answer was not found',
+    });
     await expect(t.ctx.answers.itemOfAnswer(t.admin, 987_654_321)).rejects.toMatchObject({ status: 404 });
   });
 });

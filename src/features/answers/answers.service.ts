@@ -38,7 +38,14 @@ export function createAnswersService(repo: AnswersRepository, items: ItemsServic
       const images = await input.prepareImages?.();
       const write = writer.write(itemId, actor, buildAudit, async (trx, emit) => {
         const now = clock.now().toISOString();
-        const id = await repo.insert(trx, { item_id: itemId, author_id: actor.id, text, status: 'pending', created_at: now, updated_at: now });
+        const id = await repo.insert(trx, {
+          item_id: itemId,
+          author_id: actor.id,
+          text,
+          status: 'pending',
+          created_at: now,
+          updated_at: now,
+        });
         const document_links = await insertDocumentLinks(trx, itemId, id, links, now);
         const attachments = images ? await images.insert(trx, { itemId, answerId: id, actorId: actor.id }, now) : [];
         await touchItem(trx, itemId, now);

@@ -14,12 +14,24 @@ export function createAttachmentsRepository(db: Kysely<Database>) {
     },
 
     findForDownload(attachmentId: number) {
-      return db.selectFrom('attachments').select(['id', 'item_id', 'answer_id', 'path', 'size']).where('id', '=', attachmentId).executeTakeFirst();
+      return db
+        .selectFrom('attachments')
+        .select(['id', 'item_id', 'answer_id', 'path', 'size'])
+        .where('id', '=', attachmentId)
+        .executeTakeFirst();
     },
 
     /** Which of these storage keys an attachment row refers to. */
     async referencedPaths(keys: readonly string[]): Promise<Set<string>> {
-      return new Set((await db.selectFrom('attachments').select('path').where('path', 'in', [...keys]).execute()).map((row) => row.path));
+      return new Set(
+        (
+          await db
+            .selectFrom('attachments')
+            .select('path')
+            .where('path', 'in', [...keys])
+            .execute()
+        ).map((row) => row.path),
+      );
     },
   };
 }

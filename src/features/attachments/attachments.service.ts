@@ -128,7 +128,12 @@ export function createAttachmentsService(deps: {
           })),
         );
         // Multi-row RETURNING order is not guaranteed: answer in upload order.
-        return keys.map((key) => attachmentView(urls.baseUrl, rows.find((row) => row.path === key)!));
+        return keys.map((key) =>
+          attachmentView(
+            urls.baseUrl,
+            rows.find((row) => row.path === key)!,
+          ),
+        );
       },
       async discard() {
         await Promise.allSettled(keys.map((key) => blobs.delete(key)));
@@ -171,10 +176,12 @@ export function createAttachmentsService(deps: {
 
     async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.materials');
-      const attachments = await store({ itemId, answerId: null, actorId: actor.id }, await prepare(files), buildAudit, async (_trx, _now, views) => [
-        'item.attachments_added',
-        { attachments: views },
-      ]);
+      const attachments = await store(
+        { itemId, answerId: null, actorId: actor.id },
+        await prepare(files),
+        buildAudit,
+        async (_trx, _now, views) => ['item.attachments_added', { attachments: views }],
+      );
       return { attachments };
     },
 
@@ -199,9 +206,19 @@ export function createAttachmentsService(deps: {
         if (current.status === 'approved' || current.status === 'rejected') {
           statusReset = true;
           answerStatus = 'pending';
-          await answers.changeStatus(trx, { answer_id: answerId, from_status: current.status, to_status: 'pending', reason: 'attachments_added', user_id: actor.id, at: now });
+          await answers.changeStatus(trx, {
+            answer_id: answerId,
+            from_status: current.status,
+            to_status: 'pending',
+            reason: 'attachments_added',
+            user_id: actor.id,
+            at: now,
+          });
         }
-        return ['answer.attachments_added', { answer_id: answerId, attachments: views, status_reset: statusReset, answer_status: answerStatus }];
+        return [
+          'answer.attachments_added',
+          { answer_id: answerId, attachments: views, status_reset: statusReset, answer_status: answerStatus },
+        ];
       });
       return { attachments, status_reset: statusReset, answer_status: answerStatus };
     },

@@ -17,7 +17,9 @@ const MINUTE = 60_000;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-sweep-'));
   database = await createTestDatabase(dir);
-  ctx = await createContext(loadConfig({ DATABASE_URL: database.url, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'x' }));
+  ctx = await createContext(
+    loadConfig({ DATABASE_URL: database.url, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'x' }),
+  );
   await importFixture(ctx.db.kysely, ctx.db.dialect, buildWorkspace().fixture, ctx.clock);
 });
 
@@ -45,7 +47,18 @@ async function keys() {
 async function referenced(path: string) {
   await ctx.db.kysely
     .insertInto('attachments')
-    .values({ item_id: 1000, answer_id: null, original_name: 'a.png', mime_type: 'image/webp', path, size: 1, width: 16, height: 16, uploaded_by: 1, created_at: new Date().toISOString() })
+    .values({
+      item_id: 1000,
+      answer_id: null,
+      original_name: 'a.png',
+      mime_type: 'image/webp',
+      path,
+      size: 1,
+      width: 16,
+      height: 16,
+      uploaded_by: 1,
+      created_at: new Date().toISOString(),
+    })
     .execute();
 }
 
@@ -66,7 +79,12 @@ describe('sweepOrphanBlobs', () => {
   it('spares orphans and temp files younger than the grace period, and every blob that has a row', async () => {
     const result = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: 10 * MINUTE });
     expect(result).toEqual({ scanned: 5, removed: 2, spared: 1, leftovers: 1, refused: false });
-    expect(await keys()).toEqual(['items/1000/kept-new.webp', 'items/1000/kept-old.webp', 'items/1001/orphan-new.webp', 'other/not-an-attachment.webp']);
+    expect(await keys()).toEqual([
+      'items/1000/kept-new.webp',
+      'items/1000/kept-old.webp',
+      'items/1001/orphan-new.webp',
+      'other/not-an-attachment.webp',
+    ]);
     expect(readdirSync(join(dir, 'storage', '.tmp'))).toEqual(['new.part']);
   });
 

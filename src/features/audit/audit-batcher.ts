@@ -35,7 +35,9 @@ export function createAuditBatcher<T>(write: (records: T[]) => Promise<void>, op
     options.onError ??
     ((err, context) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'audit records could not be written', err: message, ...context })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ level: 50, time: Date.now(), msg: 'audit records could not be written', err: message, ...context })}\n`,
+      );
     });
   let queue: T[] = [];
   let timer: NodeJS.Timeout | null = null;

@@ -33,7 +33,11 @@ beforeAll(async () => {
     status: i % 10 === 0 ? 401 : 200,
     duration_ms: 1,
   }));
-  for (let i = 0; i < rows.length; i += 100) await db.kysely.insertInto('audit_log').values(rows.slice(i, i + 100)).execute();
+  for (let i = 0; i < rows.length; i += 100)
+    await db.kysely
+      .insertInto('audit_log')
+      .values(rows.slice(i, i + 100))
+      .execute();
 });
 
 afterAll(async () => {

@@ -22,7 +22,7 @@ export interface AuditFilter {
  */
 function chunkSizes(total: number): number[] {
   const sizes: number[] = [];
-  for (let left = total; left > 0; ) {
+  for (let left = total; left > 0;) {
     const size = left >= 256 ? 256 : 2 ** Math.floor(Math.log2(left));
     sizes.push(size);
     left -= size;
@@ -40,7 +40,8 @@ function insertRecords(db: Kysely<Database>, rows: number) {
     .insertInto('audit_log')
     .values(Array.from({ length: rows }, () => Object.fromEntries(AUDIT_RECORD_COLUMNS.map((c) => [c, null])) as unknown as NewAuditRecord))
     .compile();
-  if (compiled.parameters.length !== rows * AUDIT_RECORD_COLUMNS.length) throw new Error(`audit insert of ${rows} rows binds ${compiled.parameters.length} values`);
+  if (compiled.parameters.length !== rows * AUDIT_RECORD_COLUMNS.length)
+    throw new Error(`audit insert of ${rows} rows binds ${compiled.parameters.length} values`);
   return (records: readonly NewAuditRecord[], executor: Kysely<Database>) => {
     const values: unknown[] = [];
     for (const record of records) for (const c of AUDIT_RECORD_COLUMNS) values.push(record[c] ?? null);

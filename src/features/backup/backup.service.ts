@@ -48,7 +48,9 @@ function embeddedLocations(command: 'backup' | 'restore', locations: Locations):
     );
   }
   if (!locations.storageUrl.startsWith('file:')) {
-    throw new BackupError(`${command} handles file: storage only; for s3:// storage use the bucket's versioning and replication, see docs/operations.md, "Backups"`);
+    throw new BackupError(
+      `${command} handles file: storage only; for s3:// storage use the bucket's versioning and replication, see docs/operations.md, "Backups"`,
+    );
   }
   const file = locations.databaseUrl.slice('sqlite:'.length);
   if (file === ':memory:' || file === '') throw new BackupError(`${command} needs a database file, not ${locations.databaseUrl}`);
@@ -152,7 +154,8 @@ async function readManifest(dir: string): Promise<BackupManifest> {
   } catch {
     throw new BackupError(`${dir} holds no readable ${MANIFEST}: not a complete backup`);
   }
-  if (manifest.format !== 'punchlist-backup' || manifest.version !== 1) throw new BackupError(`${join(dir, MANIFEST)} is not a Punchlist backup manifest of version 1`);
+  if (manifest.format !== 'punchlist-backup' || manifest.version !== 1)
+    throw new BackupError(`${join(dir, MANIFEST)} is not a Punchlist backup manifest of version 1`);
   return manifest;
 }
 
@@ -162,8 +165,15 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
   const source = resolve(dir);
   const manifest = await readManifest(source);
   for (const file of [databaseFile, `${databaseFile}-wal`]) {
-    if (await stat(file).then((s) => s.size > 0, () => false)) {
-      throw new BackupError(`${file} already exists: restore writes only into an empty data location (stop the server, move the old data away)`);
+    if (
+      await stat(file).then(
+        (s) => s.size > 0,
+        () => false,
+      )
+    ) {
+      throw new BackupError(
+        `${file} already exists: restore writes only into an empty data location (stop the server, move the old data away)`,
+      );
     }
   }
   for await (const key of storage.list('')) {
@@ -171,7 +181,8 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
   }
 
   const copy = join(source, manifest.database.file);
-  if ((await sha256Of(copy)) !== manifest.database.sha256) throw new BackupError(`${copy} does not match its manifest: the backup is damaged`);
+  if ((await sha256Of(copy)) !== manifest.database.sha256)
+    throw new BackupError(`${copy} does not match its manifest: the backup is damaged`);
   const backupStore = new DiskBlobStore(join(source, manifest.storage.dir));
   const keys: string[] = [];
   for await (const key of backupStore.list('')) keys.push(key);

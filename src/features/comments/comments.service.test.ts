@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveProject, auditRecord, createTestContext, makeItem, makeMember, makeProject, makeChecklist, makeSection, makeUser, type TestContext } from '../../../test/helpers/factories.js';
+import {
+  archiveProject,
+  auditRecord,
+  createTestContext,
+  makeItem,
+  makeMember,
+  makeProject,
+  makeChecklist,
+  makeSection,
+  makeUser,
+  type TestContext,
+} from '../../../test/helpers/factories.js';
 
 /** Comments through the service, on both dialects: anyone who sees the item may comment (DESIGN.md §3). */
 let t: TestContext;
@@ -17,12 +28,22 @@ describe('comments.addComment', () => {
     t.clock.advance(1000);
     const record = auditRecord(t.admin, { entity_type: 'item', entity_id: item.id });
     const { comment } = await t.ctx.comments.addComment(t.admin, item.id, { text: '  Looks good \n' }, () => record);
-    expect(comment).toEqual({ id: expect.any(Number), text: 'Looks good', author: { id: t.admin.id, name: t.admin.name }, created_at: t.clock.now().toISOString() });
+    expect(comment).toEqual({
+      id: expect.any(Number),
+      text: 'Looks good',
+      author: { id: t.admin.id, name: t.admin.name },
+      created_at: t.clock.now().toISOString(),
+    });
     expect(await commentsOf(item.id)).toEqual([comment]);
     const card = (await t.ctx.items.getItemCard(t.admin, item.id)).item;
     expect(card.updated_at > before).toBe(true);
 
-    const events = await t.ctx.db.kysely.selectFrom('events').selectAll().where('item_id', '=', item.id).where('type', '=', 'comment.created').execute();
+    const events = await t.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('item_id', '=', item.id)
+      .where('type', '=', 'comment.created')
+      .execute();
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!.data)).toEqual({ comment });
     const audit = await t.ctx.db.kysely.selectFrom('audit_log').selectAll().where('request_id', '=', record.request_id).execute();
@@ -68,7 +89,11 @@ describe('comments.addComment', () => {
     const item = await makeItem(t);
     const outsider = await makeUser(t);
     for (const text of ['', '   \n', 'x'.repeat(20_001), 'a\u0000b', '\ud800']) {
-      await expect(t.ctx.comments.addComment(t.admin, item.id, { text })).rejects.toMatchObject({ status: 422, code: 'validation_error', details: [{ field: 'text' }] });
+      await expect(t.ctx.comments.addComment(t.admin, item.id, { text })).rejects.toMatchObject({
+        status: 422,
+        code: 'validation_error',
+        details: [{ field: 'text' }],
+      });
     }
     // 20 000 code points (astral characters count once) is the limit, not 20 000 UTF-16 units.
     await expect(t.ctx.comments.addComment(t.admin, item.id, { text: '😀'.repeat(20_000) })).resolves.toBeDefined();

@@ -20,15 +20,21 @@ export function createCommentsService(db: Kysely<Database>, items: ItemsService,
     async addComment(actor: Author, itemId: number, input: { text: string }, buildAudit?: AuditEntryBuilder) {
       const text = normalizeText(input.text);
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'comment.add', {}, trx);
-      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const now = clock.now().toISOString();
-        const row = await insertComment.executeTakeFirst({ itemId, authorId: actor.id, text, now }, trx);
-        if (!row) throw new Error('the comment insert returned no id');
-        await touchItem(trx, itemId, now);
-        const comment = { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now };
-        emit('comment.created', { comment });
-        return { comment };
-      }, authorize);
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const now = clock.now().toISOString();
+          const row = await insertComment.executeTakeFirst({ itemId, authorId: actor.id, text, now }, trx);
+          if (!row) throw new Error('the comment insert returned no id');
+          await touchItem(trx, itemId, now);
+          const comment = { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now };
+          emit('comment.created', { comment });
+          return { comment };
+        },
+        authorize,
+      );
     },
   };
 }

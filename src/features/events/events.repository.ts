@@ -6,9 +6,7 @@ import type { EventType } from '../../domain/values.js';
 export type NewEvent = Omit<Insertable<EventsTable>, 'id' | 'type' | 'data'> & { type: EventType; data: unknown };
 
 /** Which events a reader may see: everything, or per project the whole of it or some sections and checklists. */
-export type EventVisibility =
-  | 'all'
-  | { projectId: number; sectionIds: readonly number[] | null; checklistIds: readonly number[] | null }[];
+export type EventVisibility = 'all' | { projectId: number; sectionIds: readonly number[] | null; checklistIds: readonly number[] | null }[];
 
 export interface EventQuery {
   after: number;
@@ -68,7 +66,10 @@ export function createEventsRepository(db: Kysely<Database>) {
     },
 
     async lastId(): Promise<number> {
-      const row = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      const row = await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
       return Number(row?.id ?? 0);
     },
   };

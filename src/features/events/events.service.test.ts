@@ -28,15 +28,31 @@ describe('events', () => {
   it('records exactly one event per change, with what changed, the actor and the token', async () => {
     const { itemWrites, comments, review } = server.ctx;
     const status = await eventsOf(() => itemWrites.setStatus(manager, 1001, 'done'));
-    expect(status).toMatchObject([{ type: 'item.status_changed', project_id: 1, item_id: 1001, actor: { id: USERS.manager, name: 'Manager' }, token_id: null, data: { from: 'in_progress', to: 'done' } }]);
+    expect(status).toMatchObject([
+      {
+        type: 'item.status_changed',
+        project_id: 1,
+        item_id: 1001,
+        actor: { id: USERS.manager, name: 'Manager' },
+        token_id: null,
+        data: { from: 'in_progress', to: 'done' },
+      },
+    ]);
     expect(await eventsOf(() => itemWrites.setStatus(manager, 1001, 'done'))).toEqual([]);
 
     const planning = await eventsOf(() => itemWrites.setPlanning(manager, 1001, { priority: 'low' }));
-    expect(planning).toMatchObject([{ type: 'item.planning_changed', data: { from: { priority: 'high', deadline: '2026-06-30' }, to: { priority: 'low', deadline: '2026-06-30' } } }]);
+    expect(planning).toMatchObject([
+      {
+        type: 'item.planning_changed',
+        data: { from: { priority: 'high', deadline: '2026-06-30' }, to: { priority: 'low', deadline: '2026-06-30' } },
+      },
+    ]);
     expect(await eventsOf(() => itemWrites.setPlanning(manager, 1001, { priority: 'low' }))).toEqual([]);
 
     const links = await eventsOf(() => itemWrites.replaceItemLinks(manager, 1001, [{ title: 'Act', url: 'https://example.test/act' }]));
-    expect(links).toMatchObject([{ type: 'item.links_replaced', data: { document_links: [{ kind: 'document', title: 'Act', url: 'https://example.test/act' }] } }]);
+    expect(links).toMatchObject([
+      { type: 'item.links_replaced', data: { document_links: [{ kind: 'document', title: 'Act', url: 'https://example.test/act' }] } },
+    ]);
 
     const comment = await eventsOf(() => comments.addComment(manager, 1001, { text: 'Looks good' }));
     expect(comment).toMatchObject([{ type: 'comment.created', data: { comment: { text: 'Looks good', author: { id: USERS.manager } } } }]);
@@ -44,17 +60,25 @@ describe('events', () => {
     const verdict = await eventsOf(() => review.setItemVerdict(manager, 1001, 'accepted'));
     expect(verdict).toMatchObject([{ type: 'item.verdict_set', data: { from: null, to: 'accepted' } }]);
     const rework = await eventsOf(() => review.returnToRework(manager, 1001, { reason: 'Redo', deadline: '2099-01-01' }));
-    expect(rework).toMatchObject([{ type: 'item.returned_to_rework', data: { from: 'done', to: 'in_progress', reason: 'Redo', rework_deadline: '2099-01-01' } }]);
+    expect(rework).toMatchObject([
+      { type: 'item.returned_to_rework', data: { from: 'done', to: 'in_progress', reason: 'Redo', rework_deadline: '2099-01-01' } },
+    ]);
     const reviewed = await eventsOf(() => review.reviewAnswer(manager, 7001, 'rejected'));
-    expect(reviewed).toMatchObject([{ type: 'answer.reviewed', item_id: 1000, data: { answer_id: 7001, from: 'pending', to: 'rejected' } }]);
+    expect(reviewed).toMatchObject([
+      { type: 'answer.reviewed', item_id: 1000, data: { answer_id: 7001, from: 'pending', to: 'rejected' } },
+    ]);
     const project = await eventsOf(() => review.setProjectVerdict(manager, 1, 'accepted'));
     expect(project).toMatchObject([{ type: 'project.verdict_set', project_id: 1, item_id: null, data: { from: null, to: 'accepted' } }]);
   });
 
   it('records the token of an API write, and the created answer and images as items/get shows them', async () => {
     const token = server.tokens.manager;
-    const answer = await eventsOf(() => server.call(`${V1}/answers/create.php`, { method: 'POST', token, json: { item_id: 1000, text: 'Done' } }));
-    expect(answer).toMatchObject([{ type: 'answer.created', token_id: USERS.manager, data: { answer: { text: 'Done', status: 'pending', attachments: [] } } }]);
+    const answer = await eventsOf(() =>
+      server.call(`${V1}/answers/create.php`, { method: 'POST', token, json: { item_id: 1000, text: 'Done' } }),
+    );
+    expect(answer).toMatchObject([
+      { type: 'answer.created', token_id: USERS.manager, data: { answer: { text: 'Done', status: 'pending', attachments: [] } } },
+    ]);
     const answerId = (answer[0]!.data as { answer: { id: number } }).answer.id;
 
     const upload = async (path: string, field: string, id: number) => {
@@ -69,10 +93,16 @@ describe('events', () => {
     const images = await eventsOf(async () => (created = await upload('/items/attachments.php', 'item_id', 1000)));
     expect(images).toMatchObject([{ type: 'item.attachments_added', token_id: USERS.manager, data: { attachments: created.attachments } }]);
     const answerImages = await eventsOf(async () => (created = await upload('/answers/attachments.php', 'answer_id', answerId)));
-    expect(answerImages).toMatchObject([{ type: 'answer.attachments_added', data: { answer_id: answerId, attachments: created.attachments, status_reset: false } }]);
+    expect(answerImages).toMatchObject([
+      { type: 'answer.attachments_added', data: { answer_id: answerId, attachments: created.attachments, status_reset: false } },
+    ]);
 
     // A refused write records nothing.
-    expect(await eventsOf(() => server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.observer, json: { item_id: 3000, text: 'x' } }))).toEqual([]);
+    expect(
+      await eventsOf(() =>
+        server.call(`${V1}/comments/create.php`, { method: 'POST', token: server.tokens.observer, json: { item_id: 3000, text: 'x' } }),
+      ),
+    ).toEqual([]);
   });
 
   it('shows each reader only the events about what they can see when they read, and 404 for an invisible filter', async () => {

@@ -103,7 +103,12 @@ function toView(r: Awaited<ReturnType<EventsRepository['list']>>[number]): Event
  * The change feed (DESIGN.md §11): events written in the transaction of their change (the item write path
  * calls `append`), read by whoever may see what they are about, decided when the feed is read.
  */
-export function createEventsService(deps: { repo: EventsRepository; projectsRepo: ProjectsRepository; projects: ProjectsService; items: ItemsService }) {
+export function createEventsService(deps: {
+  repo: EventsRepository;
+  projectsRepo: ProjectsRepository;
+  projects: ProjectsService;
+  items: ItemsService;
+}) {
   const { repo, projectsRepo, projects, items } = deps;
   const waiters = createWaiters(() => repo.lastId());
   const committedListeners: (() => void)[] = [];
@@ -147,14 +152,23 @@ export function createEventsService(deps: { repo: EventsRepository; projectsRepo
     },
 
     /** The first event after `after` that matches and that the reader can see now (webhook deliveries), or null. */
-    async nextFor(reader: Actor, query: { after: number; projectId: number | null; types: readonly EventType[] | null }): Promise<EventView | null> {
+    async nextFor(
+      reader: Actor,
+      query: { after: number; projectId: number | null; types: readonly EventType[] | null },
+    ): Promise<EventView | null> {
       const [row] = await repo.list(await visibilityOf(reader), { ...query, itemId: null, limit: 1 });
       return row ? toView(row) : null;
     },
 
     /** One event, if the reader can see it now (redelivery). */
     async findFor(reader: Actor, eventId: number): Promise<EventView | null> {
-      const [row] = await repo.list(await visibilityOf(reader), { after: eventId - 1, limit: 1, projectId: null, itemId: null, types: null });
+      const [row] = await repo.list(await visibilityOf(reader), {
+        after: eventId - 1,
+        limit: 1,
+        projectId: null,
+        itemId: null,
+        types: null,
+      });
       return row?.id === eventId ? toView(row) : null;
     },
 

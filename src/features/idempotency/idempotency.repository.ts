@@ -18,7 +18,10 @@ export function createIdempotencyRepository(db: Kysely<Database>) {
      * Creates the row, or takes over the scope's row when it expired at `now`; otherwise does nothing.
      * One INSERT … ON CONFLICT statement: race-safe on every dialect. True when the row is now this one.
      */
-    async insertOrTakeOverExpired(row: Insertable<IdempotencyKeysTable> & { created_at: string; expires_at: string }, now: string): Promise<boolean> {
+    async insertOrTakeOverExpired(
+      row: Insertable<IdempotencyKeysTable> & { created_at: string; expires_at: string },
+      now: string,
+    ): Promise<boolean> {
       const inserted = await db
         .insertInto('idempotency_keys')
         .values(row)

@@ -73,7 +73,12 @@ export function hashMultipartRequest(fields: readonly (readonly [string, string]
 }
 
 export function createIdempotencyService(repo: IdempotencyRepository, clock: Clock) {
-  const stored = (scope: IdempotencyScope): StoredScope => ({ tokenId: scope.tokenId, storedKey: storedKey(scope.key), method: scope.method, path: scope.path });
+  const stored = (scope: IdempotencyScope): StoredScope => ({
+    tokenId: scope.tokenId,
+    storedKey: storedKey(scope.key),
+    method: scope.method,
+    path: scope.path,
+  });
 
   const service = {
     /**

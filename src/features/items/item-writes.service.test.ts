@@ -37,12 +37,23 @@ async function setting() {
 
 const db = () => t.ctx.db.kysely;
 const historyOf = (itemId: number) =>
-  db().selectFrom('item_history').select(['kind', 'from_status', 'to_status', 'user_id']).where('item_id', '=', itemId).orderBy('id').execute();
+  db()
+    .selectFrom('item_history')
+    .select(['kind', 'from_status', 'to_status', 'user_id'])
+    .where('item_id', '=', itemId)
+    .orderBy('id')
+    .execute();
 const eventsOf = async (itemId: number) =>
-  (await db().selectFrom('events').select(['type', 'data', 'actor_id', 'token_id', 'project_id', 'item_id']).where('item_id', '=', itemId).orderBy('id').execute()).map(
-    (e) => ({ ...e, data: JSON.parse(e.data) as unknown }),
-  );
-const auditOf = (requestId: string) => db().selectFrom('audit_log').select(['request_id', 'token_id', 'user_id']).where('request_id', '=', requestId).execute();
+  (
+    await db()
+      .selectFrom('events')
+      .select(['type', 'data', 'actor_id', 'token_id', 'project_id', 'item_id'])
+      .where('item_id', '=', itemId)
+      .orderBy('id')
+      .execute()
+  ).map((e) => ({ ...e, data: JSON.parse(e.data) as unknown }));
+const auditOf = (requestId: string) =>
+  db().selectFrom('audit_log').select(['request_id', 'token_id', 'user_id']).where('request_id', '=', requestId).execute();
 const itemRow = (itemId: number) => db().selectFrom('items').selectAll().where('id', '=', itemId).executeTakeFirstOrThrow();
 
 describe('itemWrites.setStatus', () => {
@@ -54,10 +65,22 @@ describe('itemWrites.setStatus', () => {
     const result = await t.ctx.itemWrites.setStatus(participant, item.id, 'in_progress', () => record);
     expect(result).toEqual({ item: { id: item.id, status: 'in_progress', updated_at: t.clock.now().toISOString() }, changed: true });
     expect(await itemRow(item.id)).toMatchObject({ status: 'in_progress', updated_at: t.clock.now().toISOString() });
-    expect((await historyOf(item.id)).at(-1)).toEqual({ kind: 'status_changed', from_status: 'pending', to_status: 'in_progress', user_id: participant.id });
+    expect((await historyOf(item.id)).at(-1)).toEqual({
+      kind: 'status_changed',
+      from_status: 'pending',
+      to_status: 'in_progress',
+      user_id: participant.id,
+    });
     expect(await auditOf(record.request_id)).toEqual([{ request_id: record.request_id, token_id: token.id, user_id: participant.id }]);
     expect(await eventsOf(item.id)).toEqual([
-      { type: 'item.status_changed', data: { from: 'pending', to: 'in_progress' }, actor_id: participant.id, token_id: token.id, project_id: project.id, item_id: item.id },
+      {
+        type: 'item.status_changed',
+        data: { from: 'pending', to: 'in_progress' },
+        actor_id: participant.id,
+        token_id: token.id,
+        project_id: project.id,
+        item_id: item.id,
+      },
     ]);
   });
 
@@ -80,7 +103,10 @@ describe('itemWrites.setStatus', () => {
     for (const actor of [bystander, observer]) {
       await expect(t.ctx.itemWrites.setStatus(actor, item.id, 'pending')).rejects.toMatchObject({ status: 403, code: 'forbidden' });
     }
-    await expect(t.ctx.itemWrites.setStatus(await makeUser(t), item.id, 'pending')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(t.ctx.itemWrites.setStatus(await makeUser(t), item.id, 'pending')).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     expect((await itemRow(item.id)).status).toBe('done');
     expect((await historyOf(item.id)).map((h) => h.to_status)).toEqual(['pending', 'in_progress', 'blocked', 'done']);
   });
@@ -89,7 +115,10 @@ describe('itemWrites.setStatus', () => {
     const { project, item, manager } = await setting();
     await archiveProject(t, project);
     for (const actor of [t.admin, manager]) {
-      await expect(t.ctx.itemWrites.setStatus(actor, item.id, 'done')).rejects.toMatchObject({ status: 403, message: 'The project is archived: its items are read-only' });
+      await expect(t.ctx.itemWrites.setStatus(actor, item.id, 'done')).rejects.toMatchObject({
+        status: 403,
+        message: 'The project is archived: its items are read-only',
+      });
       await expect(t.ctx.itemWrites.setPlanning(actor, item.id, { priority: 'low' })).rejects.toMatchObject({ status: 403 });
       await expect(t.ctx.itemWrites.replaceItemLinks(actor, item.id, [])).rejects.toMatchObject({ status: 403 });
     }
@@ -137,8 +166,14 @@ describe('itemWrites.setPlanning', () => {
     const cleared = await t.ctx.itemWrites.setPlanning(manager, item.id, { deadline: '' });
     expect(cleared.item).toMatchObject({ deadline: null, requires_answer: true });
     expect((await eventsOf(item.id)).map((e) => e.data)).toEqual([
-      { from: { deadline: null, priority: 'medium', requires_answer: false }, to: { deadline: '2099-12-31', priority: 'medium', requires_answer: true } },
-      { from: { deadline: '2099-12-31', priority: 'medium', requires_answer: true }, to: { deadline: null, priority: 'medium', requires_answer: true } },
+      {
+        from: { deadline: null, priority: 'medium', requires_answer: false },
+        to: { deadline: '2099-12-31', priority: 'medium', requires_answer: true },
+      },
+      {
+        from: { deadline: '2099-12-31', priority: 'medium', requires_answer: true },
+        to: { deadline: null, priority: 'medium', requires_answer: true },
+      },
     ]);
     // Planning leaves the status history alone.
     expect(await historyOf(item.id)).toHaveLength(1);
@@ -159,7 +194,10 @@ describe('itemWrites.setPlanning', () => {
     const outsider = await makeUser(t);
     await expect(t.ctx.itemWrites.setPlanning(outsider, item.id, {})).rejects.toMatchObject({ status: 422, details: [{ field: 'body' }] });
     for (const deadline of ['2099-02-30', '31.12.2099', '2099-1-1']) {
-      await expect(t.ctx.itemWrites.setPlanning(t.admin, item.id, { deadline })).rejects.toMatchObject({ status: 422, details: [{ field: 'deadline' }] });
+      await expect(t.ctx.itemWrites.setPlanning(t.admin, item.id, { deadline })).rejects.toMatchObject({
+        status: 422,
+        details: [{ field: 'deadline' }],
+      });
     }
     await expect(t.ctx.itemWrites.setPlanning(outsider, item.id, { priority: 'low' })).rejects.toMatchObject({ status: 404 });
   });
@@ -168,7 +206,10 @@ describe('itemWrites.setPlanning', () => {
 describe('itemWrites.replaceItemLinks', () => {
   it('replaces the whole list (new rows, new ids), keeps answer links, and [] clears it', async () => {
     const { item, participant } = await setting();
-    await t.ctx.answers.addAnswer(participant, item.id, { text: 'See', document_links: [{ title: 'Answer link', url: 'https://example.test/a' }] });
+    await t.ctx.answers.addAnswer(participant, item.id, {
+      text: 'See',
+      document_links: [{ title: 'Answer link', url: 'https://example.test/a' }],
+    });
     const first = await t.ctx.itemWrites.replaceItemLinks(participant, item.id, [
       { title: 'One', url: 'https://example.test/1' },
       { kind: 'folder', title: 'Two', url: 'https://example.test/2' },
@@ -184,7 +225,11 @@ describe('itemWrites.replaceItemLinks', () => {
     card = (await t.ctx.items.getItemCard(t.admin, item.id)).item;
     expect(card.document_links).toEqual([]);
     expect(card.answers[0]!.document_links).toHaveLength(1);
-    expect((await eventsOf(item.id)).filter((e) => e.type === 'item.links_replaced').map((e) => e.data)).toEqual([first, second, { document_links: [] }]);
+    expect((await eventsOf(item.id)).filter((e) => e.type === 'item.links_replaced').map((e) => e.data)).toEqual([
+      first,
+      second,
+      { document_links: [] },
+    ]);
   });
 
   it('allows the admin, managers and participating executors; 403 for the others; 422 for a bad link, nothing replaced', async () => {
@@ -193,10 +238,12 @@ describe('itemWrites.replaceItemLinks', () => {
     for (const actor of [bystander, observer]) {
       await expect(t.ctx.itemWrites.replaceItemLinks(actor, item.id, [])).rejects.toMatchObject({ status: 403 });
     }
-    await expect(t.ctx.itemWrites.replaceItemLinks(manager, item.id, [{ title: 'Bad', url: 'javascript:alert(1)' }])).rejects.toMatchObject({
-      status: 422,
-      details: [{ field: 'document_links[0].url' }],
-    });
+    await expect(t.ctx.itemWrites.replaceItemLinks(manager, item.id, [{ title: 'Bad', url: 'javascript:alert(1)' }])).rejects.toMatchObject(
+      {
+        status: 422,
+        details: [{ field: 'document_links[0].url' }],
+      },
+    );
     expect((await t.ctx.items.getItemCard(t.admin, item.id)).item.document_links).toEqual(kept.document_links);
   });
 });

@@ -23,31 +23,45 @@ export interface PlanningInput {
  */
 export function createItemWritesService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
   // The status change is the most frequent write: its statements are compiled once (db/precompiled.ts).
-  const currentStatus = precompile(db, (db, p: { itemId: number }) => db.selectFrom('items').select(['status', 'updated_at']).where('id', '=', p.itemId));
+  const currentStatus = precompile(db, (db, p: { itemId: number }) =>
+    db.selectFrom('items').select(['status', 'updated_at']).where('id', '=', p.itemId),
+  );
   const updateStatus = precompile(db, (db, p: { itemId: number; status: string; now: string }) =>
     db.updateTable('items').set({ status: p.status, updated_at: p.now }).where('id', '=', p.itemId),
   );
   const insertStatusChange = precompile(db, (db, p: { itemId: number; from: string; to: string; userId: number; now: string }) =>
-    db
-      .insertInto('item_history')
-      .values({ item_id: p.itemId, kind: 'status_changed', from_status: p.from, to_status: p.to, user_id: p.userId, note: null, at: p.now }),
+    db.insertInto('item_history').values({
+      item_id: p.itemId,
+      kind: 'status_changed',
+      from_status: p.from,
+      to_status: p.to,
+      user_id: p.userId,
+      note: null,
+      at: p.now,
+    }),
   );
   return {
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.status', {}, trx);
-      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const current = await currentStatus.executeTakeFirst({ itemId }, trx);
-        if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
-        if (current.status === status) {
-          return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
-        }
-        const now = clock.now().toISOString();
-        await updateStatus.run({ itemId, status, now }, trx);
-        await insertStatusChange.run({ itemId, from: current.status, to: status, userId: actor.id, now }, trx);
-        emit('item.status_changed', { from: current.status, to: status });
-        return { item: { id: itemId, status, updated_at: now }, changed: true };
-      }, authorize);
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const current = await currentStatus.executeTakeFirst({ itemId }, trx);
+          if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
+          if (current.status === status) {
+            return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
+          }
+          const now = clock.now().toISOString();
+          await updateStatus.run({ itemId, status, now }, trx);
+          await insertStatusChange.run({ itemId, from: current.status, to: status, userId: actor.id, now }, trx);
+          emit('item.status_changed', { from: current.status, to: status });
+          return { item: { id: itemId, status, updated_at: now }, changed: true };
+        },
+        authorize,
+      );
     },
 
     /** Applies only the planning fields given; at least one is required. updated_at moves when a value changes. */
@@ -60,38 +74,54 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         throw validationError('body', 'give at least one of deadline, priority, requires_answer');
       }
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.planning', {}, trx);
-      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const current = await trx
-          .selectFrom('items')
-          .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
-          .where('id', '=', itemId)
-          .executeTakeFirstOrThrow();
-        const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
-        const updated_at = differs ? clock.now().toISOString() : current.updated_at;
-        const next = { ...current, ...changes };
-        if (differs) {
-          await trx.updateTable('items').set({ ...changes, updated_at }).where('id', '=', itemId).execute();
-          const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
-          emit('item.planning_changed', { from: planning(current), to: planning(next) });
-        }
-        return {
-          item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
-        };
-      }, authorize);
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const current = await trx
+            .selectFrom('items')
+            .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
+            .where('id', '=', itemId)
+            .executeTakeFirstOrThrow();
+          const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
+          const updated_at = differs ? clock.now().toISOString() : current.updated_at;
+          const next = { ...current, ...changes };
+          if (differs) {
+            await trx
+              .updateTable('items')
+              .set({ ...changes, updated_at })
+              .where('id', '=', itemId)
+              .execute();
+            const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
+            emit('item.planning_changed', { from: planning(current), to: planning(next) });
+          }
+          return {
+            item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
+          };
+        },
+        authorize,
+      );
     },
 
     /** Replaces the item's whole list of document links (not an append); `[]` clears it. New rows, new ids. */
     async replaceItemLinks(actor: Actor, itemId: number, input: readonly DocumentLinkInput[], buildAudit?: AuditEntryBuilder) {
       const links = normalizeDocumentLinks(input);
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.materials', {}, trx);
-      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const now = clock.now().toISOString();
-        await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
-        const document_links = await insertDocumentLinks(trx, itemId, null, links, now);
-        await touchItem(trx, itemId, now);
-        emit('item.links_replaced', { document_links });
-        return { document_links };
-      }, authorize);
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const now = clock.now().toISOString();
+          await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
+          const document_links = await insertDocumentLinks(trx, itemId, null, links, now);
+          await touchItem(trx, itemId, now);
+          emit('item.links_replaced', { document_links });
+          return { document_links };
+        },
+        authorize,
+      );
     },
   };
 }

@@ -26,10 +26,18 @@ describe('items.getItemCard', () => {
     const checklist = await makeChecklist(t, await makeSection(t, project));
     const executor = await makeMember(t, project, 'executor');
     const manager = await makeMember(t, project, 'manager');
-    const item = await makeItem(t, { checklist, description: 'What to do', participants: [manager, executor], priority: 'high', deadline: '2099-03-01' });
+    const item = await makeItem(t, {
+      checklist,
+      description: 'What to do',
+      participants: [manager, executor],
+      priority: 'high',
+      deadline: '2099-03-01',
+    });
     const comment = await makeComment(t, item, executor);
     const answer = await makeAnswer(t, item, manager);
-    const { document_links } = await t.ctx.itemWrites.replaceItemLinks(t.admin, item.id, [{ title: 'Plan', url: 'https://example.test/plan' }]);
+    const { document_links } = await t.ctx.itemWrites.replaceItemLinks(t.admin, item.id, [
+      { title: 'Plan', url: 'https://example.test/plan' },
+    ]);
     await t.ctx.itemWrites.setStatus(executor, item.id, 'in_progress');
 
     const { item: card } = await t.ctx.items.getItemCard(executor, item.id);
@@ -66,7 +74,11 @@ describe('items.getItemCard', () => {
   it('is visible to the admin and every member of the project, whatever their role, archived or not', async () => {
     const project = await makeProject(t);
     const item = await makeItem(t, { checklist: await makeChecklist(t, await makeSection(t, project)) });
-    const members = [await makeMember(t, project, 'manager'), await makeMember(t, project, 'executor'), await makeMember(t, project, 'observer')];
+    const members = [
+      await makeMember(t, project, 'manager'),
+      await makeMember(t, project, 'executor'),
+      await makeMember(t, project, 'observer'),
+    ];
     for (const actor of [t.admin, ...members]) expect((await t.ctx.items.getItemCard(actor, item.id)).item.id).toBe(item.id);
     await archiveProject(t, project);
     for (const actor of [t.admin, ...members]) expect((await t.ctx.items.getItemCard(actor, item.id)).item.id).toBe(item.id);
@@ -87,7 +99,11 @@ describe('items.getItemCard', () => {
       await makeMember(t, project, 'executor', { checklists: [otherChecklist] }),
     ];
     for (const actor of hidden) {
-      await expect(t.ctx.items.getItemCard(actor, item.id)).rejects.toMatchObject({ status: 404, code: 'not_found', message: 'The item was not found' });
+      await expect(t.ctx.items.getItemCard(actor, item.id)).rejects.toMatchObject({
+        status: 404,
+        code: 'not_found',
+        message: 'The item was not found',
+      });
     }
     await expect(t.ctx.items.getItemCard(t.admin, 987_654_321)).rejects.toMatchObject({ status: 404 });
   });
@@ -125,9 +141,16 @@ describe('items.authorize', () => {
     await expect(t.ctx.items.authorize(observer, item.id, 'item.status')).rejects.toMatchObject({ status: 403, code: 'forbidden' });
     await expect(t.ctx.items.authorize(await makeUser(t), item.id, 'item.status')).rejects.toMatchObject({ status: 404 });
     const access = await t.ctx.items.authorize(observer, item.id, 'comment.add');
-    expect(access).toMatchObject({ item: { id: item.id }, project: { id: project.id }, membership: { role: 'observer', sectionIds: null, checklistIds: null } });
+    expect(access).toMatchObject({
+      item: { id: item.id },
+      project: { id: project.id },
+      membership: { role: 'observer', sectionIds: null, checklistIds: null },
+    });
     await archiveProject(t, project);
-    await expect(t.ctx.items.authorize(t.admin, item.id, 'comment.add')).rejects.toMatchObject({ status: 403, message: 'The project is archived: its items are read-only' });
+    await expect(t.ctx.items.authorize(t.admin, item.id, 'comment.add')).rejects.toMatchObject({
+      status: 403,
+      message: 'The project is archived: its items are read-only',
+    });
   });
 });
 
@@ -148,11 +171,30 @@ describe('items.getItemWorkspace', () => {
     const rightsOf = async (actor: typeof observer) => {
       const { rights, answerImages, project: p } = await t.ctx.items.getItemWorkspace(actor, item.id);
       expect(p).toEqual({ id: project.id, name: project.name });
-      return { allowed: Object.keys(rights).filter((k) => rights[k as keyof typeof rights]).sort(), answerImages: [...answerImages].sort((a, b) => a - b) };
+      return {
+        allowed: Object.keys(rights)
+          .filter((k) => rights[k as keyof typeof rights])
+          .sort(),
+        answerImages: [...answerImages].sort((a, b) => a - b),
+      };
     };
-    const all = ['answer.add', 'answer.images', 'answer.review', 'comment.add', 'item.materials', 'item.planning', 'item.rework', 'item.status', 'item.verdict', 'read'];
+    const all = [
+      'answer.add',
+      'answer.images',
+      'answer.review',
+      'comment.add',
+      'item.materials',
+      'item.planning',
+      'item.rework',
+      'item.status',
+      'item.verdict',
+      'read',
+    ];
     expect(await rightsOf(t.admin)).toEqual({ allowed: all, answerImages: [answer.id, own.id] });
-    expect(await rightsOf(participant)).toEqual({ allowed: ['answer.add', 'answer.images', 'comment.add', 'item.materials', 'item.status', 'read'], answerImages: [answer.id, own.id] });
+    expect(await rightsOf(participant)).toEqual({
+      allowed: ['answer.add', 'answer.images', 'comment.add', 'item.materials', 'item.status', 'read'],
+      answerImages: [answer.id, own.id],
+    });
     expect(await rightsOf(bystander)).toEqual({ allowed: ['comment.add', 'read'], answerImages: [own.id] });
     expect(await rightsOf(observer)).toEqual({ allowed: ['comment.add', 'read'], answerImages: [] });
   });

@@ -104,7 +104,13 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
     },
 
     /** Like access(), then 403 when the actor may see the item but not perform the action. */
-    async authorize(actor: Actor, itemId: number, action: ItemAction, extra: Partial<ItemTarget> = {}, executor?: Kysely<Database>): Promise<ItemAccess> {
+    async authorize(
+      actor: Actor,
+      itemId: number,
+      action: ItemAction,
+      extra: Partial<ItemTarget> = {},
+      executor?: Kysely<Database>,
+    ): Promise<ItemAccess> {
       const access = await service.access(actor, itemId, executor);
       if (!can(actor, action, { ...access.target, ...extra })) {
         throw forbidden(
@@ -127,7 +133,10 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
     async getItemWorkspace(actor: Actor, itemId: number) {
       const access = await service.access(actor, itemId);
       const { item } = await cardOf(actor, access);
-      const rights = Object.fromEntries(ITEM_ACTIONS.map((action) => [action, can(actor, action, access.target)])) as Record<ItemAction, boolean>;
+      const rights = Object.fromEntries(ITEM_ACTIONS.map((action) => [action, can(actor, action, access.target)])) as Record<
+        ItemAction,
+        boolean
+      >;
       const answerImages = new Set(
         item.answers.filter((a) => can(actor, 'answer.images', { ...access.target, answerAuthorId: a.author.id })).map((a) => a.id),
       );
@@ -136,64 +145,64 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
   };
 
   async function cardOf(actor: Actor, { item, target, participants }: ItemAccess) {
-      const byId = { itemId: item.id };
-      const [comments, answers, links, attachments, history] = await Promise.all([
-        q.comments.execute(byId),
-        q.answers.execute(byId),
-        q.links.execute(byId),
-        q.attachments.execute(byId),
-        q.history.execute(byId),
-      ]);
-      const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
-      const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
-      return {
-        item: {
-          id: item.id,
-          project_id: item.project_id,
-          section_id: item.section_id,
-          checklist_id: item.checklist_id,
-          text: item.text,
-          description: item.description,
-          status: item.status,
-          priority: item.priority,
-          deadline: item.deadline,
-          requires_answer: item.requires_answer === 1,
-          verdict: item.verdict,
-          rework_reason: item.rework_reason,
-          rework_deadline: item.rework_deadline,
-          participants: participants.map((p) => ({ id: p.id, name: p.name, role: p.role ?? null })),
-          comments: comments.map((c) => ({
-            id: c.id,
-            text: c.text,
-            author: { id: c.author_id, name: c.author_name },
-            created_at: c.created_at,
-          })),
-          answers: answers.map((a) => ({
-            id: a.id,
-            text: a.text,
-            status: a.status,
-            author: { id: a.author_id, name: a.author_name },
-            document_links: links.filter((l) => l.answer_id === a.id).map(linkView),
-            attachments: attachments.filter((x) => x.answer_id === a.id).map((x) => attachmentView(urls.baseUrl, x)),
-            created_at: a.created_at,
-            updated_at: a.updated_at,
-          })),
-          attachments: itemAttachments,
-          document_links: itemLinks,
-          status_history: history.map((h) => ({
-            kind: h.kind,
-            from: h.from_status,
-            to: h.to_status,
-            at: h.at,
-            user: user(h.user_id, h.user_name),
-            note: h.note,
-          })),
-          can_verdict: can(actor, 'item.verdict', target),
-          can_return_to_rework: can(actor, 'item.rework', target),
-          created_at: item.created_at,
-          updated_at: item.updated_at,
-        },
-      };
+    const byId = { itemId: item.id };
+    const [comments, answers, links, attachments, history] = await Promise.all([
+      q.comments.execute(byId),
+      q.answers.execute(byId),
+      q.links.execute(byId),
+      q.attachments.execute(byId),
+      q.history.execute(byId),
+    ]);
+    const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
+    const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
+    return {
+      item: {
+        id: item.id,
+        project_id: item.project_id,
+        section_id: item.section_id,
+        checklist_id: item.checklist_id,
+        text: item.text,
+        description: item.description,
+        status: item.status,
+        priority: item.priority,
+        deadline: item.deadline,
+        requires_answer: item.requires_answer === 1,
+        verdict: item.verdict,
+        rework_reason: item.rework_reason,
+        rework_deadline: item.rework_deadline,
+        participants: participants.map((p) => ({ id: p.id, name: p.name, role: p.role ?? null })),
+        comments: comments.map((c) => ({
+          id: c.id,
+          text: c.text,
+          author: { id: c.author_id, name: c.author_name },
+          created_at: c.created_at,
+        })),
+        answers: answers.map((a) => ({
+          id: a.id,
+          text: a.text,
+          status: a.status,
+          author: { id: a.author_id, name: a.author_name },
+          document_links: links.filter((l) => l.answer_id === a.id).map(linkView),
+          attachments: attachments.filter((x) => x.answer_id === a.id).map((x) => attachmentView(urls.baseUrl, x)),
+          created_at: a.created_at,
+          updated_at: a.updated_at,
+        })),
+        attachments: itemAttachments,
+        document_links: itemLinks,
+        status_history: history.map((h) => ({
+          kind: h.kind,
+          from: h.from_status,
+          to: h.to_status,
+          at: h.at,
+          user: user(h.user_id, h.user_name),
+          note: h.note,
+        })),
+        can_verdict: can(actor, 'item.verdict', target),
+        can_return_to_rework: can(actor, 'item.rework', target),
+        created_at: item.created_at,
+        updated_at: item.updated_at,
+      },
+    };
   }
   return service;
 }

@@ -54,7 +54,8 @@ export function redirectUriProblem(uri: string): string | null {
   if (uri.includes('#')) return 'must not contain a fragment';
   if (url.username || url.password) return 'must not contain credentials';
   if (url.protocol === 'https:') return url.hostname ? null : 'must name a host';
-  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? null : 'must use https (http only on 127.0.0.1, [::1] or localhost)';
+  if (url.protocol === 'http:')
+    return LOOPBACK_HOSTS.has(url.hostname) ? null : 'must use https (http only on 127.0.0.1, [::1] or localhost)';
   return 'must use https (http only on 127.0.0.1, [::1] or localhost)';
 }
 

@@ -107,7 +107,12 @@ function statements(db: Kysely<Database>) {
 
     /** Takes the code: true for the one caller that marks it used (two parallel exchanges: one wins). */
     async useCode(id: number, at: string): Promise<boolean> {
-      const result = await db.updateTable('oauth_codes').set({ used_at: at }).where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('oauth_codes')
+        .set({ used_at: at })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 

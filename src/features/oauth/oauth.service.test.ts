@@ -61,8 +61,17 @@ const authenticate = (token: string) => server.ctx.tokens.authenticate(token, '1
 
 describe('redirect URIs (RFC 8252, MCP authorization)', () => {
   it('accepts https and http loopback, refuses other http, fragments, credentials and other schemes', () => {
-    for (const ok of ['https://app.example/cb', 'http://127.0.0.1/cb', 'http://localhost:8080/cb', 'http://[::1]:9/cb?x=1']) expect(redirectUriProblem(ok), ok).toBeNull();
-    for (const bad of ['http://app.example/cb', 'https://app.example/cb#frag', 'https://u:p@app.example/cb', 'javascript:alert(1)', 'myapp://cb', '/relative', 'http://127.0.0.1.evil.example/cb']) {
+    for (const ok of ['https://app.example/cb', 'http://127.0.0.1/cb', 'http://localhost:8080/cb', 'http://[::1]:9/cb?x=1'])
+      expect(redirectUriProblem(ok), ok).toBeNull();
+    for (const bad of [
+      'http://app.example/cb',
+      'https://app.example/cb#frag',
+      'https://u:p@app.example/cb',
+      'javascript:alert(1)',
+      'myapp://cb',
+      '/relative',
+      'http://127.0.0.1.evil.example/cb',
+    ]) {
       expect(redirectUriProblem(bad), bad).not.toBeNull();
     }
   });
@@ -71,7 +80,14 @@ describe('redirect URIs (RFC 8252, MCP authorization)', () => {
     const registered = ['http://127.0.0.1/callback', 'https://app.example/cb'];
     expect(redirectUriMatches(registered, 'http://127.0.0.1:5555/callback')).toBe(true);
     expect(redirectUriMatches(registered, 'https://app.example/cb')).toBe(true);
-    for (const no of ['https://app.example:444/cb', 'https://app.example/cb/', 'https://app.example/cb?x=1', 'http://127.0.0.1:5555/callback/other', 'http://localhost:5555/callback', 'https://app.example/CB']) {
+    for (const no of [
+      'https://app.example:444/cb',
+      'https://app.example/cb/',
+      'https://app.example/cb?x=1',
+      'http://127.0.0.1:5555/callback/other',
+      'http://localhost:5555/callback',
+      'https://app.example/CB',
+    ]) {
       expect(redirectUriMatches(registered, no), no).toBe(false);
     }
   });
@@ -79,8 +95,18 @@ describe('redirect URIs (RFC 8252, MCP authorization)', () => {
 
 describe('dynamic client registration (RFC 7591)', () => {
   it('registers a public client and answers its metadata', async () => {
-    const client = await register({ token_endpoint_auth_method: 'client_secret_basic', scope: 'auth:me items:read', client_uri: 'https://agent.example' });
-    expect(client).toMatchObject({ client_name: 'Test agent', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], scope: 'auth:me items:read' });
+    const client = await register({
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'auth:me items:read',
+      client_uri: 'https://agent.example',
+    });
+    expect(client).toMatchObject({
+      client_name: 'Test agent',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      scope: 'auth:me items:read',
+    });
     expect(client.client_id).toMatch(/^plc_[A-Za-z0-9_-]{43}$/);
     expect(client).not.toHaveProperty('client_secret');
   });
@@ -103,7 +129,14 @@ describe('dynamic client registration (RFC 7591)', () => {
 });
 
 describe('authorization requests (RFC 6749 §4.1.1, RFC 7636)', () => {
-  const base = (clientId: string) => ({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: s256(VERIFIER), code_challenge_method: 'S256', state: 's1' });
+  const base = (clientId: string) => ({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: s256(VERIFIER),
+    code_challenge_method: 'S256',
+    state: 's1',
+  });
   const refused = async (params: Record<string, string | undefined>) => {
     const error = await oauth.checkAuthorization(params).then(
       () => null,
@@ -147,7 +180,9 @@ describe('authorization requests (RFC 6749 §4.1.1, RFC 7636)', () => {
     expect((await oauth.checkAuthorization({ ...base(client.client_id) })).scopes).toHaveLength(10);
     const narrow = await register({ scope: 'items:read auth:me' });
     expect((await oauth.checkAuthorization({ ...base(narrow.client_id) })).scopes).toEqual(['auth:me', 'items:read']);
-    expect((await oauth.checkAuthorization({ ...base(narrow.client_id), resource: `${server.url}/mcp` })).resource).toBe(`${server.url}/mcp`);
+    expect((await oauth.checkAuthorization({ ...base(narrow.client_id), resource: `${server.url}/mcp` })).resource).toBe(
+      `${server.url}/mcp`,
+    );
   });
 
   it('denies with access_denied and the state', async () => {
@@ -240,14 +275,21 @@ describe('refresh tokens (rotation, reuse detection)', () => {
     expect((await rejection(refresh(client.client_id, first.refresh_token))).error).toBe('invalid_grant');
     await expect(authenticate(second.access_token)).rejects.toMatchObject({ code: 'token_revoked' });
     expect((await rejection(refresh(client.client_id, second.refresh_token))).error).toBe('invalid_grant');
-    const grant = await server.ctx.db.kysely.selectFrom('oauth_grants').select(['revoked_at', 'revoked_reason']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const grant = await server.ctx.db.kysely
+      .selectFrom('oauth_grants')
+      .select(['revoked_at', 'revoked_reason'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(grant.revoked_reason).toBe('refresh_token_reused');
   });
 
   it('lets one of two simultaneous refreshes with the same token win, then treats the other as reuse', async () => {
     const { client, code } = await authorize();
     const first = await exchange(client.client_id, code);
-    const results = await Promise.allSettled([refresh(client.client_id, first.refresh_token), refresh(client.client_id, first.refresh_token)]);
+    const results = await Promise.allSettled([
+      refresh(client.client_id, first.refresh_token),
+      refresh(client.client_id, first.refresh_token),
+    ]);
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
     const won = results.find((r) => r.status === 'fulfilled')!;
     await expect(authenticate(won.value.access_token)).rejects.toMatchObject({ code: 'token_revoked' });

@@ -105,7 +105,8 @@ function optionalString(body: Record<string, unknown>, field: string, max: numbe
 function stringList(body: Record<string, unknown>, field: string, fallback: string[], allowed: readonly string[]): string[] {
   const value = body[field];
   if (value === undefined) return fallback;
-  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) throw clientMetadata(`${field} must be an array of strings`);
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string'))
+    throw clientMetadata(`${field} must be an array of strings`);
   const unknown = value.filter((v) => !allowed.includes(v));
   if (unknown.length) throw clientMetadata(`${field}: ${unknown.join(', ')} not supported (supported: ${allowed.join(', ')})`);
   return [...new Set(value)];
@@ -144,7 +145,13 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
   }
 
   /** Issues the access token (a new row, or a new value of the grant's row) and a new refresh token. */
-  async function issue(trxRepo: OAuthStatements, trx: Kysely<Database>, grant: OAuthGrantRow, clientName: string, scopes: Scope[]): Promise<TokenResponse> {
+  async function issue(
+    trxRepo: OAuthStatements,
+    trx: Kysely<Database>,
+    grant: OAuthGrantRow,
+    clientName: string,
+    scopes: Scope[],
+  ): Promise<TokenResponse> {
     const now = clock.now();
     const expiresAt = accessExpiry(grant, now);
     let access: string;
@@ -156,7 +163,13 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
       access = (await tokens.reissueToken(grant.token_id, { expiresAt, scopes }, trx)).token;
     }
     const refresh = randomSecret('plr_');
-    await trxRepo.insertRefreshToken({ token_hash: sha256(refresh), grant_id: grant.id, created_at: now.toISOString(), expires_at: grant.expires_at, used_at: null });
+    await trxRepo.insertRefreshToken({
+      token_hash: sha256(refresh),
+      grant_id: grant.id,
+      created_at: now.toISOString(),
+      expires_at: grant.expires_at,
+      used_at: null,
+    });
     return {
       access_token: access,
       token_type: 'Bearer',
@@ -175,7 +188,8 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
   const service = {
     /** RFC 7591: a public client (no secret), with https or loopback redirect URIs. */
     async registerClient(body: unknown): Promise<RegisteredClient> {
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw clientMetadata('the body must be a JSON object of client metadata');
+      if (!body || typeof body !== 'object' || Array.isArray(body))
+        throw clientMetadata('the body must be a JSON object of client metadata');
       const fields = body as Record<string, unknown>;
       const uris = fields.redirect_uris;
       if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u): u is string => typeof u === 'string')) {
@@ -186,7 +200,12 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
         const problem = redirectUriProblem(uri);
         if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
       }
-      const grantTypes = stringList(fields, 'grant_types', ['authorization_code', 'refresh_token'], ['authorization_code', 'refresh_token']);
+      const grantTypes = stringList(
+        fields,
+        'grant_types',
+        ['authorization_code', 'refresh_token'],
+        ['authorization_code', 'refresh_token'],
+      );
       if (!grantTypes.includes('authorization_code')) throw clientMetadata('grant_types must include authorization_code');
       const responseTypes = stringList(fields, 'response_types', ['code'], ['code']);
       const name = optionalString(fields, 'client_name', MAX_CLIENT_NAME)?.trim() || DEFAULT_CLIENT_NAME;
@@ -234,7 +253,8 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
      */
     async checkAuthorization(params: Params): Promise<AuthorizationRequest> {
       const found = params.client_id ? await repo.findClient(params.client_id) : undefined;
-      if (!found) throw new AuthorizationError('invalid_client', 'The application is not registered with this server (unknown client_id).', null);
+      if (!found)
+        throw new AuthorizationError('invalid_client', 'The application is not registered with this server (unknown client_id).', null);
       const registered = JSON.parse(found.redirect_uris) as string[];
       // Always named (OAuth 2.1 leaves it optional with one registered URI; the token request must then repeat it).
       const redirectUri = params.redirect_uri ?? '';
@@ -246,13 +266,16 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
         new AuthorizationError(error, description, service.errorRedirect(redirectUri, state, error, description));
       if (params.response_type !== 'code') throw back('unsupported_response_type', 'response_type must be "code".');
       if (!params.code_challenge) throw back('invalid_request', 'code_challenge is required (PKCE, method S256).');
-      if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
-      if (!isS256Challenge(params.code_challenge)) throw back('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).');
+      if (params.code_challenge_method !== 'S256')
+        throw back('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
+      if (!isS256Challenge(params.code_challenge))
+        throw back('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).');
       const asked = params.scope?.trim() || found.scope || SCOPES.join(' ');
       const { scopes, unknown } = parseScopeString(asked);
       if (unknown.length) throw back('invalid_scope', `Unknown scope ${unknown.join(', ')}.`);
       if (!scopes.length) throw back('invalid_scope', 'No scope was asked for.');
-      if (params.resource && !knownResource(params.resource)) throw back('invalid_target', 'The resource is not served by this authorization server.');
+      if (params.resource && !knownResource(params.resource))
+        throw back('invalid_target', 'The resource is not served by this authorization server.');
       return {
         client: { id: found.id, name: found.client_name, clientUri: found.client_uri },
         redirectUri,
@@ -329,7 +352,8 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
       const found = await client(params.client_id);
       if (!params.code) throw new OAuthError('invalid_request', 'code is required');
       if (!params.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
-      if (!isCodeVerifier(params.code_verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
+      if (!isCodeVerifier(params.code_verifier))
+        throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
       const resource = checkResource(params.resource);
       const code = await repo.findCode(sha256(params.code));
       const grant = code ? await repo.findGrant(code.grant_id) : undefined;
@@ -423,7 +447,12 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
       return new Map(
         rows.map((g) => [
           g.token_id!,
-          { grantId: g.id, clientName: g.client_name, expiresAt: g.expires_at, state: g.revoked_at ? 'revoked' : grantLive(g, now) ? 'active' : 'expired' },
+          {
+            grantId: g.id,
+            clientName: g.client_name,
+            expiresAt: g.expires_at,
+            state: g.revoked_at ? 'revoked' : grantLive(g, now) ? 'active' : 'expired',
+          },
         ]),
       );
     },

@@ -61,7 +61,11 @@ export function createProjectsRepository(db: Kysely<Database>) {
 
     /** Every membership of the user, by project. */
     async allMemberships(userId: number): Promise<Map<number, Membership>> {
-      const rows = await db.selectFrom('project_members').select(['project_id', 'role', 'section_ids', 'checklist_ids']).where('user_id', '=', userId).execute();
+      const rows = await db
+        .selectFrom('project_members')
+        .select(['project_id', 'role', 'section_ids', 'checklist_ids'])
+        .where('user_id', '=', userId)
+        .execute();
       return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
     },
 
@@ -69,9 +73,7 @@ export function createProjectsRepository(db: Kysely<Database>) {
     async page(filter: { archived: ArchivedFilter; memberId: number | null; limit: number; offset: number }) {
       let base = db.selectFrom('projects as p');
       if (filter.memberId !== null) {
-        base = base.innerJoin('project_members as m', (j) =>
-          j.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', filter.memberId),
-        );
+        base = base.innerJoin('project_members as m', (j) => j.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', filter.memberId));
       }
       if (filter.archived !== 'all') base = base.where('p.archived', '=', filter.archived === 'archived' ? 1 : 0);
       const [rows, count] = await Promise.all([

@@ -31,11 +31,7 @@ interface Window {
 }
 
 /** One process's quotas, in a Map. Windows that ended are swept at most once per window length. */
-export function createInMemoryRateLimiter(options: {
-  limit: number;
-  windowSeconds?: number;
-  now?: () => number;
-}): RateLimiter {
+export function createInMemoryRateLimiter(options: { limit: number; windowSeconds?: number; now?: () => number }): RateLimiter {
   const { limit } = options;
   const windowSeconds = options.windowSeconds ?? 60;
   const windowMs = windowSeconds * 1000;

@@ -26,7 +26,11 @@ export function createRetentionRepository(database: Db) {
         // over by a new request) no longer matches and stays.
         .where(rows.column, '<=', cutoff)
         .where((eb) => {
-          let batch = eb.selectFrom(rows.table).select([...rows.key]).where(rows.column, '<=', cutoff).limit(limit);
+          let batch = eb
+            .selectFrom(rows.table)
+            .select([...rows.key])
+            .where(rows.column, '<=', cutoff)
+            .limit(limit);
           if (skipLocked) batch = batch.forUpdate().skipLocked();
           const [first, ...others] = rows.key;
           return eb(others.length ? eb.refTuple(first!, ...(others as [string])) : eb.ref(first!), 'in', batch);

@@ -85,11 +85,19 @@ export function createRetention(deps: { repo: RetentionRepository; clock: Clock;
     },
 
     /** Runs a pass every `intervalMs` (the first after `firstAfterMs`), reporting what it deleted or why it failed. */
-    start(schedule: { intervalMs: number; firstAfterMs: number; onRun: (result: RetentionResult) => void; onError: (err: unknown) => void }) {
+    start(schedule: {
+      intervalMs: number;
+      firstAfterMs: number;
+      onRun: (result: RetentionResult) => void;
+      onError: (err: unknown) => void;
+    }) {
       const next = (delay: number) => {
         if (stopped) return;
         timer = setTimeout(() => {
-          retention.runOnce().then(schedule.onRun, schedule.onError).finally(() => next(schedule.intervalMs));
+          retention
+            .runOnce()
+            .then(schedule.onRun, schedule.onError)
+            .finally(() => next(schedule.intervalMs));
         }, delay);
         timer.unref();
       };

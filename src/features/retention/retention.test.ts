@@ -25,12 +25,24 @@ let db: Db;
 const others: Db[] = [];
 
 async function seed() {
-  const audit = (i: number, at: number) => ({ request_id: `r${i}`, at: iso(at), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 });
+  const audit = (i: number, at: number) => ({
+    request_id: `r${i}`,
+    at: iso(at),
+    method: 'GET',
+    path: '/api/x',
+    query: '',
+    status: 200,
+    duration_ms: 1,
+  });
   const rows = [
     ...Array.from({ length: OLD_AUDIT }, (_, i) => audit(i, NOW - 181 * DAY + i)),
     ...Array.from({ length: RECENT_AUDIT }, (_, i) => audit(OLD_AUDIT + i, NOW - 179 * DAY + i)),
   ];
-  for (let i = 0; i < rows.length; i += 100) await db.kysely.insertInto('audit_log').values(rows.slice(i, i + 100)).execute();
+  for (let i = 0; i < rows.length; i += 100)
+    await db.kysely
+      .insertInto('audit_log')
+      .values(rows.slice(i, i + 100))
+      .execute();
   const key = (i: number, expires: number) => ({
     token_id: 1,
     key: `k${i}`,
@@ -47,25 +59,93 @@ async function seed() {
     .insertInto('idempotency_keys')
     .values([...[1, 2, 3, 4, 5, 6].map((i) => key(i, NOW - i * 60_000)), key(7, NOW), ...[8, 9, 10].map((i) => key(i, NOW + i * 60_000))])
     .execute();
-  const event = (i: number, at: number) => ({ type: 'comment.created', at: iso(at), project_id: 1, section_id: null, checklist_id: null, item_id: null, actor_id: 1, token_id: null, data: `{"n":${i}}` });
-  await db.kysely.insertInto('events').values([event(1, NOW - 31 * DAY), event(2, NOW - 30 * DAY - 1000), event(3, NOW - 29 * DAY), event(4, NOW)]).execute();
-  const session = (i: number, expires: number) => ({ id: `s${i}`, user_id: 1, csrf_token: 'c', created_at: iso(expires - DAY / 2), expires_at: iso(expires) });
+  const event = (i: number, at: number) => ({
+    type: 'comment.created',
+    at: iso(at),
+    project_id: 1,
+    section_id: null,
+    checklist_id: null,
+    item_id: null,
+    actor_id: 1,
+    token_id: null,
+    data: `{"n":${i}}`,
+  });
+  await db.kysely
+    .insertInto('events')
+    .values([event(1, NOW - 31 * DAY), event(2, NOW - 30 * DAY - 1000), event(3, NOW - 29 * DAY), event(4, NOW)])
+    .execute();
+  const session = (i: number, expires: number) => ({
+    id: `s${i}`,
+    user_id: 1,
+    csrf_token: 'c',
+    created_at: iso(expires - DAY / 2),
+    expires_at: iso(expires),
+  });
   await db.kysely
     .insertInto('web_sessions')
     .values([...[1, 2, 3, 4].map((i) => session(i, NOW - i * 1000)), session(5, NOW + 1000), session(6, NOW + DAY / 4)])
     .execute();
   // OAuth codes live 60 s and are kept a day after that (a late second use still ends the grant).
-  await db.kysely.insertInto('oauth_clients').values({ id: 'plc_x', client_name: 'x', redirect_uris: '[]', scope: null, client_uri: null, software_id: null, software_version: null, created_at: iso(NOW - 3 * DAY) }).execute();
-  const grant = (await db.kysely.insertInto('oauth_grants').values({ client_id: 'plc_x', user_id: 1, scopes: '[]', token_id: null, created_at: iso(NOW - 3 * DAY), expires_at: null, revoked_at: null, revoked_reason: null }).returning('id').executeTakeFirstOrThrow()).id;
-  const code = (i: number, expires: number) => ({ code_hash: `c${i}`, grant_id: grant, redirect_uri: 'https://x.test/cb', code_challenge: 'c', resource: null, created_at: iso(expires - 60_000), expires_at: iso(expires), used_at: null });
-  await db.kysely.insertInto('oauth_codes').values([code(1, NOW - 2 * DAY), code(2, NOW - DAY / 2), code(3, NOW + 60_000)]).execute();
+  await db.kysely
+    .insertInto('oauth_clients')
+    .values({
+      id: 'plc_x',
+      client_name: 'x',
+      redirect_uris: '[]',
+      scope: null,
+      client_uri: null,
+      software_id: null,
+      software_version: null,
+      created_at: iso(NOW - 3 * DAY),
+    })
+    .execute();
+  const grant = (
+    await db.kysely
+      .insertInto('oauth_grants')
+      .values({
+        client_id: 'plc_x',
+        user_id: 1,
+        scopes: '[]',
+        token_id: null,
+        created_at: iso(NOW - 3 * DAY),
+        expires_at: null,
+        revoked_at: null,
+        revoked_reason: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+  const code = (i: number, expires: number) => ({
+    code_hash: `c${i}`,
+    grant_id: grant,
+    redirect_uri: 'https://x.test/cb',
+    code_challenge: 'c',
+    resource: null,
+    created_at: iso(expires - 60_000),
+    expires_at: iso(expires),
+    used_at: null,
+  });
+  await db.kysely
+    .insertInto('oauth_codes')
+    .values([code(1, NOW - 2 * DAY), code(2, NOW - DAY / 2), code(3, NOW + 60_000)])
+    .execute();
 }
 
 const count = async (table: 'audit_log' | 'idempotency_keys' | 'web_sessions', on: Db = db) =>
-  Number((await on.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await on.kysely
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 function retentionOn(on: Db, options: RetentionOptions = {}, auditRetentionDays = 180) {
-  return createRetention({ repo: createRetentionRepository(on), clock, rules: retentionRules({ auditRetentionDays, eventRetentionDays: 30 }) }, { pauseMs: 1, ...options });
+  return createRetention(
+    { repo: createRetentionRepository(on), clock, rules: retentionRules({ auditRetentionDays, eventRetentionDays: 30 }) },
+    { pauseMs: 1, ...options },
+  );
 }
 
 beforeEach(async () => {
@@ -90,14 +170,29 @@ describe('retention', () => {
     expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
     expect(batches.filter((b) => b.rule === 'audit_log').map((b) => b.deleted)).toEqual([500, 500, 203]);
     expect(batches.every((b) => b.deleted <= 500)).toBe(true);
-    console.log(`retention (${db.dialect}): audit batches of ${batches.filter((b) => b.rule === 'audit_log').map((b) => `${b.deleted} rows in ${b.ms.toFixed(1)} ms`).join(', ')}`);
+    console.log(
+      `retention (${db.dialect}): audit batches of ${batches
+        .filter((b) => b.rule === 'audit_log')
+        .map((b) => `${b.deleted} rows in ${b.ms.toFixed(1)} ms`)
+        .join(', ')}`,
+    );
 
     const audit = await db.kysely.selectFrom('audit_log').select('request_id').orderBy('id').execute();
     expect(audit.map((r) => r.request_id)).toEqual(Array.from({ length: RECENT_AUDIT }, (_, i) => `r${OLD_AUDIT + i}`));
-    expect((await db.kysely.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['k10', 'k8', 'k9']);
+    expect((await db.kysely.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual([
+      'k10',
+      'k8',
+      'k9',
+    ]);
     expect((await db.kysely.selectFrom('web_sessions').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['s5', 's6']);
-    expect((await db.kysely.selectFrom('events').select('data').orderBy('id').execute()).map((r) => r.data)).toEqual(['{"n":3}', '{"n":4}']);
-    expect((await db.kysely.selectFrom('oauth_codes').select('code_hash').orderBy('code_hash').execute()).map((r) => r.code_hash)).toEqual(['c2', 'c3']);
+    expect((await db.kysely.selectFrom('events').select('data').orderBy('id').execute()).map((r) => r.data)).toEqual([
+      '{"n":3}',
+      '{"n":4}',
+    ]);
+    expect((await db.kysely.selectFrom('oauth_codes').select('code_hash').orderBy('code_hash').execute()).map((r) => r.code_hash)).toEqual([
+      'c2',
+      'c3',
+    ]);
     expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0, oauth_codes: 0 });
   });
 
@@ -131,7 +226,10 @@ describe('retention', () => {
     expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
     expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0, oauth_codes: 0 });
 
-    await db.kysely.insertInto('audit_log').values({ request_id: 'late', at: iso(NOW - 200 * DAY), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 }).execute();
+    await db.kysely
+      .insertInto('audit_log')
+      .values({ request_id: 'late', at: iso(NOW - 200 * DAY), method: 'GET', path: '/api/x', query: '', status: 200, duration_ms: 1 })
+      .execute();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await count('audit_log')).toBe(RECENT_AUDIT + 1);
   });

@@ -39,9 +39,16 @@ const eventsOf = async (type: string, where: { item_id?: number; project_id?: nu
   if (where.project_id !== undefined) query = query.where('project_id', '=', where.project_id);
   return (await query.orderBy('id').execute()).map((e) => ({ item_id: e.item_id, data: JSON.parse(e.data) as unknown }));
 };
-const answerRow = (id: number) => db().selectFrom('answers').select(['status', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
+const answerRow = (id: number) =>
+  db().selectFrom('answers').select(['status', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
 const historyOf = (itemId: number, kind: string) =>
-  db().selectFrom('item_history').select(['from_status', 'to_status', 'note', 'user_id']).where('item_id', '=', itemId).where('kind', '=', kind).orderBy('id').execute();
+  db()
+    .selectFrom('item_history')
+    .select(['from_status', 'to_status', 'note', 'user_id'])
+    .where('item_id', '=', itemId)
+    .where('kind', '=', kind)
+    .orderBy('id')
+    .execute();
 
 describe('review.reviewAnswer', () => {
   it('approves or rejects an answer: review entry, event, audit record; the same decision again changes nothing', async () => {
@@ -54,7 +61,11 @@ describe('review.reviewAnswer', () => {
     });
     expect(await answerRow(answer.id)).toEqual({ status: 'approved', updated_at: t.clock.now().toISOString() });
     expect((await t.ctx.items.getItemCard(t.admin, item.id)).item.updated_at).toBe(t.clock.now().toISOString());
-    const reviews = await db().selectFrom('answer_reviews').select(['from_status', 'to_status', 'user_id']).where('answer_id', '=', answer.id).execute();
+    const reviews = await db()
+      .selectFrom('answer_reviews')
+      .select(['from_status', 'to_status', 'user_id'])
+      .where('answer_id', '=', answer.id)
+      .execute();
     expect(reviews).toEqual([{ from_status: 'pending', to_status: 'approved', user_id: manager.id }]);
     expect(await db().selectFrom('audit_log').select('id').where('request_id', '=', record.request_id).execute()).toHaveLength(1);
 
@@ -69,7 +80,9 @@ describe('review.reviewAnswer', () => {
   it('refuses a review of an answer that changed since the reviewer saw it (409 answer_changed), nothing written', async () => {
     const { answer, manager } = await setting();
     const seen = await answerRow(answer.id);
-    await expect(t.ctx.review.reviewAnswer(manager, answer.id, 'approved', { seenUpdatedAt: '2000-01-01T00:00:00.000Z' })).rejects.toMatchObject({
+    await expect(
+      t.ctx.review.reviewAnswer(manager, answer.id, 'approved', { seenUpdatedAt: '2000-01-01T00:00:00.000Z' }),
+    ).rejects.toMatchObject({
       status: 409,
       code: 'answer_changed',
     });
@@ -84,7 +97,10 @@ describe('review.reviewAnswer', () => {
     }
     await expect(t.ctx.review.reviewAnswer(await makeUser(t), answer.id, 'approved')).rejects.toMatchObject({ status: 404 });
     await expect(t.ctx.review.reviewAnswer(t.admin, 987_654_321, 'approved')).rejects.toMatchObject({ status: 404 });
-    await expect(t.ctx.review.reviewAnswer(t.admin, answer.id, 'pending')).rejects.toMatchObject({ status: 422, details: [{ field: 'decision' }] });
+    await expect(t.ctx.review.reviewAnswer(t.admin, answer.id, 'pending')).rejects.toMatchObject({
+      status: 422,
+      details: [{ field: 'decision' }],
+    });
     expect((await answerRow(answer.id)).status).toBe('pending');
   });
 });
@@ -92,7 +108,10 @@ describe('review.reviewAnswer', () => {
 describe('review.setItemVerdict', () => {
   it('sets, replaces and clears the verdict with a verdict_set history entry and an event each time', async () => {
     const { item, manager } = await setting();
-    expect(await t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).toEqual({ item: { id: item.id, verdict: 'accepted' }, changed: true });
+    expect(await t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).toEqual({
+      item: { id: item.id, verdict: 'accepted' },
+      changed: true,
+    });
     expect((await t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).changed).toBe(false);
     await t.ctx.review.setItemVerdict(t.admin, item.id, 'rejected');
     expect(await t.ctx.review.setItemVerdict(manager, item.id, '')).toEqual({ item: { id: item.id, verdict: null }, changed: true });
@@ -111,7 +130,10 @@ describe('review.setItemVerdict', () => {
       await expect(t.ctx.review.setItemVerdict(actor, item.id, 'accepted')).rejects.toMatchObject({ status: 403 });
     }
     await expect(t.ctx.review.setItemVerdict(await makeUser(t), item.id, 'accepted')).rejects.toMatchObject({ status: 404 });
-    await expect(t.ctx.review.setItemVerdict(manager, item.id, 'approved')).rejects.toMatchObject({ status: 422, details: [{ field: 'verdict' }] });
+    await expect(t.ctx.review.setItemVerdict(manager, item.id, 'approved')).rejects.toMatchObject({
+      status: 422,
+      details: [{ field: 'verdict' }],
+    });
     await archiveProject(t, project);
     await expect(t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).rejects.toMatchObject({ status: 403 });
     expect(await historyOf(item.id, 'verdict_set')).toEqual([]);
@@ -124,9 +146,17 @@ describe('review.returnToRework', () => {
     await t.ctx.itemWrites.setStatus(manager, item.id, 'done');
     t.clock.set('2030-05-10T23:30:00.000Z');
     const result = await t.ctx.review.returnToRework(manager, item.id, { reason: '  Photos missing ', deadline: '2030-05-10' });
-    expect(result).toEqual({ item: { id: item.id, status: 'in_progress', rework_reason: 'Photos missing', rework_deadline: '2030-05-10' } });
-    expect((await t.ctx.items.getItemCard(t.admin, item.id)).item).toMatchObject({ status: 'in_progress', rework_reason: 'Photos missing', rework_deadline: '2030-05-10' });
-    expect(await historyOf(item.id, 'returned_to_rework')).toEqual([{ from_status: 'done', to_status: 'in_progress', note: 'Photos missing', user_id: manager.id }]);
+    expect(result).toEqual({
+      item: { id: item.id, status: 'in_progress', rework_reason: 'Photos missing', rework_deadline: '2030-05-10' },
+    });
+    expect((await t.ctx.items.getItemCard(t.admin, item.id)).item).toMatchObject({
+      status: 'in_progress',
+      rework_reason: 'Photos missing',
+      rework_deadline: '2030-05-10',
+    });
+    expect(await historyOf(item.id, 'returned_to_rework')).toEqual([
+      { from_status: 'done', to_status: 'in_progress', note: 'Photos missing', user_id: manager.id },
+    ]);
     expect((await eventsOf('item.returned_to_rework', { item_id: item.id })).map((e) => e.data)).toEqual([
       { from: 'done', to: 'in_progress', reason: 'Photos missing', rework_deadline: '2030-05-10' },
     ]);
@@ -145,8 +175,12 @@ describe('review.returnToRework', () => {
     for (const [input, field] of cases) {
       await expect(t.ctx.review.returnToRework(manager, item.id, input)).rejects.toMatchObject({ status: 422, details: [{ field }] });
     }
-    await expect(t.ctx.review.returnToRework(participant, item.id, { reason: 'Redo', deadline: '2030-05-11' })).rejects.toMatchObject({ status: 403 });
-    await expect(t.ctx.review.returnToRework(await makeUser(t), item.id, { reason: 'Redo', deadline: '2030-05-11' })).rejects.toMatchObject({ status: 404 });
+    await expect(t.ctx.review.returnToRework(participant, item.id, { reason: 'Redo', deadline: '2030-05-11' })).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(t.ctx.review.returnToRework(await makeUser(t), item.id, { reason: 'Redo', deadline: '2030-05-11' })).rejects.toMatchObject(
+      { status: 404 },
+    );
     expect(await historyOf(item.id, 'returned_to_rework')).toEqual([]);
   });
 });
@@ -156,7 +190,10 @@ describe('review.setProjectVerdict', () => {
     const { project, manager } = await setting();
     expect(await t.ctx.review.canSetProjectVerdict(manager, project.id)).toBe(true);
     const record = auditRecord(manager, { entity_type: 'project', entity_id: project.id });
-    expect(await t.ctx.review.setProjectVerdict(manager, project.id, 'accepted', () => record)).toEqual({ project: { id: project.id, verdict: 'accepted' }, changed: true });
+    expect(await t.ctx.review.setProjectVerdict(manager, project.id, 'accepted', () => record)).toEqual({
+      project: { id: project.id, verdict: 'accepted' },
+      changed: true,
+    });
     expect((await t.ctx.review.setProjectVerdict(manager, project.id, 'accepted')).changed).toBe(false);
     await t.ctx.review.setProjectVerdict(t.admin, project.id, null);
     expect((await t.ctx.projects.getProject(t.admin, project.id)).project.verdict).toBeNull();
@@ -171,7 +208,9 @@ describe('review.setProjectVerdict', () => {
     const { project, manager } = await setting();
     const results = await Promise.all([1, 2, 3, 4].map(() => t.ctx.review.setProjectVerdict(manager, project.id, 'accepted')));
     expect(results.filter((r) => r.changed)).toHaveLength(1);
-    expect(await eventsOf('project.verdict_set', { project_id: project.id })).toEqual([{ item_id: null, data: { from: null, to: 'accepted' } }]);
+    expect(await eventsOf('project.verdict_set', { project_id: project.id })).toEqual([
+      { item_id: null, data: { from: null, to: 'accepted' } },
+    ]);
   });
 
   it('rolls the verdict back when its event cannot be written', async () => {
@@ -196,6 +235,9 @@ describe('review.setProjectVerdict', () => {
     await expect(t.ctx.review.setProjectVerdict(t.admin, project.id, 'maybe')).rejects.toMatchObject({ status: 422 });
     await archiveProject(t, project);
     expect(await t.ctx.review.canSetProjectVerdict(t.admin, project.id)).toBe(false);
-    await expect(t.ctx.review.setProjectVerdict(t.admin, project.id, 'accepted')).rejects.toMatchObject({ status: 403, message: 'The project is archived: it is read-only' });
+    await expect(t.ctx.review.setProjectVerdict(t.admin, project.id, 'accepted')).rejects.toMatchObject({
+      status: 403,
+      message: 'The project is archived: it is read-only',
+    });
   });
 });

@@ -49,40 +49,70 @@ export function createReviewService(deps: {
      * The same decision again changes nothing. `seenUpdatedAt`: the answer as the reviewer saw it; if it
      * changed since (new images reset it to pending), the review is refused rather than applied blind.
      */
-    async reviewAnswer(actor: Actor, answerId: number, decision: string, options: { seenUpdatedAt?: string; buildAudit?: AuditEntryBuilder } = {}) {
+    async reviewAnswer(
+      actor: Actor,
+      answerId: number,
+      decision: string,
+      options: { seenUpdatedAt?: string; buildAudit?: AuditEntryBuilder } = {},
+    ) {
       if (!(REVIEW_DECISIONS as readonly string[]).includes(decision)) {
         throw validationError('decision', `must be one of ${REVIEW_DECISIONS.join(', ')}`);
       }
       const answer = await answers.findOwner(answerId);
       if (!answer) throw notFound('The answer');
-      const authorize = (trx: Kysely<Database>) => items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id }, trx);
-      return writer.write(answer.item_id, actor, options.buildAudit, async (trx, emit) => {
-        const current = await answers.state(trx, answerId);
-        if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
-          throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
-        }
-        const result = { answer: { id: answerId, item_id: answer.item_id, status: decision }, changed: current.status !== decision };
-        if (!result.changed) return result;
-        const at = clock.now().toISOString();
-        await answers.changeStatus(trx, { answer_id: answerId, from_status: current.status, to_status: decision, reason: 'review', user_id: actor.id, at });
-        await touchItem(trx, answer.item_id, at);
-        emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
-        return result;
-      }, authorize);
+      const authorize = (trx: Kysely<Database>) =>
+        items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id }, trx);
+      return writer.write(
+        answer.item_id,
+        actor,
+        options.buildAudit,
+        async (trx, emit) => {
+          const current = await answers.state(trx, answerId);
+          if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
+            throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
+          }
+          const result = { answer: { id: answerId, item_id: answer.item_id, status: decision }, changed: current.status !== decision };
+          if (!result.changed) return result;
+          const at = clock.now().toISOString();
+          await answers.changeStatus(trx, {
+            answer_id: answerId,
+            from_status: current.status,
+            to_status: decision,
+            reason: 'review',
+            user_id: actor.id,
+            at,
+          });
+          await touchItem(trx, answer.item_id, at);
+          emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
+          return result;
+        },
+        authorize,
+      );
     },
 
     /** Sets or clears (empty) the item's verdict, with a `verdict_set` history entry (note: the verdict). */
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.verdict', {}, trx);
-      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const current = await repo.itemState(trx, itemId);
-        if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
-        const at = clock.now().toISOString();
-        await repo.changeItem(trx, itemId, { verdict }, { kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at });
-        emit('item.verdict_set', { from: current.verdict, to: verdict });
-        return { item: { id: itemId, verdict }, changed: true };
-      }, authorize);
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const current = await repo.itemState(trx, itemId);
+          if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
+          const at = clock.now().toISOString();
+          await repo.changeItem(
+            trx,
+            itemId,
+            { verdict },
+            { kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at },
+          );
+          emit('item.verdict_set', { from: current.verdict, to: verdict });
+          return { item: { id: itemId, verdict }, changed: true };
+        },
+        authorize,
+      );
     },
 
     /**
@@ -101,17 +131,23 @@ export function createReviewService(deps: {
       if (deadline < now.toISOString().slice(0, 10)) throw validationError('deadline', 'must be today or later');
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.rework', {}, trx);
       const at = now.toISOString();
-      return writer.write(itemId, actor, buildAudit, async (trx, emit) => {
-        const current = await repo.itemState(trx, itemId);
-        await repo.changeItem(
-          trx,
-          itemId,
-          { status: 'in_progress', rework_reason: reason, rework_deadline: deadline },
-          { kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at },
-        );
-        emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
-        return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
-      }, authorize);
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const current = await repo.itemState(trx, itemId);
+          await repo.changeItem(
+            trx,
+            itemId,
+            { status: 'in_progress', rework_reason: reason, rework_deadline: deadline },
+            { kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at },
+          );
+          emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
+          return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
+        },
+        authorize,
+      );
     },
 
     /**
@@ -122,7 +158,9 @@ export function createReviewService(deps: {
       const verdict = parseVerdict(value);
       const { project, membership } = await projects.access(actor, projectId);
       if (!canOnProject(actor, 'project.verdict', { archived: project.archived === 1, membership })) {
-        throw forbidden(project.archived === 1 ? 'The project is archived: it is read-only' : 'You are not allowed to set the verdict of this project');
+        throw forbidden(
+          project.archived === 1 ? 'The project is archived: it is read-only' : 'You are not allowed to set the verdict of this project',
+        );
       }
       const changed = await repo.inTransaction(async (trx) => {
         const current = await repo.lockProjectVerdict(trx, projectId);
@@ -133,7 +171,17 @@ export function createReviewService(deps: {
         const record = buildAudit?.();
         if (record) await audit.record(record, trx);
         await events.append(trx, [
-          { type: 'project.verdict_set', at, project_id: projectId, section_id: null, checklist_id: null, item_id: null, actor_id: actor.id, token_id: record?.token_id ?? null, data: { from: current, to: verdict } },
+          {
+            type: 'project.verdict_set',
+            at,
+            project_id: projectId,
+            section_id: null,
+            checklist_id: null,
+            item_id: null,
+            actor_id: actor.id,
+            token_id: record?.token_id ?? null,
+            data: { from: current, to: verdict },
+          },
         ]);
         return true;
       });

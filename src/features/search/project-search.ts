@@ -26,7 +26,13 @@ export function createProjectSearch(projects: ProjectsService, items: ItemsServi
 
     /** The items with at least one match of `q` (in their text, comments, answers or links): the web's text filter. */
     async matchingItemIds(actor: Actor, projectId: number, q: string): Promise<Set<number>> {
-      const { hits } = await this.searchProject(actor, projectId, { q, entityType: null, itemId: null, limit: Number.MAX_SAFE_INTEGER, offset: 0 });
+      const { hits } = await this.searchProject(actor, projectId, {
+        q,
+        entityType: null,
+        itemId: null,
+        limit: Number.MAX_SAFE_INTEGER,
+        offset: 0,
+      });
       return new Set(hits.flatMap((h) => (h.item_id === null ? [] : [h.item_id])));
     },
   };

@@ -18,7 +18,11 @@ export interface SearchIndexer {
  * this feeds them to FTS5 in batches, outside the writes' transactions. SQLite has one node, so one loop
  * per process is one per database. Search stays exact meanwhile: it also reads the queued documents.
  */
-export function createSearchIndexer(repo: SearchRepository, dialect: 'sqlite' | 'postgres', onError: (error: unknown) => void): SearchIndexer {
+export function createSearchIndexer(
+  repo: SearchRepository,
+  dialect: 'sqlite' | 'postgres',
+  onError: (error: unknown) => void,
+): SearchIndexer {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = true;
@@ -39,9 +43,7 @@ export function createSearchIndexer(repo: SearchRepository, dialect: 'sqlite' | 
   function schedule() {
     if (stopped) return;
     timer = setTimeout(() => {
-      running = drain(undefined, true)
-        .catch(onError)
-        .finally(schedule);
+      running = drain(undefined, true).catch(onError).finally(schedule);
     }, IDLE_MS);
     timer.unref();
   }

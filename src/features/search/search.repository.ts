@@ -124,7 +124,9 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
 
   const contains = (needle: string) => {
     const within = (column: string) =>
-      dialect === 'postgres' ? sql<SqlBool>`strpos(${sql.ref(column)}, ${needle}) > 0` : sql<SqlBool>`instr(${sql.ref(column)}, ${needle}) > 0`;
+      dialect === 'postgres'
+        ? sql<SqlBool>`strpos(${sql.ref(column)}, ${needle}) > 0`
+        : sql<SqlBool>`instr(${sql.ref(column)}, ${needle}) > 0`;
     return sql<SqlBool>`(${within('search_docs.title_text')} OR ${within('search_docs.body_text')})`;
   };
 
@@ -181,7 +183,9 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
         await trx.deleteFrom('search_fts_rowids').where('doc_id', 'in', ids).execute();
         await sql`INSERT INTO search_fts (rowid, title_text, body_text)
           SELECT ${FTS_ROWID}, ${ftsText('title_text')}, ${ftsText('body_text')} FROM search_docs WHERE id IN (${list})`.execute(trx);
-        await sql`INSERT INTO search_fts_rowids (doc_id, fts_rowid) SELECT id, ${FTS_ROWID} FROM search_docs WHERE id IN (${list})`.execute(trx);
+        await sql`INSERT INTO search_fts_rowids (doc_id, fts_rowid) SELECT id, ${FTS_ROWID} FROM search_docs WHERE id IN (${list})`.execute(
+          trx,
+        );
         await trx.deleteFrom('search_fts_queue').where('doc_id', 'in', ids).execute();
         return ids.length;
       });

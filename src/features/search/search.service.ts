@@ -1,10 +1,4 @@
-import {
-  FTS5_FOLDING_GAPS,
-  type SearchDoc,
-  type SearchEntityType,
-  type SearchRepository,
-  type SearchScope,
-} from './search.repository.js';
+import { FTS5_FOLDING_GAPS, type SearchDoc, type SearchEntityType, type SearchRepository, type SearchScope } from './search.repository.js';
 
 export { SEARCH_ENTITY_TYPES, type SearchEntityType } from './search.repository.js';
 

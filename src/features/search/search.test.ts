@@ -75,7 +75,15 @@ function writer(db: Kysely<Database>) {
     async user(): Promise<number> {
       const row = await db
         .insertInto('users')
-        .values({ email: `u${Math.random()}@x.test`, name: 'U', role: 'member', password_hash: null, active: 1, created_at: NOW, updated_at: NOW })
+        .values({
+          email: `u${Math.random()}@x.test`,
+          name: 'U',
+          role: 'member',
+          password_hash: null,
+          active: 1,
+          created_at: NOW,
+          updated_at: NOW,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
@@ -122,7 +130,11 @@ function writer(db: Kysely<Database>) {
       }
     },
     async comment(item_id: number, author_id: number, text: string): Promise<number> {
-      const row = await db.insertInto('comments').values({ item_id, author_id, text, created_at: NOW }).returning('id').executeTakeFirstOrThrow();
+      const row = await db
+        .insertInto('comments')
+        .values({ item_id, author_id, text, created_at: NOW })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
     },
     async answer(item_id: number, author_id: number, text: string): Promise<number> {
@@ -253,7 +265,11 @@ describe.each(dialects)('search on $name ($mode)', ({ open, mode }) => {
     expect(byKey.get(`item:${data.i1}`)?.item_id).toBe(data.i1);
     expect(byKey.get(`comment:${data.comment1}`)?.item_id).toBe(data.i1);
     expect(byKey.get(`answer:${data.answer1}`)?.item_id).toBe(data.i1);
-    expect(byKey.get(`link:${data.answerLink}`)).toMatchObject({ item_id: data.i1, title: 'Акт', snippet: 'https://example.com/zebra.pdf' });
+    expect(byKey.get(`link:${data.answerLink}`)).toMatchObject({
+      item_id: data.i1,
+      title: 'Акт',
+      snippet: 'https://example.com/zebra.pdf',
+    });
     expect(byKey.get(`item:${data.i2}`)).toMatchObject({ title: 'Вторая позиция', snippet: 'zebra в описании' });
   });
 
@@ -590,12 +606,13 @@ describe('search migration on sqlite', () => {
   /** The documents FTS5 itself holds for a phrase (no queue, no check of the current text). */
   const inFts = async (phrase: string) =>
     (
-      await sql<{ doc: number }>`SELECT rowid & 4294967295 AS doc FROM search_fts WHERE search_fts MATCH ${`"${phrase}"`} ORDER BY rowid`.execute(
-        harness.db.kysely,
-      )
+      await sql<{
+        doc: number;
+      }>`SELECT rowid & 4294967295 AS doc FROM search_fts WHERE search_fts MATCH ${`"${phrase}"`} ORDER BY rowid`.execute(harness.db.kysely)
     ).rows.map((r) => r.doc);
   const docId = async (type: string, id: number) =>
-    (await sql<{ id: number }>`SELECT id FROM search_docs WHERE entity_type = ${type} AND entity_id = ${id}`.execute(harness.db.kysely)).rows[0]?.id;
+    (await sql<{ id: number }>`SELECT id FROM search_docs WHERE entity_type = ${type} AND entity_id = ${id}`.execute(harness.db.kysely))
+      .rows[0]?.id;
   const queued = async () => (await sql<{ n: number }>`SELECT count(*) AS n FROM search_fts_queue`.execute(harness.db.kysely)).rows[0]?.n;
 
   it('feeds FTS5 from the queue outside the writes, and leaves nothing stale in it', async () => {
@@ -610,7 +627,9 @@ describe('search migration on sqlite', () => {
     const all: SearchVisibility = { projectId: data.p, checklistIds: 'all', sectionIds: 'all' };
     const service = createSearchService(repository, 'sqlite');
     const found = async (q: string) =>
-      (await service.search(all, { q, entityType: null, itemId: null, limit: 50, offset: 0 })).hits.map((h) => `${h.entity_type}:${h.entity_id}`);
+      (await service.search(all, { q, entityType: null, itemId: null, limit: 50, offset: 0 })).hits.map(
+        (h) => `${h.entity_type}:${h.entity_id}`,
+      );
 
     // Written and committed, not yet in FTS5: found through the queue.
     const comment = await w.comment(data.i1, data.user, 'Очередь индекса квазар');

@@ -70,7 +70,10 @@ export function createSessionsRepository(database: Db) {
 
     /** Forgets the failures of `key` and the rows `ids`. */
     async deleteFailures(key: string, ids: readonly number[]): Promise<void> {
-      await db.deleteFrom('web_sign_in_failures').where((eb) => eb.or([eb('key', '=', key), eb('id', 'in', ids)])).execute();
+      await db
+        .deleteFrom('web_sign_in_failures')
+        .where((eb) => eb.or([eb('key', '=', key), eb('id', 'in', ids)]))
+        .execute();
     },
 
     findUserByEmail(email: string) {

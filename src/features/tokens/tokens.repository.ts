@@ -12,7 +12,11 @@ export function createTokensRepository(db: Kysely<Database>) {
     },
 
     /** A new value, expiry and scopes for a token (OAuth refresh). */
-    async reissue(id: number, values: Pick<ApiTokensTable, 'token_hash' | 'expires_at' | 'scopes'>, executor: Kysely<Database> = db): Promise<void> {
+    async reissue(
+      id: number,
+      values: Pick<ApiTokensTable, 'token_hash' | 'expires_at' | 'scopes'>,
+      executor: Kysely<Database> = db,
+    ): Promise<void> {
       await executor.updateTable('api_tokens').set(values).where('id', '=', id).execute();
     },
 

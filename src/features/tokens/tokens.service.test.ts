@@ -17,8 +17,18 @@ describe('tokens.createToken', () => {
   it('returns the raw token once and stores only its hash, with the scopes deduplicated', async () => {
     const user = await makeUser(t);
     const expiresAt = new Date(t.clock.now().getTime() + HOUR);
-    const created = await t.ctx.tokens.createToken({ userId: user.id, name: '  CI  ', scopes: ['items:read', 'auth:me', 'items:read'], expiresAt });
-    expect(created).toEqual({ id: expect.any(Number), token: expect.any(String), expires_at: expiresAt.toISOString(), scopes: ['items:read', 'auth:me'] });
+    const created = await t.ctx.tokens.createToken({
+      userId: user.id,
+      name: '  CI  ',
+      scopes: ['items:read', 'auth:me', 'items:read'],
+      expiresAt,
+    });
+    expect(created).toEqual({
+      id: expect.any(Number),
+      token: expect.any(String),
+      expires_at: expiresAt.toISOString(),
+      scopes: ['items:read', 'auth:me'],
+    });
     expect(isWellFormedToken(created.token)).toBe(true);
     const row = await tokenRow(created.id);
     expect(row).toMatchObject({ user_id: user.id, name: 'CI', token_hash: hashToken(created.token), revoked_at: null });
@@ -40,7 +50,10 @@ describe('tokens.createToken', () => {
       [{ ...base, expiresAt: new Date(t.clock.now().getTime() - 1) }, 'expires_at'],
     ] as const;
     for (const [input, field] of cases) {
-      await expect(t.ctx.tokens.createToken({ ...input, scopes: [...input.scopes] })).rejects.toMatchObject({ status: 422, details: [{ field }] });
+      await expect(t.ctx.tokens.createToken({ ...input, scopes: [...input.scopes] })).rejects.toMatchObject({
+        status: 422,
+        details: [{ field }],
+      });
     }
     expect(await t.ctx.tokens.listTokens(user.id)).toEqual([]);
   });
@@ -73,7 +86,11 @@ describe('tokens.authenticate', () => {
     t.clock.set(new Date(expiresAt.getTime() - 1));
     await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).resolves.toMatchObject({ token: { id } });
     t.clock.set(expiresAt);
-    await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).rejects.toMatchObject({ status: 401, code: 'token_expired', owner: { tokenId: id, userId: user.id } });
+    await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).rejects.toMatchObject({
+      status: 401,
+      code: 'token_expired',
+      owner: { tokenId: id, userId: user.id },
+    });
     expect((await t.ctx.tokens.listTokens(user.id))[0]!.state).toBe('expired');
   });
 
@@ -82,7 +99,11 @@ describe('tokens.authenticate', () => {
     const { id, token } = await makeToken(t, user, ['auth:me']);
     await t.ctx.tokens.authenticate(token, '192.0.2.1');
     await t.ctx.tokens.revokeToken(id, user.id);
-    await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).rejects.toMatchObject({ status: 401, code: 'token_revoked', owner: { tokenId: id, userId: user.id } });
+    await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).rejects.toMatchObject({
+      status: 401,
+      code: 'token_revoked',
+      owner: { tokenId: id, userId: user.id },
+    });
     expect((await t.ctx.tokens.listTokens(user.id))[0]).toMatchObject({ state: 'revoked', revoked_at: t.clock.now().toISOString() });
   });
 

@@ -78,7 +78,10 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
   const cache = createTokenCache<AuthRow>(clock, { ttlMs: CACHE_TTL_MS });
   return {
     /** `executor`: a transaction the token is created in (OAuth creates it with its grant). */
-    async createToken(input: NewToken, executor?: Kysely<Database>): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
+    async createToken(
+      input: NewToken,
+      executor?: Kysely<Database>,
+    ): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
       const name = input.name.trim();
       if (!name || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
       const scopes = parseScopes(input.scopes);
@@ -87,7 +90,14 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
       const token = generateToken();
       const expires_at = input.expiresAt?.toISOString() ?? null;
       const id = await repo.insert(
-        { user_id: input.userId, name, token_hash: hashToken(token), scopes: JSON.stringify(scopes), created_at: now.toISOString(), expires_at },
+        {
+          user_id: input.userId,
+          name,
+          token_hash: hashToken(token),
+          scopes: JSON.stringify(scopes),
+          created_at: now.toISOString(),
+          expires_at,
+        },
         executor,
       );
       return { id, token, expires_at, scopes };

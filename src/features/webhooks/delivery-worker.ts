@@ -30,7 +30,10 @@ export interface DeliveryWorkerOptions {
  * Who may see an event is checked when it is delivered, as the endpoint's owner; deactivated owners' endpoints
  * are not served. Requests never wait for any of this: it runs on timers and after commits.
  */
-export function createDeliveryWorker(deps: { repo: WebhooksRepository; events: EventsService; clock: Clock }, options: DeliveryWorkerOptions) {
+export function createDeliveryWorker(
+  deps: { repo: WebhooksRepository; events: EventsService; clock: Clock },
+  options: DeliveryWorkerOptions,
+) {
   const { repo, events, clock } = deps;
   const concurrency = options.concurrency ?? 8;
   const leaseMs = WEBHOOK_TIMEOUT_MS * 4;

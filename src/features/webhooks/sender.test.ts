@@ -31,14 +31,33 @@ afterAll(() => {
 
 describe('webhook destinations', () => {
   it('tell private addresses from public ones, IPv4-mapped IPv6 included', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', 'not an ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      'not an ip',
+    ]) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
   });
 
   it('are refused when the host is or resolves to such an address, unless private ones are allowed', async () => {
-    const rebinding = async () => [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }];
+    const rebinding = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
     const refused = async (url: string, lookup = rebinding) => {
       const error = await resolveDestination(url, { allowPrivate: false, lookup }).catch((e: unknown) => e);
       expect(error, url).toBeInstanceOf(DestinationRefused);
@@ -49,8 +68,13 @@ describe('webhook destinations', () => {
     expect(await refused('https://hooks.example.test/in')).toContain('resolves to 127.0.0.1');
     expect(await refused('ftp://hooks.example.test/')).toContain('http or https');
     expect(await refused('https://user:pw@hooks.example.test/')).toContain('user name or password');
-    expect(await refused('https://nowhere.invalid/', async () => Promise.reject(new Error('ENOTFOUND')))).toContain('could not be resolved');
-    const allowed = await resolveDestination('http://localhost:9/x', { allowPrivate: true, lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
+    expect(await refused('https://nowhere.invalid/', async () => Promise.reject(new Error('ENOTFOUND')))).toContain(
+      'could not be resolved',
+    );
+    const allowed = await resolveDestination('http://localhost:9/x', {
+      allowPrivate: true,
+      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
     expect(allowed.address).toBe('127.0.0.1');
   });
 });
@@ -66,7 +90,11 @@ describe('sending', () => {
     });
     const result = await send(checked, { 'webhook-id': 'msg_1' }, '{"id":1}', 5000);
     expect(result).toMatchObject({ status: 204, error: null });
-    expect(received.at(-1)).toMatchObject({ path: '/ok', body: '{"id":1}', headers: { 'webhook-id': 'msg_1', 'content-type': 'application/json' } });
+    expect(received.at(-1)).toMatchObject({
+      path: '/ok',
+      body: '{"id":1}',
+      headers: { 'webhook-id': 'msg_1', 'content-type': 'application/json' },
+    });
   });
 
   it('follows no redirect, reads at most 64 KiB, reports 410, and cuts off a receiver that hangs', async () => {
@@ -78,6 +106,8 @@ describe('sending', () => {
     expect(await send(await destination('/gone'), {}, '{}', 5000)).toMatchObject({ status: 410 });
     const hang = await send(await destination('/hang'), {}, '{}', 300);
     expect(hang).toMatchObject({ status: null, error: 'no answer within 0.3 s' });
-    expect(await send(await resolveDestination('http://127.0.0.1:9/closed', { allowPrivate: true }), {}, '{}', 2000)).toMatchObject({ status: null });
+    expect(await send(await resolveDestination('http://127.0.0.1:9/closed', { allowPrivate: true }), {}, '{}', 2000)).toMatchObject({
+      status: null,
+    });
   });
 });

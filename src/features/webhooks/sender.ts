@@ -14,13 +14,33 @@ export class DestinationRefused extends Error {}
 
 const PRIVATE = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 /** Loopback, private, link-local, shared, documentation, multicast or unspecified (IPv4-mapped IPv6 too). */
 export function isPrivateAddress(address: string): boolean {
@@ -94,7 +114,12 @@ export function send(destination: Destination, headers: Record<string, string>, 
       url,
       {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Punchlist-Webhooks/1', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'user-agent': 'Punchlist-Webhooks/1',
+          'content-length': Buffer.byteLength(body),
+        },
         // The connection goes to the address that was checked, whatever DNS says now.
         lookup: (_host, options, callback) => {
           if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address, family }]);
@@ -109,7 +134,8 @@ export function send(destination: Destination, headers: Record<string, string>, 
           size += chunk.length;
           if (size >= MAX_RESPONSE_BYTES) response.destroy();
         });
-        const done = () => finish({ status: response.statusCode ?? null, error: null, body: Buffer.concat(chunks).toString('utf8').slice(0, 2000) });
+        const done = () =>
+          finish({ status: response.statusCode ?? null, error: null, body: Buffer.concat(chunks).toString('utf8').slice(0, 2000) });
         response.on('end', done);
         response.on('close', done);
         response.on('error', done);

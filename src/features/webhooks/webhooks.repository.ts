@@ -7,7 +7,9 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 /** The SQL of webhooks: endpoints, their lease and cursor, and the delivery log. */
 export function createWebhooksRepository(db: Kysely<Database>) {
   return {
-    async create(row: Omit<WebhookEndpointRow, 'id' | 'attempts' | 'failing_since' | 'next_attempt_at' | 'lease_until' | 'disabled_reason'>): Promise<number> {
+    async create(
+      row: Omit<WebhookEndpointRow, 'id' | 'attempts' | 'failing_since' | 'next_attempt_at' | 'lease_until' | 'disabled_reason'>,
+    ): Promise<number> {
       const created = await db.insertInto('webhook_endpoints').values(row).returning('id').executeTakeFirstOrThrow();
       return created.id;
     },
@@ -65,7 +67,11 @@ export function createWebhooksRepository(db: Kysely<Database>) {
 
     /** Done with every event up to `cursor` (delivered, or not for this endpoint): the failure count starts over. */
     async advance(id: number, cursor: number): Promise<void> {
-      await db.updateTable('webhook_endpoints').set({ cursor, attempts: 0, failing_since: null, next_attempt_at: null }).where('id', '=', id).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ cursor, attempts: 0, failing_since: null, next_attempt_at: null })
+        .where('id', '=', id)
+        .execute();
     },
 
     async retryLater(id: number, attempts: number, failingSince: string, nextAttemptAt: string): Promise<void> {
@@ -81,7 +87,13 @@ export function createWebhooksRepository(db: Kysely<Database>) {
     },
 
     deliveries(endpointId: number, limit: number) {
-      return db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id', 'desc').limit(limit).execute();
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpointId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
     },
 
     findDelivery(id: number) {

@@ -35,12 +35,20 @@ export function webhookView(row: WebhookEndpointRow): WebhookView {
 }
 
 /** One POST of an event to an endpoint, Standard Webhooks signed; never throws (a refused destination is a failure). */
-export async function deliverEvent(endpoint: Pick<WebhookEndpointRow, 'url' | 'secret'>, event: EventView, options: { allowPrivate: boolean; clock: Clock }): Promise<Delivery> {
+export async function deliverEvent(
+  endpoint: Pick<WebhookEndpointRow, 'url' | 'secret'>,
+  event: EventView,
+  options: { allowPrivate: boolean; clock: Clock },
+): Promise<Delivery> {
   const body = JSON.stringify(event);
   try {
     // Resolved and checked again at each delivery: DNS may point elsewhere since the endpoint was created.
     const destination = await resolveDestination(endpoint.url, { allowPrivate: options.allowPrivate });
-    const headers = webhookHeaders(endpoint.secret, { id: `msg_${event.id}`, timestamp: Math.floor(options.clock.now().getTime() / 1000), body });
+    const headers = webhookHeaders(endpoint.secret, {
+      id: `msg_${event.id}`,
+      timestamp: Math.floor(options.clock.now().getTime() / 1000),
+      body,
+    });
     return await send(destination, headers, body, WEBHOOK_TIMEOUT_MS);
   } catch (err) {
     if (!(err instanceof DestinationRefused)) throw err;
@@ -123,7 +131,12 @@ export function createWebhooksService(deps: {
       if (!delivery || !endpoint || endpoint.user_id !== owner.id) throw notFound('The delivery');
       const event = await events.findFor(owner, delivery.event_id);
       // Past EVENT_RETENTION_DAYS, or no longer visible to the owner.
-      if (!event) throw new ApiError(404, 'not_found', 'The event of this delivery is no longer available to you (events are kept for a limited time, and only while you can see them)');
+      if (!event)
+        throw new ApiError(
+          404,
+          'not_found',
+          'The event of this delivery is no longer available to you (events are kept for a limited time, and only while you can see them)',
+        );
       const result = await deliverEvent(endpoint, event, { allowPrivate, clock });
       await repo.log({
         endpoint_id: endpoint.id,

@@ -22,7 +22,17 @@ export function createWorklistsRepository(db: Kysely<Database>) {
         .selectFrom('item_participants as ip')
         .innerJoin('items as i', 'i.id', 'ip.item_id')
         .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select(['i.id', 'i.text', 'i.status', 'i.priority', 'i.deadline', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.name as project_name'])
+        .select([
+          'i.id',
+          'i.text',
+          'i.status',
+          'i.priority',
+          'i.deadline',
+          'i.project_id',
+          'i.section_id',
+          'i.checklist_id',
+          'p.name as project_name',
+        ])
         .where('ip.user_id', '=', userId)
         .where('p.archived', '=', 0)
         .orderBy((eb) => eb.case().when('i.status', '=', 'done').then(1).else(0).end())

@@ -80,7 +80,13 @@ export function createWorklistsService(deps: {
       const projectIds = [...new Set(rows.map((r) => r.project_id))];
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
       const visible = rows.filter((r) =>
-        can(actor, 'read', { archived: false, membership: memberships.get(r.project_id) ?? null, sectionId: r.section_id, checklistId: r.checklist_id, participantIds: [] }),
+        can(actor, 'read', {
+          archived: false,
+          membership: memberships.get(r.project_id) ?? null,
+          sectionId: r.section_id,
+          checklistId: r.checklist_id,
+          participantIds: [],
+        }),
       );
       return { today: today(), ...pageOf(visible, requestedPage) };
     },

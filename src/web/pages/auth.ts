@@ -16,7 +16,8 @@ export const INVALID_CREDENTIALS = 'Invalid email or password.';
  */
 export function safeNext(value: string | null | undefined): string {
   const fallback = '/projects';
-  if (!value || !/^\/[\x21-\x7e]*$/.test(value) || value.includes('\\') || value.startsWith('//') || value.startsWith('/login')) return fallback;
+  if (!value || !/^\/[\x21-\x7e]*$/.test(value) || value.includes('\\') || value.startsWith('//') || value.startsWith('/login'))
+    return fallback;
   const base = 'http://punchlist.invalid';
   return new URL(value, base).origin === base ? value : fallback;
 }
@@ -29,15 +30,16 @@ function loginPage(
 ) {
   const csrf = loginCsrf(request, reply, config.sessionSecret, config.baseUrl);
   const next = safeNext(options.next);
-  return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '' }));
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '' }));
 }
 
 export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'sessions' | 'config'>) {
   const { sessions, config } = deps;
 
-  app.get('/', { config: { web: 'public' } }, async (request, reply) =>
-    reply.redirect(request.webSession ? '/projects' : '/login', 303),
-  );
+  app.get('/', { config: { web: 'public' } }, async (request, reply) => reply.redirect(request.webSession ? '/projects' : '/login', 303));
 
   app.get('/login', { config: { web: 'public' } }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;

@@ -21,7 +21,13 @@ export async function itemPages(
 ) {
   const { items, itemWrites, comments, answers, attachments, review, idempotency, clock } = deps;
 
-  async function renderItem(request: FastifyRequest, reply: FastifyReply, itemId: number, failure: FormFailure | null = null, status = 200) {
+  async function renderItem(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    itemId: number,
+    failure: FormFailure | null = null,
+    status = 200,
+  ) {
     const session = sessionOf(request);
     const workspace = await items.getItemWorkspace(session.user, itemId);
     const saved = (request.query as Record<string, string | undefined>).saved;
@@ -31,7 +37,14 @@ export async function itemPages(
   }
 
   /** A write from one of the item page's forms: redirect back to the page (at the form), or show it again with the problem. */
-  function itemWrite<T>(request: FastifyRequest, reply: FastifyReply, itemId: number, form: string, sent: URLSearchParams | UploadForm, write: WebWrite<T>['write']) {
+  function itemWrite<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    itemId: number,
+    form: string,
+    sent: URLSearchParams | UploadForm,
+    write: WebWrite<T>['write'],
+  ) {
     return webWrite(idempotency, request, reply, {
       user: sessionOf(request).user,
       form,
@@ -60,7 +73,11 @@ export async function itemPages(
       itemWrites.setPlanning(
         user,
         id,
-        { deadline: form.get('deadline') ?? '', priority: oneOf<Priority>(PRIORITIES, 'priority', form.get('priority')), requires_answer: form.has('requires_answer') },
+        {
+          deadline: form.get('deadline') ?? '',
+          priority: oneOf<Priority>(PRIORITIES, 'priority', form.get('priority')),
+          requires_answer: form.has('requires_answer'),
+        },
         audit,
       ),
     );
@@ -69,13 +86,22 @@ export async function itemPages(
   app.post('/items/:id/comments', async (request, reply) => {
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'comment', form, (audit) => comments.addComment(user, id, { text: form.get('text') ?? '' }, audit));
+    return itemWrite(request, reply, id, 'comment', form, (audit) =>
+      comments.addComment(user, id, { text: form.get('text') ?? '' }, audit),
+    );
   });
 
   app.post('/items/:id/links', async (request, reply) => {
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'links', form, (audit) => itemWrites.replaceItemLinks(user, id, documentLinksOf((name) => form.get(name)), audit));
+    return itemWrite(request, reply, id, 'links', form, (audit) =>
+      itemWrites.replaceItemLinks(
+        user,
+        id,
+        documentLinksOf((name) => form.get(name)),
+        audit,
+      ),
+    );
   });
 
   app.post('/items/:id/answers/:answerId/review', async (request, reply) => {
@@ -101,7 +127,11 @@ export async function itemPages(
   });
 
   /** A photo form (multipart): read with its CSRF check (web/uploads.ts), its temp files removed whatever happens. */
-  async function photoWrite(request: FastifyRequest, kind: 'photos' | 'answer', run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>) {
+  async function photoWrite(
+    request: FastifyRequest,
+    kind: 'photos' | 'answer',
+    run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>,
+  ) {
     const session = sessionOf(request);
     const form = await readPhotoForm(request, session, kind);
     try {

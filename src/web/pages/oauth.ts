@@ -8,10 +8,24 @@ import { SignInRequired, sessionOf } from '../session.js';
 import { DEFAULT_EXPIRY, expiryFrom } from '../token-expiry.js';
 import { authorizationErrorView, type ConsentModel, consentPageView } from '../views/oauth-consent.js';
 
-const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method', 'scope', 'resource'];
+const AUTHORIZE_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'scope',
+  'resource',
+];
 
 function refused(request: FastifyRequest, reply: FastifyReply, error: AuthorizationError) {
-  const view = authorizationErrorView({ session: request.webSession, error: error.error, description: error.description, returnTo: error.returnTo });
+  const view = authorizationErrorView({
+    session: request.webSession,
+    error: error.error,
+    description: error.description,
+    returnTo: error.returnTo,
+  });
   return reply.code(400).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(view);
 }
 
@@ -53,13 +67,23 @@ export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthServi
     const checked = await check(Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, form.get(name) ?? undefined])));
     if (checked instanceof AuthorizationError) return refused(request, reply, checked);
     if (form.get('decision') !== 'allow') return reply.redirect(oauth.deny(checked), 303);
-    const model: ConsentModel = { session, request: checked, scopes: form.getAll('scopes'), expiry: form.get('expiry') ?? DEFAULT_EXPIRY, date: form.get('expiry_date') ?? '' };
+    const model: ConsentModel = {
+      session,
+      request: checked,
+      scopes: form.getAll('scopes'),
+      expiry: form.get('expiry') ?? DEFAULT_EXPIRY,
+      date: form.get('expiry_date') ?? '',
+    };
     try {
-      const location = await oauth.approve(session.user.id, checked, { scopes: model.scopes!, expiresAt: expiryFrom(model.expiry!, model.date!.trim(), clock.now()) });
+      const location = await oauth.approve(session.user.id, checked, {
+        scopes: model.scopes!,
+        expiresAt: expiryFrom(model.expiry!, model.date!.trim(), clock.now()),
+      });
       request.log.info({ userId: session.user.id, clientId: checked.client.id }, 'OAuth authorization granted');
       return reply.redirect(location, 303);
     } catch (err) {
-      if (err instanceof OAuthError || (err instanceof ApiError && err.status === 422)) return consentPage(reply, { ...model, error: `Nothing was allowed: ${err.message}` }, 422);
+      if (err instanceof OAuthError || (err instanceof ApiError && err.status === 422))
+        return consentPage(reply, { ...model, error: `Nothing was allowed: ${err.message}` }, 422);
       throw err;
     }
   });

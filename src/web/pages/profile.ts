@@ -46,7 +46,11 @@ async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOp
   };
 }
 
-type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks'> & { status?: number; form?: TokenFormState; webhooks?: WebhookOptions };
+type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks'> & {
+  status?: number;
+  form?: TokenFormState;
+  webhooks?: WebhookOptions;
+};
 
 async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
@@ -57,7 +61,10 @@ async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: Fa
   ]);
   reply.header('cache-control', 'no-store');
   const view = profilePageView({ ...options, session, tokens, connections, form: options.form ?? EMPTY_TOKEN_FORM, webhooks });
-  return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(view);
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(view);
 }
 
 /** The notice after a redelivery, from the redirect's `redelivered` (the receiver's HTTP status, or `none`). */
@@ -68,7 +75,9 @@ function redeliveredNotice(value: string | undefined): string | null {
       ? `The event was sent again: the receiver accepted it (HTTP ${value}).`
       : `The event was sent again, but the receiver did not accept it (HTTP ${value}).`;
   }
-  return value === 'none' ? 'The event was sent again, but the receiver did not answer: the error is in the webhook’s deliveries below.' : null;
+  return value === 'none'
+    ? 'The event was sent again, but the receiver did not answer: the error is in the webhook’s deliveries below.'
+    : null;
 }
 
 export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
@@ -129,7 +138,8 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
     const form: WebhookFormState = { url: body.get('url') ?? '', events: body.getAll('events'), project: body.get('project_id') ?? '' };
     try {
       const projectId = form.project === '' ? null : parseId(form.project);
-      if (projectId === null && form.project !== '') throw new ApiError(422, 'validation_error', 'project: choose one of the offered projects');
+      if (projectId === null && form.project !== '')
+        throw new ApiError(422, 'validation_error', 'project: choose one of the offered projects');
       const created = await webhooks.create(session.user, { url: form.url, events: form.events, projectId });
       request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
       const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
@@ -160,7 +170,10 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
     const session = sessionOf(request);
     const id = idParam(request);
     const result = await webhooks.redeliver(session.user, id);
-    request.log.info({ deliveryId: id, userId: session.user.id, status: result.status }, 'webhook delivery sent again from the web interface');
+    request.log.info(
+      { deliveryId: id, userId: session.user.id, status: result.status },
+      'webhook delivery sent again from the web interface',
+    );
     return reply.redirect(`/profile?redelivered=${result.status ?? 'none'}#webhooks-title`, 303);
   });
 }

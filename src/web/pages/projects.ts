@@ -14,20 +14,21 @@ import type { WebSession } from '../../features/sessions/sessions.service.js';
 const PAGE_SIZE = 50;
 
 /** The `page` query parameter: 1 unless a page number from 1 to a million. */
-const pageParam = (query: Record<string, string | undefined>) => Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1));
+const pageParam = (query: Record<string, string | undefined>) =>
+  Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1));
 
 /** A verdict form: a select (none, accepted, rejected) and a submit button. */
 export function verdictForm(session: WebSession, action: string, current: string | null, label: string) {
   const id = `verdict-${action.replace(/[^a-z0-9]/gi, '-')}`;
   return html`<form method="post" action="${action}" class="actions">
-${csrfField(session)}
-<label for="${id}" class="inline"><strong>${label}</strong></label>
-<select id="${id}" name="verdict">
-<option value="" ${current === null ? html`selected` : ''}>No verdict</option>
-${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${v}</option>`)}
-</select>
-<button type="submit">Save verdict</button>
-</form>`;
+    ${csrfField(session)}
+    <label for="${id}" class="inline"><strong>${label}</strong></label>
+    <select id="${id}" name="verdict">
+      <option value="" ${current === null ? html`selected` : ''}>No verdict</option>
+      ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${v}</option>`)}
+    </select>
+    <button type="submit">Save verdict</button>
+  </form>`;
 }
 
 export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 'projects' | 'review' | 'worklists'>) {
@@ -52,8 +53,16 @@ export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 
     const session = sessionOf(request);
     const id = idParam(request);
     const query = request.query as Record<string, string | undefined>;
-    const filter: ItemFilter = { status: parseItemStatus(query.status), mine: query.mine === '1', overdue: query.overdue === '1', q: query.q?.trim() || null };
-    const [items, canVerdict] = await Promise.all([worklists.projectItems(session.user, id, filter, pageParam(query)), review.canSetProjectVerdict(session.user, id)]);
+    const filter: ItemFilter = {
+      status: parseItemStatus(query.status),
+      mine: query.mine === '1',
+      overdue: query.overdue === '1',
+      q: query.q?.trim() || null,
+    };
+    const [items, canVerdict] = await Promise.all([
+      worklists.projectItems(session.user, id, filter, pageParam(query)),
+      review.canSetProjectVerdict(session.user, id),
+    ]);
     const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, 'Project verdict') : null;
     const notice = query.saved ? 'The verdict was saved.' : null;
     return reply.type('text/html; charset=utf-8').send(projectPageView({ ...items, session, filter, notice, verdictForm: verdict }));

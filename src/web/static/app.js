@@ -5,7 +5,10 @@
     var form = event.target;
     var message = form.getAttribute('data-confirm');
     if (!message) return;
-    if (!window.confirm(message)) { event.preventDefault(); return; }
+    if (!window.confirm(message)) {
+      event.preventDefault();
+      return;
+    }
     var field = form.querySelector('input[name="confirmed"]');
     if (field) field.value = '1';
   });
@@ -13,7 +16,9 @@
   var expiry = document.getElementById('token-expiry');
   var dateField = document.getElementById('token-expiry-date-field');
   if (expiry && dateField) {
-    var sync = function () { dateField.hidden = expiry.value !== 'date'; };
+    var sync = function () {
+      dateField.hidden = expiry.value !== 'date';
+    };
     expiry.addEventListener('change', sync);
     sync();
   }
@@ -34,10 +39,16 @@
       var source = document.getElementById(button.getAttribute('data-copy'));
       if (!source) return;
       var text = source.textContent;
-      var done = function () { button.textContent = 'Copied'; };
+      var done = function () {
+        button.textContent = 'Copied';
+      };
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(text).then(done, function () { selectText(source); });
-      } else { selectText(source); }
+        navigator.clipboard.writeText(text).then(done, function () {
+          selectText(source);
+        });
+      } else {
+        selectText(source);
+      }
     });
   });
   function selectText(node) {
@@ -82,10 +93,16 @@
           var notice = main.querySelector('[role=status]');
           if (notice) notice.setAttribute('tabindex', '-1');
           var again = document.getElementById(form.id);
-          if (again) { var select = again.querySelector('select'); if (select) select.focus(); }
+          if (again) {
+            var select = again.querySelector('select');
+            if (select) select.focus();
+          }
         });
       })
-      .catch(function () { if (button) button.disabled = false; HTMLFormElement.prototype.submit.call(form); });
+      .catch(function () {
+        if (button) button.disabled = false;
+        HTMLFormElement.prototype.submit.call(form);
+      });
   });
   // Membership form: section and checklist choices only matter for limited access.
   document.querySelectorAll('[data-limited-toggle]').forEach(function (form) {

@@ -52,9 +52,14 @@ export class FormState {
     if (!this.failed) return html``;
     // A field ending in `*` stands for every field it begins (link rows); `attachments[]` for each file's.
     const shown = (error: string) =>
-      fields.some((f) => f === error || (f.endsWith('*') && error.startsWith(f.slice(0, -1))) || (f.endsWith('[]') && error.startsWith(f.slice(0, -1))));
+      fields.some(
+        (f) =>
+          f === error || (f.endsWith('*') && error.startsWith(f.slice(0, -1))) || (f.endsWith('[]') && error.startsWith(f.slice(0, -1))),
+      );
     const loose = this.failure!.errors.filter((e) => !shown(e.field));
-    return loose.length ? html`<div class="error" role="alert">${loose.map((e) => html`<p>${e.field ? `${e.field}: ` : ''}${e.message}</p>`)}</div>` : html``;
+    return loose.length
+      ? html`<div class="error" role="alert">${loose.map((e) => html`<p>${e.field ? `${e.field}: ` : ''}${e.message}</p>`)}</div>`
+      : html``;
   }
 }
 

@@ -33,7 +33,8 @@ export const addAnswer = defineOperation({
     },
     data: { answer },
   },
-  handler: ({ user, fields: { item_id, text, document_links }, audit }, { answers }) => answers.addAnswer(user, item_id, { text, document_links }, audit),
+  handler: ({ user, fields: { item_id, text, document_links }, audit }, { answers }) =>
+    answers.addAnswer(user, item_id, { text, document_links }, audit),
   client: { request: (itemId: number, answer: NewAnswer) => ({ fields: { ...answer, item_id: itemId } }) },
   mcp: {
     tool: 'add_answer',

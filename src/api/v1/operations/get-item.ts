@@ -11,7 +11,11 @@ import { READ, strict } from './shared.js';
  * item page shows the whole history).
  */
 function v1StatusHistory<T extends { kind: string; to: string | null }>(history: T[]) {
-  return history.flatMap((h) => (h.kind !== 'created' && h.to === null ? [] : [{ ...h, kind: h.kind === 'created' ? ('created' as const) : ('status_changed' as const) }]));
+  return history.flatMap((h) =>
+    h.kind !== 'created' && h.to === null
+      ? []
+      : [{ ...h, kind: h.kind === 'created' ? ('created' as const) : ('status_changed' as const) }],
+  );
 }
 
 export const getItem = defineOperation({

@@ -34,7 +34,14 @@ export const getProjectTree = defineOperation({
               name: 'Fire protection',
               position: 0,
               items: [
-                { id: 1000, text: 'Extinguishers checked and tagged', status: 'in_progress', priority: 'high', deadline: '2026-05-15', requires_answer: true },
+                {
+                  id: 1000,
+                  text: 'Extinguishers checked and tagged',
+                  status: 'in_progress',
+                  priority: 'high',
+                  deadline: '2026-05-15',
+                  requires_answer: true,
+                },
               ],
             },
           ],

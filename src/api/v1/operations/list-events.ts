@@ -95,7 +95,14 @@ export const listEvents = defineOperation({
     }),
   client: {
     request: (query?: EventsQuery) => ({
-      query: { after: query?.after, limit: query?.limit, project_id: query?.projectId, item_id: query?.itemId, types: query?.types?.join(','), wait: query?.wait },
+      query: {
+        after: query?.after,
+        limit: query?.limit,
+        project_id: query?.projectId,
+        item_id: query?.itemId,
+        types: query?.types?.join(','),
+        wait: query?.wait,
+      },
     }),
   },
   mcp: {

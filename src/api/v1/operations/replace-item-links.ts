@@ -26,7 +26,8 @@ export const replaceItemLinks = defineOperation({
     body: { id: 1000, document_links: [{ kind: 'document', title: 'Fire safety plan', url: 'https://example.com/docs/fire-safety-plan' }] },
     data: { document_links: [link] },
   },
-  handler: ({ user, fields: { id, document_links }, audit }, { itemWrites }) => itemWrites.replaceItemLinks(user, id, document_links, audit),
+  handler: ({ user, fields: { id, document_links }, audit }, { itemWrites }) =>
+    itemWrites.replaceItemLinks(user, id, document_links, audit),
   client: { request: (itemId: number, links: DocumentLinkInput[]) => ({ fields: { id: itemId, document_links: links } }) },
   mcp: {
     tool: 'replace_item_links',

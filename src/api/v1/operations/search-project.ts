@@ -23,7 +23,11 @@ export const searchProject = defineOperation({
   query: strict({
     id: QueryId('The project to search in'),
     q: Type.Optional(
-      Type.String({ maxLength: 200, errorMessage: 'must be at most 200 characters', description: 'Text to find (case-insensitive substring); may be omitted with `item_id`' }),
+      Type.String({
+        maxLength: 200,
+        errorMessage: 'must be at most 200 characters',
+        description: 'Text to find (case-insensitive substring); may be omitted with `item_id`',
+      }),
     ),
     entity_type: Type.Optional(Type.Enum([...SEARCH_ENTITY_TYPES], { description: 'Only hits of this type' })),
     item_id: Type.Optional(QueryId('Only this item and what hangs on it (its comments, answers, links)')),
@@ -91,6 +95,8 @@ export const searchProject = defineOperation({
       limit: Type.Optional(ToolLimit),
       offset: Type.Optional(ToolOffset),
     }),
-    request: ({ project_id, q, entity_type, item_id, limit, offset }) => ({ query: { id: project_id, q, entity_type, item_id, limit, offset } }),
+    request: ({ project_id, q, entity_type, item_id, limit, offset }) => ({
+      query: { id: project_id, q, entity_type, item_id, limit, offset },
+    }),
   },
 });

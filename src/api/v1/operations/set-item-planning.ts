@@ -27,7 +27,9 @@ export const setItemPlanning = defineOperation({
       }),
     ),
     priority: Type.Optional({ ...Priority, description: 'The new priority' }),
-    requires_answer: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false', description: 'Whether the item needs an answer' })),
+    requires_answer: Type.Optional(
+      Type.Boolean({ errorMessage: 'must be true or false', description: 'Whether the item needs an answer' }),
+    ),
   }),
   data: Type.Object({
     item: Type.Object({

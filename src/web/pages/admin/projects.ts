@@ -33,17 +33,13 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
 
   app.get('/admin', admin, async (request, reply) => {
     const session = sessionOf(request);
-    return reply.type('text/html; charset=utf-8').send(
-      adminHomeView(session),
-    );
+    return reply.type('text/html; charset=utf-8').send(adminHomeView(session));
   });
 
   app.get('/admin/projects', admin, async (request, reply) => {
     const session = sessionOf(request);
     const list = await structure.listProjects(session.user);
-    return reply.type('text/html; charset=utf-8').send(
-      adminProjectsView(session, list),
-    );
+    return reply.type('text/html; charset=utf-8').send(adminProjectsView(session, list));
   });
 
   app.post('/admin/projects', admin, async (request, reply) => {
@@ -71,12 +67,15 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
   });
 
   /** A structural edit from the project editor, then back to where its form was. */
-  const edit = (change: (actor: Actor, id: number, form: URLSearchParams) => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const form = formOf(request);
-    await change(sessionOf(request).user, idParam(request), form);
-    return reply.redirect(backTo(form), 303);
-  };
-  const named = (change: (actor: Actor, id: number, name: string) => Promise<unknown>) => edit((actor, id, form) => change(actor, id, form.get('name') ?? ''));
+  const edit =
+    (change: (actor: Actor, id: number, form: URLSearchParams) => Promise<unknown>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const form = formOf(request);
+      await change(sessionOf(request).user, idParam(request), form);
+      return reply.redirect(backTo(form), 303);
+    };
+  const named = (change: (actor: Actor, id: number, name: string) => Promise<unknown>) =>
+    edit((actor, id, form) => change(actor, id, form.get('name') ?? ''));
   const moved = (move: (actor: Actor, id: number, direction: Direction) => Promise<void>) =>
     edit((actor, id, form) => move(actor, id, form.get('direction') as Direction));
 
@@ -85,7 +84,9 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
   app.post(
     '/admin/checklists/:id/items',
     admin,
-    edit((actor, id, form) => structure.createItem(actor, id, { text: form.get('text') ?? '', description: form.get('description') ?? '' })),
+    edit((actor, id, form) =>
+      structure.createItem(actor, id, { text: form.get('text') ?? '', description: form.get('description') ?? '' }),
+    ),
   );
   app.post('/admin/sections/:id/rename', admin, named(structure.renameSection));
   app.post('/admin/checklists/:id/rename', admin, named(structure.renameChecklist));
@@ -97,7 +98,13 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
     const session = sessionOf(request);
     const { item, participantIds, members: projectMembers } = await structure.getItem(session.user, idParam(request));
     return reply.type('text/html; charset=utf-8').send(
-      adminItemView({ session, item, participantIds, members: projectMembers, saved: Boolean((request.query as Record<string, string | undefined>).saved) }),
+      adminItemView({
+        session,
+        item,
+        participantIds,
+        members: projectMembers,
+        saved: Boolean((request.query as Record<string, string | undefined>).saved),
+      }),
     );
   });
 

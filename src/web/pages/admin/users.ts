@@ -14,7 +14,10 @@ async function usersPage(
   const session = sessionOf(request);
   const users = await usersAdmin.listUsers(session.user);
   const view = usersPageView({ ...options, session, users, form: options.form ?? { email: '', name: '', role: 'member' } });
-  return reply.code(options.status ?? 200).type('text/html; charset=utf-8').send(view);
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(view);
 }
 
 export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: UsersAdminService }) {
@@ -23,7 +26,9 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
 
   app.get('/admin/users', admin, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
-    return usersPage(usersAdmin, request, reply, { notice: q.created ? 'The user was created.' : q.changed ? 'The user was updated.' : null });
+    return usersPage(usersAdmin, request, reply, {
+      notice: q.created ? 'The user was created.' : q.changed ? 'The user was updated.' : null,
+    });
   });
 
   app.post('/admin/users', admin, async (request, reply) => {
