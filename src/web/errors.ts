@@ -29,9 +29,9 @@ export function errorPage(request: FastifyRequest, reply: FastifyReply, status: 
         title,
         session: request.webSession ?? null,
         body: html`<h1>${title}</h1>
-          <p role="alert">${message}</p>
-          <p>${back ? html`<a href="${back}">Back to the form</a> · ` : ''}<a href="/">Home</a></p>
-          ${status >= 500 ? html`<p class="muted">Reference: <code>${request.id}</code></p>` : ''}`,
+<p role="alert">${message}</p>
+<p>${back ? html`<a href="${back}">Back to the form</a> · ` : ''}<a href="/">Home</a></p>
+${status >= 500 ? html`<p class="muted">Reference: <code>${request.id}</code></p>` : ''}`,
       }).value,
     );
 }

@@ -30,38 +30,37 @@ function nav(session: WebSession, path: string) {
 export function page(options: PageOptions): SafeHtml {
   const { session } = options;
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${options.title} · Punchlist</title>
-        <link rel="stylesheet" href="${STYLESHEET.path}" />
-        <script src="${SCRIPT.path}" defer></script>
-      </head>
-      <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header class="top">
-          <div class="bar">
-            <a class="brand" href="/">Punchlist</a>
-            ${
-              session
-                ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}</nav>
-                    <span class="who">${session.user.name}</span>
-                    <form method="post" action="/logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
-                : ''
-            }
-          </div>
-        </header>
-        <main id="main" tabindex="-1">
-          ${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : ''}
-          ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''} ${options.body}
-        </main>
-      </body>
-    </html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · Punchlist</title>
+<link rel="stylesheet" href="${STYLESHEET.path}">
+<script src="${SCRIPT.path}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><div class="bar">
+<a class="brand" href="/">Punchlist</a>
+${
+  session
+    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}</nav>
+<span class="who">${session.user.name}</span>
+<form method="post" action="/logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
+    : ''
+}
+</div></header>
+<main id="main" tabindex="-1">
+${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : ''}
+${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
+${options.body}
+</main>
+</body>
+</html>`;
 }
 
 export function csrfField(session: WebSession): SafeHtml {
-  return html`<input type="hidden" name="_csrf" value="${session.csrfToken}" />`;
+  return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 }
 
 /** A timestamp for people (UTC, minutes), with the exact value in `datetime`. */

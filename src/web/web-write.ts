@@ -20,7 +20,7 @@ export interface FormFailure {
 
 /** The hidden field that makes a form's submission idempotent: a fresh key each time the form is shown. */
 export function writeKeyField(): SafeHtml {
-  return html`<input type="hidden" name="_key" value="${randomUUID()}" />`;
+  return html`<input type="hidden" name="_key" value="${randomUUID()}">`;
 }
 
 const KEY = /^[0-9a-f-]{36}$/;

@@ -11,11 +11,6 @@ describe('html template tag', () => {
 
   it('nests html, joins arrays and drops null, undefined and false', () => {
     const items = ['a<b', 'c'].map((x) => html`<li>${x}</li>`);
-    expect(
-      html`<ul>
-          ${items}
-        </ul>
-        ${null}${undefined}${false}${0}${raw('<br>')}`.value,
-    ).toBe('<ul><li>a&lt;b</li><li>c</li></ul>0<br>');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}${raw('<br>')}`.value).toBe('<ul><li>a&lt;b</li><li>c</li></ul>0<br>');
   });
 });

@@ -21,14 +21,14 @@ const pageParam = (query: Record<string, string | undefined>) =>
 export function verdictForm(session: WebSession, action: string, current: string | null, label: string) {
   const id = `verdict-${action.replace(/[^a-z0-9]/gi, '-')}`;
   return html`<form method="post" action="${action}" class="actions">
-    ${csrfField(session)}
-    <label for="${id}" class="inline"><strong>${label}</strong></label>
-    <select id="${id}" name="verdict">
-      <option value="" ${current === null ? html`selected` : ''}>No verdict</option>
-      ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${v}</option>`)}
-    </select>
-    <button type="submit">Save verdict</button>
-  </form>`;
+${csrfField(session)}
+<label for="${id}" class="inline"><strong>${label}</strong></label>
+<select id="${id}" name="verdict">
+<option value="" ${current === null ? html`selected` : ''}>No verdict</option>
+${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${v}</option>`)}
+</select>
+<button type="submit">Save verdict</button>
+</form>`;
 }
 
 export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 'projects' | 'review' | 'worklists'>) {

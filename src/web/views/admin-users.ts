@@ -29,73 +29,35 @@ export function usersPageView(m: {
     notice: m.notice,
     error: m.error,
     body: html`<p class="muted"><a href="/admin">Administration</a> ›</p>
-      <h1>Users</h1>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Created</th>
-            <th scope="col">State</th>
-            <th scope="col"><span class="sr-only">Action</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${users.map(
-            (u) =>
-              html`<tr data-testid="user-row">
-                <td>${u.name}</td>
-                <td data-label="Email">${u.email}</td>
-                <td data-label="Role">${u.role}</td>
-                <td data-label="Created">${time(u.created_at)}</td>
-                <td data-label="State">${badge(u.active ? 'active' : 'deactivated')}</td>
-                <td>
-                  ${
-                    u.id === session.user.id
-                      ? html`<span class="muted">you</span>`
-                      : html`<form
-                          method="post"
-                          action="/admin/users/${u.id}/active"
-                          class="inline"
-                          ${u.active ? html`data-confirm="${`Deactivate ${u.name}? Their sessions end and their API tokens stop working at once.`}"` : ''}
-                        >
-                          ${csrf}<input type="hidden" name="active" value="${u.active ? '0' : '1'}" />
-                          <button type="submit" class="small ${u.active ? 'danger' : 'secondary'}">
-                            ${u.active ? 'Deactivate' : 'Reactivate'}
-                          </button>
-                        </form>`
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      <section class="card" aria-labelledby="new-user-title">
-        <h2 id="new-user-title">New user</h2>
-        <form method="post" action="/admin/users">
-          ${csrf}
-          <label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}" />
-          <label for="user-name">Full name</label
-          ><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}" />
-          <label for="user-role">Global role</label>
-          <select id="user-role" name="role">
-            ${USER_ROLES.map((r) => html`<option value="${r}" ${form.role === r ? html`selected` : ''}>${r}</option>`)}
-          </select>
-          <label for="user-password">Initial password</label>
-          <input
-            id="user-password"
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            minlength="8"
-            aria-describedby="user-password-help"
-          />
-          <p class="muted" id="user-password-help">
-            At least 8 characters. Leave empty for an account that cannot sign in to the web interface.
-          </p>
-          <div class="actions"><button type="submit">Create user</button></div>
-        </form>
-      </section>`,
+<h1>Users</h1>
+<table>
+<thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+<tbody>${users.map(
+      (u) => html`<tr data-testid="user-row">
+<td>${u.name}</td><td data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Created">${time(u.created_at)}</td>
+<td data-label="State">${badge(u.active ? 'active' : 'deactivated')}</td>
+<td>${
+        u.id === session.user.id
+          ? html`<span class="muted">you</span>`
+          : html`<form method="post" action="/admin/users/${u.id}/active" class="inline"
+  ${u.active ? html`data-confirm="${`Deactivate ${u.name}? Their sessions end and their API tokens stop working at once.`}"` : ''}>
+${csrf}<input type="hidden" name="active" value="${u.active ? '0' : '1'}">
+<button type="submit" class="small ${u.active ? 'danger' : 'secondary'}">${u.active ? 'Deactivate' : 'Reactivate'}</button></form>`
+      }</td></tr>`,
+    )}</tbody></table>
+<section class="card" aria-labelledby="new-user-title">
+<h2 id="new-user-title">New user</h2>
+<form method="post" action="/admin/users">
+${csrf}
+<label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}">
+<label for="user-name">Full name</label><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}">
+<label for="user-role">Global role</label>
+<select id="user-role" name="role">${USER_ROLES.map((r) => html`<option value="${r}" ${form.role === r ? html`selected` : ''}>${r}</option>`)}</select>
+<label for="user-password">Initial password</label>
+<input id="user-password" type="password" name="password" autocomplete="new-password" minlength="8" aria-describedby="user-password-help">
+<p class="muted" id="user-password-help">At least 8 characters. Leave empty for an account that cannot sign in to the web interface.</p>
+<div class="actions"><button type="submit">Create user</button></div>
+</form>
+</section>`,
   }).value;
 }

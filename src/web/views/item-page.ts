@@ -49,31 +49,16 @@ const label = (value: string) => value.replace(/_/g, ' ');
 
 const linkList = (list: LinkLike[]) =>
   list.length
-    ? html`<ul class="links">
-        ${list.map((l) => html`<li>${safeLink(l.url, l.title)} <span class="muted">(${l.kind})</span></li>`)}
-      </ul>`
+    ? html`<ul class="links">${list.map((l) => html`<li>${safeLink(l.url, l.title)} <span class="muted">(${l.kind})</span></li>`)}</ul>`
     : '';
 
 /** Thumbnails that open the full-size image. */
 const thumbnails = (list: ImageLike[]) =>
   list.length
-    ? html`<ul class="images">
-        ${list.map(
-          (a) =>
-            html`<li>
-              <a href="${a.url}" target="_blank" rel="noopener"
-                ><img
-                  src="${a.url}"
-                  alt="${a.original_name}"
-                  width="${a.width}"
-                  height="${a.height}"
-                  loading="lazy"
-                  data-attachment-id="${a.id}"
-                /><span class="sr-only"> (opens full size)</span></a
-              >
-            </li>`,
-        )}
-      </ul>`
+    ? html`<ul class="images">${list.map(
+        (a) =>
+          html`<li><a href="${a.url}" target="_blank" rel="noopener"><img src="${a.url}" alt="${a.original_name}" width="${a.width}" height="${a.height}" loading="lazy" data-attachment-id="${a.id}"><span class="sr-only"> (opens full size)</span></a></li>`,
+      )}</ul>`
     : '';
 
 /** A form that writes: CSRF token and idempotency key, posting to the item's action. */
@@ -83,31 +68,17 @@ function writeForm(
   body: SafeHtml,
   options: { multipart?: boolean; id?: string; enhance?: boolean } = {},
 ) {
-  return html`<form
-    method="post"
-    action="${action}"
-    ${options.id ? html`id="${options.id}"` : ''}
-    ${options.multipart ? html`enctype="multipart/form-data"` : ''}
-    ${options.enhance ? html`data-enhance` : ''}
-  >
-    ${csrfField(m.session)}${writeKeyField()} ${body}
-  </form>`;
+  return html`<form method="post" action="${action}" ${options.id ? html`id="${options.id}"` : ''} ${options.multipart ? html`enctype="multipart/form-data"` : ''} ${options.enhance ? html`data-enhance` : ''}>
+${csrfField(m.session)}${writeKeyField()}
+${body}
+</form>`;
 }
 
 function fileInput(form: FormState, id: string, text: string, options: { capture?: boolean } = {}) {
   return html`<label for="${id}">${text}</label>
-    <input
-      id="${id}"
-      type="file"
-      name="attachments[]"
-      accept="${ACCEPTED_IMAGES}"
-      multiple
-      ${options.capture ? html`capture="environment"` : ''}
-      data-preview
-      ${form.aria('attachments[]', id)}
-    />
-    <p class="hint">PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. They are stored as WebP.</p>
-    ${form.message('attachments[]', id)}`;
+<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}>
+<p class="hint">PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. They are stored as WebP.</p>
+${form.message('attachments[]', id)}`;
 }
 
 function linkRows(form: FormState, prefix: string, current: LinkLike[]) {
@@ -115,38 +86,15 @@ function linkRows(form: FormState, prefix: string, current: LinkLike[]) {
   return rows.map((link, row) => {
     const id = `${prefix}-${row}`;
     const name = (part: string) => `link-${row}-${part}`;
-    return html`<fieldset class="link-row">
-      <legend>Link ${row + 1}</legend>
-      <div>
-        <label for="${id}-title">Title</label
-        ><input
-          id="${id}-title"
-          type="text"
-          name="${name('title')}"
-          maxlength="500"
-          value="${form.value(name('title'), link.title)}"
-          ${form.aria(name('title'), `${id}-title`)}
-        />
-        ${form.message(name('title'), `${id}-title`)}
-      </div>
-      <div>
-        <label for="${id}-url">Address (https://…)</label
-        ><input
-          id="${id}-url"
-          type="url"
-          name="${name('url')}"
-          value="${form.value(name('url'), link.url)}"
-          ${form.aria(name('url'), `${id}-url`)}
-        />
-        ${form.message(name('url'), `${id}-url`)}
-      </div>
-      <div>
-        <label for="${id}-kind">Kind</label
-        ><select id="${id}-kind" name="${name('kind')}">
-          ${LINK_KINDS.map((k) => html`<option value="${k}" ${selected(form.value(name('kind'), link.kind) === k)}>${k}</option>`)}
-        </select>
-      </div>
-    </fieldset>`;
+    return html`<fieldset class="link-row"><legend>Link ${row + 1}</legend>
+<div><label for="${id}-title">Title</label><input id="${id}-title" type="text" name="${name('title')}" maxlength="500" value="${form.value(name('title'), link.title)}" ${form.aria(name('title'), `${id}-title`)}>
+${form.message(name('title'), `${id}-title`)}</div>
+<div><label for="${id}-url">Address (https://…)</label><input id="${id}-url" type="url" name="${name('url')}" value="${form.value(name('url'), link.url)}" ${form.aria(name('url'), `${id}-url`)}>
+${form.message(name('url'), `${id}-url`)}</div>
+<div><label for="${id}-kind">Kind</label><select id="${id}-kind" name="${name('kind')}">${LINK_KINDS.map(
+      (k) => html`<option value="${k}" ${selected(form.value(name('kind'), link.kind) === k)}>${k}</option>`,
+    )}</select></div>
+</fieldset>`;
   });
 }
 
@@ -157,11 +105,11 @@ function statusForm(m: ItemPageModel, item: Card) {
     m,
     `/items/${item.id}/status`,
     html`<label for="item-status-select">Status</label>
-      <select id="item-status-select" name="status" ${form.aria('status', 'item-status-select')}>
-        ${ITEM_STATUSES.map((s) => html`<option value="${s}" ${selected(current === s)}>${label(s)}</option>`)}
-      </select>
-      ${form.message('status', 'item-status-select')}
-      <div class="actions"><button type="submit">Save status</button></div>`,
+<select id="item-status-select" name="status" ${form.aria('status', 'item-status-select')}>${ITEM_STATUSES.map(
+      (s) => html`<option value="${s}" ${selected(current === s)}>${label(s)}</option>`,
+    )}</select>
+${form.message('status', 'item-status-select')}
+<div class="actions"><button type="submit">Save status</button></div>`,
     { id: 'status', enhance: true },
   );
 }
@@ -169,37 +117,19 @@ function statusForm(m: ItemPageModel, item: Card) {
 function planningForm(m: ItemPageModel, item: Card) {
   const form = new FormState('planning', m.failure);
   const priority = form.value('priority', item.priority);
-  return html`<h3>Planning</h3>
-    ${writeForm(
-      m,
-      `/items/${item.id}/planning`,
-      html`${form.summary(['deadline', 'priority', 'requires_answer'])}
-        <label for="planning-deadline">Deadline</label>
-        <input
-          id="planning-deadline"
-          type="date"
-          name="deadline"
-          value="${form.value('deadline', item.deadline ?? '')}"
-          ${form.aria('deadline', 'planning-deadline')}
-        />
-        ${form.message('deadline', 'planning-deadline')}
-        <label for="planning-priority">Priority</label>
-        <select id="planning-priority" name="priority">
-          ${PRIORITIES.map((p) => html`<option value="${p}" ${selected(priority === p)}>${p}</option>`)}
-        </select>
-        <label class="inline" for="planning-requires"
-          ><input
-            id="planning-requires"
-            type="checkbox"
-            name="requires_answer"
-            value="1"
-            ${checked(form.checked('requires_answer', item.requires_answer))}
-          />
-          Reply required before the item is done</label
-        >
-        <div class="actions"><button type="submit">Save planning</button></div>`,
-      { id: 'planning' },
-    )}`;
+  return html`<h3>Planning</h3>${writeForm(
+    m,
+    `/items/${item.id}/planning`,
+    html`${form.summary(['deadline', 'priority', 'requires_answer'])}
+<label for="planning-deadline">Deadline</label>
+<input id="planning-deadline" type="date" name="deadline" value="${form.value('deadline', item.deadline ?? '')}" ${form.aria('deadline', 'planning-deadline')}>
+${form.message('deadline', 'planning-deadline')}
+<label for="planning-priority">Priority</label>
+<select id="planning-priority" name="priority">${PRIORITIES.map((p) => html`<option value="${p}" ${selected(priority === p)}>${p}</option>`)}</select>
+<label class="inline" for="planning-requires"><input id="planning-requires" type="checkbox" name="requires_answer" value="1" ${checked(form.checked('requires_answer', item.requires_answer))}> Reply required before the item is done</label>
+<div class="actions"><button type="submit">Save planning</button></div>`,
+    { id: 'planning' },
+  )}`;
 }
 
 function materials(m: ItemPageModel, item: Card) {
@@ -207,39 +137,36 @@ function materials(m: ItemPageModel, item: Card) {
   const photos = new FormState('photos', m.failure);
   const may = m.rights['item.materials'];
   return html`<section class="card" aria-labelledby="materials-title">
-    <h2 id="materials-title">Documents and photos</h2>
-    ${item.document_links.length ? linkList(item.document_links) : html`<p class="muted">No document links.</p>`}
-    ${
-      may
-        ? html`<details ${links.failed ? html`open` : ''}>
-            <summary>Edit document links</summary>
-            ${writeForm(
-              m,
-              `/items/${item.id}/links`,
-              html`${links.summary(['link-*'])}
-                <p class="hint">Empty a row to remove its link. Saving replaces the whole list.</p>
-                ${linkRows(links, 'item-link', item.document_links)}
-                <div class="actions"><button type="submit">Save links</button></div>`,
-              { id: 'links' },
-            )}
-          </details>`
-        : ''
-    }
-    <h3>Photos</h3>
-    ${item.attachments.length ? thumbnails(item.attachments) : html`<p class="muted">No photos yet.</p>`}
-    ${
-      may
-        ? writeForm(
-            m,
-            `/items/${item.id}/photos`,
-            html`${photos.summary(['attachments[]'])}${fileInput(photos, 'item-photos', 'Photos', { capture: true })}
-              <div class="preview" data-preview-for="item-photos" aria-live="polite"></div>
-              <div class="actions"><button type="submit">Upload photos</button></div>`,
-            { multipart: true, id: 'photos' },
-          )
-        : ''
-    }
-  </section>`;
+<h2 id="materials-title">Documents and photos</h2>
+${item.document_links.length ? linkList(item.document_links) : html`<p class="muted">No document links.</p>`}
+${
+  may
+    ? html`<details ${links.failed ? html`open` : ''}><summary>Edit document links</summary>
+${writeForm(
+  m,
+  `/items/${item.id}/links`,
+  html`${links.summary(['link-*'])}<p class="hint">Empty a row to remove its link. Saving replaces the whole list.</p>
+${linkRows(links, 'item-link', item.document_links)}
+<div class="actions"><button type="submit">Save links</button></div>`,
+  { id: 'links' },
+)}</details>`
+    : ''
+}
+<h3>Photos</h3>
+${item.attachments.length ? thumbnails(item.attachments) : html`<p class="muted">No photos yet.</p>`}
+${
+  may
+    ? writeForm(
+        m,
+        `/items/${item.id}/photos`,
+        html`${photos.summary(['attachments[]'])}${fileInput(photos, 'item-photos', 'Photos', { capture: true })}
+<div class="preview" data-preview-for="item-photos" aria-live="polite"></div>
+<div class="actions"><button type="submit">Upload photos</button></div>`,
+        { multipart: true, id: 'photos' },
+      )
+    : ''
+}
+</section>`;
 }
 
 function reviewSection(m: ItemPageModel, item: Card) {
@@ -248,97 +175,76 @@ function reviewSection(m: ItemPageModel, item: Card) {
   const rework = new FormState('rework', m.failure);
   const currentVerdict = verdict.value('verdict', item.verdict ?? '');
   return html`<section class="card" aria-labelledby="review-title">
-    <h2 id="review-title">Review</h2>
-    ${
-      m.rights['item.verdict']
-        ? writeForm(
-            m,
-            `/items/${item.id}/verdict`,
-            html`<label for="item-verdict-select">Item verdict</label>
-              <select id="item-verdict-select" name="verdict">
-                <option value="" ${selected(currentVerdict === '')}>No verdict</option>
-                ${VERDICTS.map((v) => html`<option value="${v}" ${selected(currentVerdict === v)}>${v}</option>`)}
-              </select>
-              ${verdict.message('verdict', 'item-verdict-select')}
-              <div class="actions"><button type="submit">Save verdict</button></div>`,
-            { id: 'verdict' },
-          )
-        : ''
-    }
-    ${
-      m.rights['item.rework']
-        ? html`<h3>Return to rework</h3>
-            ${writeForm(
-              m,
-              `/items/${item.id}/rework`,
-              html`<label for="rework-reason">Reason</label>
-                <textarea id="rework-reason" name="reason" required maxlength="2000" ${rework.aria('reason', 'rework-reason')}>
-${rework.value('reason')}</textarea>
-                ${rework.message('reason', 'rework-reason')}
-                <label for="rework-deadline">Rework deadline</label>
-                <input
-                  id="rework-deadline"
-                  type="date"
-                  name="deadline"
-                  required
-                  min="${m.today}"
-                  value="${rework.value('deadline')}"
-                  ${rework.aria('deadline', 'rework-deadline')}
-                />
-                ${rework.message('deadline', 'rework-deadline')}
-                <div class="actions"><button type="submit">Return to rework</button></div>`,
-              { id: 'rework' },
-            )}`
-        : ''
-    }
-  </section>`;
+<h2 id="review-title">Review</h2>
+${
+  m.rights['item.verdict']
+    ? writeForm(
+        m,
+        `/items/${item.id}/verdict`,
+        html`<label for="item-verdict-select">Item verdict</label>
+<select id="item-verdict-select" name="verdict"><option value="" ${selected(currentVerdict === '')}>No verdict</option>
+${VERDICTS.map((v) => html`<option value="${v}" ${selected(currentVerdict === v)}>${v}</option>`)}</select>
+${verdict.message('verdict', 'item-verdict-select')}
+<div class="actions"><button type="submit">Save verdict</button></div>`,
+        { id: 'verdict' },
+      )
+    : ''
+}
+${
+  m.rights['item.rework']
+    ? html`<h3>Return to rework</h3>${writeForm(
+        m,
+        `/items/${item.id}/rework`,
+        html`<label for="rework-reason">Reason</label>
+<textarea id="rework-reason" name="reason" required maxlength="2000" ${rework.aria('reason', 'rework-reason')}>${rework.value('reason')}</textarea>
+${rework.message('reason', 'rework-reason')}
+<label for="rework-deadline">Rework deadline</label>
+<input id="rework-deadline" type="date" name="deadline" required min="${m.today}" value="${rework.value('deadline')}" ${rework.aria('deadline', 'rework-deadline')}>
+${rework.message('deadline', 'rework-deadline')}
+<div class="actions"><button type="submit">Return to rework</button></div>`,
+        { id: 'rework' },
+      )}`
+    : ''
+}
+</section>`;
 }
 
 function answerArticle(m: ItemPageModel, item: Card, a: Card['answers'][number]) {
   const review = new FormState(`review-${a.id}`, m.failure);
   const photos = new FormState(`answer-photos-${a.id}`, m.failure);
   return html`<article data-testid="answer" data-answer-id="${a.id}" aria-label="${`Answer by ${a.author.name}`}" id="answer-${a.id}">
-    <p><strong>${a.author.name}</strong> · ${time(a.created_at)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
-    <p class="text">${a.text}</p>
-    ${linkList(a.document_links)} ${thumbnails(a.attachments)} ${review.summary([])}
-    ${
-      m.rights['answer.review']
-        ? html`<div class="actions">
-            ${(['approved', 'rejected'] as const)
-              .filter((decision) => decision !== a.status)
-              .map((decision) =>
-                writeForm(
-                  m,
-                  `/items/${item.id}/answers/${a.id}/review`,
-                  html`<input type="hidden" name="decision" value="${decision}" /><input
-                      type="hidden"
-                      name="seen"
-                      value="${a.updated_at}"
-                    />
-                    <button type="submit" class="${decision === 'approved' ? 'small' : 'small danger'}">
-                      ${decision === 'approved' ? 'Approve' : 'Reject'}
-                    </button>`,
-                ),
-              )}
-          </div>`
-        : ''
-    }
-    ${
-      m.answerImages.has(a.id)
-        ? html`<details ${photos.failed ? html`open` : ''}>
-            <summary>Add pictures to this answer</summary>
-            ${writeForm(
-              m,
-              `/answers/${a.id}/photos`,
-              html`${photos.summary(['attachments[]'])}${fileInput(photos, `answer-${a.id}-photos`, 'Pictures for this answer', { capture: true })}
-                <div class="preview" data-preview-for="answer-${a.id}-photos" aria-live="polite"></div>
-                <div class="actions"><button type="submit" class="small">Upload pictures</button></div>`,
-              { multipart: true },
-            )}
-          </details>`
-        : ''
-    }
-  </article>`;
+<p><strong>${a.author.name}</strong> · ${time(a.created_at)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
+<p class="text">${a.text}</p>
+${linkList(a.document_links)}
+${thumbnails(a.attachments)}
+${review.summary([])}
+${
+  m.rights['answer.review']
+    ? html`<div class="actions">${(['approved', 'rejected'] as const)
+        .filter((decision) => decision !== a.status)
+        .map((decision) =>
+          writeForm(
+            m,
+            `/items/${item.id}/answers/${a.id}/review`,
+            html`<input type="hidden" name="decision" value="${decision}"><input type="hidden" name="seen" value="${a.updated_at}">
+<button type="submit" class="${decision === 'approved' ? 'small' : 'small danger'}">${decision === 'approved' ? 'Approve' : 'Reject'}</button>`,
+          ),
+        )}</div>`
+    : ''
+}
+${
+  m.answerImages.has(a.id)
+    ? html`<details ${photos.failed ? html`open` : ''}><summary>Add pictures to this answer</summary>${writeForm(
+        m,
+        `/answers/${a.id}/photos`,
+        html`${photos.summary(['attachments[]'])}${fileInput(photos, `answer-${a.id}-photos`, 'Pictures for this answer', { capture: true })}
+<div class="preview" data-preview-for="answer-${a.id}-photos" aria-live="polite"></div>
+<div class="actions"><button type="submit" class="small">Upload pictures</button></div>`,
+        { multipart: true },
+      )}</details>`
+    : ''
+}
+</article>`;
 }
 
 function answerForm(m: ItemPageModel, item: Card) {
@@ -349,24 +255,19 @@ function answerForm(m: ItemPageModel, item: Card) {
     Array.from({ length: EMPTY_LINK_ROWS }, (_, row) => form.value(`link-${row}-title`) + form.value(`link-${row}-url`)).some(
       (v) => v !== '',
     );
-  return html`<h3>Add an answer</h3>
-    ${writeForm(
-      m,
-      `/items/${item.id}/answers`,
-      html`${form.summary(['text', 'attachments[]', 'link-*'])}
-        <label for="answer-text">Answer</label>
-        <textarea id="answer-text" name="text" required maxlength="20000" ${form.aria('text', 'answer-text')}>
-${form.value('text')}</textarea>
-        ${form.message('text', 'answer-text')}
-        <details ${linksSent ? html`open` : ''}>
-          <summary>Document links for the answer</summary>
-          ${linkRows(form, 'answer-link', [])}
-        </details>
-        ${fileInput(form, 'answer-photos', 'Pictures (optional)', { capture: true })}
-        <div class="preview" data-preview-for="answer-photos" aria-live="polite"></div>
-        <div class="actions"><button type="submit">Add answer</button></div>`,
-      { multipart: true, id: 'answer' },
-    )}`;
+  return html`<h3>Add an answer</h3>${writeForm(
+    m,
+    `/items/${item.id}/answers`,
+    html`${form.summary(['text', 'attachments[]', 'link-*'])}
+<label for="answer-text">Answer</label>
+<textarea id="answer-text" name="text" required maxlength="20000" ${form.aria('text', 'answer-text')}>${form.value('text')}</textarea>
+${form.message('text', 'answer-text')}
+<details ${linksSent ? html`open` : ''}><summary>Document links for the answer</summary>${linkRows(form, 'answer-link', [])}</details>
+${fileInput(form, 'answer-photos', 'Pictures (optional)', { capture: true })}
+<div class="preview" data-preview-for="answer-photos" aria-live="polite"></div>
+<div class="actions"><button type="submit">Add answer</button></div>`,
+    { multipart: true, id: 'answer' },
+  )}`;
 }
 
 function commentForm(m: ItemPageModel, item: Card) {
@@ -375,10 +276,9 @@ function commentForm(m: ItemPageModel, item: Card) {
     m,
     `/items/${item.id}/comments`,
     html`<label for="comment-text">Comment</label>
-      <textarea id="comment-text" name="text" required maxlength="20000" ${form.aria('text', 'comment-text')}>
-${form.value('text')}</textarea>
-      ${form.message('text', 'comment-text')}
-      <div class="actions"><button type="submit">Add comment</button></div>`,
+<textarea id="comment-text" name="text" required maxlength="20000" ${form.aria('text', 'comment-text')}>${form.value('text')}</textarea>
+${form.message('text', 'comment-text')}
+<div class="actions"><button type="submit">Add comment</button></div>`,
     { id: 'comment' },
   );
 }
@@ -397,93 +297,55 @@ export function itemPageView(m: ItemPageModel): string {
     notice: m.notice,
     error: m.failure ? html`Nothing was saved: please check the form. <a href="#${formAnchor(m.failure.form)}">Go to the form</a>` : null,
     body: html`<p class="muted crumbs"><a href="/projects">Projects</a> › <a href="/projects/${project.id}">${project.name}</a> ›</p>
-      <h1>${item.text}</h1>
-      <section class="card" aria-label="Item summary">
-        <dl class="facts">
-          <dt>Status</dt>
-          <dd data-testid="item-status">${badge(item.status)}</dd>
-          <dt>Priority</dt>
-          <dd data-testid="item-priority">${item.priority}</dd>
-          <dt>Deadline</dt>
-          <dd data-testid="item-deadline">${item.deadline ?? '—'}</dd>
-          <dt>Answer required</dt>
-          <dd>${item.requires_answer ? 'yes' : 'no'}</dd>
-          <dt>Participants</dt>
-          <dd>
-            ${item.participants.length ? item.participants.map((p, i) => html`${i ? ', ' : ''}${p.name}${p.role ? html` <span class="muted">(${p.role})</span>` : ''}`) : '—'}
-          </dd>
-          <dt>Verdict</dt>
-          <dd data-testid="item-verdict">${badge(item.verdict)}</dd>
-          ${
-            item.rework_reason
-              ? html`<dt>Rework</dt>
-                  <dd data-testid="item-rework">
-                    <span class="text">${item.rework_reason}</span> <span class="muted">— due ${item.rework_deadline ?? '—'}</span>
-                  </dd>`
-              : ''
-          }
-        </dl>
-        ${
-          item.description
-            ? html`<h2>Description</h2>
-                <p class="text">${item.description}</p>`
-            : ''
-        }
-      </section>
-      ${
-        may('item.status') || may('item.planning')
-          ? html`<section class="card" aria-labelledby="work-title">
-              <h2 id="work-title">Work</h2>
-              ${may('item.status') ? statusForm(m, item) : ''} ${may('item.planning') ? planningForm(m, item) : ''}
-            </section>`
-          : ''
-      }
-      ${materials(m, item)} ${reviewSection(m, item)}
-      <section class="card answers" aria-labelledby="answers-title">
-        <h2 id="answers-title">Answers (${item.answers.length})</h2>
-        ${item.answers.length ? item.answers.map((a) => answerArticle(m, item, a)) : html`<p class="muted">No answers yet.</p>`}
-        ${may('answer.add') ? answerForm(m, item) : ''}
-      </section>
-      <section class="card comments" aria-labelledby="comments-title">
-        <h2 id="comments-title">Comments (${item.comments.length})</h2>
-        ${
-          item.comments.length
-            ? item.comments.map(
-                (c) =>
-                  html`<article data-testid="comment">
-                    <p><strong>${c.author.name}</strong> · ${time(c.created_at)}</p>
-                    <p class="text">${c.text}</p>
-                  </article>`,
-              )
-            : html`<p class="muted">No comments yet.</p>`
-        }
-        ${may('comment.add') ? commentForm(m, item) : ''}
-      </section>
-      <section class="card" aria-labelledby="history-title">
-        <h2 id="history-title">History</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">What</th>
-              <th scope="col">Change</th>
-              <th scope="col">By</th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${item.status_history.map(
-              (h) =>
-                html`<tr data-testid="history-row">
-                  <td>${time(h.at)}</td>
-                  <td data-label="What">${label(h.kind)}</td>
-                  <td data-label="Change">${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td>
-                  <td data-label="By">${h.user?.name ?? html`<span class="muted">system</span>`}</td>
-                  <td class="text" data-label="Note">${h.note ?? ''}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </section>`,
+<h1>${item.text}</h1>
+<section class="card" aria-label="Item summary">
+<dl class="facts">
+<dt>Status</dt><dd data-testid="item-status">${badge(item.status)}</dd>
+<dt>Priority</dt><dd data-testid="item-priority">${item.priority}</dd>
+<dt>Deadline</dt><dd data-testid="item-deadline">${item.deadline ?? '—'}</dd>
+<dt>Answer required</dt><dd>${item.requires_answer ? 'yes' : 'no'}</dd>
+<dt>Participants</dt><dd>${item.participants.length ? item.participants.map((p, i) => html`${i ? ', ' : ''}${p.name}${p.role ? html` <span class="muted">(${p.role})</span>` : ''}`) : '—'}</dd>
+<dt>Verdict</dt><dd data-testid="item-verdict">${badge(item.verdict)}</dd>
+${item.rework_reason ? html`<dt>Rework</dt><dd data-testid="item-rework"><span class="text">${item.rework_reason}</span> <span class="muted">— due ${item.rework_deadline ?? '—'}</span></dd>` : ''}
+</dl>
+${item.description ? html`<h2>Description</h2><p class="text">${item.description}</p>` : ''}
+</section>
+${
+  may('item.status') || may('item.planning')
+    ? html`<section class="card" aria-labelledby="work-title">
+<h2 id="work-title">Work</h2>
+${may('item.status') ? statusForm(m, item) : ''}
+${may('item.planning') ? planningForm(m, item) : ''}
+</section>`
+    : ''
+}
+${materials(m, item)}
+${reviewSection(m, item)}
+<section class="card answers" aria-labelledby="answers-title">
+<h2 id="answers-title">Answers (${item.answers.length})</h2>
+${item.answers.length ? item.answers.map((a) => answerArticle(m, item, a)) : html`<p class="muted">No answers yet.</p>`}
+${may('answer.add') ? answerForm(m, item) : ''}
+</section>
+<section class="card comments" aria-labelledby="comments-title">
+<h2 id="comments-title">Comments (${item.comments.length})</h2>
+${
+  item.comments.length
+    ? item.comments.map(
+        (c) =>
+          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at)}</p><p class="text">${c.text}</p></article>`,
+      )
+    : html`<p class="muted">No comments yet.</p>`
+}
+${may('comment.add') ? commentForm(m, item) : ''}
+</section>
+<section class="card" aria-labelledby="history-title">
+<h2 id="history-title">History</h2>
+<table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Note</th></tr></thead>
+<tbody>${item.status_history.map(
+      (h) => html`<tr data-testid="history-row"><td>${time(h.at)}</td><td data-label="What">${label(h.kind)}</td>
+<td data-label="Change">${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td><td data-label="By">${h.user?.name ?? html`<span class="muted">system</span>`}</td>
+<td class="text" data-label="Note">${h.note ?? ''}</td></tr>`,
+    )}</tbody></table>
+</section>`,
   }).value;
 }

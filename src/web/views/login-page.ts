@@ -8,17 +8,17 @@ export function loginPageView(options: { csrf: string; next: string; error: stri
     title: 'Sign in',
     session: null,
     body: html`<section class="card login" aria-labelledby="login-title">
-      <h1 id="login-title">Sign in to Punchlist</h1>
-      ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
-      <form method="post" action="/login">
-        <input type="hidden" name="_csrf" value="${csrf}" />
-        <input type="hidden" name="next" value="${next}" />
-        <label for="login-email">Email</label>
-        <input id="login-email" type="email" name="email" autocomplete="username" required autofocus value="${options.email}" />
-        <label for="login-password">Password</label>
-        <input id="login-password" type="password" name="password" autocomplete="current-password" required />
-        <div class="actions"><button type="submit">Sign in</button></div>
-      </form>
-    </section>`,
+<h1 id="login-title">Sign in to Punchlist</h1>
+${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
+<form method="post" action="/login">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="next" value="${next}">
+<label for="login-email">Email</label>
+<input id="login-email" type="email" name="email" autocomplete="username" required autofocus value="${options.email}">
+<label for="login-password">Password</label>
+<input id="login-password" type="password" name="password" autocomplete="current-password" required>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>
+</section>`,
   }).value;
 }

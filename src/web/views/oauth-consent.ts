@@ -28,64 +28,45 @@ export function consentPageView(model: ConsentModel): string {
     title: 'Allow access',
     session,
     body: html`<section class="card" aria-labelledby="consent-title">
-      <h1 id="consent-title">Allow <span data-testid="oauth-client-name">${request.client.name}</span> to use Punchlist as you?</h1>
-      <p>
-        The application <strong>${request.client.name}</strong> asks to act as you (${session.user.name}) through the external API and MCP,
-        limited to the scopes you allow. Your answer is sent to <strong data-testid="oauth-redirect-host">${request.redirectHost}</strong>.
-      </p>
-      ${request.client.clientUri ? html`<p class="muted">The application gives this address as its home page: <code>${request.client.clientUri}</code></p>` : ''}
-      <p class="warning">
-        Punchlist has not checked this application: its name is what whoever registered it chose. Allow only an application you are
-        connecting yourself, right now.
-      </p>
-      ${model.error ? html`<div class="error" role="alert">${model.error}</div>` : ''}
-      <form method="post" action="/oauth/authorize">
-        ${csrfField(session)}
-        <input type="hidden" name="response_type" value="code" />
-        <input type="hidden" name="client_id" value="${request.client.id}" />
-        <input type="hidden" name="redirect_uri" value="${request.redirectUri}" />
-        ${request.state !== null ? html`<input type="hidden" name="state" value="${request.state}" />` : ''}
-        <input type="hidden" name="code_challenge" value="${request.codeChallenge}" />
-        <input type="hidden" name="code_challenge_method" value="S256" />
-        <input type="hidden" name="scope" value="${request.scopes.join(' ')}" />
-        ${request.resource ? html`<input type="hidden" name="resource" value="${request.resource}" />` : ''}
-        <fieldset>
-          <legend>Scopes</legend>
-          <p class="hint">Untick what the application should not do.</p>
-          ${request.scopes.map(
-            (scope) =>
-              html`<div>
-                <label class="inline" for="scope-${scope}"
-                  ><input
-                    type="checkbox"
-                    id="scope-${scope}"
-                    name="scopes"
-                    value="${scope}"
-                    ${kept.includes(scope) ? html`checked` : ''}
-                    aria-describedby="scope-help-${scope}"
-                  />${scope}</label
-                >
-                <span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span>
-              </div>`,
-          )}
-        </fieldset>
-        <label for="token-expiry">Expiry</label>
-        <select id="token-expiry" name="expiry" aria-describedby="oauth-expiry-help">
-          ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
-        </select>
-        <p id="oauth-expiry-help" class="hint">
-          How long the application may keep renewing its access; you can revoke it earlier in your Profile.
-        </p>
-        <div id="token-expiry-date-field">
-          <label for="token-expiry-date">Valid through</label>
-          <input id="token-expiry-date" type="date" name="expiry_date" value="${model.date ?? ''}" />
-        </div>
-        <div class="actions">
-          <button type="submit" name="decision" value="allow">Allow</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-        </div>
-      </form>
-    </section>`,
+<h1 id="consent-title">Allow <span data-testid="oauth-client-name">${request.client.name}</span> to use Punchlist as you?</h1>
+<p>The application <strong>${request.client.name}</strong> asks to act as you (${session.user.name}) through the external API and MCP,
+limited to the scopes you allow. Your answer is sent to <strong data-testid="oauth-redirect-host">${request.redirectHost}</strong>.</p>
+${request.client.clientUri ? html`<p class="muted">The application gives this address as its home page: <code>${request.client.clientUri}</code></p>` : ''}
+<p class="warning">Punchlist has not checked this application: its name is what whoever registered it chose. Allow only an
+application you are connecting yourself, right now.</p>
+${model.error ? html`<div class="error" role="alert">${model.error}</div>` : ''}
+<form method="post" action="/oauth/authorize">
+${csrfField(session)}
+<input type="hidden" name="response_type" value="code">
+<input type="hidden" name="client_id" value="${request.client.id}">
+<input type="hidden" name="redirect_uri" value="${request.redirectUri}">
+${request.state !== null ? html`<input type="hidden" name="state" value="${request.state}">` : ''}
+<input type="hidden" name="code_challenge" value="${request.codeChallenge}">
+<input type="hidden" name="code_challenge_method" value="S256">
+<input type="hidden" name="scope" value="${request.scopes.join(' ')}">
+${request.resource ? html`<input type="hidden" name="resource" value="${request.resource}">` : ''}
+<fieldset>
+<legend>Scopes</legend>
+<p class="hint">Untick what the application should not do.</p>
+${request.scopes.map(
+  (scope) => html`<div><label class="inline" for="scope-${scope}"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"
+  ${kept.includes(scope) ? html`checked` : ''} aria-describedby="scope-help-${scope}">${scope}</label>
+<span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span></div>`,
+)}
+</fieldset>
+<label for="token-expiry">Expiry</label>
+<select id="token-expiry" name="expiry" aria-describedby="oauth-expiry-help">
+${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
+</select>
+<p id="oauth-expiry-help" class="hint">How long the application may keep renewing its access; you can revoke it earlier in your Profile.</p>
+<div id="token-expiry-date-field">
+<label for="token-expiry-date">Valid through</label>
+<input id="token-expiry-date" type="date" name="expiry_date" value="${model.date ?? ''}">
+</div>
+<div class="actions"><button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
+</form>
+</section>`,
   }).value;
 }
 
@@ -100,15 +81,12 @@ export function authorizationErrorView(options: {
     title: 'Authorization refused',
     session: options.session,
     body: html`<h1>This authorization request cannot be answered</h1>
-      <p role="alert">${options.description} <code data-testid="oauth-error">${options.error}</code></p>
-      ${
-        options.returnTo
-          ? html`<p>
-              The application asked for something this server does not offer.
-              <a href="${options.returnTo}" rel="noreferrer">Return to the application</a> (${new URL(options.returnTo).host}) to tell it.
-            </p>`
-          : html`<p>Nothing was sent to the application. If you were connecting one, start again from it.</p>`
-      }
-      <p><a href="/">Home</a></p>`,
+<p role="alert">${options.description} <code data-testid="oauth-error">${options.error}</code></p>
+${
+  options.returnTo
+    ? html`<p>The application asked for something this server does not offer. <a href="${options.returnTo}" rel="noreferrer">Return to the application</a> (${new URL(options.returnTo).host}) to tell it.</p>`
+    : html`<p>Nothing was sent to the application. If you were connecting one, start again from it.</p>`
+}
+<p><a href="/">Home</a></p>`,
   }).value;
 }

@@ -29,32 +29,22 @@ export const SCOPE_HELP: Record<Scope, string> = {
 function tokenRow(token: TokenView, connection: OAuthConnection | undefined, csrf: ReturnType<typeof csrfField>) {
   // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
   const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
-  return html`<tr data-testid="token-row" data-token-id="${token.id}" ${connection ? html` data-oauth="1"` : ''}>
-    <td data-testid="token-name">
-      ${token.name}${connection ? html`<br /><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}
-    </td>
-    <td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
-    <td data-label="Created">${time(token.created_at)}</td>
-    <td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never')}</td>
-    <td data-label="Last used">
-      ${token.last_used_at ? html`${time(token.last_used_at)}<br /><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}
-    </td>
-    <td data-label="State" data-testid="token-state">${badge(state)}</td>
-    <td>
-      ${
-        state === 'active'
-          ? html`<form
-              method="post"
-              action="/profile/tokens/${token.id}/revoke"
-              class="inline"
-              data-confirm="${`Revoke the token “${token.name}”? Applications using it stop working at once.`}"
-            >
-              ${csrf}<input type="hidden" name="confirmed" value="" /> <button type="submit" class="danger small">Revoke</button>
-            </form>`
-          : ''
-      }
-    </td>
-  </tr>`;
+  return html`<tr data-testid="token-row" data-token-id="${token.id}"${connection ? html` data-oauth="1"` : ''}>
+<td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
+<td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td data-label="Created">${time(token.created_at)}</td>
+<td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never')}</td>
+<td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
+<td data-label="State" data-testid="token-state">${badge(state)}</td>
+<td>${
+    state === 'active'
+      ? html`<form method="post" action="/profile/tokens/${token.id}/revoke" class="inline"
+  data-confirm="${`Revoke the token “${token.name}”? Applications using it stop working at once.`}">
+${csrf}<input type="hidden" name="confirmed" value="">
+<button type="submit" class="danger small">Revoke</button></form>`
+      : ''
+  }</td>
+</tr>`;
 }
 
 /** What the webhook form holds: empty, or what was typed when it is shown again with an error. */
@@ -101,95 +91,64 @@ export function profilePageView(options: ProfileModel): string {
     path: '/profile',
     notice: options.notice,
     body: html`<h1>Profile</h1>
-      <section class="card" aria-labelledby="me-title">
-        <h2 id="me-title">You</h2>
-        <dl class="facts">
-          <dt>Name</dt>
-          <dd>${session.user.name}</dd>
-          <dt>Email</dt>
-          <dd>${session.user.email}</dd>
-          <dt>Role</dt>
-          <dd>${session.user.role}</dd>
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="tokens-title">
-        <h2 id="tokens-title">External API tokens</h2>
-        <p class="muted">A token lets an external application call the API as you, limited to the scopes you choose.</p>
-        ${
-          options.created
-            ? html`<div class="card" aria-labelledby="new-token-title">
-                <h3 id="new-token-title">New token “${options.created.name}”</h3>
-                <p class="warning">
-                  <strong>Copy it now: it is shown only this once.</strong> Store it like a password; anyone holding it acts as you.
-                </p>
-                <code class="token" id="new-token" data-testid="new-token">${options.created.token}</code>
-                <div class="actions"><button type="button" class="secondary" data-copy="new-token" hidden>Copy</button></div>
-              </div>`
-            : ''
-        }
-        ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
-        <form method="post" action="/profile/tokens">
-          ${csrf}
-          <label for="token-name">Name</label>
-          <input id="token-name" type="text" name="name" maxlength="200" required value="${form.name}" aria-describedby="token-name-help" />
-          <p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
-          <label for="token-expiry">Expiry</label>
-          <select id="token-expiry" name="expiry">
-            ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
-          </select>
-          <div id="token-expiry-date-field">
-            <label for="token-expiry-date">Valid through</label>
-            <input id="token-expiry-date" type="date" name="expiry_date" value="${form.date}" aria-describedby="token-expiry-date-help" />
-            <p id="token-expiry-date-help" class="muted">Used with “On a date…”: the token works until the end of that day (UTC).</p>
-          </div>
-          <fieldset>
-            <legend>Scopes</legend>
-            <div class="actions presets">
-              <button type="button" class="secondary small" data-preset="${READ_ONLY_SCOPES.join(' ')}" hidden>Read-only</button>
-              <button type="button" class="secondary small" data-preset="${SCOPES.join(' ')}" hidden>Full access</button>
-            </div>
-            ${SCOPES.map(
-              (scope) =>
-                html`<div>
-                  <label class="inline" for="scope-${scope}"
-                    ><input
-                      type="checkbox"
-                      id="scope-${scope}"
-                      name="scopes"
-                      value="${scope}"
-                      ${form.scopes.includes(scope) ? html`checked` : ''}
-                      aria-describedby="scope-help-${scope}"
-                    />${scope}</label
-                  >
-                  <span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span>
-                </div>`,
-            )}
-          </fieldset>
-          <div class="actions"><button type="submit">Create token</button></div>
-        </form>
-        <h3>Your tokens</h3>
-        ${
-          tokens.length
-            ? html`<table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">State</th>
-                    <th scope="col"><span class="sr-only">Action</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf))}
-                </tbody>
-              </table>`
-            : html`<p class="muted">No tokens yet.</p>`
-        }
-      </section>
-      ${webhooksBlock(options.webhooks, csrf)}`,
+<section class="card" aria-labelledby="me-title">
+<h2 id="me-title">You</h2>
+<dl class="facts"><dt>Name</dt><dd>${session.user.name}</dd><dt>Email</dt><dd>${session.user.email}</dd>
+<dt>Role</dt><dd>${session.user.role}</dd></dl>
+</section>
+<section class="card" aria-labelledby="tokens-title">
+<h2 id="tokens-title">External API tokens</h2>
+<p class="muted">A token lets an external application call the API as you, limited to the scopes you choose.</p>
+${
+  options.created
+    ? html`<div class="card" aria-labelledby="new-token-title">
+<h3 id="new-token-title">New token “${options.created.name}”</h3>
+<p class="warning"><strong>Copy it now: it is shown only this once.</strong> Store it like a password; anyone holding it acts as you.</p>
+<code class="token" id="new-token" data-testid="new-token">${options.created.token}</code>
+<div class="actions"><button type="button" class="secondary" data-copy="new-token" hidden>Copy</button></div>
+</div>`
+    : ''
+}
+${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
+<form method="post" action="/profile/tokens">
+${csrf}
+<label for="token-name">Name</label>
+<input id="token-name" type="text" name="name" maxlength="200" required value="${form.name}" aria-describedby="token-name-help">
+<p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
+<label for="token-expiry">Expiry</label>
+<select id="token-expiry" name="expiry">
+${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
+</select>
+<div id="token-expiry-date-field">
+<label for="token-expiry-date">Valid through</label>
+<input id="token-expiry-date" type="date" name="expiry_date" value="${form.date}" aria-describedby="token-expiry-date-help">
+<p id="token-expiry-date-help" class="muted">Used with “On a date…”: the token works until the end of that day (UTC).</p>
+</div>
+<fieldset>
+<legend>Scopes</legend>
+<div class="actions presets">
+<button type="button" class="secondary small" data-preset="${READ_ONLY_SCOPES.join(' ')}" hidden>Read-only</button>
+<button type="button" class="secondary small" data-preset="${SCOPES.join(' ')}" hidden>Full access</button>
+</div>
+${SCOPES.map(
+  (scope) => html`<div><label class="inline" for="scope-${scope}"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"
+  ${form.scopes.includes(scope) ? html`checked` : ''} aria-describedby="scope-help-${scope}">${scope}</label>
+<span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span></div>`,
+)}
+</fieldset>
+<div class="actions"><button type="submit">Create token</button></div>
+</form>
+<h3>Your tokens</h3>
+${
+  tokens.length
+    ? html`<table>
+<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th>
+<th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf))}</tbody></table>`
+    : html`<p class="muted">No tokens yet.</p>`
+}
+</section>
+${webhooksBlock(options.webhooks, csrf)}`,
   }).value;
 }
 
@@ -200,99 +159,60 @@ export function revokeTokenView(session: WebSession, token: { id: number; name: 
     session,
     path: '/profile',
     body: html`<h1>Revoke the token “${token.name}”?</h1>
-      <p>Applications using it stop working at once: their next call is refused. This cannot be undone.</p>
-      <form method="post" action="/profile/tokens/${token.id}/revoke">
-        ${csrfField(session)}<input type="hidden" name="confirmed" value="1" />
-        <div class="actions">
-          <button type="submit" class="danger">Revoke</button><a class="button secondary" href="/profile">Cancel</a>
-        </div>
-      </form>`,
+<p>Applications using it stop working at once: their next call is refused. This cannot be undone.</p>
+<form method="post" action="/profile/tokens/${token.id}/revoke">${csrfField(session)}<input type="hidden" name="confirmed" value="1">
+<div class="actions"><button type="submit" class="danger">Revoke</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
   }).value;
 }
 
 function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfField>) {
   const response = delivery.response_code !== null ? `HTTP ${delivery.response_code}` : null;
   return html`<tr data-testid="delivery-row" data-delivery-id="${delivery.id}">
-    <td data-label="Time"><time datetime="${delivery.at}">${delivery.at.slice(0, 19).replace('T', ' ')} UTC</time></td>
-    <td data-label="Event" data-testid="delivery-event">${delivery.event_id}</td>
-    <td data-label="Attempt">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(redelivery)</span>` : ''}</td>
-    <td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
-    <td data-label="Response">
-      ${response ?? ''}${response && delivery.error ? html`<br />` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}
-    </td>
-    <td data-label="Duration">${delivery.duration_ms} ms</td>
-    <td>
-      <form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">
-        ${csrf} <button type="submit" class="secondary small">Redeliver</button>
-      </form>
-    </td>
-  </tr>`;
+<td data-label="Time"><time datetime="${delivery.at}">${delivery.at.slice(0, 19).replace('T', ' ')} UTC</time></td>
+<td data-label="Event" data-testid="delivery-event">${delivery.event_id}</td>
+<td data-label="Attempt">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(redelivery)</span>` : ''}</td>
+<td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
+<td data-label="Response">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
+<td data-label="Duration">${delivery.duration_ms} ms</td>
+<td><form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">${csrf}
+<button type="submit" class="secondary small">Redeliver</button></form></td>
+</tr>`;
 }
 
 function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: ReturnType<typeof csrfField>) {
   const project =
     endpoint.project_id === null ? 'All my projects' : (model.projectNames.get(endpoint.project_id) ?? `Project ${endpoint.project_id}`);
   const titleId = `webhook-${endpoint.id}-url`;
-  return html`<article
-    class="card"
-    data-testid="webhook-row"
-    data-webhook-id="${endpoint.id}"
-    id="webhook-${endpoint.id}"
-    aria-labelledby="${titleId}"
-  >
-    <h4 id="${titleId}" data-testid="webhook-url">${endpoint.url}</h4>
-    <dl class="facts">
-      <dt>State</dt>
-      <dd data-testid="webhook-state">
-        ${badge(endpoint.state)}${
-          endpoint.state === 'disabled'
-            ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? 'no reason given'}</span>`
-            : ''
-        }
-      </dd>
-      <dt>Event types</dt>
-      <dd data-testid="webhook-events">
-        ${endpoint.events === null ? 'All event types' : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}
-      </dd>
-      <dt>Project</dt>
-      <dd data-testid="webhook-project">${project}</dd>
-      <dt>Created</dt>
-      <dd>${time(endpoint.created_at)}</dd>
-    </dl>
-    ${
-      endpoint.state === 'active'
-        ? html`<form
-            method="post"
-            action="/profile/webhooks/${endpoint.id}/disable"
-            class="inline"
-            data-confirm="${`Disable the webhook to ${endpoint.url}? Nothing more is sent to it, and it cannot be enabled again.`}"
-          >
-            ${csrf}<input type="hidden" name="confirmed" value="" /> <button type="submit" class="danger small">Disable</button>
-          </form>`
-        : ''
-    }
-    <p><strong id="webhook-${endpoint.id}-deliveries">Recent deliveries</strong></p>
-    ${
-      endpoint.deliveries.length
-        ? html`<table aria-labelledby="webhook-${endpoint.id}-deliveries">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Status</th>
-                <th scope="col">Response</th>
-                <th scope="col">Duration</th>
-                <th scope="col"><span class="sr-only">Action</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${endpoint.deliveries.map((d) => deliveryRow(d, csrf))}
-            </tbody>
-          </table>`
-        : html`<p class="muted">No deliveries yet.</p>`
-    }
-  </article>`;
+  return html`<article class="card" data-testid="webhook-row" data-webhook-id="${endpoint.id}" id="webhook-${endpoint.id}" aria-labelledby="${titleId}">
+<h4 id="${titleId}" data-testid="webhook-url">${endpoint.url}</h4>
+<dl class="facts">
+<dt>State</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
+    endpoint.state === 'disabled'
+      ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? 'no reason given'}</span>`
+      : ''
+  }</dd>
+<dt>Event types</dt><dd data-testid="webhook-events">${endpoint.events === null ? 'All event types' : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
+<dt>Project</dt><dd data-testid="webhook-project">${project}</dd>
+<dt>Created</dt><dd>${time(endpoint.created_at)}</dd>
+</dl>
+${
+  endpoint.state === 'active'
+    ? html`<form method="post" action="/profile/webhooks/${endpoint.id}/disable" class="inline"
+  data-confirm="${`Disable the webhook to ${endpoint.url}? Nothing more is sent to it, and it cannot be enabled again.`}">
+${csrf}<input type="hidden" name="confirmed" value="">
+<button type="submit" class="danger small">Disable</button></form>`
+    : ''
+}
+<p><strong id="webhook-${endpoint.id}-deliveries">Recent deliveries</strong></p>
+${
+  endpoint.deliveries.length
+    ? html`<table aria-labelledby="webhook-${endpoint.id}-deliveries">
+<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th>
+<th scope="col">Response</th><th scope="col">Duration</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf))}</tbody></table>`
+    : html`<p class="muted">No deliveries yet.</p>`
+}
+</article>`;
 }
 
 /** The Webhooks block (DESIGN.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
@@ -300,72 +220,48 @@ function webhooksBlock(model: WebhooksModel, csrf: ReturnType<typeof csrfField>)
   const { form, error } = model;
   const urlInvalid = error?.field === 'url';
   return html`<section class="card" aria-labelledby="webhooks-title">
-    <h2 id="webhooks-title">Webhooks</h2>
-    <p class="muted">
-      A webhook sends each change in your projects (an event) to an address of yours as a signed POST (Standard Webhooks), soon after it
-      happens: only events about what you can see when they are sent.
-    </p>
-    ${
-      model.created
-        ? html`<section class="card" aria-labelledby="new-webhook-title">
-            <h3 id="new-webhook-title">New webhook to ${model.created.url}</h3>
-            <p class="warning">
-              <strong>Copy it now: it is shown only this once.</strong> This is the signing secret: your receiver checks each request’s
-              <code>webhook-signature</code> header with it. Store it like a password; anyone holding it can forge deliveries.
-            </p>
-            <code class="token" id="new-webhook-secret" data-testid="new-webhook-secret">${model.created.secret}</code>
-            <div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>Copy</button></div>
-          </section>`
-        : ''
-    }
-    ${error ? html`<div class="error" role="alert" id="webhook-error">${error.message}</div>` : ''}
-    <form method="post" action="/profile/webhooks">
-      ${csrf}
-      <label for="webhook-url">URL</label>
-      <input
-        id="webhook-url"
-        type="url"
-        name="url"
-        maxlength="2000"
-        required
-        value="${form.url}"
-        autocomplete="off"
-        aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"
-        ${urlInvalid ? html` aria-invalid="true"` : ''}
-      />
-      <p id="webhook-url-help" class="hint">
-        Where each event is POSTed: an http or https
-        address${model.allowPrivate ? '' : ' on the internet (addresses of this machine or of a private network are refused)'}.
-      </p>
-      <fieldset aria-describedby="webhook-events-help">
-        <legend>Event types</legend>
-        <p id="webhook-events-help" class="hint">None ticked: every event type, including types added later.</p>
-        ${EVENT_TYPES.map(
-          (type) =>
-            html`<div>
-              <label class="inline" for="event-${type}"
-                ><input
-                  type="checkbox"
-                  id="event-${type}"
-                  name="events"
-                  value="${type}"
-                  ${form.events.includes(type) ? html`checked` : ''}
-                />${type}</label
-              >
-            </div>`,
-        )}
-      </fieldset>
-      <label for="webhook-project">Project</label>
-      <select id="webhook-project" name="project_id" aria-describedby="webhook-project-help">
-        <option value="">All my projects</option>
-        ${model.projects.map((p) => html`<option value="${p.id}" ${form.project === String(p.id) ? html`selected` : ''}>${p.name}</option>`)}
-      </select>
-      <p id="webhook-project-help" class="hint">One project, or every project you can see (also those you join later).</p>
-      <div class="actions"><button type="submit">Create webhook</button></div>
-    </form>
-    <h3>Your webhooks</h3>
-    ${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf)) : html`<p class="muted">No webhooks yet.</p>`}
-  </section>`;
+<h2 id="webhooks-title">Webhooks</h2>
+<p class="muted">A webhook sends each change in your projects (an event) to an address of yours as a signed POST
+(Standard Webhooks), soon after it happens: only events about what you can see when they are sent.</p>
+${
+  model.created
+    ? html`<section class="card" aria-labelledby="new-webhook-title">
+<h3 id="new-webhook-title">New webhook to ${model.created.url}</h3>
+<p class="warning"><strong>Copy it now: it is shown only this once.</strong> This is the signing secret: your receiver checks
+each request’s <code>webhook-signature</code> header with it. Store it like a password; anyone holding it can forge deliveries.</p>
+<code class="token" id="new-webhook-secret" data-testid="new-webhook-secret">${model.created.secret}</code>
+<div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>Copy</button></div>
+</section>`
+    : ''
+}
+${error ? html`<div class="error" role="alert" id="webhook-error">${error.message}</div>` : ''}
+<form method="post" action="/profile/webhooks">
+${csrf}
+<label for="webhook-url">URL</label>
+<input id="webhook-url" type="url" name="url" maxlength="2000" required value="${form.url}" autocomplete="off"
+  aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"${urlInvalid ? html` aria-invalid="true"` : ''}>
+<p id="webhook-url-help" class="hint">Where each event is POSTed: an http or https address${
+    model.allowPrivate ? '' : ' on the internet (addresses of this machine or of a private network are refused)'
+  }.</p>
+<fieldset aria-describedby="webhook-events-help">
+<legend>Event types</legend>
+<p id="webhook-events-help" class="hint">None ticked: every event type, including types added later.</p>
+${EVENT_TYPES.map(
+  (type) => html`<div><label class="inline" for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"
+  ${form.events.includes(type) ? html`checked` : ''}>${type}</label></div>`,
+)}
+</fieldset>
+<label for="webhook-project">Project</label>
+<select id="webhook-project" name="project_id" aria-describedby="webhook-project-help">
+<option value="">All my projects</option>
+${model.projects.map((p) => html`<option value="${p.id}" ${form.project === String(p.id) ? html`selected` : ''}>${p.name}</option>`)}
+</select>
+<p id="webhook-project-help" class="hint">One project, or every project you can see (also those you join later).</p>
+<div class="actions"><button type="submit">Create webhook</button></div>
+</form>
+<h3>Your webhooks</h3>
+${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf)) : html`<p class="muted">No webhooks yet.</p>`}
+</section>`;
 }
 
 /** Without the script's confirm() dialog, a page asks before a webhook is disabled. */
@@ -375,12 +271,8 @@ export function disableWebhookView(session: WebSession, endpoint: { id: number; 
     session,
     path: '/profile',
     body: html`<h1>Disable the webhook to ${endpoint.url}?</h1>
-      <p>Nothing more is sent to it, and it cannot be enabled again: to receive events there later, create a new webhook.</p>
-      <form method="post" action="/profile/webhooks/${endpoint.id}/disable">
-        ${csrfField(session)}<input type="hidden" name="confirmed" value="1" />
-        <div class="actions">
-          <button type="submit" class="danger">Disable</button><a class="button secondary" href="/profile">Cancel</a>
-        </div>
-      </form>`,
+<p>Nothing more is sent to it, and it cannot be enabled again: to receive events there later, create a new webhook.</p>
+<form method="post" action="/profile/webhooks/${endpoint.id}/disable">${csrfField(session)}<input type="hidden" name="confirmed" value="1">
+<div class="actions"><button type="submit" class="danger">Disable</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
   }).value;
 }

@@ -18,8 +18,7 @@ export interface ProjectPageModel extends ProjectItems {
 
 export function progress(card: ProjectCard) {
   const { done, total, percent } = card.progress;
-  return html`<progress max="100" value="${percent}" aria-label="${`${percent}% done`}"></progress> ${percent}%
-    <span class="muted">(${done}/${total})</span>`;
+  return html`<progress max="100" value="${percent}" aria-label="${`${percent}% done`}"></progress> ${percent}% <span class="muted">(${done}/${total})</span>`;
 }
 
 /** A deadline, marked when it has passed on an item not done. */
@@ -44,36 +43,22 @@ export function filterQuery(filter: ItemFilter, pageNumber?: number): string {
 export function pager(base: string, query: (page: number) => string, p: { page: number; pages: number; total: number }, noun: string) {
   if (p.pages <= 1) return html`<p class="muted">${p.total} ${noun}.</p>`;
   return html`<nav class="pager" aria-label="Pages">
-    ${p.page > 1 ? html`<a href="${base}${query(p.page - 1)}" rel="prev">Previous</a>` : ''}
-    <span>Page ${p.page} of ${p.pages} <span class="muted">(${p.total} ${noun})</span></span>
-    ${p.page < p.pages ? html`<a href="${base}${query(p.page + 1)}" rel="next">Next</a>` : ''}
-  </nav>`;
+${p.page > 1 ? html`<a href="${base}${query(p.page - 1)}" rel="prev">Previous</a>` : ''}
+<span>Page ${p.page} of ${p.pages} <span class="muted">(${p.total} ${noun})</span></span>
+${p.page < p.pages ? html`<a href="${base}${query(p.page + 1)}" rel="next">Next</a>` : ''}
+</nav>`;
 }
 
 function filterForm(m: ProjectPageModel) {
   const f = m.filter;
   return html`<form method="get" action="/projects/${m.project.id}" class="card filters" aria-label="Filter items">
-    <div>
-      <label for="filter-q">Text</label
-      ><input id="filter-q" type="search" name="q" value="${f.q ?? ''}" placeholder="Words in items, comments, answers" />
-    </div>
-    <div>
-      <label for="filter-status">Item status</label
-      ><select id="filter-status" name="status">
-        <option value="">Any status</option>
-        ${ITEM_STATUSES.map((s) => html`<option value="${s}" ${selected(f.status === s)}>${s.replace(/_/g, ' ')}</option>`)}
-      </select>
-    </div>
-    <div>
-      <label class="inline" for="filter-mine"
-        ><input id="filter-mine" type="checkbox" name="mine" value="1" ${checked(f.mine)} /> Assigned to me</label
-      >
-      <label class="inline" for="filter-overdue"
-        ><input id="filter-overdue" type="checkbox" name="overdue" value="1" ${checked(f.overdue)} /> Overdue</label
-      >
-    </div>
-    <div class="actions"><button type="submit">Filter</button><a href="/projects/${m.project.id}">Clear</a></div>
-  </form>`;
+<div><label for="filter-q">Text</label><input id="filter-q" type="search" name="q" value="${f.q ?? ''}" placeholder="Words in items, comments, answers"></div>
+<div><label for="filter-status">Item status</label><select id="filter-status" name="status"><option value="">Any status</option>
+${ITEM_STATUSES.map((s) => html`<option value="${s}" ${selected(f.status === s)}>${s.replace(/_/g, ' ')}</option>`)}</select></div>
+<div><label class="inline" for="filter-mine"><input id="filter-mine" type="checkbox" name="mine" value="1" ${checked(f.mine)}> Assigned to me</label>
+<label class="inline" for="filter-overdue"><input id="filter-overdue" type="checkbox" name="overdue" value="1" ${checked(f.overdue)}> Overdue</label></div>
+<div class="actions"><button type="submit">Filter</button><a href="/projects/${m.project.id}">Clear</a></div>
+</form>`;
 }
 
 const filtered = (f: ItemFilter) => f.status !== null || f.mine || f.overdue || f.q !== null;
@@ -81,25 +66,14 @@ const filtered = (f: ItemFilter) => f.status !== null || f.mine || f.overdue || 
 /** Sections and checklists with their counts: the whole visible tree, whatever page is shown. */
 function contents(m: ProjectPageModel) {
   const showMatching = filtered(m.filter);
-  return html`<details class="card" open>
-    <summary>Sections and checklists</summary>
-    <ul class="tree">
-      ${m.sections.map(
-        (s) =>
-          html`<li>
-            <strong>${s.name}</strong>
-            <ul>
-              ${s.checklists.map((c) => {
-                const n = m.counts.get(c.id)!;
-                return html`<li data-testid="checklist-count">
-                  ${c.name} <span class="counts">— ${n.done}/${n.items} done${showMatching ? html`, ${n.matching} shown` : ''}</span>
-                </li>`;
-              })}
-            </ul>
-          </li>`,
-      )}
-    </ul>
-  </details>`;
+  return html`<details class="card" open><summary>Sections and checklists</summary>
+<ul class="tree">${m.sections.map(
+    (s) => html`<li><strong>${s.name}</strong>
+<ul>${s.checklists.map((c) => {
+      const n = m.counts.get(c.id)!;
+      return html`<li data-testid="checklist-count">${c.name} <span class="counts">— ${n.done}/${n.items} done${showMatching ? html`, ${n.matching} shown` : ''}</span></li>`;
+    })}</ul></li>`,
+  )}</ul></details>`;
 }
 
 /** One page of items, under the section and checklist headings they belong to. */
@@ -113,31 +87,14 @@ function itemRows(m: ProjectPageModel) {
     else groups.push({ key: row.checklist.id, title: html`${row.section.name} › ${row.checklist.name}`, rows: [row] });
   }
   return groups.map(
-    (g) =>
-      html`<h2>${g.title}</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Status</th>
-              <th scope="col">Priority</th>
-              <th scope="col">Deadline</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${g.rows.map(
-              ({ item: i }) =>
-                html`<tr data-testid="item-row">
-                  <td>
-                    <a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}
-                  </td>
-                  <td data-label="Status">${badge(i.status)}</td>
-                  <td data-label="Priority">${i.priority}</td>
-                  <td data-label="Deadline">${deadline(i, m.today)}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`,
+    (g) => html`<h2>${g.title}</h2>
+<table><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th></tr></thead>
+<tbody>${g.rows.map(
+      ({
+        item: i,
+      }) => html`<tr data-testid="item-row"><td><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
+<td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td><td data-label="Deadline">${deadline(i, m.today)}</td></tr>`,
+    )}</tbody></table>`,
   );
 }
 
@@ -149,24 +106,17 @@ export function projectPageView(m: ProjectPageModel): string {
     path: '/projects',
     notice: m.notice,
     body: html`<p class="muted crumbs"><a href="${p.archived ? '/projects?archived=1' : '/projects'}">Projects</a> ›</p>
-      <h1>${p.name} ${p.archived ? html`<span class="badge s-expired">archived</span>` : ''}</h1>
-      <section class="card" aria-label="Project summary">
-        ${p.description ? html`<p class="text">${p.description}</p>` : ''}
-        <dl class="facts">
-          <dt>Deadline</dt>
-          <dd>${p.deadline ?? '—'}</dd>
-          <dt>Progress</dt>
-          <dd>${progress(p)}</dd>
-          <dt>Items</dt>
-          <dd>
-            ${p.counters.items}: ${p.counters.pending} pending, ${p.counters.in_progress} in progress, ${p.counters.done} done,
-            ${p.counters.blocked} blocked
-          </dd>
-          <dt>Verdict</dt>
-          <dd data-testid="project-verdict">${badge(p.verdict)}</dd>
-        </dl>
-        ${m.verdictForm ?? ''}
-      </section>
-      ${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}` : html`<p class="muted">This project has no sections yet.</p>`}`,
+<h1>${p.name} ${p.archived ? html`<span class="badge s-expired">archived</span>` : ''}</h1>
+<section class="card" aria-label="Project summary">
+${p.description ? html`<p class="text">${p.description}</p>` : ''}
+<dl class="facts">
+<dt>Deadline</dt><dd>${p.deadline ?? '—'}</dd>
+<dt>Progress</dt><dd>${progress(p)}</dd>
+<dt>Items</dt><dd>${p.counters.items}: ${p.counters.pending} pending, ${p.counters.in_progress} in progress, ${p.counters.done} done, ${p.counters.blocked} blocked</dd>
+<dt>Verdict</dt><dd data-testid="project-verdict">${badge(p.verdict)}</dd>
+</dl>
+${m.verdictForm ?? ''}
+</section>
+${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}` : html`<p class="muted">This project has no sections yet.</p>`}`,
   }).value;
 }
