@@ -10,6 +10,7 @@ import { createTransactionRunner } from '../src/db/group-commit.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createItemWriter } from '../src/features/items/item-transaction.js';
+import { createItemsRepository } from '../src/features/items/items.repository.js';
 import { createItemWritesService } from '../src/features/items/item-writes.service.js';
 import { startReceiver } from '../test/helpers/receiver.js';
 import { startTestServer } from '../test/helpers/server.js';
@@ -26,7 +27,7 @@ const silentOutbox = { append: async () => {}, committed: () => {} };
 const paths = {
   withEvents: ctx.itemWrites,
   withoutEvents: createItemWritesService(
-    ctx.db.kysely,
+    createItemsRepository(ctx.db.kysely),
     ctx.items,
     createItemWriter(createTransactionRunner(ctx.db.kysely, ctx.db.dialect), ctx.audit, silentOutbox, ctx.clock),
     ctx.clock,

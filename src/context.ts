@@ -14,6 +14,7 @@ import { createAttachmentsRepository } from './features/attachments/attachments.
 import { type AttachmentsService, createAttachmentsService } from './features/attachments/attachments.service.js';
 import { createAuditRepository } from './features/audit/audit.repository.js';
 import { type AuditService, createAuditService } from './features/audit/audit.service.js';
+import { createCommentsRepository } from './features/comments/comments.repository.js';
 import { type CommentsService, createCommentsService } from './features/comments/comments.service.js';
 import { createEventsRepository } from './features/events/events.repository.js';
 import { createEventsService, type EventsService } from './features/events/events.service.js';
@@ -21,6 +22,7 @@ import { createIdempotencyRepository } from './features/idempotency/idempotency.
 import { createIdempotencyService, type IdempotencyService } from './features/idempotency/idempotency.service.js';
 import { createItemWriter } from './features/items/item-transaction.js';
 import { createItemWritesService, type ItemWritesService } from './features/items/item-writes.service.js';
+import { createItemsRepository } from './features/items/items.repository.js';
 import { createItemsService, type ItemsService } from './features/items/items.service.js';
 import { createOAuthRepository } from './features/oauth/oauth.repository.js';
 import { createOAuthService, type OAuthService } from './features/oauth/oauth.service.js';
@@ -114,7 +116,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const projectsRepo = createProjectsRepository(db.kysely);
   const blobs = o.blobs ?? openBlobStore(config.storageUrl, config.s3Credentials);
   const images = o.images ?? createImageConverter();
-  const items = o.items ?? createItemsService(db.kysely, projectsRepo, config);
+  const itemsRepo = createItemsRepository(db.kysely);
+  const items = o.items ?? createItemsService(itemsRepo, projectsRepo, config);
   const users = o.users ?? createUsersService(createUsersRepository(db.kysely), clock);
   const projects = o.projects ?? createProjectsService(projectsRepo);
   const sessions = o.sessions ?? createSessionsService(createSessionsRepository(db), clock);
@@ -157,8 +160,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     worklists:
       o.worklists ??
       createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
-    itemWrites: o.itemWrites ?? createItemWritesService(db.kysely, items, itemWriter, clock),
-    comments: o.comments ?? createCommentsService(db.kysely, items, itemWriter, clock),
+    itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
+    comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
     rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),

@@ -1,20 +1,17 @@
 import type { Kysely } from 'kysely';
-import { precompile } from '../../db/precompiled.js';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { normalizeText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import { type AuditEntryBuilder, type ItemWriter, touchItem } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, ItemWriter } from '../items/item-transaction.js';
+import { touchItem } from '../items/items.repository.js';
+import type { CommentsRepository } from './comments.repository.js';
 import type { ItemsService } from '../items/items.service.js';
 
 /** The acting user, named in what the write returns. */
 export type Author = Actor & { name: string };
 
-export function createCommentsService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
-  // Compiled once (db/precompiled.ts): comments are the most frequent creating write.
-  const insertComment = precompile(db, (db, p: { itemId: number; authorId: number; text: string; now: string }) =>
-    db.insertInto('comments').values({ item_id: p.itemId, author_id: p.authorId, text: p.text, created_at: p.now }).returning('id'),
-  );
+export function createCommentsService(repo: CommentsRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
   return {
     /** Adds a text-only comment to an item; returns it shaped like the item card's comments. */
     async addComment(actor: Author, itemId: number, input: { text: string }, buildAudit?: AuditEntryBuilder) {
@@ -26,10 +23,9 @@ export function createCommentsService(db: Kysely<Database>, items: ItemsService,
         buildAudit,
         async (trx, emit) => {
           const now = clock.now().toISOString();
-          const row = await insertComment.executeTakeFirst({ itemId, authorId: actor.id, text, now }, trx);
-          if (!row) throw new Error('the comment insert returned no id');
+          const id = await repo.insert(trx, { itemId, authorId: actor.id, text, now });
           await touchItem(trx, itemId, now);
-          const comment = { id: row.id, text, author: { id: actor.id, name: actor.name }, created_at: now };
+          const comment = { id, text, author: { id: actor.id, name: actor.name }, created_at: now };
           emit('comment.created', { comment });
           return { comment };
         },

@@ -1,32 +1,18 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { TransactionRunner } from '../../db/group-commit.js';
 import type { Clock } from '../../clock.js';
-import { precompileLazily } from '../../db/precompiled.js';
 import type { Database, NewAuditRecord } from '../../db/tables.js';
-import type { NewDocumentLink } from '../../domain/inputs.js';
 import type { EventType } from '../../domain/values.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { NewEvent } from '../events/events.repository.js';
 import { notFound } from '../../errors.js';
-import { linkView, type LinkView } from './item-views.js';
+import { lockItem } from './items.repository.js';
 
 /**
  * Builds the audit record of the request a write serves. The caller (an API handler) knows the
  * request; the write calls it inside its transaction so the record commits with the change.
  */
 export type AuditEntryBuilder = () => NewAuditRecord;
-
-// Every item write runs these: compiled once (db/precompiled.ts).
-const lockItem = precompileLazily((db: Kysely<Database>, p: { itemId: number }) =>
-  db
-    .updateTable('items')
-    .set((eb) => ({ status: eb.ref('status') }))
-    .where('id', '=', p.itemId)
-    .returning(['project_id', 'section_id', 'checklist_id']),
-);
-const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: string }) =>
-  db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),
-);
 
 /** Records an event of the change being written (DESIGN.md §11); it commits with the change or not at all. */
 export type EmitEvent = (type: EventType, data: unknown) => void;
@@ -87,28 +73,3 @@ export function createItemWriter(transactions: TransactionRunner, audit: AuditSe
 }
 
 export type ItemWriter = ReturnType<typeof createItemWriter>;
-
-/** Moves the item's updated_at: every change of the item or of what hangs on it. */
-export async function touchItem(trx: Transaction<Database>, itemId: number, now: string): Promise<void> {
-  await touch.run({ itemId, now }, trx);
-}
-
-/** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */
-export async function insertDocumentLinks(
-  trx: Transaction<Database>,
-  itemId: number,
-  answerId: number | null,
-  links: readonly NewDocumentLink[],
-  now: string,
-): Promise<LinkView[]> {
-  if (links.length === 0) return [];
-  await trx
-    .insertInto('document_links')
-    .values(links.map((link, position) => ({ item_id: itemId, answer_id: answerId, ...link, position, created_at: now })))
-    .execute();
-  // Multi-row RETURNING order is not guaranteed on either dialect: read back by position.
-  let query = trx.selectFrom('document_links').select(['id', 'kind', 'title', 'url']).where('item_id', '=', itemId);
-  query = answerId === null ? query.where('answer_id', 'is', null) : query.where('answer_id', '=', answerId);
-  const rows = await query.orderBy('position').orderBy('id').execute();
-  return rows.map(linkView);
-}

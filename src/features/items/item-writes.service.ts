@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import { precompile } from '../../db/precompiled.js';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { type AuditEntryBuilder, insertDocumentLinks, type ItemWriter, touchItem } from './item-transaction.js';
+import type { AuditEntryBuilder, ItemWriter } from './item-transaction.js';
+import { insertDocumentLinks, type ItemsRepository, touchItem } from './items.repository.js';
 import type { ItemsService } from './items.service.js';
 
 export interface PlanningInput {
@@ -21,25 +21,7 @@ export interface PlanningInput {
  * Each one: input rules (422), then visibility (404), then the policy (403), then one
  * transaction holding the change, its audit record and its event.
  */
-export function createItemWritesService(db: Kysely<Database>, items: ItemsService, writer: ItemWriter, clock: Clock) {
-  // The status change is the most frequent write: its statements are compiled once (db/precompiled.ts).
-  const currentStatus = precompile(db, (db, p: { itemId: number }) =>
-    db.selectFrom('items').select(['status', 'updated_at']).where('id', '=', p.itemId),
-  );
-  const updateStatus = precompile(db, (db, p: { itemId: number; status: string; now: string }) =>
-    db.updateTable('items').set({ status: p.status, updated_at: p.now }).where('id', '=', p.itemId),
-  );
-  const insertStatusChange = precompile(db, (db, p: { itemId: number; from: string; to: string; userId: number; now: string }) =>
-    db.insertInto('item_history').values({
-      item_id: p.itemId,
-      kind: 'status_changed',
-      from_status: p.from,
-      to_status: p.to,
-      user_id: p.userId,
-      note: null,
-      at: p.now,
-    }),
-  );
+export function createItemWritesService(repo: ItemsRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
   return {
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
@@ -49,14 +31,13 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         actor,
         buildAudit,
         async (trx, emit) => {
-          const current = await currentStatus.executeTakeFirst({ itemId }, trx);
+          const current = await repo.currentStatus(trx, itemId);
           if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
           if (current.status === status) {
             return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
           }
           const now = clock.now().toISOString();
-          await updateStatus.run({ itemId, status, now }, trx);
-          await insertStatusChange.run({ itemId, from: current.status, to: status, userId: actor.id, now }, trx);
+          await repo.changeStatus(trx, { itemId, from: current.status, to: status, userId: actor.id, now });
           emit('item.status_changed', { from: current.status, to: status });
           return { item: { id: itemId, status, updated_at: now }, changed: true };
         },
@@ -79,20 +60,12 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         actor,
         buildAudit,
         async (trx, emit) => {
-          const current = await trx
-            .selectFrom('items')
-            .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
-            .where('id', '=', itemId)
-            .executeTakeFirstOrThrow();
+          const current = await repo.planning(trx, itemId);
           const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
           const updated_at = differs ? clock.now().toISOString() : current.updated_at;
           const next = { ...current, ...changes };
           if (differs) {
-            await trx
-              .updateTable('items')
-              .set({ ...changes, updated_at })
-              .where('id', '=', itemId)
-              .execute();
+            await repo.setPlanning(trx, itemId, { ...changes, updated_at });
             const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
             emit('item.planning_changed', { from: planning(current), to: planning(next) });
           }
@@ -114,7 +87,7 @@ export function createItemWritesService(db: Kysely<Database>, items: ItemsServic
         buildAudit,
         async (trx, emit) => {
           const now = clock.now().toISOString();
-          await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
+          await repo.deleteItemLinks(trx, itemId);
           const document_links = await insertDocumentLinks(trx, itemId, null, links, now);
           await touchItem(trx, itemId, now);
           emit('item.links_replaced', { document_links });

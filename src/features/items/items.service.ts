@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { precompile } from '../../db/precompiled.js';
 import type { Database, Item, Project } from '../../db/tables.js';
 import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type Membership } from '../../domain/policy.js';
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ItemsRepository } from './items.repository.js';
 import { attachmentView, linkView } from './item-views.js';
 
 export interface ItemAccess {
@@ -17,80 +17,19 @@ export interface ItemAccess {
 
 const user = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' });
 
-/** `urls.baseUrl` is read at call time: a test server learns its port only after listening. */
-/**
- * The queries of an item's access check and card, compiled once (db/precompiled.ts): they run on every
- * items/get and every item write. A fixed set: 4 for the access check, 5 more for the card.
- */
-function itemQueries(db: Kysely<Database>) {
-  type ById = { itemId: number };
-  return {
-    item: precompile(db, (db, p: ById) => db.selectFrom('items').selectAll().where('id', '=', p.itemId)),
-    participants: precompile(db, (db, p: ById & { projectId: number }) =>
-      db
-        .selectFrom('item_participants as ip')
-        .innerJoin('users as u', 'u.id', 'ip.user_id')
-        .leftJoin('project_members as m', (j) => j.onRef('m.user_id', '=', 'ip.user_id').on('m.project_id', '=', p.projectId))
-        .select(['u.id', 'u.name', 'm.role'])
-        .where('ip.item_id', '=', p.itemId)
-        .orderBy('u.id'),
-    ),
-    comments: precompile(db, (db, p: ById) =>
-      db
-        .selectFrom('comments as c')
-        .innerJoin('users as u', 'u.id', 'c.author_id')
-        .select(['c.id', 'c.text', 'c.created_at', 'u.id as author_id', 'u.name as author_name'])
-        .where('c.item_id', '=', p.itemId)
-        .orderBy('c.id'),
-    ),
-    answers: precompile(db, (db, p: ById) =>
-      db
-        .selectFrom('answers as a')
-        .innerJoin('users as u', 'u.id', 'a.author_id')
-        .select(['a.id', 'a.text', 'a.status', 'a.created_at', 'a.updated_at', 'u.id as author_id', 'u.name as author_name'])
-        .where('a.item_id', '=', p.itemId)
-        .orderBy('a.id'),
-    ),
-    links: precompile(db, (db, p: ById) =>
-      db
-        .selectFrom('document_links')
-        .select(['id', 'answer_id', 'kind', 'title', 'url'])
-        .where('item_id', '=', p.itemId)
-        .orderBy('position')
-        .orderBy('id'),
-    ),
-    attachments: precompile(db, (db, p: ById) =>
-      db
-        .selectFrom('attachments')
-        .select(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
-        .where('item_id', '=', p.itemId)
-        .orderBy('id'),
-    ),
-    history: precompile(db, (db, p: ById) =>
-      db
-        .selectFrom('item_history as h')
-        .leftJoin('users as u', 'u.id', 'h.user_id')
-        .select(['h.kind', 'h.from_status', 'h.to_status', 'h.at', 'h.note', 'u.id as user_id', 'u.name as user_name'])
-        .where('h.item_id', '=', p.itemId)
-        .orderBy('h.id'),
-    ),
-  };
-}
-
-export function createItemsService(db: Kysely<Database>, projects: ProjectsRepository, urls: { baseUrl: string }) {
-  const q = itemQueries(db);
+export function createItemsService(repo: ItemsRepository, projects: ProjectsRepository, urls: { baseUrl: string }) {
   const service = {
     /**
      * The item with the facts the policy needs; 404 when it does not exist or the actor cannot see it.
      * `executor`: the transaction of an item write (the check runs under the item's lock), else the database.
      */
     async access(actor: Actor, itemId: number, executor?: Kysely<Database>): Promise<ItemAccess> {
-      const item = await q.item.executeTakeFirst({ itemId }, executor);
+      const item = await repo.findItem(itemId, executor);
       if (!item) throw notFound('The item');
       const [project, membership, participants] = await Promise.all([
         projects.findProject(item.project_id, executor),
         projects.membership(actor.id, item.project_id, executor),
-        q.participants.execute({ itemId, projectId: item.project_id }, executor),
+        repo.participants(itemId, item.project_id, executor),
       ]);
       const target: ItemTarget = {
         archived: project?.archived === 1,
@@ -145,14 +84,7 @@ export function createItemsService(db: Kysely<Database>, projects: ProjectsRepos
   };
 
   async function cardOf(actor: Actor, { item, target, participants }: ItemAccess) {
-    const byId = { itemId: item.id };
-    const [comments, answers, links, attachments, history] = await Promise.all([
-      q.comments.execute(byId),
-      q.answers.execute(byId),
-      q.links.execute(byId),
-      q.attachments.execute(byId),
-      q.history.execute(byId),
-    ]);
+    const { comments, answers, links, attachments, history } = await repo.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
     return {
