@@ -22,8 +22,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Vitest's default is one worker fewer than the CPUs: one worker on the 2-core CI machine. Most files
-    // wait on servers, browsers and databases rather than compute, so three overlap well there.
+    // wait on servers, browsers and databases rather than compute, so three overlap well there (four overloaded it: timeouts).
     maxWorkers: 3,
+    // A worker keeps its modules from one test file to the next: loading the app (Fastify, sharp, the AWS and
+    // MCP SDKs) cost ~2.5 s per file, a third of the suite's time. Every test builds its own context,
+    // database and server, so no state is shared through modules.
+    isolate: false,
     projects: [
       {
         extends: true,

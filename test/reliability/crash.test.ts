@@ -18,7 +18,7 @@ import { buildWorkspace, USERS, type UserKey } from '../helpers/workspace.js';
  * the start-up sweep left no blob without a row and no temp file, and SQLite's integrity check passes.
  */
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 8);
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
 const WORKERS = 6;
 
 interface Ack {
