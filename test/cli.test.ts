@@ -77,7 +77,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('bin/punchlist', () => {
+// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+describe('bin/punchlist', { timeout: 180_000 }, () => {
   it('prints help for the CLI and for each command; unknown commands and options fail with one line', async () => {
     const [help, createHelp, groupHelp] = await Promise.all([ok(['--help']), ok(['tokens', 'create', '--help']), ok(['tokens', '--help'])]);
     for (const command of [

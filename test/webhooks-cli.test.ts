@@ -54,7 +54,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('bin/punchlist webhooks', () => {
+// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+describe('bin/punchlist webhooks', { timeout: 180_000 }, () => {
   it('has help for the group and each command, and is listed in the main help', async () => {
     const [main, group, create, list, disable] = await Promise.all([
       ok(['--help']),

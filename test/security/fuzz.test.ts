@@ -391,7 +391,8 @@ const FUZZ_CASES = Number(process.env.FUZZ_CASES ?? 4000);
 const SCALE = (FUZZ_CASES / 4000) * (testDialect() === 'postgres' ? 0.5 : 1);
 const params = (numRuns: number) => ({ numRuns: Math.round(numRuns * SCALE), seed: SEED, endOnFailure: false });
 
-describe(`fuzzing every route of /api/ (seed ${SEED}; FUZZ_SEED=… replays)`, () => {
+// Thousands of requests per case: the time limit is for a hang, not a speed check.
+describe(`fuzzing every route of /api/ (seed ${SEED}; FUZZ_SEED=… replays)`, { timeout: 180_000 }, () => {
   it('query strings, on every route and method', async () => {
     await fc.assert(
       fc.asyncProperty(
