@@ -225,6 +225,21 @@ export async function makeComment(t: TestContext, item: { id: number }, author: 
   return (await t.ctx.comments.addComment(author, item.id, { text })).comment;
 }
 
+/**
+ * A project with one item and a member of each role: a manager, the executor `participant` who takes part in
+ * the item, an executor `bystander` who does not, and an observer.
+ */
+export async function makeTeamItem(t: TestContext) {
+  const project = await makeProject(t);
+  const checklist = await makeChecklist(t, await makeSection(t, project));
+  const manager = await makeMember(t, project, 'manager');
+  const participant = await makeMember(t, project, 'executor');
+  const bystander = await makeMember(t, project, 'executor');
+  const observer = await makeMember(t, project, 'observer');
+  const item = await makeItem(t, { checklist, participants: [participant] });
+  return { project, item, manager, participant, bystander, observer };
+}
+
 export async function makeAnswer(t: TestContext, item: { id: number }, author: TestUser = t.admin, text = unique('Answer')) {
   return (await t.ctx.answers.addAnswer(author, item.id, { text })).answer;
 }

@@ -5,12 +5,8 @@ import {
   auditRecord,
   createTestContext,
   makeAnswer,
-  makeChecklist,
-  makeItem,
-  makeMember,
-  makeProject,
-  makeSection,
   makeUser,
+  makeTeamItem,
   type TestContext,
 } from '../../../test/helpers/factories.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
@@ -24,17 +20,7 @@ afterAll(() => t.cleanup());
 
 const answersOf = async (itemId: number) => (await t.ctx.items.getItemCard(t.admin, itemId)).item.answers;
 
-/** A project with one item and a member of each role; the executor `participant` takes part in the item. */
-async function setting() {
-  const project = await makeProject(t);
-  const checklist = await makeChecklist(t, await makeSection(t, project));
-  const manager = await makeMember(t, project, 'manager');
-  const participant = await makeMember(t, project, 'executor');
-  const bystander = await makeMember(t, project, 'executor');
-  const observer = await makeMember(t, project, 'observer');
-  const item = await makeItem(t, { checklist, participants: [participant] });
-  return { project, item, manager, participant, bystander, observer };
-}
+const setting = () => makeTeamItem(t);
 
 describe('answers.addAnswer', () => {
   it('stores a pending answer with its links in order, returned like the card shows it, with its event and audit record', async () => {

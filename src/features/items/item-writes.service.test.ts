@@ -4,13 +4,9 @@ import {
   archiveProject,
   auditRecord,
   createTestContext,
-  makeChecklist,
-  makeItem,
-  makeMember,
-  makeProject,
-  makeSection,
   makeToken,
   makeUser,
+  makeTeamItem,
   type TestContext,
 } from '../../../test/helpers/factories.js';
 
@@ -24,16 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-async function setting() {
-  const project = await makeProject(t);
-  const checklist = await makeChecklist(t, await makeSection(t, project));
-  const manager = await makeMember(t, project, 'manager');
-  const participant = await makeMember(t, project, 'executor');
-  const bystander = await makeMember(t, project, 'executor');
-  const observer = await makeMember(t, project, 'observer');
-  const item = await makeItem(t, { checklist, participants: [participant] });
-  return { project, item, manager, participant, bystander, observer };
-}
+const setting = () => makeTeamItem(t);
 
 const db = () => t.ctx.db.kysely;
 const historyOf = (itemId: number) =>

@@ -5,12 +5,8 @@ import {
   auditRecord,
   createTestContext,
   makeAnswer,
-  makeChecklist,
-  makeItem,
-  makeMember,
-  makeProject,
-  makeSection,
   makeUser,
+  makeTeamItem,
   type TestContext,
 } from '../../../test/helpers/factories.js';
 
@@ -22,14 +18,9 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 async function setting() {
-  const project = await makeProject(t);
-  const checklist = await makeChecklist(t, await makeSection(t, project));
-  const manager = await makeMember(t, project, 'manager');
-  const participant = await makeMember(t, project, 'executor');
-  const observer = await makeMember(t, project, 'observer');
-  const item = await makeItem(t, { checklist, participants: [participant] });
-  const answer = await makeAnswer(t, item, participant);
-  return { project, item, answer, manager, participant, observer };
+  const team = await makeTeamItem(t);
+  const answer = await makeAnswer(t, team.item, team.participant);
+  return { ...team, answer };
 }
 
 const db = () => t.ctx.db.kysely;
