@@ -35,10 +35,11 @@ const clients: Client[] = [];
 beforeAll(async () => {
   server = await startTestServer();
 });
+// The stdio clients are bin/punchlist processes (Node + tsx): on a busy machine they take a while to end.
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await server.close();
-});
+}, 180_000);
 
 async function connect(token: string, options: { path?: string; headers?: Record<string, string> } = {}): Promise<Client> {
   const client = new Client({ name: 'punchlist-test', version: '1.0.0' });
