@@ -23,7 +23,16 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
-import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer, waitUntilIdle } from './lib/load.js';
+import {
+  drive,
+  eventLoopDelay,
+  freePort,
+  type LoadResult,
+  type RequestSpec,
+  type ServerProcess,
+  startServer,
+  waitUntilIdle,
+} from './lib/load.js';
 import { random } from './lib/random.js';
 import {
   budgetTable,
@@ -441,6 +450,7 @@ async function main() {
       const health = server.url + '/healthz';
       await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: scenario.next });
       await waitUntilIdle(health);
+      await eventLoopDelay(server.url);
       const result = await drive({
         url: server.url,
         connections: CONNECTIONS,
@@ -448,11 +458,13 @@ async function main() {
         next: scenario.next,
         pid: server.child.pid,
       });
+      result.event_loop = await eventLoopDelay(server.url);
       const drainMs = await waitUntilIdle(health);
       const ratio = Math.round((result.requests_per_s / ceiling.requests_per_s) * 1000) / 1000;
       log(
         `  ${result.requests_per_s} req/s (Fastify ceiling just before: ${ceiling.requests_per_s}, ratio ${ratio}), p50 ${result.latency_ms.p50} ms, ` +
           `p95 ${result.latency_ms.p95} ms, p99 ${result.latency_ms.p99} ms, p99.9 ${result.latency_ms.p99_9} ms, server CPU ${result.server_cpu_us_per_request} µs/request, RSS ${result.rss_mb_end} MB, ` +
+          `event loop delay p99 ${result.event_loop?.p99_ms ?? '–'} ms, max ${result.event_loop?.max_ms ?? '–'} ms, ` +
           `errors ${result.errors + result.timeouts}, non-2xx ${result.non_2xx} ${JSON.stringify(result.status_codes)}` +
           (drainMs > 500 ? `; the server needed ${drainMs} ms more to answer what was still queued` : ''),
       );

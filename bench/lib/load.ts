@@ -158,6 +158,22 @@ export interface LoadResult {
    * machine is doing. The load generator shares the 2 cores, so req/s moves with the machine; this does not.
    */
   server_cpu_us_per_request: number | null;
+  /** The server's event loop during the run (prom-client's monitorEventLoopDelay, via /metrics): p99 and longest delay, ms. */
+  event_loop?: { p99_ms: number; max_ms: number } | null;
+}
+
+/**
+ * The event-loop delay since the previous call (prom-client resets its histogram at every scrape of
+ * /metrics): call once before a run to start afresh, once after to read it. null when /metrics is off.
+ */
+export async function eventLoopDelay(url: string): Promise<{ p99_ms: number; max_ms: number } | null> {
+  const response = await fetch(`${url}/metrics`).catch(() => null);
+  if (!response?.ok) return null;
+  const text = await response.text();
+  const gauge = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  const p99 = gauge('nodejs_eventloop_lag_p99_seconds');
+  const max = gauge('nodejs_eventloop_lag_max_seconds');
+  return Number.isFinite(p99) && Number.isFinite(max) ? { p99_ms: Math.round(p99 * 10) / 10, max_ms: Math.round(max * 10) / 10 } : null;
 }
 
 function percentile(sorted: Float64Array, p: number): number {

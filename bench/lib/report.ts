@@ -27,13 +27,13 @@ const fmt = (n: number | null | undefined, digits = 0) => (n === null || n === u
 
 export function markdownTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | req/s | p50 ms | p95 ms | p99 ms | p99.9 ms | Fastify ceiling req/s (just before) | ratio to Fastify | server CPU µs / request | server RSS MB (end / peak) | errors / non-2xx |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | p50 ms | p95 ms | p99 ms | p99.9 ms | Fastify ceiling req/s (just before) | ratio to Fastify | server CPU µs / request | event loop delay ms (p99 / max) | server RSS MB (end / peak) | errors / non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     lines.push(
       `| ${r.name} | ${fmt(r.requests_per_s)} | ${fmt(r.latency_ms.p50, 2)} | ${fmt(r.latency_ms.p95, 2)} | ${fmt(r.latency_ms.p99, 2)} | ${fmt(r.latency_ms.p99_9, 2)} | ${fmt(r.ceiling_rps)} | ` +
-        `${r.ratio === null ? '(ceiling)' : fmt(r.ratio, 2)} | ${fmt(r.server_cpu_us_per_request)} | ${fmt(r.rss_mb_end)} / ${fmt(r.rss_mb_peak)} | ${r.errors + r.timeouts} / ${r.non_2xx} |`,
+        `${r.ratio === null ? '(ceiling)' : fmt(r.ratio, 2)} | ${fmt(r.server_cpu_us_per_request)} | ${r.event_loop ? `${fmt(r.event_loop.p99_ms, 1)} / ${fmt(r.event_loop.max_ms, 1)}` : '–'} | ${fmt(r.rss_mb_end)} / ${fmt(r.rss_mb_peak)} | ${r.errors + r.timeouts} / ${r.non_2xx} |`,
     );
   }
   return lines.join('\n');

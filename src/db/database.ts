@@ -17,6 +17,16 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/**
+ * The main connection checkpoints on its own (on the event loop, with two fsyncs of 20–28 ms each on the
+ * benchmark machine) only once the WAL holds this many pages (256 MiB). Under sustained writes the worker's
+ * passive checkpoints never catch up with the last commit, so the WAL cannot start afresh and grows; the
+ * first commit after a checkpoint that caught up (any lull) restarts it at no cost. With a safety net of
+ * 10 000 pages it fired about once a second under the benchmark's write load and stalled the event loop for
+ * up to 60–75 ms (docs/performance.md, "Commit stalls"). The WAL file keeps the size it reached.
+ */
+const SAFETY_NET_FRAMES = 65_536;
+
 const reportCheckpointError = (message: string) =>
   process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: 'background WAL checkpoint failed', err: message })}\n`);
 
@@ -46,7 +56,7 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
     cacheStatements(sqlite);
     // Checkpoints (and their fsyncs) off the event loop; SQLite's own only as a safety net (sqlite-checkpointer.ts).
     const checkpointer = file === ':memory:' ? null : startCheckpointer(resolve(file), { onError: reportCheckpointError });
-    if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
+    if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
     const kysely = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: sqlite }) });
     // better-sqlite3 is synchronous: a SELECT run while no transaction is open on the connection sees
     // exactly the committed state it would see after queueing for it (db/precompiled.ts).
