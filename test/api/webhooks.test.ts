@@ -104,8 +104,9 @@ describe('webhook deliveries', () => {
       () => at('/flaky'),
       (list) => list.length >= 1,
     );
-    const endpoint = async () =>
-      await server.ctx.db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', flaky.id).executeTakeFirstOrThrow();
+    const row = (id: number) => async () =>
+      await server.ctx.db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const endpoint = row(flaky.id);
     const first = await waitUntil(endpoint, (e) => e.attempts === 1);
     // The first retry comes within 10 s: 5 s ± 20 %.
     const wait = Date.parse(first.next_attempt_at!) - clock.now().getTime();
@@ -148,10 +149,8 @@ describe('webhook deliveries', () => {
     );
     const down = await server.ctx.webhooks.create(manager, { url: `${base}/down`, events: ['item.planning_changed'] });
     await server.ctx.itemWrites.setPlanning(manager, 1001, { priority: 'high' });
-    await waitUntil(
-      () => at('/down'),
-      (list) => list.length >= 1,
-    );
+    // The first failure must be recorded before the clock moves on, or it would count from after the jump.
+    await waitUntil(row(down.id), (e) => e.attempts === 1);
     offsetMs += 25 * 3_600_000;
     const dead = await waitUntil(
       async () => (await server.ctx.webhooks.list(manager)).find((w) => w.id === down.id)!,
