@@ -309,6 +309,15 @@ describe('web writes go through the item write path', () => {
     expect(decode(response.text)).toContain('The answer changed while you were reviewing it');
     expect((await card(1000)).answers.find((a: any) => a.id === 7001).status).toBe('pending');
   });
+
+  it('refuse a review of an answer through the URL of another item, and change nothing', async () => {
+    const web = await as('manager');
+    const page = await web.get('/items/1001');
+    const response = await web.post('/items/1001/answers/7001/review', { decision: 'approved' }, page.text);
+    expect(response.status).toBe(404);
+    expect(decode(response.text)).toContain('The answer was not found');
+    expect((await card(1000)).answers.find((a: any) => a.id === 7001).status).toBe('pending');
+  });
 });
 
 describe('the project page and My items', () => {

@@ -54,13 +54,14 @@ export function createReviewService(deps: {
       actor: Actor,
       answerId: number,
       decision: string,
-      options: { seenUpdatedAt?: string; buildAudit?: AuditEntryBuilder } = {},
+      options: { seenUpdatedAt?: string; buildAudit?: AuditEntryBuilder; itemId?: number } = {},
     ) {
       if (!(REVIEW_DECISIONS as readonly string[]).includes(decision)) {
         throw validationError('decision', `must be one of ${REVIEW_DECISIONS.join(', ')}`);
       }
       const answer = await answers.findOwner(answerId);
-      if (!answer) throw notFound('The answer');
+      // The web names the item in the URL (and audits the write on it): an answer of another item is not there.
+      if (!answer || (options.itemId !== undefined && answer.item_id !== options.itemId)) throw notFound('The answer');
       const authorize = (trx: Kysely<Database>) =>
         items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id }, trx);
       return writer.write(

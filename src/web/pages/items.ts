@@ -108,7 +108,11 @@ export async function itemPages(
     const { user } = sessionOf(request);
     const [id, answerId, form] = [idParam(request), idParam(request, 'answerId'), formOf(request)];
     return itemWrite(request, reply, id, `review-${answerId}`, form, (buildAudit) =>
-      review.reviewAnswer(user, answerId, form.get('decision') ?? '', { seenUpdatedAt: form.get('seen') ?? undefined, buildAudit }),
+      review.reviewAnswer(user, answerId, form.get('decision') ?? '', {
+        seenUpdatedAt: form.get('seen') ?? undefined,
+        buildAudit,
+        itemId: id,
+      }),
     );
   });
 
