@@ -38,6 +38,22 @@ export function normalizeText(value: string, field = 'text'): string {
   return text;
 }
 
+/** A trimmed name of 1 to `max` characters (code points), or a 422 naming the field. */
+export function requiredText(field: string, value: string | undefined, max: number): string {
+  const text = (value ?? '').trim();
+  if (!text || codePoints(text) > max) throw validationError(field, `must be 1 to ${max} characters`);
+  if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  return text;
+}
+
+/** A trimmed optional text of at most `max` characters (code points). */
+export function optionalText(field: string, value: string | undefined, max: number): string {
+  const text = (value ?? '').trim();
+  if (codePoints(text) > max) throw validationError(field, `must be at most ${max} characters`);
+  if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  return text;
+}
+
 /** An item deadline: a real calendar date `YYYY-MM-DD`; `null` and `""` clear it. */
 export function normalizeDeadline(value: string | null, field = 'deadline'): string | null {
   if (value === null || value === '') return null;

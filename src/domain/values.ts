@@ -26,6 +26,8 @@ export type SearchEntityType = (typeof SEARCH_ENTITY_TYPES)[number];
 
 export const MAX_LINKS = 100;
 export const MAX_TEXT_LENGTH = 20_000;
+/** Names of projects, sections, checklists and tokens: 1 to 200 characters (code points). */
+export const MAX_NAME_LENGTH = 200;
 export const MAX_LINK_TITLE_LENGTH = 500;
 
 /** A real calendar date written as YYYY-MM-DD. */

@@ -22,17 +22,21 @@ export interface ChildServer {
   startMs: number;
 }
 
-/** A port that was free a moment ago (loopback). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
+/**
+ * A port that was free a moment ago (loopback), below the kernel's ephemeral range (32768–60999 here):
+ * a port the kernel picked for `listen(0)` can be taken by any outgoing connection of a parallel test
+ * before the child server binds it (EADDRINUSE); one outside that range only by another listener.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 export async function startChildServer(options: {

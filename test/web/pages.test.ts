@@ -436,6 +436,8 @@ describe('administration', () => {
     expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Racks', 'Lighting <LED>', 'Doors']);
     expect((await (await as('admin')).get(editor)).text).toContain('Checklist: Lighting &lt;LED&gt;');
     expect((await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: '', back })).status).toBe(422);
+    // NUL cannot be stored in PostgreSQL text: refused on both dialects, like comment text.
+    expect((await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: 'Lights\u0000', back })).status).toBe(422);
     expect((await submit('admin', editor, '/admin/checklists/999999/rename', { name: 'Ghost', back })).status).toBe(404);
 
     // Reordering: up and down swap with the neighbour; past an end nothing moves.

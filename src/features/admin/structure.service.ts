@@ -1,16 +1,16 @@
 import type { Clock } from '../../clock.js';
+import { optionalText, requiredText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import { isCalendarDate, MAX_TEXT_LENGTH } from '../../domain/values.js';
+import { isCalendarDate, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
-import { assertAdmin, optionalText, requiredText } from './admin-guard.js';
+import { assertAdmin } from './admin-guard.js';
 import type { OrderedTable, StructureRepository } from './structure.repository.js';
 
 /**
  * Structural editing for administrators: projects, sections, checklists, items (create, rename,
  * reorder) and item participants. The API v1 never edits structure (spec §1.3); there is no deletion.
  */
-export const MAX_NAME_LENGTH = 200;
 export const MAX_ITEM_TEXT_LENGTH = 1000;
 
 export type Direction = 'up' | 'down';

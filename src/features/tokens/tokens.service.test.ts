@@ -44,6 +44,8 @@ describe('tokens.createToken', () => {
     const cases = [
       [{ ...base, name: '   ' }, 'name'],
       [{ ...base, name: 'x'.repeat(201) }, 'name'],
+      [{ ...base, name: '🔑'.repeat(201) }, 'name'],
+      [{ ...base, name: 'a\u0000b' }, 'name'],
       [{ ...base, scopes: [] }, 'scopes'],
       [{ ...base, scopes: ['auth:me', 'admin'] }, 'scopes'],
       [{ ...base, expiresAt: t.clock.now() }, 'expires_at'],
@@ -56,6 +58,13 @@ describe('tokens.createToken', () => {
       });
     }
     expect(await t.ctx.tokens.listTokens(user.id)).toEqual([]);
+  });
+
+  it('counts the name in characters (code points), not UTF-16 units', async () => {
+    const user = await makeUser(t);
+    const name = '🔑'.repeat(200);
+    await t.ctx.tokens.createToken({ userId: user.id, name, scopes: ['auth:me'], expiresAt: null });
+    expect((await t.ctx.tokens.listTokens(user.id)).map((token) => token.name)).toEqual([name]);
   });
 });
 

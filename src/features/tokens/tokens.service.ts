@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Clock } from '../../clock.js';
+import { requiredText } from '../../domain/inputs.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
-import type { UserRole } from '../../domain/values.js';
+import { MAX_NAME_LENGTH, type UserRole } from '../../domain/values.js';
 import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../errors.js';
 import { createTokenCache } from './token-cache.js';
 import type { TokensRepository } from './tokens.repository.js';
@@ -82,8 +83,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
       input: NewToken,
       executor?: Kysely<Database>,
     ): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
-      const name = input.name.trim();
-      if (!name || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
+      const name = requiredText('name', input.name, MAX_NAME_LENGTH);
       const scopes = parseScopes(input.scopes);
       const now = clock.now();
       if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
