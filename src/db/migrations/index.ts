@@ -8,6 +8,7 @@ import * as m007 from './007-events.js';
 import * as m008 from './008-webhooks.js';
 import * as m009 from './009-oauth.js';
 import * as m010 from './010-search-queue.js';
+import * as m011 from './011-oauth-retention.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '008-webhooks': m008,
   '009-oauth': m009,
   '010-search-queue': m010,
+  '011-oauth-retention': m011,
 };

@@ -7,6 +7,8 @@ export interface ExpiringRows {
   table: keyof Database;
   key: readonly string[];
   column: string;
+  /** Rows still referenced from this table's column (by their single-column key) stay, however old. */
+  keptIfReferencedBy?: { table: keyof Database; column: string };
 }
 
 /**
@@ -31,6 +33,19 @@ export function createRetentionRepository(database: Db) {
             .select([...rows.key])
             .where(rows.column, '<=', cutoff)
             .limit(limit);
+          const referrer = rows.keptIfReferencedBy;
+          if (referrer) {
+            batch = batch.where((inner) =>
+              inner.not(
+                inner.exists(
+                  inner
+                    .selectFrom(`${referrer.table} as r`)
+                    .select('r.' + referrer.column)
+                    .whereRef(`r.${referrer.column}`, '=', `${rows.table}.${rows.key[0]}`),
+                ),
+              ),
+            );
+          }
           if (skipLocked) batch = batch.forUpdate().skipLocked();
           const [first, ...others] = rows.key;
           return eb(others.length ? eb.refTuple(first!, ...(others as [string])) : eb.ref(first!), 'in', batch);

@@ -17,7 +17,7 @@ export interface RetentionRule extends ExpiringRows {
 const DAY_MS = 86_400_000;
 
 /**
- * What expires. Each table's `column` is indexed (migrations 001, 003, 007 and 009).
+ * What expires. Each table's `column` is indexed (migrations 001, 003, 007, 009 and 011).
  */
 export function retentionRules(options: { auditRetentionDays: number; eventRetentionDays: number }): RetentionRule[] {
   const rules: RetentionRule[] = [
@@ -28,6 +28,19 @@ export function retentionRules(options: { auditRetentionDays: number; eventReten
     { name: 'events', table: 'events', key: ['id'], column: 'at', maxAgeMs: options.eventRetentionDays * DAY_MS },
     // OAuth codes live 60 s; kept a day after that so that a late second use still ends its grant (009).
     { name: 'oauth_codes', table: 'oauth_codes', key: ['id'], column: 'expires_at', maxAgeMs: DAY_MS },
+    // A used refresh token only serves to notice its replay (which ends the grant); after 30 days a replay
+    // is refused as an unknown token instead. Each refresh leaves one, so they would grow without end.
+    { name: 'oauth_refresh_tokens', table: 'oauth_refresh_tokens', key: ['id'], column: 'used_at', maxAgeMs: 30 * DAY_MS },
+    // Registration is open (RFC 7591): a client that no user allowed within 7 days is dropped; once allowed,
+    // it stays with its grants, revoked ones included (migration 011).
+    {
+      name: 'oauth_clients',
+      table: 'oauth_clients',
+      key: ['id'],
+      column: 'created_at',
+      maxAgeMs: 7 * DAY_MS,
+      keptIfReferencedBy: { table: 'oauth_grants', column: 'client_id' },
+    },
   ];
   if (options.auditRetentionDays > 0) {
     rules.unshift({ name: 'audit_log', table: 'audit_log', key: ['id'], column: 'at', maxAgeMs: options.auditRetentionDays * DAY_MS });

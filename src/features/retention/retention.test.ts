@@ -85,19 +85,20 @@ async function seed() {
     .insertInto('web_sessions')
     .values([...[1, 2, 3, 4].map((i) => session(i, NOW - i * 1000)), session(5, NOW + 1000), session(6, NOW + DAY / 4)])
     .execute();
-  // OAuth codes live 60 s and are kept a day after that (a late second use still ends the grant).
+  // OAuth clients: one allowed long ago (it has a grant), two that no user allowed, of 8 and 6 days.
+  const client = (id: string, created: number) => ({
+    id,
+    client_name: id,
+    redirect_uris: '[]',
+    scope: null,
+    client_uri: null,
+    software_id: null,
+    software_version: null,
+    created_at: iso(created),
+  });
   await db.kysely
     .insertInto('oauth_clients')
-    .values({
-      id: 'plc_x',
-      client_name: 'x',
-      redirect_uris: '[]',
-      scope: null,
-      client_uri: null,
-      software_id: null,
-      software_version: null,
-      created_at: iso(NOW - 3 * DAY),
-    })
+    .values([client('plc_x', NOW - 300 * DAY), client('plc_unused_old', NOW - 8 * DAY), client('plc_unused_new', NOW - 6 * DAY)])
     .execute();
   const grant = (
     await db.kysely
@@ -115,6 +116,19 @@ async function seed() {
       .returning('id')
       .executeTakeFirstOrThrow()
   ).id;
+  // Refresh tokens: used 31 and 29 days ago, and one never used (the live one) from long ago.
+  const refresh = (i: number, created: number, used: number | null) => ({
+    token_hash: `r${i}`,
+    grant_id: grant,
+    created_at: iso(created),
+    expires_at: null,
+    used_at: used === null ? null : iso(used),
+  });
+  await db.kysely
+    .insertInto('oauth_refresh_tokens')
+    .values([refresh(1, NOW - 32 * DAY, NOW - 31 * DAY), refresh(2, NOW - 31 * DAY, NOW - 29 * DAY), refresh(3, NOW - 60 * DAY, null)])
+    .execute();
+  // OAuth codes live 60 s and are kept a day after that (a late second use still ends the grant).
   const code = (i: number, expires: number) => ({
     code_hash: `c${i}`,
     grant_id: grant,
@@ -167,7 +181,15 @@ describe('retention', () => {
   it('deletes old audit records, expired idempotency keys and sessions in batches of at most batchSize rows, and nothing else', async () => {
     const batches: { rule: string; deleted: number; ms: number }[] = [];
     const retention = retentionOn(db, { batchSize: 500, onBatch: (rule, deleted, ms) => batches.push({ rule, deleted, ms }) });
-    expect(await retention.runOnce()).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
+    expect(await retention.runOnce()).toEqual({
+      audit_log: OLD_AUDIT,
+      idempotency_keys: 7,
+      web_sessions: 4,
+      events: 2,
+      oauth_codes: 1,
+      oauth_refresh_tokens: 1,
+      oauth_clients: 1,
+    });
     expect(batches.filter((b) => b.rule === 'audit_log').map((b) => b.deleted)).toEqual([500, 500, 203]);
     expect(batches.every((b) => b.deleted <= 500)).toBe(true);
     console.log(
@@ -193,11 +215,33 @@ describe('retention', () => {
       'c2',
       'c3',
     ]);
-    expect(await retention.runOnce()).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0, oauth_codes: 0 });
+    expect(
+      (await db.kysely.selectFrom('oauth_refresh_tokens').select('token_hash').orderBy('token_hash').execute()).map((r) => r.token_hash),
+    ).toEqual(['r2', 'r3']);
+    expect((await db.kysely.selectFrom('oauth_clients').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([
+      'plc_unused_new',
+      'plc_x',
+    ]);
+    expect(await retention.runOnce()).toEqual({
+      audit_log: 0,
+      idempotency_keys: 0,
+      web_sessions: 0,
+      events: 0,
+      oauth_codes: 0,
+      oauth_refresh_tokens: 0,
+      oauth_clients: 0,
+    });
   });
 
   it('keeps audit records forever with AUDIT_RETENTION_DAYS=0; the setting is validated', async () => {
-    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({ idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
+    expect(await retentionOn(db, {}, 0).runOnce()).toEqual({
+      idempotency_keys: 7,
+      web_sessions: 4,
+      events: 2,
+      oauth_codes: 1,
+      oauth_refresh_tokens: 1,
+      oauth_clients: 1,
+    });
     expect(await count('audit_log')).toBe(OLD_AUDIT + RECENT_AUDIT);
     expect(loadConfig({ DATA_DIR: dir }).auditRetentionDays).toBe(180);
     expect(loadConfig({ DATA_DIR: dir, AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
@@ -212,6 +256,8 @@ describe('retention', () => {
     expect(results.reduce((n, r) => n + r.audit_log!, 0)).toBe(OLD_AUDIT);
     expect(results.reduce((n, r) => n + r.idempotency_keys!, 0)).toBe(7);
     expect(results.reduce((n, r) => n + r.web_sessions!, 0)).toBe(4);
+    expect(results.reduce((n, r) => n + r.oauth_refresh_tokens!, 0)).toBe(1);
+    expect(results.reduce((n, r) => n + r.oauth_clients!, 0)).toBe(1);
     expect(await count('audit_log')).toBe(RECENT_AUDIT);
   });
 
@@ -223,8 +269,24 @@ describe('retention', () => {
     for (let waited = 0; runs.length < 2 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     await retention.stop();
     expect(errors).toEqual([]);
-    expect(runs[0]).toEqual({ audit_log: OLD_AUDIT, idempotency_keys: 7, web_sessions: 4, events: 2, oauth_codes: 1 });
-    expect(runs[1]).toEqual({ audit_log: 0, idempotency_keys: 0, web_sessions: 0, events: 0, oauth_codes: 0 });
+    expect(runs[0]).toEqual({
+      audit_log: OLD_AUDIT,
+      idempotency_keys: 7,
+      web_sessions: 4,
+      events: 2,
+      oauth_codes: 1,
+      oauth_refresh_tokens: 1,
+      oauth_clients: 1,
+    });
+    expect(runs[1]).toEqual({
+      audit_log: 0,
+      idempotency_keys: 0,
+      web_sessions: 0,
+      events: 0,
+      oauth_codes: 0,
+      oauth_refresh_tokens: 0,
+      oauth_clients: 0,
+    });
 
     await db.kysely
       .insertInto('audit_log')
