@@ -16,20 +16,38 @@ export interface EventQuery {
   types: readonly EventType[] | null;
 }
 
-// Any constant: the advisory lock that makes event ids commit in the order they are given (PostgreSQL).
+// Any constant: the advisory lock that keeps readers from passing an event id that has not committed (PostgreSQL).
 const EVENT_ORDER_LOCK = 7_311_502_011;
 
 export function createEventsRepository(db: Kysely<Database>) {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+
+  /**
+   * The highest event id below which every event has committed (or rolled back): a reader never goes past
+   * it. On PostgreSQL concurrent writers may commit ids out of order, and a reader past id 12 would never
+   * see 11. Writers hold the lock shared from their insert to their commit, so they never wait for each
+   * other (and share PostgreSQL's WAL flushes); a reader takes it exclusively for an instant, which waits
+   * for the writers in flight, then reads the last id. SQLite serializes writers anyway.
+   */
+  async function committedUpTo(): Promise<number> {
+    const last = (executor: Kysely<Database>) =>
+      executor
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst()
+        .then((row) => Number(row?.id ?? 0));
+    if (!postgres) return last(db);
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
+      return last(trx);
+    });
+  }
+
   return {
-    /**
-     * Appends events inside the caller's transaction. On PostgreSQL concurrent writers could commit ids out
-     * of order, and a reader past id 12 would never see 11: the transaction-scoped lock taken here, held
-     * until commit, makes ids commit in order. SQLite serializes writers anyway.
-     */
+    /** Appends events inside the caller's transaction (see committedUpTo for the lock). */
     async append(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<void> {
       if (events.length === 0) return;
-      if (postgres) await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
+      if (postgres) await sql`select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})`.execute(trx);
       await trx
         .insertInto('events')
         .values(events.map((e) => ({ ...e, data: JSON.stringify(e.data) })))
@@ -43,6 +61,7 @@ export function createEventsRepository(db: Kysely<Database>) {
         .leftJoin('users as u', 'u.id', 'e.actor_id')
         .select(['e.id', 'e.type', 'e.at', 'e.project_id', 'e.item_id', 'e.actor_id', 'u.name as actor_name', 'e.token_id', 'e.data'])
         .where('e.id', '>', query.after);
+      if (postgres) q = q.where('e.id', '<=', await committedUpTo());
       if (query.projectId !== null) q = q.where('e.project_id', '=', query.projectId);
       if (query.itemId !== null) q = q.where('e.item_id', '=', query.itemId);
       if (query.types !== null) q = q.where('e.type', 'in', [...query.types]);
@@ -65,13 +84,7 @@ export function createEventsRepository(db: Kysely<Database>) {
       return q.orderBy('e.id').limit(query.limit).execute();
     },
 
-    async lastId(): Promise<number> {
-      const row = await db
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(row?.id ?? 0);
-    },
+    lastId: committedUpTo,
   };
 }
 
