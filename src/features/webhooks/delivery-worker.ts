@@ -58,7 +58,7 @@ export function createDeliveryWorker(
     try {
       // Stops in time to finish a delivery (15 s at most) before the lease ends; the next look goes on.
       while (!stopped && clock.now().getTime() + WEBHOOK_TIMEOUT_MS < until) {
-        // Read before the next event: every id up to it has committed (ids commit in order, events.repository.ts).
+        // Read before the next event: every id up to it has committed (events.repository.ts, committedUpTo).
         const last = await events.lastId();
         const event = await events.nextFor(owner, { after: cursor, projectId: endpoint.project_id, types });
         if (!event) {
