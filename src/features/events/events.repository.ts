@@ -22,29 +22,8 @@ const EVENT_ORDER_LOCK = 7_311_502_011;
 export function createEventsRepository(db: Kysely<Database>) {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
 
-  /**
-   * The highest event id below which every event has committed (or rolled back): a reader never goes past
-   * it. On PostgreSQL concurrent writers may commit ids out of order, and a reader past id 12 would never
-   * see 11. Writers hold the lock shared from their insert to their commit, so they never wait for each
-   * other (and share PostgreSQL's WAL flushes); a reader takes it exclusively for an instant, which waits
-   * for the writers in flight, then reads the last id. SQLite serializes writers anyway.
-   */
-  async function committedUpTo(): Promise<number> {
-    const last = (executor: Kysely<Database>) =>
-      executor
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst()
-        .then((row) => Number(row?.id ?? 0));
-    if (!postgres) return last(db);
-    return db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
-      return last(trx);
-    });
-  }
-
   return {
-    /** Appends events inside the caller's transaction (see committedUpTo for the lock). */
+    /** Appends events inside the caller's transaction (see lastId for the lock). */
     async append(trx: Kysely<Database>, events: readonly NewEvent[]): Promise<void> {
       if (events.length === 0) return;
       if (postgres) await sql`select pg_advisory_xact_lock_shared(${EVENT_ORDER_LOCK})`.execute(trx);
@@ -54,14 +33,17 @@ export function createEventsRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Events after the cursor, oldest first, that match the filters and the reader's visibility. */
-    async list(visibility: EventVisibility, query: EventQuery) {
+    /**
+     * Events after the cursor and up to `upTo` (a `lastId()` read before: nothing at or below it is still
+     * to commit), oldest first, that match the filters and the reader's visibility.
+     */
+    async list(visibility: EventVisibility, query: EventQuery, upTo: number) {
       let q = db
         .selectFrom('events as e')
         .leftJoin('users as u', 'u.id', 'e.actor_id')
         .select(['e.id', 'e.type', 'e.at', 'e.project_id', 'e.item_id', 'e.actor_id', 'u.name as actor_name', 'e.token_id', 'e.data'])
-        .where('e.id', '>', query.after);
-      if (postgres) q = q.where('e.id', '<=', await committedUpTo());
+        .where('e.id', '>', query.after)
+        .where('e.id', '<=', upTo);
       if (query.projectId !== null) q = q.where('e.project_id', '=', query.projectId);
       if (query.itemId !== null) q = q.where('e.item_id', '=', query.itemId);
       if (query.types !== null) q = q.where('e.type', 'in', [...query.types]);
@@ -84,7 +66,26 @@ export function createEventsRepository(db: Kysely<Database>) {
       return q.orderBy('e.id').limit(query.limit).execute();
     },
 
-    lastId: committedUpTo,
+    /**
+     * The highest event id at or below which every event has committed (or rolled back): a reader never goes
+     * past it. On PostgreSQL concurrent writers may commit ids out of order, and a reader past id 12 would never
+     * see 11. Writers hold the lock shared from their insert to their commit, so they never wait for each
+     * other (and share PostgreSQL's WAL flushes); a reader takes it exclusively for an instant, which waits
+     * for the writers in flight, then reads the last id. SQLite serializes writers anyway.
+     */
+    async lastId(): Promise<number> {
+      const last = (executor: Kysely<Database>) =>
+        executor
+          .selectFrom('events')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst()
+          .then((row) => Number(row?.id ?? 0));
+      if (!postgres) return last(db);
+      return db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
+        return last(trx);
+      });
+    },
   };
 }
 

@@ -140,7 +140,7 @@ export function createEventsService(deps: {
       for (;;) {
         const mark = await waiters.mark();
         // Visibility is read again each time: access lost while waiting is lost at once.
-        const rows = await repo.list(await visibilityOf(actor), query);
+        const rows = await repo.list(await visibilityOf(actor), query, mark.lastId);
         const remaining = deadline - Date.now();
         if (rows.length > 0 || remaining <= 0) {
           const page = rows.slice(0, input.limit);
@@ -151,24 +151,26 @@ export function createEventsService(deps: {
       }
     },
 
-    /** The first event after `after` that matches and that the reader can see now (webhook deliveries), or null. */
+    /**
+     * The first event after `after` and up to `upTo` (a `lastId()` read before) that matches and that the
+     * reader can see now (webhook deliveries), or null.
+     */
     async nextFor(
       reader: Actor,
-      query: { after: number; projectId: number | null; types: readonly EventType[] | null },
+      query: { after: number; upTo: number; projectId: number | null; types: readonly EventType[] | null },
     ): Promise<EventView | null> {
-      const [row] = await repo.list(await visibilityOf(reader), { ...query, itemId: null, limit: 1 });
+      const { upTo, ...filters } = query;
+      const [row] = await repo.list(await visibilityOf(reader), { ...filters, itemId: null, limit: 1 }, upTo);
       return row ? toView(row) : null;
     },
 
     /** One event, if the reader can see it now (redelivery). */
     async findFor(reader: Actor, eventId: number): Promise<EventView | null> {
-      const [row] = await repo.list(await visibilityOf(reader), {
-        after: eventId - 1,
-        limit: 1,
-        projectId: null,
-        itemId: null,
-        types: null,
-      });
+      const [row] = await repo.list(
+        await visibilityOf(reader),
+        { after: eventId - 1, limit: 1, projectId: null, itemId: null, types: null },
+        eventId,
+      );
       return row?.id === eventId ? toView(row) : null;
     },
 

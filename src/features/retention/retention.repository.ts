@@ -40,7 +40,7 @@ export function createRetentionRepository(database: Db) {
                 inner.exists(
                   inner
                     .selectFrom(`${referrer.table} as r`)
-                    .select('r.' + referrer.column)
+                    .select(`r.${referrer.column}`)
                     .whereRef(`r.${referrer.column}`, '=', `${rows.table}.${rows.key[0]}`),
                 ),
               ),

@@ -58,9 +58,9 @@ export function createDeliveryWorker(
     try {
       // Stops in time to finish a delivery (15 s at most) before the lease ends; the next look goes on.
       while (!stopped && clock.now().getTime() + WEBHOOK_TIMEOUT_MS < until) {
-        // Read before the next event: every id up to it has committed (events.repository.ts, committedUpTo).
+        // Read before the next event: every id up to it has committed (events.repository.ts, lastId).
         const last = await events.lastId();
-        const event = await events.nextFor(owner, { after: cursor, projectId: endpoint.project_id, types });
+        const event = await events.nextFor(owner, { after: cursor, upTo: last, projectId: endpoint.project_id, types });
         if (!event) {
           // What lies between is not for this endpoint (another type or project) or not visible to its owner
           // now: visibility is that of delivery time, so the endpoint is done with it.
