@@ -12,6 +12,8 @@ export interface UsersTable {
   role: string;
   password_hash: string | null;
   active: number;
+  /** IANA time zone name (migration 012); null: not chosen. */
+  time_zone: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -50,6 +50,10 @@ export const EVENT_TYPES = [
   'item.verdict_set',
   'item.returned_to_rework',
   'project.verdict_set',
+  // The punch-list cycle (DESIGN.md §14): structure edited from the web.
+  'item.created',
+  'item.updated',
+  'structure.changed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

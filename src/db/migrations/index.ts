@@ -9,6 +9,7 @@ import * as m008 from './008-webhooks.js';
 import * as m009 from './009-oauth.js';
 import * as m010 from './010-search-queue.js';
 import * as m011 from './011-oauth-retention.js';
+import * as m012 from './012-time-zones.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '009-oauth': m009,
   '010-search-queue': m010,
   '011-oauth-retention': m011,
+  '012-time-zones': m012,
 };
