@@ -13,6 +13,7 @@ import { itemPages } from './pages/items.js';
 import { oauthPages } from './pages/oauth.js';
 import { profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
+import { structurePages } from './pages/structure.js';
 import { webSessions } from './session.js';
 
 /**
@@ -20,7 +21,22 @@ import { webSessions } from './session.js';
  * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
  */
 export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { config, clock, sessions, tokens, webhooks, projects, review, worklists, items, itemWrites, comments, answers, attachments } = ctx;
+  const {
+    config,
+    clock,
+    sessions,
+    tokens,
+    webhooks,
+    projects,
+    review,
+    worklists,
+    items,
+    itemWrites,
+    comments,
+    answers,
+    attachments,
+    events,
+  } = ctx;
   const { idempotency, audit, usersAdmin, structure, members, oauth } = ctx;
   formBodies(app);
   webSessions(app, { sessions, config });
@@ -69,9 +85,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await authPages(app, { sessions, config });
   await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
   await oauthPages(app, { oauth, clock });
-  await projectPages(app, { projects, review, worklists });
-  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });
+  await projectPages(app, { projects, review, worklists, structure });
+  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin });
-  await adminProjectPages(app, { structure, members, usersAdmin });
+  await adminProjectPages(app, { structure, members, usersAdmin, idempotency });
+  await structurePages(app, { structure, attachments, idempotency });
 }

@@ -5,6 +5,7 @@ import { type ItemFilter, parseItemStatus } from '../../features/worklists/workl
 import { myItemsView } from '../views/my-items.js';
 import { projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
+import { structureLinks } from '../views/structure-page.js';
 import { formOf, idParam } from '../form.js';
 import { html } from '../html.js';
 import { csrfField } from '../layout.js';
@@ -31,8 +32,8 @@ ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected`
 </form>`;
 }
 
-export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 'projects' | 'review' | 'worklists'>) {
-  const { projects, review, worklists } = deps;
+export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure'>) {
+  const { projects, review, worklists, structure } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -59,13 +60,16 @@ export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 
       overdue: query.overdue === '1',
       q: query.q?.trim() || null,
     };
-    const [items, canVerdict] = await Promise.all([
+    const [items, canVerdict, rights] = await Promise.all([
       worklists.projectItems(session.user, id, filter, pageParam(query)),
       review.canSetProjectVerdict(session.user, id),
+      structure.rightsOn(session.user, id),
     ]);
     const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, 'Project verdict') : null;
     const notice = query.saved ? 'The verdict was saved.' : null;
-    return reply.type('text/html; charset=utf-8').send(projectPageView({ ...items, session, filter, notice, verdictForm: verdict }));
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(projectPageView({ ...items, session, filter, notice, verdictForm: verdict, structureLinks: structureLinks(id, rights) }));
   });
 
   app.get('/my-items', async (request, reply) => {

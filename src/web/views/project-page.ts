@@ -14,6 +14,8 @@ export interface ProjectPageModel extends ProjectItems {
   notice: string | null;
   /** The project's verdict form, when the user may set it. */
   verdictForm: SafeHtml | null;
+  /** "Add item", "Add section", "Add checklist", for those who may. */
+  structureLinks: SafeHtml | null;
 }
 
 export function progress(card: ProjectCard) {
@@ -117,6 +119,7 @@ ${p.description ? html`<p class="text">${p.description}</p>` : ''}
 </dl>
 ${m.verdictForm ?? ''}
 </section>
+${m.structureLinks ?? ''}
 ${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}` : html`<p class="muted">This project has no sections yet.</p>`}`,
   }).value;
 }
