@@ -41,6 +41,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   formBodies(app);
   webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
+  // The navigation's "To review" count, on the pages a signed-in user opens.
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'GET' && request.webSession) request.webSession.toReview = await worklists.reviewCount(request.webSession.user);
+  });
   app.setNotFoundHandler(webNotFoundHandler);
 
   // Security headers (helmet), one policy for every page: no inline code, forms and frames kept to this site.

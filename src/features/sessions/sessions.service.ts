@@ -27,6 +27,8 @@ export interface WebSession {
   csrfToken: string;
   createdAt: string;
   expiresAt: string;
+  /** What the navigation counts, filled by the web for the pages it renders: "To review" (null: reviews nowhere). */
+  toReview?: number | null;
 }
 
 export type SignInResult =

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { VERDICTS } from '../../domain/values.js';
 import { type ItemFilter, parseItemStatus } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
+import { reviewQueueView } from '../views/review-queue.js';
 import { projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
 import { structureLinks } from '../views/structure-page.js';
@@ -76,6 +77,12 @@ export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 
     const session = sessionOf(request);
     const items = await worklists.myItems(session.user, pageParam(request.query as Record<string, string | undefined>));
     return reply.type('text/html; charset=utf-8').send(myItemsView({ ...items, session }));
+  });
+
+  app.get('/review', async (request, reply) => {
+    const session = sessionOf(request);
+    const queue = await worklists.reviewQueue(session.user, pageParam(request.query as Record<string, string | undefined>));
+    return reply.type('text/html; charset=utf-8').send(reviewQueueView({ ...queue, session }));
   });
 
   app.post('/projects/:id/verdict', async (request, reply) => {
