@@ -35,7 +35,8 @@ const eventsOf = async (where: { item_id?: number; project_id?: number; type?: s
   if (where.type !== undefined) q = q.where('type', '=', where.type);
   return (await q.orderBy('id').execute()).map((e) => ({ ...e, data: JSON.parse(e.data) as any }));
 };
-const auditOf = (requestId: string) => db().selectFrom('audit_log').select(['user_id', 'path']).where('request_id', '=', requestId).execute();
+const auditOf = (requestId: string) =>
+  db().selectFrom('audit_log').select(['user_id', 'path']).where('request_id', '=', requestId).execute();
 const itemsIn = (checklistId: number) => db().selectFrom('items').select(['id', 'text']).where('checklist_id', '=', checklistId).execute();
 
 async function photo(name: string) {
@@ -95,7 +96,12 @@ describe('structure.createItem', () => {
       checklist_id: checklist.id,
       item_id: id,
     });
-    expect(event!.data.item).toMatchObject({ id, text: 'Crack in the wall', participants: item.participants, attachments: item.attachments });
+    expect(event!.data.item).toMatchObject({
+      id,
+      text: 'Crack in the wall',
+      participants: item.participants,
+      attachments: item.attachments,
+    });
   });
 
   it('changes nothing when a part fails: an unknown participant, a refused event, an empty text, the wrong role', async () => {
@@ -250,7 +256,14 @@ describe('sections and checklists', () => {
     const limited = await makeMember(t, project, 'executor', { sections: [seen] });
     await t.ctx.structure.renameSection(t.admin, seen.id, 'Seen, renamed');
     await t.ctx.structure.renameSection(t.admin, unseen.id, 'Unseen, renamed');
-    const { events } = await t.ctx.events.list(limited, { after: 0, limit: 100, projectId: project.id, itemId: null, types: null, wait: 0 });
+    const { events } = await t.ctx.events.list(limited, {
+      after: 0,
+      limit: 100,
+      projectId: project.id,
+      itemId: null,
+      types: null,
+      wait: 0,
+    });
     const renames = events.filter((e) => (e.data as { change?: string }).change === 'section_renamed');
     expect(renames.map((e) => (e.data as { section: { id: number } }).section.id)).toEqual([seen.id]);
   });
