@@ -56,8 +56,10 @@ export async function serve(options: { demo: boolean }) {
   ctx.searchIndexer.start();
   // Printed once the server listens: the curl line works the moment it appears.
   if (demo) {
+    const { DEMO_SIGN_INS } = await import('./demo/demo.js');
+    const demoSignIns = DEMO_SIGN_INS.map((s) => `  ${s.email.padEnd(22)} ${s.who}`).join('\n');
     process.stdout.write(
-      `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in: ${demo.email} / ${demo.password} at ${config.baseUrl}/login\n\n`,
+      `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in at ${config.baseUrl}/login, password ${demo.password} for everyone:\n\n${demoSignIns}\n\n`,
     );
   }
   return app;
