@@ -10,6 +10,7 @@ import { adminUserPages } from './pages/admin/users.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
+import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
 import { profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
@@ -66,8 +67,9 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   });
 
   // Each page module receives the services it calls, and nothing else.
+  await notificationPages(app, { notifications: ctx.notifications });
   await authPages(app, { sessions, config });
-  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
+  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications: ctx.notifications });
   await oauthPages(app, { oauth, clock });
   await projectPages(app, { projects, review, worklists });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });
