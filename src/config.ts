@@ -165,7 +165,9 @@ function mailConfig(env: Env, baseUrl: string): Pick<Config, 'smtpUrl' | 'mailFr
       // refused below
     }
     if (!url || !['smtp:', 'smtps:'].includes(url.protocol) || !url.hostname) {
-      throw new ConfigError(`SMTP_URL must look like smtp://[user:pass@]host:port or smtps://…, got "${smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}"`);
+      throw new ConfigError(
+        `SMTP_URL must look like smtp://[user:pass@]host:port or smtps://…, got "${smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}"`,
+      );
     }
   }
   const mailFrom = env.MAIL_FROM || `Punchlist <punchlist@${new URL(baseUrl).hostname.replace(/^\[|\]$/g, '')}>`;

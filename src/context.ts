@@ -180,7 +180,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
   // before the database closes.
   const webhookWorker =
-    o.webhookWorker ?? createDeliveryWorker(
+    o.webhookWorker ??
+    createDeliveryWorker(
       { repo: webhooksRepo, events, clock },
       {
         allowPrivate: config.webhookAllowPrivate,

@@ -49,7 +49,9 @@ describe('bin/punchlist notifications list', { timeout: 180_000 }, () => {
     const table = await run(['notifications', 'list', '--user', 'executor@punchlist.test']);
     expect(table.stdout).toMatch(/^ID\s+AT\s+KIND\s+ITEM\s+READ\s+EMAILED\s+TEXT\n/);
     expect(table.stdout).toContain('comment_created');
-    expect((await run(['notifications', 'list', '--user', 'manager@punchlist.test'])).stdout).toBe('no notifications for manager@punchlist.test\n');
+    expect((await run(['notifications', 'list', '--user', 'manager@punchlist.test'])).stdout).toBe(
+      'no notifications for manager@punchlist.test\n',
+    );
     const unknown = await run(['notifications', 'list', '--user', 'nobody@punchlist.test']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toBe('punchlist: no user with the email "nobody@punchlist.test"\n');

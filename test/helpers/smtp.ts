@@ -78,7 +78,9 @@ export async function startSmtpReceiver(options: { refused?: string[] } = {}) {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`${count} message(s) to ${address} expected within ${ms} ms; got ${received.filter((m) => m.to === address).length}`));
+          reject(
+            new Error(`${count} message(s) to ${address} expected within ${ms} ms; got ${received.filter((m) => m.to === address).length}`),
+          );
         }, ms);
         waiters.add(check);
         check();

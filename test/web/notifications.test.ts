@@ -14,7 +14,8 @@ let server: TestServer;
 const as = signedInClients(() => server.url);
 const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const drain = () => server.ctx.notificationWorker.drainNow();
-const navCount = (page: string) => /<span class="nav-count" data-notification-count\s*(hidden)?>.*?<span data-count>(\d+)<\/span>/.exec(page);
+const navCount = (page: string) =>
+  /<span class="nav-count" data-notification-count\s*(hidden)?>.*?<span data-count>(\d+)<\/span>/.exec(page);
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver({ refused: ['bystander@punchlist.test'] });
@@ -43,7 +44,11 @@ describe('/notifications', () => {
     const list = await web.get('/notifications');
     expect(list.status).toBe(200);
     expect(list.text).toContain('aria-current="page">Notifications');
-    const texts = [...list.text.matchAll(/<a href="\/notifications\/(\d+)\/open">(?:<span class="sr-only">Unread: <\/span>)?([^<]*(?:<[^/][^<]*)*?)<\/a>/g)];
+    const texts = [
+      ...list.text.matchAll(
+        /<a href="\/notifications\/(\d+)\/open">(?:<span class="sr-only">Unread: <\/span>)?([^<]*(?:<[^/][^<]*)*?)<\/a>/g,
+      ),
+    ];
     expect(texts.map((m) => decode(m[2]!))).toEqual([
       'Manager commented on “Extinguishers checked”: Second remark',
       'Manager commented on “Item 1001”: First <b>remark</b>',
@@ -76,13 +81,19 @@ describe('the Profile’s "Notifications" block', () => {
     const web = await as('observer');
     const profile = await web.get('/profile');
     expect(profile.text).toContain('<h2 id="notifications-title">Notifications</h2>');
-    expect(profile.text).toMatch(/<select id="pref-comment_created" name="comment_created"><option value="email" selected>Email<\/option><option value="digest" >Daily digest<\/option><option value="web" >Web only<\/option><\/select>/);
+    expect(profile.text).toMatch(
+      /<select id="pref-comment_created" name="comment_created"><option value="email" selected>Email<\/option><option value="digest" >Daily digest<\/option><option value="web" >Web only<\/option><\/select>/,
+    );
     const saved = await web.post('/profile/notifications', { comment_created: 'web', item_done: 'digest' }, profile.text);
     expect(saved).toMatchObject({ status: 303, location: '/profile?notifications=saved#notifications' });
     const after = await web.get('/profile?notifications=saved');
     expect(after.text).toContain('Your notification preferences were saved.');
     expect(after.text).toMatch(/name="comment_created">.*<option value="web" selected>/);
-    expect(await server.ctx.notifications.preferences(USERS.observer)).toMatchObject({ comment_created: 'web', item_done: 'digest', verdict_set: 'email' });
+    expect(await server.ctx.notifications.preferences(USERS.observer)).toMatchObject({
+      comment_created: 'web',
+      item_done: 'digest',
+      verdict_set: 'email',
+    });
 
     const refused = await web.post('/profile/notifications', { comment_created: 'email', verdict_set: 'pigeon' }, after.text);
     expect(refused.status).toBe(422);

@@ -30,7 +30,10 @@ export interface EmailSenderDeps {
  * the Profile says the address is failing); anything else is retried with backoff for 24 h, then given up.
  * What the recipient can no longer see is left out when the email is sent.
  */
-export function createEmailSender(deps: EmailSenderDeps, options: { pollMs?: number; concurrency?: number; onError?: (err: unknown) => void } = {}) {
+export function createEmailSender(
+  deps: EmailSenderDeps,
+  options: { pollMs?: number; concurrency?: number; onError?: (err: unknown) => void } = {},
+) {
   const { repo, mailer, clock } = deps;
   const concurrency = options.concurrency ?? 4;
   let stopped = true;

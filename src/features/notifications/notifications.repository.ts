@@ -82,14 +82,22 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     /** The modes of several users, for one kind (the worker's batch). */
     modes(userIds: readonly number[]) {
       if (userIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('notification_preferences').selectAll().where('user_id', 'in', [...userIds]).execute();
+      return db
+        .selectFrom('notification_preferences')
+        .selectAll()
+        .where('user_id', 'in', [...userIds])
+        .execute();
     },
 
     async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[]): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('notification_preferences').where('user_id', '=', userId).execute();
         const kept = modes.filter((m) => m.mode !== 'email');
-        if (kept.length) await trx.insertInto('notification_preferences').values(kept.map((m) => ({ user_id: userId, ...m }))).execute();
+        if (kept.length)
+          await trx
+            .insertInto('notification_preferences')
+            .values(kept.map((m) => ({ user_id: userId, ...m })))
+            .execute();
       });
     },
 
@@ -106,7 +114,11 @@ export function createNotificationsRepository(db: Kysely<Database>) {
 
     participantsOf(itemIds: readonly number[]) {
       if (itemIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('item_participants').select(['item_id', 'user_id']).where('item_id', 'in', [...itemIds]).execute();
+      return db
+        .selectFrom('item_participants')
+        .select(['item_id', 'user_id'])
+        .where('item_id', 'in', [...itemIds])
+        .execute();
     },
 
     managersOf(projectIds: readonly number[]) {
@@ -121,12 +133,20 @@ export function createNotificationsRepository(db: Kysely<Database>) {
 
     answerAuthors(answerIds: readonly number[]) {
       if (answerIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('answers').select(['id', 'author_id']).where('id', 'in', [...answerIds]).execute();
+      return db
+        .selectFrom('answers')
+        .select(['id', 'author_id'])
+        .where('id', 'in', [...answerIds])
+        .execute();
     },
 
     itemTexts(itemIds: readonly number[]) {
       if (itemIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('items').select(['id', 'text', 'project_id']).where('id', 'in', [...itemIds]).execute();
+      return db
+        .selectFrom('items')
+        .select(['id', 'text', 'project_id'])
+        .where('id', 'in', [...itemIds])
+        .execute();
     },
 
     /** Participants of items not done whose deadline lies between the two dates (inclusive). */
@@ -221,7 +241,11 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db.selectFrom('notifications').selectAll().where('email_id', '=', emailId).orderBy('id').execute();
     },
 
-    async finishEmail(id: number, state: (typeof FINISHED_EMAIL_STATES)[number], fields: { to_address: string | null; last_error: string | null; at: string }) {
+    async finishEmail(
+      id: number,
+      state: (typeof FINISHED_EMAIL_STATES)[number],
+      fields: { to_address: string | null; last_error: string | null; at: string },
+    ) {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('notification_emails')
@@ -303,7 +327,12 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     },
 
     async releaseConsumer(name: string, holder: string): Promise<void> {
-      await db.updateTable('outbox_consumers').set({ holder: null, lease_until: null }).where('name', '=', name).where('holder', '=', holder).execute();
+      await db
+        .updateTable('outbox_consumers')
+        .set({ holder: null, lease_until: null })
+        .where('name', '=', name)
+        .where('holder', '=', holder)
+        .execute();
     },
 
     consumerCursor(name: string) {

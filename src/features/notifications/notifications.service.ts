@@ -101,7 +101,9 @@ export function createNotificationsService(deps: {
       const itemEvents = events.filter((e) => e.item_id !== null);
       if (itemEvents.length === 0) return async () => {};
       const itemIds = [...new Set(itemEvents.map((e) => e.item_id!))];
-      const answerIds = itemEvents.filter((e) => e.type === 'answer.reviewed').map((e) => Number((e.data as { answer_id?: unknown }).answer_id));
+      const answerIds = itemEvents
+        .filter((e) => e.type === 'answer.reviewed')
+        .map((e) => Number((e.data as { answer_id?: unknown }).answer_id));
       const [participants, texts, authors] = await Promise.all([
         repo.participantsOf(itemIds),
         repo.itemTexts(itemIds),
@@ -149,7 +151,14 @@ export function createNotificationsService(deps: {
     },
 
     /** A notification without an event (an OAuth client connected, a webhook disabled): made at once, once per key. */
-    async notifyDirect(input: { userId: number; kind: NotificationKind; key: string; text: string; subject: string; tokenId?: number | null }) {
+    async notifyDirect(input: {
+      userId: number;
+      kind: NotificationKind;
+      key: string;
+      text: string;
+      subject: string;
+      tokenId?: number | null;
+    }) {
       const modeOf = await deliveries([input.userId]);
       await insert([
         {
@@ -274,7 +283,8 @@ export function createNotificationsService(deps: {
       const current = await service.preferences(userId);
       for (const [kind, mode] of Object.entries(modes)) {
         if (!isNotificationKind(kind)) throw validationError('kind', `unknown notification kind "${kind}"`);
-        if (!(DELIVERY_MODES as readonly string[]).includes(mode)) throw validationError(kind, `must be one of ${DELIVERY_MODES.join(', ')}`);
+        if (!(DELIVERY_MODES as readonly string[]).includes(mode))
+          throw validationError(kind, `must be one of ${DELIVERY_MODES.join(', ')}`);
         current[kind] = mode as DeliveryMode;
       }
       await repo.setPreferences(

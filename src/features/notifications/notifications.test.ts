@@ -23,7 +23,8 @@ const member = (key: keyof typeof USERS, name = key[0]!.toUpperCase() + key.slic
 });
 const drain = () => server.ctx.notificationWorker.drainNow();
 const kindsOf = async (key: keyof typeof USERS) => (await server.ctx.notifications.list(USERS[key])).map((n) => n.kind);
-const emailsOf = (key: keyof typeof USERS) => server.ctx.db.kysely.selectFrom('notification_emails').selectAll().where('user_id', '=', USERS[key]).orderBy('id').execute();
+const emailsOf = (key: keyof typeof USERS) =>
+  server.ctx.db.kysely.selectFrom('notification_emails').selectAll().where('user_id', '=', USERS[key]).orderBy('id').execute();
 
 /** Appends an event the way the item write path does (in a transaction, then `committed`). */
 async function appendEvent(type: EventType, itemId: number, actorId: number, data: unknown) {
@@ -64,7 +65,13 @@ describe('notification rules', () => {
       [2, 'answer_created'],
       [9, 'answer_created'],
     ]);
-    const updated = { id: 2, type: 'item.updated' as const, item_id: 5, actor_id: 1, data: { changes: { participants: { from: [2], to: [2, 1, 4] } } } };
+    const updated = {
+      id: 2,
+      type: 'item.updated' as const,
+      item_id: 5,
+      actor_id: 1,
+      data: { changes: { participants: { from: [2], to: [2, 1, 4] } } },
+    };
     expect([...recipientsOf(updated, facts)]).toEqual([[4, 'participant_added']]);
     const done = { id: 3, type: 'item.status_changed' as const, item_id: 5, actor_id: 2, data: { from: 'pending', to: 'done' } };
     expect([...recipientsOf(done, facts)]).toEqual([[9, 'item_done']]);
@@ -74,7 +81,10 @@ describe('notification rules', () => {
 describe('notifications', () => {
   it('emails the executor within 15 s when a manager returns the item to rework; the manager is not told', async () => {
     server.ctx.notificationWorker.start();
-    await server.ctx.review.returnToRework(member('manager'), 1001, { reason: 'Paint <again>\r\nBcc: x@evil.test', deadline: '2099-01-01' });
+    await server.ctx.review.returnToRework(member('manager'), 1001, {
+      reason: 'Paint <again>\r\nBcc: x@evil.test',
+      deadline: '2099-01-01',
+    });
     const [message] = await smtp.waitFor(mail('executor'), 1, 15_000);
     const parsed = message!.parsed;
     expect(parsed.subject).toBe('Punchlist: “Item 1001”');
@@ -95,7 +105,9 @@ describe('notifications', () => {
     const added = (from: number[], to: number[]) => ({ changes: { participants: { from, to } } });
     await appendEvent('item.updated', 2000, USERS.admin, added([], [USERS.partial, USERS.executor, USERS.admin]));
     await appendEvent('item.updated', 2010, USERS.admin, added([], [USERS.partial]));
-    await appendEvent('item.created', 2001, USERS.manager, { item: { id: 2001, text: 'Item 2001', participants: [{ id: USERS.manager }, { id: USERS.observer }] } });
+    await appendEvent('item.created', 2001, USERS.manager, {
+      item: { id: 2001, text: 'Item 2001', participants: [{ id: USERS.manager }, { id: USERS.observer }] },
+    });
     await drain();
     const of = async (key: keyof typeof USERS) =>
       (await server.ctx.notifications.list(USERS[key])).filter((n) => n.kind === 'participant_added').map((n) => n.item_id);
@@ -148,7 +160,9 @@ describe('notifications', () => {
   });
 
   it('a refused address ends its own email at once and holds back nobody', async () => {
-    await appendEvent('item.updated', 1010, USERS.manager, { changes: { participants: { from: [], to: [USERS.bystander, USERS.executor] } } });
+    await appendEvent('item.updated', 1010, USERS.manager, {
+      changes: { participants: { from: [], to: [USERS.bystander, USERS.executor] } },
+    });
     await drain();
     expect(smtp.to(mail('executor')).at(-1)!.parsed.text).toContain('added you as a participant of “Item 1010”');
     expect(smtp.to(mail('bystander'))).toEqual([]);
@@ -158,14 +172,18 @@ describe('notifications', () => {
     clock.advance(3_600_000);
     await drain();
     expect(await emailsOf('bystander')).toEqual([refused]);
-    expect(await server.ctx.notifications.failingAddress({ id: USERS.bystander, email: mail('bystander') })).toMatchObject({ error: expect.stringMatching(/550/) });
+    expect(await server.ctx.notifications.failingAddress({ id: USERS.bystander, email: mail('bystander') })).toMatchObject({
+      error: expect.stringMatching(/550/),
+    });
     expect(await server.ctx.notifications.failingAddress({ id: USERS.executor, email: mail('executor') })).toBeNull();
   });
 
   it('sends a daily digest at 07:00 in the user’s time zone, once', async () => {
     await server.ctx.db.kysely.updateTable('users').set({ time_zone: 'Asia/Tokyo' }).where('id', '=', USERS.partial).execute();
     await server.ctx.notifications.setPreferences(USERS.partial, { comment_created: 'digest' });
-    await expect(server.ctx.notifications.setPreferences(USERS.partial, { comment_created: 'sometimes' })).rejects.toMatchObject({ status: 422 });
+    await expect(server.ctx.notifications.setPreferences(USERS.partial, { comment_created: 'sometimes' })).rejects.toMatchObject({
+      status: 422,
+    });
     clock.set('2030-03-01T10:00:00Z'); // 19:00 in Tokyo
     const before = smtp.to(mail('partial')).length;
     await server.ctx.comments.addComment(member('manager'), 1000, { text: 'First of the day' });
@@ -192,7 +210,9 @@ describe('notifications', () => {
     await drain();
     await drain();
     const reminded = async (key: keyof typeof USERS) =>
-      (await server.ctx.notifications.list(USERS[key])).filter((n) => n.kind.startsWith('deadline') || n.kind === 'token_expiring').map((n) => n.key);
+      (await server.ctx.notifications.list(USERS[key]))
+        .filter((n) => n.kind.startsWith('deadline') || n.kind === 'token_expiring')
+        .map((n) => n.key);
     expect(await reminded('executor')).toEqual(['deadline_tomorrow:1000:2030-05-11']);
     expect(await reminded('observer')).toEqual([`token_7d:${token.id}`]);
     const notice = smtp.to(mail('observer')).at(-1)!.parsed;

@@ -62,7 +62,15 @@ async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: Fa
     notificationPreferencesModel(deps, session.user, request),
   ]);
   reply.header('cache-control', 'no-store');
-  const view = profilePageView({ ...options, session, tokens, connections, form: options.form ?? EMPTY_TOKEN_FORM, webhooks, notifications });
+  const view = profilePageView({
+    ...options,
+    session,
+    tokens,
+    connections,
+    form: options.form ?? EMPTY_TOKEN_FORM,
+    webhooks,
+    notifications,
+  });
   return reply
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')

@@ -37,7 +37,9 @@ ${
   notifications.length
     ? html`<ul class="notifications">
 ${notifications.map(
-  (n) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">Unread: </span>`}${n.text}</a>
+  (
+    n,
+  ) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">Unread: </span>`}${n.text}</a>
 <span class="muted">${time(n.at)}</span></li>`,
 )}
 </ul>`
