@@ -4,6 +4,9 @@
  *    against the same path whose outbox writes nothing, in the same run (alternating rounds).
  * 2. Delivery throughput: events/s a webhook endpoint receives on a local receiver (loopback HTTP), from a
  *    backlog of events, with signing and the per-event visibility check.
+ * 3. Notifications throughput: events/s the notification worker turns into notifications (the rules, the
+ *    per-recipient visibility check, the inserts; web only, no SMTP), from a backlog of comments and status
+ *    changes on items with participants (DESIGN.md §15 asks for 1 000 events/s on SQLite).
  * Run: npm run bench:events   (not part of npm test)
  */
 import { createTransactionRunner } from '../src/db/group-commit.js';
@@ -68,12 +71,44 @@ console.log(
   `webhook deliveries: ${BACKLOG} events to one local receiver in ${seconds.toFixed(2)} s = ${delivery.perSecond.toFixed(0)} events/s`,
 );
 
+// The worker starts at the end of the outbox: everything before (the webhook backlog) tells nobody.
+await ctx.notificationWorker.consumer.drainNow();
+const executor = { id: USERS.executor, role: 'member' as const, name: 'Executor' };
+for (let i = 0; i < BACKLOG; i++) {
+  if (i % 2) await ctx.comments.addComment(manager, 1000, { text: `notified ${i}` });
+  else await ctx.itemWrites.setStatus(executor, 1001, i % 4 ? 'in_progress' : 'done');
+}
+const notifiedBefore = Number(
+  (
+    await ctx.db.kysely
+      .selectFrom('notifications')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n,
+);
+const notifyStarted = performance.now();
+await ctx.notificationWorker.consumer.drainNow();
+const notifySeconds = (performance.now() - notifyStarted) / 1000;
+const made =
+  Number(
+    (
+      await ctx.db.kysely
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  ) - notifiedBefore;
+const notifications = { events: BACKLOG, notifications: made, seconds: notifySeconds, perSecond: BACKLOG / notifySeconds };
+console.log(
+  `notifications: ${BACKLOG} events (${made} notifications) in ${notifySeconds.toFixed(2)} s = ${notifications.perSecond.toFixed(0)} events/s`,
+);
+
 receiver.close();
 await server.close();
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/events-${new Date().toISOString().slice(0, 10)}.json`;
 writeFileSync(
   file,
-  JSON.stringify({ at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery }, null, 2) + '\n',
+  JSON.stringify({ at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery, notifications }, null, 2) + '\n',
 );
 console.log(`written to ${file}`);

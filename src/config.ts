@@ -54,6 +54,8 @@ export interface Config {
   mailFrom: string;
   /** NOTIFICATION_RETENTION_DAYS: read notifications older than this are deleted (default 90). */
   notificationRetentionDays: number;
+  /** NOTIFICATIONS (`on`/`off`, default on): whether this node runs the notification work (events, schedule, emails). */
+  notificationsEnabled: boolean;
 }
 
 export interface ServerTimeouts {
@@ -155,7 +157,10 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** SMTP_URL, MAIL_FROM and NOTIFICATION_RETENTION_DAYS (DESIGN.md §15). */
-function mailConfig(env: Env, baseUrl: string): Pick<Config, 'smtpUrl' | 'mailFrom' | 'notificationRetentionDays'> {
+function mailConfig(
+  env: Env,
+  baseUrl: string,
+): Pick<Config, 'smtpUrl' | 'mailFrom' | 'notificationRetentionDays' | 'notificationsEnabled'> {
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl !== null) {
     let url: URL | null = null;
@@ -172,7 +177,12 @@ function mailConfig(env: Env, baseUrl: string): Pick<Config, 'smtpUrl' | 'mailFr
   }
   const mailFrom = env.MAIL_FROM || `Punchlist <punchlist@${new URL(baseUrl).hostname.replace(/^\[|\]$/g, '')}>`;
   if (/[\r\n]/.test(mailFrom)) throw new ConfigError('MAIL_FROM must be one line');
-  return { smtpUrl, mailFrom, notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 1, 36_500) };
+  return {
+    smtpUrl,
+    mailFrom,
+    notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 1, 36_500),
+    notificationsEnabled: choice(env, 'NOTIFICATIONS', 'on', ['on', 'off']) === 'on',
+  };
 }
 
 /** A comma list of origins (`*` alone allowed where `allowAny`); undefined: the fallback, empty: none. */

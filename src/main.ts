@@ -54,10 +54,12 @@ export async function serve(options: { demo: boolean }) {
   });
   ctx.webhookWorker.start();
   ctx.searchIndexer.start();
-  ctx.notificationWorker.start();
-  const mail = config.smtpUrl
-    ? `notifications: by email through ${new URL(config.smtpUrl).host} from ${config.mailFrom}, and in the web`
-    : 'notifications: in the web only (SMTP_URL is not set, so no email is sent)';
+  if (config.notificationsEnabled) ctx.notificationWorker.start();
+  const mail = !config.notificationsEnabled
+    ? 'notifications: off on this node (NOTIFICATIONS=off)'
+    : config.smtpUrl
+      ? `notifications: by email through ${new URL(config.smtpUrl).host} from ${config.mailFrom}, and in the web`
+      : 'notifications: in the web only (SMTP_URL is not set, so no email is sent)';
   app.log.info(mail);
   // Printed once the server listens: the curl line works the moment it appears.
   if (demo) {
