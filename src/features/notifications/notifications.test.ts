@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../context.js';
 import type { EventType } from '../../domain/values.js';
 import { createTestClock } from '../../../test/helpers/factories.js';
+import { startReceiver } from '../../../test/helpers/receiver.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/helpers/smtp.js';
 import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { USERS } from '../../../test/helpers/workspace.js';
@@ -49,7 +50,10 @@ async function appendEvent(type: EventType, itemId: number, actorId: number, dat
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver({ refused: [mail('bystander')] });
-  server = await startTestServer({ clock, env: { SMTP_URL: smtp.url, MAIL_FROM: 'Punchlist <noreply@punchlist.test>' } });
+  server = await startTestServer({
+    clock,
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'Punchlist <noreply@punchlist.test>', WEBHOOK_ALLOW_PRIVATE: '1' },
+  });
   await drain(); // the consumer starts at the end of the outbox
 });
 afterAll(async () => {
@@ -224,6 +228,43 @@ describe('notifications', () => {
     await drain();
     expect(await reminded('executor')).toEqual(['deadline_overdue:1000:2030-05-11', 'deadline_tomorrow:1000:2030-05-11']);
     expect(await reminded('observer')).toEqual([`token_1d:${token.id}`, `token_7d:${token.id}`]);
+  });
+
+  it('tells the user when an application is connected and when their webhook is disabled after failing', async () => {
+    const oauth = server.ctx.oauth;
+    const client = await oauth.registerClient({
+      client_name: 'Site <agent>',
+      redirect_uris: ['https://agent.example/cb'],
+    });
+    const request = await oauth.checkAuthorization({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'https://agent.example/cb',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'auth:me',
+    });
+    await oauth.approve(USERS.bystander, request, { scopes: ['auth:me'], expiresAt: null });
+    const receiver = await startReceiver();
+    try {
+      await server.ctx.webhooks.create(member('observer'), { url: `${receiver.base}/gone`, events: ['comment.created'] });
+      receiver.answers.set('/gone', [410]);
+      await server.ctx.comments.addComment(member('manager'), 1001, { text: 'For the webhook' });
+      server.ctx.webhookWorker.start();
+      for (let i = 0; i < 100 && !(await kindsOf('observer')).includes('webhook_disabled'); i++)
+        await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await server.ctx.webhookWorker.stop();
+      receiver.close();
+    }
+    await drain();
+    const [connected] = await server.ctx.notifications.list(USERS.bystander, 1);
+    expect(connected).toMatchObject({ kind: 'oauth_client_connected', item_id: null });
+    expect(connected!.text).toContain('was connected to your account');
+    const [disabled] = await server.ctx.notifications.list(USERS.observer, 1);
+    expect(disabled).toMatchObject({ kind: 'webhook_disabled' });
+    expect(disabled!.text).toContain('410');
+    expect(smtp.to(mail('observer')).at(-1)!.parsed.subject).toMatch(/^Punchlist: Webhook http:\/\/127\.0\.0\.1:\d+\/gone disabled$/);
   });
 
   it('resumes from its stored cursor on another node, and two nodes send each email once', async () => {
