@@ -44,6 +44,11 @@ export interface OutboxConsumerOptions {
   onError?: (err: unknown) => void;
   /** Called after a batch committed (the email sender's wake-up). */
   onBatch?: () => void;
+  /**
+   * A commit wakes the consumer this long after it (default 200 ms), so that the events of a busy moment are
+   * read as one batch: the cost of a look (lease, reads, the cursor's transaction) is shared by all of them.
+   */
+  settleMs?: number;
 }
 
 /** Waits after a failed batch: 1 s, 2 s, 4 s, … up to a minute. */
@@ -112,6 +117,17 @@ export function createOutboxConsumer(
     }
   }
 
+  let settling: NodeJS.Timeout | null = null;
+  /** A commit on this node: a look soon, one for all the commits of the next `settleMs`. */
+  function soon() {
+    if (stopped || settling) return;
+    settling = setTimeout(() => {
+      settling = null;
+      wake();
+    }, options.settleMs ?? 200);
+    settling.unref();
+  }
+
   function wake() {
     if (stopped) return;
     if (running) {
@@ -141,7 +157,7 @@ export function createOutboxConsumer(
     start(onCommitted?: (listener: () => void) => void) {
       if (!stopped) return;
       stopped = false;
-      onCommitted?.(wake);
+      onCommitted?.(soon);
       timer = setInterval(wake, options.pollMs ?? 1000);
       timer.unref();
       wake();
@@ -160,7 +176,9 @@ export function createOutboxConsumer(
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
+      if (settling) clearTimeout(settling);
       timer = null;
+      settling = null;
       await running;
       await store.releaseConsumer(options.name, holder).catch(() => {});
     },

@@ -1,9 +1,12 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NewNotification = Omit<Insertable<NotificationsTable>, 'id' | 'email_id' | 'read_at' | 'emailed_at'>;
 export type EmailRow = Selectable<NotificationEmailsTable>;
+
+/** Notifications per INSERT statement (13 columns each: far below SQLite's limit of bound values). */
+const INSERT_CHUNK = 200;
 
 /** States of an email that are final: nothing more is tried. */
 export const FINISHED_EMAIL_STATES = ['sent', 'refused', 'given_up', 'skipped'] as const;
@@ -21,23 +24,59 @@ export function createNotificationsRepository(db: Kysely<Database>) {
      */
     async insert(trx: Kysely<Database>, rows: readonly NewNotification[], emailed: boolean): Promise<number> {
       let queued = 0;
-      for (const row of rows) {
+      // A few statements per batch, whatever its size: the consumer's transaction stays short.
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const created = await trx
           .insertInto('notifications')
-          .values(row)
+          .values(rows.slice(i, i + INSERT_CHUNK))
           .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (!created || !emailed || row.delivery !== 'email') continue;
-        const email = await trx
+          .returning(['id', 'user_id', 'delivery', 'at'])
+          .execute();
+        const mailed = emailed ? created.filter((n) => n.delivery === 'email') : [];
+        if (mailed.length === 0) continue;
+        await trx
           .insertInto('notification_emails')
-          .values({ user_id: row.user_id, key: `n:${created.id}`, state: 'waiting', next_attempt_at: row.at, created_at: row.at })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx.updateTable('notifications').set({ email_id: email.id }).where('id', '=', created.id).execute();
-        queued++;
+          .values(mailed.map((n) => ({ user_id: n.user_id, key: `n:${n.id}`, state: 'waiting', next_attempt_at: n.at, created_at: n.at })))
+          .execute();
+        await trx
+          .updateTable('notifications')
+          .set({
+            email_id: (eb) =>
+              eb
+                .selectFrom('notification_emails as e')
+                .select('e.id')
+                .where('e.key', '=', sql<string>`'n:' || cast(notifications.id as text)`),
+          })
+          .where(
+            'id',
+            'in',
+            mailed.map((n) => n.id),
+          )
+          .execute();
+        queued += mailed.length;
       }
       return queued;
+    },
+
+    /** What the access policy needs to tell whether each user may see each item (one query each). */
+    async visibilityFacts(itemIds: readonly number[], userIds: readonly number[]) {
+      if (itemIds.length === 0 || userIds.length === 0) return { items: [], members: [] };
+      const items = await db
+        .selectFrom('items as i')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .select(['i.id', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
+        .where('i.id', 'in', [...itemIds])
+        .execute();
+      const projectIds = [...new Set(items.map((i) => i.project_id))];
+      const members = projectIds.length
+        ? await db
+            .selectFrom('project_members')
+            .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
+            .where('project_id', 'in', projectIds)
+            .where('user_id', 'in', [...userIds])
+            .execute()
+        : [];
+      return { items, members };
     },
 
     /** Which of `keys` the user already has. */

@@ -1,11 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
-import type { Actor } from '../../domain/policy.js';
+import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';
 import type { ItemsService } from '../items/items.service.js';
+import { toMembership } from '../projects/projects.repository.js';
 import {
   DELIVERY_MODES,
   type DeliveryMode,
@@ -86,6 +87,30 @@ export function createNotificationsService(deps: {
     };
   }
 
+  /**
+   * Whether each user may read each item now: the access policy (`can`, the function the items service asks)
+   * over facts read in two queries for the whole batch, instead of three per person and item.
+   */
+  async function visibility(itemIds: readonly number[], users: readonly Recipient[]) {
+    const facts = await repo.visibilityFacts(
+      itemIds,
+      users.map((u) => u.id),
+    );
+    const items = new Map(facts.items.map((i) => [i.id, i]));
+    const members = new Map(facts.members.map((m) => [`${m.user_id} ${m.project_id}`, toMembership(m)]));
+    return (user: Recipient, itemId: number): boolean => {
+      const item = items.get(itemId);
+      if (!item) return false;
+      return can({ id: user.id, role: user.role }, 'read', {
+        archived: item.archived === 1,
+        membership: members.get(`${user.id} ${item.project_id}`) ?? null,
+        sectionId: item.section_id,
+        checklistId: item.checklist_id,
+        participantIds: [],
+      });
+    };
+  }
+
   async function insert(rows: NewNotification[], trx?: Transaction<Database>): Promise<void> {
     if (rows.length === 0) return;
     const queued = trx ? await repo.insert(trx, rows, emailEnabled) : await repo.transaction((t) => repo.insert(t, rows, emailEnabled));
@@ -121,15 +146,11 @@ export function createNotificationsService(deps: {
       }
       if (told.length === 0) return async () => {};
       const users = new Map((await repo.users([...new Set(told.map((t) => t.userId))])).map((u) => [u.id, u as Recipient]));
-      const modeOf = await deliveries([...users.keys()]);
+      const [modeOf, sees] = await Promise.all([deliveries([...users.keys()]), visibility(itemIds, [...users.values()])]);
       const rows: NewNotification[] = [];
-      const seen = new Map<string, boolean>();
       for (const { event, userId, kind } of told) {
         const user = users.get(userId);
-        if (!user || user.active !== 1) continue;
-        const seenKey = `${userId} ${event.item_id}`;
-        if (!seen.has(seenKey)) seen.set(seenKey, await canSeeItem({ id: userId, role: user.role }, event.item_id!));
-        if (!seen.get(seenKey)) continue;
+        if (!user || user.active !== 1 || !sees(user, event.item_id!)) continue;
         const item = texts.find((t) => t.id === event.item_id);
         // item.created carries the item (its text may have changed since): the event's own text first.
         const itemText = (event.data as { item?: { text?: string } }).item?.text ?? item?.text ?? `#${event.item_id}`;
@@ -230,12 +251,12 @@ export function createNotificationsService(deps: {
       const pending = [...reminders.map((r) => r.row), ...notices];
       const existing = await repo.existingKeys(pending.map((r) => ({ userId: r.user_id, key: r.key })));
       const fresh = pending.filter((r) => !existing.has(`${r.user_id} ${r.key}`));
-      const visible: NewNotification[] = [];
-      for (const row of fresh) {
-        const role = reminders.find((r) => r.row === row)?.role;
-        if (row.item_id != null && role && !(await canSeeItem({ id: row.user_id, role }, row.item_id))) continue;
-        visible.push(row);
-      }
+      const roles = new Map(reminders.map((r) => [r.row, r.role]));
+      const sees = await visibility(
+        [...new Set(fresh.flatMap((r) => (r.item_id == null ? [] : [r.item_id])))],
+        fresh.flatMap((r) => (roles.has(r) ? [{ id: r.user_id, role: roles.get(r)!, active: 1 }] : [])),
+      );
+      const visible = fresh.filter((r) => r.item_id == null || sees({ id: r.user_id, role: roles.get(r)!, active: 1 }, r.item_id));
       const modeOf = await deliveries([...new Set(visible.map((r) => r.user_id))]);
       await insert(visible.map((r) => ({ ...r, delivery: modeOf(r.user_id, r.kind as NotificationKind) })));
       let digests = 0;
