@@ -114,6 +114,9 @@ export function createOutboxConsumer(
       });
       if (!moved) return;
       if (batch.length) options.onBatch?.();
+      // Caught up with `upTo`: what commits meanwhile is read at the next look (a commit asks for one within
+      // `settleMs`), not at once, so that a steady stream of writes is read in batches rather than one by one.
+      if (rows.length < batchSize) return;
     }
   }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config.js';
 import { createContext } from '../../context.js';
 import type { EventType } from '../../domain/values.js';
 import { createTestClock } from '../../../test/helpers/factories.js';
@@ -79,6 +80,23 @@ describe('notification rules', () => {
     expect([...recipientsOf(updated, facts)]).toEqual([[4, 'participant_added']]);
     const done = { id: 3, type: 'item.status_changed' as const, item_id: 5, actor_id: 2, data: { from: 'pending', to: 'done' } };
     expect([...recipientsOf(done, facts)]).toEqual([[9, 'item_done']]);
+  });
+});
+
+describe('mail configuration', () => {
+  it('reads SMTP_URL, MAIL_FROM and NOTIFICATION_RETENTION_DAYS, and refuses what is not usable', () => {
+    const base = { SESSION_SECRET: 'x', BASE_URL: 'https://punch.example.com' };
+    expect(loadConfig(base)).toMatchObject({
+      smtpUrl: null,
+      mailFrom: 'Punchlist <punchlist@punch.example.com>',
+      notificationRetentionDays: 90,
+    });
+    expect(loadConfig({ ...base, SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl).toBe('smtps://u:p@mail.example.com:465');
+    expect(() => loadConfig({ ...base, SMTP_URL: 'http://u:secret@mail.example.com' })).toThrow(
+      new ConfigError('SMTP_URL must look like smtp://[user:pass@]host:port or smtps://…, got "http://…@mail.example.com"'),
+    );
+    expect(() => loadConfig({ ...base, MAIL_FROM: 'A <a@x.test>\r\nBcc: b@x.test' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, NOTIFICATION_RETENTION_DAYS: '0' })).toThrow(ConfigError);
   });
 });
 
