@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config.js';
 import { createContext } from '../../context.js';
+import { createMetrics } from '../../metrics/prometheus.js';
 import type { EventType } from '../../domain/values.js';
 import { createTestClock } from '../../../test/helpers/factories.js';
 import { startReceiver } from '../../../test/helpers/receiver.js';
@@ -97,6 +98,20 @@ describe('mail configuration', () => {
     );
     expect(() => loadConfig({ ...base, MAIL_FROM: 'A <a@x.test>\r\nBcc: b@x.test' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, NOTIFICATION_RETENTION_DAYS: '0' })).toThrow(ConfigError);
+  });
+});
+
+describe('email metrics', () => {
+  it('exposes the emails sent, the failed attempts and the emails waiting', async () => {
+    const metrics = createMetrics({
+      auditQueueDepth: () => 0,
+      webhookDeliveriesPending: () => 0,
+      emails: () => ({ sent: 3, failed: 2, waiting: 1 }),
+    });
+    const { body } = await metrics.render();
+    expect(body).toContain('punchlist_notification_emails_sent_total 3');
+    expect(body).toContain('punchlist_notification_emails_failed_total 2');
+    expect(body).toContain('punchlist_notification_emails_waiting 1');
   });
 });
 
