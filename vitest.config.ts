@@ -10,6 +10,7 @@ const DIALECT_TESTS = [
   'test/web/workplace.test.ts',
   'test/web/webhooks-profile.test.ts',
   'test/web/structure.test.ts',
+  'test/web/notifications.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

@@ -49,6 +49,11 @@ import { createWebhooksRepository } from './features/webhooks/webhooks.repositor
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.js';
 import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
 import { createWorklistsService, type WorklistsService } from './features/worklists/worklists.service.js';
+import { createSmtpMailer } from './features/mail/mailer.js';
+import { createEmailSender, type EmailSender } from './features/notifications/email-sender.js';
+import { createNotificationWorker, type NotificationWorker } from './features/notifications/notification-worker.js';
+import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
+import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
@@ -94,6 +99,10 @@ export interface AppContext {
   structure: StructureService;
   members: MembersService;
   usersAdmin: UsersAdminService;
+  /** DESIGN.md §15: notifications in the web, and by email when SMTP_URL is set. */
+  notifications: NotificationsService;
+  /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
+  notificationWorker: NotificationWorker;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -136,11 +145,58 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     createSearchIndexer(searchRepo, db.dialect, (error) =>
       process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'search indexing failed', err: String(error) })}\n`),
     );
+  const logError = (msg: string) => (error: unknown) =>
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
+  const notificationsRepo = createNotificationsRepository(db.kysely);
+  let emailSender: EmailSender | null = null;
+  const notifications =
+    o.notifications ??
+    createNotificationsService({
+      repo: notificationsRepo,
+      items,
+      clock,
+      emailEnabled: config.smtpUrl !== null,
+      onQueued: () => emailSender?.wake(),
+    });
+  emailSender = config.smtpUrl
+    ? createEmailSender(
+        {
+          repo: notificationsRepo,
+          mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
+          clock,
+          baseUrl: config.baseUrl,
+          canSee: (user, n) => notifications.canSee(user, n),
+        },
+        { onError: logError('notification email failed') },
+      )
+    : null;
+  const notificationWorker =
+    o.notificationWorker ??
+    createNotificationWorker(
+      { service: notifications, repo: notificationsRepo, eventsRepo, onCommitted: events.onCommitted, clock, sender: emailSender },
+      { onError: logError('notifications: a batch failed; retrying') },
+    );
   const webhooksRepo = createWebhooksRepository(db.kysely);
   // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
   // before the database closes.
   const webhookWorker =
-    o.webhookWorker ?? createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
+    o.webhookWorker ??
+    createDeliveryWorker(
+      { repo: webhooksRepo, events, clock },
+      {
+        allowPrivate: config.webhookAllowPrivate,
+        onDisabled: (endpoint, reason) =>
+          void notifications
+            .notifyDirect({
+              userId: endpoint.user_id,
+              kind: 'webhook_disabled',
+              key: `webhook_disabled:${endpoint.id}:${clock.now().toISOString()}`,
+              text: `Your webhook ${endpoint.url} was disabled: ${reason}`,
+              subject: `Webhook ${endpoint.url} disabled`,
+            })
+            .catch(logError('notification of a disabled webhook failed')),
+      },
+    );
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
   const answersRepo = createAnswersRepository(db.kysely);
   const ctx: AppContext = {
@@ -165,7 +221,24 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
     rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),
-    oauth: o.oauth ?? createOAuthService({ repo: createOAuthRepository(db.kysely), tokens, clock, urls: config }),
+    oauth:
+      o.oauth ??
+      createOAuthService({
+        repo: createOAuthRepository(db.kysely),
+        tokens,
+        clock,
+        urls: config,
+        onConnected: ({ userId, grantId, clientName }) =>
+          void notifications
+            .notifyDirect({
+              userId,
+              kind: 'oauth_client_connected',
+              key: `oauth_grant:${grantId}`,
+              text: `The application “${clientName}” was connected to your account`,
+              subject: `Application “${clientName}” connected`,
+            })
+            .catch(logError('notification of a connected application failed')),
+      }),
     oauthRateLimits: o.oauthRateLimits ?? {
       register: createRateLimiter(config.oauthRateLimits.registerPerMinute, sharedRateLimitCounters(db)),
       token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, sharedRateLimitCounters(db)),
@@ -188,7 +261,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       o.metrics !== undefined
         ? o.metrics
         : config.metricsEnabled
-          ? createMetrics({ auditQueueDepth: () => audit.pending, webhookDeliveriesPending: () => webhookWorker.pending })
+          ? createMetrics({
+              auditQueueDepth: () => audit.pending,
+              webhookDeliveriesPending: () => webhookWorker.pending,
+              emails: () => emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
+            })
           : null,
     webhooks:
       o.webhooks ??
@@ -211,8 +288,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, projects, items, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
+    notifications,
+    notificationWorker,
     async close() {
       await retention.stop();
+      await notificationWorker.stop();
       await searchIndexer.stop();
       await webhookWorker.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.

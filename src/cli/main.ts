@@ -33,6 +33,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'disable a webhook endpoint (an operator action)',
     load: async () => (await import('./webhooks.js')).webhooksDisableCommand,
   },
+  'notifications list': {
+    summary: "list a user's notifications, newest first",
+    load: async () => (await import('./notifications.js')).notificationsListCommand,
+  },
   audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
   export: {
     summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',
@@ -56,6 +60,7 @@ const SYNOPSIS: Record<string, string> = {
   'webhooks create': 'webhooks create --user EMAIL --url URL [--events a,b] [--project ID] [--json]',
   'webhooks list': 'webhooks list --user EMAIL [--json]',
   'webhooks disable': 'webhooks disable ID',
+  'notifications list': 'notifications list --user EMAIL [--json]',
   audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]',
   export: 'export [FILE] [--quiet]',
   backup: 'backup DIR',

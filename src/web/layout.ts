@@ -31,6 +31,13 @@ function nav(session: WebSession, path: string) {
   );
 }
 
+/** The navigation's "Notifications" link with the unread count, refreshed by the script (DESIGN.md §15). */
+function notificationsLink(session: WebSession, path: string): SafeHtml {
+  const unread = session.unreadNotifications ?? 0;
+  const current = path === '/notifications' || path.startsWith('/notifications/');
+  return html`<a href="/notifications" ${current ? html`aria-current="page"` : ''}>Notifications<span class="nav-count" data-notification-count ${unread ? '' : html`hidden`}><span class="sr-only">, unread: </span><span data-count>${unread}</span></span></a>`;
+}
+
 /** The one layout: skip link, top bar with navigation and sign-out, messages, content. */
 export function page(options: PageOptions): SafeHtml {
   const { session } = options;
@@ -49,7 +56,7 @@ export function page(options: PageOptions): SafeHtml {
 <a class="brand" href="/">Punchlist</a>
 ${
   session
-    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}</nav>
+    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}${notificationsLink(session, options.path ?? '')}</nav>
 <span class="who">${session.user.name}</span>
 <form method="post" action="/logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
     : ''

@@ -10,6 +10,7 @@ import { adminUserPages } from './pages/admin/users.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
+import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
 import { profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
@@ -37,13 +38,19 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     attachments,
     events,
   } = ctx;
-  const { idempotency, audit, usersAdmin, structure, members, oauth } = ctx;
+  const { idempotency, audit, usersAdmin, structure, members, oauth, notifications } = ctx;
   formBodies(app);
   webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
-  // The navigation's "To review" count, on the pages a signed-in user opens.
+  // The navigation's counts ("To review", "Notifications"), on the pages a signed-in user opens; not on the
+  // script's refresh of the unread count, which asks for that count alone.
   app.addHook('preHandler', async (request) => {
-    if (request.method === 'GET' && request.webSession) request.webSession.toReview = await worklists.reviewCount(request.webSession.user);
+    const session = request.webSession;
+    if (request.method !== 'GET' || !session || request.url.startsWith('/assets/') || request.url === '/notifications/count') return;
+    [session.toReview, session.unreadNotifications] = await Promise.all([
+      worklists.reviewCount(session.user),
+      notifications.unreadCount(session.user.id),
+    ]);
   });
   app.setNotFoundHandler(webNotFoundHandler);
 
@@ -86,8 +93,9 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   });
 
   // Each page module receives the services it calls, and nothing else.
+  await notificationPages(app, { notifications });
   await authPages(app, { sessions, config });
-  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
+  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications });
   await oauthPages(app, { oauth, clock });
   await projectPages(app, { projects, review, worklists, structure });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });

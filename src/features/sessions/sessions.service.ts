@@ -25,6 +25,8 @@ export interface WebSession {
   id: string;
   user: SessionUser;
   csrfToken: string;
+  /** Unread notifications, counted for the navigation of the page being served (web/pages/notifications.ts). */
+  unreadNotifications?: number;
   createdAt: string;
   expiresAt: string;
   /** What the navigation counts, filled by the web for the pages it renders: "To review" (null: reviews nowhere). */

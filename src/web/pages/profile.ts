@@ -4,6 +4,7 @@ import { ApiError } from '../../errors.js';
 import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
+import type { NotificationPreferencesModel } from '../views/notifications-page.js';
 import { DEFAULT_EXPIRY, EMPTY_TOKEN_FORM, expiryFrom, type TokenFormState } from '../token-expiry.js';
 import {
   disableWebhookView,
@@ -18,7 +19,7 @@ import {
 /** Deliveries shown per webhook endpoint. */
 const DELIVERIES_SHOWN = 10;
 
-type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth'>;
+type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth' | 'notifications'>;
 
 type WebhookOptions = Partial<Pick<WebhooksModel, 'form' | 'error' | 'created'>>;
 
@@ -46,7 +47,7 @@ async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOp
   };
 }
 
-type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks'> & {
+type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'notifications'> & {
   status?: number;
   form?: TokenFormState;
   webhooks?: WebhookOptions;
@@ -54,17 +55,37 @@ type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 
 
 async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
-  const [tokens, connections, webhooks] = await Promise.all([
+  const [tokens, connections, webhooks, notifications] = await Promise.all([
     deps.tokens.listTokens(session.user.id),
     deps.oauth.connectionsOf(session.user.id),
     webhooksModel(deps, session.user, options.webhooks ?? {}),
+    notificationPreferencesModel(deps, session.user, request),
   ]);
   reply.header('cache-control', 'no-store');
-  const view = profilePageView({ ...options, session, tokens, connections, form: options.form ?? EMPTY_TOKEN_FORM, webhooks });
+  const view = profilePageView({
+    ...options,
+    session,
+    tokens,
+    connections,
+    form: options.form ?? EMPTY_TOKEN_FORM,
+    webhooks,
+    notifications,
+  });
   return reply
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')
     .send(view);
+}
+
+/** The "Notifications" block's model: the modes, whether email is on, whether the address is failing. */
+async function notificationPreferencesModel(
+  deps: ProfileDeps,
+  user: { id: number; email: string },
+  request: FastifyRequest,
+): Promise<NotificationPreferencesModel> {
+  const [modes, failing] = await Promise.all([deps.notifications.preferences(user.id), deps.notifications.failingAddress(user)]);
+  const saved = (request.query as Record<string, string | undefined>).notifications === 'saved';
+  return { modes, failing, emailEnabled: deps.config.smtpUrl !== null, saved };
 }
 
 /** The notice after a redelivery, from the redirect's `redelivered` (the receiver's HTTP status, or `none`). */

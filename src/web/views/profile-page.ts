@@ -1,3 +1,4 @@
+import { notificationPreferencesBlock, type NotificationPreferencesModel } from './notifications-page.js';
 import { READ_ONLY_SCOPES, type Scope, SCOPES } from '../../domain/scopes.js';
 import { EVENT_TYPES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
@@ -67,6 +68,8 @@ export interface ProfileModel {
   notice?: string | null;
   created?: { name: string; token: string };
   webhooks: WebhooksModel;
+  /** The "Notifications" block (DESIGN.md §15). */
+  notifications?: NotificationPreferencesModel;
 }
 
 export interface WebhooksModel {
@@ -148,7 +151,8 @@ ${
     : html`<p class="muted">No tokens yet.</p>`
 }
 </section>
-${webhooksBlock(options.webhooks, csrf)}`,
+${webhooksBlock(options.webhooks, csrf)}
+${options.notifications ? notificationPreferencesBlock(options.notifications, session) : ''}`,
   }).value;
 }
 
