@@ -30,6 +30,8 @@ import { createProjectsRepository } from './features/projects/projects.repositor
 import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
 import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
+import { createReportRepository } from './features/reports/report.repository.js';
+import { createReportsService, type ReportsService } from './features/reports/report.service.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
 import { createRetention, type Retention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewRepository } from './features/review/review.repository.js';
@@ -94,6 +96,8 @@ export interface AppContext {
   structure: StructureService;
   members: MembersService;
   usersAdmin: UsersAdminService;
+  /** DESIGN.md §17: a project's punch list as CSV or PDF, streamed (web, v1, CLI). */
+  reports: ReportsService;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -143,6 +147,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     o.webhookWorker ?? createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
   const answersRepo = createAnswersRepository(db.kysely);
+  const worklists =
+    o.worklists ??
+    createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
   const ctx: AppContext = {
     config,
     clock,
@@ -157,9 +164,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     items,
     projectSearch,
     searchIndexer,
-    worklists:
-      o.worklists ??
-      createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
+    worklists,
     itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
     comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
@@ -209,6 +214,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     structure: o.structure ?? createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
+    reports:
+      o.reports ??
+      createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
     async close() {
       await retention.stop();
       await searchIndexer.stop();
