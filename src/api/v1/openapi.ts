@@ -345,6 +345,8 @@ function completeDocument(document: Json, operations: OperationRegistry): Json {
       const op = id === undefined ? undefined : operations[id];
       if (id === undefined || !op) continue;
       const doc = op.examples;
+      // A file operation's route declares no response schema (nothing to serialize): its success is written here.
+      if (op.file) operation.responses[String(op.status)] ??= {};
       const success = operation.responses[String(op.status)];
       if (success && op.file) {
         success.description = 'The file (not an envelope), streamed';
