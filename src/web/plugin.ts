@@ -13,6 +13,7 @@ import { itemPages } from './pages/items.js';
 import { oauthPages } from './pages/oauth.js';
 import { profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
+import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
 
 /**
@@ -74,4 +75,5 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin });
   await adminProjectPages(app, { structure, members, usersAdmin });
+  await reportPages(app, { projects, reports: ctx.reports });
 }
