@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
@@ -14,6 +15,12 @@ const THUMB = 72;
 /** Bytes of finished PDF the document may hold while the reader is slower than the writer. */
 const BUFFERED_LIMIT = 1024 * 1024;
 const LONG_TEXT = 600;
+/**
+ * Longest stretch of writing between two yields to the event loop (ms). Per item would be fair but slow
+ * under load (each turn of a busy loop serves every waiting request first); this bounds how long a report
+ * holds up the cheap requests while letting it progress.
+ */
+const SLICE_MS = 10;
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const dateTime = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -163,6 +170,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     cover();
     if (heading.items === 0) doc.moveDown().text('No items to list.');
     let first = true;
+    let sliceStart = performance.now();
     for await (const page of pages) {
       for (const row of page) {
         if (out.destroyed) return;
@@ -170,7 +178,10 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
         first = false;
         item(row);
         await readerCaughtUp();
-        await nextTurn();
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await nextTurn();
+          sliceStart = performance.now();
+        }
       }
     }
     doc.end();

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import type { ImageConverter } from '../../imaging/images.js';
@@ -106,13 +107,29 @@ export function createReportsService(deps: {
 }) {
   const { worklists, repo, blobs, images, clock, urls } = deps;
 
+  async function read(key: string): Promise<Buffer | null> {
+    const blob = await blobs.get(key);
+    if (!blob) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of blob.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  /**
+   * The JPEG thumbnail of a stored photo, made once and kept beside it under `thumbnails/` (the bytes under
+   * an attachment's key never change): decoding the photos is most of a PDF's work, and a punch list is
+   * printed again and again.
+   */
   async function thumbnailOf(path: string): Promise<Buffer | null> {
+    const key = `thumbnails/${path.replace(/\.webp$/, '')}-${THUMBNAIL_PIXELS}.jpg`;
     try {
-      const blob = await blobs.get(path);
-      if (!blob) return null;
-      const chunks: Buffer[] = [];
-      for await (const chunk of blob.stream) chunks.push(chunk as Buffer);
-      return await images.thumbnail(Buffer.concat(chunks), THUMBNAIL_PIXELS);
+      const kept = await read(key);
+      if (kept) return kept;
+      const photo = await read(path);
+      if (!photo) return null;
+      const thumbnail = await images.thumbnail(photo, THUMBNAIL_PIXELS);
+      await blobs.put(key, thumbnail, 'image/jpeg');
+      return thumbnail;
     } catch {
       // A photo that cannot be read is left out of the print, not a reason to fail the whole report.
       return null;
@@ -185,6 +202,8 @@ export function createReportsService(deps: {
       next?.catch(() => undefined);
       yield current;
       onProgress?.(Math.min(following, rows.length), rows.length);
+      // The reads are synchronous on SQLite: without this turn, a CSV would run to its end in one go.
+      await nextTurn();
     }
   }
 
