@@ -46,7 +46,9 @@ async function photo(seed: number): Promise<{ data: Buffer; width: number; heigh
     raw[i + 1] = (y * 255) / height + rand() * 40;
     raw[i + 2] = ((x + y + seed * 97) % 255) + rand() * 40;
   }
-  const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
   return createImageConverter().toWebp(jpeg);
 }
 
@@ -131,7 +133,11 @@ async function buildWorkspace(file: string): Promise<string> {
       created_at: NOW,
     });
   }
-  for (let i = 0; i < rows.length; i += 200) await db.kysely.insertInto('attachments').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await db.kysely
+      .insertInto('attachments')
+      .values(rows.slice(i, i + 200))
+      .execute();
   await db.close();
   return token;
 }
@@ -173,7 +179,10 @@ async function measureReport(server: ServerProcess, token: string, format: 'pdf'
   const loads: LoadResult[] = [];
   let done = false;
   void report.finally(() => (done = true));
-  while (!done && !alone) loads.push(await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: 2, next: itemsGet(token), pid: server.child.pid }));
+  while (!done && !alone)
+    loads.push(
+      await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: 2, next: itemsGet(token), pid: server.child.pid }),
+    );
   const result = await report;
   clearInterval(sampler);
   const during = alone ? null : merge(loads);
@@ -234,7 +243,13 @@ async function main() {
     // Warm-up, then items/get alone.
     await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: 2, next: itemsGet(token), pid: server.child.pid });
     await eventLoopDelay(server.url);
-    const alone = await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: DURATION, next: itemsGet(token), pid: server.child.pid });
+    const alone = await drive({
+      url: server.url,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      next: itemsGet(token),
+      pid: server.child.pid,
+    });
     alone.event_loop = await eventLoopDelay(server.url);
     log(`items/get alone: p50 ${alone.latency_ms.p50} ms, p99 ${alone.latency_ms.p99} ms, ${alone.requests_per_s} req/s`);
     const runs: (ReportRun & { with_load: boolean })[] = [];
@@ -251,14 +266,20 @@ async function main() {
         `${format}${alone ? ' alone' : ' beside items/get'}: status ${run.status}, first byte ${run.first_byte_ms} ms, done ${run.total_ms} ms, ` +
           `${Math.round(run.bytes / 1024)} KiB, server RSS peak ${run.server_rss_mb_peak} MB, event loop p99 ${run.event_loop?.p99_ms} ms ` +
           `max ${run.event_loop?.max_ms} ms` +
-          (during ? `; items/get meanwhile p50 ${during.latency_ms.p50} ms, p99 ${during.latency_ms.p99} ms, max ${during.latency_ms.max} ms` : ''),
+          (during
+            ? `; items/get meanwhile p50 ${during.latency_ms.p50} ms, p99 ${during.latency_ms.p99} ms, max ${during.latency_ms.max} ms`
+            : ''),
       );
     }
     const date = new Date().toISOString().slice(0, 10);
     const result = {
       date: new Date().toISOString(),
       machine: machine(),
-      shape: { items: SHAPE.sections * SHAPE.checklistsPerSection * SHAPE.itemsPerChecklist, photos: SHAPE.photos, photo_pixels: SHAPE.photoSize },
+      shape: {
+        items: SHAPE.sections * SHAPE.checklistsPerSection * SHAPE.itemsPerChecklist,
+        photos: SHAPE.photos,
+        photo_pixels: SHAPE.photoSize,
+      },
       connections: CONNECTIONS,
       server_rss_mb_idle: idleRss,
       items_get_alone: alone,

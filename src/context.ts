@@ -214,9 +214,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     structure: o.structure ?? createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
-    reports:
-      o.reports ??
-      createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
+    reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
     async close() {
       await retention.stop();
       await searchIndexer.stop();

@@ -195,9 +195,16 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const first = result.content[0];
     const text = first?.type === 'text' ? first.text : '';
-    expect(text.split('\r\n')[0]).toBe('item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url');
+    expect(text.split('\r\n')[0]).toBe(
+      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url',
+    );
     // What the partial member sees: section 10 and checklist 201 only.
-    expect(text.split('\r\n').slice(1, -1).map((line) => line.split(',')[0])).toEqual(['1000', '1001', '1010', '1011', '2010']);
+    expect(
+      text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['1000', '1001', '1010', '1011', '2010']);
     expect(result.structuredContent).toMatchObject({ content_type: 'text/csv; charset=utf-8', encoding: 'utf-8', content: text });
     expect(errorOf(await call(mcp, 'get_project_report', { project_id: 3 }))).toMatchObject({ status: 404, code: 'not_found' });
   });

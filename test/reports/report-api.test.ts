@@ -45,7 +45,13 @@ describe('GET /projects/report.php as CSV', () => {
       verdict: '',
       url: `${server.url}/items/1000`,
     });
-    expect(rows[1]).toMatchObject({ status: 'in_progress', priority: 'high', deadline: '2026-06-30', answers: '0', last_answer_status: '' });
+    expect(rows[1]).toMatchObject({
+      status: 'in_progress',
+      priority: 'high',
+      deadline: '2026-06-30',
+      answers: '0',
+      last_answer_status: '',
+    });
     expect(rows[4]).toMatchObject({ section: 'Documents', checklist: 'Permits', text: 'Проверка документов' });
   });
 
@@ -84,7 +90,16 @@ describe('GET /projects/report.php as PDF', () => {
     expect(Buffer.from(bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
     expect(Buffer.from(bytes).toString('latin1')).toContain('/Subtype /Image');
     const text = await pdfText(bytes);
-    for (const expected of ['Plant audit', 'Extinguishers checked', 'Проверка документов', 'Safety', 'Fire', 'Manager', 'Page 1', 'Page 2']) {
+    for (const expected of [
+      'Plant audit',
+      'Extinguishers checked',
+      'Проверка документов',
+      'Safety',
+      'Fire',
+      'Manager',
+      'Page 1',
+      'Page 2',
+    ]) {
       expect(text, expected).toContain(expected);
     }
     expect(text).toMatch(/Progress: \d+% \(2 of 7 items done\)/);

@@ -88,9 +88,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     doc.x = MARGIN;
     doc.y = y + 20;
     doc.text(`Sections: ${counters.sections} · Checklists: ${counters.checklists} · Items: ${counters.items}`);
-    doc.text(
-      `Pending: ${counters.pending} · In progress: ${counters.in_progress} · Done: ${counters.done} · Blocked: ${counters.blocked}`,
-    );
+    doc.text(`Pending: ${counters.pending} · In progress: ${counters.in_progress} · Done: ${counters.done} · Blocked: ${counters.blocked}`);
     doc.moveDown();
     doc.text(`Items in this report: ${heading.items}${heading.filter.length ? ` (filter: ${heading.filter.join(', ')})` : ''}`);
     doc.moveDown();

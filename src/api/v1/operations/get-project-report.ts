@@ -42,7 +42,11 @@ export const getProjectReport = defineOperation({
     },
   },
   handler: async ({ user, query }, { reports }): Promise<FileResponse> => {
-    const report = await reports.openReport(user, Number(query.id), { format: query.format ?? 'csv', filter: NO_FILTER, madeBy: user.name });
+    const report = await reports.openReport(user, Number(query.id), {
+      format: query.format ?? 'csv',
+      filter: NO_FILTER,
+      madeBy: user.name,
+    });
     return { filename: report.filename, contentType: report.contentType, stream: report.stream };
   },
   client: { request: (projectId: number, format: 'csv' | 'pdf') => ({ query: { id: projectId, format } }) },
