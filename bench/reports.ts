@@ -6,11 +6,14 @@
  *
  * Measures, for each format: time to the first byte and to the last, size, the server's peak RSS (sampled
  * every 100 ms), and items/get latency (autocannon, BENCH_CONNECTIONS connections) alone and while the
- * report runs, with the event-loop delay of the server during each. Writes bench/results/reports-<date>.json.
+ * report runs, with the event-loop delay of the server during each. The PDF runs twice: first with the
+ * thumbnails still to make (cold), then with them kept in the blob store (warm). Writes
+ * bench/results/reports-<date>.json.
  * Environment: BENCH_DURATION (s of the items/get baseline, default 8), BENCH_CONNECTIONS (default 10).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
@@ -216,6 +219,7 @@ async function main() {
   mkdirSync(DIR, { recursive: true });
   const file = join(DIR, 'punchlist.db');
   let server: ServerProcess | undefined;
+  const loadBefore = loadavg().map((n) => Math.round(n * 100) / 100);
   try {
     const t = performance.now();
     const token = await buildWorkspace(file);
@@ -275,6 +279,9 @@ async function main() {
     const result = {
       date: new Date().toISOString(),
       machine: machine(),
+      // The machine is shared: its load says how far the figures are from an idle machine's.
+      load_average_before: loadBefore,
+      load_average_after: loadavg().map((n) => Math.round(n * 100) / 100),
       shape: {
         items: SHAPE.sections * SHAPE.checklistsPerSection * SHAPE.itemsPerChecklist,
         photos: SHAPE.photos,
