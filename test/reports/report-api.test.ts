@@ -55,6 +55,35 @@ describe('GET /projects/report.php as CSV', () => {
     expect(rows[4]).toMatchObject({ section: 'Documents', checklist: 'Permits', text: 'Проверка документов' });
   });
 
+  it('parsed back, equals the tree of projects/tree.php (sections, checklists, items in order)', async () => {
+    const { rows } = await csvOf('id=1');
+    const tree = (await server.call(`${V1}/projects/tree.php?id=1`, { token: server.tokens.manager })).body.data;
+    const expected = tree.sections.flatMap((s: any) =>
+      s.checklists.flatMap((c: any) =>
+        c.items.map((i: any) => ({
+          item_id: String(i.id),
+          section: s.name,
+          checklist: c.name,
+          text: i.text,
+          status: i.status,
+          priority: i.priority,
+          deadline: i.deadline ?? '',
+        })),
+      ),
+    );
+    expect(
+      rows.map(({ item_id, section, checklist, text, status, priority, deadline }) => ({
+        item_id,
+        section,
+        checklist,
+        text,
+        status,
+        priority,
+        deadline,
+      })),
+    ).toEqual(expected);
+  });
+
   it('lists only what the user sees: a member limited to section 10 and checklist 201', async () => {
     const { rows } = await csvOf('id=1&format=csv', server.tokens.partial);
     expect(rows.map((r) => r.item_id)).toEqual(['1000', '1001', '1010', '1011', '2010']);
