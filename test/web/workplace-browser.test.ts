@@ -251,7 +251,7 @@ describe('the item page as a workplace, in a browser', () => {
 
   describe('works at a 390-pixel viewport and has no serious or critical axe-core violation', () => {
     const PHONE_WIDTH = 390;
-    const PAGES = ['/projects', '/projects/1', '/items/1000', '/my-items', '/profile'];
+    const PAGES = ['/projects', '/projects/1', '/projects/1/report?status=pending', '/items/1000', '/my-items', '/profile'];
     const VIEWPORTS = {
       phone: { viewport: { width: PHONE_WIDTH, height: 844 }, isMobile: true, hasTouch: true },
       desktop: { viewport: { width: 1280, height: 800 } },
