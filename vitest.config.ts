@@ -16,6 +16,8 @@ const DIALECT_TESTS = [
   'test/openapi.test.ts',
   'test/upgrade/**/*.test.ts',
   'src/features/**/*.test.ts',
+  'test/reports/report-api.test.ts',
+  'test/reports/report-web.test.ts',
 ];
 
 export default defineConfig({

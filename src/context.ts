@@ -30,6 +30,8 @@ import { createProjectsRepository } from './features/projects/projects.repositor
 import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
 import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
+import { createReportRepository } from './features/reports/report.repository.js';
+import { createReportsService, type ReportsService } from './features/reports/report.service.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
 import { createRetention, type Retention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewRepository } from './features/review/review.repository.js';
@@ -103,6 +105,8 @@ export interface AppContext {
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
   notificationWorker: NotificationWorker;
+  /** DESIGN.md §17: a project's punch list as CSV or PDF, streamed (web, v1, CLI). */
+  reports: ReportsService;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -199,6 +203,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     );
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
   const answersRepo = createAnswersRepository(db.kysely);
+  const worklists =
+    o.worklists ??
+    createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
   const ctx: AppContext = {
     config,
     clock,
@@ -213,9 +220,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     items,
     projectSearch,
     searchIndexer,
-    worklists:
-      o.worklists ??
-      createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
+    worklists,
     itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
     comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
@@ -290,6 +295,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,
     notificationWorker,
+    reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
     async close() {
       await retention.stop();
       await notificationWorker.stop();

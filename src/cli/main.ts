@@ -48,6 +48,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   restore: { summary: 'restore a backup into an empty data location', load: async () => (await import('./backup.js')).restoreCommand },
   mcp: { summary: 'serve the MCP tools on stdio, calling the API with a token', load: async () => (await import('./mcp.js')).mcpCommand },
+  report: {
+    summary: "write a project's punch list as CSV (default) or PDF, to FILE or stdout",
+    load: async () => (await import('./report.js')).reportCommand,
+  },
 };
 
 const SYNOPSIS: Record<string, string> = {
@@ -66,6 +70,7 @@ const SYNOPSIS: Record<string, string> = {
   backup: 'backup DIR',
   restore: 'restore DIR',
   mcp: 'mcp [--token TOKEN | env PUNCHLIST_TOKEN] [--url BASE_URL] [--read-only]',
+  report: 'report --project ID [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]',
 };
 
 export const USAGE = `Usage: punchlist <command> [options]

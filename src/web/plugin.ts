@@ -15,6 +15,7 @@ import { oauthPages } from './pages/oauth.js';
 import { profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
+import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
 
 /**
@@ -103,4 +104,5 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await adminUserPages(app, { usersAdmin });
   await adminProjectPages(app, { structure, members, usersAdmin, idempotency });
   await structurePages(app, { structure, attachments, idempotency });
+  await reportPages(app, { projects, reports: ctx.reports });
 }

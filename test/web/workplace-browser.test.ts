@@ -251,7 +251,7 @@ describe('the item page as a workplace, in a browser', () => {
 
   describe('works at a 390-pixel viewport and has no serious or critical axe-core violation', () => {
     const PHONE_WIDTH = 390;
-    const PAGES = ['/projects', '/projects/1', '/items/1000', '/my-items', '/profile'];
+    const PAGES = ['/projects', '/projects/1', '/projects/1/report?status=pending', '/items/1000', '/my-items', '/profile'];
     // The punch-list cycle's pages (DESIGN.md §14): for those who structure and review.
     const MANAGER_PAGES = ['/projects/1/items/new', '/projects/1/structure', '/review'];
     const VIEWPORTS = {

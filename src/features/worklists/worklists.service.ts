@@ -19,6 +19,19 @@ export interface ItemFilter {
 
 export const WORKLIST_PAGE_SIZE = 100;
 
+/**
+ * The filter of the project page from its query parameters: the page, its report links and the report
+ * routes read it here, so a parameter added to the page reaches the reports by itself.
+ */
+export function parseItemFilter(query: Record<string, string | undefined>): ItemFilter {
+  return {
+    status: parseItemStatus(query.status),
+    mine: query.mine === '1',
+    overdue: query.overdue === '1',
+    q: query.q?.trim() || null,
+  };
+}
+
 export function parseItemStatus(value: string | undefined): ItemStatus | null {
   return (ITEM_STATUSES as readonly (string | undefined)[]).includes(value) ? (value as ItemStatus) : null;
 }
@@ -66,7 +79,7 @@ export function createWorklistsService(deps: {
     );
   }
 
-  return {
+  const service = {
     /** "To review" (DESIGN.md §14): answers waiting for review and done items without a verdict, oldest first. */
     async reviewQueue(actor: Actor, requestedPage: number) {
       return { ...pageOf((await reviewable(actor)) ?? [], requestedPage) };
@@ -79,6 +92,17 @@ export function createWorklistsService(deps: {
 
     /** The project's tree with per-checklist counts, and one page of the items that pass the filter, in tree order. */
     async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number) {
+      const { tree, rows, day } = await service.filteredItems(actor, projectId, filter);
+      const counts = new Map<number, { items: number; done: number; matching: number }>();
+      for (const c of tree.sections.flatMap((s) => s.checklists)) {
+        counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
+      }
+      for (const row of rows) counts.get(row.checklist.id)!.matching++;
+      return { project: tree.project, sections: tree.sections, counts, today: day, ...pageOf(rows, requestedPage) };
+    },
+
+    /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
+    async filteredItems(actor: Actor, projectId: number, filter: ItemFilter) {
       const tree = await projects.getTree(actor, projectId);
       const [mine, matching] = await Promise.all([
         filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
@@ -93,12 +117,7 @@ export function createWorklistsService(deps: {
       const rows = tree.sections.flatMap((section) =>
         section.checklists.flatMap((checklist) => checklist.items.filter(passes).map((item) => ({ section, checklist, item }))),
       );
-      const counts = new Map<number, { items: number; done: number; matching: number }>();
-      for (const c of tree.sections.flatMap((s) => s.checklists)) {
-        counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
-      }
-      for (const row of rows) counts.get(row.checklist.id)!.matching++;
-      return { project: tree.project, sections: tree.sections, counts, today: day, ...pageOf(rows, requestedPage) };
+      return { tree, rows, day };
     },
 
     /** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */
@@ -118,6 +137,7 @@ export function createWorklistsService(deps: {
       return { today: today(), ...pageOf(visible, requestedPage) };
     },
   };
+  return service;
 }
 
 export type WorklistsService = ReturnType<typeof createWorklistsService>;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { VERDICTS } from '../../domain/values.js';
-import { type ItemFilter, parseItemStatus } from '../../features/worklists/worklists.service.js';
+import { parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
 import { projectPageView } from '../views/project-page.js';
@@ -55,12 +55,7 @@ export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 
     const session = sessionOf(request);
     const id = idParam(request);
     const query = request.query as Record<string, string | undefined>;
-    const filter: ItemFilter = {
-      status: parseItemStatus(query.status),
-      mine: query.mine === '1',
-      overdue: query.overdue === '1',
-      q: query.q?.trim() || null,
-    };
+    const filter = parseItemFilter(query);
     const [items, canVerdict, rights] = await Promise.all([
       worklists.projectItems(session.user, id, filter, pageParam(query)),
       review.canSetProjectVerdict(session.user, id),

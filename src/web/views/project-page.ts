@@ -5,6 +5,7 @@ import type { ItemFilter, WorklistsService } from '../../features/worklists/work
 import { html, type SafeHtml } from '../html.js';
 import { badge, page } from '../layout.js';
 import { checked, selected } from './forms.js';
+import { reportLinks } from './report-links.js';
 
 type ProjectItems = Awaited<ReturnType<WorklistsService['projectItems']>>;
 
@@ -118,6 +119,7 @@ ${p.description ? html`<p class="text">${p.description}</p>` : ''}
 <dt>Verdict</dt><dd data-testid="project-verdict">${badge(p.verdict)}</dd>
 </dl>
 ${m.verdictForm ?? ''}
+${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}
 ${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}` : html`<p class="muted">This project has no sections yet.</p>`}`,
