@@ -26,7 +26,7 @@ function nav(session: WebSession, path: string) {
   return entries.map(
     (e) =>
       html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}${
-        e.count ? html` <span class="count" data-testid="review-count">${e.count}</span>` : ''
+        e.count ? html` <span class="nav-count" data-testid="review-count">${e.count}</span>` : ''
       }</a>`,
   );
 }

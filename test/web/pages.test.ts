@@ -347,7 +347,6 @@ describe('administration', () => {
     expect((await server.call(`${V1}/auth/me.php`, { token })).status).toBe(200);
   });
 
-
   it('manages memberships with partial access', async () => {
     const editor = '/admin/projects/1';
     const page = await (await as('admin')).get(editor);

@@ -234,7 +234,9 @@ describe('forms', () => {
       /id="planning-deadline" type="date" name="deadline" value="2026-02-30" aria-invalid="true" aria-describedby="planning-deadline-error"/,
     );
     expect(planning.text).toContain('<p class="field-error" id="planning-deadline-error">');
-    expect(planning.text).toMatch(/id="planning-requires" type="checkbox" name="requires_answer" value="1" aria-describedby="planning-requires-hint" checked/);
+    expect(planning.text).toMatch(
+      /id="planning-requires" type="checkbox" name="requires_answer" value="1" aria-describedby="planning-requires-hint" checked/,
+    );
 
     const long = 'x'.repeat(20_001);
     const comment = await web.post('/items/1001/comments', { text: long }, page.text);

@@ -48,7 +48,14 @@ export function createWorklistsRepository(db: Kysely<Database>) {
      */
     async reviewQueue(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
-      const place = ['i.id as item_id', 'i.text as item_text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.name as project_name'] as const;
+      const place = [
+        'i.id as item_id',
+        'i.text as item_text',
+        'i.project_id',
+        'i.section_id',
+        'i.checklist_id',
+        'p.name as project_name',
+      ] as const;
       let answers = db
         .selectFrom('answers as a')
         .innerJoin('items as i', 'i.id', 'a.item_id')

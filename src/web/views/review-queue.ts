@@ -18,7 +18,9 @@ ${
   m.rows.length
     ? html`<table><thead><tr><th scope="col">Item</th><th scope="col">Project</th><th scope="col">Waiting for</th><th scope="col">Since</th></tr></thead>
 <tbody>${m.rows.map(
-        (r) => html`<tr data-testid="review-row"><td><a href="/items/${r.item_id}${r.answer_id ? `#answer-${r.answer_id}` : '#review-title'}">${r.item_text}</a></td>
+        (
+          r,
+        ) => html`<tr data-testid="review-row"><td><a href="/items/${r.item_id}${r.answer_id ? `#answer-${r.answer_id}` : '#review-title'}">${r.item_text}</a></td>
 <td data-label="Project"><a href="/projects/${r.project_id}">${r.project_name}</a></td>
 <td data-label="Waiting for">${r.kind === 'answer' ? `a review of the answer by ${r.author_name ?? 'someone'}` : 'a verdict (the item is done)'}</td>
 <td data-label="Since">${time(r.since)}</td></tr>`,
