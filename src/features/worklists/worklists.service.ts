@@ -81,6 +81,7 @@ export function createWorklistsService(deps: {
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
       const visible = rows.filter((r) =>
         can(actor, 'read', {
+          projectId: r.project_id,
           archived: false,
           membership: memberships.get(r.project_id) ?? null,
           sectionId: r.section_id,
