@@ -68,7 +68,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   // Each page module receives the services it calls, and nothing else.
   await authPages(app, { sessions, config });
   await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
-  await oauthPages(app, { oauth, clock });
+  await oauthPages(app, { oauth, clock, projects });
   await projectPages(app, { projects, review, worklists });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });
   await auditPages(app, { audit, tokens, usersAdmin });
