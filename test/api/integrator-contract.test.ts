@@ -182,7 +182,7 @@ describe('CORS (default CORS_ORIGINS=*)', () => {
     const status = await preflight('/items/status.php', request);
     expect(status.status).toBe(204);
     expect(status.headers.get('access-control-allow-methods')).toBe('PATCH');
-    expect(status.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, If-Match, X-Request-Id');
+    expect(status.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id');
     expect(status.headers.get('access-control-max-age')).toBe('600');
     expect(status.headers.get('access-control-allow-origin')).toBe('*');
     expect((await preflight('/items/get.php', request)).headers.get('access-control-allow-methods')).toBe('GET, HEAD');

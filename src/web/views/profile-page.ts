@@ -1,4 +1,4 @@
-import { type Scope, SCOPES } from '../../domain/scopes.js';
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../../domain/scopes.js';
 import { EVENT_TYPES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { OAuthConnection } from '../../features/oauth/oauth.service.js';
@@ -9,18 +9,8 @@ import { html } from '../html.js';
 import { badge, csrfField, page, time } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 
-export const SCOPE_HELP: Record<Scope, string> = {
-  'auth:me': 'check the connected user, the token’s scopes and validity',
-  'projects:read': 'list projects, read project cards and trees',
-  'projects:search': 'search inside a project',
-  'items:read': 'read items: status, planning, comments, answers, participants, images',
-  'items:status.write': 'change item status',
-  'items:planning.write': 'change deadline, priority, requires_answer',
-  'comments:write': 'add comments',
-  'answers:write': 'add answers',
-  'items:materials.write': 'attach images to items and answers, replace document links',
-  'events:read': 'read the change feed: what changed in the projects you can see',
-};
+/** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
+export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
 
 /**
  * "Projects" of a token form (DESIGN.md §18): "All my projects" or a choice among `offered` (the projects the
