@@ -296,7 +296,7 @@ function downloadPaths(): Json {
       description:
         `The stored WebP of an ${owner} attachment, as linked by its \`url\`. The v1 token with \`items:read\` (same check order), ` +
         'or the web session in a browser. Unknown or invisible: 404 in the envelope.\n\n**Scope:** `items:read`.',
-      security: [{ bearer: ['items:read'] }],
+      security: [{ bearer: ['items:read'] }, { oauth2: ['items:read'] }],
       parameters: [parameter],
       responses: {
         '200': {
