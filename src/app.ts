@@ -19,6 +19,11 @@ export interface BuildAppOptions {
   operations?: OperationRegistry;
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count as proxy-addr's "trust the first n hops" function. */
+function trustProxyOption(trusted: AppContext['config']['trustProxy']) {
+  return typeof trusted === 'number' ? (_address: string, hop: number) => hop < trusted : trusted;
+}
+
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   const { timeouts } = ctx.config;
   const logDefaults = { level: ctx.config.logLevel, redact: LOG_REDACT_PATHS, serializers: { req: requestForLog } };
@@ -32,7 +37,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
           : options.logger,
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLogger,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: trustProxyOption(ctx.config.trustProxy),
     bodyLimit: 1024 * 1024,
     // Slow clients (docs/operations.md, "Timeouts"): the headers, then the whole request, must arrive in
     // time; Node checks every connection once per interval, so the interval bounds how late it notices.
