@@ -10,6 +10,7 @@ import { healthRoutes } from './health.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
 import { oauthEndpoints } from './oauth/plugin.js';
+import { removeUploadFolder } from './api/upload-temp.js';
 import { webPlugin } from './web/plugin.js';
 
 /** Builds the Fastify instance with every route; never listens itself. */
@@ -64,5 +65,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   // OAuth 2.1 (DESIGN.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
   await app.register(oauthEndpoints, { oauth: ctx.oauth, urls: ctx.config, limits: ctx.oauthRateLimits });
   await app.register(webPlugin, { ctx });
+  app.addHook('onClose', removeUploadFolder);
   return app;
 }
