@@ -20,7 +20,13 @@ export const me = defineOperation({
   examples: {
     data: {
       user: { id: 2, name: 'Maria Manager', role: 'member' },
-      token: { id: 4, label: 'CRM sync', scopes: ['auth:me', 'projects:read', 'items:read'], expires_at: '2026-12-31T23:59:59.000Z', project_ids: null },
+      token: {
+        id: 4,
+        label: 'CRM sync',
+        scopes: ['auth:me', 'projects:read', 'items:read'],
+        expires_at: '2026-12-31T23:59:59.000Z',
+        project_ids: null,
+      },
       scopes: ['auth:me', 'projects:read', 'items:read'],
     },
   },
