@@ -11,6 +11,7 @@ const DIALECT_TESTS = [
   'test/web/webhooks-profile.test.ts',
   'test/web/structure.test.ts',
   'test/web/notifications.test.ts',
+  'test/web/token-projects.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

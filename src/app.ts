@@ -10,6 +10,7 @@ import { healthRoutes } from './health.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
 import { oauthEndpoints } from './oauth/plugin.js';
+import { removeUploadFolder } from './api/upload-temp.js';
 import { webPlugin } from './web/plugin.js';
 
 /** Builds the Fastify instance with every route; never listens itself. */
@@ -17,6 +18,11 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The v1 operations served, documented and offered as MCP tools (default OPERATIONS); tests add throwaway ones. */
   operations?: OperationRegistry;
+}
+
+/** TRUST_PROXY as Fastify takes it: a hop count as proxy-addr's "trust the first n hops" function. */
+function trustProxyOption(trusted: AppContext['config']['trustProxy']) {
+  return typeof trusted === 'number' ? (_address: string, hop: number) => hop < trusted : trusted;
 }
 
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
@@ -32,7 +38,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
           : options.logger,
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLogger,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: trustProxyOption(ctx.config.trustProxy),
     bodyLimit: 1024 * 1024,
     // Slow clients (docs/operations.md, "Timeouts"): the headers, then the whole request, must arrive in
     // time; Node checks every connection once per interval, so the interval bounds how late it notices.
@@ -59,5 +65,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   // OAuth 2.1 (DESIGN.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
   await app.register(oauthEndpoints, { oauth: ctx.oauth, urls: ctx.config, limits: ctx.oauthRateLimits });
   await app.register(webPlugin, { ctx });
+  app.addHook('onClose', removeUploadFolder);
   return app;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 
 /** The only reader of process.env: typed, validated once, failing fast with a clear reason. */
@@ -17,7 +18,11 @@ export interface Config {
    * sign-in forms (docs/deployment.md).
    */
   sessionSecretFromEnv: boolean;
-  trustProxy: boolean;
+  /**
+   * TRUST_PROXY: which hops of X-Forwarded-For to believe, as Fastify's `trustProxy` takes it: a number of
+   * proxies in front (1: the nearest one), or a list of their addresses and CIDRs; false (unset, 0): none.
+   */
+  trustProxy: false | number | string[];
   /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may be sent to loopback, private and link-local addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
   rateLimitPerMinute: number;
@@ -73,6 +78,32 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * TRUST_PROXY: a hop count or a comma list of proxy addresses/CIDRs. "Trust every hop" is not offered: it lets a
+ * client choose its own address by sending X-Forwarded-For (`true`, `yes` and `all` are refused, not guessed).
+ */
+function trustedProxies(raw: string | undefined): false | number | string[] {
+  const value = (raw ?? '').trim();
+  if (value === '' || value === '0') return false;
+  if (/^[1-9][0-9]?$/.test(value)) return Number(value);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length && list.every((entry) => isAddressOrCidr(entry))) return list;
+  throw new ConfigError(
+    `TRUST_PROXY must be the number of proxies in front (1-99) or a comma list of their addresses or CIDRs ` +
+      `(e.g. 10.0.0.0/8,::1), got "${value}"; trusting every hop ("true") would let clients choose their address`,
+  );
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  if (rest.length || !address || isIP(address) === 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128);
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -125,7 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     sessionSecret: sessionSecret(env, dataDir),
     sessionSecretFromEnv: Boolean(env.SESSION_SECRET),
-    trustProxy: ['1', 'true', 'yes'].includes((env.TRUST_PROXY || '').toLowerCase()),
+    trustProxy: trustedProxies(env.TRUST_PROXY),
     webhookAllowPrivate: ['1', 'true', 'yes'].includes((env.WEBHOOK_ALLOW_PRIVATE || '').toLowerCase()),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     oauthRateLimits: {

@@ -137,7 +137,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   // Writes insert their audit record inside their own transaction; the records of everything else are
   // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
   const audit = o.audit ?? createAuditService(createAuditRepository(db.kysely));
-  const tokens = o.tokens ?? createTokensService(createTokensRepository(db.kysely), clock);
+  const tokens = o.tokens ?? createTokensService(createTokensRepository(db.kysely), clock, projects);
   const eventsRepo = createEventsRepository(db.kysely);
   const events = o.events ?? createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
   const itemWriter = createItemWriter(createTransactionRunner(db.kysely, db.dialect), audit, events, clock);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +101,17 @@ describe('backup and restore', () => {
     expect(backup.code).toBe(0);
     expect(failures).toBe(0);
     const manifest = JSON.parse(await readFile(join(backupDir, 'manifest.json'), 'utf8'));
+    // Like `export` and data/: the backup is its owner's only (folders 0700, files 0600).
+    const entries = await readdir(backupDir, { withFileTypes: true, recursive: true });
+    const loose: string[] = [];
+    for (const entry of entries) {
+      const path = join(entry.parentPath, entry.name);
+      const mode = (await stat(path)).mode & 0o777;
+      if (mode !== (entry.isDirectory() ? 0o700 : 0o600)) loose.push(`${path} ${mode.toString(8)}`);
+    }
+    expect(entries.length).toBeGreaterThan(3);
+    expect(loose).toEqual([]);
+    expect(((await stat(backupDir)).mode & 0o777).toString(8)).toBe('700');
     const snapshotAt = Date.parse(manifest.snapshot_at);
     // The backup ran while writes were being acknowledged on both sides of its snapshot.
     const before = comments.filter((c) => c.at < snapshotAt);
@@ -117,6 +128,7 @@ describe('backup and restore', () => {
     const restore = await punchlist(['restore', backupDir], target);
     expect(restore.stderr).toMatch(/restore: done in [\d.]+ s/);
     expect(restore.code).toBe(0);
+    expect(((await stat(join(dir, 'restored', 'punchlist.db'))).mode & 0o777).toString(8)).toBe('600');
 
     const restored = new SQLite(join(dir, 'restored', 'punchlist.db'), { readonly: true });
     try {

@@ -151,7 +151,8 @@ describe('bin/punchlist', { timeout: 180_000 }, () => {
       json(['tokens', 'create', '--user', 'bob@x.test', '--name', 'forever', '--scopes', 'projects:read', '--no-expiry', '--json']),
     ]);
     for (const created of [byDefault, atDate, never]) {
-      expect(Object.keys(created).sort()).toEqual(['expires_at', 'id', 'scopes', 'token']);
+      expect(Object.keys(created).sort()).toEqual(['expires_at', 'id', 'project_ids', 'scopes', 'token']);
+      expect(created.project_ids).toBeNull();
       expect(created.token).toMatch(TOKEN);
       raws.push(created.token);
     }
@@ -194,7 +195,7 @@ describe('bin/punchlist', { timeout: 180_000 }, () => {
     expect(listed).toHaveLength(3);
     for (const t of listed) {
       expect(Object.keys(t).sort()).toEqual(
-        ['created_at', 'expires_at', 'id', 'last_used_at', 'last_used_ip', 'name', 'revoked_at', 'scopes', 'state'].sort(),
+        ['created_at', 'expires_at', 'id', 'last_used_at', 'last_used_ip', 'name', 'project_ids', 'revoked_at', 'scopes', 'state'].sort(),
       );
     }
     const crm = listed.find((t) => t.id === crmId);
@@ -308,6 +309,42 @@ describe('bin/punchlist', { timeout: 180_000 }, () => {
     expect(await fails(['import', join(dir, 'absent.json')])).toContain('absent.json');
     expect(await counts()).toEqual(after);
     expect(await ctx.users.findByEmail('newer@fixture.test')).toBeUndefined();
+  });
+
+  it('tokens create --projects limits a token to projects the user sees; anything else fails and creates nothing', async () => {
+    const limited = await json([
+      'tokens',
+      'create',
+      '--user',
+      'ann@x.test',
+      '--name',
+      'one project',
+      '--scopes',
+      'auth:me',
+      '--projects',
+      '201,201',
+      '--json',
+    ]);
+    expect(limited.project_ids).toEqual([201]);
+    expect((await ctx.tokens.authenticate(limited.token, '127.0.0.1')).user.projectIds).toEqual([201]);
+    const listed = await json<any[]>(['tokens', 'list', '--user', 'ann@x.test', '--json']);
+    expect(listed.find((t) => t.id === limited.id).project_ids).toEqual([201]);
+    expect(listed.filter((t) => t.id !== limited.id).map((t) => t.project_ids)).toEqual(listed.slice(1).map(() => null));
+    expect(await ok(['tokens', 'list', '--user', 'ann@x.test'])).toMatch(/PROJECTS[\s\S]*one project.*\b201\n/);
+
+    const before = (await counts()).tokens;
+    const [unseen, unknown, malformed, empty] = await Promise.all([
+      // bob is a member of nothing: project 201 does not exist for him.
+      fails(['tokens', 'create', '--user', 'bob@x.test', '--name', 'x', '--scopes', 'auth:me', '--projects', '201']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me', '--projects', '201,999']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me', '--projects', '1,abc']),
+      fails(['tokens', 'create', '--user', 'ann@x.test', '--name', 'x', '--scopes', 'auth:me', '--projects', ',']),
+    ]);
+    expect(unseen).toContain('project 201');
+    expect(unknown).toContain('project 999');
+    expect(malformed).toContain('abc');
+    expect(empty).toContain('--projects');
+    expect((await counts()).tokens).toBe(before);
   });
 
   it('shows the audit records of API calls, newest first, with filters', async () => {

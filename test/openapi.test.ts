@@ -123,7 +123,7 @@ describe('the OpenAPI document', () => {
     for (const path of ['/items/file.php', '/answers/file.php']) {
       const item = document.paths[path];
       expect(item.servers, path).toEqual([expect.objectContaining({ url: '/api' })]);
-      expect(item.get.security).toEqual([{ bearer: ['items:read'] }]);
+      expect(item.get.security).toEqual([{ bearer: ['items:read'] }, { oauth2: ['items:read'] }]);
       expect(item.get.parameters).toEqual([
         expect.objectContaining({ name: 'id', in: 'query', required: true, schema: { type: 'integer', minimum: 1 } }),
       ]);
@@ -184,7 +184,7 @@ describe('the OpenAPI document', () => {
     for (const id of documented()) {
       const operation = operationOf(document, id)!;
       expect(operation.operationId).toBe(id);
-      expect(operation.security, id).toEqual([{ bearer: [OPERATIONS[id].scope] }]);
+      expect(operation.security, id).toEqual([{ bearer: [OPERATIONS[id].scope] }, { oauth2: [OPERATIONS[id].scope] }]);
       expect(operation.tags).toEqual([OPERATIONS[id].tag]);
       expect(operation.summary, id).toBeTruthy();
       expect(operation.description, id).toContain(`**Scope:** \`${OPERATIONS[id].scope}\``);

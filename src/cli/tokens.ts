@@ -16,7 +16,7 @@ const DEFAULT_EXPIRY = '30d';
 
 export const tokensCreateCommand: Command = {
   name: 'tokens create',
-  usage: `Usage: punchlist tokens create --user EMAIL --name NAME --scopes a,b,c
+  usage: `Usage: punchlist tokens create --user EMAIL --name NAME --scopes a,b,c [--projects 1,2]
                               [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]
 
 Creates an API token for a user and prints the raw token alone on stdout. It is shown only this once
@@ -27,11 +27,13 @@ Options:
   --name NAME        a label for the token (1-200 characters)
   --scopes a,b,c     comma-separated scopes, at least one of:
                        ${SCOPES.join(', ')}
+  --projects 1,2     limit the token to these project ids (each one the user must see); default:
+                     every project the user can see, now and later
   --expires-in D     lifetime from now: Nd (days) or Nh (hours); default ${DEFAULT_EXPIRY}
   --expires-at DATE  valid through that date: expires at the end of that day, UTC
                      (the next day at 00:00:00Z)
   --no-expiry        never expires
-  --json             print {id, token, expires_at, scopes} instead of the raw token alone
+  --json             print {id, token, expires_at, scopes, project_ids} instead of the raw token alone
 
 --expires-in, --expires-at and --no-expiry exclude each other.`,
   async run(argv) {
@@ -39,6 +41,7 @@ Options:
       user: { type: 'string' },
       name: { type: 'string' },
       scopes: { type: 'string' },
+      projects: { type: 'string' },
       'expires-in': { type: 'string' },
       'expires-at': { type: 'string' },
       'no-expiry': { type: 'boolean' },
@@ -59,15 +62,23 @@ Options:
     if (expiryOptions.length > 1) {
       throw usageError(`${expiryOptions.map((o) => `--${o}`).join(' and ')} exclude each other: choose one`);
     }
+    const projectIds = values.projects === undefined ? null : projectList(values.projects);
     const expiry = expiryFrom(values['expires-in'], values['expires-at'], values['no-expiry']);
     const created = await withContext(async (ctx) => {
       const user = await userByEmail(ctx, email);
-      return ctx.tokens.createToken({ userId: user.id, name, scopes, expiresAt: expiry(ctx.clock.now()) });
+      return ctx.tokens.createToken({ userId: user.id, name, scopes, expiresAt: expiry(ctx.clock.now()), projectIds });
     });
     if (values.json) return printJson(created);
     printLine(created.token);
   },
 };
+
+/** `--projects 1,2`: project ids; the service then checks that the user sees each one. */
+function projectList(value: string): number[] {
+  const parts = value.split(',').map((s) => s.trim());
+  if (parts.every((s) => s === '')) throw usageError('--projects must name at least one project id');
+  return parts.map((s) => positiveInteger('--projects', s));
+}
 
 /** Checks the expiry options before anything is opened; the result computes the instant from "now". */
 function expiryFrom(expiresIn: string | undefined, expiresAt: string | undefined, noExpiry: boolean | undefined) {
@@ -91,8 +102,9 @@ raw token.
 
 Options:
   --user EMAIL       whose tokens
-  --json             print a JSON array of {id, name, scopes, created_at, expires_at, revoked_at,
-                     last_used_at, last_used_ip, state} instead of a table`,
+  --json             print a JSON array of {id, name, scopes, project_ids, created_at, expires_at,
+                     revoked_at, last_used_at, last_used_ip, state} instead of a table
+                     (project_ids: null when the token reaches every project of its user)`,
   async run(argv) {
     const { values } = parseCommand(this.name, argv, { user: { type: 'string' }, json: { type: 'boolean' } });
     const email = required(this.name, 'user', values.user);
@@ -103,6 +115,7 @@ Options:
           id: t.id,
           name: t.name,
           scopes: t.scopes,
+          project_ids: t.project_ids,
           created_at: t.created_at,
           expires_at: t.expires_at,
           revoked_at: t.revoked_at,
@@ -115,7 +128,7 @@ Options:
     if (tokens.length === 0) return printLine(`no tokens for ${email}`);
     printLine(
       formatTable(
-        ['ID', 'NAME', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'SCOPES'],
+        ['ID', 'NAME', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'SCOPES', 'PROJECTS'],
         tokens.map((t) => [
           String(t.id),
           t.name,
@@ -125,6 +138,7 @@ Options:
           shortTime(t.last_used_at, 'never'),
           t.last_used_ip ?? '-',
           t.scopes.join(','),
+          t.project_ids?.join(',') ?? 'all',
         ]),
       ),
     );

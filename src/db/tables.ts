@@ -164,6 +164,8 @@ export interface ApiTokensTable {
   revoked_at: string | null;
   last_used_at: string | null;
   last_used_ip: string | null;
+  /** JSON array of project ids the token is limited to; null: every project of its user (migration 013) */
+  project_ids: string | null;
 }
 
 export interface AuditLogTable {
@@ -319,6 +321,8 @@ export interface OAuthGrantsTable {
   revoked_at: string | null;
   /** `user`, `client`, `refresh_token_reused`, `code_reused`, `token_revoked` */
   revoked_reason: string | null;
+  /** JSON array of project ids the grant's token is limited to; null: every project (migration 013) */
+  project_ids: string | null;
 }
 
 export interface OAuthCodesTable {

@@ -7,6 +7,7 @@ import {
   type ItemAction,
   type ItemTarget,
   type Membership,
+  projectLimit,
   seesChecklist,
   seesSection,
 } from './policy.js';
@@ -50,6 +51,7 @@ type Access = 'full' | 'partial via section' | 'partial via checklist' | 'partia
 const SECTION = 10;
 const CHECKLIST = 100;
 const ACTOR_ID = 42;
+const PROJECT_ID = 7;
 const OTHER_USER = 43;
 
 const LIMITS: Record<Access, Pick<Membership, 'sectionIds' | 'checklistIds'>> = {
@@ -77,6 +79,7 @@ function targetOf(who: Who, access: Access, archived: boolean): ItemTarget {
   const role = ROLE_OF[who];
   const adminWithoutLimit = who === 'admin' && access === 'full';
   return {
+    projectId: PROJECT_ID,
     archived,
     membership: role === null || adminWithoutLimit ? null : { role, ...LIMITS[access] },
     sectionId: SECTION,
@@ -124,6 +127,7 @@ describe('can(): DESIGN.md §3 for items', () => {
 
 describe('can(): answer images for the answer author', () => {
   const author = (role: MemberRole, access: Access, archived = false): ItemTarget => ({
+    projectId: PROJECT_ID,
     archived,
     membership: { role, ...LIMITS[access] },
     sectionId: SECTION,
@@ -177,10 +181,11 @@ describe('canOnProject()', () => {
   ];
 
   it.each(rows)('%s: read %s, verdict %s, structure %s', (_name, actor, m, archived, read, verdict, structure) => {
-    expect(canOnProject(actor, 'read', { archived, membership: m })).toBe(read);
-    expect(canOnProject(actor, 'project.verdict', { archived, membership: m })).toBe(verdict);
-    expect(canOnProject(actor, 'project.structure', { archived, membership: m })).toBe(structure);
-    expect(canOnProject(actor, 'project.items', { archived, membership: m })).toBe(verdict);
+    const target = { projectId: PROJECT_ID, archived, membership: m };
+    expect(canOnProject(actor, 'read', target)).toBe(read);
+    expect(canOnProject(actor, 'project.verdict', target)).toBe(verdict);
+    expect(canOnProject(actor, 'project.structure', target)).toBe(structure);
+    expect(canOnProject(actor, 'project.items', target)).toBe(verdict);
   });
 });
 
@@ -229,5 +234,52 @@ describe('seesSection() / seesChecklist()', () => {
     const m = limited([30], [300]);
     expect(visibleSections(m)).toEqual([]);
     expect(visibleChecklists(m)).toEqual([]);
+  });
+});
+
+describe('a token limited to projects (DESIGN.md §18)', () => {
+  const everyone: [string, Actor, Membership | null][] = [
+    ['admin', { id: ACTOR_ID, role: 'admin' }, null],
+    ['manager', { id: ACTOR_ID, role: 'member' }, { role: 'manager', sectionIds: null, checklistIds: null }],
+    ['observer', { id: ACTOR_ID, role: 'member' }, { role: 'observer', sectionIds: null, checklistIds: null }],
+  ];
+  const item = (membership: Membership | null, projectId: number): ItemTarget => ({
+    projectId,
+    archived: false,
+    membership,
+    sectionId: 10,
+    checklistId: 100,
+    participantIds: [ACTOR_ID],
+  });
+
+  it.each(everyone)('%s: nothing outside the list, every action refused', (_name, actor, membership) => {
+    const limited = { ...actor, projectIds: [PROJECT_ID + 1] };
+    expect(canOnProject(limited, 'read', { projectId: PROJECT_ID, archived: false, membership })).toBe(false);
+    expect(canOnProject(limited, 'project.verdict', { projectId: PROJECT_ID, archived: false, membership })).toBe(false);
+    for (const action of ITEM_ACTIONS) expect(can(limited, action, item(membership, PROJECT_ID))).toBe(false);
+  });
+
+  it.each(everyone)('%s: inside the list, exactly the rights without a limit', (_name, actor, membership) => {
+    const limited = { ...actor, projectIds: [PROJECT_ID] };
+    for (const action of ITEM_ACTIONS) {
+      expect(can(limited, action, item(membership, PROJECT_ID))).toBe(can(actor, action, item(membership, PROJECT_ID)));
+    }
+    expect(canOnProject(limited, 'project.verdict', { projectId: PROJECT_ID, archived: false, membership })).toBe(
+      canOnProject(actor, 'project.verdict', { projectId: PROJECT_ID, archived: false, membership }),
+    );
+  });
+
+  it('limits only narrow: a listed project the user cannot see stays invisible', () => {
+    const member: Actor = { id: ACTOR_ID, role: 'member', projectIds: [PROJECT_ID] };
+    expect(canOnProject(member, 'read', { projectId: PROJECT_ID, archived: false, membership: null })).toBe(false);
+    expect(can(member, 'read', item(null, PROJECT_ID))).toBe(false);
+  });
+
+  it('an empty list reaches nothing; null reaches everything', () => {
+    const admin: Actor = { id: ACTOR_ID, role: 'admin' };
+    expect(canOnProject({ ...admin, projectIds: [] }, 'read', { projectId: PROJECT_ID, archived: false, membership: null })).toBe(false);
+    expect(canOnProject({ ...admin, projectIds: null }, 'read', { projectId: PROJECT_ID, archived: false, membership: null })).toBe(true);
+    expect(projectLimit({ ...admin, projectIds: [3] })).toEqual([3]);
+    expect(projectLimit(admin)).toBeNull();
   });
 });

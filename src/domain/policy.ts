@@ -9,6 +9,11 @@ import type { MemberRole, UserRole } from './values.js';
 export interface Actor {
   id: number;
   role: UserRole;
+  /**
+   * The projects the request's token is limited to (DESIGN.md §18); absent or null: no limit (the web
+   * session, an unlimited token). Limits only narrow: outside them the actor reads nothing, even as admin.
+   */
+  projectIds?: readonly number[] | null;
 }
 
 export interface Membership {
@@ -19,6 +24,7 @@ export interface Membership {
 }
 
 export interface ProjectTarget {
+  projectId: number;
   archived: boolean;
   membership: Membership | null;
 }
@@ -82,7 +88,21 @@ export function seesSection(membership: Membership, sectionId: number, checklist
   return checklistIdsOfSection.some((id) => membership.checklistIds?.includes(id) ?? false);
 }
 
+/** Whether the actor's token limit lets it reach the project at all (no limit: yes). */
+export function withinProjectLimit(actor: Actor, projectId: number): boolean {
+  return actor.projectIds == null || actor.projectIds.includes(projectId);
+}
+
+/**
+ * For lists across projects (projects/list, the event feed): the projects the token is limited to, or null
+ * when it has no limit. A list keeps only these, on top of what the user's own access already keeps.
+ */
+export function projectLimit(actor: Actor): readonly number[] | null {
+  return actor.projectIds ?? null;
+}
+
 export function canOnProject(actor: Actor, action: ProjectAction, target: ProjectTarget): boolean {
+  if (!withinProjectLimit(actor, target.projectId)) return false;
   const readable = actor.role === 'admin' || target.membership !== null;
   if (action === 'read' || !readable) return readable;
   if (target.archived) return false;
@@ -92,6 +112,7 @@ export function canOnProject(actor: Actor, action: ProjectAction, target: Projec
 }
 
 export function can(actor: Actor, action: ItemAction, target: ItemTarget): boolean {
+  if (!withinProjectLimit(actor, target.projectId)) return false;
   const m = target.membership;
   const readable = actor.role === 'admin' || (m !== null && seesChecklist(m, target.sectionId, target.checklistId));
   if (action === 'read' || !readable) return readable;

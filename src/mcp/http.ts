@@ -1,5 +1,9 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Transform } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { JSON_BODY_LIMIT } from '../api/json-body.js';
+import { UPLOAD_LIMITS } from '../api/v1/multipart.js';
+import type { Principal } from '../features/tokens/tokens.service.js';
 import { bearerChallenge, meta } from '../api/envelope.js';
 import type { OperationRegistry } from '../api/v1/define-operation.js';
 import { createPunchlistClient } from '../client/index.js';
@@ -16,8 +20,60 @@ import { createMcpServer } from './server.js';
  * not a v1 call and is not audited; each tool call is.
  */
 
-/** Base64 images of up to 10 files make large bodies; v1 still enforces its own limits per file. */
-export const MCP_BODY_LIMIT = 50 * 1024 * 1024;
+/**
+ * The body limits of v1, applied once the token is known (it is checked before a byte of the body is read):
+ * v1's JSON limit, or, for a token that may upload images (`items:materials.write`), v1's upload limit in
+ * base64 (10 files of 20 MiB, 4/3 larger as base64) plus the JSON-RPC around them.
+ */
+export const MCP_JSON_BODY_LIMIT = JSON_BODY_LIMIT;
+export const MCP_UPLOAD_BODY_LIMIT = Math.ceil((UPLOAD_LIMITS.maxFiles * UPLOAD_LIMITS.maxFileBytes * 4) / 3) + JSON_BODY_LIMIT;
+
+/** The body limit of a caller's token. */
+function bodyLimitOf(principal: Principal): number {
+  return principal.token.scopes.includes('items:materials.write') ? MCP_UPLOAD_BODY_LIMIT : MCP_JSON_BODY_LIMIT;
+}
+
+const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
+  reply.code(status).type('application/json; charset=utf-8').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/** Errors before the MCP exchange (body too large, not JSON) as JSON-RPC errors, never the web's HTML. */
+function mcpErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+    return jsonRpcError(reply, 413, -32600, error.message);
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+    return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return jsonRpcError(reply, 415, -32600, 'Send the JSON-RPC message as application/json');
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return jsonRpcError(reply, status, -32600, 'Invalid request');
+  request.log.error({ err: error }, 'MCP request failed');
+  return jsonRpcError(reply, 500, -32603, 'Internal error');
+}
+
+/** Counts the body's bytes as they arrive: a chunked body over the limit stops there (413). */
+function limitedBody(payload: NodeJS.ReadableStream, limit: number): Transform {
+  let received = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      if (received > limit) return done(bodyTooLarge(limit));
+      done(null, chunk);
+    },
+  });
+  payload.on('error', (err) => counter.destroy(err));
+  return payload.pipe(counter);
+}
+
+function bodyTooLarge(limit: number): FastifyError {
+  return Object.assign(new Error(`Request body is larger than ${limit} bytes, the limit for this token`), {
+    code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+    statusCode: 413,
+    name: 'FastifyError',
+  });
+}
 
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
@@ -117,16 +173,27 @@ export async function mcpPlugin(
         .send({ jsonrpc: '2.0', error: { code: -32000, message: `Origin ${origin} is not allowed (MCP_ALLOWED_ORIGINS)` }, id: null });
     }
   });
-  app.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
+  app.setErrorHandler(mcpErrorHandler);
+  const principals = new WeakMap<FastifyRequest, { principal: Principal; token: string }>();
+  /** As v1: the token is checked before a byte of the body is read, so nobody unknown makes it read 50 MiB. */
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearerToken(request.headers.authorization);
     if (!token) return sendUnauthorized(request, reply, unauthorized(), config.baseUrl);
-    let scopes: readonly string[];
     try {
-      scopes = (await tokens.authenticate(token, request.ip)).token.scopes;
+      principals.set(request, { principal: await tokens.authenticate(token, request.ip), token });
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return sendUnauthorized(request, reply, err, config.baseUrl);
       throw err;
     }
+  };
+  const limitBody = async (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) => {
+    const limit = bodyLimitOf(principals.get(request)!.principal);
+    if (Number(request.headers['content-length'] ?? 0) > limit) throw bodyTooLarge(limit);
+    return limitedBody(payload, limit);
+  };
+  app.post('/mcp', { bodyLimit: MCP_UPLOAD_BODY_LIMIT, onRequest: authenticate, preParsing: limitBody }, async (request, reply) => {
+    const { principal, token } = principals.get(request)!;
+    const scopes: readonly string[] = principal.token.scopes;
     // No retries in-process: there is no network to fail, and a 429 is better reported than waited out.
     const client = createPunchlistClient({
       baseUrl: 'http://punchlist.internal',
@@ -151,4 +218,6 @@ export async function mcpPlugin(
   });
   app.get('/mcp', methodNotAllowed);
   app.delete('/mcp', methodNotAllowed);
+  // Not a page of the web interface: a preflight or a probe gets the methods, never a sign-in redirect.
+  app.options('/mcp', async (_request, reply) => reply.code(204).header('allow', 'POST, OPTIONS').send());
 }

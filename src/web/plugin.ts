@@ -97,7 +97,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await notificationPages(app, { notifications });
   await authPages(app, { sessions, config });
   await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications });
-  await oauthPages(app, { oauth, clock });
+  await oauthPages(app, { oauth, clock, projects });
   await projectPages(app, { projects, review, worklists, structure });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });
   await auditPages(app, { audit, tokens, usersAdmin });

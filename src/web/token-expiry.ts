@@ -1,4 +1,4 @@
-import { READ_ONLY_SCOPES } from '../domain/scopes.js';
+import { READ_ONLY_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isCalendarDate } from '../domain/values.js';
 import { validationError } from '../errors.js';
 
@@ -26,11 +26,48 @@ export function expiryFrom(choice: string, date: string, now: Date): Date | null
   return end;
 }
 
-export interface TokenFormState {
+export interface TokenFormState extends ProjectChoice {
   name: string;
   expiry: string;
   date: string;
   scopes: string[];
 }
 
-export const EMPTY_TOKEN_FORM: TokenFormState = { name: '', expiry: DEFAULT_EXPIRY, date: '', scopes: [...READ_ONLY_SCOPES] };
+/**
+ * "Projects" of the token form and of the OAuth consent (DESIGN.md §18): `all` (every project the user can
+ * see, now and later) or `chosen`, with the ticked project ids as posted.
+ */
+export interface ProjectChoice {
+  projects: 'all' | 'chosen';
+  projectIds: string[];
+}
+
+export const ALL_PROJECTS: ProjectChoice = { projects: 'all', projectIds: [] };
+
+export function projectChoiceOf(form: URLSearchParams): ProjectChoice {
+  return { projects: form.get('projects') === 'chosen' ? 'chosen' : 'all', projectIds: form.getAll('project_ids') };
+}
+
+/** The limit a choice asks for: null for every project; the chosen ids (the service checks each one). */
+export function projectLimitOf(choice: ProjectChoice): number[] | null {
+  if (choice.projects === 'all') return null;
+  if (choice.projectIds.length === 0) throw validationError('projects', 'tick at least one project, or choose “All my projects”');
+  return choice.projectIds.map((value) => {
+    if (!/^[1-9][0-9]{0,15}$/.test(value)) throw validationError('projects', 'choose among the offered projects');
+    return Number(value);
+  });
+}
+
+/** The scope presets beside the scope checkboxes: a button each, that ticks exactly these. */
+export const SCOPE_PRESETS = [
+  { value: 'read', label: 'Read only', scopes: READ_ONLY_SCOPES },
+  { value: 'all', label: 'Everything', scopes: SCOPES },
+] as const;
+
+export const EMPTY_TOKEN_FORM: TokenFormState = {
+  name: '',
+  expiry: DEFAULT_EXPIRY,
+  date: '',
+  scopes: [...READ_ONLY_SCOPES],
+  ...ALL_PROJECTS,
+};

@@ -112,7 +112,9 @@ describe('authentication headers', () => {
   it('every 401 carries WWW-Authenticate: Bearer realm="punchlist", with error="invalid_token" once a token was sent', async () => {
     const missing = await get('/auth/me.php', {}, null);
     expectError(missing, 401, 'unauthorized');
-    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="punchlist"');
+    // v1 names its protected resource metadata first (RFC 9728), as /mcp does.
+    const metadata = `resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/external/v1"`;
+    expect(missing.headers.get('www-authenticate')).toBe(`Bearer ${metadata}, realm="punchlist"`);
     const created = await server.ctx.tokens.createToken({ userId: USERS.manager, name: 'to revoke', scopes: ['auth:me'], expiresAt: null });
     await server.ctx.tokens.revokeToken(created.id);
     for (const [token, code] of [
@@ -121,7 +123,7 @@ describe('authentication headers', () => {
     ] as const) {
       const res = await get('/auth/me.php', {}, token);
       expectError(res, 401, code);
-      expect(res.headers.get('www-authenticate'), code).toBe('Bearer realm="punchlist", error="invalid_token"');
+      expect(res.headers.get('www-authenticate'), code).toBe(`Bearer ${metadata}, realm="punchlist", error="invalid_token"`);
     }
     const download = await server.call('/api/items/file.php?id=1', {});
     expect(download.status).toBe(401);
@@ -182,7 +184,9 @@ describe('CORS (default CORS_ORIGINS=*)', () => {
     const status = await preflight('/items/status.php', request);
     expect(status.status).toBe(204);
     expect(status.headers.get('access-control-allow-methods')).toBe('PATCH');
-    expect(status.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, If-Match, X-Request-Id');
+    expect(status.headers.get('access-control-allow-headers')).toBe(
+      'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id',
+    );
     expect(status.headers.get('access-control-max-age')).toBe('600');
     expect(status.headers.get('access-control-allow-origin')).toBe('*');
     expect((await preflight('/items/get.php', request)).headers.get('access-control-allow-methods')).toBe('GET, HEAD');

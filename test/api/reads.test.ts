@@ -139,7 +139,7 @@ describe('auth/me', () => {
   ] as const)('names the %s and the token', async (who, user) => {
     const data = expectOk(await get(who, '/auth/me.php'));
     expect(data.user).toEqual(user);
-    expect(data.token).toEqual({ id: user.id, label: `${who} full`, scopes: [...SCOPES], expires_at: null });
+    expect(data.token).toEqual({ id: user.id, label: `${who} full`, scopes: [...SCOPES], expires_at: null, project_ids: null });
     expect(data.scopes).toEqual([...SCOPES]);
   });
 });

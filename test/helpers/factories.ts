@@ -247,13 +247,14 @@ export async function makeToken(
   { ctx }: { ctx: AppContext },
   user: { id: number },
   scopes: readonly Scope[],
-  overrides: { name?: string; expiresAt?: Date | null } = {},
+  overrides: { name?: string; expiresAt?: Date | null; projectIds?: number[] | null } = {},
 ) {
   return ctx.tokens.createToken({
     userId: user.id,
     name: overrides.name ?? unique('Token'),
     scopes: [...scopes],
     expiresAt: overrides.expiresAt ?? null,
+    projectIds: overrides.projectIds ?? null,
   });
 }
 

@@ -63,9 +63,9 @@ describe('in a browser', () => {
     await block.getByLabel('Expiry').selectOption({ label: 'On a date…' });
     await expect.poll(() => block.getByLabel('Valid through').isVisible()).toBe(true);
     await block.getByLabel('Expiry').selectOption({ label: '7 days' });
-    await block.getByRole('button', { name: 'Full access' }).click();
+    await block.getByRole('button', { name: 'Everything' }).click();
     expect(await block.getByLabel('items:materials.write').isChecked()).toBe(true);
-    await block.getByRole('button', { name: 'Read-only' }).click();
+    await block.getByRole('button', { name: 'Read only' }).click();
     expect(await block.getByLabel('items:materials.write').isChecked()).toBe(false);
     expect(await block.getByLabel('auth:me').isChecked()).toBe(true);
 

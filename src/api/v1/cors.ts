@@ -16,7 +16,8 @@ export const CORS_EXPOSED_HEADERS = [
   'Punchlist-Token-Expiration',
   'Idempotent-Replayed',
 ].join(', ');
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, X-Request-Id';
+// If-None-Match: the conditional GETs of the ETags v1 sends (304). If-Match is not listed: v1 never reads it.
+export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id';
 export const CORS_MAX_AGE_SECONDS = 600;
 
 export function corsHooks(app: FastifyInstance, origins: readonly string[]) {

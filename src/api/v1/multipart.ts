@@ -1,13 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
 import { ApiError, unknownFields, validationError } from '../../errors.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
+import { newUploadDir } from '../upload-temp.js';
 import { hashMultipartRequest, type MultipartFileDigest } from '../../features/idempotency/idempotency.service.js';
 
 export const UPLOAD_LIMITS = { maxFiles: 10, maxFileBytes: 20 * 1024 * 1024 };
@@ -49,9 +46,8 @@ export async function readUploadForm(
   if (!request.isMultipart()) {
     throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data for uploads');
   }
-  const dir = join(tmpdir(), 'punchlist-uploads', randomUUID());
-  await mkdir(dir, { recursive: true });
-  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const temp = await newUploadDir();
+  const cleanup = temp.cleanup;
   const fields: Record<string, string> = {};
   const entries: [string, string][] = [];
   const files: IncomingImage[] = [];
@@ -69,14 +65,14 @@ export async function readUploadForm(
         continue;
       }
       if (!FILE_FIELDS.has(part.fieldname)) throw unknownFields([part.fieldname]);
-      const path = join(dir, String(files.length));
+      const { path, stream } = temp.create(String(files.length));
       const hash = createHash('sha256');
       let size = 0;
       part.file.on('data', (chunk: Buffer) => {
         hash.update(chunk);
         size += chunk.length;
       });
-      await pipeline(part.file, createWriteStream(path));
+      await pipeline(part.file, stream);
       // A part with a non-text Content-Type and no filename comes as a file without a name.
       const filename = part.filename ?? '';
       files.push({ originalName: filename, path, size, oversized: part.file.truncated });

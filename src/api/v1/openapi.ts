@@ -1,3 +1,4 @@
+import { SCOPE_DESCRIPTIONS } from '../../domain/scopes.js';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
@@ -301,7 +302,7 @@ function downloadPaths(): Json {
       description:
         `The stored WebP of an ${owner} attachment, as linked by its \`url\`. The v1 token with \`items:read\` (same check order), ` +
         'or the web session in a browser. Unknown or invisible: 404 in the envelope.\n\n**Scope:** `items:read`.',
-      security: [{ bearer: ['items:read'] }],
+      security: [{ bearer: ['items:read'] }, { oauth2: ['items:read'] }],
       parameters: [parameter],
       responses: {
         '200': {
@@ -402,7 +403,7 @@ Any request may also be refused by the HTTP server before routing, in the same e
 Clients must tolerate fields added to responses: that is how v1 evolves. See docs/integrators.md.`;
 
 /** Registers the generator on the v1 instance (before its routes), /openapi.json and the /docs page. */
-export async function openApiDocs(app: FastifyInstance, operations: OperationRegistry) {
+export async function openApiDocs(app: FastifyInstance, operations: OperationRegistry, baseUrl: string) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -424,6 +425,20 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
             bearerFormat: 'plk_ + 36 base62 characters',
             description: 'A personal API token; the scopes an operation needs are listed in its security requirement.',
           },
+          // The same tokens, obtained with OAuth 2.1 (DESIGN.md §12): authorization code with PKCE, public clients.
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'An access token from the authorization server of this site (metadata at /.well-known/oauth-authorization-server).',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${baseUrl}/oauth/authorize`,
+                tokenUrl: `${baseUrl}/oauth/token`,
+                refreshUrl: `${baseUrl}/oauth/token`,
+                scopes: { ...SCOPE_DESCRIPTIONS },
+              },
+            },
+          },
         },
       },
     },
@@ -442,7 +457,7 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
           ...(id ? { operationId: id } : {}),
           tags: [op?.tag ?? 'other'],
           ...(op ? { description: describe(op) } : {}),
-          security: [{ bearer: [scope] }],
+          security: [{ bearer: [scope] }, { oauth2: [scope] }],
           ...(upload ? { body: upload, consumes: ['multipart/form-data'] } : {}),
         },
       };

@@ -7,8 +7,9 @@ import { corsHooks } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';
 import { openApiDocs } from './openapi.js';
 import { registerOperations } from './operation-route.js';
-import { OPERATIONS, type OperationRegistry } from './operations.js';
+import { OPERATIONS, type OperationRegistry, V1_BASE_PATH } from './operations.js';
 import { responseHeaders } from './response-headers.js';
+import { securityHeaders } from './security-headers.js';
 
 export type V1App = FastifyInstance<
   RawServerDefault,
@@ -47,11 +48,12 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
   const limiter = ctx.rateLimiter;
   app.addHook('onRequest', bearerAuth(ctx.tokens, limiter));
   responseHeaders(app, limiter);
+  securityHeaders(app, ctx.config.baseUrl, V1_BASE_PATH);
   // Idempotency-Key on POST/PATCH/PUT: after auth and scope, before validation and the handler.
   idempotencyHooks(app, ctx.idempotency);
 
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
-  await openApiDocs(app, operations);
+  await openApiDocs(app, operations, ctx.config.baseUrl);
   // The services the handlers use, handed over here (no service locator in the handlers).
   const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events, reports } = ctx;
   await registerOperations(app, operations, {

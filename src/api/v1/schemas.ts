@@ -182,6 +182,8 @@ export const Identity = Type.Object({
     label: Type.String(),
     scopes: Type.Array(Type.String()),
     expires_at: NullableString({ format: 'date-time' }),
+    /** The projects the token is limited to; null: every project its user can see (DESIGN.md §18). */
+    project_ids: Nullable(Type.Array(Type.Integer())),
   }),
   scopes: Type.Array(Type.String()),
 });

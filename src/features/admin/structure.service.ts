@@ -77,7 +77,7 @@ export function createStructureService(deps: {
     executor?: Kysely<Database>,
   ) {
     const { project, membership } = await projects.access(actor, projectId, executor);
-    if (!canOnProject(actor, action, { archived: project.archived === 1, membership })) {
+    if (!canOnProject(actor, action, { projectId, archived: project.archived === 1, membership })) {
       throw forbidden(
         project.archived === 1
           ? 'The project is archived: unarchive it before editing its structure'
@@ -95,7 +95,14 @@ export function createStructureService(deps: {
     const { project, membership } = await projects.access(actor, checklist.project_id, executor).catch(() => {
       throw notFound('The checklist');
     });
-    const target = { archived: project.archived === 1, membership, sectionId: checklist.section_id, checklistId, participantIds: [] };
+    const target = {
+      projectId: checklist.project_id,
+      archived: project.archived === 1,
+      membership,
+      sectionId: checklist.section_id,
+      checklistId,
+      participantIds: [],
+    };
     if (!can(actor, 'read', target)) throw notFound('The checklist');
     if (!can(actor, 'item.edit', target)) {
       throw forbidden(
@@ -165,7 +172,7 @@ export function createStructureService(deps: {
     /** What the project page offers the actor: raising items, and editing sections and checklists. */
     async rightsOn(actor: Actor, projectId: number) {
       const { project, membership } = await projects.access(actor, projectId);
-      const target = { archived: project.archived === 1, membership };
+      const target = { projectId, archived: project.archived === 1, membership };
       return { addItems: canOnProject(actor, 'project.items', target), structure: canOnProject(actor, 'project.structure', target) };
     },
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { attachmentKeys, integrityCheck, lastMigration, snapshotSqlite } from '../../db/sqlite-backup.js';
@@ -110,17 +110,35 @@ async function copyBlobs(keys: string[], from: BlobStore, to: DiskBlobStore, pro
   return bytes;
 }
 
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/** Folders 0700 and files 0600 under `root` (the blob store writes with the process umask). */
+async function makePrivate(root: string): Promise<void> {
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  await chmod(root, PRIVATE_DIR).catch(() => undefined);
+  for (const entry of entries) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) await makePrivate(path);
+    else await chmod(path, PRIVATE_FILE);
+  }
+}
+
 /** Takes a backup of the running (or stopped) service into `dir`, which must be absent or empty. */
 export async function takeBackup(locations: Locations, dir: string, progress: Progress): Promise<BackupManifest> {
   const { databaseFile, storage } = embeddedLocations('backup', locations);
   if (!(await exists(databaseFile))) throw new BackupError(`no database at ${databaseFile}`);
   const target = resolve(dir);
-  await mkdir(target, { recursive: true });
+  await mkdir(target, { recursive: true, mode: PRIVATE_DIR });
   if ((await readdir(target)).length > 0) throw new BackupError(`${target} is not empty: back up into a new or empty directory`);
+  // The backup holds the whole database (password and token hashes): its owner's only, like `export` and data/.
+  await chmod(target, PRIVATE_DIR);
 
   const copy = join(target, DATABASE_FILE);
   const snapshotAt = new Date().toISOString();
   progress('copying the database');
+  // VACUUM INTO writes into an empty file it finds: created first, readable by the owner only.
+  await (await open(copy, 'wx', PRIVATE_FILE)).close();
   snapshotSqlite(databaseFile, copy);
   await fsyncFile(copy);
   const databaseBytes = (await stat(copy)).size;
@@ -131,6 +149,7 @@ export async function takeBackup(locations: Locations, dir: string, progress: Pr
   const keys = attachmentKeys(copy);
   const blobBytes = await copyBlobs(keys, storage, new DiskBlobStore(join(target, STORAGE_DIR)), progress);
   await rm(join(target, STORAGE_DIR, '.tmp'), { recursive: true, force: true });
+  await makePrivate(join(target, STORAGE_DIR));
 
   const manifest: BackupManifest = {
     format: 'punchlist-backup',
@@ -141,7 +160,7 @@ export async function takeBackup(locations: Locations, dir: string, progress: Pr
     storage: { dir: STORAGE_DIR, blobs: keys.length, bytes: blobBytes },
   };
   const manifestFile = join(target, MANIFEST);
-  await writeFile(`${manifestFile}.partial`, JSON.stringify(manifest, null, 2) + '\n');
+  await writeFile(`${manifestFile}.partial`, JSON.stringify(manifest, null, 2) + '\n', { mode: PRIVATE_FILE });
   await fsyncFile(`${manifestFile}.partial`);
   await rename(`${manifestFile}.partial`, manifestFile);
   return manifest;
@@ -192,9 +211,10 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
   await copyBlobs(keys, backupStore, storage, progress);
 
   // The database last, whole or not at all: a partial copy is never under the final name.
-  await mkdir(resolve(databaseFile, '..'), { recursive: true });
+  await mkdir(resolve(databaseFile, '..'), { recursive: true, mode: PRIVATE_DIR });
   const partial = `${databaseFile}.restore-partial`;
   await copyFile(copy, partial);
+  await chmod(partial, PRIVATE_FILE);
   await fsyncFile(partial);
   const problems = integrityCheck(partial);
   if (problems.join() !== 'ok') {

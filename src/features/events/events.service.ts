@@ -1,4 +1,4 @@
-import type { Actor } from '../../domain/policy.js';
+import { type Actor, projectLimit, withinProjectLimit } from '../../domain/policy.js';
 import { type EventType, MAX_EVENT_WAIT_SECONDS } from '../../domain/values.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
@@ -114,9 +114,14 @@ export function createEventsService(deps: {
   const committedListeners: (() => void)[] = [];
 
   async function visibilityOf(actor: Actor): Promise<EventVisibility> {
-    if (actor.role === 'admin') return 'all';
+    // A token's project limit narrows what the user sees (DESIGN.md §18): an admin's token to its projects.
+    const limit = projectLimit(actor);
+    if (actor.role === 'admin')
+      return limit === null ? 'all' : limit.map((projectId) => ({ projectId, sectionIds: null, checklistIds: null }));
     const memberships = await projectsRepo.allMemberships(actor.id);
-    return [...memberships].map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds }));
+    return [...memberships]
+      .filter(([projectId]) => withinProjectLimit(actor, projectId))
+      .map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds }));
   }
 
   return {

@@ -32,6 +32,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
         repo.participants(itemId, item.project_id, executor),
       ]);
       const target: ItemTarget = {
+        projectId: item.project_id,
         archived: project?.archived === 1,
         membership,
         sectionId: item.section_id,

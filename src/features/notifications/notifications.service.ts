@@ -102,6 +102,7 @@ export function createNotificationsService(deps: {
       const item = items.get(itemId);
       if (!item) return false;
       return can({ id: user.id, role: user.role }, 'read', {
+        projectId: item.project_id,
         archived: item.archived === 1,
         membership: members.get(`${user.id} ${item.project_id}`) ?? null,
         sectionId: item.section_id,

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type Scope, SCOPES } from '../../domain/scopes.js';
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';
-import type { TokensService } from '../tokens/tokens.service.js';
+import { parseProjectIds, type TokensService } from '../tokens/tokens.service.js';
 import {
   hasControlCharacter,
   isCodeVerifier,
@@ -163,7 +163,8 @@ export function createOAuthService(deps: {
     const expiresAt = accessExpiry(grant, now);
     let access: string;
     if (grant.token_id === null) {
-      const created = await tokens.createToken({ userId: grant.user_id, name: tokenName(clientName), scopes, expiresAt }, trx);
+      const projectIds = parseProjectIds(grant.project_ids);
+      const created = await tokens.createToken({ userId: grant.user_id, name: tokenName(clientName), scopes, expiresAt, projectIds }, trx);
       await trxRepo.setGrantToken(grant.id, created.id);
       access = created.token;
     } else {
@@ -311,11 +312,17 @@ export function createOAuthService(deps: {
      * The user allowed: a grant with the scopes kept (a subset of those asked for) and the expiry chosen,
      * and a code for it. Returns where to send the browser.
      */
-    async approve(userId: number, request: AuthorizationRequest, choice: { scopes: string[]; expiresAt: Date | null }): Promise<string> {
+    async approve(
+      userId: number,
+      request: AuthorizationRequest,
+      choice: { scopes: string[]; expiresAt: Date | null; projectIds?: readonly number[] | null },
+    ): Promise<string> {
       const kept = request.scopes.filter((s) => choice.scopes.includes(s));
       if (!kept.length) throw new OAuthError('invalid_scope', 'Choose at least one scope to allow.');
       const now = clock.now();
       if (choice.expiresAt && choice.expiresAt <= now) throw new OAuthError('invalid_request', 'The expiry must be in the future.');
+      // The grant's project limit (DESIGN.md §18), checked now; its tokens, refreshed or not, keep it.
+      const projectIds = await tokens.checkProjectLimit(userId, choice.projectIds);
       const code = randomSecret('plo_');
       const grantId = await repo.transaction(async (trxRepo) => {
         const grantId = await trxRepo.insertGrant({
@@ -327,6 +334,7 @@ export function createOAuthService(deps: {
           expires_at: choice.expiresAt?.toISOString() ?? null,
           revoked_at: null,
           revoked_reason: null,
+          project_ids: projectIds === null ? null : JSON.stringify(projectIds),
         });
         await trxRepo.insertCode({
           code_hash: sha256(code),

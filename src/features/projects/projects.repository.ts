@@ -69,9 +69,22 @@ export function createProjectsRepository(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
     },
 
-    /** A page of projects ordered by id; `memberId` restricts to that user's projects. */
-    async page(filter: { archived: ArchivedFilter; memberId: number | null; limit: number; offset: number }) {
+    /**
+     * A page of projects ordered by id; `memberId` restricts to that user's projects, `projectIds` (a token's
+     * limit) to those projects.
+     */
+    async page(filter: {
+      archived: ArchivedFilter;
+      memberId: number | null;
+      projectIds?: readonly number[] | null;
+      limit: number;
+      offset: number;
+    }) {
       let base = db.selectFrom('projects as p');
+      if (filter.projectIds != null) {
+        if (filter.projectIds.length === 0) return { rows: [], total: 0 };
+        base = base.where('p.id', 'in', [...filter.projectIds]);
+      }
       if (filter.memberId !== null) {
         base = base.innerJoin('project_members as m', (j) => j.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', filter.memberId));
       }

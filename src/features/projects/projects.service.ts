@@ -1,4 +1,4 @@
-import { type Actor, canOnProject, type Membership, seesChecklist, seesSection } from '../../domain/policy.js';
+import { type Actor, canOnProject, type Membership, projectLimit, seesChecklist, seesSection } from '../../domain/policy.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
 import type { Kysely } from 'kysely';
 import type { Database, Project } from '../../db/tables.js';
@@ -96,14 +96,15 @@ export function createProjectsService(repo: ProjectsRepository) {
         repo.findProject(projectId, executor),
         repo.membership(actor.id, projectId, executor),
       ]);
-      if (!project || !canOnProject(actor, 'read', { archived: project.archived === 1, membership })) {
+      if (!project || !canOnProject(actor, 'read', { projectId, archived: project.archived === 1, membership })) {
         throw notFound('The project');
       }
       return { project, membership };
     },
 
     async listProjects(actor: Actor, filter: { archived: ArchivedFilter; limit: number; offset: number }) {
-      const { rows, total } = await repo.page({ ...filter, memberId: actor.role === 'admin' ? null : actor.id });
+      const memberId = actor.role === 'admin' ? null : actor.id;
+      const { rows, total } = await repo.page({ ...filter, memberId, projectIds: projectLimit(actor) });
       const memberships = await repo.memberships(
         actor.id,
         rows.map((p) => p.id),

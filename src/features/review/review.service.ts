@@ -42,7 +42,7 @@ export function createReviewService(deps: {
   return {
     async canSetProjectVerdict(actor: Actor, projectId: number): Promise<boolean> {
       const { project, membership } = await projects.access(actor, projectId);
-      return canOnProject(actor, 'project.verdict', { archived: project.archived === 1, membership });
+      return canOnProject(actor, 'project.verdict', { projectId, archived: project.archived === 1, membership });
     },
 
     /**
@@ -166,7 +166,7 @@ export function createReviewService(deps: {
     async setProjectVerdict(actor: Actor, projectId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       const { project, membership } = await projects.access(actor, projectId);
-      if (!canOnProject(actor, 'project.verdict', { archived: project.archived === 1, membership })) {
+      if (!canOnProject(actor, 'project.verdict', { projectId, archived: project.archived === 1, membership })) {
         throw forbidden(
           project.archived === 1 ? 'The project is archived: it is read-only' : 'You are not allowed to set the verdict of this project',
         );

@@ -24,7 +24,7 @@ export function createTokensRepository(db: Kysely<Database>) {
     listOfUser(userId: number) {
       return db
         .selectFrom('api_tokens')
-        .select(['id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip'])
+        .select(['id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip', 'project_ids'])
         .where('user_id', '=', userId)
         .orderBy('id', 'desc')
         .execute();
@@ -55,6 +55,7 @@ export function createTokensRepository(db: Kysely<Database>) {
           't.revoked_at',
           't.last_used_at',
           't.last_used_ip',
+          't.project_ids',
           'u.name as user_name',
           'u.email as user_email',
           'u.role as user_role',
@@ -62,6 +63,11 @@ export function createTokensRepository(db: Kysely<Database>) {
         ])
         .where('t.token_hash', '=', hash)
         .executeTakeFirst();
+    },
+
+    /** The token owner's role, for checking a project limit against what they see. */
+    findUser(userId: number) {
+      return db.selectFrom('users').select(['id', 'role']).where('id', '=', userId).executeTakeFirst();
     },
 
     async touch(id: number, at: string, ip: string): Promise<void> {

@@ -28,6 +28,7 @@ describe('tokens.createToken', () => {
       token: expect.any(String),
       expires_at: expiresAt.toISOString(),
       scopes: ['items:read', 'auth:me'],
+      project_ids: null,
     });
     expect(isWellFormedToken(created.token)).toBe(true);
     const row = await tokenRow(created.id);
@@ -73,8 +74,8 @@ describe('tokens.authenticate', () => {
     const user = await makeUser(t, { name: 'Ann Token' });
     const { id, token } = await makeToken(t, user, ['auth:me', 'items:read'], { name: 'reader' });
     expect(await t.ctx.tokens.authenticate(token, '192.0.2.1')).toEqual({
-      user: { id: user.id, name: 'Ann Token', email: user.email, role: 'member' },
-      token: { id, name: 'reader', scopes: ['auth:me', 'items:read'], expires_at: null },
+      user: { id: user.id, name: 'Ann Token', email: user.email, role: 'member', projectIds: null },
+      token: { id, name: 'reader', scopes: ['auth:me', 'items:read'], expires_at: null, project_ids: null },
     });
   });
 

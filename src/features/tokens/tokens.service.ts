@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Clock } from '../../clock.js';
+import type { Actor } from '../../domain/policy.js';
 import { requiredText } from '../../domain/inputs.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
@@ -20,13 +21,16 @@ export interface TokenView {
   revoked_at: string | null;
   last_used_at: string | null;
   last_used_ip: string | null;
+  /** The projects the token is limited to (DESIGN.md §18); null: every project its user can see. */
+  project_ids: number[] | null;
   state: TokenState;
 }
 
 /** Who a request acts as, resolved from its bearer token. */
 export interface Principal {
-  user: { id: number; name: string; email: string; role: UserRole };
-  token: { id: number; name: string; scopes: Scope[]; expires_at: string | null };
+  /** An Actor of the policy: `projectIds` is the token's project limit, so every access check applies it. */
+  user: { id: number; name: string; email: string; role: UserRole; projectIds: number[] | null };
+  token: { id: number; name: string; scopes: Scope[]; expires_at: string | null; project_ids: number[] | null };
 }
 
 export interface NewToken {
@@ -34,6 +38,13 @@ export interface NewToken {
   name: string;
   scopes: string[];
   expiresAt: Date | null;
+  /** Limit to these projects (each one the user must see); null or absent: every project of the user. */
+  projectIds?: readonly number[] | null;
+}
+
+/** How the service learns whether a user sees a project: the projects service's access check (404 otherwise). */
+export interface ProjectAccessCheck {
+  access(actor: Actor, projectId: number): Promise<unknown>;
 }
 
 // last_used_at is written at most this often per token: a write per request would cost more than the request.
@@ -50,6 +61,11 @@ export function tokenState(row: { revoked_at: string | null; expires_at: string 
   if (row.revoked_at) return 'revoked';
   if (row.expires_at && row.expires_at <= now.toISOString()) return 'expired';
   return 'active';
+}
+
+/** The stored JSON list of a token's or grant's projects; null: no limit. */
+export function parseProjectIds(stored: string | null): number[] | null {
+  return stored === null ? null : (JSON.parse(stored) as number[]);
 }
 
 export function parseScopes(scopes: readonly string[]): Scope[] {
@@ -73,20 +89,48 @@ interface AuthRow {
   user_email: string;
   user_role: string;
   user_active: number;
+  project_ids: number[] | null;
 }
 
-export function createTokensService(repo: TokensRepository, clock: Clock) {
+export function createTokensService(repo: TokensRepository, clock: Clock, projects: ProjectAccessCheck) {
   const cache = createTokenCache<AuthRow>(clock, { ttlMs: CACHE_TTL_MS });
-  return {
-    /** `executor`: a transaction the token is created in (OAuth creates it with its grant). */
+  const service = {
+    /**
+     * A project limit checked against what the user sees now (DESIGN.md §18): deduplicated and sorted, or null
+     * for none. A project that does not exist or that the user cannot see is refused alike (422 `project_ids`).
+     */
+    async checkProjectLimit(userId: number, projectIds: readonly number[] | null | undefined): Promise<number[] | null> {
+      if (projectIds == null) return null;
+      if (projectIds.length === 0) throw validationError('project_ids', 'choose at least one project, or none for every project');
+      const ids = [...new Set(projectIds)].sort((a, b) => a - b);
+      const bad = ids.find((id) => !Number.isSafeInteger(id) || id < 1);
+      if (bad !== undefined) throw validationError('project_ids', `"${bad}" is not a project id`);
+      const user = await repo.findUser(userId);
+      if (!user) throw notFound('The user');
+      for (const id of ids) {
+        const seen = await projects.access({ id: userId, role: user.role as UserRole }, id).then(
+          () => true,
+          () => false,
+        );
+        if (!seen) throw validationError('project_ids', `project ${id} does not exist or you cannot see it`);
+      }
+      return ids;
+    },
+
+    /**
+     * `executor`: a transaction the token is created in (OAuth creates it with its grant); the caller then passes
+     * a project limit it checked before (checkProjectLimit).
+     */
     async createToken(
       input: NewToken,
       executor?: Kysely<Database>,
-    ): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[] }> {
+    ): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[]; project_ids: number[] | null }> {
       const name = requiredText('name', input.name, MAX_NAME_LENGTH);
       const scopes = parseScopes(input.scopes);
       const now = clock.now();
       if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
+      // In a caller's transaction (OAuth) the limit was checked before (checkProjectLimit reads outside it).
+      const projectIds = executor ? (input.projectIds ?? null) : await service.checkProjectLimit(input.userId, input.projectIds);
       const token = generateToken();
       const expires_at = input.expiresAt?.toISOString() ?? null;
       const id = await repo.insert(
@@ -97,10 +141,11 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
           scopes: JSON.stringify(scopes),
           created_at: now.toISOString(),
           expires_at,
+          project_ids: projectIds === null ? null : JSON.stringify([...projectIds]),
         },
         executor,
       );
-      return { id, token, expires_at, scopes };
+      return { id, token, expires_at, scopes, project_ids: projectIds === null ? null : [...projectIds] };
     },
 
     /**
@@ -124,7 +169,12 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
     async listTokens(userId: number): Promise<TokenView[]> {
       const now = clock.now();
       const rows = await repo.listOfUser(userId);
-      return rows.map((r) => ({ ...r, scopes: JSON.parse(r.scopes) as Scope[], state: tokenState(r, now) }));
+      return rows.map((r) => ({
+        ...r,
+        scopes: JSON.parse(r.scopes) as Scope[],
+        project_ids: parseProjectIds(r.project_ids),
+        state: tokenState(r, now),
+      }));
     },
 
     /** Revokes a token; with `ownerId`, only a token of that user (anything else is not found). */
@@ -145,7 +195,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
       if (!row) {
         const found = await repo.findForAuthentication(hash);
         if (!found) throw tokenInvalid();
-        row = { ...found, scopes: JSON.parse(found.scopes) as Scope[] };
+        row = { ...found, scopes: JSON.parse(found.scopes) as Scope[], project_ids: parseProjectIds(found.project_ids) };
         cache.set(hash, row);
       }
       const owner = { tokenId: row.id, userId: row.user_id };
@@ -161,8 +211,14 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
       }
       // A new object per request: the rate limiter keys its decision on it.
       return {
-        user: { id: row.user_id, name: row.user_name, email: row.user_email, role: row.user_role as UserRole },
-        token: { id: row.id, name: row.name, scopes: row.scopes, expires_at: row.expires_at },
+        user: {
+          id: row.user_id,
+          name: row.user_name,
+          email: row.user_email,
+          role: row.user_role as UserRole,
+          projectIds: row.project_ids,
+        },
+        token: { id: row.id, name: row.name, scopes: row.scopes, expires_at: row.expires_at, project_ids: row.project_ids },
       };
     },
 
@@ -171,6 +227,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock) {
       cache.evictUser(userId);
     },
   };
+  return service;
 }
 
 export type TokensService = ReturnType<typeof createTokensService>;

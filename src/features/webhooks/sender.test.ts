@@ -53,6 +53,39 @@ describe('webhook destinations', () => {
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
   });
 
+  it('IPv6 forms that embed an IPv4 address are judged by it; special IPv6 ranges are refused (probe finding)', () => {
+    const embedding = [
+      '::127.0.0.1', // IPv4-compatible
+      '::7f00:1',
+      '::ffff:0:7f00:1', // RFC 6145 translated
+      '::ffff:0:10.0.0.1',
+      '2002:7f00:1::1', // 6to4 of 127.0.0.1
+      '2002:c0a8:101::1', // 6to4 of 192.168.1.1
+      '64:ff9b::127.0.0.1', // NAT64
+      '64:ff9b::a00:1',
+      '64:ff9b:1::8.8.8.8', // NAT64 local use: refused whatever it holds
+      'fec0::1', // site-local
+      '2001::1', // Teredo
+      '2001:db8::1',
+      '100::1',
+      'ff02::1',
+    ];
+    for (const a of embedding) expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of ['2002:808:808::1', '64:ff9b::8.8.8.8', '::8.8.8.8', '2a00:1450:4001::1']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it('refuses the URL forms of such addresses', async () => {
+    for (const url of [
+      'http://[::127.0.0.1]/h',
+      'http://[::ffff:0:7f00:1]/h',
+      'http://[2002:7f00:1::1]/h',
+      'http://[64:ff9b::7f00:1]/h',
+      'http://[fec0::1]/h',
+    ]) {
+      await expect(resolveDestination(url, { allowPrivate: false }), url).rejects.toBeInstanceOf(DestinationRefused);
+    }
+  });
+
   it('are refused when the host is or resolves to such an address, unless private ones are allowed', async () => {
     const rebinding = async () => [
       { address: '93.184.216.34', family: 4 },

@@ -70,6 +70,7 @@ export function createWorklistsService(deps: {
     const rows = await repo.reviewQueue(actor.role === 'admin' ? null : managed);
     return rows.filter((r) =>
       can(actor, 'answer.review', {
+        projectId: r.project_id,
         archived: false,
         membership: memberships.get(r.project_id) ?? null,
         sectionId: r.section_id,
@@ -127,6 +128,7 @@ export function createWorklistsService(deps: {
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
       const visible = rows.filter((r) =>
         can(actor, 'read', {
+          projectId: r.project_id,
           archived: false,
           membership: memberships.get(r.project_id) ?? null,
           sectionId: r.section_id,

@@ -5,7 +5,9 @@ import { OAuthError } from '../../features/oauth/oauth-protocol.js';
 import { type AuthorizationRequest, AuthorizationError, type OAuthService } from '../../features/oauth/oauth.service.js';
 import { formOf } from '../form.js';
 import { SignInRequired, sessionOf } from '../session.js';
-import { DEFAULT_EXPIRY, expiryFrom } from '../token-expiry.js';
+import type { ProjectsService } from '../../features/projects/projects.service.js';
+import { DEFAULT_EXPIRY, expiryFrom, projectChoiceOf, projectLimitOf } from '../token-expiry.js';
+import { tokenProjects } from './profile.js';
 import { authorizationErrorView, type ConsentModel, consentPageView } from '../views/oauth-consent.js';
 
 const AUTHORIZE_PARAMS = [
@@ -41,7 +43,7 @@ function consentPage(reply: FastifyReply, model: ConsentModel, status = 200) {
 }
 
 /** GET /oauth/authorize (RFC 6749 §4.1.1): checked before sign-in, then the consent page; POST: the answer. */
-export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthService; clock: Clock }) {
+export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthService; clock: Clock; projects: ProjectsService }) {
   const { oauth, clock } = deps;
 
   async function check(params: Record<string, string | undefined>): Promise<AuthorizationRequest | AuthorizationError> {
@@ -58,7 +60,8 @@ export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthServi
     const checked = await check(query);
     if (checked instanceof AuthorizationError) return refused(request, reply, checked);
     if (!request.webSession) throw new SignInRequired();
-    return consentPage(reply, { session: request.webSession, request: checked });
+    const projects = await tokenProjects(deps, request.webSession.user);
+    return consentPage(reply, { session: request.webSession, request: checked, projects });
   });
 
   app.post('/oauth/authorize', async (request, reply) => {
@@ -73,11 +76,14 @@ export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthServi
       scopes: form.getAll('scopes'),
       expiry: form.get('expiry') ?? DEFAULT_EXPIRY,
       date: form.get('expiry_date') ?? '',
+      projects: await tokenProjects(deps, session.user),
+      choice: projectChoiceOf(form),
     };
     try {
       const location = await oauth.approve(session.user.id, checked, {
         scopes: model.scopes!,
         expiresAt: expiryFrom(model.expiry!, model.date!.trim(), clock.now()),
+        projectIds: projectLimitOf(model.choice!),
       });
       request.log.info({ userId: session.user.id, clientId: checked.client.id }, 'OAuth authorization granted');
       return reply.redirect(location, 303);

@@ -5,7 +5,15 @@ import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
 import type { NotificationPreferencesModel } from '../views/notifications-page.js';
-import { DEFAULT_EXPIRY, EMPTY_TOKEN_FORM, expiryFrom, type TokenFormState } from '../token-expiry.js';
+import {
+  DEFAULT_EXPIRY,
+  EMPTY_TOKEN_FORM,
+  expiryFrom,
+  projectChoiceOf,
+  projectLimitOf,
+  SCOPE_PRESETS,
+  type TokenFormState,
+} from '../token-expiry.js';
 import {
   disableWebhookView,
   EMPTY_WEBHOOK_FORM,
@@ -47,7 +55,13 @@ async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOp
   };
 }
 
-type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'notifications'> & {
+/** The projects a token may be limited to: those the user sees, archived ones too (read-only, still readable). */
+export async function tokenProjects(deps: Pick<AppContext, 'projects'>, actor: Actor) {
+  const { projects } = await deps.projects.listProjects(actor, { archived: 'all', limit: 500, offset: 0 });
+  return projects.map((p) => ({ id: p.id, name: p.archived ? `${p.name} (archived)` : p.name }));
+}
+
+type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'projects' | 'notifications'> & {
   status?: number;
   form?: TokenFormState;
   webhooks?: WebhookOptions;
@@ -55,22 +69,16 @@ type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 
 
 async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
-  const [tokens, connections, webhooks, notifications] = await Promise.all([
+  const [tokens, connections, webhooks, notifications, projects] = await Promise.all([
     deps.tokens.listTokens(session.user.id),
     deps.oauth.connectionsOf(session.user.id),
     webhooksModel(deps, session.user, options.webhooks ?? {}),
     notificationPreferencesModel(deps, session.user, request),
+    tokenProjects(deps, session.user),
   ]);
   reply.header('cache-control', 'no-store');
-  const view = profilePageView({
-    ...options,
-    session,
-    tokens,
-    connections,
-    form: options.form ?? EMPTY_TOKEN_FORM,
-    webhooks,
-    notifications,
-  });
+  const form = options.form ?? EMPTY_TOKEN_FORM;
+  const view = profilePageView({ ...options, session, tokens, connections, form, webhooks, notifications, projects });
   return reply
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')
@@ -124,10 +132,15 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
       expiry: body.get('expiry') ?? DEFAULT_EXPIRY,
       date: body.get('expiry_date') ?? '',
       scopes: body.getAll('scopes'),
+      ...projectChoiceOf(body),
     };
+    // A scope preset without the script: the form again with exactly the preset's scopes ticked.
+    const preset = SCOPE_PRESETS.find((p) => p.value === body.get('preset'));
+    if (preset) return profilePage(deps, request, reply, { form: { ...form, scopes: [...preset.scopes] } });
     try {
       const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
-      const created = await tokens.createToken({ userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt });
+      const projectIds = projectLimitOf(form);
+      const created = await tokens.createToken({ userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt, projectIds });
       request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
       return profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } });
     } catch (err) {

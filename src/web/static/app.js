@@ -22,10 +22,11 @@
     expiry.addEventListener('change', sync);
     sync();
   }
-  // Scope presets.
+  // Scope presets: without the script they submit the form, which comes back with the preset ticked.
   document.querySelectorAll('[data-preset]').forEach(function (button) {
     button.hidden = false;
-    button.addEventListener('click', function () {
+    button.addEventListener('click', function (event) {
+      event.preventDefault();
       var wanted = button.getAttribute('data-preset').split(' ');
       document.querySelectorAll('input[name="scopes"]').forEach(function (box) {
         box.checked = wanted.indexOf(box.value) >= 0;

@@ -2,8 +2,8 @@ import type { AuthorizationRequest } from '../../features/oauth/oauth.service.js
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
 import { csrfField, page } from '../layout.js';
-import { EXPIRY_CHOICES } from '../token-expiry.js';
-import { SCOPE_HELP } from './profile-page.js';
+import { ALL_PROJECTS, EXPIRY_CHOICES, type ProjectChoice } from '../token-expiry.js';
+import { projectChoiceFieldset, SCOPE_HELP } from './profile-page.js';
 
 export interface ConsentModel {
   session: WebSession;
@@ -12,6 +12,9 @@ export interface ConsentModel {
   scopes?: string[];
   expiry?: string;
   date?: string;
+  /** The projects the user sees, offered as the grant's project limit (DESIGN.md §18), and the choice made. */
+  projects: { id: number; name: string }[];
+  choice?: ProjectChoice;
   error?: string | null;
 }
 
@@ -54,6 +57,7 @@ ${request.scopes.map(
 <span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span></div>`,
 )}
 </fieldset>
+${projectChoiceFieldset(model.choice ?? ALL_PROJECTS, model.projects)}
 <label for="token-expiry">Expiry</label>
 <select id="token-expiry" name="expiry" aria-describedby="oauth-expiry-help">
 ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}

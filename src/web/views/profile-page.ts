@@ -1,5 +1,5 @@
 import { notificationPreferencesBlock, type NotificationPreferencesModel } from './notifications-page.js';
-import { READ_ONLY_SCOPES, type Scope, SCOPES } from '../../domain/scopes.js';
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../../domain/scopes.js';
 import { EVENT_TYPES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { OAuthConnection } from '../../features/oauth/oauth.service.js';
@@ -8,31 +8,53 @@ import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.reposi
 import type { WebhookView } from '../../features/webhooks/webhooks.service.js';
 import { html } from '../html.js';
 import { badge, csrfField, page, time } from '../layout.js';
-import { EXPIRY_CHOICES, type TokenFormState } from '../token-expiry.js';
+import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 
-export const SCOPE_HELP: Record<Scope, string> = {
-  'auth:me': 'check the connected user, the token’s scopes and validity',
-  'projects:read': 'list projects, read project cards and trees',
-  'projects:search': 'search inside a project',
-  'items:read': 'read items: status, planning, comments, answers, participants, images',
-  'items:status.write': 'change item status',
-  'items:planning.write': 'change deadline, priority, requires_answer',
-  'comments:write': 'add comments',
-  'answers:write': 'add answers',
-  'items:materials.write': 'attach images to items and answers, replace document links',
-  'events:read': 'read the change feed: what changed in the projects you can see',
-};
+/** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
+export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
+
+/**
+ * "Projects" of a token form (DESIGN.md §18): "All my projects" or a choice among `offered` (the projects the
+ * user sees). Plain radios and checkboxes: it works without the script.
+ */
+export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[]) {
+  return html`<fieldset data-testid="token-projects">
+<legend>Projects</legend>
+<div><label class="inline" for="projects-all"><input type="radio" id="projects-all" name="projects" value="all"
+  ${choice.projects === 'all' ? html`checked` : ''}>All my projects</label>
+<span class="muted">every project you can see, now and later</span></div>
+<div><label class="inline" for="projects-chosen"><input type="radio" id="projects-chosen" name="projects" value="chosen"
+  ${choice.projects === 'chosen' ? html`checked` : ''}>Only the projects ticked below</label></div>
+${offered.map(
+  (p) => html`<div class="indent"><label class="inline" for="project-${p.id}"><input type="checkbox" id="project-${p.id}" name="project_ids"
+  value="${p.id}" ${choice.projectIds.includes(String(p.id)) ? html`checked` : ''}>${p.name}</label></div>`,
+)}
+<p class="hint">Outside its projects the token sees nothing; within them it still has only your own rights.</p>
+</fieldset>`;
+}
+
+/** What a token row shows of its project limit: "All", or the names (ids of projects no longer visible). */
+function projectsCell(token: TokenView, names: ReadonlyMap<number, string>) {
+  if (token.project_ids === null) return html`<span class="muted">All</span>`;
+  return html`${token.project_ids.map((id, i) => html`${i ? ', ' : ''}${names.get(id) ?? `#${id}`}`)}`;
+}
 
 /**
  * A token row. An OAuth token (`connection`) is renewed by its application every hour: the row shows the
  * grant's expiry and state, and revoking it ends the grant.
  */
-function tokenRow(token: TokenView, connection: OAuthConnection | undefined, csrf: ReturnType<typeof csrfField>) {
+function tokenRow(
+  token: TokenView,
+  connection: OAuthConnection | undefined,
+  csrf: ReturnType<typeof csrfField>,
+  projectNames: ReadonlyMap<number, string>,
+) {
   // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
   const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
   return html`<tr data-testid="token-row" data-token-id="${token.id}"${connection ? html` data-oauth="1"` : ''}>
 <td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
 <td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td data-label="Projects" data-testid="token-projects">${projectsCell(token, projectNames)}</td>
 <td data-label="Created">${time(token.created_at)}</td>
 <td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never')}</td>
 <td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
@@ -64,6 +86,8 @@ export interface ProfileModel {
   /** The OAuth grants behind some of the tokens, by token id. */
   connections: Map<number, OAuthConnection>;
   form: TokenFormState;
+  /** The projects the user sees: offered in the token form, and the names in the token list. */
+  projects: { id: number; name: string }[];
   error?: string | null;
   notice?: string | null;
   created?: { name: string; token: string };
@@ -88,6 +112,7 @@ export interface WebhooksModel {
 export function profilePageView(options: ProfileModel): string {
   const { session, tokens, form } = options;
   const csrf = csrfField(session);
+  const projectNames = new Map(options.projects.map((p) => [p.id, p.name]));
   return page({
     title: 'Profile',
     session,
@@ -127,11 +152,14 @@ ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.
 <input id="token-expiry-date" type="date" name="expiry_date" value="${form.date}" aria-describedby="token-expiry-date-help">
 <p id="token-expiry-date-help" class="muted">Used with “On a date…”: the token works until the end of that day (UTC).</p>
 </div>
+${projectChoiceFieldset(form, options.projects)}
 <fieldset>
 <legend>Scopes</legend>
 <div class="actions presets">
-<button type="button" class="secondary small" data-preset="${READ_ONLY_SCOPES.join(' ')}" hidden>Read-only</button>
-<button type="button" class="secondary small" data-preset="${SCOPES.join(' ')}" hidden>Full access</button>
+${SCOPE_PRESETS.map(
+  (p) => html`<button type="submit" name="preset" value="${p.value}" formnovalidate class="secondary small"
+  data-preset="${p.scopes.join(' ')}">${p.label}</button>`,
+)}
 </div>
 ${SCOPES.map(
   (scope) => html`<div><label class="inline" for="scope-${scope}"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"
@@ -145,9 +173,9 @@ ${SCOPES.map(
 ${
   tokens.length
     ? html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th>
+<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Expires</th>
 <th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf))}</tbody></table>`
+<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf, projectNames))}</tbody></table>`
     : html`<p class="muted">No tokens yet.</p>`
 }
 </section>

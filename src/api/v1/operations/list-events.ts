@@ -4,6 +4,7 @@ import { EVENT_TYPES, type EventType, MAX_EVENT_WAIT_SECONDS } from '../../../do
 import { ItemId, ProjectId } from '../../../mcp/tools.js';
 import { defineOperation } from '../define-operation.js';
 import { Event, OPENAPI_TYPE, QueryId } from '../schemas.js';
+import { validationError } from '../../../errors.js';
 import { AT } from './examples.js';
 import { READ, strict } from './shared.js';
 
@@ -84,15 +85,19 @@ export const listEvents = defineOperation({
     // The documented request long-polls 25 s for an event the test workspace never has.
     sample: { query: { after: '0', limit: '5' } },
   },
-  handler: ({ user, query }, { events }) =>
-    events.list(user, {
-      after: Number(query.after ?? 0),
+  handler: ({ user, query }, { events }) => {
+    const after = Number(query.after ?? 0);
+    // The pattern lets 16 digits through: beyond 2^53 − 1 an id would silently round.
+    if (!Number.isSafeInteger(after)) throw validationError('after', `must be an event id up to ${Number.MAX_SAFE_INTEGER}`);
+    return events.list(user, {
+      after,
       limit: Number(query.limit ?? EVENTS_LIMIT.default),
       projectId: query.project_id === undefined ? null : Number(query.project_id),
       itemId: query.item_id === undefined ? null : Number(query.item_id),
       types: query.types === undefined ? null : (query.types.split(',') as EventType[]),
       wait: Number(query.wait ?? 0),
-    }),
+    });
+  },
   client: {
     request: (query?: EventsQuery) => ({
       query: {
