@@ -158,6 +158,7 @@ const TOOL_ARGS: Record<string, (png: string) => Record<string, unknown>> = {
   whoami: () => ({}),
   list_projects: () => ({ archived: 'all' }),
   list_events: () => ({ project_id: 1 }),
+  get_project_report: () => ({ project_id: 1 }),
   get_project_tree: () => ({ project_id: 1 }),
   search_project: () => ({ project_id: 1, q: 'Item' }),
   get_item: () => ({ item_id: 1000 }),
