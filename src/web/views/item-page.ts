@@ -44,7 +44,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   rework: 'The item was returned to rework.',
 };
 
-const ACCEPTED_IMAGES = 'image/png,image/jpeg,image/gif,image/webp';
+// Any image: the page converts what the server does not take (a phone's HEIC) to JPEG, scaled down (static/offline.js).
+const ACCEPTED_IMAGES = 'image/*';
 const label = (value: string) => value.replace(/_/g, ' ');
 
 const linkList = (list: LinkLike[]) =>
@@ -75,8 +76,8 @@ ${body}
 }
 
 function fileInput(form: FormState, id: string, text: string, options: { capture?: boolean } = {}) {
-  return html`<label for="${id}">${text}</label>
-<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}>
+  return html`<div class="photo-pick"><label for="${id}" class="button secondary">${text}</label>
+<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}></div>
 <p class="hint">PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. They are stored as WebP.</p>
 ${form.message('attachments[]', id)}`;
 }
@@ -117,7 +118,7 @@ ${form.message('status', 'item-status-select')}
 function planningForm(m: ItemPageModel, item: Card) {
   const form = new FormState('planning', m.failure);
   const priority = form.value('priority', item.priority);
-  return html`<h3>Planning</h3>${writeForm(
+  return html`<details class="fold" ${form.failed ? html`open` : ''}><summary>Planning</summary>${writeForm(
     m,
     `/items/${item.id}/planning`,
     html`${form.summary(['deadline', 'priority', 'requires_answer'])}
@@ -129,7 +130,7 @@ ${form.message('deadline', 'planning-deadline')}
 <label class="inline" for="planning-requires"><input id="planning-requires" type="checkbox" name="requires_answer" value="1" ${checked(form.checked('requires_answer', item.requires_answer))}> Reply required before the item is done</label>
 <div class="actions"><button type="submit">Save planning</button></div>`,
     { id: 'planning' },
-  )}`;
+  )}</details>`;
 }
 
 function materials(m: ItemPageModel, item: Card) {
@@ -340,12 +341,13 @@ ${may('comment.add') ? commentForm(m, item) : ''}
 </section>
 <section class="card" aria-labelledby="history-title">
 <h2 id="history-title">History</h2>
+<details class="fold"><summary>Show the history (${item.status_history.length})</summary>
 <table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Note</th></tr></thead>
 <tbody>${item.status_history.map(
       (h) => html`<tr data-testid="history-row"><td>${time(h.at)}</td><td data-label="What">${label(h.kind)}</td>
 <td data-label="Change">${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td><td data-label="By">${h.user?.name ?? html`<span class="muted">system</span>`}</td>
 <td class="text" data-label="Note">${h.note ?? ''}</td></tr>`,
-    )}</tbody></table>
+    )}</tbody></table></details>
 </section>`,
   }).value;
 }
