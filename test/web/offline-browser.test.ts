@@ -140,9 +140,11 @@ describe('on site without a network', () => {
     });
     expect(manager.status).toBe(200);
 
+    // Back online: the page sends them, then reloads to show the item as it now is.
+    const reloaded = page.waitForEvent('load', { timeout: 30_000 });
     await page.context().setOffline(false);
-    await expect.poll(async () => (await v1Item(1001)).attachments.length, { timeout: 30_000 }).toBe(before.attachments.length + 1);
-    await page.waitForLoadState('load');
+    await reloaded;
+    await expect.poll(async () => (await v1Item(1001)).attachments.length).toBe(before.attachments.length + 1);
     await expect.poll(() => page.locator('[data-outbox]').isHidden()).toBe(true);
 
     // Once more: a later page load and an `online` event find nothing left to send.
@@ -191,6 +193,34 @@ describe('on site without a network', () => {
     await page.reload();
     expect(await refused.count()).toBe(0);
     expect((await v1Item(1000)).comments).toHaveLength(before.comments.length);
+    await page.context().close();
+  });
+
+  it('keeps writes waiting while the session has ended, and sends them once the user signed in again', async () => {
+    const before = await v1Item(1000);
+    const page = await phone('partial');
+    await page.goto(server.url + '/items/1000');
+    await goOffline(page);
+    const comment = `Written before the session ended ${Date.now()}`;
+    await page.getByLabel('Comment', { exact: true }).fill(comment);
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await expect.poll(() => outboxCount(page).textContent()).toBe('1');
+
+    // The session ends on the server (12 hours passed, or an admin deactivated and reactivated the user).
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'punchlist_session')!;
+    await server.ctx.sessions.signOut(cookie.value);
+    await page.context().setOffline(false);
+    await expect.poll(() => page.locator('[data-outbox]').textContent(), { timeout: 30_000 }).toContain('sign in again');
+    expect(await outboxCount(page).textContent()).toBe('1');
+
+    await page.goto(server.url + '/login?next=/items/1000');
+    await page.getByLabel('Email').fill('partial@punchlist.test');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(async () => (await v1Item(1000)).comments.length, { timeout: 30_000 }).toBe(before.comments.length + 1);
+    expect((await v1Item(1000)).comments.at(-1)).toMatchObject({ text: comment, author: { id: USERS.partial } });
+    // The partial user's stored sign-in is now stale for the other tests: they sign in again.
+    storage.delete('partial');
     await page.context().close();
   });
 

@@ -297,10 +297,17 @@
     });
   }
 
+  /**
+   * The request of a queued write. Its CSRF token is this page's (the session's token: the same one unless the
+   * user signed in again since, which would otherwise refuse every write queued before); the queue holds only
+   * this user's writes, so it is never another user's session.
+   */
   function bodyOf(record) {
     var body = record.multipart ? new FormData() : new URLSearchParams();
+    var csrf = document.querySelector('input[name="_csrf"]');
     record.fields.forEach(function (pair) {
-      if (record.multipart && pair[1] instanceof Blob) body.append(pair[0], pair[1], pair[1].name);
+      if (pair[0] === '_csrf' && csrf) body.append('_csrf', csrf.value);
+      else if (record.multipart && pair[1] instanceof Blob) body.append(pair[0], pair[1], pair[1].name);
       else body.append(pair[0], pair[1]);
     });
     return body;
