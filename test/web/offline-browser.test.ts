@@ -16,6 +16,9 @@ import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
  */
 export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
+/** Generous waits: the machine may be busy (conditions are waited for, never fixed sleeps). */
+const WAIT = { timeout: 45_000 };
+
 let server: TestServer;
 let launched: Browser | undefined;
 let files: string;
@@ -54,7 +57,7 @@ async function phone(user: UserKey): Promise<Page> {
   }
   const context = await browser.newContext({ ...PHONE, storageState: state });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(30_000);
   return page;
 }
 
@@ -66,22 +69,28 @@ const v1Item = async (id: number) => {
 
 /** Waits until the service worker keeps `path` for this user (it fetches My items' items ahead). */
 async function kept(page: Page, path: string) {
-  await page.waitForFunction(async (address) => {
-    for (const name of await caches.keys()) {
-      if (name.startsWith('punchlist-user-') && (await (await caches.open(name)).match(address))) return true;
-    }
-    return false;
-  }, server.url + path);
+  await page.waitForFunction(
+    async (address) => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith('punchlist-user-') && (await (await caches.open(name)).match(address))) return true;
+      }
+      return false;
+    },
+    server.url + path,
+    WAIT,
+  );
 }
 
 async function goOffline(page: Page) {
+  // As a user would: the page was opened online, with its worker running.
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, WAIT);
   await page.context().setOffline(true);
   await page.waitForFunction(() => !navigator.onLine);
 }
 
 const outboxCount = (page: Page) => page.getByTestId('outbox-count');
 
-describe('on site without a network', () => {
+describe('on site without a network', { timeout: 180_000 }, () => {
   it('reads My items and the item pages it lists, and says so where a page was never opened', async () => {
     const page = await phone('executor');
     await page.goto(server.url + '/my-items');
@@ -91,7 +100,7 @@ describe('on site without a network', () => {
     await goOffline(page);
 
     await page.goto(server.url + '/my-items');
-    await expect.poll(() => page.locator('h1').textContent()).toBe('My items');
+    await expect.poll(() => page.locator('h1').textContent(), WAIT).toBe('My items');
     await page.locator('main a[href="/items/1000"]').first().click();
     await page.waitForURL('**/items/1000');
     expect(await page.locator('h1').textContent()).toBe((await v1Item(1000)).text);
@@ -116,20 +125,20 @@ describe('on site without a network', () => {
 
     await page.getByLabel('Status').selectOption('blocked');
     await page.getByRole('button', { name: 'Save status' }).click();
-    await expect.poll(() => outboxCount(page).textContent()).toBe('1');
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('1');
     const comment = `Pipe insulation missing in the basement ${Date.now()}`;
     await page.getByLabel('Comment', { exact: true }).fill(comment);
     await page.getByRole('button', { name: 'Add comment' }).click();
-    await expect.poll(() => outboxCount(page).textContent()).toBe('2');
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('2');
     expect(await page.getByLabel('Comment', { exact: true }).inputValue()).toBe('');
     await page.getByLabel('Photos', { exact: true }).setInputFiles(join(files, 'camera.jpg'));
     await page.getByRole('button', { name: 'Upload photos' }).click();
-    await expect.poll(() => outboxCount(page).textContent()).toBe('3');
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('3');
 
     // Still on the device after a reload without a network (the page from the worker's cache).
     await page.reload();
-    await expect.poll(() => outboxCount(page).textContent()).toBe('3');
-    await expect.poll(() => page.getByTestId('outbox-waiting').count()).toBe(3);
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('3');
+    await expect.poll(() => page.getByTestId('outbox-waiting').count(), WAIT).toBe(3);
     expect(await v1Item(1001)).toMatchObject({ status: 'in_progress', comments: before.comments, attachments: before.attachments });
 
     // Meanwhile a manager changes the status through v1: the write sent later wins, the history shows both.
@@ -141,16 +150,16 @@ describe('on site without a network', () => {
     expect(manager.status).toBe(200);
 
     // Back online: the page sends them, then reloads to show the item as it now is.
-    const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+    const reloaded = page.waitForEvent('load', WAIT);
     await page.context().setOffline(false);
     await reloaded;
-    await expect.poll(async () => (await v1Item(1001)).attachments.length).toBe(before.attachments.length + 1);
-    await expect.poll(() => page.locator('[data-outbox]').isHidden()).toBe(true);
+    await expect.poll(async () => (await v1Item(1001)).attachments.length, WAIT).toBe(before.attachments.length + 1);
+    await expect.poll(() => page.locator('[data-outbox]').isHidden(), WAIT).toBe(true);
 
     // Once more: a later page load and an `online` event find nothing left to send.
     await page.reload();
     await page.evaluate(() => window.dispatchEvent(new Event('online')));
-    await expect.poll(() => outboxCount(page).textContent()).toBe('0');
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('0');
 
     const after = await v1Item(1001);
     expect(after.status).toBe('blocked');
@@ -178,18 +187,18 @@ describe('on site without a network', () => {
     // Only blanks: the page lets it through (the server validates what is queued).
     await page.getByLabel('Comment', { exact: true }).fill('   ');
     await page.getByRole('button', { name: 'Add comment' }).click();
-    await expect.poll(() => outboxCount(page).textContent()).toBe('1');
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('1');
 
     await page.context().setOffline(false);
     const refused = page.getByTestId('outbox-refused');
-    await expect.poll(() => refused.textContent(), { timeout: 30_000 }).toContain('must not be empty');
+    await expect.poll(() => refused.textContent(), WAIT).toContain('must not be empty');
     expect(await outboxCount(page).textContent()).toBe('0');
     await page.reload();
-    await expect.poll(() => refused.count()).toBe(1);
+    await expect.poll(() => refused.count(), WAIT).toBe(1);
     expect(await refused.textContent()).toContain('HTTP 422');
     await page.getByRole('button', { name: /^Dismiss/ }).click();
-    await expect.poll(() => refused.count()).toBe(0);
-    await expect.poll(() => page.locator('[data-outbox]').isHidden()).toBe(true);
+    await expect.poll(() => refused.count(), WAIT).toBe(0);
+    await expect.poll(() => page.locator('[data-outbox]').isHidden(), WAIT).toBe(true);
     await page.reload();
     expect(await refused.count()).toBe(0);
     expect((await v1Item(1000)).comments).toHaveLength(before.comments.length);
@@ -204,20 +213,20 @@ describe('on site without a network', () => {
     const comment = `Written before the session ended ${Date.now()}`;
     await page.getByLabel('Comment', { exact: true }).fill(comment);
     await page.getByRole('button', { name: 'Add comment' }).click();
-    await expect.poll(() => outboxCount(page).textContent()).toBe('1');
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('1');
 
     // The session ends on the server (12 hours passed, or an admin deactivated and reactivated the user).
     const cookie = (await page.context().cookies()).find((c) => c.name === 'punchlist_session')!;
     await server.ctx.sessions.signOut(cookie.value);
     await page.context().setOffline(false);
-    await expect.poll(() => page.locator('[data-outbox]').textContent(), { timeout: 30_000 }).toContain('sign in again');
+    await expect.poll(() => page.locator('[data-outbox]').textContent(), WAIT).toContain('sign in again');
     expect(await outboxCount(page).textContent()).toBe('1');
 
     await page.goto(server.url + '/login?next=/items/1000');
     await page.getByLabel('Email').fill('partial@punchlist.test');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(async () => (await v1Item(1000)).comments.length, { timeout: 30_000 }).toBe(before.comments.length + 1);
+    await expect.poll(async () => (await v1Item(1000)).comments.length, WAIT).toBe(before.comments.length + 1);
     expect((await v1Item(1000)).comments.at(-1)).toMatchObject({ text: comment, author: { id: USERS.partial } });
     // The partial user's stored sign-in is now stale for the other tests: they sign in again.
     storage.delete('partial');
@@ -232,7 +241,7 @@ describe('on site without a network', () => {
     await page.goto(server.url + '/my-items');
     await page.goBack();
     await page.waitForURL('**/items/1000');
-    await expect.poll(() => page.getByLabel('Comment', { exact: true }).inputValue()).toBe('Half a sentence about the');
+    await expect.poll(() => page.getByLabel('Comment', { exact: true }).inputValue(), WAIT).toBe('Half a sentence about the');
     expect(await page.getByLabel('Answer', { exact: true }).inputValue()).toBe('The extinguisher in corridor B');
     // Sent: the draft is gone.
     await page.getByLabel('Comment', { exact: true }).fill('Half a sentence about the valve.');
@@ -255,7 +264,7 @@ describe('on site without a network', () => {
     await page.getByLabel('Comment', { exact: true }).fill(' ');
     await page.getByRole('button', { name: 'Add comment' }).click();
     await page.context().setOffline(false);
-    await expect.poll(() => page.getByTestId('outbox-refused').count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId('outbox-refused').count(), WAIT).toBe(1);
     await page.getByLabel('Comment', { exact: true }).fill('Another draft');
     const device = () =>
       page.evaluate(async () => ({

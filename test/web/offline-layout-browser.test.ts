@@ -34,7 +34,7 @@ afterAll(async () => {
 async function phone(user: UserKey): Promise<Page> {
   const context = await requireBrowser(launched).newContext({ ...PHONE, bypassCSP: true });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(30_000);
   await page.goto(server.url + '/login');
   await page.getByLabel('Email').fill(`${user}@punchlist.test`);
   await page.getByLabel('Password').fill(PASSWORD);
@@ -60,7 +60,7 @@ async function axeProblems(page: Page, where: string): Promise<string[]> {
   return axe.violations.map((v) => `${where}: ${v}`);
 }
 
-describe('installable', () => {
+describe('installable', { timeout: 180_000 }, () => {
   it('serves the manifest, its icons and the service worker; every page links the manifest', async () => {
     const manifest = await server.request('/manifest.webmanifest');
     expect(manifest.headers.get('content-type')).toMatch(/^application\/manifest\+json/);
@@ -89,7 +89,7 @@ describe('installable', () => {
   it('never keeps answers to bearer-token requests or API answers other than the photos shown', async () => {
     const page = await phone('executor');
     await page.goto(server.url + '/my-items');
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 45_000 });
     const statuses = await page.evaluate(
       async ({ v1, token }) => {
         const bearer = await fetch(`${v1}/items/get.php?id=1000`, { headers: { authorization: `Bearer ${token}` } });
@@ -110,7 +110,7 @@ describe('installable', () => {
   });
 });
 
-describe('at 390 px on a phone', () => {
+describe('at 390 px on a phone', { timeout: 180_000 }, () => {
   for (const user of ['executor', 'admin'] as const) {
     it(`as the ${user}: a header of at most 64 px with a menu, no horizontal scrolling, no serious axe-core violation`, async () => {
       const page = await phone(user);

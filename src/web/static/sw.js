@@ -22,7 +22,13 @@ self.addEventListener('install', function (event) {
     caches
       .open(STATIC)
       .then(function (cache) {
-        return cache.addAll(PRECACHE);
+        // One by one, a failure ignored: a file that could not be fetched now is kept at its first use, whereas
+        // a failed installation would leave the user without a worker until the next page.
+        return Promise.all(
+          PRECACHE.map(function (address) {
+            return cache.add(address).catch(function () {});
+          }),
+        );
       })
       .then(function () {
         return self.skipWaiting();
