@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
+import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser } from '../helpers/chromium.js';
 import { solid } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
@@ -83,7 +83,7 @@ async function kept(page: Page, path: string) {
 
 async function goOffline(page: Page) {
   // As a user would: the page was opened online, with its worker running.
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, WAIT);
+  await controlledByWorker(page);
   await page.context().setOffline(true);
   await page.waitForFunction(() => !navigator.onLine);
 }
@@ -94,6 +94,7 @@ describe('on site without a network', { timeout: 180_000 }, () => {
   it('reads My items and the item pages it lists, and says so where a page was never opened', async () => {
     const page = await phone('executor');
     await page.goto(server.url + '/my-items');
+    await controlledByWorker(page);
     await kept(page, '/my-items');
     await kept(page, '/items/1000');
     await kept(page, '/items/1001');
@@ -120,6 +121,7 @@ describe('on site without a network', { timeout: 180_000 }, () => {
     expect(before.status).toBe('in_progress');
     const page = await phone('executor');
     await page.goto(server.url + '/items/1001');
+    await controlledByWorker(page);
     await kept(page, '/items/1001');
     await goOffline(page);
 
@@ -256,6 +258,7 @@ describe('on site without a network', { timeout: 180_000 }, () => {
   it('signing out leaves nothing of the user on the phone: pages, photos, queue, drafts, worker', async () => {
     const page = await phone('partial');
     await page.goto(server.url + '/my-items');
+    await controlledByWorker(page);
     await kept(page, '/items/1000');
     await page.goto(server.url + '/items/1000');
     await page.getByLabel('Comment', { exact: true }).fill('A draft');
@@ -265,6 +268,7 @@ describe('on site without a network', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Add comment' }).click();
     await page.context().setOffline(false);
     await expect.poll(() => page.getByTestId('outbox-refused').count(), WAIT).toBe(1);
+    await controlledByWorker(page);
     await page.getByLabel('Comment', { exact: true }).fill('Another draft');
     const device = () =>
       page.evaluate(async () => ({

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
+import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser } from '../helpers/chromium.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey } from '../helpers/workspace.js';
 
@@ -89,7 +89,7 @@ describe('installable', { timeout: 180_000 }, () => {
   it('never keeps answers to bearer-token requests or API answers other than the photos shown', async () => {
     const page = await phone('executor');
     await page.goto(server.url + '/my-items');
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 45_000 });
+    await controlledByWorker(page);
     const statuses = await page.evaluate(
       async ({ v1, token }) => {
         const bearer = await fetch(`${v1}/items/get.php?id=1000`, { headers: { authorization: `Bearer ${token}` } });
@@ -177,6 +177,17 @@ describe('at 390 px on a phone', { timeout: 180_000 }, () => {
     ]);
     expect(chooser.isMultiple()).toBe(true);
     expect(await chooser.element().getAttribute('id')).toBe('item-photos');
+
+    // The list of writes kept on the device, with a refused one and its "Dismiss", passes axe-core too.
+    await controlledByWorker(page);
+    await page.context().setOffline(true);
+    await page.waitForFunction(() => !navigator.onLine);
+    await page.getByLabel('Comment', { exact: true }).fill(' ');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await page.context().setOffline(false);
+    await page.getByTestId('outbox-refused').waitFor({ timeout: 45_000 });
+    expect(await height(page, '[data-testid="outbox-refused"] button')).toBeGreaterThanOrEqual(44);
+    expect(await axeProblems(page, '/items/1000 with a refused write')).toEqual([]);
     await page.context().close();
   });
 });
