@@ -146,6 +146,15 @@ describe('at 390 px on a phone', { timeout: 180_000 }, () => {
       await page.keyboard.press('Escape');
       expect(await menu.getAttribute('aria-expanded')).toBe('false');
       expect(problems, problems.join('\n')).toEqual([]);
+
+      // Signing out from the menu: the answer tells the browser to wipe what it keeps for the site.
+      await menu.click();
+      const [signedOut] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/logout')),
+        page.getByRole('button', { name: 'Sign out' }).click(),
+      ]);
+      expect((await signedOut.allHeaders())['clear-site-data']).toBe('"cache", "storage"');
+      await page.waitForURL('**/login');
       await page.context().close();
     });
   }
