@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -20,3 +20,21 @@ function asset(name: string) {
 
 export const STYLESHEET = asset('app.css');
 export const SCRIPT = asset('app.js');
+
+/** The offline layer (service worker registration, write queue, drafts, photo scaling, menu): web/static/offline.js. */
+export const OFFLINE_SCRIPT = asset('offline.js');
+export const ICONS = [192, 512].map((size) => ({ size, ...asset(`icon-${size}.png`) }));
+
+/**
+ * The release of the static files, for the service worker (DESIGN.md §16): a hash of every file under
+ * static/ taken at start-up, so a release that changes any of them installs a new worker, whose
+ * activation deletes the caches of the old one.
+ */
+export const STATIC_VERSION = (() => {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(STATIC_DIR).sort()) hash.update(name).update(readFileSync(new URL(`./static/${name}`, import.meta.url)));
+  return hash.digest('hex').slice(0, 16);
+})();
+
+/** The files the service worker keeps from its installation on: the stylesheet, the scripts, the icons. */
+export const PRECACHED_ASSETS = [STYLESHEET.path, SCRIPT.path, OFFLINE_SCRIPT.path, ...ICONS.map((icon) => icon.path)];

@@ -1,5 +1,5 @@
 import type { WebSession } from '../features/sessions/sessions.service.js';
-import { SCRIPT, STYLESHEET } from './assets.js';
+import { ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
 export interface PageOptions {
@@ -49,6 +49,7 @@ export function page(options: PageOptions): SafeHtml {
 <title>${options.title} · Punchlist</title>
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
+${appHead(session)}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -56,19 +57,44 @@ export function page(options: PageOptions): SafeHtml {
 <a class="brand" href="/">Punchlist</a>
 ${
   session
-    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}${notificationsLink(session, options.path ?? '')}</nav>
+    ? html`<button type="button" class="menu-button" aria-expanded="false" aria-controls="site-menu">Menu</button>
+<div class="menu" id="site-menu">
+<nav aria-label="Main">${nav(session, options.path ?? '')}${notificationsLink(session, options.path ?? '')}</nav>
 <span class="who">${session.user.name}</span>
-<form method="post" action="/logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
+<form method="post" action="/logout" data-sign-out>${csrfField(session)}<button type="submit">Sign out</button></form>
+</div>`
     : ''
 }
 </div></header>
 <main id="main" tabindex="-1">
+${session ? outbox() : ''}
 ${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : ''}
 ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
 ${options.body}
 </main>
 </body>
 </html>`;
+}
+
+/**
+ * Installable app and offline layer (DESIGN.md §16): the manifest, and for a signed-in user the script that
+ * registers the service worker and queues writes, told whose device data it handles.
+ */
+function appHead(session: WebSession | null): SafeHtml {
+  return html`<link rel="manifest" href="/manifest.webmanifest">
+<meta name="theme-color" content="#17324f">
+<link rel="icon" type="image/png" sizes="192x192" href="${ICONS[0]!.path}">
+<link rel="apple-touch-icon" href="${ICONS[0]!.path}">
+${session ? html`<meta name="punchlist-user" content="${String(session.user.id)}">` : ''}
+<script src="${OFFLINE_SCRIPT.path}" defer></script>`;
+}
+
+/** Writes saved on this device while offline: filled by offline.js, hidden while there are none. */
+function outbox(): SafeHtml {
+  return html`<section class="outbox" data-outbox hidden aria-label="Saved on this device">
+<p role="status"><span data-testid="outbox-count">0</span> <span data-outbox-words>changes</span> waiting to be sent when the network is back.</p>
+<ul data-outbox-list></ul>
+</section>`;
 }
 
 export function csrfField(session: WebSession): SafeHtml {

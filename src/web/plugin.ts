@@ -7,6 +7,7 @@ import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
 import { adminProjectPages } from './pages/admin/projects.js';
 import { adminUserPages } from './pages/admin/users.js';
+import { appShellPages } from './pages/app-shell.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
@@ -95,6 +96,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
 
   // Each page module receives the services it calls, and nothing else.
   await notificationPages(app, { notifications });
+  await appShellPages(app);
   await authPages(app, { sessions, config });
   await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications });
   await oauthPages(app, { oauth, clock, projects });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install -y chromium`), driven by playwright-core: no browser download. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -31,4 +31,21 @@ export async function launchChromiumIfInstalled(): Promise<Browser | undefined> 
 export function requireBrowser(browser: Browser | undefined): Browser {
   if (!browser) throw new Error(CHROMIUM_MISSING);
   return browser;
+}
+
+/**
+ * Waits until the page is controlled by its service worker, as after any visit online. On a busy machine
+ * Chromium may give up starting a new worker (the registration is then dropped); the page's next load
+ * registers it again, as it would for a user, so the page is reloaded, at most twice.
+ */
+export async function controlledByWorker(page: Page, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });
+      return;
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await page.reload();
+    }
+  }
 }

@@ -116,6 +116,9 @@ describe('the item page as a workplace, in a browser', () => {
     const refused = page.waitForResponse((r) => r.url().endsWith('/items/1000/photos'));
     await page.getByRole('button', { name: 'Upload photos' }).click();
     expect((await refused).status()).toBe(422);
+    // The form is sent once the page has looked at the photos (offline.js scales big ones down): the page
+    // answered is the one at the form's address.
+    await page.waitForURL('**/items/1000/photos');
     await page.waitForLoadState();
     const form = page.locator('form#photos');
     const message = form.locator('.field-error, [role=alert]');

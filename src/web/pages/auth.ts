@@ -81,6 +81,8 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
     sessionOf(request);
     if (cookie) await sessions.signOut(cookie);
     clearSessionCookie(reply, config.baseUrl);
+    // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (DESIGN.md §16).
+    reply.header('clear-site-data', '"cache", "storage"');
     return reply.redirect('/login', 303);
   });
 }

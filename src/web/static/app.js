@@ -82,7 +82,12 @@
     event.preventDefault();
     var button = form.querySelector('button[type=submit]');
     if (button) button.disabled = true;
+    var unreachable = false;
     fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
+      .catch(function (error) {
+        unreachable = true;
+        throw error;
+      })
       .then(function (response) {
         if (!response.ok || !response.redirected) throw new Error('not saved');
         return response.text().then(function (text) {
@@ -91,6 +96,7 @@
           if (!next || !main) throw new Error('no page');
           main.innerHTML = next.innerHTML;
           history.replaceState(null, '', response.url);
+          document.dispatchEvent(new CustomEvent('punchlist:content'));
           var notice = main.querySelector('[role=status]');
           if (notice) notice.setAttribute('tabindex', '-1');
           var again = document.getElementById(form.id);
@@ -102,6 +108,8 @@
       })
       .catch(function () {
         if (button) button.disabled = false;
+        // The server could not be reached: the write waits on the device (offline.js) instead of being lost.
+        if (unreachable && window.punchlistOutbox) return window.punchlistOutbox.queue(form);
         HTMLFormElement.prototype.submit.call(form);
       });
   });

@@ -51,7 +51,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   edit: 'The item was saved.',
 };
 
-const ACCEPTED_IMAGES = 'image/png,image/jpeg,image/gif,image/webp';
+// Any image: the page converts what the server does not take (a phone's HEIC) to JPEG, scaled down (static/offline.js).
+const ACCEPTED_IMAGES = 'image/*';
 const label = (value: string) => value.replace(/_/g, ' ');
 
 const linkList = (list: LinkLike[]) =>
@@ -82,8 +83,8 @@ ${body}
 }
 
 function fileInput(form: FormState, id: string, text: string, options: { capture?: boolean } = {}) {
-  return html`<label for="${id}">${text}</label>
-<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}>
+  return html`<div class="photo-pick"><label for="${id}" class="button secondary">${text}</label>
+<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}></div>
 <p class="hint">PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. They are stored as WebP.</p>
 ${form.message('attachments[]', id)}`;
 }
@@ -124,7 +125,7 @@ ${form.message('status', 'item-status-select')}
 function planningForm(m: ItemPageModel, item: Card) {
   const form = new FormState('planning', m.failure);
   const priority = form.value('priority', item.priority);
-  return html`<h3>Planning</h3>${writeForm(
+  return html`<details class="fold" ${form.failed ? html`open` : ''}><summary>Planning</summary>${writeForm(
     m,
     `/items/${item.id}/planning`,
     html`${form.summary(['deadline', 'priority', 'requires_answer'])}
@@ -137,7 +138,7 @@ ${form.message('deadline', 'planning-deadline')}
 <p class="hint" id="planning-requires-hint">${ANSWER_REQUIRED_HINT}</p>
 <div class="actions"><button type="submit">Save planning</button></div>`,
     { id: 'planning' },
-  )}`;
+  )}</details>`;
 }
 
 function materials(m: ItemPageModel, item: Card) {

@@ -124,10 +124,11 @@ export function timeline(m: TimelineModel): SafeHtml {
 <h2 id="timeline-title">Timeline</h2>
 ${
   entries.length
-    ? html`<ol class="timeline">${entries.map(
+    ? // Folded, as the item page opens on its work controls (DESIGN.md §16).
+      html`<details class="fold"><summary>Show the timeline (${entries.length})</summary><ol class="timeline">${entries.map(
         (e) =>
           html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what}</li>`,
-      )}</ol>`
+      )}</ol></details>`
     : html`<p class="muted">Nothing has happened to this item yet.</p>`
 }
 </section>`;

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { ICONS, PRECACHED_ASSETS, STATIC_VERSION } from '../assets.js';
+import { html } from '../html.js';
+import { page } from '../layout.js';
+
+/** The page the service worker shows for a page it has not kept: public, so it is kept at installation. */
+export const OFFLINE_PATH = '/offline';
+
+/** The response header naming the signed-in user of a page: the service worker keeps only such pages, per user. */
+export const USER_HEADER = 'x-punchlist-user';
+
+const MANIFEST = JSON.stringify({
+  name: 'Punchlist',
+  short_name: 'Punchlist',
+  description: 'Checklists and punch items on site',
+  start_url: '/my-items',
+  scope: '/',
+  display: 'standalone',
+  background_color: '#f6f7f9',
+  theme_color: '#17324f',
+  icons: ICONS.map((icon) => ({ src: icon.path, sizes: `${icon.size}x${icon.size}`, type: 'image/png', purpose: 'any maskable' })),
+});
+
+/**
+ * The hand-written worker (static/sw.js) with its release and the files to keep at installation written
+ * in front of it, so the browser sees a new worker whenever a static file changed.
+ */
+const WORKER = [
+  `const VERSION = ${JSON.stringify(STATIC_VERSION)};`,
+  `const PRECACHE = ${JSON.stringify([...PRECACHED_ASSETS, OFFLINE_PATH])};`,
+  `const OFFLINE_PAGE = ${JSON.stringify(OFFLINE_PATH)};`,
+  `const USER_HEADER = ${JSON.stringify(USER_HEADER)};`,
+  readFileSync(new URL('../static/sw.js', import.meta.url), 'utf8'),
+].join('\n');
+
+/**
+ * What makes Punchlist an installable app that opens without a network (DESIGN.md §16): the web app
+ * manifest, the service worker at the root (scope `/`, never cached by HTTP so a release reaches every
+ * phone at its next visit) and the offline page.
+ */
+export async function appShellPages(app: FastifyInstance) {
+  app.get('/manifest.webmanifest', { config: { web: 'public' } }, async (_request, reply) =>
+    reply.type('application/manifest+json; charset=utf-8').header('cache-control', 'no-cache').send(MANIFEST),
+  );
+
+  app.get('/sw.js', { config: { web: 'public' } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').header('service-worker-allowed', '/').send(WORKER),
+  );
+
+  app.get(OFFLINE_PATH, { config: { web: 'public' } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(
+      page({
+        title: 'Offline',
+        session: null,
+        body: html`<h1>You are offline</h1>
+<p role="status">This page was not opened on this device while there was a network, so it cannot be shown now.</p>
+<p>The pages you opened before are kept: <a href="/my-items">My items</a> and the items it lists. What you save on an item page while offline is sent when the network is back.</p>`,
+      }).value,
+    ),
+  );
+
+  // Pages of a signed-in user name the user, so the worker keeps them in that user's cache only.
+  app.addHook('onSend', async (request, reply) => {
+    const type = reply.getHeader('content-type');
+    if (request.webSession && typeof type === 'string' && type.startsWith('text/html'))
+      reply.header(USER_HEADER, String(request.webSession.user.id));
+  });
+}
