@@ -20,3 +20,4 @@ function asset(name: string) {
 
 export const STYLESHEET = asset('app.css');
 export const SCRIPT = asset('app.js');
+export const FAVICON = asset('favicon.svg');

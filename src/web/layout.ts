@@ -1,5 +1,5 @@
 import type { WebSession } from '../features/sessions/sessions.service.js';
-import { SCRIPT, STYLESHEET } from './assets.js';
+import { FAVICON, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
 export interface PageOptions {
@@ -35,6 +35,7 @@ export function page(options: PageOptions): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Punchlist</title>
+<link rel="icon" href="${FAVICON.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
 </head>
@@ -63,10 +64,46 @@ export function csrfField(session: WebSession): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 }
 
-/** A timestamp for people (UTC, minutes), with the exact value in `datetime`. */
-export function time(iso: string | null | undefined, empty = '—'): SafeHtml {
+/**
+ * A timestamp for people, to the minute, in `zone` (the user's IANA time zone; UTC when none is chosen)
+ * with the zone's offset (e.g. "2026-03-01 14:05 GMT+1"); the exact value stays in `datetime`.
+ */
+export function time(iso: string | null | undefined, empty = '—', zone: string | null = null): SafeHtml {
   if (!iso) return html`${empty}`;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}">${zonedTime(iso, zone)}</time>`;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** `iso` written as "YYYY-MM-DD HH:MM <offset>" in `zone`; UTC (written "UTC") without one or with an unknown one. */
+export function zonedTime(iso: string, zone: string | null): string {
+  const date = new Date(iso);
+  if (!zone || zone === 'UTC' || Number.isNaN(date.getTime())) return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  let format = formats.get(zone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+        timeZoneName: 'shortOffset',
+      });
+    } catch {
+      return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+    }
+    formats.set(zone, format);
+  }
+  const part = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName}`;
+}
+
+/** A breadcrumb trail: the pages above this one, as links, without a trailing separator. */
+export function crumbs(links: { href: string; label: string }[]): SafeHtml {
+  return html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ol></nav>`;
 }
 
 export function badge(value: string | null | undefined, empty = '—'): SafeHtml {

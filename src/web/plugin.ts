@@ -64,6 +64,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     index: false,
     wildcard: false,
   });
+  // Browsers ask for /favicon.ico on pages (and files) that do not name their icon: the same SVG.
+  app.get('/favicon.ico', { config: { web: 'public' } }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', STATIC_DIR),
+  );
 
   // Each page module receives the services it calls, and nothing else.
   await authPages(app, { sessions, config });

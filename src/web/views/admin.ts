@@ -4,7 +4,7 @@ import type { StructureService } from '../../features/admin/structure.service.js
 import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, csrfField, page } from '../layout.js';
+import { badge, crumbs, csrfField, page } from '../layout.js';
 
 type Structure = Awaited<ReturnType<StructureService['getStructure']>>;
 type Members = Awaited<ReturnType<MembersService['listMembers']>>;
@@ -159,7 +159,7 @@ export function adminProjectsView(session: WebSession, list: ProjectList): strin
     title: 'Projects · Administration',
     session,
     path: '/admin',
-    body: html`<p class="muted"><a href="/admin">Administration</a> ›</p>
+    body: html`${crumbs([{ href: '/admin', label: 'Administration' }])}
 <h1>Projects</h1>
 <table><thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">State</th></tr></thead>
 <tbody>${list.map(
@@ -178,7 +178,15 @@ export function adminProjectsView(session: WebSession, list: ProjectList): strin
 }
 
 /** A project's editor: its fields, its structure (sections, checklists, items) and its members. */
-export function projectEditorView(m: { session: WebSession; tree: Structure; members: Members; users: AllUsers; saved: boolean }): string {
+export function projectEditorView(m: {
+  session: WebSession;
+  tree: Structure;
+  members: Members;
+  users: AllUsers;
+  saved: boolean;
+  /** What was just done (overrides `saved`). */
+  notice?: string | null;
+}): string {
   const { session, tree } = m;
   const p = tree.project;
   const csrf = csrfField(session);
@@ -186,8 +194,8 @@ export function projectEditorView(m: { session: WebSession; tree: Structure; mem
     title: `Edit ${p.name}`,
     session,
     path: '/admin',
-    notice: m.saved ? 'Saved.' : null,
-    body: html`<p class="muted"><a href="/admin">Administration</a> › <a href="/admin/projects">Projects</a> ›</p>
+    notice: m.notice ?? (m.saved ? 'Saved.' : null),
+    body: html`${crumbs([{ href: '/admin', label: 'Administration' }, { href: '/admin/projects', label: 'Projects' }])}
 <h1>${p.name} ${p.archived ? badge('archived') : ''}</h1>
 <p><a href="/projects/${p.id}">Open the project</a></p>
 <section class="card" aria-labelledby="project-title">
@@ -218,7 +226,7 @@ export function adminItemView(m: {
     session,
     path: '/admin',
     notice: m.saved ? 'Saved.' : null,
-    body: html`<p class="muted"><a href="/admin">Administration</a> › <a href="/admin/projects/${item.project_id}">Project</a> ›</p>
+    body: html`${crumbs([{ href: '/admin', label: 'Administration' }, { href: `/admin/projects/${item.project_id}`, label: 'Project' }])}
 <h1>Edit item</h1>
 <form method="post" action="/admin/items/${item.id}" class="card">${csrfField(session)}
 <label for="item-text">Item text</label><input id="item-text" type="text" name="text" required maxlength="1000" value="${item.text}">

@@ -24,7 +24,7 @@ export function auditPageView({ session, admin, form, users, ownTokens, records,
     session,
     path: '/audit',
     body: html`<h1>Audit log</h1>
-<p class="muted">${admin ? 'Every call to the API, newest first.' : 'Your calls to the API and your changes in the web interface, newest first.'} Times are UTC.</p>
+<p class="muted">${admin ? 'Every request recorded: calls to the API and changes made in the web interface, by everybody, newest first.' : 'Your calls to the API and your changes in the web interface, newest first.'}</p>
 <form method="get" action="/audit" class="card" aria-label="Filters">
 <div class="actions">
 ${

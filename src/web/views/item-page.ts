@@ -4,7 +4,7 @@ import type { ItemsService } from '../../features/items/items.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { EMPTY_LINK_ROWS } from '../form.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, csrfField, page, safeLink, time } from '../layout.js';
+import { badge, crumbs, csrfField, page, safeLink, time } from '../layout.js';
 import { writeKeyField, type FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 
@@ -296,7 +296,7 @@ export function itemPageView(m: ItemPageModel): string {
     path: '/projects',
     notice: m.notice,
     error: m.failure ? html`Nothing was saved: please check the form. <a href="#${formAnchor(m.failure.form)}">Go to the form</a>` : null,
-    body: html`<p class="muted crumbs"><a href="/projects">Projects</a> › <a href="/projects/${project.id}">${project.name}</a> ›</p>
+    body: html`${crumbs([{ href: '/projects', label: 'Projects' }, { href: `/projects/${project.id}`, label: project.name }])}
 <h1>${item.text}</h1>
 <section class="card" aria-label="Item summary">
 <dl class="facts">

@@ -3,7 +3,7 @@ import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { ItemFilter, WorklistsService } from '../../features/worklists/worklists.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, page } from '../layout.js';
+import { badge, crumbs, page } from '../layout.js';
 import { checked, selected } from './forms.js';
 
 type ProjectItems = Awaited<ReturnType<WorklistsService['projectItems']>>;
@@ -105,7 +105,7 @@ export function projectPageView(m: ProjectPageModel): string {
     session: m.session,
     path: '/projects',
     notice: m.notice,
-    body: html`<p class="muted crumbs"><a href="${p.archived ? '/projects?archived=1' : '/projects'}">Projects</a> ›</p>
+    body: html`${crumbs([{ href: p.archived ? '/projects?archived=1' : '/projects', label: 'Projects' }])}
 <h1>${p.name} ${p.archived ? html`<span class="badge s-expired">archived</span>` : ''}</h1>
 <section class="card" aria-label="Project summary">
 ${p.description ? html`<p class="text">${p.description}</p>` : ''}
