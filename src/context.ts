@@ -49,6 +49,7 @@ import { createWebhooksRepository } from './features/webhooks/webhooks.repositor
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.js';
 import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
 import { createWorklistsService, type WorklistsService } from './features/worklists/worklists.service.js';
+import { type BulkChangesService, createBulkChangesService } from './features/worklists/bulk-changes.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
@@ -73,6 +74,8 @@ export interface AppContext {
   /** Feeds SQLite's FTS5 outside the writes' transactions (migration 010); started by the server. */
   searchIndexer: SearchIndexer;
   worklists: WorklistsService;
+  /** The project page's bulk changes of selected items (DESIGN.md §14). */
+  bulkChanges: BulkChangesService;
   itemWrites: ItemWritesService;
   comments: CommentsService;
   answers: AnswersService;
@@ -161,6 +164,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       o.worklists ??
       createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
     itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
+    bulkChanges: o.bulkChanges ?? createBulkChangesService({ projects, projectsRepo, itemWrites: () => ctx.itemWrites }),
     comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),

@@ -73,7 +73,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await authPages(app, { sessions, config });
   await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
   await oauthPages(app, { oauth, clock });
-  await projectPages(app, { projects, review, worklists });
+  await projectPages(app, { projects, review, worklists, bulkChanges: ctx.bulkChanges, idempotency });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin });

@@ -354,7 +354,7 @@ describe('administration', () => {
       deadline: '2099-12-31',
     });
     expect(created.status).toBe(303);
-    const projectId = Number(/\/admin\/projects\/(\d+)$/.exec(created.location!)![1]);
+    const projectId = Number(/\/admin\/projects\/(\d+)\?saved=created$/.exec(created.location!)![1]);
     const editor = `/admin/projects/${projectId}`;
     await submit('admin', editor, `${editor}/sections`, { name: 'Floor 1', back: editor });
     await submit('admin', editor, `${editor}/sections`, { name: 'Floor 2', back: editor });
@@ -400,10 +400,15 @@ describe('administration', () => {
       description: 'Racks',
       deadline: '2099-06-30',
     });
-    const projectId = Number(/\/admin\/projects\/(\d+)$/.exec(created.location!)![1]);
+    const projectId = Number(/\/admin\/projects\/(\d+)\?saved=created$/.exec(created.location!)![1]);
     const editor = `/admin/projects/${projectId}`;
     const structureOf = () => server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
-    await submit('admin', editor, `${editor}/sections`, { name: 'Hall', back: editor });
+    const hall = await submit('admin', editor, `${editor}/sections`, { name: 'Hall', back: editor });
+    // An add says what was added (the editor showed nothing before).
+    expect(hall.location).toBe(`${editor}?saved=section`);
+    expect((await (await as('admin')).get(hall.location!)).text).toContain(
+      '<div class="notice" role="status">The section was added.</div>',
+    );
     const section = (await structureOf()).sections[0]!;
     for (const name of ['Racks', 'Lights', 'Doors']) {
       expect((await submit('admin', editor, `/admin/sections/${section.id}/checklists`, { name, back: editor })).status).toBe(303);
@@ -432,7 +437,8 @@ describe('administration', () => {
     const back = `${editor}#checklist-${lights!.id}`;
     const checklistRenamed = await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: 'Lighting <LED>', back });
     expect(checklistRenamed.status).toBe(303);
-    expect(checklistRenamed.location).toBe(back);
+    expect(checklistRenamed.location).toBe(`${editor}?saved=renamed#checklist-${lights!.id}`);
+    expect((await (await as('admin')).get(checklistRenamed.location!)).text).toContain('The new name was saved.');
     expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Racks', 'Lighting <LED>', 'Doors']);
     expect((await (await as('admin')).get(editor)).text).toContain('Checklist: Lighting &lt;LED&gt;');
     expect((await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: '', back })).status).toBe(422);

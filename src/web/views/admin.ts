@@ -195,7 +195,10 @@ export function projectEditorView(m: {
     session,
     path: '/admin',
     notice: m.notice ?? (m.saved ? 'Saved.' : null),
-    body: html`${crumbs([{ href: '/admin', label: 'Administration' }, { href: '/admin/projects', label: 'Projects' }])}
+    body: html`${crumbs([
+      { href: '/admin', label: 'Administration' },
+      { href: '/admin/projects', label: 'Projects' },
+    ])}
 <h1>${p.name} ${p.archived ? badge('archived') : ''}</h1>
 <p><a href="/projects/${p.id}">Open the project</a></p>
 <section class="card" aria-labelledby="project-title">
@@ -226,7 +229,10 @@ export function adminItemView(m: {
     session,
     path: '/admin',
     notice: m.saved ? 'Saved.' : null,
-    body: html`${crumbs([{ href: '/admin', label: 'Administration' }, { href: `/admin/projects/${item.project_id}`, label: 'Project' }])}
+    body: html`${crumbs([
+      { href: '/admin', label: 'Administration' },
+      { href: `/admin/projects/${item.project_id}`, label: 'Project' },
+    ])}
 <h1>Edit item</h1>
 <form method="post" action="/admin/items/${item.id}" class="card">${csrfField(session)}
 <label for="item-text">Item text</label><input id="item-text" type="text" name="text" required maxlength="1000" value="${item.text}">

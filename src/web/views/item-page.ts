@@ -296,7 +296,10 @@ export function itemPageView(m: ItemPageModel): string {
     path: '/projects',
     notice: m.notice,
     error: m.failure ? html`Nothing was saved: please check the form. <a href="#${formAnchor(m.failure.form)}">Go to the form</a>` : null,
-    body: html`${crumbs([{ href: '/projects', label: 'Projects' }, { href: `/projects/${project.id}`, label: project.name }])}
+    body: html`${crumbs([
+      { href: '/projects', label: 'Projects' },
+      { href: `/projects/${project.id}`, label: project.name },
+    ])}
 <h1>${item.text}</h1>
 <section class="card" aria-label="Item summary">
 <dl class="facts">

@@ -43,7 +43,9 @@ async function projectEditor(deps: AdminProjectDeps, request: FastifyRequest, re
     usersAdmin.listUsers(session.user),
   ]);
   const notice = savedNotice(request);
-  return reply.type('text/html; charset=utf-8').send(projectEditorView({ session, tree, members: memberList, users, saved: false, notice }));
+  return reply
+    .type('text/html; charset=utf-8')
+    .send(projectEditorView({ session, tree, members: memberList, users, saved: false, notice }));
 }
 
 export async function adminProjectPages(app: FastifyInstance, deps: AdminProjectDeps) {

@@ -1,0 +1,116 @@
+import { type Actor, can, type Membership } from '../../domain/policy.js';
+import { normalizeDeadline } from '../../domain/inputs.js';
+import type { ItemStatus, Priority } from '../../domain/values.js';
+import { ApiError, forbidden, validationError } from '../../errors.js';
+import type { AuditEntryBuilder } from '../items/item-transaction.js';
+import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+
+/** Items changed together by one bulk form at most (two pages of the project list). */
+export const MAX_BULK_ITEMS = 200;
+
+/** What a bulk form asks for; a field left undefined is kept as it is on every item. */
+export interface BulkChange {
+  status?: ItemStatus;
+  priority?: Priority;
+  /** A date, or null to clear the deadline. */
+  deadline?: string | null;
+}
+
+/** What the user may change in bulk on a project (the policy at the project's level; items decide for themselves). */
+export interface BulkAbilities {
+  status: boolean;
+  planning: boolean;
+}
+
+/**
+ * The policy evaluated for a project's member, whatever their limits: an executor "may" change the status
+ * (of the items they take part in), a manager everything. Nobody may on an archived project.
+ */
+export function bulkAbilities(actor: Actor, membership: Membership | null, archived: boolean): BulkAbilities {
+  const target = {
+    archived,
+    membership: membership && { ...membership, sectionIds: null, checklistIds: null },
+    sectionId: 0,
+    checklistId: 0,
+    participantIds: [actor.id],
+  };
+  return { status: can(actor, 'item.status', target), planning: can(actor, 'item.planning', target) };
+}
+
+export interface BulkOutcome {
+  /** Items where something changed. */
+  changed: number[];
+  /** Items that already had every asked value. */
+  unchanged: number[];
+  /** Items left as they were, with the reason (the error's code). */
+  refused: { id: number; code: string }[];
+}
+
+/**
+ * Changes of several items of one project at once (DESIGN.md §14): one write per item through the item
+ * write path (its lock, its audit record, an event per kind of change), all-or-nothing per item; an item
+ * the user may not change is refused and the others go on.
+ */
+export function createBulkChangesService(deps: {
+  projects: ProjectsService;
+  projectsRepo: ProjectsRepository;
+  itemWrites: () => ItemWritesService;
+}) {
+  const { projects, projectsRepo } = deps;
+  return {
+    /**
+     * Checks the whole form first (422: nothing selected, nothing to change, a bad date; 403: a change the
+     * user may make on no item of the project), then writes item by item. `auditOf` gives each item's
+     * write its own audit record.
+     */
+    async apply(
+      actor: Actor,
+      projectId: number,
+      itemIds: readonly number[],
+      change: BulkChange,
+      auditOf: (itemId: number) => AuditEntryBuilder | undefined,
+    ): Promise<BulkOutcome> {
+      const ids = [...new Set(itemIds)];
+      if (ids.length === 0) throw validationError('items', 'select at least one item');
+      if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
+      const planning: PlanningInput = {};
+      if (change.priority !== undefined) planning.priority = change.priority;
+      if (change.deadline !== undefined) planning.deadline = normalizeDeadline(change.deadline);
+      const planned = Object.keys(planning).length > 0;
+      if (change.status === undefined && !planned) throw validationError('change', 'choose at least one change');
+
+      const tree = await projects.getTree(actor, projectId);
+      const may = bulkAbilities(actor, await projectsRepo.membership(actor.id, projectId), tree.project.archived);
+      if ((change.status !== undefined && !may.status) || (planned && !may.planning)) {
+        throw forbidden(
+          tree.project.archived
+            ? 'The project is archived: its items are read-only'
+            : 'You are not allowed to make these changes in this project',
+        );
+      }
+      const visible = new Set(tree.sections.flatMap((s) => s.checklists.flatMap((c) => c.items.map((i) => i.id))));
+
+      const outcome: BulkOutcome = { changed: [], unchanged: [], refused: [] };
+      for (const id of ids) {
+        if (!visible.has(id)) {
+          outcome.refused.push({ id, code: 'not_found' });
+          continue;
+        }
+        try {
+          const result = await deps
+            .itemWrites()
+            .changeItem(actor, id, { status: change.status, planning: planned ? planning : undefined }, auditOf(id));
+          (result.changed ? outcome.changed : outcome.unchanged).push(id);
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status >= 500) throw err;
+          outcome.refused.push({ id, code: err.code });
+        }
+      }
+      return outcome;
+    },
+  };
+}
+
+export type BulkChangesService = ReturnType<typeof createBulkChangesService>;
