@@ -1,6 +1,7 @@
 import type { WebSession } from '../features/sessions/sessions.service.js';
 import { FAVICON, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
+import { zonedTime } from '../domain/time-zones.js';
 
 export interface PageOptions {
   title: string;
@@ -68,37 +69,9 @@ export function csrfField(session: WebSession): SafeHtml {
  * A timestamp for people, to the minute, in `zone` (the user's IANA time zone; UTC when none is chosen)
  * with the zone's offset (e.g. "2026-03-01 14:05 GMT+1"); the exact value stays in `datetime`.
  */
-export function time(iso: string | null | undefined, empty = '—', zone: string | null = null): SafeHtml {
+export function time(iso: string | null | undefined, empty = '—', zone: string | null = null, seconds = false): SafeHtml {
   if (!iso) return html`${empty}`;
-  return html`<time datetime="${iso}">${zonedTime(iso, zone)}</time>`;
-}
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-/** `iso` written as "YYYY-MM-DD HH:MM <offset>" in `zone`; UTC (written "UTC") without one or with an unknown one. */
-export function zonedTime(iso: string, zone: string | null): string {
-  const date = new Date(iso);
-  if (!zone || zone === 'UTC' || Number.isNaN(date.getTime())) return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-  let format = formats.get(zone);
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat('en-GB', {
-        timeZone: zone,
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        hourCycle: 'h23',
-        timeZoneName: 'shortOffset',
-      });
-    } catch {
-      return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-    }
-    formats.set(zone, format);
-  }
-  const part = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]));
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName}`;
+  return html`<time datetime="${iso}">${zonedTime(iso, zone, seconds)}</time>`;
 }
 
 /** A breadcrumb trail: the pages above this one, as links, without a trailing separator. */

@@ -11,7 +11,7 @@ import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
 import { oauthPages } from './pages/oauth.js';
-import { profilePages } from './pages/profile.js';
+import { accountPages, profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
 import { webSessions } from './session.js';
 
@@ -71,7 +71,8 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
 
   // Each page module receives the services it calls, and nothing else.
   await authPages(app, { sessions, config });
-  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth });
+  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, users: ctx.users });
+  await accountPages(app, { tokens, webhooks, projects, config, clock, oauth, users: ctx.users, sessions, idempotency, audit });
   await oauthPages(app, { oauth, clock });
   await projectPages(app, { projects, review, worklists, bulkChanges: ctx.bulkChanges, idempotency });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });

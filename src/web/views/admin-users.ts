@@ -34,7 +34,7 @@ export function usersPageView(m: {
 <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
 <tbody>${users.map(
       (u) => html`<tr data-testid="user-row">
-<td>${u.name}</td><td data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Created">${time(u.created_at)}</td>
+<td>${u.name}</td><td data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Created">${time(u.created_at, '—', session.timeZone)}</td>
 <td data-label="State">${badge(u.active ? 'active' : 'deactivated')}</td>
 <td>${
         u.id === session.user.id

@@ -213,7 +213,7 @@ function answerArticle(m: ItemPageModel, item: Card, a: Card['answers'][number])
   const review = new FormState(`review-${a.id}`, m.failure);
   const photos = new FormState(`answer-photos-${a.id}`, m.failure);
   return html`<article data-testid="answer" data-answer-id="${a.id}" aria-label="${`Answer by ${a.author.name}`}" id="answer-${a.id}">
-<p><strong>${a.author.name}</strong> · ${time(a.created_at)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
+<p><strong>${a.author.name}</strong> · ${time(a.created_at, '—', m.session.timeZone)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
 <p class="text">${a.text}</p>
 ${linkList(a.document_links)}
 ${thumbnails(a.attachments)}
@@ -335,7 +335,7 @@ ${
   item.comments.length
     ? item.comments.map(
         (c) =>
-          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at)}</p><p class="text">${c.text}</p></article>`,
+          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at, '—', m.session.timeZone)}</p><p class="text">${c.text}</p></article>`,
       )
     : html`<p class="muted">No comments yet.</p>`
 }
@@ -345,7 +345,7 @@ ${may('comment.add') ? commentForm(m, item) : ''}
 <h2 id="history-title">History</h2>
 <table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Note</th></tr></thead>
 <tbody>${item.status_history.map(
-      (h) => html`<tr data-testid="history-row"><td>${time(h.at)}</td><td data-label="What">${label(h.kind)}</td>
+      (h) => html`<tr data-testid="history-row"><td>${time(h.at, '—', m.session.timeZone)}</td><td data-label="What">${label(h.kind)}</td>
 <td data-label="Change">${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td><td data-label="By">${h.user?.name ?? html`<span class="muted">system</span>`}</td>
 <td class="text" data-label="Note">${h.note ?? ''}</td></tr>`,
     )}</tbody></table>
