@@ -13,10 +13,16 @@ export function timeZoneChoices(): readonly string[] {
   return listed;
 }
 
+let byLowerCase: Map<string, string> | undefined;
+
 /** The canonical name of a time zone, or null when `value` is not one (bounded: at most 64 characters). */
 export function canonicalTimeZone(value: string | null | undefined): string | null {
   const name = value?.trim() ?? '';
   if (!name || name.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(name)) return null;
+  // A listed name keeps its spelling (Intl resolves some to older aliases: Asia/Kolkata → Asia/Calcutta).
+  byLowerCase ??= new Map(timeZoneChoices().map((z) => [z.toLowerCase(), z]));
+  const listedName = byLowerCase.get(name.toLowerCase());
+  if (listedName) return listedName;
   try {
     const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
     return resolved === 'Etc/UTC' || resolved === 'Etc/GMT' ? 'UTC' : resolved;
