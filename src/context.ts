@@ -210,7 +210,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         writer: itemWriter,
         events,
       }),
-    structure: o.structure ?? createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, clock }),
+    structure:
+      o.structure ??
+      createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, projects, items, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     async close() {

@@ -32,15 +32,16 @@ const COLUMNS = [
   'answer.review',
   'item.verdict',
   'item.rework',
+  'item.edit',
 ] as const;
-//                                      read status plan comm answ mater aimg review verdict rework
+//                                      read status plan comm answ mater aimg review verdict rework edit
 const TABLE: Record<Who, boolean[]> = {
-  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
-  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
-  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N],
-  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N],
-  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N],
-  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N],
+  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
+  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
+  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N],
+  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N],
+  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N],
+  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N],
 };
 
 type Access = 'full' | 'partial via section' | 'partial via checklist' | 'partial excluding it';
@@ -159,25 +160,27 @@ describe('canOnProject()', () => {
   const member: Actor = { id: 2, role: 'member' };
   const membership = (role: MemberRole, access: Access = 'full'): Membership => ({ role, ...LIMITS[access] });
 
-  // [actor, membership, archived, read, project.verdict]
-  const rows: [string, Actor, Membership | null, boolean, boolean, boolean][] = [
-    ['admin, no membership', admin, null, false, Y, Y],
-    ['admin, no membership, archived', admin, null, true, Y, N],
-    ['manager', member, membership('manager'), false, Y, Y],
-    ['manager, archived', member, membership('manager'), true, Y, N],
-    ['manager, partial', member, membership('manager', 'partial via checklist'), false, Y, Y],
-    ['executor', member, membership('executor'), false, Y, N],
-    ['executor, partial', member, membership('executor', 'partial excluding it'), false, Y, N],
-    ['executor, archived', member, membership('executor'), true, Y, N],
-    ['observer', member, membership('observer'), false, Y, N],
-    ['observer, archived', member, membership('observer'), true, Y, N],
-    ['non-member', member, null, false, N, N],
-    ['non-member, archived', member, null, true, N, N],
+  // [actor, membership, archived, read, project.verdict, project.structure]
+  const rows: [string, Actor, Membership | null, boolean, boolean, boolean, boolean][] = [
+    ['admin, no membership', admin, null, false, Y, Y, Y],
+    ['admin, no membership, archived', admin, null, true, Y, N, N],
+    ['manager', member, membership('manager'), false, Y, Y, Y],
+    ['manager, archived', member, membership('manager'), true, Y, N, N],
+    ['manager, partial', member, membership('manager', 'partial via checklist'), false, Y, Y, N],
+    ['executor', member, membership('executor'), false, Y, N, N],
+    ['executor, partial', member, membership('executor', 'partial excluding it'), false, Y, N, N],
+    ['executor, archived', member, membership('executor'), true, Y, N, N],
+    ['observer', member, membership('observer'), false, Y, N, N],
+    ['observer, archived', member, membership('observer'), true, Y, N, N],
+    ['non-member', member, null, false, N, N, N],
+    ['non-member, archived', member, null, true, N, N, N],
   ];
 
-  it.each(rows)('%s: read %s, verdict %s', (_name, actor, m, archived, read, verdict) => {
+  it.each(rows)('%s: read %s, verdict %s, structure %s', (_name, actor, m, archived, read, verdict, structure) => {
     expect(canOnProject(actor, 'read', { archived, membership: m })).toBe(read);
     expect(canOnProject(actor, 'project.verdict', { archived, membership: m })).toBe(verdict);
+    expect(canOnProject(actor, 'project.structure', { archived, membership: m })).toBe(structure);
+    expect(canOnProject(actor, 'project.items', { archived, membership: m })).toBe(verdict);
   });
 });
 

@@ -31,7 +31,12 @@ export interface ItemTarget extends ProjectTarget {
   answerAuthorId?: number;
 }
 
-export type ProjectAction = 'read' | 'project.verdict';
+/**
+ * `project.structure`: add, rename and move sections and checklists (DESIGN.md §14); a manager limited to
+ * some sections or checklists may not, as the structure reaches beyond what they see. `project.items`: raise
+ * items in the project (in the checklists one sees; `item.edit` decides per checklist).
+ */
+export type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items';
 export type ItemAction =
   | 'read'
   | 'item.status'
@@ -42,7 +47,9 @@ export type ItemAction =
   | 'answer.images'
   | 'answer.review'
   | 'item.verdict'
-  | 'item.rework';
+  | 'item.rework'
+  /** Create an item in this item's checklist, edit its text, description and participants, move it (DESIGN.md §14). */
+  | 'item.edit';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [
   'read',
@@ -55,6 +62,7 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'answer.review',
   'item.verdict',
   'item.rework',
+  'item.edit',
 ];
 
 export function isLimited(membership: Membership): boolean {
@@ -78,7 +86,9 @@ export function canOnProject(actor: Actor, action: ProjectAction, target: Projec
   const readable = actor.role === 'admin' || target.membership !== null;
   if (action === 'read' || !readable) return readable;
   if (target.archived) return false;
-  return actor.role === 'admin' || target.membership?.role === 'manager';
+  if (actor.role === 'admin') return true;
+  const m = target.membership;
+  return m?.role === 'manager' && (action !== 'project.structure' || !isLimited(m));
 }
 
 export function can(actor: Actor, action: ItemAction, target: ItemTarget): boolean {
@@ -103,7 +113,7 @@ export function can(actor: Actor, action: ItemAction, target: ItemTarget): boole
   }
 }
 
-/** Structural editing (projects, sections, checklists, items), users and memberships: global admins only. */
+/** Projects themselves (create, rename, archive), users and memberships: global admins only. */
 export function canAdminister(actor: Actor): boolean {
   return actor.role === 'admin';
 }

@@ -21,9 +21,14 @@ const NAV = [
 ];
 
 function nav(session: WebSession, path: string) {
-  const entries = session.user.role === 'admin' ? [...NAV, { href: '/admin', label: 'Administration' }] : NAV;
+  const review = typeof session.toReview === 'number' ? [{ href: '/review', label: 'To review', count: session.toReview }] : [];
+  const admin = session.user.role === 'admin' ? [{ href: '/admin', label: 'Administration' }] : [];
+  const entries: { href: string; label: string; count?: number }[] = [NAV[0]!, NAV[1]!, ...review, ...NAV.slice(2), ...admin];
   return entries.map(
-    (e) => html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}</a>`,
+    (e) =>
+      html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}${
+        e.count ? html` <span class="count" data-testid="review-count">${e.count}</span>` : ''
+      }</a>`,
   );
 }
 

@@ -13,6 +13,7 @@ import { itemPages } from './pages/items.js';
 import { oauthPages } from './pages/oauth.js';
 import { accountPages, profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
+import { structurePages } from './pages/structure.js';
 import { webSessions } from './session.js';
 
 /**
@@ -20,11 +21,30 @@ import { webSessions } from './session.js';
  * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
  */
 export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { config, clock, sessions, tokens, webhooks, projects, review, worklists, items, itemWrites, comments, answers, attachments } = ctx;
+  const {
+    config,
+    clock,
+    sessions,
+    tokens,
+    webhooks,
+    projects,
+    review,
+    worklists,
+    items,
+    itemWrites,
+    comments,
+    answers,
+    attachments,
+    events,
+  } = ctx;
   const { idempotency, audit, usersAdmin, structure, members, oauth } = ctx;
   formBodies(app);
   webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
+  // The navigation's "To review" count, on the pages a signed-in user opens.
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'GET' && request.webSession) request.webSession.toReview = await worklists.reviewCount(request.webSession.user);
+  });
   app.setNotFoundHandler(webNotFoundHandler);
 
   // Security headers (helmet), one policy for every page: no inline code, forms and frames kept to this site.
@@ -74,9 +94,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, users: ctx.users });
   await accountPages(app, { tokens, webhooks, projects, config, clock, oauth, users: ctx.users, sessions, idempotency, audit });
   await oauthPages(app, { oauth, clock });
-  await projectPages(app, { projects, review, worklists, bulkChanges: ctx.bulkChanges, idempotency });
-  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock });
+  await projectPages(app, { projects, review, worklists, structure, bulkChanges: ctx.bulkChanges, idempotency });
+  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin });
-  await adminProjectPages(app, { structure, members, usersAdmin });
+  await adminProjectPages(app, { structure, members, usersAdmin, idempotency });
+  await structurePages(app, { structure, attachments, idempotency });
 }

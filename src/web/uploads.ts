@@ -37,6 +37,17 @@ const linkRows = Object.fromEntries(
 export const PHOTO_FORMS = {
   photos: Type.Object(guards),
   answer: Type.Object({ ...guards, text, ...linkRows }),
+  /** "Add item" (DESIGN.md §14): the item's fields, its participants (a multiple select: repeated) and its photos. */
+  item: Type.Object({
+    ...guards,
+    text,
+    description: text,
+    checklist: text,
+    participants: Type.Optional(Type.Array(Type.String())),
+    priority: text,
+    deadline: text,
+    requires_answer: text,
+  }),
 };
 
 /**

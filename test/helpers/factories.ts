@@ -205,18 +205,16 @@ export async function makeItem(
 ): Promise<TestItem> {
   const checklist = overrides.checklist ?? (await makeChecklist(t));
   const text = overrides.text ?? unique('Item');
-  const id = await t.ctx.structure.createItem(t.admin, checklist.id, { text, description: overrides.description });
-  if (overrides.participants?.length) {
-    await t.ctx.structure.updateItem(t.admin, id, {
-      text,
-      description: overrides.description,
-      participantIds: overrides.participants.map((p) => p.id),
-    });
-  }
   const { priority, deadline, requires_answer } = overrides;
-  if (priority !== undefined || deadline !== undefined || requires_answer !== undefined) {
-    await t.ctx.itemWrites.setPlanning(t.admin, id, { priority, deadline, requires_answer });
-  }
+  // One write, one `item.created` event: what the punch-list cycle does when a manager raises an item.
+  const id = await t.ctx.structure.createItem(t.admin, checklist.id, {
+    text,
+    description: overrides.description,
+    participantIds: overrides.participants?.map((p) => p.id),
+    priority,
+    deadline,
+    requires_answer,
+  });
   if (overrides.status && overrides.status !== 'pending') await t.ctx.itemWrites.setStatus(t.admin, id, overrides.status);
   return { id, checklistId: checklist.id, sectionId: checklist.sectionId, projectId: checklist.projectId, text };
 }

@@ -185,7 +185,7 @@ describe('projects and items', () => {
     expect(page.text).toContain('On it');
     expect(page.text).toContain('Done, see act');
     expect(page.text).toContain('href="https://example.test/plan"');
-    expect(page.text).toContain('data-testid="history-row"');
+    expect(page.text).toContain('data-testid="timeline-entry"');
     expect(page.text).not.toContain('Approve</button>');
     expect(page.text).not.toContain('Save verdict');
     expect(page.text).not.toContain('Return to rework</button>');
@@ -253,7 +253,7 @@ describe('review (manager and admin only)', () => {
     expect(item.verdict).toBe('accepted');
     // v1's status_history keeps the spec's two kinds: a verdict is not a status change (the web page shows it).
     expect(item.status_history.every((h: any) => h.kind === 'created' || h.kind === 'status_changed')).toBe(true);
-    expect((await (await as('manager')).get('/items/1001')).text).toMatch(/verdict set/);
+    expect((await (await as('manager')).get('/items/1001')).text).toMatch(/set the verdict: <span class="badge s-accepted">/);
     const page = await (await as('executor')).get('/items/1001');
     expect(page.text).toMatch(/data-testid="item-verdict"><span class="badge s-accepted">accepted/);
     await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: '' });
@@ -301,14 +301,14 @@ describe('review (manager and admin only)', () => {
 describe('administration', () => {
   it('is reserved to administrators', async () => {
     const manager = await as('manager');
-    for (const path of ['/admin', '/admin/users', '/admin/projects/1', '/admin/items/1000']) {
+    for (const path of ['/admin', '/admin/users', '/admin/projects/1']) {
       expect((await manager.get(path)).status, path).toBe(403);
     }
     const page = await manager.get('/profile');
     expect(
       (await manager.post('/admin/users', { email: 'x@y.test', name: 'X', role: 'admin', password: 'password1' }, page.text)).status,
     ).toBe(403);
-    expect((await manager.post('/admin/projects/1/sections', { name: 'Sneaky' }, page.text)).status).toBe(403);
+    expect((await manager.post('/admin/projects', { name: 'Sneaky', description: '', deadline: '' }, page.text)).status).toBe(403);
     expect(page.text).not.toContain('href="/admin"');
     expect((await (await as('admin')).get('/projects')).text).toContain('href="/admin"');
   });
@@ -345,134 +345,6 @@ describe('administration', () => {
 
     await submit('admin', '/admin/users', `/admin/users/${person.id}/active`, { active: '1' });
     expect((await server.call(`${V1}/auth/me.php`, { token })).status).toBe(200);
-  });
-
-  it('edits structure: sections, checklists, items (create, rename, reorder), escaped everywhere', async () => {
-    const created = await submit('admin', '/admin/projects', '/admin/projects', {
-      name: 'Fit-out',
-      description: 'Offices',
-      deadline: '2099-12-31',
-    });
-    expect(created.status).toBe(303);
-    const projectId = Number(/\/admin\/projects\/(\d+)\?saved=created$/.exec(created.location!)![1]);
-    const editor = `/admin/projects/${projectId}`;
-    await submit('admin', editor, `${editor}/sections`, { name: 'Floor 1', back: editor });
-    await submit('admin', editor, `${editor}/sections`, { name: 'Floor 2', back: editor });
-    let structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
-    const [floor1, floor2] = structure.sections;
-    await submit('admin', editor, `/admin/sections/${floor2!.id}/move`, { direction: 'up', back: `${editor}#section-${floor2!.id}` });
-    await submit('admin', editor, `/admin/sections/${floor1!.id}/rename`, { name: 'Ground floor', back: editor });
-    await submit('admin', editor, `/admin/sections/${floor1!.id}/checklists`, { name: 'Electrics', back: editor });
-    structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
-    expect(structure.sections.map((s) => s.name)).toEqual(['Floor 2', 'Ground floor']);
-    const checklist = structure.checklists[0]!;
-    for (const text of ['Sockets', '<script>alert(1)</script>', 'Lights']) {
-      expect((await submit('admin', editor, `/admin/checklists/${checklist.id}/items`, { text, back: editor })).status).toBe(303);
-    }
-    structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
-    const lights = structure.items.find((i) => i.text === 'Lights')!;
-    await submit('admin', editor, `/admin/items/${lights.id}/move`, { direction: 'up', back: editor });
-    await submit('admin', editor, `/admin/items/${lights.id}/move`, { direction: 'up', back: editor });
-    await submit('admin', editor, `/admin/items/${lights.id}/move`, { direction: 'up', back: editor });
-    structure = await server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
-    expect(structure.items.map((i) => i.text)).toEqual(['Lights', 'Sockets', '<script>alert(1)</script>']);
-
-    const page = await (await as('admin')).get(editor);
-    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(page.text).not.toContain('<script>alert(1)</script>');
-    const tree = await server.call(`${V1}/projects/tree.php?id=${projectId}`, { token: server.tokens.admin });
-    expect(tree.body.data.sections.map((s: any) => s.name)).toEqual(['Floor 2', 'Ground floor']);
-    const item = await card(lights.id, 'admin');
-    expect(item.status_history[0]).toMatchObject({ kind: 'created', to: 'pending', user: { id: USERS.admin } });
-
-    await submit('admin', `/admin/items/${lights.id}`, `/admin/items/${lights.id}`, {
-      text: 'Ceiling lights',
-      description: 'LED',
-      participants: [],
-    });
-    expect((await card(lights.id, 'admin')).text).toBe('Ceiling lights');
-    expect((await submit('admin', editor, `/admin/checklists/${checklist.id}/items`, { text: '  ', back: editor })).status).toBe(422);
-  });
-
-  it('renames a project and a checklist, and reorders checklists', async () => {
-    const created = await submit('admin', '/admin/projects', '/admin/projects', {
-      name: 'Warehouse',
-      description: 'Racks',
-      deadline: '2099-06-30',
-    });
-    const projectId = Number(/\/admin\/projects\/(\d+)\?saved=created$/.exec(created.location!)![1]);
-    const editor = `/admin/projects/${projectId}`;
-    const structureOf = () => server.ctx.structure.getStructure({ id: USERS.admin, role: 'admin' }, projectId);
-    const hall = await submit('admin', editor, `${editor}/sections`, { name: 'Hall', back: editor });
-    // An add says what was added (the editor showed nothing before).
-    expect(hall.location).toBe(`${editor}?saved=section`);
-    expect((await (await as('admin')).get(hall.location!)).text).toContain(
-      '<div class="notice" role="status">The section was added.</div>',
-    );
-    const section = (await structureOf()).sections[0]!;
-    for (const name of ['Racks', 'Lights', 'Doors']) {
-      expect((await submit('admin', editor, `/admin/sections/${section.id}/checklists`, { name, back: editor })).status).toBe(303);
-    }
-    const [racks, lights, doors] = (await structureOf()).checklists;
-    const apiTree = async () => (await server.call(`${V1}/projects/tree.php?id=${projectId}`, { token: server.tokens.admin })).body.data;
-
-    // The project: the whole form is posted; the editor says so and shows the new name.
-    const renamed = await submit('admin', editor, editor, { name: 'Central warehouse', description: 'Racks', deadline: '2099-06-30' });
-    expect(renamed.status).toBe(303);
-    expect(renamed.location).toBe(`${editor}?saved=1`);
-    const after = await (await as('admin')).get(renamed.location!);
-    expect(after.text).toContain('Saved.');
-    expect(after.text).toMatch(/<h1>Central warehouse/);
-    expect((await apiTree()).project).toMatchObject({
-      name: 'Central warehouse',
-      description: 'Racks',
-      deadline: '2099-06-30',
-      archived: false,
-    });
-    expect((await submit('admin', editor, editor, { name: ' ', description: '', deadline: '' })).status).toBe(422);
-    expect((await submit('admin', editor, '/admin/projects/999999', { name: 'Ghost', description: '', deadline: '' })).status).toBe(404);
-    expect((await apiTree()).project.name).toBe('Central warehouse');
-
-    // A checklist, back to its anchor in the editor.
-    const back = `${editor}#checklist-${lights!.id}`;
-    const checklistRenamed = await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: 'Lighting <LED>', back });
-    expect(checklistRenamed.status).toBe(303);
-    expect(checklistRenamed.location).toBe(`${editor}?saved=renamed#checklist-${lights!.id}`);
-    expect((await (await as('admin')).get(checklistRenamed.location!)).text).toContain('The new name was saved.');
-    expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Racks', 'Lighting <LED>', 'Doors']);
-    expect((await (await as('admin')).get(editor)).text).toContain('Checklist: Lighting &lt;LED&gt;');
-    expect((await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: '', back })).status).toBe(422);
-    // NUL cannot be stored in PostgreSQL text: refused on both dialects, like comment text.
-    expect((await submit('admin', editor, `/admin/checklists/${lights!.id}/rename`, { name: 'Lights\u0000', back })).status).toBe(422);
-    expect((await submit('admin', editor, '/admin/checklists/999999/rename', { name: 'Ghost', back })).status).toBe(404);
-
-    // Reordering: up and down swap with the neighbour; past an end nothing moves.
-    const move = (id: number, direction: string) => submit('admin', editor, `/admin/checklists/${id}/move`, { direction, back: editor });
-    expect((await move(doors!.id, 'up')).status).toBe(303);
-    expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Racks', 'Doors', 'Lighting <LED>']);
-    await move(racks!.id, 'down');
-    expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Doors', 'Racks', 'Lighting <LED>']);
-    await move(doors!.id, 'up');
-    await move(lights!.id, 'down');
-    expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Doors', 'Racks', 'Lighting <LED>']);
-    expect((await move(racks!.id, 'sideways')).status).toBe(422);
-    const tree = await apiTree();
-    expect(tree.sections[0].checklists.map((c: any) => [c.name, c.position])).toEqual([
-      ['Doors', 0],
-      ['Racks', 1],
-      ['Lighting <LED>', 2],
-    ]);
-
-    // Nobody else may do any of it.
-    for (const [action, fields] of [
-      [editor, { name: 'Mine', description: '', deadline: '' }],
-      [`/admin/checklists/${racks!.id}/rename`, { name: 'Mine', back: editor }],
-      [`/admin/checklists/${racks!.id}/move`, { direction: 'up', back: editor }],
-    ] as const) {
-      expect((await submit('manager', '/profile', action, fields)).status, action).toBe(403);
-    }
-    expect((await structureOf()).checklists.map((c) => c.name)).toEqual(['Doors', 'Racks', 'Lighting <LED>']);
-    expect((await apiTree()).project.name).toBe('Central warehouse');
   });
 
   it('manages memberships with partial access', async () => {

@@ -111,6 +111,28 @@ const ACTIONS: Action[] = [
     effect: (_before, after) =>
       expect(after.document_links).toMatchObject([{ kind: 'spreadsheet', title: 'Budget', url: 'https://example.test/budget' }]),
   },
+  {
+    name: 'edit item',
+    action: (item) => `/items/${item}/edit`,
+    // The item keeps its text, people and checklist: the other tests of this file rely on them (structure.test.ts moves items).
+    send: (web, item, page) =>
+      web.post(
+        `/items/${item}/edit`,
+        {
+          text: 'Extinguishers checked',
+          description: 'All 14 of them, floor by floor',
+          participants_sent: '1',
+          participants: [String(USERS.executor), String(USERS.partial)],
+          checklist: '100',
+        },
+        page,
+      ),
+    effect: (before, after) => {
+      expect(after).toMatchObject({ text: 'Extinguishers checked', description: 'All 14 of them, floor by floor', checklist_id: 100 });
+      expect(after.participants).toEqual(before.participants);
+      expect(after.status_history).toEqual(before.status_history);
+    },
+  },
 ];
 
 /** Item 1000: executor and partial are its participants; answer 7000 is the executor's. */
@@ -121,6 +143,7 @@ const ALLOWED: Record<string, UserKey[]> = {
   answer: ['admin', 'manager', 'executor'],
   'item photos': ['admin', 'manager', 'executor'],
   'document links': ['admin', 'manager', 'executor'],
+  'edit item': ['admin', 'manager'],
 };
 const ROLES: UserKey[] = ['admin', 'manager', 'executor', 'bystander', 'observer'];
 
@@ -211,7 +234,9 @@ describe('forms', () => {
       /id="planning-deadline" type="date" name="deadline" value="2026-02-30" aria-invalid="true" aria-describedby="planning-deadline-error"/,
     );
     expect(planning.text).toContain('<p class="field-error" id="planning-deadline-error">');
-    expect(planning.text).toMatch(/id="planning-requires" type="checkbox" name="requires_answer" value="1" checked/);
+    expect(planning.text).toMatch(
+      /id="planning-requires" type="checkbox" name="requires_answer" value="1" aria-describedby="planning-requires-hint" checked/,
+    );
 
     const long = 'x'.repeat(20_001);
     const comment = await web.post('/items/1001/comments', { text: long }, page.text);
@@ -291,7 +316,7 @@ describe('web writes go through the item write path', () => {
       { kind: 'status_changed', from: 'done', to: 'in_progress', user: { id: USERS.manager }, note: 'Sign missing' },
     ]);
     const page2 = await web.get('/items/2001');
-    expect(page2.text).toMatch(/verdict set<\/td>[\s\S]*?Manager/);
+    expect(page2.text).toMatch(/<strong>Manager<\/strong> set the verdict: <span class="badge s-rejected">/);
 
     const records = await server.ctx.audit.list({ userId: USERS.manager, limit: 10 });
     const web2001 = records.filter((r) => r.entity_id === 2001 && r.token_id === null);

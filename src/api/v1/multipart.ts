@@ -28,6 +28,8 @@ const FILE_FIELDS = new Set(['attachments[]', 'attachments']);
 
 export interface UploadForm {
   fields: Record<string, string>;
+  /** Every text field in the order sent, repeats included (a multiple select sends one per choice). */
+  entries: [string, string][];
   files: IncomingImage[];
   /** What "the same request" means for idempotency: the fields and each file's SHA-256. */
   fingerprint: string;
@@ -51,6 +53,7 @@ export async function readUploadForm(
   await mkdir(dir, { recursive: true });
   const cleanup = () => rm(dir, { recursive: true, force: true });
   const fields: Record<string, string> = {};
+  const entries: [string, string][] = [];
   const files: IncomingImage[] = [];
   const digests: MultipartFileDigest[] = [];
   try {
@@ -62,6 +65,7 @@ export async function readUploadForm(
         if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
         if (!schema?.properties[part.fieldname]) throw unknownFields([part.fieldname]);
         fields[part.fieldname] = part.value;
+        entries.push([part.fieldname, part.value]);
         continue;
       }
       if (!FILE_FIELDS.has(part.fieldname)) throw unknownFields([part.fieldname]);
@@ -91,7 +95,7 @@ export async function readUploadForm(
     await cleanup();
     throw err;
   }
-  return { fields, files, fingerprint: hashMultipartRequest(Object.entries(fields), digests), cleanup };
+  return { fields, entries, files, fingerprint: hashMultipartRequest(entries, digests), cleanup };
 }
 
 /** The text fields against the operation's schema (required, pattern), and 1 file at least: 422 before any lookup. */

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, ProjectsTable } from '../../db/tables.js';
+import type { Priority } from '../../domain/values.js';
 
 /** The tables whose rows are ordered by `position` inside their parent, and the parent's column. */
 export const ORDERED = {
@@ -9,35 +10,43 @@ export const ORDERED = {
 } as const;
 export type OrderedTable = keyof typeof ORDERED;
 
-/** A new item as the structure editor creates it: pending, medium, nothing else set. */
-export interface NewPlainItem {
+/** A new item as the punch-list cycle raises it (DESIGN.md §14): pending, with its planning. */
+export interface NewItemRow {
   project_id: number;
   section_id: number;
   checklist_id: number;
   text: string;
   description: string;
-  position: number;
+  priority: Priority;
+  deadline: string | null;
+  requires_answer: number;
 }
 
-/** Projects, sections, checklists and items as structural editing changes them. */
+/** The fields of an item that "Edit item" changes. */
+export interface ItemFields {
+  text: string;
+  description: string;
+  section_id: number;
+  checklist_id: number;
+}
+
+/**
+ * Projects, sections, checklists and items as structural editing changes them. The statements that take
+ * `trx` run inside a structural write (features/items/item-transaction.ts: lock, audit record, event).
+ */
 export function createStructureRepository(db: Kysely<Database>) {
   return {
-    findProjectState(projectId: number) {
-      return db.selectFrom('projects').select(['id', 'archived']).where('id', '=', projectId).executeTakeFirst();
+    findSection(id: number, executor: Kysely<Database> = db) {
+      return executor.selectFrom('sections').select(['id', 'project_id', 'name']).where('id', '=', id).executeTakeFirst();
     },
 
-    /** A section, checklist or item with its project. */
-    findPlaced(table: OrderedTable, id: number) {
-      return db
-        .selectFrom(table as 'sections')
-        .select(['id', 'project_id'])
-        .where('id', '=', id)
-        .executeTakeFirst();
+    findChecklist(id: number, executor: Kysely<Database> = db) {
+      return executor.selectFrom('checklists').select(['id', 'project_id', 'section_id', 'name']).where('id', '=', id).executeTakeFirst();
     },
 
     /** The position after the last child of `parentId`. */
-    async nextPosition(table: OrderedTable, parentId: number): Promise<number> {
-      const row = await db
+    async nextPosition(trx: Kysely<Database>, table: OrderedTable, parentId: number): Promise<number> {
+      const row = await trx
         .selectFrom(table as 'sections')
         .select((eb) => eb.fn.max('position').as('max'))
         .where(ORDERED[table] as 'project_id', '=', parentId)
@@ -47,36 +56,35 @@ export function createStructureRepository(db: Kysely<Database>) {
 
     /**
      * Swaps a row with its neighbour (`offset` -1: the one before, 1: the one after), then numbers the
-     * siblings 0..n-1, in one transaction. Moving past an end changes nothing.
+     * siblings 0..n-1. Moving past an end changes nothing. Returns the row's position before and after.
      */
-    async move(table: OrderedTable, id: number, offset: -1 | 1, at: string): Promise<void> {
+    async move(trx: Kysely<Database>, table: OrderedTable, id: number, offset: -1 | 1, at: string) {
       const parentColumn = ORDERED[table] as 'project_id';
-      await db.transaction().execute(async (trx) => {
-        const self = await trx
-          .selectFrom(table as 'sections')
-          .select(parentColumn)
-          .where('id', '=', id)
-          .executeTakeFirstOrThrow();
-        const siblings = await trx
-          .selectFrom(table as 'sections')
-          .select(['id', 'position'])
-          .where(parentColumn, '=', self[parentColumn])
-          .orderBy('position')
-          .orderBy('id')
+      const self = await trx
+        .selectFrom(table as 'sections')
+        .select(parentColumn)
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const siblings = await trx
+        .selectFrom(table as 'sections')
+        .select(['id', 'position'])
+        .where(parentColumn, '=', self[parentColumn])
+        .orderBy('position')
+        .orderBy('id')
+        .execute();
+      const index = siblings.findIndex((s) => s.id === id);
+      const other = index + offset;
+      if (other < 0 || other >= siblings.length) return { from: index, to: index };
+      [siblings[index], siblings[other]] = [siblings[other]!, siblings[index]!];
+      for (const [position, sibling] of siblings.entries()) {
+        if (sibling.position === position) continue;
+        await trx
+          .updateTable(table as 'sections')
+          .set({ position, updated_at: at })
+          .where('id', '=', sibling.id)
           .execute();
-        const index = siblings.findIndex((s) => s.id === id);
-        const other = index + offset;
-        if (other < 0 || other >= siblings.length) return;
-        [siblings[index], siblings[other]] = [siblings[other]!, siblings[index]!];
-        for (const [position, sibling] of siblings.entries()) {
-          if (sibling.position === position) continue;
-          await trx
-            .updateTable(table as 'sections')
-            .set({ position, updated_at: at })
-            .where('id', '=', sibling.id)
-            .execute();
-        }
-      });
+      }
+      return { from: index, to: other };
     },
 
     listProjects() {
@@ -94,23 +102,30 @@ export function createStructureRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    async insertProject(row: Insertable<ProjectsTable>): Promise<number> {
-      return (await db.insertInto('projects').values(row).returning('id').executeTakeFirstOrThrow()).id;
+    async insertProject(trx: Kysely<Database>, row: Insertable<ProjectsTable>): Promise<number> {
+      return (await trx.insertInto('projects').values(row).returning('id').executeTakeFirstOrThrow()).id;
     },
 
-    /** False when there is no such project. */
+    findProjectFields(trx: Kysely<Database>, projectId: number) {
+      return trx
+        .selectFrom('projects')
+        .select(['name', 'description', 'deadline', 'archived'])
+        .where('id', '=', projectId)
+        .executeTakeFirstOrThrow();
+    },
+
     async updateProject(
+      trx: Kysely<Database>,
       projectId: number,
       values: { name: string; description: string; deadline: string | null; archived: number; updated_at: string },
-    ): Promise<boolean> {
-      const result = await db.updateTable('projects').set(values).where('id', '=', projectId).executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+    ): Promise<void> {
+      await trx.updateTable('projects').set(values).where('id', '=', projectId).execute();
     },
 
-    async insertSection(row: { project_id: number; name: string; position: number; at: string }): Promise<number> {
+    async insertSection(trx: Kysely<Database>, row: { project_id: number; name: string; position: number; at: string }): Promise<number> {
       const { at, ...values } = row;
       return (
-        await db
+        await trx
           .insertInto('sections')
           .values({ ...values, created_at: at, updated_at: at })
           .returning('id')
@@ -118,10 +133,13 @@ export function createStructureRepository(db: Kysely<Database>) {
       ).id;
     },
 
-    async insertChecklist(row: { project_id: number; section_id: number; name: string; position: number; at: string }): Promise<number> {
+    async insertChecklist(
+      trx: Kysely<Database>,
+      row: { project_id: number; section_id: number; name: string; position: number; at: string },
+    ): Promise<number> {
       const { at, ...values } = row;
       return (
-        await db
+        await trx
           .insertInto('checklists')
           .values({ ...values, created_at: at, updated_at: at })
           .returning('id')
@@ -129,51 +147,64 @@ export function createStructureRepository(db: Kysely<Database>) {
       ).id;
     },
 
-    async sectionOfChecklist(checklistId: number): Promise<number> {
-      return (await db.selectFrom('checklists').select('section_id').where('id', '=', checklistId).executeTakeFirstOrThrow()).section_id;
-    },
-
-    /** Inserts a pending item and its `created` history entry in one transaction; returns its id. */
-    insertItem(item: NewPlainItem, actorId: number, at: string): Promise<number> {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .insertInto('items')
-          .values({
-            ...item,
-            status: 'pending',
-            priority: 'medium',
-            deadline: null,
-            requires_answer: 0,
-            verdict: null,
-            rework_reason: null,
-            rework_deadline: null,
-            created_at: at,
-            updated_at: at,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+    /** Inserts a pending item, its `created` history entry and its participants; returns its id. */
+    async insertItem(
+      trx: Kysely<Database>,
+      item: NewItemRow & { position: number },
+      participantIds: readonly number[],
+      actorId: number,
+      at: string,
+    ) {
+      const row = await trx
+        .insertInto('items')
+        .values({
+          ...item,
+          status: 'pending',
+          verdict: null,
+          rework_reason: null,
+          rework_deadline: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('item_history')
+        .values({ item_id: row.id, kind: 'created', from_status: null, to_status: 'pending', user_id: actorId, note: null, at })
+        .execute();
+      if (participantIds.length) {
         await trx
-          .insertInto('item_history')
-          .values({ item_id: row.id, kind: 'created', from_status: null, to_status: 'pending', user_id: actorId, note: null, at })
+          .insertInto('item_participants')
+          .values(participantIds.map((user_id) => ({ item_id: row.id, user_id })))
           .execute();
-        return row.id;
-      });
+      }
+      return row.id;
     },
 
-    async rename(table: 'sections' | 'checklists', id: number, name: string, at: string): Promise<void> {
-      await db
+    async rename(trx: Kysely<Database>, table: 'sections' | 'checklists', id: number, name: string, at: string): Promise<void> {
+      await trx
         .updateTable(table as 'sections')
         .set({ name, updated_at: at })
         .where('id', '=', id)
         .execute();
     },
 
-    findItem(itemId: number) {
-      return db.selectFrom('items').select(['id', 'project_id', 'text', 'description']).where('id', '=', itemId).executeTakeFirst();
+    itemFields(trx: Kysely<Database>, itemId: number): Promise<ItemFields & { project_id: number }> {
+      return trx
+        .selectFrom('items')
+        .select(['project_id', 'text', 'description', 'section_id', 'checklist_id'])
+        .where('id', '=', itemId)
+        .executeTakeFirstOrThrow();
     },
 
-    async participantIds(itemId: number): Promise<number[]> {
-      return (await db.selectFrom('item_participants').select('user_id').where('item_id', '=', itemId).execute()).map((p) => p.user_id);
+    async participantIds(itemId: number, executor: Kysely<Database> = db): Promise<number[]> {
+      const rows = await executor
+        .selectFrom('item_participants')
+        .select('user_id')
+        .where('item_id', '=', itemId)
+        .orderBy('user_id')
+        .execute();
+      return rows.map((p) => p.user_id);
     },
 
     /** The project's members with their users, by name. */
@@ -184,12 +215,13 @@ export function createStructureRepository(db: Kysely<Database>) {
         .select(['u.id', 'u.name', 'u.email', 'm.role'])
         .where('m.project_id', '=', projectId)
         .orderBy('u.name')
+        .orderBy('u.id')
         .execute();
     },
 
     /** How many of `userIds` are members of the project. */
-    async countMembers(projectId: number, userIds: readonly number[]): Promise<number> {
-      const rows = await db
+    async countMembers(trx: Kysely<Database>, projectId: number, userIds: readonly number[]): Promise<number> {
+      const rows = await trx
         .selectFrom('project_members')
         .select('user_id')
         .where('project_id', '=', projectId)
@@ -198,22 +230,19 @@ export function createStructureRepository(db: Kysely<Database>) {
       return rows.length;
     },
 
-    /** The item's text and description, and its participants replaced, in one transaction. */
-    async updateItem(
-      itemId: number,
-      values: { text: string; description: string; updated_at: string },
-      participantIds: readonly number[],
-    ): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        await trx.updateTable('items').set(values).where('id', '=', itemId).execute();
-        await trx.deleteFrom('item_participants').where('item_id', '=', itemId).execute();
-        if (participantIds.length) {
-          await trx
-            .insertInto('item_participants')
-            .values(participantIds.map((user_id) => ({ item_id: itemId, user_id })))
-            .execute();
-        }
-      });
+    /** Changes an item's own fields (a move to another checklist brings `position`). */
+    async updateItem(trx: Kysely<Database>, itemId: number, values: Partial<ItemFields> & { position?: number; updated_at: string }) {
+      await trx.updateTable('items').set(values).where('id', '=', itemId).execute();
+    },
+
+    async replaceParticipants(trx: Kysely<Database>, itemId: number, participantIds: readonly number[]): Promise<void> {
+      await trx.deleteFrom('item_participants').where('item_id', '=', itemId).execute();
+      if (participantIds.length) {
+        await trx
+          .insertInto('item_participants')
+          .values(participantIds.map((user_id) => ({ item_id: itemId, user_id })))
+          .execute();
+      }
     },
   };
 }

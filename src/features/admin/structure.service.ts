@@ -1,15 +1,23 @@
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import { optionalText, requiredText } from '../../domain/inputs.js';
-import type { Actor } from '../../domain/policy.js';
-import { isCalendarDate, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../../domain/values.js';
+import type { Database } from '../../db/tables.js';
+import { normalizeDeadline, optionalText, requiredText } from '../../domain/inputs.js';
+import { type Actor, can, canOnProject } from '../../domain/policy.js';
+import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
+import type { PreparedImages } from '../attachments/attachments.service.js';
+import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-transaction.js';
+import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectsService } from '../projects/projects.service.js';
 import { assertAdmin } from './admin-guard.js';
-import type { OrderedTable, StructureRepository } from './structure.repository.js';
+import type { ItemFields, StructureRepository } from './structure.repository.js';
 
 /**
- * Structural editing for administrators: projects, sections, checklists, items (create, rename,
- * reorder) and item participants. The API v1 never edits structure (spec §1.3); there is no deletion.
+ * Structure (DESIGN.md §14): sections, checklists and items created, renamed, moved, and items edited, by the
+ * project's managers and by admins, from the project page and /admin alike. Every change goes through the
+ * item write path or its project-level counterpart (lock, history, audit record, event). Projects themselves
+ * are for admins only. The API v1 never edits structure (spec §1.3); there is no deletion.
  */
 export const MAX_ITEM_TEXT_LENGTH = 1000;
 
@@ -21,166 +29,431 @@ export interface ProjectInput {
   deadline?: string;
 }
 
-function deadlineOf(value: string | undefined): string | null {
-  const deadline = (value ?? '').trim();
-  if (!deadline) return null;
-  if (!isCalendarDate(deadline)) throw validationError('deadline', 'must be a date written YYYY-MM-DD');
-  return deadline;
+/** A new item: text required; the rest optional. Photos come checked and converted (`attachments.prepare`). */
+export interface NewItemInput {
+  text: string;
+  description?: string;
+  participantIds?: readonly number[];
+  priority?: string;
+  deadline?: string | null;
+  requires_answer?: boolean;
+  prepareImages?: () => Promise<PreparedImages>;
 }
 
-export function createStructureService(deps: { repo: StructureRepository; projectsRepo: ProjectsRepository; clock: Clock }) {
-  const { repo, projectsRepo, clock } = deps;
+/** What "Edit item" changes; a field left out stays as it is. */
+export interface ItemEdit {
+  text?: string;
+  description?: string;
+  participantIds?: readonly number[];
+  checklistId?: number;
+}
+
+type ItemChanges = Partial<Record<'text' | 'description' | 'participants' | 'checklist', { from: unknown; to: unknown }>>;
+
+function priorityOf(value: string | undefined): Priority {
+  if (value === undefined || value === '') return 'medium';
+  if (!(PRIORITIES as readonly string[]).includes(value)) throw validationError('priority', `choose one of ${PRIORITIES.join(', ')}`);
+  return value as Priority;
+}
+
+const uniqueIds = (ids: readonly number[]) => [...new Set(ids)].sort((a, b) => a - b);
+
+export function createStructureService(deps: {
+  repo: StructureRepository;
+  projectsRepo: ProjectsRepository;
+  projects: ProjectsService;
+  items: ItemsService;
+  writer: ItemWriter;
+  clock: Clock;
+}) {
+  const { repo, projectsRepo, projects, items, writer, clock } = deps;
   const now = () => clock.now().toISOString();
 
-  /** The project of a structural edit: must exist and not be archived (archived projects are read-only). */
-  async function editableProject(projectId: number) {
-    const project = await repo.findProjectState(projectId);
-    if (!project) throw notFound('The project');
-    if (project.archived === 1) throw forbidden('The project is archived: unarchive it before editing its structure');
-    return project;
+  /** 404 when the actor cannot see the project, 403 when they may not change its sections and checklists (or raise items). */
+  async function authorizeProject(
+    actor: Actor,
+    projectId: number,
+    action: 'project.structure' | 'project.items',
+    executor?: Kysely<Database>,
+  ) {
+    const { project, membership } = await projects.access(actor, projectId, executor);
+    if (!canOnProject(actor, action, { archived: project.archived === 1, membership })) {
+      throw forbidden(
+        project.archived === 1
+          ? 'The project is archived: unarchive it before editing its structure'
+          : 'You are not allowed to change the structure of this project',
+      );
+    }
+  }
+  const authorizeStructure = (actor: Actor, projectId: number, executor?: Kysely<Database>) =>
+    authorizeProject(actor, projectId, 'project.structure', executor);
+
+  /** 404 when the actor cannot see the checklist (or it is not in `inProject`), 403 when they may not raise items in it. */
+  async function authorizeChecklist(actor: Actor, checklistId: number, executor?: Kysely<Database>, inProject?: number) {
+    const checklist = await repo.findChecklist(checklistId, executor);
+    if (!checklist || (inProject !== undefined && checklist.project_id !== inProject)) throw notFound('The checklist');
+    const { project, membership } = await projects.access(actor, checklist.project_id, executor).catch(() => {
+      throw notFound('The checklist');
+    });
+    const target = { archived: project.archived === 1, membership, sectionId: checklist.section_id, checklistId, participantIds: [] };
+    if (!can(actor, 'read', target)) throw notFound('The checklist');
+    if (!can(actor, 'item.edit', target)) {
+      throw forbidden(
+        project.archived === 1 ? 'The project is archived: its items are read-only' : 'You are not allowed to add items here',
+      );
+    }
+    return checklist;
   }
 
-  async function rowOf(table: OrderedTable, id: number) {
-    const row = await repo.findPlaced(table, id);
-    if (!row) throw notFound(table === 'sections' ? 'The section' : table === 'checklists' ? 'The checklist' : 'The item');
-    await editableProject(row.project_id);
-    return row;
+  async function checkParticipants(trx: Kysely<Database>, projectId: number, ids: readonly number[]) {
+    if (ids.length && (await repo.countMembers(trx, projectId, ids)) !== ids.length) {
+      throw validationError('participants', 'must be members of the project');
+    }
   }
 
-  /** Swaps a row with its neighbour, then numbers the siblings 0..n-1. Moving past an end changes nothing. */
-  async function move(table: OrderedTable, id: number, direction: Direction) {
-    if (direction !== 'up' && direction !== 'down') throw validationError('direction', 'must be up or down');
-    await rowOf(table, id);
-    await repo.move(table, id, direction === 'up' ? -1 : 1, now());
+  /** A section or checklist change under the project's lock, with its `structure.changed` event. */
+  function structureWrite<T>(
+    actor: Actor,
+    projectId: number,
+    buildAudit: AuditEntryBuilder | undefined,
+    write: (trx: Kysely<Database>, emit: EmitPlacedEvent) => Promise<T>,
+  ) {
+    return writer.writeProject(projectId, actor, buildAudit, write, (trx) => authorizeStructure(actor, projectId, trx));
   }
 
-  return {
+  async function sectionOf(actor: Actor, sectionId: number) {
+    const section = await repo.findSection(sectionId);
+    if (!section) throw notFound('The section');
+    await projects.access(actor, section.project_id).catch(() => {
+      throw notFound('The section');
+    });
+    return section;
+  }
+
+  async function checklistOf(actor: Actor, checklistId: number) {
+    const checklist = await repo.findChecklist(checklistId);
+    if (!checklist) throw notFound('The checklist');
+    await projects.access(actor, checklist.project_id).catch(() => {
+      throw notFound('The checklist');
+    });
+    return checklist;
+  }
+
+  function direction(value: string): -1 | 1 {
+    if (value !== 'up' && value !== 'down') throw validationError('direction', 'must be up or down');
+    return value === 'up' ? -1 : 1;
+  }
+
+  const service = {
     async listProjects(actor: Actor) {
       assertAdmin(actor);
       return repo.listProjects();
     },
 
-    /** A project with its whole structure, for the structure editor. */
+    /** A project with its whole structure, for the admin's project editor. */
     async getStructure(actor: Actor, projectId: number) {
       assertAdmin(actor);
       const project = await projectsRepo.findProject(projectId);
       if (!project) throw notFound('The project');
-      const [{ sections, checklists }, items] = await Promise.all([projectsRepo.structure([projectId]), repo.itemsOfProject(projectId)]);
-      return { project, sections, checklists, items };
+      const [{ sections, checklists }, projectItems] = await Promise.all([
+        projectsRepo.structure([projectId]),
+        repo.itemsOfProject(projectId),
+      ]);
+      return { project, sections, checklists, items: projectItems };
     },
 
-    async createProject(actor: Actor, input: ProjectInput): Promise<number> {
-      assertAdmin(actor);
-      const at = now();
-      return repo.insertProject({
-        name: requiredText('name', input.name, MAX_NAME_LENGTH),
-        description: optionalText('description', input.description, MAX_TEXT_LENGTH),
-        deadline: deadlineOf(input.deadline),
-        verdict: null,
-        archived: 0,
-        created_at: at,
-        updated_at: at,
-      });
+    /** What the project page offers the actor: raising items, and editing sections and checklists. */
+    async rightsOn(actor: Actor, projectId: number) {
+      const { project, membership } = await projects.access(actor, projectId);
+      const target = { archived: project.archived === 1, membership };
+      return { addItems: canOnProject(actor, 'project.items', target), structure: canOnProject(actor, 'project.structure', target) };
     },
 
-    async updateProject(actor: Actor, projectId: number, input: ProjectInput & { archived: boolean }) {
+    /** The project's tree, for the page that edits its sections and checklists (404, 403 as for a change). */
+    async structureOf(actor: Actor, projectId: number) {
+      await authorizeStructure(actor, projectId);
+      return projects.getTree(actor, projectId);
+    },
+
+    /** What "Add item" offers: the checklists the actor sees and the project's members (404, 403 as for a change). */
+    async newItemChoices(actor: Actor, projectId: number) {
+      await authorizeProject(actor, projectId, 'project.items');
+      const [tree, members] = await Promise.all([projects.getTree(actor, projectId), repo.membersOfProject(projectId)]);
+      return { tree, members };
+    },
+
+    /** The project of a section or checklist the actor sees (404 otherwise). */
+    async projectOf(actor: Actor, kind: 'section' | 'checklist', id: number): Promise<number> {
+      return (kind === 'section' ? await sectionOf(actor, id) : await checklistOf(actor, id)).project_id;
+    },
+
+    async createProject(actor: Actor, input: ProjectInput, buildAudit?: AuditEntryBuilder): Promise<number> {
       assertAdmin(actor);
       const values = {
         name: requiredText('name', input.name, MAX_NAME_LENGTH),
         description: optionalText('description', input.description, MAX_TEXT_LENGTH),
-        deadline: deadlineOf(input.deadline),
-        archived: input.archived ? 1 : 0,
-        updated_at: now(),
+        deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
       };
-      if (!(await repo.updateProject(projectId, values))) throw notFound('The project');
-    },
-
-    async createSection(actor: Actor, projectId: number, name: string): Promise<number> {
-      assertAdmin(actor);
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
-      await editableProject(projectId);
-      const at = now();
-      return repo.insertSection({ project_id: projectId, name: text, position: await repo.nextPosition('sections', projectId), at });
-    },
-
-    async createChecklist(actor: Actor, sectionId: number, name: string): Promise<number> {
-      assertAdmin(actor);
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
-      const section = await rowOf('sections', sectionId);
-      return repo.insertChecklist({
-        project_id: section.project_id,
-        section_id: sectionId,
-        name: text,
-        position: await repo.nextPosition('checklists', sectionId),
-        at: now(),
+      return writer.writeNew(actor, buildAudit, async (trx, emit) => {
+        const at = now();
+        const id = await repo.insertProject(trx, { ...values, verdict: null, archived: 0, created_at: at, updated_at: at });
+        emit('structure.changed', { change: 'project_created', project: { id, ...values } }, { project_id: id });
+        return id;
       });
     },
 
-    async createItem(actor: Actor, checklistId: number, input: { text: string; description?: string }): Promise<number> {
+    async updateProject(actor: Actor, projectId: number, input: ProjectInput & { archived: boolean }, buildAudit?: AuditEntryBuilder) {
       assertAdmin(actor);
+      const values = {
+        name: requiredText('name', input.name, MAX_NAME_LENGTH),
+        description: optionalText('description', input.description, MAX_TEXT_LENGTH),
+        deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
+        archived: input.archived ? 1 : 0,
+      };
+      await writer.writeProject(projectId, actor, buildAudit, async (trx, emit) => {
+        const current = await repo.findProjectFields(trx, projectId);
+        const changed = (Object.keys(values) as (keyof typeof values)[]).filter((k) => values[k] !== current[k]);
+        if (changed.length === 0) return;
+        await repo.updateProject(trx, projectId, { ...values, updated_at: now() });
+        const changes = Object.fromEntries(changed.map((k) => [k, { from: current[k], to: values[k] }]));
+        emit('structure.changed', { change: 'project_updated', project: { id: projectId }, changes }, {});
+      });
+    },
+
+    async createSection(actor: Actor, projectId: number, name: string, buildAudit?: AuditEntryBuilder): Promise<number> {
+      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      return structureWrite(actor, projectId, buildAudit, async (trx, emit) => {
+        const position = await repo.nextPosition(trx, 'sections', projectId);
+        const id = await repo.insertSection(trx, { project_id: projectId, name: text, position, at: now() });
+        emit('structure.changed', { change: 'section_added', section: { id, name: text, position } }, { section_id: id });
+        return id;
+      });
+    },
+
+    /** `inProject`: the section must be of that project (the form's page), else 422. */
+    async createChecklist(
+      actor: Actor,
+      sectionId: number,
+      name: string,
+      buildAudit?: AuditEntryBuilder,
+      inProject?: number,
+    ): Promise<number> {
+      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const section = await sectionOf(actor, sectionId).catch((err: unknown) => {
+        if (inProject !== undefined) throw validationError('section', 'choose a section of this project');
+        throw err;
+      });
+      if (inProject !== undefined && section.project_id !== inProject) throw validationError('section', 'choose a section of this project');
+      return structureWrite(actor, section.project_id, buildAudit, async (trx, emit) => {
+        const position = await repo.nextPosition(trx, 'checklists', sectionId);
+        const id = await repo.insertChecklist(trx, {
+          project_id: section.project_id,
+          section_id: sectionId,
+          name: text,
+          position,
+          at: now(),
+        });
+        emit(
+          'structure.changed',
+          { change: 'checklist_added', checklist: { id, section_id: sectionId, name: text, position } },
+          { section_id: sectionId, checklist_id: id },
+        );
+        return id;
+      });
+    },
+
+    async renameSection(actor: Actor, sectionId: number, name: string, buildAudit?: AuditEntryBuilder) {
+      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const section = await sectionOf(actor, sectionId);
+      await structureWrite(actor, section.project_id, buildAudit, async (trx, emit) => {
+        const current = (await repo.findSection(sectionId, trx))!;
+        if (current.name === text) return;
+        await repo.rename(trx, 'sections', sectionId, text, now());
+        emit(
+          'structure.changed',
+          { change: 'section_renamed', section: { id: sectionId, name: text }, from: current.name },
+          { section_id: sectionId },
+        );
+      });
+    },
+
+    async renameChecklist(actor: Actor, checklistId: number, name: string, buildAudit?: AuditEntryBuilder) {
+      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const checklist = await checklistOf(actor, checklistId);
+      await structureWrite(actor, checklist.project_id, buildAudit, async (trx, emit) => {
+        const current = (await repo.findChecklist(checklistId, trx))!;
+        if (current.name === text) return;
+        await repo.rename(trx, 'checklists', checklistId, text, now());
+        emit(
+          'structure.changed',
+          { change: 'checklist_renamed', checklist: { id: checklistId, section_id: current.section_id, name: text }, from: current.name },
+          { section_id: current.section_id, checklist_id: checklistId },
+        );
+      });
+    },
+
+    async moveSection(actor: Actor, sectionId: number, to: string, buildAudit?: AuditEntryBuilder) {
+      const offset = direction(to);
+      const section = await sectionOf(actor, sectionId);
+      await structureWrite(actor, section.project_id, buildAudit, async (trx, emit) => {
+        const moved = await repo.move(trx, 'sections', sectionId, offset, now());
+        if (moved.from === moved.to) return;
+        emit('structure.changed', { change: 'section_moved', section: { id: sectionId, position: moved.to } }, { section_id: sectionId });
+      });
+    },
+
+    async moveChecklist(actor: Actor, checklistId: number, to: string, buildAudit?: AuditEntryBuilder) {
+      const offset = direction(to);
+      const checklist = await checklistOf(actor, checklistId);
+      await structureWrite(actor, checklist.project_id, buildAudit, async (trx, emit) => {
+        const moved = await repo.move(trx, 'checklists', checklistId, offset, now());
+        if (moved.from === moved.to) return;
+        emit(
+          'structure.changed',
+          { change: 'checklist_moved', checklist: { id: checklistId, section_id: checklist.section_id, position: moved.to } },
+          { section_id: checklist.section_id, checklist_id: checklistId },
+        );
+      });
+    },
+
+    /**
+     * Raises an item (DESIGN.md §14): text, planning, participants (members of the project) and photos in one
+     * all-or-nothing write under the project's lock; the item starts with its `created` history entry and
+     * its `item.created` event holds the item as items/get shows it. Returns the new item's id.
+     */
+    async createItem(
+      actor: Actor,
+      checklistId: number,
+      input: NewItemInput,
+      buildAudit?: AuditEntryBuilder,
+      /** The project of the form's page: a checklist elsewhere (or unseen) is a 422 on `checklist`. */
+      inProject?: number,
+    ): Promise<number> {
       const text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
       const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
-      const checklist = await rowOf('checklists', checklistId);
-      const section_id = await repo.sectionOfChecklist(checklistId);
-      const position = await repo.nextPosition('items', checklistId);
-      return repo.insertItem(
-        { project_id: checklist.project_id, section_id, checklist_id: checklistId, text, description, position },
-        actor.id,
-        now(),
+      const priority = priorityOf(input.priority);
+      const deadline = normalizeDeadline(input.deadline?.trim() ?? '');
+      const participantIds = uniqueIds(input.participantIds ?? []);
+      if (inProject !== undefined) await authorizeProject(actor, inProject, 'project.items');
+      const checklist = await authorizeChecklist(actor, checklistId, undefined, inProject).catch((err: unknown) => {
+        if (inProject !== undefined && (err as { status?: number }).status === 404) {
+          throw validationError('checklist', 'choose a checklist of this project');
+        }
+        throw err;
+      });
+      // Image content is checked after the right (the check order of uploads), before anything is written.
+      const images = await input.prepareImages?.();
+      const write = writer.writeProject(
+        checklist.project_id,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          await checkParticipants(trx, checklist.project_id, participantIds);
+          const at = now();
+          const row = {
+            project_id: checklist.project_id,
+            section_id: checklist.section_id,
+            checklist_id: checklistId,
+            text,
+            description,
+            priority,
+            deadline,
+            requires_answer: input.requires_answer ? 1 : 0,
+            position: await repo.nextPosition(trx, 'items', checklistId),
+          };
+          const id = await repo.insertItem(trx, row, participantIds, actor.id, at);
+          if (images) await images.insert(trx, { itemId: id, answerId: null, actorId: actor.id }, at);
+          const { item } = await items.getItemCard(actor, id, trx);
+          emit('item.created', { item }, { section_id: checklist.section_id, checklist_id: checklistId, item_id: id });
+          return id;
+        },
+        (trx) => authorizeChecklist(actor, checklistId, trx),
+      );
+      return write.catch(async (err: unknown) => {
+        await images?.discard();
+        throw err;
+      });
+    },
+
+    /** The item as "Edit item" shows it: its fields, participants, the project's members and checklists. */
+    async getItemForEdit(actor: Actor, itemId: number) {
+      const access = await items.authorize(actor, itemId, 'item.edit');
+      const members = await repo.membersOfProject(access.item.project_id);
+      return { item: access.item, participantIds: access.participants.map((p) => p.id), members };
+    },
+
+    /**
+     * "Edit item": text, description, participants (members of the project only), and a move to another
+     * checklist of the project that the actor sees. One write under the item's lock; its `item.updated`
+     * event lists each changed field `{from, to}`. Nothing changed: no event, `changed: false`.
+     */
+    async updateItem(actor: Actor, itemId: number, input: ItemEdit, buildAudit?: AuditEntryBuilder) {
+      const next: Partial<{ text: string; description: string; participants: number[] }> = {};
+      if (input.text !== undefined) next.text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
+      if (input.description !== undefined) next.description = optionalText('description', input.description, MAX_TEXT_LENGTH);
+      if (input.participantIds !== undefined) next.participants = uniqueIds(input.participantIds);
+      if (Object.keys(next).length === 0 && input.checklistId === undefined) {
+        throw validationError('body', 'give at least one of text, description, participants, checklist');
+      }
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const current = await repo.itemFields(trx, itemId);
+          const changes: ItemChanges = {};
+          const values: Partial<ItemFields> & { position?: number } = {};
+          for (const field of ['text', 'description'] as const) {
+            if (next[field] !== undefined && next[field] !== current[field]) {
+              changes[field] = { from: current[field], to: next[field] };
+              values[field] = next[field];
+            }
+          }
+          if (next.participants) {
+            const before = await repo.participantIds(itemId, trx);
+            if (before.join() !== next.participants.join()) {
+              await checkParticipants(trx, current.project_id, next.participants);
+              changes.participants = { from: before, to: next.participants };
+            }
+          }
+          if (input.checklistId !== undefined && input.checklistId !== current.checklist_id) {
+            const target = await authorizeChecklist(actor, input.checklistId, trx).catch(() => null);
+            if (!target || target.project_id !== current.project_id)
+              throw validationError('checklist', 'choose a checklist of this project');
+            changes.checklist = { from: current.checklist_id, to: target.id };
+            Object.assign(values, {
+              section_id: target.section_id,
+              checklist_id: target.id,
+              position: await repo.nextPosition(trx, 'items', target.id),
+            });
+          }
+          if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
+          const at = now();
+          await repo.updateItem(trx, itemId, { ...values, updated_at: at });
+          if (changes.participants) await repo.replaceParticipants(trx, itemId, next.participants!);
+          emit('item.updated', { changes });
+          return { item: { id: itemId }, changed: true };
+        },
+        (trx) => items.authorize(actor, itemId, 'item.edit', {}, trx),
       );
     },
 
-    async renameSection(actor: Actor, sectionId: number, name: string) {
-      assertAdmin(actor);
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
-      await rowOf('sections', sectionId);
-      await repo.rename('sections', sectionId, text, now());
-    },
-
-    async renameChecklist(actor: Actor, checklistId: number, name: string) {
-      assertAdmin(actor);
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
-      await rowOf('checklists', checklistId);
-      await repo.rename('checklists', checklistId, text, now());
-    },
-
-    /** The item as the item editor shows it: text, description, participants and the project's members. */
-    async getItem(actor: Actor, itemId: number) {
-      assertAdmin(actor);
-      const item = await repo.findItem(itemId);
-      if (!item) throw notFound('The item');
-      const [participantIds, members] = await Promise.all([repo.participantIds(itemId), repo.membersOfProject(item.project_id)]);
-      return { item, participantIds, members };
-    },
-
-    /** Renames an item (text, description) and sets its participants (members of the project only). */
-    async updateItem(actor: Actor, itemId: number, input: { text: string; description?: string; participantIds: number[] }) {
-      assertAdmin(actor);
-      const text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
-      const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
-      const item = await rowOf('items', itemId);
-      const participantIds = [...new Set(input.participantIds)];
-      if (participantIds.length && (await repo.countMembers(item.project_id, participantIds)) !== participantIds.length) {
-        throw validationError('participants', 'must be members of the project');
-      }
-      await repo.updateItem(itemId, { text, description, updated_at: now() }, participantIds);
-    },
-
-    async moveSection(actor: Actor, sectionId: number, direction: Direction) {
-      assertAdmin(actor);
-      await move('sections', sectionId, direction);
-    },
-
-    async moveChecklist(actor: Actor, checklistId: number, direction: Direction) {
-      assertAdmin(actor);
-      await move('checklists', checklistId, direction);
-    },
-
-    async moveItem(actor: Actor, itemId: number, direction: Direction) {
-      assertAdmin(actor);
-      await move('items', itemId, direction);
+    /** Moves an item up or down within its checklist. */
+    async moveItem(actor: Actor, itemId: number, to: string, buildAudit?: AuditEntryBuilder) {
+      const offset = direction(to);
+      await writer.write(
+        itemId,
+        actor,
+        buildAudit,
+        async (trx, emit) => {
+          const moved = await repo.move(trx, 'items', itemId, offset, now());
+          if (moved.from !== moved.to) emit('item.updated', { changes: { position: moved } });
+        },
+        (trx) => items.authorize(actor, itemId, 'item.edit', {}, trx),
+      );
     },
   };
+  return service;
 }
 
 export type StructureService = ReturnType<typeof createStructureService>;

@@ -54,8 +54,9 @@ export function createEventsRepository(db: Kysely<Database>) {
             visibility.map((v) => {
               const inProject = eb('e.project_id', '=', v.projectId);
               if (v.sectionIds === null && v.checklistIds === null) return inProject;
-              // A limited member sees the project's own events and those of the granted sections and checklists.
-              const parts = [eb('e.item_id', 'is', null)];
+              // A limited member sees the project's own events (no section: a verdict, the project's fields) and
+              // those of the granted sections and checklists, structure changes included.
+              const parts = [eb('e.section_id', 'is', null)];
               if (v.sectionIds?.length) parts.push(eb('e.section_id', 'in', [...v.sectionIds]));
               if (v.checklistIds?.length) parts.push(eb('e.checklist_id', 'in', [...v.checklistIds]));
               return eb.and([inProject, eb.or(parts)]);
@@ -64,6 +65,38 @@ export function createEventsRepository(db: Kysely<Database>) {
         );
       }
       return q.orderBy('e.id').limit(query.limit).execute();
+    },
+
+    /** Every event of one item still kept, oldest first, with its actor's name (the item page's timeline). */
+    ofItem(itemId: number) {
+      return db
+        .selectFrom('events as e')
+        .leftJoin('users as u', 'u.id', 'e.actor_id')
+        .select(['e.id', 'e.type', 'e.at', 'e.project_id', 'e.item_id', 'e.actor_id', 'u.name as actor_name', 'e.token_id', 'e.data'])
+        .where('e.item_id', '=', itemId)
+        .orderBy('e.id')
+        .execute();
+    },
+
+    /** Names of users and checklists that events refer to by id. */
+    async names(userIds: readonly number[], checklistIds: readonly number[]) {
+      const [users, checklists] = await Promise.all([
+        userIds.length
+          ? db
+              .selectFrom('users')
+              .select(['id', 'name'])
+              .where('id', 'in', [...userIds])
+              .execute()
+          : [],
+        checklistIds.length
+          ? db
+              .selectFrom('checklists')
+              .select(['id', 'name'])
+              .where('id', 'in', [...checklistIds])
+              .execute()
+          : [],
+      ]);
+      return { users: new Map(users.map((u) => [u.id, u.name])), checklists: new Map(checklists.map((c) => [c.id, c.name])) };
     },
 
     /**

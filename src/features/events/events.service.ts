@@ -174,6 +174,25 @@ export function createEventsService(deps: {
       return row?.id === eventId ? toView(row) : null;
     },
 
+    /**
+     * An item's events, oldest first, with the names of the people and checklists they refer to (the web
+     * timeline). The caller has checked that the reader sees the item: every event of it is then visible.
+     */
+    async ofItem(itemId: number) {
+      const events = (await repo.ofItem(itemId)).map(toView);
+      const userIds = new Set<number>();
+      const checklistIds = new Set<number>();
+      for (const e of events) {
+        const changes = (
+          e.data as { changes?: { participants?: { from: number[]; to: number[] }; checklist?: { from: number; to: number } } }
+        ).changes;
+        for (const id of [...(changes?.participants?.from ?? []), ...(changes?.participants?.to ?? [])]) userIds.add(id);
+        if (changes?.checklist) [changes.checklist.from, changes.checklist.to].forEach((id) => checklistIds.add(id));
+        for (const p of (e.data as { item?: { participants?: { id: number }[] } }).item?.participants ?? []) userIds.add(p.id);
+      }
+      return { events, names: await repo.names([...userIds], [...checklistIds]) };
+    },
+
     /** Runs `listener` after every commit with events on this node (the webhook worker's wake-up). */
     onCommitted(listener: () => void) {
       committedListeners.push(listener);

@@ -34,6 +34,8 @@ const eventsOf = async (itemId: number) =>
   (
     await db()
       .selectFrom('events')
+      // The item's own creation (the factory raised it) is not what these writes are about.
+      .where('type', '!=', 'item.created')
       .select(['type', 'data', 'actor_id', 'token_id', 'project_id', 'item_id'])
       .where('item_id', '=', itemId)
       .orderBy('id')

@@ -94,14 +94,14 @@ export function createItemsRepository(db: Kysely<Database>) {
       q.participants.execute({ itemId, projectId }, executor),
 
     /** What the card shows besides the item row: comments, answers, links, images and history, in their order. */
-    async cardParts(itemId: number) {
+    async cardParts(itemId: number, executor?: Kysely<Database>) {
       const byId = { itemId };
       const [comments, answers, links, attachments, history] = await Promise.all([
-        q.comments.execute(byId),
-        q.answers.execute(byId),
-        q.links.execute(byId),
-        q.attachments.execute(byId),
-        q.history.execute(byId),
+        q.comments.execute(byId, executor),
+        q.answers.execute(byId, executor),
+        q.links.execute(byId, executor),
+        q.attachments.execute(byId, executor),
+        q.history.execute(byId, executor),
       ]);
       return { comments, answers, links, attachments, history };
     },
@@ -144,6 +144,14 @@ export const lockItem = precompileLazily((db: Kysely<Database>, p: { itemId: num
     .set((eb) => ({ status: eb.ref('status') }))
     .where('id', '=', p.itemId)
     .returning(['project_id', 'section_id', 'checklist_id']),
+);
+/** The project's row lock (a self-assignment, as for items): structural writes of one project serialize on it. */
+export const lockProject = precompileLazily((db: Kysely<Database>, p: { projectId: number }) =>
+  db
+    .updateTable('projects')
+    .set((eb) => ({ archived: eb.ref('archived') }))
+    .where('id', '=', p.projectId)
+    .returning(['id']),
 );
 const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: string }) =>
   db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),

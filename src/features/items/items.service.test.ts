@@ -183,6 +183,7 @@ describe('items.getItemWorkspace', () => {
       'answer.images',
       'answer.review',
       'comment.add',
+      'item.edit',
       'item.materials',
       'item.planning',
       'item.rework',

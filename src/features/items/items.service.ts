@@ -61,8 +61,9 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
       return access;
     },
 
-    async getItemCard(actor: Actor, itemId: number) {
-      return cardOf(actor, await service.access(actor, itemId));
+    /** `executor`: inside a write (the card of a new item, for its event), else the database. */
+    async getItemCard(actor: Actor, itemId: number, executor?: Kysely<Database>) {
+      return cardOf(actor, await service.access(actor, itemId, executor), executor);
     },
 
     /**
@@ -83,8 +84,8 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     },
   };
 
-  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess) {
-    const { comments, answers, links, attachments, history } = await repo.cardParts(item.id);
+  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess, executor?: Kysely<Database>) {
+    const { comments, answers, links, attachments, history } = await repo.cardParts(item.id, executor);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
     return {

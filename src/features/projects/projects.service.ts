@@ -1,6 +1,7 @@
 import { type Actor, canOnProject, type Membership, seesChecklist, seesSection } from '../../domain/policy.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
-import type { Project } from '../../db/tables.js';
+import type { Kysely } from 'kysely';
+import type { Database, Project } from '../../db/tables.js';
 import { notFound } from '../../errors.js';
 import type { ArchivedFilter, ProjectsRepository, StatusCount, StructureRows } from './projects.repository.js';
 
@@ -86,9 +87,15 @@ export function createProjectsService(repo: ProjectsRepository) {
   }
 
   const service = {
-    /** The project and the actor's membership, or 404 when the actor cannot see it. */
-    async access(actor: Actor, projectId: number): Promise<ProjectAccess> {
-      const [project, membership] = await Promise.all([repo.findProject(projectId), repo.membership(actor.id, projectId)]);
+    /**
+     * The project and the actor's membership, or 404 when the actor cannot see it. `executor`: the transaction
+     * of a structural write (the check runs under the project's lock), else the database.
+     */
+    async access(actor: Actor, projectId: number, executor?: Kysely<Database>): Promise<ProjectAccess> {
+      const [project, membership] = await Promise.all([
+        repo.findProject(projectId, executor),
+        repo.membership(actor.id, projectId, executor),
+      ]);
       if (!project || !canOnProject(actor, 'read', { archived: project.archived === 1, membership })) {
         throw notFound('The project');
       }

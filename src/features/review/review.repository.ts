@@ -7,7 +7,18 @@ export function createReviewRepository(db: Kysely<Database>) {
   return {
     /** The item's verdict and status as the write sees them (under the item's lock). */
     itemState(trx: Kysely<Database>, itemId: number) {
-      return trx.selectFrom('items').select(['verdict', 'status']).where('id', '=', itemId).executeTakeFirstOrThrow();
+      return trx.selectFrom('items').select(['verdict', 'status', 'requires_answer']).where('id', '=', itemId).executeTakeFirstOrThrow();
+    },
+
+    async hasApprovedAnswer(trx: Kysely<Database>, itemId: number): Promise<boolean> {
+      const row = await trx
+        .selectFrom('answers')
+        .select('id')
+        .where('item_id', '=', itemId)
+        .where('status', '=', 'approved')
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** Changes the item's columns and records the history entry that says why, at the entry's time. */

@@ -92,7 +92,11 @@ export function createReviewService(deps: {
       );
     },
 
-    /** Sets or clears (empty) the item's verdict, with a `verdict_set` history entry (note: the verdict). */
+    /**
+     * Sets or clears (empty) the item's verdict, with a `verdict_set` history entry (note: the verdict).
+     * "Answer required" is enforced here (DESIGN.md §14): such an item is accepted only once one of its
+     * answers is approved (read under the item's lock, so a concurrent review cannot slip between).
+     */
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.verdict', {}, trx);
@@ -103,6 +107,9 @@ export function createReviewService(deps: {
         async (trx, emit) => {
           const current = await repo.itemState(trx, itemId);
           if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
+          if (verdict === 'accepted' && current.requires_answer === 1 && !(await repo.hasApprovedAnswer(trx, itemId))) {
+            throw validationError('verdict', 'This item requires an answer: approve one of its answers before accepting it');
+          }
           const at = clock.now().toISOString();
           await repo.changeItem(
             trx,

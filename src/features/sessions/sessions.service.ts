@@ -30,6 +30,8 @@ export interface WebSession {
   expiresAt: string;
   /** The user's IANA time zone, in which the web shows times; null: none chosen (UTC). */
   timeZone: string | null;
+  /** What the navigation counts, filled by the web for the pages it renders: "To review" (null: reviews nowhere). */
+  toReview?: number | null;
 }
 
 export type SignInResult =

@@ -80,6 +80,46 @@ export function createWorklistsRepository(db: Kysely<Database>) {
         .orderBy('i.id')
         .execute();
     },
+
+    /**
+     * What waits for a review in the active projects (`projectIds`, or all when null): answers pending review,
+     * and done items without a verdict; each with where it is (for the policy), oldest first.
+     */
+    async reviewQueue(projectIds: readonly number[] | null) {
+      if (projectIds !== null && projectIds.length === 0) return [];
+      const place = [
+        'i.id as item_id',
+        'i.text as item_text',
+        'i.project_id',
+        'i.section_id',
+        'i.checklist_id',
+        'p.name as project_name',
+      ] as const;
+      let answers = db
+        .selectFrom('answers as a')
+        .innerJoin('items as i', 'i.id', 'a.item_id')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .innerJoin('users as u', 'u.id', 'a.author_id')
+        .select([...place, 'a.id as answer_id', 'a.created_at as since', 'u.name as author_name'])
+        .where('a.status', '=', 'pending')
+        .where('p.archived', '=', 0);
+      let done = db
+        .selectFrom('items as i')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .select([...place, 'i.updated_at as since'])
+        .where('i.status', '=', 'done')
+        .where('i.verdict', 'is', null)
+        .where('p.archived', '=', 0);
+      if (projectIds !== null) {
+        answers = answers.where('i.project_id', 'in', [...projectIds]);
+        done = done.where('i.project_id', 'in', [...projectIds]);
+      }
+      const [answerRows, doneRows] = await Promise.all([answers.execute(), done.execute()]);
+      return [
+        ...answerRows.map((r) => ({ ...r, kind: 'answer' as const })),
+        ...doneRows.map((r) => ({ ...r, kind: 'verdict' as const, answer_id: null, author_name: null })),
+      ].sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.item_id - b.item_id));
+    },
   };
 }
 

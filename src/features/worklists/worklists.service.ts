@@ -95,7 +95,34 @@ export function createWorklistsService(deps: {
   const { repo, projects, projectsRepo, search, clock } = deps;
   const today = () => clock.now().toISOString().slice(0, 10);
 
+  /** The review queue of what the actor may review (null: they review nowhere), oldest first. */
+  async function reviewable(actor: Actor) {
+    const memberships = await projectsRepo.allMemberships(actor.id);
+    const managed = [...memberships].filter(([, m]) => m.role === 'manager').map(([id]) => id);
+    if (actor.role !== 'admin' && managed.length === 0) return null;
+    const rows = await repo.reviewQueue(actor.role === 'admin' ? null : managed);
+    return rows.filter((r) =>
+      can(actor, 'answer.review', {
+        archived: false,
+        membership: memberships.get(r.project_id) ?? null,
+        sectionId: r.section_id,
+        checklistId: r.checklist_id,
+        participantIds: [],
+      }),
+    );
+  }
+
   return {
+    /** "To review" (DESIGN.md §14): answers waiting for review and done items without a verdict, oldest first. */
+    async reviewQueue(actor: Actor, requestedPage: number) {
+      return { ...pageOf((await reviewable(actor)) ?? [], requestedPage) };
+    },
+
+    /** The count beside "To review" in the navigation; null for those who review nowhere (no link). */
+    async reviewCount(actor: Actor): Promise<number | null> {
+      return (await reviewable(actor))?.length ?? null;
+    },
+
     /**
      * The project's tree with per-checklist counts, and one page of the items that pass the filter, in tree
      * order or sorted; each row with its participants. Also the project's members (the participant filter's

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { documentLinksOf, formOf, idParam } from '../form.js';
+import { documentLinksOf, formOf, idParam, idsOf, parseId } from '../form.js';
+import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../api/v1/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
@@ -17,9 +18,12 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
 
 export async function itemPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'idempotency' | 'clock'>,
+  deps: Pick<
+    AppContext,
+    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'idempotency' | 'clock' | 'events' | 'structure'
+  >,
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, idempotency, clock } = deps;
+  const { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure } = deps;
 
   async function renderItem(
     request: FastifyRequest,
@@ -30,9 +34,21 @@ export async function itemPages(
   ) {
     const session = sessionOf(request);
     const workspace = await items.getItemWorkspace(session.user, itemId);
+    const [{ events: itemEvents, names }, edit] = await Promise.all([
+      events.ofItem(itemId),
+      workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
+    ]);
     const saved = (request.query as Record<string, string | undefined>).saved;
     const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
-    const view = itemPageView({ ...workspace, session, today: clock.now().toISOString().slice(0, 10), notice, failure });
+    const view = itemPageView({
+      ...workspace,
+      session,
+      today: clock.now().toISOString().slice(0, 10),
+      notice,
+      failure,
+      timeline: { events: itemEvents, names, history: workspace.item.status_history },
+      edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
+    });
     return reply.code(status).type('text/html; charset=utf-8').send(view);
   }
 
@@ -88,6 +104,24 @@ export async function itemPages(
     const [id, form] = [idParam(request), formOf(request)];
     return itemWrite(request, reply, id, 'comment', form, (audit) =>
       comments.addComment(user, id, { text: form.get('text') ?? '' }, audit),
+    );
+  });
+
+  app.post('/items/:id/edit', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return itemWrite(request, reply, id, 'edit', form, (audit) =>
+      structure.updateItem(
+        user,
+        id,
+        {
+          text: form.get('text') ?? undefined,
+          description: form.get('description') ?? undefined,
+          participantIds: form.has('participants_sent') ? idsOf(form, 'participants') : undefined,
+          checklistId: form.has('checklist') ? (parseId(form.get('checklist')) ?? 0) : undefined,
+        },
+        audit,
+      ),
     );
   });
 

@@ -5,8 +5,10 @@ import { validationError } from '../../errors.js';
 import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/worklists/bulk-changes.service.js';
 import { itemFilterOf } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
+import { reviewQueueView } from '../views/review-queue.js';
 import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
+import { structureLinks } from '../views/structure-page.js';
 import { formOf, idParam, idsOf } from '../form.js';
 import { type FormFailure, webWrite } from '../web-write.js';
 import { html } from '../html.js';
@@ -73,9 +75,9 @@ ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected`
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'bulkChanges' | 'idempotency'>,
+  deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure' | 'bulkChanges' | 'idempotency'>,
 ) {
-  const { projects, review, worklists, bulkChanges, idempotency } = deps;
+  const { projects, review, worklists, structure, bulkChanges, idempotency } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -97,9 +99,10 @@ export async function projectPages(
     const session = sessionOf(request);
     const query = request.query as Record<string, string | undefined>;
     const filter = itemFilterOf(query);
-    const [items, canVerdict] = await Promise.all([
+    const [items, canVerdict, rights] = await Promise.all([
       worklists.projectItems(session.user, id, filter, pageParam(query)),
       review.canSetProjectVerdict(session.user, id),
+      structure.rightsOn(session.user, id),
     ]);
     const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, 'Project verdict') : null;
     const notice = query.saved ? 'The verdict was saved.' : null;
@@ -110,6 +113,7 @@ export async function projectPages(
       filter,
       notice,
       verdictForm: verdict,
+      structureLinks: structureLinks(id, rights),
       bulk,
       bulkSummary: bulkSummaryOf(query),
       failure,
@@ -145,6 +149,12 @@ export async function projectPages(
     const session = sessionOf(request);
     const items = await worklists.myItems(session.user, pageParam(request.query as Record<string, string | undefined>));
     return reply.type('text/html; charset=utf-8').send(myItemsView({ ...items, session }));
+  });
+
+  app.get('/review', async (request, reply) => {
+    const session = sessionOf(request);
+    const queue = await worklists.reviewQueue(session.user, pageParam(request.query as Record<string, string | undefined>));
+    return reply.type('text/html; charset=utf-8').send(reviewQueueView({ ...queue, session }));
   });
 
   app.post('/projects/:id/verdict', async (request, reply) => {

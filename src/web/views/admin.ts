@@ -3,27 +3,15 @@ import type { MembersService } from '../../features/admin/members.service.js';
 import type { StructureService } from '../../features/admin/structure.service.js';
 import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import { html, type SafeHtml } from '../html.js';
+import { html } from '../html.js';
 import { badge, crumbs, csrfField, page } from '../layout.js';
+import { type FormFailure, writeKeyField } from '../web-write.js';
+import { FormState } from './forms.js';
 
 type Structure = Awaited<ReturnType<StructureService['getStructure']>>;
 type Members = Awaited<ReturnType<MembersService['listMembers']>>;
 type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
 type ProjectList = Awaited<ReturnType<StructureService['listProjects']>>;
-type AdminItem = Awaited<ReturnType<StructureService['getItem']>>;
-
-function moveButtons(csrf: SafeHtml, action: string, back: string, what: string) {
-  return (['up', 'down'] as const).map(
-    (direction) => html`<form method="post" action="${action}" class="inline">${csrf}<input type="hidden" name="back" value="${back}">
-<input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary small" aria-label="${`Move ${what} ${direction}`}">${direction === 'up' ? '↑' : '↓'}</button></form>`,
-  );
-}
-
-function renameForm(csrf: SafeHtml, action: string, back: string, id: string, label: string, value: string) {
-  return html`<form method="post" action="${action}" class="actions">${csrf}<input type="hidden" name="back" value="${back}">
-<label class="inline" for="${id}">${label}</label><input id="${id}" type="text" name="name" required maxlength="200" value="${value}">
-<button type="submit" class="secondary small">Rename</button></form>`;
-}
 
 function accessFields(structure: Structure, prefix: string, member: Members[number] | null) {
   const limited = member !== null && (member.section_ids !== null || member.checklist_ids !== null);
@@ -100,48 +88,23 @@ ${accessFields(structure, 'new-member', null)}
 </section>`;
 }
 
-function structureBlock(session: WebSession, structure: Structure) {
-  const csrf = csrfField(session);
-  const id = structure.project.id;
-  const back = (anchor: string) => `/admin/projects/${id}#${anchor}`;
-  const archived = structure.project.archived === 1;
-  if (archived) {
-    return html`<section class="card"><h2>Structure</h2><p class="muted">The project is archived: unarchive it to edit its structure.</p></section>`;
-  }
+/** Sections, checklists and items are edited from the project itself, by its managers and by admins. */
+function structureLinks(structure: Structure) {
+  const p = structure.project;
   return html`<section class="card" id="structure" aria-labelledby="structure-title">
 <h2 id="structure-title">Structure</h2>
-${structure.sections.map(
-  (s) => html`<div class="card" id="section-${s.id}">
-<h3>Section: ${s.name} ${moveButtons(csrf, `/admin/sections/${s.id}/move`, back(`section-${s.id}`), `section ${s.name}`)}</h3>
-${renameForm(csrf, `/admin/sections/${s.id}/rename`, back(`section-${s.id}`), `section-${s.id}-name`, 'Section name', s.name)}
-${structure.checklists
-  .filter((c) => c.section_id === s.id)
-  .map(
-    (c) => html`<div class="card" id="checklist-${c.id}">
-<h4>Checklist: ${c.name} ${moveButtons(csrf, `/admin/checklists/${c.id}/move`, back(`section-${s.id}`), `checklist ${c.name}`)}</h4>
-${renameForm(csrf, `/admin/checklists/${c.id}/rename`, back(`checklist-${c.id}`), `checklist-${c.id}-name`, 'Checklist name', c.name)}
-<ol>${structure.items
-      .filter((i) => i.checklist_id === c.id)
-      .map(
-        (i) => html`<li data-testid="admin-item">${i.text} ${badge(i.status)}
-${moveButtons(csrf, `/admin/items/${i.id}/move`, back(`checklist-${c.id}`), `item ${i.text}`)}
-<a href="/admin/items/${i.id}">Edit</a> · <a href="/items/${i.id}">Open</a></li>`,
-      )}</ol>
-<form method="post" action="/admin/checklists/${c.id}/items" class="actions">${csrf}<input type="hidden" name="back" value="${back(`checklist-${c.id}`)}">
-<label class="inline" for="checklist-${c.id}-new-item">New item</label><input id="checklist-${c.id}-new-item" type="text" name="text" required maxlength="1000">
-<button type="submit" class="small">Add item</button></form>
-</div>`,
-  )}
-<form method="post" action="/admin/sections/${s.id}/checklists" class="actions">${csrf}<input type="hidden" name="back" value="${back(`section-${s.id}`)}">
-<label class="inline" for="section-${s.id}-new-checklist">New checklist</label><input id="section-${s.id}-new-checklist" type="text" name="name" required maxlength="200">
-<button type="submit" class="small">Add checklist</button></form>
-</div>`,
-)}
-<form method="post" action="/admin/projects/${id}/sections" class="actions">${csrf}<input type="hidden" name="back" value="${back('structure')}">
-<label class="inline" for="new-section">New section</label><input id="new-section" type="text" name="name" required maxlength="200">
-<button type="submit">Add section</button></form>
+<p>${structure.sections.length} sections, ${structure.checklists.length} checklists, ${structure.items.length} items.
+Sections, checklists and items are added, renamed and moved from the project, by its managers and by administrators:</p>
+<p><a href="/projects/${p.id}/structure">Sections and checklists</a> · <a href="/projects/${p.id}/items/new">Add item</a> · <a href="/projects/${p.id}">Open the project</a></p>
 </section>`;
 }
+
+export const ADMIN_NOTICES: Record<string, string> = {
+  created: 'The project was created. Add its members below, then its sections and checklists.',
+  '1': 'Saved.',
+  member: 'The member was saved.',
+  removed: 'The member was removed.',
+};
 
 export function adminHomeView(session: WebSession): string {
   return page({
@@ -150,15 +113,17 @@ export function adminHomeView(session: WebSession): string {
     path: '/admin',
     body: html`<h1>Administration</h1>
 <ul><li><a href="/admin/users">Users</a>: create, deactivate</li>
-<li><a href="/admin/projects">Projects</a>: structure (sections, checklists, items) and members</li></ul>`,
+<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li></ul>`,
   }).value;
 }
 
-export function adminProjectsView(session: WebSession, list: ProjectList): string {
+export function adminProjectsView(session: WebSession, list: ProjectList, failure: FormFailure | null): string {
+  const form = new FormState('new-project', failure);
   return page({
     title: 'Projects · Administration',
     session,
     path: '/admin',
+    error: failure ? html`The project was not created: ${failure.message}` : null,
     body: html`${crumbs([{ href: '/admin', label: 'Administration' }])}
 <h1>Projects</h1>
 <table><thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">State</th></tr></thead>
@@ -168,33 +133,36 @@ export function adminProjectsView(session: WebSession, list: ProjectList): strin
     )}</tbody></table>
 <section class="card" aria-labelledby="new-project-title">
 <h2 id="new-project-title">New project</h2>
-<form method="post" action="/admin/projects">${csrfField(session)}
-<label for="new-project-name">Project name</label><input id="new-project-name" type="text" name="name" required maxlength="200">
-<label for="new-project-description">Description</label><textarea id="new-project-description" name="description"></textarea>
-<label for="new-project-deadline">Deadline</label><input id="new-project-deadline" type="date" name="deadline">
+<form method="post" action="/admin/projects">${csrfField(session)}${writeKeyField()}
+<label for="new-project-name">Project name</label><input id="new-project-name" type="text" name="name" required maxlength="200" value="${form.value('name')}" ${form.aria('name', 'new-project-name')}>
+${form.message('name', 'new-project-name')}
+<label for="new-project-description">Description</label><textarea id="new-project-description" name="description">${form.value('description')}</textarea>
+<label for="new-project-deadline">Deadline</label><input id="new-project-deadline" type="date" name="deadline" value="${form.value('deadline')}" ${form.aria('deadline', 'new-project-deadline')}>
+${form.message('deadline', 'new-project-deadline')}
 <div class="actions"><button type="submit">Create project</button></div>
 </form></section>`,
   }).value;
 }
 
-/** A project's editor: its fields, its structure (sections, checklists, items) and its members. */
+/** A project's editor: its fields and its members; its structure is edited from the project. */
 export function projectEditorView(m: {
   session: WebSession;
   tree: Structure;
   members: Members;
   users: AllUsers;
-  saved: boolean;
-  /** What was just done (overrides `saved`). */
-  notice?: string | null;
+  saved: string | null;
+  failure: FormFailure | null;
 }): string {
   const { session, tree } = m;
   const p = tree.project;
   const csrf = csrfField(session);
+  const form = new FormState('project', m.failure);
   return page({
     title: `Edit ${p.name}`,
     session,
     path: '/admin',
-    notice: m.notice ?? (m.saved ? 'Saved.' : null),
+    notice: m.saved ? (ADMIN_NOTICES[m.saved] ?? null) : null,
+    error: m.failure ? html`Nothing was saved: ${m.failure.message}` : null,
     body: html`${crumbs([
       { href: '/admin', label: 'Administration' },
       { href: '/admin/projects', label: 'Projects' },
@@ -203,51 +171,17 @@ export function projectEditorView(m: {
 <p><a href="/projects/${p.id}">Open the project</a></p>
 <section class="card" aria-labelledby="project-title">
 <h2 id="project-title">Project</h2>
-<form method="post" action="/admin/projects/${p.id}">${csrf}
-<label for="project-name">Project name</label><input id="project-name" type="text" name="name" required maxlength="200" value="${p.name}">
-<label for="project-description">Description</label><textarea id="project-description" name="description">${p.description}</textarea>
-<label for="project-deadline">Deadline</label><input id="project-deadline" type="date" name="deadline" value="${p.deadline ?? ''}">
+<form method="post" action="/admin/projects/${p.id}">${csrf}${writeKeyField()}
+<label for="project-name">Project name</label><input id="project-name" type="text" name="name" required maxlength="200" value="${form.value('name', p.name)}" ${form.aria('name', 'project-name')}>
+${form.message('name', 'project-name')}
+<label for="project-description">Description</label><textarea id="project-description" name="description">${form.value('description', p.description)}</textarea>
+<label for="project-deadline">Deadline</label><input id="project-deadline" type="date" name="deadline" value="${form.value('deadline', p.deadline ?? '')}" ${form.aria('deadline', 'project-deadline')}>
+${form.message('deadline', 'project-deadline')}
 <label class="inline"><input type="checkbox" name="archived" value="1" ${p.archived ? html`checked` : ''}> Archived (read-only for everybody)</label>
 <div class="actions"><button type="submit">Save project</button></div>
 </form>
 </section>
-${structureBlock(session, tree)}
+${structureLinks(tree)}
 ${membersBlock(session, tree, m.members, m.users)}`,
-  }).value;
-}
-
-export function adminItemView(m: {
-  session: WebSession;
-  item: AdminItem['item'];
-  participantIds: AdminItem['participantIds'];
-  members: AdminItem['members'];
-  saved: boolean;
-}): string {
-  const { session, item, participantIds, members: projectMembers } = m;
-  return page({
-    title: 'Edit item',
-    session,
-    path: '/admin',
-    notice: m.saved ? 'Saved.' : null,
-    body: html`${crumbs([
-      { href: '/admin', label: 'Administration' },
-      { href: `/admin/projects/${item.project_id}`, label: 'Project' },
-    ])}
-<h1>Edit item</h1>
-<form method="post" action="/admin/items/${item.id}" class="card">${csrfField(session)}
-<label for="item-text">Item text</label><input id="item-text" type="text" name="text" required maxlength="1000" value="${item.text}">
-<label for="item-description">Description</label><textarea id="item-description" name="description">${item.description}</textarea>
-<fieldset><legend>Participants</legend>
-${
-  projectMembers.length
-    ? projectMembers.map(
-        (m) =>
-          html`<label class="inline"><input type="checkbox" name="participants" value="${m.id}" ${participantIds.includes(m.id) ? html`checked` : ''}> ${m.name} <span class="muted">(${m.role})</span></label>`,
-      )
-    : html`<p class="muted">The project has no members yet.</p>`
-}
-</fieldset>
-<div class="actions"><button type="submit">Save item</button><a href="/items/${item.id}">Open the item</a></div>
-</form>`,
   }).value;
 }

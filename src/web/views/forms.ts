@@ -21,6 +21,12 @@ export class FormState {
     return Array.isArray(sent) ? (sent[0] ?? '') : (sent ?? '');
   }
 
+  /** Every value sent for a repeated field (a multiple select) when the form failed, else none. */
+  values(field: string): string[] {
+    const sent = this.failed ? this.failure!.values[field] : undefined;
+    return sent === undefined ? [] : Array.isArray(sent) ? sent : [sent];
+  }
+
   checked(field: string, current: boolean): boolean {
     return this.failed ? this.failure!.values[field] !== undefined : current;
   }

@@ -7,6 +7,8 @@ import { html, type SafeHtml } from '../html.js';
 import { badge, crumbs, csrfField, page, safeLink, time } from '../layout.js';
 import { writeKeyField, type FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
+import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member } from './item-form.js';
+import { timeline, type TimelineModel } from './timeline.js';
 
 type Workspace = Awaited<ReturnType<ItemsService['getItemWorkspace']>>;
 type Card = Workspace['item'];
@@ -16,6 +18,9 @@ export interface ItemPageModel extends Workspace {
   today: string;
   notice: string | null;
   failure: FormFailure | null;
+  timeline: TimelineModel;
+  /** What "Edit item" offers, for those who may edit the item. */
+  edit: { choices: ChecklistChoice[]; members: Member[] } | null;
 }
 
 interface LinkLike {
@@ -42,6 +47,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   review: 'The answer review was saved.',
   verdict: 'The verdict was saved.',
   rework: 'The item was returned to rework.',
+  created: 'The item was created.',
+  edit: 'The item was saved.',
 };
 
 const ACCEPTED_IMAGES = 'image/png,image/jpeg,image/gif,image/webp';
@@ -126,7 +133,8 @@ function planningForm(m: ItemPageModel, item: Card) {
 ${form.message('deadline', 'planning-deadline')}
 <label for="planning-priority">Priority</label>
 <select id="planning-priority" name="priority">${PRIORITIES.map((p) => html`<option value="${p}" ${selected(priority === p)}>${p}</option>`)}</select>
-<label class="inline" for="planning-requires"><input id="planning-requires" type="checkbox" name="requires_answer" value="1" ${checked(form.checked('requires_answer', item.requires_answer))}> Reply required before the item is done</label>
+<label class="inline" for="planning-requires"><input id="planning-requires" type="checkbox" name="requires_answer" value="1" aria-describedby="planning-requires-hint" ${checked(form.checked('requires_answer', item.requires_answer))}> Answer required</label>
+<p class="hint" id="planning-requires-hint">${ANSWER_REQUIRED_HINT}</p>
 <div class="actions"><button type="submit">Save planning</button></div>`,
     { id: 'planning' },
   )}`;
@@ -306,13 +314,14 @@ export function itemPageView(m: ItemPageModel): string {
 <dt>Status</dt><dd data-testid="item-status">${badge(item.status)}</dd>
 <dt>Priority</dt><dd data-testid="item-priority">${item.priority}</dd>
 <dt>Deadline</dt><dd data-testid="item-deadline">${item.deadline ?? '—'}</dd>
-<dt>Answer required</dt><dd>${item.requires_answer ? 'yes' : 'no'}</dd>
+<dt>Answer required</dt><dd>${item.requires_answer ? html`yes <span class="muted">(accepted only once an answer is approved)</span>` : 'no'}</dd>
 <dt>Participants</dt><dd>${item.participants.length ? item.participants.map((p, i) => html`${i ? ', ' : ''}${p.name}${p.role ? html` <span class="muted">(${p.role})</span>` : ''}`) : '—'}</dd>
 <dt>Verdict</dt><dd data-testid="item-verdict">${badge(item.verdict)}</dd>
 ${item.rework_reason ? html`<dt>Rework</dt><dd data-testid="item-rework"><span class="text">${item.rework_reason}</span> <span class="muted">— due ${item.rework_deadline ?? '—'}</span></dd>` : ''}
 </dl>
 ${item.description ? html`<h2>Description</h2><p class="text">${item.description}</p>` : ''}
 </section>
+${m.edit ? editItemForm({ session: m.session, item, ...m.edit, failure: m.failure, writeForm: (action, body, options) => writeForm(m, action, body, options) }) : ''}
 ${
   may('item.status') || may('item.planning')
     ? html`<section class="card" aria-labelledby="work-title">
@@ -341,14 +350,6 @@ ${
 }
 ${may('comment.add') ? commentForm(m, item) : ''}
 </section>
-<section class="card" aria-labelledby="history-title">
-<h2 id="history-title">History</h2>
-<table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Note</th></tr></thead>
-<tbody>${item.status_history.map(
-      (h) => html`<tr data-testid="history-row"><td>${time(h.at, '—', m.session.timeZone)}</td><td data-label="What">${label(h.kind)}</td>
-<td data-label="Change">${h.from ? html`${badge(h.from)} → ` : ''}${h.to ? badge(h.to) : ''}</td><td data-label="By">${h.user?.name ?? html`<span class="muted">system</span>`}</td>
-<td class="text" data-label="Note">${h.note ?? ''}</td></tr>`,
-    )}</tbody></table>
-</section>`,
+${timeline(m.timeline, m.session.timeZone)}`,
   }).value;
 }

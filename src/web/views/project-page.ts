@@ -22,6 +22,8 @@ export interface ProjectPageModel extends ProjectItems {
   bulkSummary: BulkSummary | null;
   /** The bulk form refused (422): shown again with what was sent. */
   failure: FormFailure | null;
+  /** "Add item", "Add section", "Add checklist", for those who may. */
+  structureLinks: SafeHtml | null;
 }
 
 export type BulkSummary = BulkOutcome;
@@ -220,6 +222,7 @@ ${p.description ? html`<p class="text">${p.description}</p>` : ''}
 </dl>
 ${m.verdictForm ?? ''}
 </section>
+${m.structureLinks ?? ''}
 ${bulkSummaryBlock(m)}
 ${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}${bulkForm(m)}` : html`<p class="muted">This project has no sections yet.</p>`}`,
   }).value;

@@ -1,0 +1,141 @@
+import { PRIORITIES } from '../../domain/values.js';
+import type { WebSession } from '../../features/sessions/sessions.service.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, page } from '../layout.js';
+import { type FormFailure, writeKeyField } from '../web-write.js';
+import { checked, FormState, selected } from './forms.js';
+
+export interface Member {
+  id: number;
+  name: string;
+  role: string;
+}
+
+/** The checklists an item may be put in, under their sections (what the user sees of the project). */
+export interface ChecklistChoice {
+  section: { id: number; name: string };
+  checklists: { id: number; name: string }[];
+}
+
+const ACCEPTED_IMAGES = 'image/png,image/jpeg,image/gif,image/webp';
+
+/** The project's members to pick participants from: a multiple select (a native picker on phones). */
+export function participantsField(form: FormState, id: string, members: readonly Member[], current: readonly number[]) {
+  const picked = form.failed ? form.values('participants').map(Number) : current;
+  if (members.length === 0) return html`<p class="muted">The project has no members to assign yet.</p>`;
+  return html`<label for="${id}">Participants</label>
+<select id="${id}" name="participants" multiple size="${Math.min(6, Math.max(3, members.length))}" aria-describedby="${id}-hint" ${form.aria('participants', id)}>
+${members.map((m) => html`<option value="${m.id}" ${selected(picked.includes(m.id))}>${m.name} (${m.role})</option>`)}
+</select>
+<p class="hint" id="${id}-hint">Pick several with Ctrl (⌘ on a Mac); on a phone, tick them in the list.</p>
+${form.message('participants', id)}`;
+}
+
+export function checklistField(form: FormState, id: string, choices: readonly ChecklistChoice[], current: number | null) {
+  const value = form.value('checklist', current === null ? '' : String(current));
+  return html`<label for="${id}">Checklist</label>
+<select id="${id}" name="checklist" required ${form.aria('checklist', id)}>
+${current === null ? html`<option value="">Choose a checklist</option>` : ''}
+${choices.map(
+  (c) =>
+    html`<optgroup label="${c.section.name}">${c.checklists.map(
+      (l) => html`<option value="${l.id}" ${selected(value === String(l.id))}>${l.name}</option>`,
+    )}</optgroup>`,
+)}
+</select>
+${form.message('checklist', id)}`;
+}
+
+export interface NewItemModel {
+  session: WebSession;
+  project: { id: number; name: string };
+  choices: ChecklistChoice[];
+  members: Member[];
+  /** The checklist chosen beforehand (`?checklist=`), if any. */
+  checklistId: number | null;
+  failure: FormFailure | null;
+}
+
+/** "Add item": a defect raised with its planning, its people and its photos in one step (DESIGN.md §14). */
+export function newItemView(m: NewItemModel): string {
+  const form = new FormState('item', m.failure);
+  const p = m.project;
+  return page({
+    title: `Add item · ${p.name}`,
+    session: m.session,
+    path: '/projects',
+    error: m.failure ? html`Nothing was saved: please check the form.` : null,
+    body: html`<nav aria-label="Breadcrumb" class="crumbs muted"><a href="/projects">Projects</a> › <a href="/projects/${p.id}">${p.name}</a></nav>
+<h1>Add item</h1>
+${
+  m.choices.length === 0
+    ? html`<p class="muted">This project has no checklist yet: <a href="/projects/${p.id}/structure">add a section and a checklist</a> first.</p>`
+    : html`<form method="post" action="/projects/${p.id}/items" enctype="multipart/form-data" class="card" id="item">
+${csrfField(m.session)}${writeKeyField()}
+${form.summary(['text', 'description', 'checklist', 'participants', 'priority', 'deadline', 'attachments[]'])}
+<label for="item-text">Text</label>
+<textarea id="item-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'item-text')}>${form.value('text')}</textarea>
+${form.message('text', 'item-text')}
+${checklistField(form, 'item-checklist', m.choices, m.checklistId)}
+${participantsField(form, 'item-participants', m.members, [])}
+<div class="row">
+<div><label for="item-priority">Priority</label>
+<select id="item-priority" name="priority">${PRIORITIES.map((v) => html`<option value="${v}" ${selected(form.value('priority', 'medium') === v)}>${v}</option>`)}</select></div>
+<div><label for="item-deadline">Deadline</label>
+<input id="item-deadline" type="date" name="deadline" value="${form.value('deadline')}" ${form.aria('deadline', 'item-deadline')}>
+${form.message('deadline', 'item-deadline')}</div>
+</div>
+<label class="inline" for="item-requires"><input id="item-requires" type="checkbox" name="requires_answer" value="1" ${checked(form.checked('requires_answer', false))}> Answer required</label>
+<p class="hint">${ANSWER_REQUIRED_HINT}</p>
+<label for="item-description">Description (optional)</label>
+<textarea id="item-description" name="description" maxlength="20000" ${form.aria('description', 'item-description')}>${form.value('description')}</textarea>
+${form.message('description', 'item-description')}
+<label for="item-photos">Photos</label>
+<input id="item-photos" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple capture="environment" data-preview ${form.aria('attachments[]', 'item-photos')}>
+<p class="hint">Optional: PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. The item is created with all of them or not at all.</p>
+${form.message('attachments[]', 'item-photos')}
+<div class="preview" data-preview-for="item-photos" aria-live="polite"></div>
+<div class="actions"><button type="submit">Create item</button><a href="/projects/${p.id}">Cancel</a></div>
+</form>`
+}`,
+  }).value;
+}
+
+/** What "Answer required" enforces (DESIGN.md §14), said where it is set. */
+export const ANSWER_REQUIRED_HINT = 'With an answer required, the item cannot be accepted until one of its answers is approved.';
+
+export interface EditItemModel {
+  session: WebSession;
+  item: { id: number; text: string; description: string; checklist_id: number; participants: readonly { id: number }[] };
+  choices: ChecklistChoice[];
+  members: Member[];
+  failure: FormFailure | null;
+  /** The form's fields, to be wrapped by the page (CSRF, idempotency key). */
+  writeForm: (action: string, body: SafeHtml, options: { id: string }) => SafeHtml;
+}
+
+/** "Edit item" on the item page: text, description, participants, and a move to another checklist of the project. */
+export function editItemForm(m: EditItemModel): SafeHtml {
+  const form = new FormState('edit', m.failure);
+  return html`<details class="card" ${form.failed ? html`open` : ''} id="edit-item"><summary>Edit item</summary>
+${m.writeForm(
+  `/items/${m.item.id}/edit`,
+  html`${form.summary(['text', 'description', 'participants', 'checklist'])}
+<label for="edit-text">Text</label>
+<textarea id="edit-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'edit-text')}>${form.value('text', m.item.text)}</textarea>
+${form.message('text', 'edit-text')}
+<label for="edit-description">Description</label>
+<textarea id="edit-description" name="description" maxlength="20000" ${form.aria('description', 'edit-description')}>${form.value('description', m.item.description)}</textarea>
+${form.message('description', 'edit-description')}
+${participantsField(
+  form,
+  'edit-participants',
+  m.members,
+  m.item.participants.map((p) => p.id),
+)}
+<input type="hidden" name="participants_sent" value="1">
+${checklistField(form, 'edit-checklist', m.choices, m.item.checklist_id)}
+<div class="actions"><button type="submit">Save item</button></div>`,
+  { id: 'edit' },
+)}</details>`;
+}

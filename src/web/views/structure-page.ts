@@ -1,0 +1,126 @@
+import type { WebSession } from '../../features/sessions/sessions.service.js';
+import { html, type SafeHtml } from '../html.js';
+import { page } from '../layout.js';
+import type { FormFailure } from '../web-write.js';
+import { FormState, selected } from './forms.js';
+
+export interface StructureModel {
+  session: WebSession;
+  project: { id: number; name: string };
+  sections: { id: number; name: string; checklists: { id: number; name: string; items: unknown[] }[] }[];
+  notice: string | null;
+  failure: FormFailure | null;
+  /** Wraps a form's fields with its CSRF token and idempotency key. */
+  writeForm: (action: string, body: SafeHtml, options?: { id?: string; className?: string }) => SafeHtml;
+}
+
+export const STRUCTURE_NOTICES: Record<string, string> = {
+  section: 'The section was added.',
+  checklist: 'The checklist was added.',
+  renamed: 'The name was saved.',
+  moved: 'The order was saved.',
+};
+
+function moveButtons(m: StructureModel, action: string, what: string) {
+  return html`<span class="move">${(['up', 'down'] as const).map((direction) =>
+    m.writeForm(
+      action,
+      html`<input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary small" aria-label="${`Move ${what} ${direction}`}">${direction === 'up' ? '↑' : '↓'}</button>`,
+      { className: 'inline' },
+    ),
+  )}</span>`;
+}
+
+function renameForm(m: StructureModel, form: string, action: string, label: string, value: string) {
+  const state = new FormState(form, m.failure);
+  const id = `${form}-name`;
+  return m.writeForm(
+    action,
+    html`<label for="${id}">${label}</label>
+<div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="200" value="${state.value('name', value)}" ${state.aria('name', id)}>
+<button type="submit" class="secondary small">Rename</button></div>
+${state.message('name', id)}`,
+    { id: form },
+  );
+}
+
+/** The project's sections and checklists, to add, rename and reorder (managers and admins; DESIGN.md §14). */
+export function structurePageView(m: StructureModel): string {
+  const p = m.project;
+  const newSection = new FormState('new-section', m.failure);
+  const newChecklist = new FormState('new-checklist', m.failure);
+  const chosenSection = newChecklist.value('section');
+  return page({
+    title: `Sections and checklists · ${p.name}`,
+    session: m.session,
+    path: '/projects',
+    notice: m.notice,
+    error: m.failure ? html`Nothing was saved: please check the form. <a href="#${m.failure.form}">Go to the form</a>` : null,
+    body: html`<nav aria-label="Breadcrumb" class="crumbs muted"><a href="/projects">Projects</a> › <a href="/projects/${p.id}">${p.name}</a></nav>
+<h1>Sections and checklists</h1>
+<div class="card-grid">
+<section class="card" aria-labelledby="new-section-title">
+<h2 id="new-section-title">Add section</h2>
+${m.writeForm(
+  `/projects/${p.id}/sections`,
+  html`<label for="new-section-name">Section name</label>
+<input id="new-section-name" type="text" name="name" required maxlength="200" value="${newSection.value('name')}" ${newSection.aria('name', 'new-section-name')}>
+${newSection.message('name', 'new-section-name')}
+<div class="actions"><button type="submit">Add section</button></div>`,
+  { id: 'new-section' },
+)}
+</section>
+${
+  m.sections.length
+    ? html`<section class="card" aria-labelledby="new-checklist-title">
+<h2 id="new-checklist-title">Add checklist</h2>
+${m.writeForm(
+  `/projects/${p.id}/checklists`,
+  html`<label for="new-checklist-section">Section</label>
+<select id="new-checklist-section" name="section" ${newChecklist.aria('section', 'new-checklist-section')}>${m.sections.map(
+    (s, i) =>
+      html`<option value="${s.id}" ${selected(chosenSection ? chosenSection === String(s.id) : i === m.sections.length - 1)}>${s.name}</option>`,
+  )}</select>
+${newChecklist.message('section', 'new-checklist-section')}
+<label for="new-checklist-name">Checklist name</label>
+<input id="new-checklist-name" type="text" name="name" required maxlength="200" value="${newChecklist.value('name')}" ${newChecklist.aria('name', 'new-checklist-name')}>
+${newChecklist.message('name', 'new-checklist-name')}
+<div class="actions"><button type="submit">Add checklist</button></div>`,
+  { id: 'new-checklist' },
+)}
+</section>`
+    : ''
+}
+</div>
+${m.sections.map(
+  (s) => html`<section class="card" id="section-${s.id}" aria-labelledby="section-${s.id}-title">
+<h2 id="section-${s.id}-title">${s.name} ${moveButtons(m, `/sections/${s.id}/move`, `section ${s.name}`)}</h2>
+${renameForm(m, `section-${s.id}`, `/sections/${s.id}/rename`, `Rename section “${s.name}”`, s.name)}
+${
+  s.checklists.length
+    ? html`<ul class="structure">${s.checklists.map(
+        (c) => html`<li id="checklist-${c.id}"><p><strong>${c.name}</strong> <span class="muted">(${c.items.length} items)</span>
+${moveButtons(m, `/checklists/${c.id}/move`, `checklist ${c.name}`)} <a href="/projects/${p.id}/items/new?checklist=${c.id}">Add item here</a></p>
+${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename checklist “${c.name}”`, c.name)}</li>`,
+      )}</ul>`
+    : html`<p class="muted">No checklists in this section yet.</p>`
+}
+</section>`,
+)}`,
+  }).value;
+}
+
+/** The project page's structure links, for those who may use them (DESIGN.md §14). */
+export function structureLinks(projectId: number, rights: { addItems: boolean; structure: boolean }) {
+  if (!rights.addItems && !rights.structure) return null;
+  return html`<p class="toolbar" data-testid="structure-links">
+${rights.addItems ? html`<a class="button" href="/projects/${projectId}/items/new">Add item</a>` : ''}
+${
+  rights.structure
+    ? html`<a class="button secondary" href="/projects/${projectId}/structure#new-section">Add section</a>
+<a class="button secondary" href="/projects/${projectId}/structure#new-checklist">Add checklist</a>
+<a href="/projects/${projectId}/structure">Rename and reorder</a>`
+    : ''
+}
+</p>`;
+}
