@@ -164,7 +164,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       o.worklists ??
       createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
     itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
-    bulkChanges: o.bulkChanges ?? createBulkChangesService({ projects, projectsRepo, itemWrites: () => ctx.itemWrites }),
+    bulkChanges:
+      o.bulkChanges ??
+      createBulkChangesService({
+        projects,
+        projectsRepo,
+        structureRepo: createStructureRepository(db.kysely),
+        itemWrites: () => ctx.itemWrites,
+      }),
     comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),

@@ -117,6 +117,45 @@ describe('bulk changes of selected items', () => {
     expect(summary).toMatch(/data-testid="bulk-summary"[\s\S]*3 changed; 0 refused\./);
   });
 
+  it('adds and removes a participant on several items, with the item.updated event "Edit item" emits', async () => {
+    const ids = [1000, 1001, 1010];
+    const page = (await (await as('manager')).get('/projects/1')).text;
+    expect(page).toContain('<label for="bulk-add-participant">Add participant</label>');
+    expect(page).toContain('<label for="bulk-remove-participant">Remove participant</label>');
+    const before = (await eventsOf(ids)).length;
+    const response = await bulk('manager', {
+      items: ids.map(String),
+      add_participant: String(USERS.bystander),
+      remove_participant: String(USERS.executor),
+    });
+    expect(response.status).toBe(303);
+    for (const id of ids) {
+      const names = (await card(id)).participants.map((p: { id: number }) => p.id);
+      expect(names).toContain(USERS.bystander);
+      expect(names).not.toContain(USERS.executor);
+    }
+    const events = await server.ctx.db.kysely
+      .selectFrom('events')
+      .select(['type', 'item_id', 'data'])
+      .where('item_id', 'in', ids)
+      .orderBy('id')
+      .execute();
+    const added = events.slice(before);
+    expect(added.map((e) => [e.type, e.item_id])).toEqual(ids.map((id) => ['item.updated', id]));
+    expect(JSON.parse(added[0]!.data)).toEqual({
+      changes: { participants: { from: [USERS.executor, USERS.partial], to: [USERS.bystander, USERS.partial] } },
+    });
+    // Someone outside the project cannot be added (422 beside the select); an executor may not change participants (403).
+    const outsider = await bulk('manager', { items: ['1000'], add_participant: String(USERS.outsider) });
+    expect(outsider.status).toBe(422);
+    expect(decode(outsider.text)).toContain('id="bulk-add-participant-error">must be a member of the project</p>');
+    expect((await bulk('executor', { items: ['1000'], remove_participant: String(USERS.bystander) })).status).toBe(403);
+    expect((await (await as('executor')).get('/projects/1')).text).not.toContain('bulk-add-participant');
+    // Back as they were for the tests that follow.
+    expect((await bulk('admin', { items: ['1000', '1001'], add_participant: String(USERS.executor) })).status).toBe(303);
+    expect((await bulk('admin', { items: ids.map(String), remove_participant: String(USERS.bystander) })).status).toBe(303);
+  });
+
   it('applies a double submission once and shows the same summary', async () => {
     const web = await as('admin');
     const page = await web.get('/projects/1');

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
-import type { Actor } from '../../domain/policy.js';
+import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-transaction.js';
@@ -37,6 +37,8 @@ function planningChanges(input: PlanningInput) {
 export interface ItemChanges {
   status?: ItemStatus;
   planning?: PlanningInput;
+  /** A change owned by another feature (participants), run in the same transaction after the policy allows `action`. */
+  extra?: { action: ItemAction; step: (trx: Kysely<Database>, emit: EmitEvent) => Promise<boolean> };
 }
 
 export function createItemWritesService(repo: ItemsRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
@@ -96,10 +98,11 @@ export function createItemWritesService(repo: ItemsRepository, items: ItemsServi
      */
     async changeItem(actor: Actor, itemId: number, input: ItemChanges, buildAudit?: AuditEntryBuilder) {
       const changes = input.planning ? planningChanges(input.planning) : null;
-      if (input.status === undefined && !changes) throw validationError('body', 'give a status or planning fields');
+      if (input.status === undefined && !changes && !input.extra) throw validationError('body', 'give a status or planning fields');
       const authorize = async (trx: Kysely<Database>) => {
         if (input.status !== undefined) await items.authorize(actor, itemId, 'item.status', {}, trx);
         if (changes) await items.authorize(actor, itemId, 'item.planning', {}, trx);
+        if (input.extra) await items.authorize(actor, itemId, input.extra.action, {}, trx);
       };
       return writer.write(
         itemId,
@@ -108,7 +111,8 @@ export function createItemWritesService(repo: ItemsRepository, items: ItemsServi
         async (trx, emit) => {
           const status = input.status !== undefined ? await statusStep(trx, emit, actor, itemId, input.status) : null;
           const planning = changes ? await planningStep(trx, emit, itemId, changes) : null;
-          return { changed: (status?.changed ?? false) || (planning?.changed ?? false) };
+          const extra = input.extra ? await input.extra.step(trx, emit) : false;
+          return { changed: (status?.changed ?? false) || (planning?.changed ?? false) || extra };
         },
         authorize,
       );

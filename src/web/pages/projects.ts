@@ -9,7 +9,7 @@ import { reviewQueueView } from '../views/review-queue.js';
 import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
 import { structureLinks } from '../views/structure-page.js';
-import { formOf, idParam, idsOf } from '../form.js';
+import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { type FormFailure, webWrite } from '../web-write.js';
 import { html } from '../html.js';
 import { csrfField } from '../layout.js';
@@ -31,6 +31,15 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
     return value as T;
   };
   const change: BulkChange = { status: choice<ItemStatus>('status', ITEM_STATUSES), priority: choice<Priority>('priority', PRIORITIES) };
+  const person = (field: string): number | undefined => {
+    const value = form.get(field) ?? '';
+    if (value === '') return undefined;
+    const id = parseId(value);
+    if (id === null) throw validationError(field, 'choose one of the project’s members');
+    return id;
+  };
+  change.addParticipant = person('add_participant');
+  change.removeParticipant = person('remove_participant');
   const deadline = form.get('deadline')?.trim() ?? '';
   if (form.get('clear_deadline') === '1') {
     if (deadline) throw validationError('deadline', 'give a new deadline or clear it, not both');

@@ -108,7 +108,7 @@ function contents(m: ProjectPageModel) {
   )}</ul></details>`;
 }
 
-const canBulk = (m: ProjectPageModel) => m.bulk.status || m.bulk.planning;
+const canBulk = (m: ProjectPageModel) => m.bulk.status || m.bulk.planning || m.bulk.participants;
 
 /** One item row: its checkbox (for the bulk form), text, status, priority, deadline, participants; `where` when sorted. */
 function itemRow(m: ProjectPageModel, row: ProjectItems['rows'][number], picked: Set<string>, where: boolean) {
@@ -165,7 +165,7 @@ function bulkForm(m: ProjectPageModel) {
   return html`<form id="bulk" method="post" action="/projects/${m.project.id}/bulk${back}" class="card filters" aria-labelledby="bulk-title">
 <h2 id="bulk-title">Change the selected items</h2>
 ${csrfField(m.session)}${writeKeyField()}
-${state.summary(['items', 'status', 'priority', 'deadline', 'change'])}
+${state.summary(['items', 'status', 'priority', 'deadline', 'change', 'add_participant', 'remove_participant'])}
 <p class="muted" id="bulk-help">Tick items in the list above, choose what to change, then apply. Each item is changed on its own: one you may not change is left as it is and named in the summary.</p>
 ${state.message('items', 'bulk-items')}${state.message('change', 'bulk-change')}
 <div><label for="bulk-status">New status</label><select id="bulk-status" name="status" ${state.aria('status', 'bulk-status')}>${option('status', '', 'Keep')}
@@ -176,6 +176,14 @@ ${
 ${PRIORITIES.map((v) => option('priority', v, v))}</select>${state.message('priority', 'bulk-priority')}</div>
 <div><label for="bulk-deadline">New deadline</label><input id="bulk-deadline" type="date" name="deadline" value="${state.value('deadline')}" ${state.aria('deadline', 'bulk-deadline')}>${state.message('deadline', 'bulk-deadline')}
 <label class="inline" for="bulk-clear-deadline"><input id="bulk-clear-deadline" type="checkbox" name="clear_deadline" value="1" ${checked(state.checked('clear_deadline', false))}> Clear the deadline</label></div>`
+    : ''
+}
+${
+  m.bulk.participants
+    ? html`<div><label for="bulk-add-participant">Add participant</label><select id="bulk-add-participant" name="add_participant" ${state.aria('add_participant', 'bulk-add-participant')}>${option('add_participant', '', 'Nobody')}
+${m.members.map((u) => option('add_participant', String(u.id), u.name))}</select>${state.message('add_participant', 'bulk-add-participant')}</div>
+<div><label for="bulk-remove-participant">Remove participant</label><select id="bulk-remove-participant" name="remove_participant" ${state.aria('remove_participant', 'bulk-remove-participant')}>${option('remove_participant', '', 'Nobody')}
+${m.members.map((u) => option('remove_participant', String(u.id), u.name))}</select>${state.message('remove_participant', 'bulk-remove-participant')}</div>`
     : ''
 }
 <div class="actions"><button type="submit" aria-describedby="bulk-help">Apply to selected</button></div>
