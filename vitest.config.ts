@@ -11,11 +11,15 @@ const DIALECT_TESTS = [
   'test/web/webhooks-profile.test.ts',
   'test/web/project-lists.test.ts',
   'test/web/profile-settings.test.ts',
+  'test/web/structure.test.ts',
+  'test/web/notifications.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',
   'test/upgrade/**/*.test.ts',
   'src/features/**/*.test.ts',
+  'test/reports/report-api.test.ts',
+  'test/reports/report-web.test.ts',
 ];
 
 export default defineConfig({

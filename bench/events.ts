@@ -4,6 +4,9 @@
  *    against the same path whose outbox writes nothing, in the same run (alternating rounds).
  * 2. Delivery throughput: events/s a webhook endpoint receives on a local receiver (loopback HTTP), from a
  *    backlog of events, with signing and the per-event visibility check.
+ * 3. Notifications throughput: events/s the notification worker turns into notifications (the rules, the
+ *    per-recipient visibility check, the inserts; web only, no SMTP), from a backlog of comments and status
+ *    changes on items with participants (DESIGN.md §15 asks for 1 000 events/s on SQLite).
  * Run: npm run bench:events   (not part of npm test)
  */
 import { createTransactionRunner } from '../src/db/group-commit.js';
@@ -68,12 +71,76 @@ console.log(
   `webhook deliveries: ${BACKLOG} events to one local receiver in ${seconds.toFixed(2)} s = ${delivery.perSecond.toFixed(0)} events/s`,
 );
 
+// The worker starts at the end of the outbox: everything before (the webhook backlog) tells nobody.
+await ctx.notificationWorker.consumer.drainNow();
+const executor = { id: USERS.executor, role: 'member' as const, name: 'Executor' };
+for (let i = 0; i < BACKLOG; i++) {
+  if (i % 2) await ctx.comments.addComment(manager, 1000, { text: `notified ${i}` });
+  else await ctx.itemWrites.setStatus(executor, 1001, i % 4 ? 'in_progress' : 'done');
+}
+const notifiedBefore = Number(
+  (
+    await ctx.db.kysely
+      .selectFrom('notifications')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n,
+);
+const notifyStarted = performance.now();
+await ctx.notificationWorker.consumer.drainNow();
+const notifySeconds = (performance.now() - notifyStarted) / 1000;
+const made =
+  Number(
+    (
+      await ctx.db.kysely
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  ) - notifiedBefore;
+const notifications = { events: BACKLOG, notifications: made, seconds: notifySeconds, perSecond: BACKLOG / notifySeconds };
+console.log(
+  `notifications: ${BACKLOG} events (${made} notifications) in ${notifySeconds.toFixed(2)} s = ${notifications.perSecond.toFixed(0)} events/s`,
+);
+
+// 4. What notifications add to a status change and a comment: CPU per write with the notification worker
+// running (commits wake it; it turns the events into notifications, web only) and stopped, alternating rounds.
+async function cpuPerChange(kind: 'status' | 'comment', worker: boolean): Promise<number> {
+  if (worker) ctx.notificationWorker.consumer.start(ctx.events.onCommitted);
+  const start = process.cpuUsage();
+  for (let i = 0; i < WRITES; i++) {
+    if (kind === 'status') await ctx.itemWrites.setStatus(manager, 1001, i % 2 ? 'in_progress' : 'blocked');
+    else await ctx.comments.addComment(manager, 1000, { text: `cost ${i}` });
+  }
+  // The worker's share: what it still has to do for these writes is done before the clock stops.
+  if (worker) await ctx.notificationWorker.consumer.drainNow();
+  const used = process.cpuUsage(start);
+  if (worker) await ctx.notificationWorker.consumer.stop();
+  else await ctx.notificationWorker.consumer.drainNow(); // skipped: the next round starts from a drained outbox
+  return (used.user + used.system) / WRITES;
+}
+const notificationCost: Record<string, { off: number[]; on: number[] }> = { status: { off: [], on: [] }, comment: { off: [], on: [] } };
+for (const kind of ['status', 'comment'] as const) {
+  await cpuPerChange(kind, false); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const worker of round % 2 ? [true, false] : [false, true])
+      notificationCost[kind]![worker ? 'on' : 'off'].push(await cpuPerChange(kind, worker));
+  }
+  const off = median(notificationCost[kind]!.off);
+  const on = median(notificationCost[kind]!.on);
+  console.log(`${kind} with notifications: ${on.toFixed(1)} µs CPU per write, without ${off.toFixed(1)} µs (×${(on / off).toFixed(3)})`);
+}
+
 receiver.close();
 await server.close();
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/events-${new Date().toISOString().slice(0, 10)}.json`;
 writeFileSync(
   file,
-  JSON.stringify({ at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery }, null, 2) + '\n',
+  JSON.stringify(
+    { at: new Date().toISOString(), writes: WRITES, rounds: ROUNDS, samples, write, delivery, notifications, notificationCost },
+    null,
+    2,
+  ) + '\n',
 );
 console.log(`written to ${file}`);

@@ -18,6 +18,10 @@
  * BENCH_METRICS=1 measures only what /metrics costs the hot path: items/get against a server with METRICS=off
  * and one with METRICS=on (scraped once a second meanwhile), alternating BENCH_METRICS_ROUNDS times (default 3);
  * it prints the figures and writes bench/results/metrics-<date>.json, nothing else.
+ *
+ * BENCH_NOTIFICATIONS=1 measures what notifications cost a status change and a comment: each scenario against
+ * a server with NOTIFICATIONS=off and one with it on (each on its own copy of the workspace), alternating
+ * BENCH_NOTIFICATIONS_ROUNDS times (default 3); it prints the ratios and writes bench/results/notifications-<date>.json.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -56,6 +60,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const METRICS_ROUNDS = process.env.BENCH_METRICS === '1' ? Number(process.env.BENCH_METRICS_ROUNDS ?? 3) : 0;
+const NOTIFICATION_ROUNDS = process.env.BENCH_NOTIFICATIONS === '1' ? Number(process.env.BENCH_NOTIFICATIONS_ROUNDS ?? 3) : 0;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -193,7 +198,12 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
 // ---------------------------------------------------------------------------------------------------
 // Servers
 
-async function startPunchlist(file: string, profileName?: string, metrics: 'on' | 'off' = 'on'): Promise<ServerProcess> {
+async function startPunchlist(
+  file: string,
+  profileName?: string,
+  metrics: 'on' | 'off' = 'on',
+  notifications: 'on' | 'off' = 'on',
+): Promise<ServerProcess> {
   const port = await freePort();
   const dir = join(file, '..');
   // One directory per scenario: the tsx loader thread writes a profile of its own beside the main thread's.
@@ -209,6 +219,7 @@ async function startPunchlist(file: string, profileName?: string, metrics: 'on' 
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '0',
       METRICS: metrics,
+      NOTIFICATIONS: notifications,
       DATABASE_URL: `sqlite:${file}`,
       STORAGE_URL: `file:${join(dir, 'storage')}`,
       DATA_DIR: dir,
@@ -398,6 +409,87 @@ async function compareMetrics(file: string, meta: BenchWorkspace) {
   );
 }
 
+/**
+ * PATCH items/status and POST comments/create with notifications off and on (each server on its own copy of
+ * the workspace), in alternating rounds so that the machine's other load falls on both alike. Emails are not
+ * sent (no SMTP_URL): what is measured is the events → notifications work beside the writes.
+ */
+async function compareNotifications(meta: BenchWorkspace, files: Record<'off' | 'on', string>) {
+  const wanted = ['PATCH items/status', 'POST comments/create'];
+  const chosen = scenarios(meta, false).filter((s) => wanted.includes(s.name));
+  const servers = {
+    off: await startPunchlist(files.off, undefined, 'on', 'off'),
+    on: await startPunchlist(files.on, undefined, 'on', 'on'),
+  };
+  const runs: Record<string, Record<'off' | 'on', LoadResult[]>> = {};
+  try {
+    for (const scenario of chosen) {
+      runs[scenario.name] = { off: [], on: [] };
+      for (let round = 1; round <= NOTIFICATION_ROUNDS; round++) {
+        for (const mode of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+          const server = servers[mode];
+          await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: scenario.next });
+          await waitUntilIdle(server.url + '/healthz');
+          const result = await drive({
+            url: server.url,
+            connections: CONNECTIONS,
+            durationSeconds: DURATION,
+            next: scenario.next,
+            pid: server.child.pid,
+          });
+          runs[scenario.name]![mode].push(result);
+          log(
+            `${scenario.name}, round ${round}, notifications ${mode}: ${result.requests_per_s} req/s, p50 ${result.latency_ms.p50} ms, ` +
+              `p99 ${result.latency_ms.p99} ms, server CPU ${result.server_cpu_us_per_request} µs/request, non-2xx ${result.non_2xx}`,
+          );
+        }
+      }
+    }
+  } finally {
+    await Promise.all([servers.off.stop(), servers.on.stop()]);
+  }
+  const mean = (list: LoadResult[], pick: (r: LoadResult) => number | null) =>
+    Math.round((list.reduce((n, r) => n + (pick(r) ?? 0), 0) / list.length) * 100) / 100;
+  const summary = Object.fromEntries(
+    Object.entries(runs).map(([name, byMode]) => {
+      const of = (mode: 'off' | 'on') => ({
+        requests_per_s: mean(byMode[mode], (r) => r.requests_per_s),
+        p50_ms: mean(byMode[mode], (r) => r.latency_ms.p50),
+        p99_ms: mean(byMode[mode], (r) => r.latency_ms.p99),
+        server_cpu_us_per_request: mean(byMode[mode], (r) => r.server_cpu_us_per_request),
+      });
+      const off = of('off');
+      const on = of('on');
+      const ratio = {
+        cpu_per_request: Math.round((on.server_cpu_us_per_request / off.server_cpu_us_per_request) * 1000) / 1000,
+        requests_per_s: Math.round((on.requests_per_s / off.requests_per_s) * 1000) / 1000,
+      };
+      return [name, { off, on, ratio }];
+    }),
+  );
+  log(`\nnotifications off → on, mean of ${NOTIFICATION_ROUNDS} rounds of ${DURATION} s at ${CONNECTIONS} connections:`);
+  for (const [name, s] of Object.entries(summary)) log(`  ${name}: ${JSON.stringify(s)}`);
+  const out = join(ROOT, 'bench/results');
+  mkdirSync(out, { recursive: true });
+  const date = new Date().toISOString();
+  writeFileSync(
+    join(out, `notifications-${date.slice(0, 10)}.json`),
+    JSON.stringify(
+      {
+        date,
+        command: 'BENCH_NOTIFICATIONS=1 npm run bench',
+        machine: machine(),
+        load_average_after: loadavg(),
+        settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, rounds: NOTIFICATION_ROUNDS },
+        summary,
+        runs,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+}
+
 async function main() {
   const startedAt = new Date();
   log(
@@ -406,6 +498,16 @@ async function main() {
       .join(' ')}`,
   );
   const { file, meta } = await workspace();
+  if (NOTIFICATION_ROUNDS > 0) {
+    const second = join(DATA, `run-${process.pid}-on`, 'punchlist.db');
+    await copyOfWorkspace(DATA, second, log);
+    try {
+      return await compareNotifications(meta, { off: file, on: second });
+    } finally {
+      rmSync(join(file, '..'), { recursive: true, force: true });
+      rmSync(join(second, '..'), { recursive: true, force: true });
+    }
+  }
   if (METRICS_ROUNDS > 0) {
     try {
       return await compareMetrics(file, meta);

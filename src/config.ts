@@ -48,6 +48,14 @@ export interface Config {
   corsOrigins: string[];
   /** MCP_ALLOWED_ORIGINS: a request to /mcp with another `Origin` is refused; null (unset): BASE_URL's origin. */
   mcpAllowedOrigins: string[] | null;
+  /** SMTP_URL: `smtp://[user:pass@]host:port` or `smtps://…`; null (unset): notifications in the web only. */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the sender of notification emails (default `Punchlist <punchlist@HOST>`, HOST from BASE_URL). */
+  mailFrom: string;
+  /** NOTIFICATION_RETENTION_DAYS: read notifications older than this are deleted (default 90). */
+  notificationRetentionDays: number;
+  /** NOTIFICATIONS (`on`/`off`, default on): whether this node runs the notification work (events, schedule, emails). */
+  notificationsEnabled: boolean;
 }
 
 export interface ServerTimeouts {
@@ -144,6 +152,36 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
     metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
     metricsToken: env.METRICS_TOKEN || undefined,
+    ...mailConfig(env, baseUrl),
+  };
+}
+
+/** SMTP_URL, MAIL_FROM and NOTIFICATION_RETENTION_DAYS (DESIGN.md §15). */
+function mailConfig(
+  env: Env,
+  baseUrl: string,
+): Pick<Config, 'smtpUrl' | 'mailFrom' | 'notificationRetentionDays' | 'notificationsEnabled'> {
+  const smtpUrl = env.SMTP_URL || null;
+  if (smtpUrl !== null) {
+    let url: URL | null = null;
+    try {
+      url = new URL(smtpUrl);
+    } catch {
+      // refused below
+    }
+    if (!url || !['smtp:', 'smtps:'].includes(url.protocol) || !url.hostname) {
+      throw new ConfigError(
+        `SMTP_URL must look like smtp://[user:pass@]host:port or smtps://…, got "${smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}"`,
+      );
+    }
+  }
+  const mailFrom = env.MAIL_FROM || `Punchlist <punchlist@${new URL(baseUrl).hostname.replace(/^\[|\]$/g, '')}>`;
+  if (/[\r\n]/.test(mailFrom)) throw new ConfigError('MAIL_FROM must be one line');
+  return {
+    smtpUrl,
+    mailFrom,
+    notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 1, 36_500),
+    notificationsEnabled: choice(env, 'NOTIFICATIONS', 'on', ['on', 'off']) === 'on',
   };
 }
 

@@ -30,6 +30,8 @@ import { createProjectsRepository } from './features/projects/projects.repositor
 import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
 import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
+import { createReportRepository } from './features/reports/report.repository.js';
+import { createReportsService, type ReportsService } from './features/reports/report.service.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
 import { createRetention, type Retention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewRepository } from './features/review/review.repository.js';
@@ -50,6 +52,11 @@ import { createWebhooksService, type WebhooksService } from './features/webhooks
 import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
 import { createWorklistsService, type WorklistsService } from './features/worklists/worklists.service.js';
 import { type BulkChangesService, createBulkChangesService } from './features/worklists/bulk-changes.service.js';
+import { createSmtpMailer } from './features/mail/mailer.js';
+import { createEmailSender, type EmailSender } from './features/notifications/email-sender.js';
+import { createNotificationWorker, type NotificationWorker } from './features/notifications/notification-worker.js';
+import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
+import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
@@ -97,6 +104,12 @@ export interface AppContext {
   structure: StructureService;
   members: MembersService;
   usersAdmin: UsersAdminService;
+  /** DESIGN.md §15: notifications in the web, and by email when SMTP_URL is set. */
+  notifications: NotificationsService;
+  /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
+  notificationWorker: NotificationWorker;
+  /** DESIGN.md §17: a project's punch list as CSV or PDF, streamed (web, v1, CLI). */
+  reports: ReportsService;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -139,13 +152,63 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     createSearchIndexer(searchRepo, db.dialect, (error) =>
       process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'search indexing failed', err: String(error) })}\n`),
     );
+  const logError = (msg: string) => (error: unknown) =>
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
+  const notificationsRepo = createNotificationsRepository(db.kysely);
+  let emailSender: EmailSender | null = null;
+  const notifications =
+    o.notifications ??
+    createNotificationsService({
+      repo: notificationsRepo,
+      items,
+      clock,
+      emailEnabled: config.smtpUrl !== null,
+      onQueued: () => emailSender?.wake(),
+    });
+  emailSender = config.smtpUrl
+    ? createEmailSender(
+        {
+          repo: notificationsRepo,
+          mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
+          clock,
+          baseUrl: config.baseUrl,
+          canSee: (user, n) => notifications.canSee(user, n),
+        },
+        { onError: logError('notification email failed') },
+      )
+    : null;
+  const notificationWorker =
+    o.notificationWorker ??
+    createNotificationWorker(
+      { service: notifications, repo: notificationsRepo, eventsRepo, onCommitted: events.onCommitted, clock, sender: emailSender },
+      { onError: logError('notifications: a batch failed; retrying') },
+    );
   const webhooksRepo = createWebhooksRepository(db.kysely);
   // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
   // before the database closes.
   const webhookWorker =
-    o.webhookWorker ?? createDeliveryWorker({ repo: webhooksRepo, events, clock }, { allowPrivate: config.webhookAllowPrivate });
+    o.webhookWorker ??
+    createDeliveryWorker(
+      { repo: webhooksRepo, events, clock },
+      {
+        allowPrivate: config.webhookAllowPrivate,
+        onDisabled: (endpoint, reason) =>
+          void notifications
+            .notifyDirect({
+              userId: endpoint.user_id,
+              kind: 'webhook_disabled',
+              key: `webhook_disabled:${endpoint.id}:${clock.now().toISOString()}`,
+              text: `Your webhook ${endpoint.url} was disabled: ${reason}`,
+              subject: `Webhook ${endpoint.url} disabled`,
+            })
+            .catch(logError('notification of a disabled webhook failed')),
+      },
+    );
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
   const answersRepo = createAnswersRepository(db.kysely);
+  const worklists =
+    o.worklists ??
+    createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
   const ctx: AppContext = {
     config,
     clock,
@@ -160,9 +223,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     items,
     projectSearch,
     searchIndexer,
-    worklists:
-      o.worklists ??
-      createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock }),
+    worklists,
     itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
     bulkChanges:
       o.bulkChanges ??
@@ -176,7 +237,24 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
     rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),
-    oauth: o.oauth ?? createOAuthService({ repo: createOAuthRepository(db.kysely), tokens, clock, urls: config }),
+    oauth:
+      o.oauth ??
+      createOAuthService({
+        repo: createOAuthRepository(db.kysely),
+        tokens,
+        clock,
+        urls: config,
+        onConnected: ({ userId, grantId, clientName }) =>
+          void notifications
+            .notifyDirect({
+              userId,
+              kind: 'oauth_client_connected',
+              key: `oauth_grant:${grantId}`,
+              text: `The application “${clientName}” was connected to your account`,
+              subject: `Application “${clientName}” connected`,
+            })
+            .catch(logError('notification of a connected application failed')),
+      }),
     oauthRateLimits: o.oauthRateLimits ?? {
       register: createRateLimiter(config.oauthRateLimits.registerPerMinute, sharedRateLimitCounters(db)),
       token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, sharedRateLimitCounters(db)),
@@ -199,7 +277,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       o.metrics !== undefined
         ? o.metrics
         : config.metricsEnabled
-          ? createMetrics({ auditQueueDepth: () => audit.pending, webhookDeliveriesPending: () => webhookWorker.pending })
+          ? createMetrics({
+              auditQueueDepth: () => audit.pending,
+              webhookDeliveriesPending: () => webhookWorker.pending,
+              emails: () => emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
+            })
           : null,
     webhooks:
       o.webhooks ??
@@ -222,8 +304,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, projects, items, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
+    notifications,
+    notificationWorker,
+    reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
     async close() {
       await retention.stop();
+      await notificationWorker.stop();
       await searchIndexer.stop();
       await webhookWorker.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.

@@ -54,10 +54,19 @@ export async function serve(options: { demo: boolean }) {
   });
   ctx.webhookWorker.start();
   ctx.searchIndexer.start();
+  if (config.notificationsEnabled) ctx.notificationWorker.start();
+  const mail = !config.notificationsEnabled
+    ? 'notifications: off on this node (NOTIFICATIONS=off)'
+    : config.smtpUrl
+      ? `notifications: by email through ${new URL(config.smtpUrl).host} from ${config.mailFrom}, and in the web`
+      : 'notifications: in the web only (SMTP_URL is not set, so no email is sent)';
+  app.log.info(mail);
   // Printed once the server listens: the curl line works the moment it appears.
   if (demo) {
+    const { DEMO_SIGN_INS } = await import('./demo/demo.js');
+    const demoSignIns = DEMO_SIGN_INS.map((s) => `  ${s.email.padEnd(22)} ${s.who}`).join('\n');
     process.stdout.write(
-      `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in: ${demo.email} / ${demo.password} at ${config.baseUrl}/login\n\n`,
+      `\nDemo workspace loaded. Demo token (shown once, scopes: all):\n\n  ${demo.token}\n\nTry:\n\n  curl -s -H 'Authorization: Bearer ${demo.token}' ${config.baseUrl}/api/external/v1/auth/me.php\n\nWeb sign-in at ${config.baseUrl}/login, password ${demo.password} for everyone:\n\n${demoSignIns}\n\nNotifications: ${config.smtpUrl ? 'by email and in the web' : 'in the web only (set SMTP_URL to send emails)'}\n\n`,
     );
   }
   return app;

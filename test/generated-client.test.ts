@@ -35,6 +35,11 @@ export async function run(baseUrl: string, token: string): Promise<string[]> {
   const types = hits.data?.data.hits.map((hit) => hit.entity_type) ?? [];
   const refused = await client.GET('/items/get.php', { params: { query: { id: 999999 } } });
   const code = refused.error?.error.code ?? 'none';
+  // A file operation: the CSV as text (openapi-fetch's parseAs), its errors still typed as the envelope.
+  const report = await client.GET('/projects/report.php', { params: { query: { id: 1, format: 'csv' } }, parseAs: 'text' });
+  const header = (report.data ?? '').replace(/^\\uFEFF/, '').split('\\r\\n')[0] ?? '';
+  const hidden = await client.GET('/projects/report.php', { params: { query: { id: 3 } }, parseAs: 'text' });
+  const hiddenCode = hidden.error?.error.code ?? 'none';
 
   // @ts-expect-error: not a status
   await client.PATCH('/items/status.php', { body: { id: 1000, status: 'finished' } });
@@ -42,9 +47,11 @@ export async function run(baseUrl: string, token: string): Promise<string[]> {
   const unknownParameter: paths['/items/get.php']['get']['parameters']['query'] = { id: 1000, verbose: 1 };
   // @ts-expect-error: ids are integers, not strings
   const stringId: paths['/items/get.php']['get']['parameters']['query'] = { id: '1000' };
-  void [unknownParameter, stringId];
+  // @ts-expect-error: not a report format
+  const badFormat: paths['/projects/report.php']['get']['parameters']['query'] = { id: 1, format: 'xlsx' };
+  void [unknownParameter, stringId, badFormat];
 
-  return [String(me.data.data.user.id), next, String(changed.data?.data.changed), planned.data?.data.item.priority ?? '', String(types.length > 0), code];
+  return [String(me.data.data.user.id), next, String(changed.data?.data.changed), planned.data?.data.item.priority ?? '', String(types.length > 0), code, header, hiddenCode];
 }
 `;
 
@@ -94,12 +101,14 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     const { run } = (await import(pathToFileURL(join(dir, 'program.mjs')).href)) as {
       run: (url: string, token: string) => Promise<string[]>;
     };
-    const [userId, status, changed, priority, found, code] = await run(server.url, server.tokens.manager);
+    const [userId, status, changed, priority, found, code, header, hiddenCode] = await run(server.url, server.tokens.manager);
     expect(userId).toBe(String(USERS.manager));
     expect(['pending', 'done']).toContain(status);
     expect(changed).toBe('true');
     expect(priority).toBe('high');
     expect(found).toBe('true');
     expect(code).toBe('not_found');
+    expect(header).toBe('item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url');
+    expect(hiddenCode).toBe('not_found');
   });
 });

@@ -26,6 +26,7 @@ const ALL_TOOLS = [
   'attach_item_images',
   'attach_answer_images',
   'list_events',
+  'get_project_report',
 ];
 const BIN = join(import.meta.dirname, '..', 'bin', 'punchlist');
 
@@ -78,7 +79,7 @@ function errorOf(result: CallToolResult): { code: string; status: number; text: 
   return { code, status: Number(status), text };
 }
 
-const READ_TOOLS = ['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item', 'list_events'];
+const READ_TOOLS = ['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item', 'list_events', 'get_project_report'];
 
 describe('MCP over streamable HTTP at /mcp', () => {
   it('lists the tools a token may use: all with every scope, fewer for a read-only token', async () => {
@@ -97,6 +98,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
       'get_project_tree',
       'search_project',
       'get_item',
+      'get_project_report',
     ]);
 
     const commentsOnly = await connect((await tokenWith(['comments:write'])).token);
@@ -185,6 +187,26 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const tree = dataOf(await call(mcp, 'get_project_tree', { project_id: 1 }));
     expect(tree.sections.map((s: { id: number }) => s.id)).toEqual([10, 20]);
     expect(dataOf(await call(mcp, 'get_item', { item_id: 1000 })).item).toMatchObject({ id: 1000, text: 'Extinguishers checked' });
+  });
+
+  it('calls get_project_report: the CSV as the text, and as structuredContent with its file name', async () => {
+    const mcp = await connect(server.tokens.partial);
+    const result = await call(mcp, 'get_project_report', { project_id: 1 });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const first = result.content[0];
+    const text = first?.type === 'text' ? first.text : '';
+    expect(text.split('\r\n')[0]).toBe(
+      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url',
+    );
+    // What the partial member sees: section 10 and checklist 201 only.
+    expect(
+      text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['1000', '1001', '1010', '1011', '2010']);
+    expect(result.structuredContent).toMatchObject({ content_type: 'text/csv; charset=utf-8', encoding: 'utf-8', content: text });
+    expect(errorOf(await call(mcp, 'get_project_report', { project_id: 3 }))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('calls search_project', async () => {

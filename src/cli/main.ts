@@ -33,6 +33,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'disable a webhook endpoint (an operator action)',
     load: async () => (await import('./webhooks.js')).webhooksDisableCommand,
   },
+  'notifications list': {
+    summary: "list a user's notifications, newest first",
+    load: async () => (await import('./notifications.js')).notificationsListCommand,
+  },
   audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
   export: {
     summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',
@@ -44,6 +48,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   restore: { summary: 'restore a backup into an empty data location', load: async () => (await import('./backup.js')).restoreCommand },
   mcp: { summary: 'serve the MCP tools on stdio, calling the API with a token', load: async () => (await import('./mcp.js')).mcpCommand },
+  report: {
+    summary: "write a project's punch list as CSV (default) or PDF, to FILE or stdout",
+    load: async () => (await import('./report.js')).reportCommand,
+  },
 };
 
 const SYNOPSIS: Record<string, string> = {
@@ -56,11 +64,13 @@ const SYNOPSIS: Record<string, string> = {
   'webhooks create': 'webhooks create --user EMAIL --url URL [--events a,b] [--project ID] [--json]',
   'webhooks list': 'webhooks list --user EMAIL [--json]',
   'webhooks disable': 'webhooks disable ID',
+  'notifications list': 'notifications list --user EMAIL [--json]',
   audit: 'audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]',
   export: 'export [FILE] [--quiet]',
   backup: 'backup DIR',
   restore: 'restore DIR',
   mcp: 'mcp [--token TOKEN | env PUNCHLIST_TOKEN] [--url BASE_URL] [--read-only]',
+  report: 'report --project ID [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]',
 };
 
 export const USAGE = `Usage: punchlist <command> [options]

@@ -84,6 +84,24 @@ function errorFrom(response: Response, body: Envelope | null): PunchlistApiError
   return new PunchlistApiError(response.status, error.code, message, requestId, details, { retryAfterSeconds: retryAfter });
 }
 
+function base64Of(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** A file operation's success: the file as the definition's `data` describes it (text as text, other types in base64). */
+async function readFile(response: Response) {
+  const contentType = response.headers.get('content-type') ?? 'application/octet-stream';
+  const filename = /filename="([^"]*)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (contentType.startsWith('text/')) {
+    // TextDecoder leaves the BOM out.
+    return { filename, content_type: contentType, encoding: 'utf-8', content: new TextDecoder('utf-8').decode(bytes) };
+  }
+  return { filename, content_type: contentType, encoding: 'base64', content: base64Of(bytes) };
+}
+
 async function readEnvelope(response: Response): Promise<Envelope | null> {
   const text = await response.text();
   try {
@@ -111,7 +129,8 @@ export function createTransport(options: TransportOptions) {
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
+    const accept = [...(operation.file?.mediaTypes ?? []), 'application/json'].join(', ');
+    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept };
     if (options.userAgent) headers['user-agent'] = options.userAgent;
     if (operation.method !== 'GET') headers['idempotency-key'] = request.idempotencyKey ?? globalThis.crypto.randomUUID();
     if (request.json) headers['content-type'] = 'application/json';
@@ -140,6 +159,7 @@ export function createTransport(options: TransportOptions) {
           continue;
         }
       }
+      if (operation.file && response.ok) return readFile(response);
       const envelope = await readEnvelope(response);
       if (!response.ok || envelope?.ok !== true || envelope.data === undefined) {
         throw errorFrom(response, envelope);

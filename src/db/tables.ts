@@ -346,6 +346,61 @@ export interface OAuthRefreshTokensTable {
   used_at: string | null;
 }
 
+/** One thing a person is told (DESIGN.md §15, migration 014). */
+export interface NotificationsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** A stable kind name (features/notifications/notification-kinds.ts). */
+  kind: string;
+  /** Unique per user: `event:<id>`, `deadline_tomorrow:<item>:<date>`, `token_7d:<token>`, … */
+  key: string;
+  event_id: number | null;
+  project_id: number | null;
+  item_id: number | null;
+  token_id: number | null;
+  /** One line for people (web list, email body, CLI). */
+  text: string;
+  /** What it is about: the item's text, the token's name, … (email subject). */
+  subject: string;
+  /** `email`, `digest` or `web`: how it goes out, decided when it is made. */
+  delivery: string;
+  email_id: number | null;
+  at: string;
+  read_at: string | null;
+  emailed_at: string | null;
+}
+
+/** The durable email queue: one row per message (one notification, or a day's digest). */
+export interface NotificationEmailsTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  /** `waiting`, `sent`, `refused` (permanent 5xx), `given_up` (24 h of failures), `skipped` (nothing left to tell). */
+  state: string;
+  to_address: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface NotificationPreferencesTable {
+  user_id: number;
+  kind: string;
+  /** `email`, `digest` or `web`. */
+  mode: string;
+}
+
+/** A consumer of the event outbox that one node runs at a time: its cursor and its lease. */
+export interface OutboxConsumersTable {
+  name: string;
+  cursor: number;
+  holder: string | null;
+  lease_until: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   projects: ProjectsTable;
@@ -372,6 +427,10 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
+  notifications: NotificationsTable;
+  notification_emails: NotificationEmailsTable;
+  notification_preferences: NotificationPreferencesTable;
+  outbox_consumers: OutboxConsumersTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -7,7 +7,7 @@ import { type AppContext, createContext } from '../context.js';
 import { verifyPassword } from '../domain/passwords.js';
 import { SCOPES } from '../domain/scopes.js';
 import { ANSWER_STATUSES, ITEM_STATUSES, PRIORITIES } from '../domain/values.js';
-import { loadDemoWorkspaceIfEmpty } from './demo.js';
+import { DEMO_EMAIL, DEMO_SIGN_INS, loadDemoWorkspaceIfEmpty } from './demo.js';
 
 let dir: string;
 let ctx: AppContext;
@@ -70,5 +70,32 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect(links.some((l) => l.answer_id !== null)).toBe(true);
     expect(await db.selectFrom('comments').select('id').execute()).not.toHaveLength(0);
     expect(await db.selectFrom('item_participants').select('item_id').execute()).not.toHaveLength(0);
+  });
+
+  it('shows the punch-list cycle: items raised with photos, an answer to review, a return to rework, something for everyone', async () => {
+    const db = ctx.db.kysely;
+    const events = await db.selectFrom('events').select(['type']).execute();
+    for (const type of [
+      'item.created',
+      'item.status_changed',
+      'comment.created',
+      'answer.created',
+      'answer.reviewed',
+      'item.returned_to_rework',
+    ]) {
+      expect(events.map((e) => e.type)).toContain(type);
+    }
+    expect((await db.selectFrom('attachments').select('id').execute()).length).toBeGreaterThanOrEqual(3);
+    for (const { email } of DEMO_SIGN_INS) {
+      const user = (await ctx.users.findByEmail(email))!;
+      const actor = { id: user.id, role: user.role as 'admin' | 'member' };
+      const mine = await ctx.worklists.myItems(actor, 1);
+      expect(mine.total, `${email}: My items`).toBeGreaterThan(0);
+      expect((await ctx.projects.listProjects(actor, { archived: 'active', limit: 50, offset: 0 })).total, email).toBeGreaterThan(0);
+    }
+    const manager = (await ctx.users.findByEmail(DEMO_EMAIL))!;
+    const queue = await ctx.worklists.reviewQueue({ id: manager.id, role: 'member' }, 1);
+    expect(queue.rows.some((r) => r.kind === 'answer')).toBe(true);
+    expect(queue.rows.some((r) => r.kind === 'verdict')).toBe(true);
   });
 });

@@ -1,4 +1,8 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AppContext } from '../context.js';
+import type { UserRole } from '../domain/values.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Fixture } from '../features/fixtures/fixture.schema.js';
 import { importFixture } from '../features/fixtures/import.service.js';
@@ -179,7 +183,7 @@ export function demoFixture(now: Date): Fixture {
                     priority: 'medium',
                     deadline: null,
                     requires_answer: false,
-                    participants: [],
+                    participants: [2],
                     created_at: at(-25),
                   },
                 ],
@@ -250,6 +254,37 @@ export function demoFixture(now: Date): Fixture {
         ],
       },
       {
+        id: 3,
+        name: 'Office fit-out, floor 3',
+        description: 'Punch list of the fit-out before handover: walked with the contractor, defects raised on site with photos.',
+        deadline: date(21),
+        verdict: null,
+        archived: false,
+        created_at: at(-7),
+        members: [
+          { user_id: 2, role: 'manager', sections: null, checklists: null },
+          { user_id: 1, role: 'manager', sections: null, checklists: null },
+          { user_id: 3, role: 'executor', sections: null, checklists: null },
+          { user_id: 4, role: 'executor', sections: null, checklists: null },
+          // Roles are per project: Oscar observes the plant audit, and fixes things here.
+          { user_id: 5, role: 'executor', sections: null, checklists: null },
+          { user_id: 6, role: 'observer', sections: null, checklists: null },
+        ],
+        // The items are raised through the services after the import (raisePunchList), so that they carry photos
+        // and their timeline, the feed and the review queue show the cycle as it happens in the web.
+        sections: [
+          {
+            id: 30,
+            name: 'Open space',
+            checklists: [
+              { id: 300, name: 'Walls and ceilings', items: [] },
+              { id: 301, name: 'Electrics', items: [] },
+            ],
+          },
+          { id: 31, name: 'Meeting rooms', checklists: [{ id: 310, name: 'Doors and glass', items: [] }] },
+        ],
+      },
+      {
         id: 2,
         name: 'Warehouse inspection 2025',
         description: "Last year's warehouse inspection, closed and archived (read-only).",
@@ -312,6 +347,87 @@ export function demoFixture(now: Date): Fixture {
   };
 }
 
+const PHOTOS = fileURLToPath(new URL('./photos/', import.meta.url));
+
+/**
+ * The punch-list cycle on the fit-out project, through the same services as the web: the manager walks the
+ * floor and raises defects with photos, executors work and answer, the manager reviews and returns one item
+ * to rework. Every step is in the items' timelines, the audit-free service path (no request) and the event feed.
+ */
+async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
+  const person = async (email: string) => {
+    const user = await ctx.users.findByEmail(email);
+    if (!user) throw new Error(`the demo user ${email} was not imported`);
+    return { id: user.id, role: user.role as UserRole, name: user.name };
+  };
+  const [maria, egor, elena, oscar, alice] = await Promise.all(
+    [DEMO_EMAIL, 'executor@demo.test', 'executor2@demo.test', 'observer@demo.test', 'admin@demo.test'].map(person),
+  );
+  const photo = (name: string) => {
+    const path = join(PHOTOS, name);
+    return () => ctx.attachments.prepare([{ originalName: name, path, size: statSync(path).size, oversized: false }]);
+  };
+  const raise = (checklist: number, input: Parameters<AppContext['structure']['createItem']>[2]) =>
+    ctx.structure.createItem(maria!, checklist, input);
+
+  const crack = await raise(300, {
+    text: 'Crack in the plaster by the window, axis C',
+    description: 'About 40 cm, from the window sill upwards. Check whether it is only the plaster.',
+    participantIds: [egor!.id],
+    priority: 'high',
+    deadline: date(5),
+    requires_answer: true,
+    prepareImages: photo('crack.jpg'),
+  });
+  const socket = await raise(301, {
+    text: 'Socket cover missing, desk row C',
+    participantIds: [elena!.id, oscar!.id],
+    priority: 'medium',
+    deadline: date(-2),
+    prepareImages: photo('socket.jpg'),
+  });
+  const glass = await raise(310, {
+    text: 'Scratched glass door, room 3.2',
+    participantIds: [oscar!.id],
+    priority: 'medium',
+    deadline: date(3),
+    requires_answer: true,
+    prepareImages: photo('glass.jpg'),
+  });
+  const tile = await raise(300, {
+    text: 'Stained ceiling tile above the kitchen',
+    participantIds: [egor!.id],
+    priority: 'low',
+    deadline: date(10),
+  });
+
+  await raise(310, { text: 'Handover documents for the door closers', participantIds: [alice!.id], deadline: date(14) });
+
+  await ctx.itemWrites.setStatus(egor!, crack, 'in_progress');
+  await ctx.comments.addComment(egor!, crack, { text: 'Plasterer booked for Thursday; it is only the plaster layer.' });
+  await ctx.itemWrites.setStatus(elena!, socket, 'blocked');
+  await ctx.comments.addComment(elena!, socket, { text: 'Waiting for the covers from the supplier.' });
+  await ctx.answers.addAnswer(egor!, tile, { text: 'Tile replaced, the leak above was already fixed by the plumber.' });
+  await ctx.itemWrites.setStatus(egor!, tile, 'done');
+  const { answer } = await ctx.answers.addAnswer(oscar!, glass, { text: 'Glass polished, the scratch is gone.' });
+  await ctx.itemWrites.setStatus(oscar!, glass, 'done');
+  await ctx.review.reviewAnswer(maria!, answer.id, 'rejected');
+  await ctx.review.returnToRework(maria!, glass, {
+    reason: 'The scratch is still visible in daylight: replace the pane.',
+    deadline: date(3),
+  });
+}
+
+/** Who can sign in to the demo, for the start banner. */
+export const DEMO_SIGN_INS = [
+  { email: 'admin@demo.test', who: 'Alice Admin, administrator' },
+  { email: DEMO_EMAIL, who: 'Maria Manager, manager of every project (the token acts as her)' },
+  { email: 'executor@demo.test', who: 'Egor Executor' },
+  { email: 'executor2@demo.test', who: 'Elena Executor' },
+  { email: 'observer@demo.test', who: 'Oscar Observer: observer of the plant audit, executor on the fit-out' },
+  { email: 'partial@demo.test', who: 'Pavel Partial: executor limited to part of the plant audit' },
+];
+
 /**
  * On a database without users, loads the demo workspace and creates one token with every scope for the
  * demo manager (valid one year). Returns that raw token (shown once) and the manager's web sign-in;
@@ -322,6 +438,7 @@ export async function loadDemoWorkspaceIfEmpty(ctx: AppContext): Promise<{ token
   if (anyUser) return null;
   const now = ctx.clock.now();
   await importFixture(ctx.db.kysely, ctx.db.dialect, demoFixture(now), ctx.clock);
+  await raisePunchList(ctx, (days) => new Date(now.getTime() + days * DAY).toISOString().slice(0, 10));
   const manager = await ctx.users.findByEmail(DEMO_EMAIL);
   if (!manager) throw new Error('the demo manager was not imported');
   const { token } = await ctx.tokens.createToken({

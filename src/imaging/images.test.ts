@@ -218,3 +218,14 @@ describe('normalisation', () => {
     expect(blue).toBeLessThan(60);
   });
 });
+
+describe('thumbnails', () => {
+  it('makes a JPEG that fits the size, keeping the proportions and never enlarging', async () => {
+    const { data: webp } = await images.toWebp(await solid(640, 480).png().toBuffer());
+    const thumbnail = await images.thumbnail(webp, 240);
+    expect(await images.inspect(thumbnail)).toEqual({ format: 'jpeg', width: 240, height: 180 });
+    const small = await images.thumbnail(await solid(100, 50).webp().toBuffer(), 240);
+    expect(await images.inspect(small)).toEqual({ format: 'jpeg', width: 100, height: 50 });
+    await expect(images.thumbnail(Buffer.from('not an image'), 240)).rejects.toBeInstanceOf(ImageRejected);
+  });
+});

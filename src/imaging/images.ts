@@ -36,6 +36,11 @@ export interface ImageConverter {
   inspect(bytes: Buffer): Promise<ImageInfo>;
   /** Decodes the first frame, applies the EXIF orientation and encodes WebP without metadata. Throws ImageRejected. */
   toWebp(bytes: Buffer): Promise<ConvertedImage>;
+  /**
+   * A small JPEG of a stored image (reports: PDFKit embeds JPEG and PNG only), fitting `maxSide` pixels,
+   * never enlarged. Throws ImageRejected when the bytes cannot be decoded.
+   */
+  thumbnail(bytes: Buffer, maxSide: number): Promise<Buffer>;
 }
 
 // Uploads are never processed twice, so libvips' operation cache would only hold memory (up to 50 MB).
@@ -53,6 +58,8 @@ sharp.unblock({
 const PARALLEL_CONVERSIONS = 2;
 
 const WEBP_OPTIONS = { quality: 80, effort: 4 } as const;
+// Report thumbnails are printed a few centimetres wide: small files matter more than fine detail.
+const THUMBNAIL_JPEG = { quality: 70, mozjpeg: false } as const;
 
 export function createImageConverter(options: { maxPixels?: number; minSide?: number } = {}): ImageConverter {
   const maxPixels = options.maxPixels ?? 50_000_000;
@@ -104,7 +111,23 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
     });
   }
 
-  return { inspect, toWebp };
+  async function thumbnail(bytes: Buffer, maxSide: number): Promise<Buffer> {
+    const info = await inspect(bytes);
+    return inSlot(async () => {
+      try {
+        return await sharp(bytes, { failOn: 'error', limitInputPixels: maxPixels, pages: 1 })
+          .autoOrient()
+          .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+          .flatten({ background: '#ffffff' })
+          .jpeg(THUMBNAIL_JPEG)
+          .toBuffer();
+      } catch (err) {
+        throw new ImageRejected('corrupt', `The ${info.format} data cannot be decoded`, { cause: err });
+      }
+    });
+  }
+
+  return { inspect, toWebp, thumbnail };
 }
 
 // Formats that are images, only not ours: they get a more helpful label than "not an image".

@@ -127,7 +127,7 @@ export function createMcpServer(options: {
       // The arguments go to v1 as given (it validates them); only the definition's mapping runs here.
       const data = await options.client.call(tool.operation, tool.mcp.request(request.params.arguments ?? {}));
       return {
-        content: [{ type: 'text', text: JSON.stringify(data, null, 2) }],
+        content: [{ type: 'text', text: tool.mcp.text ? tool.mcp.text(data as never) : JSON.stringify(data, null, 2) }],
         structuredContent: data as Record<string, unknown>,
       };
     } catch (err) {

@@ -16,6 +16,8 @@ export interface Metrics {
 export interface MetricSources {
   auditQueueDepth: () => number;
   webhookDeliveriesPending: () => number;
+  /** Notification emails sent and failed attempts on this node, and the emails waiting (DESIGN.md §15). */
+  emails?: () => { sent: number; failed: number; waiting: number };
 }
 
 // Most answers take well under 5 ms (docs/performance.md): the low buckets are where they differ.
@@ -53,6 +55,35 @@ export function createMetrics(sources: MetricSources): Metrics {
       this.set(sources.webhookDeliveriesPending());
     },
   });
+  const emails = sources.emails;
+  if (emails) {
+    new Counter({
+      name: 'punchlist_notification_emails_sent_total',
+      help: 'Notification emails the SMTP server accepted, sent by this node',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(emails().sent);
+      },
+    });
+    new Counter({
+      name: 'punchlist_notification_emails_failed_total',
+      help: 'Notification email attempts that failed on this node (refused for good, or to be retried)',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(emails().failed);
+      },
+    });
+    new Gauge({
+      name: 'punchlist_notification_emails_waiting',
+      help: 'Notification emails queued and not yet sent, refused or given up, as of the last look of this node',
+      registers: [registry],
+      collect() {
+        this.set(emails().waiting);
+      },
+    });
+  }
   // The labelled children, made once per route, method and status and found again by plain lookups on the
   // same strings: prom-client would hash the label values on every call (docs/performance.md, "Metrics").
   type Series = { duration: ReturnType<typeof durations.labels>; byStatus: Map<number, ReturnType<typeof requests.labels>> };

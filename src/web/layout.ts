@@ -27,9 +27,16 @@ function nav(session: WebSession, path: string) {
   return entries.map(
     (e) =>
       html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}${
-        e.count ? html` <span class="count" data-testid="review-count">${e.count}</span>` : ''
+        e.count ? html` <span class="nav-count" data-testid="review-count">${e.count}</span>` : ''
       }</a>`,
   );
+}
+
+/** The navigation's "Notifications" link with the unread count, refreshed by the script (DESIGN.md §15). */
+function notificationsLink(session: WebSession, path: string): SafeHtml {
+  const unread = session.unreadNotifications ?? 0;
+  const current = path === '/notifications' || path.startsWith('/notifications/');
+  return html`<a href="/notifications" ${current ? html`aria-current="page"` : ''}>Notifications<span class="nav-count" data-notification-count ${unread ? '' : html`hidden`}><span class="sr-only">, unread: </span><span data-count>${unread}</span></span></a>`;
 }
 
 /** The one layout: skip link, top bar with navigation and sign-out, messages, content. */
@@ -51,7 +58,7 @@ export function page(options: PageOptions): SafeHtml {
 <a class="brand" href="/">Punchlist</a>
 ${
   session
-    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}</nav>
+    ? html`<nav aria-label="Main">${nav(session, options.path ?? '')}${notificationsLink(session, options.path ?? '')}</nav>
 <span class="who">${session.user.name}</span>
 <form method="post" action="/logout">${csrfField(session)}<button type="submit">Sign out</button></form>`
     : ''

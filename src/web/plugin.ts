@@ -10,10 +10,12 @@ import { adminUserPages } from './pages/admin/users.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
+import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
 import { accountPages, profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
+import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
 
 /**
@@ -37,13 +39,19 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     attachments,
     events,
   } = ctx;
-  const { idempotency, audit, usersAdmin, structure, members, oauth } = ctx;
+  const { idempotency, audit, usersAdmin, structure, members, oauth, notifications } = ctx;
   formBodies(app);
   webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
-  // The navigation's "To review" count, on the pages a signed-in user opens.
+  // The navigation's counts ("To review", "Notifications"), on the pages a signed-in user opens; not on the
+  // script's refresh of the unread count, which asks for that count alone.
   app.addHook('preHandler', async (request) => {
-    if (request.method === 'GET' && request.webSession) request.webSession.toReview = await worklists.reviewCount(request.webSession.user);
+    const session = request.webSession;
+    if (request.method !== 'GET' || !session || request.url.startsWith('/assets/') || request.url === '/notifications/count') return;
+    [session.toReview, session.unreadNotifications] = await Promise.all([
+      worklists.reviewCount(session.user),
+      notifications.unreadCount(session.user.id),
+    ]);
   });
   app.setNotFoundHandler(webNotFoundHandler);
 
@@ -90,9 +98,22 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   );
 
   // Each page module receives the services it calls, and nothing else.
+  await notificationPages(app, { notifications });
   await authPages(app, { sessions, config });
-  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, users: ctx.users });
-  await accountPages(app, { tokens, webhooks, projects, config, clock, oauth, users: ctx.users, sessions, idempotency, audit });
+  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications, users: ctx.users });
+  await accountPages(app, {
+    tokens,
+    webhooks,
+    projects,
+    config,
+    clock,
+    oauth,
+    notifications,
+    users: ctx.users,
+    sessions,
+    idempotency,
+    audit,
+  });
   await oauthPages(app, { oauth, clock });
   await projectPages(app, { projects, review, worklists, structure, bulkChanges: ctx.bulkChanges, idempotency });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });
@@ -100,4 +121,5 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await adminUserPages(app, { usersAdmin });
   await adminProjectPages(app, { structure, members, usersAdmin, idempotency });
   await structurePages(app, { structure, attachments, idempotency });
+  await reportPages(app, { projects, reports: ctx.reports });
 }

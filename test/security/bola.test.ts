@@ -79,6 +79,7 @@ const get = (path: string) => {
 const PROBES: Probe[] = [
   { name: 'projects/get', kind: 'project', ...get(`${V1}/projects/get.php?id=ID`) },
   { name: 'projects/tree', kind: 'project', ...get(`${V1}/projects/tree.php?id=ID`) },
+  { name: 'projects/report', kind: 'project', ...get(`${V1}/projects/report.php?id=ID&format=pdf`) },
   { name: 'projects/search', kind: 'project', ...get(`${V1}/projects/search.php?id=ID&q=Item`) },
   { name: 'projects/search item_id', kind: 'project', ...get(`${V1}/projects/search.php?id=ID&item_id=1000`) },
   { name: 'items/get', kind: 'item', ...get(`${V1}/items/get.php?id=ID`) },

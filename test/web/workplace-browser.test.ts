@@ -251,7 +251,9 @@ describe('the item page as a workplace, in a browser', () => {
 
   describe('works at a 390-pixel viewport and has no serious or critical axe-core violation', () => {
     const PHONE_WIDTH = 390;
-    const PAGES = ['/projects', '/projects/1', '/items/1000', '/my-items', '/profile'];
+    const PAGES = ['/projects', '/projects/1', '/projects/1/report?status=pending', '/items/1000', '/my-items', '/profile'];
+    // The punch-list cycle's pages (DESIGN.md §14): for those who structure and review.
+    const MANAGER_PAGES = ['/projects/1/items/new', '/projects/1/structure', '/review'];
     const VIEWPORTS = {
       phone: { viewport: { width: PHONE_WIDTH, height: 844 }, isMobile: true, hasTouch: true },
       desktop: { viewport: { width: 1280, height: 800 } },
@@ -264,7 +266,7 @@ describe('the item page as a workplace, in a browser', () => {
           // bypassCSP: the page's Content-Security-Policy (script-src 'self') refuses the inline script that
           // addScriptTag({ path }) injects; only these axe checks bypass it, every other test runs under the CSP.
           const page = await signedIn(user, { ...options, bypassCSP: true });
-          for (const path of PAGES) {
+          for (const path of user === 'manager' ? [...PAGES, ...MANAGER_PAGES] : PAGES) {
             const response = await page.goto(server.url + path);
             expect(response?.status(), `${path} as the ${user}`).toBe(200);
             await page.waitForLoadState('load');

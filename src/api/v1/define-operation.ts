@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Static, TObject, TSchema } from 'typebox';
 import type { ImageFile } from '../../client/types.js';
 import type { AppContext } from '../../context.js';
@@ -27,10 +28,21 @@ export interface ToolHints {
   idempotentHint?: boolean;
 }
 
+/**
+ * What the handler of a file operation (`file` set) returns: the file, streamed as the response body
+ * instead of an envelope.
+ */
+export interface FileResponse {
+  filename: string;
+  /** One of the operation's `file.mediaTypes`, with its parameters (`text/csv; charset=utf-8`). */
+  contentType: string;
+  stream: Readable;
+}
+
 /** The services a handler may use: handed over explicitly when the routes are registered (plugin.ts). */
 export type ApiServices = Pick<
   AppContext,
-  'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events'
+  'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports'
 >;
 
 /** What a handler receives: the principal's user and token, the validated input, and the audit builder of a write. */
@@ -101,8 +113,17 @@ export interface OperationDefinition<
   query?: Q;
   /** JSON body fields (json), or the text fields of a multipart form (multipart); unknown ones → 422. */
   fields?: F;
-  /** The envelope's `data` on success; the response schema strips what it does not declare. */
+  /**
+   * The envelope's `data` on success; the response schema strips what it does not declare. For a file
+   * operation: the file as the typed client hands it over (and the MCP tool's structured result).
+   */
   data: D;
+  /**
+   * Set when a success is a file streamed as is, not an envelope (errors stay in the envelope, the call
+   * is audited like any read): the handler returns a FileResponse; the OpenAPI document lists these
+   * media types; the typed client resolves to the file as `data` describes it.
+   */
+  file?: { mediaTypes: readonly string[] };
   /** The entity the audit record names: its type and the query, body or form field holding its id. */
   audit?: { entity: 'item' | 'project' | 'answer'; field: string };
   examples: OperationExamples;
@@ -128,6 +149,8 @@ export interface OperationDefinition<
     input: I;
     /** The tool's arguments mapped to the request; may throw ToolInputError (then nothing is sent). */
     request(args: Static<I>): CallInput<Q, F, B>;
+    /** The tool result's text (default: `data` as JSON), e.g. a downloaded file's own text. */
+    text?(data: Static<D>): string;
   };
 }
 

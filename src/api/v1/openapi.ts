@@ -159,6 +159,11 @@ const HEADERS = {
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   Allow: { description: 'The methods this path accepts.', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: '`attachment; filename="…"`: the file name to save the download under.',
+    schema: { type: 'string' },
+    example: 'attachment; filename="punchlist-project-1-2026-05-04.csv"',
+  },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string', enum: ['true'] },
@@ -236,6 +241,7 @@ function errorResponsesOf(id: string, op: Operation): Record<string, { $ref: str
 function describe(op: Operation): string {
   const lines = [op.description, '', `**Scope:** \`${op.scope}\`.`];
   if (op.body !== 'none') lines.push('', 'Send an `Idempotency-Key` header to make a retry of this write safe.');
+  else if (op.file) lines.push('', 'Answers with the file itself, not an envelope; errors come in the envelope.');
   else lines.push('', 'Answers with a weak `ETag` over `data`; send it in `If-None-Match` to get 304 while nothing changed.');
   return lines.join('\n');
 }
@@ -339,8 +345,16 @@ function completeDocument(document: Json, operations: OperationRegistry): Json {
       const op = id === undefined ? undefined : operations[id];
       if (id === undefined || !op) continue;
       const doc = op.examples;
+      // A file operation's route declares no response schema (nothing to serialize): its success is written here.
+      if (op.file) operation.responses[String(op.status)] ??= {};
       const success = operation.responses[String(op.status)];
-      if (success) {
+      if (success && op.file) {
+        success.description = 'The file (not an envelope), streamed';
+        success.headers = { ...COMMON_HEADERS, 'Content-Disposition': ref('headers', 'Content-Disposition') };
+        success.content = Object.fromEntries(
+          op.file.mediaTypes.map((type) => [type, { schema: { type: 'string', format: 'binary', contentMediaType: type } }]),
+        );
+      } else if (success) {
         success.description = op.status === 201 ? 'Created' : 'OK';
         success.headers = {
           ...COMMON_HEADERS,
@@ -349,7 +363,7 @@ function completeDocument(document: Json, operations: OperationRegistry): Json {
         const media = success.content?.[json];
         if (media) media.example = { ok: true, data: doc.data, meta: META_EXAMPLE };
       }
-      if (op.body === 'none') {
+      if (op.body === 'none' && !op.file) {
         operation.responses['304'] = {
           description: 'Not Modified: `If-None-Match` matched the current `ETag`; no body.',
           headers: { ETag: ref('headers', 'ETag') },
@@ -361,7 +375,9 @@ function completeDocument(document: Json, operations: OperationRegistry): Json {
         if (parameter.in === 'query' && example !== undefined)
           parameter.example = parameter.schema?.type === 'integer' ? Number(example) : example;
       }
-      operation.parameters = [...(operation.parameters ?? []), ref('parameters', op.body === 'none' ? 'IfNoneMatch' : 'IdempotencyKey')];
+      if (!op.file) {
+        operation.parameters = [...(operation.parameters ?? []), ref('parameters', op.body === 'none' ? 'IfNoneMatch' : 'IdempotencyKey')];
+      }
       const body = operation.requestBody?.content;
       if (body?.[json] && doc.body) body[json].example = doc.body;
       if (body?.['multipart/form-data']) {

@@ -4,7 +4,7 @@ import type { IncomingImage } from '../../features/attachments/attachments.servi
 import { unauthorized } from '../../errors.js';
 import { auditRecord } from '../audit-hook.js';
 import { Envelope, ok } from '../envelope.js';
-import type { ApiServices, Operation, OperationRegistry } from './define-operation.js';
+import type { ApiServices, FileResponse, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from './multipart.js';
 import type { V1App } from './plugin.js';
@@ -45,7 +45,22 @@ async function run(
   );
   if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
+  if (op.file) return sendFile(reply, data as FileResponse);
   return ok(request, data);
+}
+
+/**
+ * A file operation's success: the stream as the body, with backpressure (Fastify pipes it to the socket).
+ * Its errors before this point were answered in the envelope; the onResponse hook audits it once sent.
+ */
+function sendFile(reply: FastifyReply, file: FileResponse) {
+  reply.headers({
+    'content-type': file.contentType,
+    'content-disposition': `attachment; filename="${file.filename.replace(/[^\w.-]/g, '_')}"`,
+    'cache-control': 'private, no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  return reply.send(file.stream);
 }
 
 function routeOf(op: Operation, services: ApiServices) {
@@ -58,7 +73,8 @@ function routeOf(op: Operation, services: ApiServices) {
       ...(op.query ? { querystring: op.query } : {}),
       ...(op.body === 'json' ? { body: op.fields } : {}),
       ...(op.body === 'multipart' ? { consumes: ['multipart/form-data'] } : {}),
-      response: { [op.status]: Envelope(op.data) },
+      // A file is not serialized: the OpenAPI document describes its media types (openapi.ts).
+      response: op.file ? {} : { [op.status]: Envelope(op.data) },
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       if (op.body !== 'multipart')

@@ -6,6 +6,7 @@ import { attachAnswerImages } from './operations/attach-answer-images.js';
 import { attachItemImages } from './operations/attach-item-images.js';
 import { getItem } from './operations/get-item.js';
 import { getProject } from './operations/get-project.js';
+import { getProjectReport } from './operations/get-project-report.js';
 import { getProjectTree } from './operations/get-project-tree.js';
 import { listEvents } from './operations/list-events.js';
 import { listProjects } from './operations/list-projects.js';
@@ -47,6 +48,7 @@ export const OPERATIONS = {
   attachItemImages,
   attachAnswerImages,
   listEvents,
+  getProjectReport,
 } satisfies OperationRegistry;
 
 export type OperationId = keyof typeof OPERATIONS;

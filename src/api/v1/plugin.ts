@@ -53,8 +53,18 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app, operations);
   // The services the handlers use, handed over here (no service locator in the handlers).
-  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events } = ctx;
-  await registerOperations(app, operations, { projects, projectSearch, items, itemWrites, attachments, comments, answers, events });
+  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events, reports } = ctx;
+  await registerOperations(app, operations, {
+    projects,
+    projectSearch,
+    items,
+    itemWrites,
+    attachments,
+    comments,
+    answers,
+    events,
+    reports,
+  });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

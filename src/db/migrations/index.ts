@@ -10,6 +10,7 @@ import * as m009 from './009-oauth.js';
 import * as m010 from './010-search-queue.js';
 import * as m011 from './011-oauth-retention.js';
 import * as m012 from './012-time-zones.js';
+import * as m014 from './014-notifications.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '010-search-queue': m010,
   '011-oauth-retention': m011,
   '012-time-zones': m012,
+  '014-notifications': m014,
 };

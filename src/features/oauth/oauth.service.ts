@@ -112,7 +112,14 @@ function stringList(body: Record<string, unknown>, field: string, fallback: stri
   return [...new Set(value)];
 }
 
-export function createOAuthService(deps: { repo: OAuthRepository; tokens: TokensService; clock: Clock; urls: { baseUrl: string } }) {
+export function createOAuthService(deps: {
+  repo: OAuthRepository;
+  tokens: TokensService;
+  clock: Clock;
+  urls: { baseUrl: string };
+  /** Called once a user allowed a client (the user is notified, DESIGN.md §15). */
+  onConnected?: (connection: { userId: number; grantId: number; clientName: string }) => void;
+}) {
   const { repo, tokens, clock, urls } = deps;
 
   /** The resource indicators (RFC 8707) this server's tokens are good for: the whole site, /mcp, v1. */
@@ -310,7 +317,7 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
       const now = clock.now();
       if (choice.expiresAt && choice.expiresAt <= now) throw new OAuthError('invalid_request', 'The expiry must be in the future.');
       const code = randomSecret('plo_');
-      await repo.transaction(async (trxRepo) => {
+      const grantId = await repo.transaction(async (trxRepo) => {
         const grantId = await trxRepo.insertGrant({
           client_id: request.client.id,
           user_id: userId,
@@ -331,7 +338,9 @@ export function createOAuthService(deps: { repo: OAuthRepository; tokens: Tokens
           expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
           used_at: null,
         });
+        return grantId;
       });
+      deps.onConnected?.({ userId, grantId, clientName: request.client.name });
       return service.responseRedirect(request.redirectUri, request.state, { code });
     },
 

@@ -19,7 +19,11 @@ const DAY_MS = 86_400_000;
 /**
  * What expires. Each table's `column` is indexed (migrations 001, 003, 007, 009 and 011).
  */
-export function retentionRules(options: { auditRetentionDays: number; eventRetentionDays: number }): RetentionRule[] {
+export function retentionRules(options: {
+  auditRetentionDays: number;
+  eventRetentionDays: number;
+  notificationRetentionDays?: number;
+}): RetentionRule[] {
   const rules: RetentionRule[] = [
     // expires_at is 24 h after the key's first use (idempotency.service.ts); reserve() already ignores expired rows.
     { name: 'idempotency_keys', table: 'idempotency_keys', key: ['token_id', 'key', 'method', 'path'], column: 'expires_at', maxAgeMs: 0 },
@@ -42,6 +46,13 @@ export function retentionRules(options: { auditRetentionDays: number; eventReten
       keptIfReferencedBy: { table: 'oauth_grants', column: 'client_id' },
     },
   ];
+  // Read notifications (DESIGN.md §15) after NOTIFICATION_RETENTION_DAYS; unread ones stay. Emails that reached an
+  // end go after the same time (migration 014).
+  const notificationDays = options.notificationRetentionDays ?? 90;
+  rules.push(
+    { name: 'notifications', table: 'notifications', key: ['id'], column: 'read_at', maxAgeMs: notificationDays * DAY_MS },
+    { name: 'notification_emails', table: 'notification_emails', key: ['id'], column: 'finished_at', maxAgeMs: notificationDays * DAY_MS },
+  );
   if (options.auditRetentionDays > 0) {
     rules.unshift({ name: 'audit_log', table: 'audit_log', key: ['id'], column: 'at', maxAgeMs: options.auditRetentionDays * DAY_MS });
   }

@@ -27,6 +27,8 @@ const FIRST_PASS = {
   oauth_codes: 1,
   oauth_refresh_tokens: 1,
   oauth_clients: 1,
+  notifications: 1,
+  notification_emails: 1,
 };
 const NOTHING_LEFT = Object.fromEntries(Object.keys(FIRST_PASS).map((rule) => [rule, 0]));
 
@@ -84,6 +86,37 @@ async function seed() {
   await db.kysely
     .insertInto('events')
     .values([event(1, NOW - 31 * DAY), event(2, NOW - 30 * DAY - 1000), event(3, NOW - 29 * DAY), event(4, NOW)])
+    .execute();
+  // Notifications: read 91 days ago (goes), read 89 days ago and unread from long ago (stay); emails alike.
+  const notification = (i: number, readAt: number | null) => ({
+    user_id: 1,
+    kind: 'comment_created',
+    key: `event:${i}`,
+    event_id: i,
+    project_id: null,
+    item_id: null,
+    token_id: null,
+    text: 't',
+    subject: 's',
+    delivery: 'web',
+    at: iso(NOW - 200 * DAY),
+    read_at: readAt === null ? null : iso(readAt),
+  });
+  await db.kysely
+    .insertInto('notifications')
+    .values([notification(1, NOW - 91 * DAY), notification(2, NOW - 89 * DAY), notification(3, null)])
+    .execute();
+  const email = (i: number, finished: number | null) => ({
+    user_id: 1,
+    key: `n:${i}`,
+    state: finished === null ? 'waiting' : 'sent',
+    next_attempt_at: iso(NOW - 200 * DAY),
+    created_at: iso(NOW - 200 * DAY),
+    finished_at: finished === null ? null : iso(finished),
+  });
+  await db.kysely
+    .insertInto('notification_emails')
+    .values([email(1, NOW - 91 * DAY), email(2, NOW - 89 * DAY), email(3, null)])
     .execute();
   const session = (i: number, expires: number) => ({
     id: `s${i}`,

@@ -26,6 +26,8 @@ export interface WebSession {
   id: string;
   user: SessionUser;
   csrfToken: string;
+  /** Unread notifications, counted for the navigation of the page being served (web/pages/notifications.ts). */
+  unreadNotifications?: number;
   createdAt: string;
   expiresAt: string;
   /** The user's IANA time zone, in which the web shows times; null: none chosen (UTC). */

@@ -20,6 +20,8 @@ export interface DeliveryWorkerOptions {
   /** How often the outbox is looked at when no commit on this node woke the worker (other nodes' events, retries). */
   pollMs?: number;
   onError?: (err: unknown) => void;
+  /** Called once an endpoint was disabled by the worker (its owner is notified, DESIGN.md §15). */
+  onDisabled?: (endpoint: { id: number; user_id: number; url: string }, reason: string) => void;
 }
 
 /**
@@ -44,6 +46,10 @@ export function createDeliveryWorker(
   let again = false;
   let pending = 0;
   const work = new Set<Promise<void>>();
+
+  async function disable(endpoint: { id: number; user_id: number; url: string }, reason: string): Promise<void> {
+    if (await repo.disable(endpoint.id, reason)) options.onDisabled?.(endpoint, reason);
+  }
 
   /** Delivers an endpoint's events in order while this node holds its lease (taken once, for a minute). */
   async function serve(endpoint: Awaited<ReturnType<WebhooksRepository['due']>>[number]): Promise<void> {
@@ -88,14 +94,14 @@ export function createDeliveryWorker(
           continue;
         }
         if (result.status === 410) {
-          await repo.disable(endpoint.id, `the receiver answered 410 Gone to event ${event.id}`);
+          await disable(endpoint, `the receiver answered 410 Gone to event ${event.id}`);
           return;
         }
         attempts += 1;
         failingSince ??= at.toISOString();
         const why = result.status !== null ? `HTTP ${result.status}` : (result.error ?? 'no answer');
         if (at.getTime() - Date.parse(failingSince) >= GIVE_UP_AFTER_MS) {
-          await repo.disable(endpoint.id, `every delivery of event ${event.id} failed for 24 hours (last: ${why})`);
+          await disable(endpoint, `every delivery of event ${event.id} failed for 24 hours (last: ${why})`);
           return;
         }
         await repo.retryLater(endpoint.id, attempts, failingSince, new Date(at.getTime() + retryDelay(attempts)).toISOString());

@@ -29,7 +29,7 @@ export function parseItemSort(value: string | undefined): ItemSort {
 }
 
 /** The filter of a project's list from its query string (what `filterQuery` writes); anything malformed is left out. */
-export function itemFilterOf(query: Record<string, string | undefined>): ItemFilter {
+export function parseItemFilter(query: Record<string, string | undefined>): ItemFilter {
   const participant = query.participant && /^[1-9][0-9]{0,15}$/.test(query.participant) ? Number(query.participant) : null;
   return {
     status: parseItemStatus(query.status),
@@ -65,6 +65,10 @@ const COMPARE: Record<Exclude<ItemSort, 'tree'>, (a: SortableItem, b: SortableIt
 
 export const WORKLIST_PAGE_SIZE = 100;
 
+/**
+ * The filter of the project page from its query parameters: the page, its report links and the report
+ * routes read it here, so a parameter added to the page reaches the reports by itself.
+ */
 export function parseItemStatus(value: string | undefined): ItemStatus | null {
   return (ITEM_STATUSES as readonly (string | undefined)[]).includes(value) ? (value as ItemStatus) : null;
 }
@@ -112,7 +116,7 @@ export function createWorklistsService(deps: {
     );
   }
 
-  return {
+  const service = {
     /** "To review" (DESIGN.md §14): answers waiting for review and done items without a verdict, oldest first. */
     async reviewQueue(actor: Actor, requestedPage: number) {
       return { ...pageOf((await reviewable(actor)) ?? [], requestedPage) };
@@ -129,6 +133,17 @@ export function createWorklistsService(deps: {
      * choices) and the user's membership (what the page offers them).
      */
     async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number) {
+      const { tree, rows, day, members, membership } = await service.filteredItems(actor, projectId, filter);
+      const counts = new Map<number, { items: number; done: number; matching: number }>();
+      for (const c of tree.sections.flatMap((s) => s.checklists)) {
+        counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
+      }
+      for (const row of rows) counts.get(row.checklist.id)!.matching++;
+      return { project: tree.project, sections: tree.sections, counts, today: day, members, membership, ...pageOf(rows, requestedPage) };
+    },
+
+    /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
+    async filteredItems(actor: Actor, projectId: number, filter: ItemFilter) {
       const tree = await projects.getTree(actor, projectId);
       const [mine, matching, participants, updated, members, membership] = await Promise.all([
         filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
@@ -158,12 +173,7 @@ export function createWorklistsService(deps: {
         const compare = COMPARE[filter.sort];
         rows.sort((a, b) => compare(a.item, b.item));
       }
-      const counts = new Map<number, { items: number; done: number; matching: number }>();
-      for (const c of tree.sections.flatMap((s) => s.checklists)) {
-        counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
-      }
-      for (const row of rows) counts.get(row.checklist.id)!.matching++;
-      return { project: tree.project, sections: tree.sections, counts, today: day, members, membership, ...pageOf(rows, requestedPage) };
+      return { tree, rows, day, members, membership };
     },
 
     /** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */
@@ -183,6 +193,7 @@ export function createWorklistsService(deps: {
       return { today: today(), ...pageOf(visible, requestedPage) };
     },
   };
+  return service;
 }
 
 export type WorklistsService = ReturnType<typeof createWorklistsService>;

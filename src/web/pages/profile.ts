@@ -5,6 +5,7 @@ import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
 import { type FormFailure, webWrite } from '../web-write.js';
+import type { NotificationPreferencesModel } from '../views/notifications-page.js';
 import { DEFAULT_EXPIRY, EMPTY_TOKEN_FORM, expiryFrom, type TokenFormState } from '../token-expiry.js';
 import {
   disableWebhookView,
@@ -19,7 +20,8 @@ import {
 /** Deliveries shown per webhook endpoint. */
 const DELIVERIES_SHOWN = 10;
 
-type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth'> & Partial<AccountDeps>;
+type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth' | 'notifications'> &
+  Partial<AccountDeps>;
 
 /** What the account blocks (You, Time zone, Password) need. */
 type AccountDeps = Pick<AppContext, 'users' | 'sessions' | 'idempotency' | 'audit'>;
@@ -50,7 +52,7 @@ async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOp
   };
 }
 
-type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'account'> & {
+type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'notifications' | 'account'> & {
   status?: number;
   form?: TokenFormState;
   webhooks?: WebhookOptions;
@@ -60,15 +62,25 @@ type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 
 
 async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
-  const [tokens, connections, webhooks, projectRoles] = await Promise.all([
+  const [tokens, connections, webhooks, notifications, projectRoles] = await Promise.all([
     deps.tokens.listTokens(session.user.id),
     deps.oauth.connectionsOf(session.user.id),
     webhooksModel(deps, session.user, options.webhooks ?? {}),
+    notificationPreferencesModel(deps, session.user, request),
     deps.users?.projectRoles(session.user.id) ?? [],
   ]);
   reply.header('cache-control', 'no-store');
   const account = { session, projectRoles, failure: options.failure ?? null, now: deps.clock.now() };
-  const view = profilePageView({ ...options, session, tokens, connections, form: options.form ?? EMPTY_TOKEN_FORM, webhooks, account });
+  const view = profilePageView({
+    ...options,
+    session,
+    tokens,
+    connections,
+    form: options.form ?? EMPTY_TOKEN_FORM,
+    webhooks,
+    notifications,
+    account,
+  });
   return reply
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')
@@ -122,6 +134,17 @@ export async function accountPages(app: FastifyInstance, deps: ProfileDeps & Acc
       request.log.info({ userId: session.user.id }, 'password changed in the web interface; other sessions ended');
     });
   });
+}
+
+/** The "Notifications" block's model: the modes, whether email is on, whether the address is failing. */
+async function notificationPreferencesModel(
+  deps: ProfileDeps,
+  user: { id: number; email: string },
+  request: FastifyRequest,
+): Promise<NotificationPreferencesModel> {
+  const [modes, failing] = await Promise.all([deps.notifications.preferences(user.id), deps.notifications.failingAddress(user)]);
+  const saved = (request.query as Record<string, string | undefined>).notifications === 'saved';
+  return { modes, failing, emailEnabled: deps.config.smtpUrl !== null, saved };
 }
 
 /** The notice after a redelivery, from the redirect's `redelivered` (the receiver's HTTP status, or `none`). */

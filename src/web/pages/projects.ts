@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/worklists/bulk-changes.service.js';
-import { itemFilterOf } from '../../features/worklists/worklists.service.js';
+import { parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
 import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
@@ -107,7 +107,7 @@ export async function projectPages(
   async function renderProject(request: FastifyRequest, reply: FastifyReply, id: number, failure: FormFailure | null = null, status = 200) {
     const session = sessionOf(request);
     const query = request.query as Record<string, string | undefined>;
-    const filter = itemFilterOf(query);
+    const filter = parseItemFilter(query);
     const [items, canVerdict, rights] = await Promise.all([
       worklists.projectItems(session.user, id, filter, pageParam(query)),
       review.canSetProjectVerdict(session.user, id),
@@ -137,7 +137,7 @@ export async function projectPages(
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
     const query = request.query as Record<string, string | undefined>;
-    const back = filterQuery(itemFilterOf(query), pageParam(query));
+    const back = filterQuery(parseItemFilter(query), pageParam(query));
     return webWrite<BulkOutcome>(idempotency, request, reply, {
       user,
       form: 'bulk',

@@ -128,4 +128,23 @@
     form.addEventListener('change', sync);
     sync();
   });
+  // The navigation's unread notifications: asked again every 45 s while the tab is visible, and on coming back to it.
+  var counter = document.querySelector('[data-notification-count]');
+  if (counter && window.fetch) {
+    var refresh = function () {
+      if (document.visibilityState !== 'visible') return;
+      fetch('/notifications/count', { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(function (response) {
+          return response.ok ? response.json() : null;
+        })
+        .then(function (body) {
+          if (!body || typeof body.unread !== 'number') return;
+          counter.querySelector('[data-count]').textContent = String(body.unread);
+          counter.hidden = body.unread === 0;
+        })
+        .catch(function () {});
+    };
+    window.setInterval(refresh, 45000);
+    document.addEventListener('visibilitychange', refresh);
+  }
 })();

@@ -1,3 +1,4 @@
+import { notificationPreferencesBlock, type NotificationPreferencesModel } from './notifications-page.js';
 import { READ_ONLY_SCOPES, type Scope, SCOPES } from '../../domain/scopes.js';
 import { EVENT_TYPES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
@@ -70,6 +71,8 @@ export interface ProfileModel {
   webhooks: WebhooksModel;
   /** The blocks about the account: who you are, time zone, password. */
   account: AccountModel;
+  /** The "Notifications" block (DESIGN.md §15). */
+  notifications?: NotificationPreferencesModel;
 }
 
 export interface WebhooksModel {
@@ -149,7 +152,8 @@ ${
     : html`<p class="muted">No tokens yet.</p>`
 }
 </section>
-${webhooksBlock(options.webhooks, csrf, session.timeZone)}`,
+${webhooksBlock(options.webhooks, csrf, session.timeZone)}
+${options.notifications ? notificationPreferencesBlock(options.notifications, session) : ''}`,
   }).value;
 }
 

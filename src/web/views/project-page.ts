@@ -7,6 +7,7 @@ import { html, type SafeHtml } from '../html.js';
 import { badge, crumbs, csrfField, page } from '../layout.js';
 import { type FormFailure, writeKeyField } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
+import { reportLinks } from './report-links.js';
 
 type ProjectItems = Awaited<ReturnType<WorklistsService['projectItems']>>;
 
@@ -229,6 +230,7 @@ ${p.description ? html`<p class="text">${p.description}</p>` : ''}
 <dt>Verdict</dt><dd data-testid="project-verdict">${badge(p.verdict)}</dd>
 </dl>
 ${m.verdictForm ?? ''}
+${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}
 ${bulkSummaryBlock(m)}

@@ -1,0 +1,147 @@
+import type { Clock } from '../../clock.js';
+import type { UserRole } from '../../domain/values.js';
+import { type Mailer, MailError } from '../mail/mailer.js';
+import { renderEmail } from './email-content.js';
+import type { EmailRow, NotificationRow, NotificationsRepository } from './notifications.repository.js';
+
+/** Retries of a refused or failed send: about 10 s, 30 s, 1, 2, 5, 10, 30 min, 1 h, 2 h, then every 4 h, ±20 %. */
+const RETRY_DELAYS_MS = [10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
+export const EMAIL_GIVE_UP_AFTER_MS = 24 * 3_600_000;
+/** A claimed email is another node's again after this (a send takes at most ~40 s with the mailer's timeouts). */
+const CLAIM_MS = 120_000;
+
+export function emailRetryDelay(attempt: number, random = Math.random): number {
+  const base = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]!;
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export interface EmailSenderDeps {
+  repo: NotificationsRepository;
+  mailer: Mailer;
+  clock: Clock;
+  baseUrl: string;
+  /** Whether the user may see what the notification is about now (the policy, through the items service). */
+  canSee: (user: { id: number; role: UserRole }, notification: NotificationRow) => Promise<boolean>;
+}
+
+/**
+ * Sends the queued emails (`notification_emails`) on every node: a node claims a row (a conditional
+ * UPDATE) before sending it, so each is sent by one node. A 5xx refusal ends that email alone ("refused":
+ * the Profile says the address is failing); anything else is retried with backoff for 24 h, then given up.
+ * What the recipient can no longer see is left out when the email is sent.
+ */
+export function createEmailSender(
+  deps: EmailSenderDeps,
+  options: { pollMs?: number; concurrency?: number; onError?: (err: unknown) => void } = {},
+) {
+  const { repo, mailer, clock } = deps;
+  const concurrency = options.concurrency ?? 4;
+  let stopped = true;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  const counts = { sent: 0, failed: 0 };
+  let waiting = 0;
+
+  async function sendOne(email: EmailRow): Promise<void> {
+    const now = clock.now();
+    if (!(await repo.claimEmail(email.id, now.toISOString(), new Date(now.getTime() + CLAIM_MS).toISOString()))) return;
+    const [user] = await repo.users([email.user_id]);
+    const listed = await repo.notificationsOfEmail(email.id);
+    const visible: NotificationRow[] = [];
+    if (user && user.active === 1) {
+      for (const n of listed) if (await deps.canSee({ id: user.id, role: user.role as UserRole }, n)) visible.push(n);
+    }
+    if (!user || visible.length === 0) {
+      await repo.finishEmail(email.id, 'skipped', { to_address: user?.email ?? null, last_error: null, at: now.toISOString() });
+      return;
+    }
+    try {
+      await mailer.send(renderEmail(user.email, visible, deps.baseUrl));
+      counts.sent++;
+      await repo.finishEmail(email.id, 'sent', { to_address: user.email, last_error: null, at: clock.now().toISOString() });
+    } catch (err) {
+      counts.failed++;
+      const at = clock.now();
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof MailError && err.permanent) {
+        await repo.finishEmail(email.id, 'refused', { to_address: user.email, last_error: message, at: at.toISOString() });
+        return;
+      }
+      const attempts = email.attempts + 1;
+      if (at.getTime() - Date.parse(email.created_at) >= EMAIL_GIVE_UP_AFTER_MS) {
+        await repo.finishEmail(email.id, 'given_up', { to_address: user.email, last_error: message, at: at.toISOString() });
+        return;
+      }
+      await repo.retryEmail(email.id, attempts, new Date(at.getTime() + emailRetryDelay(attempts)).toISOString(), message, user.email);
+    }
+  }
+
+  /** Sends what is due now, a few at a time, until nothing is due. */
+  async function drain(): Promise<void> {
+    while (!stopped) {
+      const due = await repo.dueEmails(clock.now().toISOString(), concurrency * 4);
+      if (due.length === 0) break;
+      const queue = [...due];
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let email = queue.shift(); email && !stopped; email = queue.shift()) {
+            await sendOne(email).catch((err: unknown) => options.onError?.(err));
+          }
+        }),
+      );
+    }
+    waiting = await repo.waitingEmails();
+  }
+
+  function wake() {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain()
+      .catch((err: unknown) => options.onError?.(err))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setInterval(wake, options.pollMs ?? 1000);
+      timer.unref();
+      wake();
+    },
+    /** Looks at the queue now (after a batch of notifications was queued on this node). */
+    wake,
+    /** Sends what is due now and resolves when done (tests). */
+    async drainNow(): Promise<void> {
+      while (running) await running;
+      const wasStopped = stopped;
+      stopped = false;
+      try {
+        await drain();
+      } finally {
+        stopped = wasStopped;
+      }
+    },
+    /** Emails sent and failed attempts on this node, and the emails waiting as of the last look. */
+    stats: () => ({ ...counts, waiting }),
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+      mailer.close();
+    },
+  };
+}
+
+export type EmailSender = ReturnType<typeof createEmailSender>;

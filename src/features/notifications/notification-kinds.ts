@@ -1,0 +1,169 @@
+import type { EventType } from '../../domain/values.js';
+
+/**
+ * The kinds of notification (DESIGN.md §15): stable names, documented in docs/notifications.md, used by the
+ * preferences, the CLI and the emails. A new kind is added at the end; none is renamed.
+ */
+export const NOTIFICATION_KINDS = [
+  'participant_added',
+  'returned_to_rework',
+  'verdict_set',
+  'answer_reviewed',
+  'comment_created',
+  'answer_created',
+  'item_done',
+  'item_blocked',
+  'deadline_tomorrow',
+  'deadline_overdue',
+  'token_expiring',
+  'oauth_client_connected',
+  'webhook_disabled',
+] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/** What the Profile's "Notifications" block calls each kind. */
+export const KIND_LABELS: Record<NotificationKind, string> = {
+  participant_added: 'You are added to an item',
+  returned_to_rework: 'Your item is returned to rework',
+  verdict_set: 'A verdict on your item',
+  answer_reviewed: 'A review of your answer',
+  comment_created: 'A comment on your item',
+  answer_created: 'An answer on your item (or in a project you manage)',
+  item_done: 'An item of a project you manage is done',
+  item_blocked: 'An item of a project you manage is blocked',
+  deadline_tomorrow: 'Your item is due tomorrow',
+  deadline_overdue: 'Your item is overdue',
+  token_expiring: 'Your API token expires soon',
+  oauth_client_connected: 'An application was connected to your account',
+  webhook_disabled: 'Your webhook was disabled after failing',
+};
+
+export const DELIVERY_MODES = ['email', 'digest', 'web'] as const;
+export type DeliveryMode = (typeof DELIVERY_MODES)[number];
+export const MODE_LABELS: Record<DeliveryMode, string> = { email: 'Email', digest: 'Daily digest', web: 'Web only' };
+
+export function isNotificationKind(value: string): value is NotificationKind {
+  return (NOTIFICATION_KINDS as readonly string[]).includes(value);
+}
+
+/** The facts the rules need about an event's item, read when the event is processed. */
+export interface EventFacts {
+  participantIds: readonly number[];
+  /** Users with the `manager` role in the item's project (global admins only where they are such a member). */
+  managerIds: readonly number[];
+  /** answer.reviewed: the reviewed answer's author. */
+  answerAuthorId?: number | null;
+}
+
+export interface OutboxEvent {
+  id: number;
+  type: EventType;
+  item_id: number | null;
+  actor_id: number | null;
+  data: unknown;
+}
+
+const idsOf = (value: unknown): number[] =>
+  Array.isArray(value)
+    ? value.map((v) => (typeof v === 'number' ? v : Number((v as { id?: unknown } | null)?.id))).filter((id) => Number.isInteger(id))
+    : [];
+
+/**
+ * Who is told of an event, and as what (DESIGN.md §15): one kind per person whatever the number of reasons
+ * (a participant who also manages the project is told once), never the actor. Visibility is checked by the
+ * caller, per person, when the notification is made.
+ */
+export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number, NotificationKind> {
+  const told = new Map<number, NotificationKind>();
+  const tell = (ids: Iterable<number>, kind: NotificationKind) => {
+    for (const id of ids) if (id !== event.actor_id && !told.has(id)) told.set(id, kind);
+  };
+  const data = (event.data ?? {}) as Record<string, any>;
+  switch (event.type) {
+    case 'item.created':
+      tell(idsOf(data.item?.participants), 'participant_added');
+      break;
+    case 'item.updated': {
+      const change = data.changes?.participants;
+      if (change) {
+        const before = new Set(idsOf(change.from));
+        tell(
+          idsOf(change.to).filter((id) => !before.has(id)),
+          'participant_added',
+        );
+      }
+      break;
+    }
+    case 'item.returned_to_rework':
+      tell(facts.participantIds, 'returned_to_rework');
+      break;
+    case 'item.verdict_set':
+      tell(facts.participantIds, 'verdict_set');
+      break;
+    case 'answer.reviewed':
+      if (facts.answerAuthorId != null) tell([facts.answerAuthorId], 'answer_reviewed');
+      break;
+    case 'comment.created':
+      tell(facts.participantIds, 'comment_created');
+      break;
+    case 'answer.created':
+      tell([...facts.participantIds, ...facts.managerIds], 'answer_created');
+      break;
+    case 'item.status_changed':
+      if (data.to === 'done') tell(facts.managerIds, 'item_done');
+      if (data.to === 'blocked') tell(facts.managerIds, 'item_blocked');
+      break;
+    default:
+      break;
+  }
+  return told;
+}
+
+/** Which facts an event type needs (none: the event tells nobody, and costs no read). */
+export function needsFacts(type: EventType): boolean {
+  return [
+    'item.created',
+    'item.updated',
+    'item.returned_to_rework',
+    'item.verdict_set',
+    'answer.reviewed',
+    'comment.created',
+    'answer.created',
+    'item.status_changed',
+  ].includes(type);
+}
+
+const excerpt = (value: unknown, max = 200): string => {
+  const text = String(value ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return [...text].length > max ? [...text].slice(0, max - 1).join('') + '…' : text;
+};
+
+/** The line people read (web list, email, CLI) for a notification an event caused. */
+export function eventText(kind: NotificationKind, event: OutboxEvent, actorName: string, itemText: string): string {
+  const data = (event.data ?? {}) as Record<string, any>;
+  const item = `“${excerpt(itemText, 120)}”`;
+  switch (kind) {
+    case 'participant_added':
+      return `${actorName} added you as a participant of ${item}`;
+    case 'returned_to_rework':
+      return `${actorName} returned ${item} to rework: ${excerpt(data.reason)} (new deadline ${String(data.rework_deadline ?? '—')})`;
+    case 'verdict_set':
+      return data.to ? `${actorName} set the verdict of ${item}: ${String(data.to)}` : `${actorName} cleared the verdict of ${item}`;
+    case 'answer_reviewed':
+      return `${actorName} ${data.to === 'approved' ? 'approved' : 'rejected'} your answer on ${item}`;
+    case 'comment_created':
+      return `${actorName} commented on ${item}: ${excerpt(data.comment?.text)}`;
+    case 'answer_created':
+      return `${actorName} answered on ${item}: ${excerpt(data.answer?.text)}`;
+    case 'item_done':
+      return `${actorName} set ${item} to done`;
+    case 'item_blocked':
+      return `${actorName} set ${item} to blocked`;
+    default:
+      return `${actorName} changed ${item}`;
+  }
+}
+
+export { excerpt };

@@ -1,0 +1,383 @@
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
+
+export type NotificationRow = Selectable<NotificationsTable>;
+export type NewNotification = Omit<Insertable<NotificationsTable>, 'id' | 'email_id' | 'read_at' | 'emailed_at'>;
+export type EmailRow = Selectable<NotificationEmailsTable>;
+
+/** Notifications per INSERT statement (13 columns each: far below SQLite's limit of bound values). */
+const INSERT_CHUNK = 200;
+
+/** States of an email that are final: nothing more is tried. */
+export const FINISHED_EMAIL_STATES = ['sent', 'refused', 'given_up', 'skipped'] as const;
+
+/** The SQL of notifications: the notifications, the email queue, the preferences and the outbox cursor. */
+export function createNotificationsRepository(db: Kysely<Database>) {
+  return {
+    transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+      return db.transaction().execute(work);
+    },
+
+    /**
+     * Inserts the notifications (a key already there for that user is skipped: nobody is told twice) and, for
+     * those to be emailed at once, their email rows; in the caller's transaction. Returns how many emails were queued.
+     */
+    async insert(trx: Kysely<Database>, rows: readonly NewNotification[], emailed: boolean): Promise<number> {
+      let queued = 0;
+      // A few statements per batch, whatever its size: the consumer's transaction stays short.
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const created = await trx
+          .insertInto('notifications')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+          .returning(['id', 'user_id', 'delivery', 'at'])
+          .execute();
+        const mailed = emailed ? created.filter((n) => n.delivery === 'email') : [];
+        if (mailed.length === 0) continue;
+        await trx
+          .insertInto('notification_emails')
+          .values(mailed.map((n) => ({ user_id: n.user_id, key: `n:${n.id}`, state: 'waiting', next_attempt_at: n.at, created_at: n.at })))
+          .execute();
+        await trx
+          .updateTable('notifications')
+          .set({
+            email_id: (eb) =>
+              eb
+                .selectFrom('notification_emails as e')
+                .select('e.id')
+                .where('e.key', '=', sql<string>`'n:' || cast(notifications.id as text)`),
+          })
+          .where(
+            'id',
+            'in',
+            mailed.map((n) => n.id),
+          )
+          .execute();
+        queued += mailed.length;
+      }
+      return queued;
+    },
+
+    /** What the access policy needs to tell whether each user may see each item (one query each). */
+    async visibilityFacts(itemIds: readonly number[], userIds: readonly number[]) {
+      if (itemIds.length === 0 || userIds.length === 0) return { items: [], members: [] };
+      const items = await db
+        .selectFrom('items as i')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .select(['i.id', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
+        .where('i.id', 'in', [...itemIds])
+        .execute();
+      const projectIds = [...new Set(items.map((i) => i.project_id))];
+      const members = projectIds.length
+        ? await db
+            .selectFrom('project_members')
+            .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
+            .where('project_id', 'in', projectIds)
+            .where('user_id', 'in', [...userIds])
+            .execute()
+        : [];
+      return { items, members };
+    },
+
+    /** Which of `keys` the user already has. */
+    async existingKeys(pairs: readonly { userId: number; key: string }[]): Promise<Set<string>> {
+      if (pairs.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('notifications')
+        .select(['user_id', 'key'])
+        .where('key', 'in', [...new Set(pairs.map((p) => p.key))])
+        .execute();
+      return new Set(rows.map((r) => `${r.user_id} ${r.key}`));
+    },
+
+    listOf(userId: number, limit: number) {
+      return db.selectFrom('notifications').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+    },
+
+    find(id: number) {
+      return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async unreadCount(userId: number): Promise<number> {
+      const row = await db
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', userId)
+        .where('read_at', 'is', null)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async markRead(userId: number, id: number | null, at: string): Promise<void> {
+      let q = db.updateTable('notifications').set({ read_at: at }).where('user_id', '=', userId).where('read_at', 'is', null);
+      if (id !== null) q = q.where('id', '=', id);
+      await q.execute();
+    },
+
+    preferences(userId: number) {
+      return db.selectFrom('notification_preferences').select(['kind', 'mode']).where('user_id', '=', userId).execute();
+    },
+
+    /** The modes of several users, for one kind (the worker's batch). */
+    modes(userIds: readonly number[]) {
+      if (userIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('notification_preferences')
+        .selectAll()
+        .where('user_id', 'in', [...userIds])
+        .execute();
+    },
+
+    async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[]): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('notification_preferences').where('user_id', '=', userId).execute();
+        const kept = modes.filter((m) => m.mode !== 'email');
+        if (kept.length)
+          await trx
+            .insertInto('notification_preferences')
+            .values(kept.map((m) => ({ user_id: userId, ...m })))
+            .execute();
+      });
+    },
+
+    // ---- facts about events ----
+
+    users(ids: readonly number[]) {
+      if (ids.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('users')
+        .select(['id', 'name', 'email', 'role', 'active', 'time_zone'])
+        .where('id', 'in', [...ids])
+        .execute();
+    },
+
+    participantsOf(itemIds: readonly number[]) {
+      if (itemIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('item_participants')
+        .select(['item_id', 'user_id'])
+        .where('item_id', 'in', [...itemIds])
+        .execute();
+    },
+
+    managersOf(projectIds: readonly number[]) {
+      if (projectIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('project_members')
+        .select(['project_id', 'user_id'])
+        .where('project_id', 'in', [...projectIds])
+        .where('role', '=', 'manager')
+        .execute();
+    },
+
+    answerAuthors(answerIds: readonly number[]) {
+      if (answerIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('answers')
+        .select(['id', 'author_id'])
+        .where('id', 'in', [...answerIds])
+        .execute();
+    },
+
+    itemTexts(itemIds: readonly number[]) {
+      if (itemIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('items')
+        .select(['id', 'text', 'project_id'])
+        .where('id', 'in', [...itemIds])
+        .execute();
+    },
+
+    /** Participants of items not done whose deadline lies between the two dates (inclusive). */
+    deadlineCandidates(from: string, to: string) {
+      return db
+        .selectFrom('items as i')
+        .innerJoin('item_participants as p', 'p.item_id', 'i.id')
+        .innerJoin('users as u', 'u.id', 'p.user_id')
+        .select(['i.id as item_id', 'i.project_id', 'i.text', 'i.deadline', 'u.id as user_id', 'u.role', 'u.time_zone'])
+        .where('i.deadline', '>=', from)
+        .where('i.deadline', '<=', to)
+        .where('i.status', '!=', 'done')
+        .where('u.active', '=', 1)
+        .execute();
+    },
+
+    /** API tokens (not those of OAuth grants) of active users, not revoked, expiring within (now, until]. */
+    expiringTokens(now: string, until: string) {
+      return db
+        .selectFrom('api_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select(['t.id', 't.user_id', 't.name', 't.expires_at'])
+        .where('t.revoked_at', 'is', null)
+        .where('t.expires_at', '>', now)
+        .where('t.expires_at', '<=', until)
+        .where('u.active', '=', 1)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('oauth_grants as g').select('g.id').whereRef('g.token_id', '=', 't.id'))))
+        .execute();
+    },
+
+    /** Users with notifications waiting for their digest, with their time zone. */
+    digestWaiting() {
+      return db
+        .selectFrom('notifications as n')
+        .innerJoin('users as u', 'u.id', 'n.user_id')
+        .select(['u.id', 'u.time_zone'])
+        .distinct()
+        .where('n.delivery', '=', 'digest')
+        .where('n.email_id', 'is', null)
+        .where('u.active', '=', 1)
+        .execute();
+    },
+
+    /** Queues the digest `key` of the user with every notification waiting for it; false when that key was queued already. */
+    async queueDigest(userId: number, key: string, at: string): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const email = await trx
+          .insertInto('notification_emails')
+          .values({ user_id: userId, key, state: 'waiting', next_attempt_at: at, created_at: at })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (!email) return false;
+        await trx
+          .updateTable('notifications')
+          .set({ email_id: email.id })
+          .where('user_id', '=', userId)
+          .where('delivery', '=', 'digest')
+          .where('email_id', 'is', null)
+          .execute();
+        return true;
+      });
+    },
+
+    // ---- the email queue ----
+
+    dueEmails(now: string, limit: number) {
+      return db
+        .selectFrom('notification_emails')
+        .selectAll()
+        .where('state', '=', 'waiting')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    /** Claims one email until `until` unless another node holds it (or it is done): true when taken. */
+    async claimEmail(id: number, now: string, until: string): Promise<boolean> {
+      const result = await db
+        .updateTable('notification_emails')
+        .set({ lease_until: until })
+        .where('id', '=', id)
+        .where('state', '=', 'waiting')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    notificationsOfEmail(emailId: number) {
+      return db.selectFrom('notifications').selectAll().where('email_id', '=', emailId).orderBy('id').execute();
+    },
+
+    async finishEmail(
+      id: number,
+      state: (typeof FINISHED_EMAIL_STATES)[number],
+      fields: { to_address: string | null; last_error: string | null; at: string },
+    ) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('notification_emails')
+          .set({ state, to_address: fields.to_address, last_error: fields.last_error, finished_at: fields.at, lease_until: null })
+          .where('id', '=', id)
+          .execute();
+        if (state === 'sent') await trx.updateTable('notifications').set({ emailed_at: fields.at }).where('email_id', '=', id).execute();
+      });
+    },
+
+    async retryEmail(id: number, attempts: number, nextAttemptAt: string, error: string, toAddress: string): Promise<void> {
+      await db
+        .updateTable('notification_emails')
+        .set({ attempts, next_attempt_at: nextAttemptAt, last_error: error, lease_until: null, to_address: toAddress })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async waitingEmails(): Promise<number> {
+      const row = await db
+        .selectFrom('notification_emails')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('state', '=', 'waiting')
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** The user's last email that reached an end (sent, refused or given up): whether their address works. */
+    lastFinishedEmail(userId: number) {
+      return db
+        .selectFrom('notification_emails')
+        .select(['state', 'to_address', 'last_error', 'finished_at'])
+        .where('user_id', '=', userId)
+        .where('state', 'in', ['sent', 'refused', 'given_up'])
+        .orderBy('finished_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
+    /** Emails of a user (tests, CLI). */
+    emailsOf(userId: number) {
+      return db.selectFrom('notification_emails').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+    },
+
+    // ---- the outbox consumer's cursor and lease ----
+
+    /** Creates the consumer at `cursor` (the outbox's end when it first runs: history tells nobody) unless it exists. */
+    async ensureConsumer(name: string, cursor: number): Promise<void> {
+      await db
+        .insertInto('outbox_consumers')
+        .values({ name, cursor, holder: null, lease_until: null })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+    },
+
+    /** Takes or renews the lease for `holder` until `until`: the cursor when held, else null. */
+    async leaseConsumer(name: string, holder: string, now: string, until: string): Promise<number | null> {
+      const result = await db
+        .updateTable('outbox_consumers')
+        .set({ holder, lease_until: until })
+        .where('name', '=', name)
+        .where((eb) => eb.or([eb('holder', '=', holder), eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .returning('cursor')
+        .executeTakeFirst();
+      return result ? Number(result.cursor) : null;
+    },
+
+    /** Moves the cursor in the caller's transaction, only while `holder` holds the lease: false when it was lost. */
+    async advanceConsumer(trx: Kysely<Database>, name: string, holder: string, from: number, to: number): Promise<boolean> {
+      const result = await trx
+        .updateTable('outbox_consumers')
+        .set({ cursor: to })
+        .where('name', '=', name)
+        .where('holder', '=', holder)
+        .where('cursor', '=', from)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async releaseConsumer(name: string, holder: string): Promise<void> {
+      await db
+        .updateTable('outbox_consumers')
+        .set({ holder: null, lease_until: null })
+        .where('name', '=', name)
+        .where('holder', '=', holder)
+        .execute();
+    },
+
+    consumerCursor(name: string) {
+      return db.selectFrom('outbox_consumers').select(['cursor']).where('name', '=', name).executeTakeFirst();
+    },
+  };
+}
+
+export type NotificationsRepository = ReturnType<typeof createNotificationsRepository>;

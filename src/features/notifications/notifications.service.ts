@@ -1,0 +1,332 @@
+import type { Transaction } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
+import { type Actor, can } from '../../domain/policy.js';
+import type { UserRole } from '../../domain/values.js';
+import { notFound, validationError } from '../../errors.js';
+import type { ConsumedEvent } from '../events/outbox-consumer.js';
+import type { ItemsService } from '../items/items.service.js';
+import { toMembership } from '../projects/projects.repository.js';
+import {
+  DELIVERY_MODES,
+  type DeliveryMode,
+  eventText,
+  excerpt,
+  isNotificationKind,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+  recipientsOf,
+} from './notification-kinds.js';
+import type { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository.js';
+
+const DAY_MS = 86_400_000;
+
+/** The date (YYYY-MM-DD) and hour (0–23) at `at` in an IANA time zone; UTC when none or unknown. */
+export function localTime(at: Date, timeZone: string | null): { date: string; hour: number } {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: timeZone ?? 'UTC',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(at);
+  } catch {
+    return localTime(at, 'UTC');
+  }
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
+  return { date: `${part('year')}-${part('month')}-${part('day')}`, hour: Number(part('hour')) % 24 };
+}
+
+const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** The hour of the daily digest, in each user's time zone. */
+export const DIGEST_HOUR = 7;
+
+interface Recipient {
+  id: number;
+  role: UserRole;
+  active: number;
+}
+
+/**
+ * Notifications (DESIGN.md §15): made from the events by the outbox consumer (`handleEvents`), by the
+ * scheduled pass (deadlines, token expiry, digests) and by a direct call where no event exists (an OAuth
+ * client connected, a webhook disabled); read and marked in the web and the CLI.
+ */
+export function createNotificationsService(deps: {
+  repo: NotificationsRepository;
+  items: ItemsService;
+  clock: Clock;
+  /** False without SMTP_URL: every notification is for the web only. */
+  emailEnabled: boolean;
+  /** Called when emails were queued (the email sender's wake-up). */
+  onQueued?: () => void;
+}) {
+  const { repo, items, clock, emailEnabled } = deps;
+
+  async function canSeeItem(user: Actor, itemId: number): Promise<boolean> {
+    return items.access(user, itemId).then(
+      () => true,
+      (err: unknown) => {
+        if ((err as { status?: number }).status === 404) return false;
+        throw err;
+      },
+    );
+  }
+
+  /** How each (user, kind) goes out, from the users' preferences (default: email). */
+  async function deliveries(userIds: readonly number[]): Promise<(userId: number, kind: NotificationKind) => DeliveryMode> {
+    const rows = await repo.modes(userIds);
+    const chosen = new Map(rows.map((r) => [`${r.user_id} ${r.kind}`, r.mode as DeliveryMode]));
+    return (userId, kind) => {
+      const mode = chosen.get(`${userId} ${kind}`) ?? 'email';
+      return emailEnabled ? mode : 'web';
+    };
+  }
+
+  /**
+   * Whether each user may read each item now: the access policy (`can`, the function the items service asks)
+   * over facts read in two queries for the whole batch, instead of three per person and item.
+   */
+  async function visibility(itemIds: readonly number[], users: readonly Recipient[]) {
+    const facts = await repo.visibilityFacts(
+      itemIds,
+      users.map((u) => u.id),
+    );
+    const items = new Map(facts.items.map((i) => [i.id, i]));
+    const members = new Map(facts.members.map((m) => [`${m.user_id} ${m.project_id}`, toMembership(m)]));
+    return (user: Recipient, itemId: number): boolean => {
+      const item = items.get(itemId);
+      if (!item) return false;
+      return can({ id: user.id, role: user.role }, 'read', {
+        archived: item.archived === 1,
+        membership: members.get(`${user.id} ${item.project_id}`) ?? null,
+        sectionId: item.section_id,
+        checklistId: item.checklist_id,
+        participantIds: [],
+      });
+    };
+  }
+
+  async function insert(rows: NewNotification[], trx?: Transaction<Database>): Promise<void> {
+    if (rows.length === 0) return;
+    const queued = trx ? await repo.insert(trx, rows, emailEnabled) : await repo.transaction((t) => repo.insert(t, rows, emailEnabled));
+    if (queued > 0) deps.onQueued?.();
+  }
+
+  const service = {
+    /**
+     * The outbox consumer's batch: who is told of each event (the rules), checked against what they may see
+     * now (the policy through the items service); returns the writes, run with the cursor's move.
+     */
+    async handleEvents(events: readonly ConsumedEvent[]): Promise<(trx: Transaction<Database>) => Promise<void>> {
+      const itemEvents = events.filter((e) => e.item_id !== null);
+      if (itemEvents.length === 0) return async () => {};
+      const itemIds = [...new Set(itemEvents.map((e) => e.item_id!))];
+      const answerIds = itemEvents
+        .filter((e) => e.type === 'answer.reviewed')
+        .map((e) => Number((e.data as { answer_id?: unknown }).answer_id));
+      const [participants, texts, authors] = await Promise.all([
+        repo.participantsOf(itemIds),
+        repo.itemTexts(itemIds),
+        repo.answerAuthors(answerIds.filter(Number.isInteger)),
+      ]);
+      const managers = await repo.managersOf([...new Set(itemEvents.map((e) => e.project_id))]);
+      const told: { event: ConsumedEvent; userId: number; kind: NotificationKind }[] = [];
+      for (const event of itemEvents) {
+        const recipients = recipientsOf(event, {
+          participantIds: participants.filter((p) => p.item_id === event.item_id).map((p) => p.user_id),
+          managerIds: managers.filter((m) => m.project_id === event.project_id).map((m) => m.user_id),
+          answerAuthorId: authors.find((a) => a.id === Number((event.data as { answer_id?: unknown }).answer_id))?.author_id ?? null,
+        });
+        for (const [userId, kind] of recipients) told.push({ event, userId, kind });
+      }
+      if (told.length === 0) return async () => {};
+      const users = new Map((await repo.users([...new Set(told.map((t) => t.userId))])).map((u) => [u.id, u as Recipient]));
+      const [modeOf, sees] = await Promise.all([deliveries([...users.keys()]), visibility(itemIds, [...users.values()])]);
+      const rows: NewNotification[] = [];
+      for (const { event, userId, kind } of told) {
+        const user = users.get(userId);
+        if (!user || user.active !== 1 || !sees(user, event.item_id!)) continue;
+        const item = texts.find((t) => t.id === event.item_id);
+        // item.created carries the item (its text may have changed since): the event's own text first.
+        const itemText = (event.data as { item?: { text?: string } }).item?.text ?? item?.text ?? `#${event.item_id}`;
+        rows.push({
+          user_id: userId,
+          kind,
+          key: `event:${event.id}`,
+          event_id: event.id,
+          project_id: event.project_id,
+          item_id: event.item_id,
+          token_id: null,
+          text: eventText(kind, event, event.actor_name ?? 'Somebody', itemText),
+          subject: `“${excerpt(itemText, 100)}”`,
+          delivery: modeOf(userId, kind),
+          at: event.at,
+        });
+      }
+      return async (trx) => insert(rows, trx);
+    },
+
+    /** A notification without an event (an OAuth client connected, a webhook disabled): made at once, once per key. */
+    async notifyDirect(input: {
+      userId: number;
+      kind: NotificationKind;
+      key: string;
+      text: string;
+      subject: string;
+      tokenId?: number | null;
+    }) {
+      const modeOf = await deliveries([input.userId]);
+      await insert([
+        {
+          user_id: input.userId,
+          kind: input.kind,
+          key: input.key,
+          event_id: null,
+          project_id: null,
+          item_id: null,
+          token_id: input.tokenId ?? null,
+          text: input.text,
+          subject: input.subject,
+          delivery: modeOf(input.userId, input.kind),
+          at: clock.now().toISOString(),
+        },
+      ]);
+    },
+
+    /**
+     * The scheduled pass (every node, every minute): deadline reminders, token expiry notices, digests due.
+     * Unique keys make it idempotent: two nodes running it at once tell nobody twice.
+     */
+    async runScheduled(): Promise<{ reminders: number; tokens: number; digests: number }> {
+      const now = clock.now();
+      const today = now.toISOString().slice(0, 10);
+      // Deadlines: tomorrow and overdue in the participant's time zone; overdue ones looked at for a week.
+      const candidates = await repo.deadlineCandidates(addDays(today, -8), addDays(today, 2));
+      const reminders: { row: NewNotification; role: UserRole }[] = [];
+      for (const c of candidates) {
+        const local = localTime(now, c.time_zone).date;
+        const kind: NotificationKind | null =
+          c.deadline === addDays(local, 1) ? 'deadline_tomorrow' : c.deadline! < local ? 'deadline_overdue' : null;
+        if (!kind) continue;
+        const item = `“${excerpt(c.text, 120)}”`;
+        reminders.push({
+          role: c.role as UserRole,
+          row: {
+            user_id: c.user_id,
+            kind,
+            key: `${kind}:${c.item_id}:${c.deadline}`,
+            event_id: null,
+            project_id: c.project_id,
+            item_id: c.item_id,
+            token_id: null,
+            text: kind === 'deadline_tomorrow' ? `${item} is due tomorrow (${c.deadline})` : `${item} is overdue (deadline ${c.deadline})`,
+            subject: `“${excerpt(c.text, 100)}”`,
+            delivery: 'web',
+            at: now.toISOString(),
+          },
+        });
+      }
+      const tokens = await repo.expiringTokens(now.toISOString(), new Date(now.getTime() + 7 * DAY_MS).toISOString());
+      const notices: NewNotification[] = tokens.map((t) => {
+        const oneDay = Date.parse(t.expires_at!) - now.getTime() <= DAY_MS;
+        return {
+          user_id: t.user_id,
+          kind: 'token_expiring',
+          key: `token_${oneDay ? '1d' : '7d'}:${t.id}`,
+          event_id: null,
+          project_id: null,
+          item_id: null,
+          token_id: t.id,
+          text: `Your API token “${excerpt(t.name, 100)}” expires ${oneDay ? 'within a day' : 'within 7 days'} (${t.expires_at!.slice(0, 16).replace('T', ' ')} UTC)`,
+          subject: `API token “${excerpt(t.name, 100)}” expires soon`,
+          delivery: 'web',
+          at: now.toISOString(),
+        };
+      });
+      const pending = [...reminders.map((r) => r.row), ...notices];
+      const existing = await repo.existingKeys(pending.map((r) => ({ userId: r.user_id, key: r.key })));
+      const fresh = pending.filter((r) => !existing.has(`${r.user_id} ${r.key}`));
+      const roles = new Map(reminders.map((r) => [r.row, r.role]));
+      const sees = await visibility(
+        [...new Set(fresh.flatMap((r) => (r.item_id == null ? [] : [r.item_id])))],
+        fresh.flatMap((r) => (roles.has(r) ? [{ id: r.user_id, role: roles.get(r)!, active: 1 }] : [])),
+      );
+      const visible = fresh.filter((r) => r.item_id == null || sees({ id: r.user_id, role: roles.get(r)!, active: 1 }, r.item_id));
+      const modeOf = await deliveries([...new Set(visible.map((r) => r.user_id))]);
+      await insert(visible.map((r) => ({ ...r, delivery: modeOf(r.user_id, r.kind as NotificationKind) })));
+      let digests = 0;
+      if (emailEnabled) {
+        for (const user of await repo.digestWaiting()) {
+          const local = localTime(now, user.time_zone);
+          if (local.hour !== DIGEST_HOUR) continue;
+          if (await repo.queueDigest(user.id, `digest:${user.id}:${local.date}`, now.toISOString())) digests++;
+        }
+        if (digests) deps.onQueued?.();
+      }
+      return {
+        reminders: visible.filter((r) => r.item_id != null).length,
+        tokens: visible.filter((r) => r.token_id != null).length,
+        digests,
+      };
+    },
+
+    async list(userId: number, limit = 200) {
+      return repo.listOf(userId, limit);
+    },
+
+    unreadCount: (userId: number) => repo.unreadCount(userId),
+
+    /** Marks the user's notification read and returns where it leads (404 when it is not theirs). */
+    async open(userId: number, id: number): Promise<NotificationRow> {
+      const row = await repo.find(id);
+      if (!row || row.user_id !== userId) throw notFound('The notification');
+      await repo.markRead(userId, id, clock.now().toISOString());
+      return row;
+    },
+
+    async markAllRead(userId: number): Promise<void> {
+      await repo.markRead(userId, null, clock.now().toISOString());
+    },
+
+    /** The user's mode per kind (every kind listed; `email` where nothing was chosen). */
+    async preferences(userId: number): Promise<Record<NotificationKind, DeliveryMode>> {
+      const chosen = new Map((await repo.preferences(userId)).map((r) => [r.kind, r.mode as DeliveryMode]));
+      return Object.fromEntries(NOTIFICATION_KINDS.map((k) => [k, chosen.get(k) ?? 'email'])) as Record<NotificationKind, DeliveryMode>;
+    },
+
+    /** Sets the mode of every kind given; an unknown kind or mode changes nothing (422). */
+    async setPreferences(userId: number, modes: Record<string, string>): Promise<void> {
+      const current = await service.preferences(userId);
+      for (const [kind, mode] of Object.entries(modes)) {
+        if (!isNotificationKind(kind)) throw validationError('kind', `unknown notification kind "${kind}"`);
+        if (!(DELIVERY_MODES as readonly string[]).includes(mode))
+          throw validationError(kind, `must be one of ${DELIVERY_MODES.join(', ')}`);
+        current[kind] = mode as DeliveryMode;
+      }
+      await repo.setPreferences(
+        userId,
+        Object.entries(current).map(([kind, mode]) => ({ kind, mode })),
+      );
+    },
+
+    /** Whether the user's current address failed at its last email (refused for good, or given up after 24 h). */
+    async failingAddress(user: { id: number; email: string }): Promise<{ error: string; at: string } | null> {
+      const last = await repo.lastFinishedEmail(user.id);
+      if (!last || last.state === 'sent' || last.to_address !== user.email) return null;
+      return { error: last.last_error ?? 'the mail server refused it', at: last.finished_at ?? '' };
+    },
+
+    /** Whether the recipient may see what a notification is about now (the email sender asks before sending). */
+    async canSee(user: Actor, n: Pick<NotificationRow, 'item_id'>): Promise<boolean> {
+      return n.item_id === null ? true : canSeeItem(user, n.item_id);
+    },
+  };
+  return service;
+}
+
+export type NotificationsService = ReturnType<typeof createNotificationsService>;

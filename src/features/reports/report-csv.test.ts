@@ -1,0 +1,75 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { CSV_COLUMNS, csvRecord, csvReport, neutralise } from './report-csv.js';
+import type { ReportRow } from './report.service.js';
+
+const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
+  id: 1000,
+  section: 'Safety',
+  checklist: 'Fire',
+  text: 'Extinguishers checked',
+  status: 'in_progress',
+  priority: 'high',
+  deadline: '2026-12-31',
+  participants: ['Ann', 'Борис'],
+  answers: 2,
+  lastAnswer: { text: 'ok', status: 'approved', author: 'Ann', created_at: '2026-01-01T00:00:00.000Z', review: null },
+  verdict: null,
+  reworkReason: null,
+  url: 'https://punchlist.test/items/1000',
+  photoCount: 0,
+  thumbnails: [],
+  ...overrides,
+});
+
+async function textOf(pages: ReportRow[][]): Promise<string> {
+  async function* iterate() {
+    yield* pages;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of csvReport(iterate())) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+describe('the CSV report writer', () => {
+  it('neutralises what a spreadsheet would run as a formula, and nothing else', () => {
+    for (const formula of ['=1+2', '+1', '-1', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://x")']) {
+      expect(neutralise(formula), JSON.stringify(formula)).toBe(`'${formula}`);
+    }
+    for (const plain of ['Text', ' =not first', "'quoted", '1-2', 'Проверка', '']) expect(neutralise(plain)).toBe(plain);
+  });
+
+  it('writes a BOM, the header, CRLF rows and values as v1 writes them (empty for none)', async () => {
+    const text = await textOf([
+      [row()],
+      [row({ id: 1001, deadline: null, participants: [], answers: 0, lastAnswer: null, verdict: 'accepted' })],
+    ]);
+    expect(text.startsWith('\uFEFFitem_id,section,')).toBe(true);
+    expect(text.split('\r\n')).toHaveLength(4);
+    const records = parse(text.slice(1)) as string[][];
+    expect(records[0]).toEqual([...CSV_COLUMNS]);
+    expect(records[1]).toEqual(csvRecord(row()).map(String));
+    expect(records[1]?.[7]).toBe('Ann; Борис');
+    expect(records[2]).toEqual([
+      '1001',
+      'Safety',
+      'Fire',
+      'Extinguishers checked',
+      'in_progress',
+      'high',
+      '',
+      '',
+      '0',
+      '',
+      'accepted',
+      row().url,
+    ]);
+  });
+
+  it('quotes commas, quotes and line breaks so the row survives a round trip', async () => {
+    const tricky = row({ text: 'Line one,\n"two"', participants: ['-Eve', 'Bob'] });
+    const records = parse((await textOf([[tricky]])).slice(1)) as string[][];
+    expect(records[1]?.[3]).toBe('Line one,\n"two"');
+    expect(records[1]?.[7]).toBe("'-Eve; Bob");
+  });
+});

@@ -1,0 +1,57 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import type { ReportRow } from './report.service.js';
+
+/** The columns of DESIGN.md §17, in that order. */
+export const CSV_COLUMNS = [
+  'item_id',
+  'section',
+  'checklist',
+  'text',
+  'status',
+  'priority',
+  'deadline',
+  'participants',
+  'answers',
+  'last_answer_status',
+  'verdict',
+  'url',
+] as const;
+
+const BOM = '\uFEFF';
+
+/**
+ * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, or a tab or carriage return that some
+ * programs strip first) gets a leading `'`: the cell shows as text, and the CRM import keeps the value
+ * readable (docs/decisions.md, "Reports: CSV formula injection").
+ */
+export function neutralise(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+export function csvRecord(row: ReportRow): (string | number)[] {
+  return [
+    row.id,
+    neutralise(row.section),
+    neutralise(row.checklist),
+    neutralise(row.text),
+    row.status,
+    row.priority,
+    row.deadline ?? '',
+    neutralise(row.participants.join('; ')),
+    row.answers,
+    row.lastAnswer?.status ?? '',
+    row.verdict ?? '',
+    row.url,
+  ];
+}
+
+async function* chunks(pages: AsyncIterable<ReportRow[]>): AsyncGenerator<string> {
+  yield BOM + stringify([[...CSV_COLUMNS]], { record_delimiter: 'windows' });
+  for await (const page of pages) yield stringify(page.map(csvRecord), { record_delimiter: 'windows' });
+}
+
+/** UTF-8 with BOM (spreadsheets then read Cyrillic right), CRLF rows (RFC 4180), one page of items per chunk. */
+export function csvReport(pages: AsyncIterable<ReportRow[]>): Readable {
+  return Readable.from(chunks(pages), { objectMode: false });
+}

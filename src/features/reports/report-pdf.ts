@@ -1,0 +1,190 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PassThrough, type Readable } from 'node:stream';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import PDFDocument from 'pdfkit';
+import type { ReportHeading, ReportRow } from './report.service.js';
+
+// The fonts come from the npm package (Latin and Cyrillic), never from a path of the machine.
+const FONT_DIR = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+const FONTS = { body: join(FONT_DIR, 'DejaVuSans.ttf'), bold: join(FONT_DIR, 'DejaVuSans-Bold.ttf') };
+
+const MARGIN = 50;
+const THUMB = 72;
+/** Bytes of finished PDF the document may hold while the reader is slower than the writer. */
+const BUFFERED_LIMIT = 1024 * 1024;
+const LONG_TEXT = 600;
+/**
+ * Longest stretch of writing between two yields to the event loop (ms). Per item would be fair but slow
+ * under load (each turn of a busy loop serves every waiting request first); this bounds how long a report
+ * holds up the cheap requests while letting it progress.
+ */
+const SLICE_MS = 10;
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const dateTime = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const words = (value: string) => value.replace(/_/g, ' ');
+
+/**
+ * The punch list as an A4 PDF: a cover (the project, its progress and counters, who made the report and
+ * when), then the items by section and checklist with their status, planning, participants, last answer
+ * and its review, verdict and photo thumbnails. Every page has a footer with its number, the date and who
+ * made it ("Page N": the total is unknown while streaming). Written item by item, yielding to the event
+ * loop between items and waiting while the reader is behind, so nothing but the fonts and one page of
+ * items is held in memory.
+ */
+export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow[]>): Readable {
+  const { project } = heading;
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    autoFirstPage: false,
+    info: { Title: `Punch list: ${project.name}`, Author: heading.madeBy, Creator: 'Punchlist', CreationDate: heading.madeAt },
+  });
+  doc.registerFont('body', FONTS.body);
+  doc.registerFont('bold', FONTS.bold);
+  const out = new PassThrough({ highWaterMark: 256 * 1024 });
+  doc.pipe(out);
+  const width = () => doc.page.width - 2 * MARGIN;
+  const bottom = () => doc.page.height - MARGIN;
+  const made = `made ${dateTime(heading.madeAt)} by ${heading.madeBy}`;
+
+  let pageNumber = 0;
+  doc.on('pageAdded', () => {
+    pageNumber++;
+    const keep = doc.page.margins.bottom;
+    // Written inside the bottom margin: lifted for the footer, or PDFKit would start another page.
+    doc.page.margins.bottom = 0;
+    doc
+      .font('body')
+      .fontSize(8)
+      .fillColor('#555555')
+      .text(`Page ${pageNumber} · ${clip(project.name, 60)} · ${made}`, MARGIN, doc.page.height - MARGIN + 18, {
+        width: width(),
+        align: 'center',
+        lineBreak: false,
+      });
+    doc.page.margins.bottom = keep;
+    doc.fillColor('#000000');
+    doc.x = MARGIN;
+    doc.y = MARGIN;
+  });
+
+  function cover() {
+    doc.addPage();
+    doc.font('body').fontSize(11).fillColor('#555555').text('Punch list').fillColor('#000000').moveDown(0.5);
+    doc.font('bold').fontSize(22).text(project.name).moveDown(0.5);
+    if (project.description) doc.font('body').fontSize(11).text(clip(project.description, 2000)).moveDown();
+    const { progress, counters } = project;
+    doc.font('body').fontSize(11);
+    doc.text(`Deadline: ${project.deadline ?? '—'}`);
+    doc.text(`Verdict: ${project.verdict ?? '—'}${project.archived ? ' (archived)' : ''}`);
+    doc.text(`Progress: ${progress.percent}% (${progress.done} of ${progress.total} items done)`);
+    const y = doc.y + 4;
+    doc.rect(MARGIN, y, width(), 10).stroke('#888888');
+    if (progress.percent > 0) doc.rect(MARGIN, y, (width() * progress.percent) / 100, 10).fill('#3a7d44');
+    doc.fillColor('#000000');
+    doc.x = MARGIN;
+    doc.y = y + 20;
+    doc.text(`Sections: ${counters.sections} · Checklists: ${counters.checklists} · Items: ${counters.items}`);
+    doc.text(`Pending: ${counters.pending} · In progress: ${counters.in_progress} · Done: ${counters.done} · Blocked: ${counters.blocked}`);
+    doc.moveDown();
+    doc.text(`Items in this report: ${heading.items}${heading.filter.length ? ` (filter: ${heading.filter.join(', ')})` : ''}`);
+    doc.moveDown();
+    doc.text(`Made ${dateTime(heading.madeAt)} by ${heading.madeBy}`);
+  }
+
+  let section: string | null = null;
+  let checklist: string | null = null;
+
+  function ensureSpace(height: number) {
+    if (doc.y + height > bottom() && doc.y > MARGIN + 1) doc.addPage();
+  }
+
+  function item(row: ReportRow) {
+    const title = `#${row.id}  ${row.text}`;
+    const answer = row.lastAnswer;
+    doc.font('bold').fontSize(10);
+    let height = doc.heightOfString(title, { width: width() }) + 40;
+    doc.font('body').fontSize(9);
+    if (answer) height += 14 + doc.heightOfString(clip(answer.text, LONG_TEXT), { width: width() - 12 });
+    if (row.thumbnails.length) height += THUMB + 8;
+    if (section !== row.section) height += 40;
+    ensureSpace(Math.min(height, bottom() - MARGIN));
+
+    if (section !== row.section) {
+      section = row.section;
+      checklist = null;
+      doc.moveDown(0.5).font('bold').fontSize(14).text(row.section, MARGIN, doc.y, { width: width() });
+    }
+    if (checklist !== row.checklist) {
+      checklist = row.checklist;
+      doc.moveDown(0.3).font('bold').fontSize(12).fillColor('#333333').text(row.checklist, MARGIN, doc.y, { width: width() });
+      doc.fillColor('#000000');
+    }
+    doc.moveDown(0.4).font('bold').fontSize(10).text(title, MARGIN, doc.y, { width: width() });
+    doc.font('body').fontSize(9);
+    doc.text(`Status: ${words(row.status)} · Priority: ${row.priority} · Deadline: ${row.deadline ?? '—'} · Answers: ${row.answers}`);
+    doc.text(`Participants: ${row.participants.length ? row.participants.join('; ') : '—'}`);
+    if (answer) {
+      const review = answer.review
+        ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${answer.review.at.slice(0, 10)}`
+        : 'not reviewed';
+      doc.text(`Last answer by ${answer.author}, ${answer.created_at.slice(0, 10)}: ${words(answer.status)}, ${review}`);
+      doc.fillColor('#333333').text(clip(answer.text, LONG_TEXT), MARGIN + 12, doc.y, { width: width() - 12 });
+      doc.fillColor('#000000');
+      doc.x = MARGIN;
+    }
+    doc.text(`Verdict: ${row.verdict ?? '—'}${row.reworkReason ? ` · Rework: ${clip(row.reworkReason, 200)}` : ''}`, MARGIN, doc.y, {
+      width: width(),
+    });
+    if (row.thumbnails.length) {
+      if (doc.y + THUMB + 8 > bottom()) doc.addPage();
+      const top = doc.y + 4;
+      row.thumbnails.forEach((jpeg, i) => doc.image(jpeg, MARGIN + i * (THUMB + 6), top, { fit: [THUMB, THUMB] }));
+      doc.x = MARGIN;
+      doc.y = top + THUMB + 4;
+      if (row.photoCount > row.thumbnails.length) doc.text(`${row.photoCount - row.thumbnails.length} more photos`);
+    }
+  }
+
+  /** Waits while the document holds more than BUFFERED_LIMIT bytes the reader has not taken. */
+  async function readerCaughtUp() {
+    while (doc.readableLength > BUFFERED_LIMIT && !out.destroyed) {
+      // 'drain' resumes the document; the timer covers a drain that happened just before we listened.
+      let wake = () => {};
+      const drained = new Promise<void>((resolve) => {
+        wake = resolve;
+        out.once('drain', wake);
+        out.once('close', wake);
+      });
+      await Promise.race([drained, sleep(25)]);
+      out.off('drain', wake).off('close', wake);
+    }
+  }
+
+  async function render() {
+    cover();
+    if (heading.items === 0) doc.moveDown().text('No items to list.');
+    let first = true;
+    let sliceStart = performance.now();
+    for await (const page of pages) {
+      for (const row of page) {
+        if (out.destroyed) return;
+        if (first) doc.addPage();
+        first = false;
+        item(row);
+        await readerCaughtUp();
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await nextTurn();
+          sliceStart = performance.now();
+        }
+      }
+    }
+    doc.end();
+  }
+
+  render().catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+  return out;
+}

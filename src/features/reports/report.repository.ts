@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+
+/**
+ * The report's own reads: what the tree summary of an item lacks (verdict, participants, answers and their
+ * reviews, photos), for one page of item ids at a time, so that a 5 000-item report never holds them all.
+ */
+export function createReportRepository(db: Kysely<Database>) {
+  return {
+    async details(itemIds: readonly number[]) {
+      if (itemIds.length === 0) return { items: [], participants: [], answers: [], reviews: [], photos: [] };
+      const ids = [...itemIds];
+      const [items, participants, answers, photos] = await Promise.all([
+        db.selectFrom('items').select(['id', 'verdict', 'rework_reason']).where('id', 'in', ids).execute(),
+        db
+          .selectFrom('item_participants as ip')
+          .innerJoin('users as u', 'u.id', 'ip.user_id')
+          .select(['ip.item_id', 'u.name'])
+          .where('ip.item_id', 'in', ids)
+          .orderBy('ip.item_id')
+          .orderBy('u.id')
+          .execute(),
+        db
+          .selectFrom('answers as a')
+          .innerJoin('users as u', 'u.id', 'a.author_id')
+          .select(['a.id', 'a.item_id', 'a.text', 'a.status', 'a.created_at', 'u.name as author_name'])
+          .where('a.item_id', 'in', ids)
+          .orderBy('a.item_id')
+          .orderBy('a.id')
+          .execute(),
+        db
+          .selectFrom('attachments')
+          .select(['id', 'item_id', 'path'])
+          .where('item_id', 'in', ids)
+          .where('answer_id', 'is', null)
+          .orderBy('item_id')
+          .orderBy('id')
+          .execute(),
+      ]);
+      const lastAnswerIds = [...new Map(answers.map((a) => [a.item_id, a.id])).values()];
+      const reviews =
+        lastAnswerIds.length === 0
+          ? []
+          : await db
+              .selectFrom('answer_reviews as r')
+              .leftJoin('users as u', 'u.id', 'r.user_id')
+              .select(['r.answer_id', 'r.to_status', 'r.at', 'u.name as reviewer_name'])
+              .where('r.answer_id', 'in', lastAnswerIds)
+              .where('r.reason', '=', 'review')
+              .orderBy('r.answer_id')
+              .orderBy('r.id')
+              .execute();
+      return { items, participants, answers, reviews, photos };
+    },
+  };
+}
+
+export type ReportRepository = ReturnType<typeof createReportRepository>;

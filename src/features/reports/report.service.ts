@@ -1,0 +1,235 @@
+import type { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Clock } from '../../clock.js';
+import type { Actor } from '../../domain/policy.js';
+import type { ImageConverter } from '../../imaging/images.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { ProjectCard } from '../projects/projects.service.js';
+import type { ItemFilter, WorklistsService } from '../worklists/worklists.service.js';
+import { csvReport } from './report-csv.js';
+import { pdfReport } from './report-pdf.js';
+import type { ReportRepository } from './report.repository.js';
+
+export const REPORT_FORMATS = ['csv', 'pdf'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
+};
+
+/** The operator's view (`punchlist report` without --user): every part of the project, as an administrator sees it. */
+export const WHOLE_PROJECT: Actor = { id: 0, role: 'admin' };
+
+/** Items read, detailed and written per step: the report never holds more of them at once (a page ahead included). */
+export const REPORT_PAGE_SIZE = 100;
+/** Photos printed per item (the rest are counted). */
+export const PHOTOS_PER_ITEM = 6;
+const THUMBNAIL_PIXELS = 240;
+
+export interface ReportAnswer {
+  text: string;
+  status: string;
+  author: string;
+  created_at: string;
+  /** The last review of that answer, if any. */
+  review: { status: string; by: string | null; at: string } | null;
+}
+
+/** One item as the report shows it; values as v1 writes them (statuses, dates), null for none. */
+export interface ReportRow {
+  id: number;
+  section: string;
+  checklist: string;
+  text: string;
+  status: string;
+  priority: string;
+  deadline: string | null;
+  participants: string[];
+  answers: number;
+  lastAnswer: ReportAnswer | null;
+  verdict: string | null;
+  reworkReason: string | null;
+  url: string;
+  photoCount: number;
+  /** JPEG thumbnails of the first photos (PDF only; empty for CSV). */
+  thumbnails: Buffer[];
+}
+
+/** What the cover says, and who and what the report is for. */
+export interface ReportHeading {
+  project: ProjectCard;
+  /** The filter in words (empty when the whole visible project is listed). */
+  filter: string[];
+  items: number;
+  madeBy: string;
+  madeAt: Date;
+}
+
+export interface ReportFile {
+  filename: string;
+  contentType: string;
+  /** Produced as it is read, page after page of items (backpressure: nothing runs ahead of the reader by more than a page). */
+  stream: Readable;
+  items: number;
+}
+
+export interface ReportOptions {
+  format: ReportFormat;
+  filter: ItemFilter;
+  /** Who the cover and the footers name. */
+  madeBy: string;
+  /** Called after each page of items is written: how many are done, of how many. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export function describeFilter(filter: ItemFilter): string[] {
+  const words: string[] = [];
+  if (filter.status) words.push(`status ${filter.status}`);
+  if (filter.mine) words.push('assigned to me');
+  if (filter.overdue) words.push('overdue');
+  if (filter.q) words.push(`text "${filter.q}"`);
+  if (filter.participant !== null) words.push(`participant #${filter.participant}`);
+  if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
+  return words;
+}
+
+/**
+ * A project's punch list as CSV or PDF: the items of the project page (its filter) that the actor can
+ * see, through the same work-list and access checks as the page. The access check runs before this
+ * returns, so a project the actor cannot see is a 404 before the first byte; the rest streams.
+ */
+export function createReportsService(deps: {
+  worklists: WorklistsService;
+  repo: ReportRepository;
+  blobs: BlobStore;
+  images: ImageConverter;
+  clock: Clock;
+  urls: { baseUrl: string };
+}) {
+  const { worklists, repo, blobs, images, clock, urls } = deps;
+
+  async function read(key: string): Promise<Buffer | null> {
+    const blob = await blobs.get(key);
+    if (!blob) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of blob.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  /**
+   * The JPEG thumbnail of a stored photo, made once and kept beside it under `thumbnails/` (the bytes under
+   * an attachment's key never change): decoding the photos is most of a PDF's work, and a punch list is
+   * printed again and again.
+   */
+  async function thumbnailOf(path: string): Promise<Buffer | null> {
+    const key = `thumbnails/${path.replace(/\.webp$/, '')}-${THUMBNAIL_PIXELS}.jpg`;
+    try {
+      const kept = await read(key);
+      if (kept) return kept;
+      const photo = await read(path);
+      if (!photo) return null;
+      const thumbnail = await images.thumbnail(photo, THUMBNAIL_PIXELS);
+      await blobs.put(key, thumbnail, 'image/jpeg');
+      return thumbnail;
+    } catch {
+      // A photo that cannot be read is left out of the print, not a reason to fail the whole report.
+      return null;
+    }
+  }
+
+  type Listed = Awaited<ReturnType<WorklistsService['filteredItems']>>['rows'];
+
+  async function detailed(rows: Listed, withThumbnails: boolean): Promise<ReportRow[]> {
+    const d = await repo.details(rows.map((r) => r.item.id));
+    const verdicts = new Map(d.items.map((i) => [i.id, i]));
+    const group = <T extends { item_id: number }>(list: T[]) => {
+      const by = new Map<number, T[]>();
+      for (const entry of list) {
+        const entries = by.get(entry.item_id);
+        if (entries) entries.push(entry);
+        else by.set(entry.item_id, [entry]);
+      }
+      return by;
+    };
+    const participants = group(d.participants);
+    const answers = group(d.answers);
+    const photos = group(d.photos);
+    const reviews = new Map(d.reviews.map((r) => [r.answer_id, r]));
+    return Promise.all(
+      rows.map(async ({ section, checklist, item }) => {
+        const itemAnswers = answers.get(item.id) ?? [];
+        const last = itemAnswers.at(-1);
+        const review = last ? reviews.get(last.id) : undefined;
+        const itemPhotos = photos.get(item.id) ?? [];
+        const thumbnails = withThumbnails ? await Promise.all(itemPhotos.slice(0, PHOTOS_PER_ITEM).map((p) => thumbnailOf(p.path))) : [];
+        return {
+          id: item.id,
+          section: section.name,
+          checklist: checklist.name,
+          text: item.text,
+          status: item.status,
+          priority: item.priority,
+          deadline: item.deadline,
+          participants: (participants.get(item.id) ?? []).map((p) => p.name),
+          answers: itemAnswers.length,
+          lastAnswer: last
+            ? {
+                text: last.text,
+                status: last.status,
+                author: last.author_name,
+                created_at: last.created_at,
+                review: review ? { status: review.to_status, by: review.reviewer_name, at: review.at } : null,
+              }
+            : null,
+          verdict: verdicts.get(item.id)?.verdict ?? null,
+          reworkReason: verdicts.get(item.id)?.rework_reason ?? null,
+          url: `${urls.baseUrl}/items/${item.id}`,
+          photoCount: itemPhotos.length,
+          thumbnails: thumbnails.filter((t): t is Buffer => t !== null),
+        };
+      }),
+    );
+  }
+
+  /** The rows page after page; the next page is read (and its thumbnails made) while the current one is written. */
+  async function* pagesOf(rows: Listed, format: ReportFormat, onProgress?: ReportOptions['onProgress']): AsyncGenerator<ReportRow[]> {
+    const load = (start: number) => detailed(rows.slice(start, start + REPORT_PAGE_SIZE), format === 'pdf');
+    let next = rows.length > 0 ? load(0) : null;
+    for (let start = 0; next; start += REPORT_PAGE_SIZE) {
+      const current = await next;
+      const following = start + REPORT_PAGE_SIZE;
+      next = following < rows.length ? load(following) : null;
+      // Errors of the page read ahead surface when it is awaited; until then they must not count as unhandled.
+      next?.catch(() => undefined);
+      yield current;
+      onProgress?.(Math.min(following, rows.length), rows.length);
+      // The reads are synchronous on SQLite: without this turn, a CSV would run to its end in one go.
+      await nextTurn();
+    }
+  }
+
+  return {
+    async openReport(actor: Actor, projectId: number, options: ReportOptions): Promise<ReportFile> {
+      const { tree, rows } = await worklists.filteredItems(actor, projectId, options.filter);
+      const madeAt = clock.now();
+      const heading: ReportHeading = {
+        project: tree.project,
+        filter: describeFilter(options.filter),
+        items: rows.length,
+        madeBy: options.madeBy,
+        madeAt,
+      };
+      const pages = pagesOf(rows, options.format, options.onProgress);
+      const stream = options.format === 'csv' ? csvReport(pages) : pdfReport(heading, pages);
+      return {
+        filename: `punchlist-project-${projectId}-${madeAt.toISOString().slice(0, 10)}.${options.format}`,
+        contentType: REPORT_CONTENT_TYPES[options.format],
+        stream,
+        items: rows.length,
+      };
+    },
+  };
+}
+
+export type ReportsService = ReturnType<typeof createReportsService>;

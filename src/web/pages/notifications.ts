@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { notificationLink } from '../../features/notifications/email-content.js';
+import { formOf, idParam } from '../form.js';
+import { sessionOf } from '../session.js';
+import { notificationsPageView } from '../views/notifications-page.js';
+
+/**
+ * Notifications in the web (DESIGN.md §15): the list, following one (marks it read), "Mark all read",
+ * the unread count for the script's refresh (the navigation's is counted in plugin.ts), and the Profile's preferences.
+ */
+export async function notificationPages(app: FastifyInstance, deps: Pick<AppContext, 'notifications'>) {
+  const { notifications } = deps;
+
+  app.get('/notifications', async (request, reply) => {
+    const session = sessionOf(request);
+    const list = await notifications.list(session.user.id);
+    const unread = session.unreadNotifications ?? (await notifications.unreadCount(session.user.id));
+    const notice = (request.query as Record<string, string | undefined>).read === 'all' ? 'Every notification is marked read.' : null;
+    reply.header('cache-control', 'no-store');
+    return reply.type('text/html; charset=utf-8').send(notificationsPageView({ session, notifications: list, unread, notice }));
+  });
+
+  app.get('/notifications/count', async (request, reply) => {
+    const session = sessionOf(request);
+    reply.header('cache-control', 'no-store');
+    return reply.send({ unread: await notifications.unreadCount(session.user.id) });
+  });
+
+  app.get('/notifications/:id/open', async (request, reply) => {
+    const session = sessionOf(request);
+    const row = await notifications.open(session.user.id, idParam(request));
+    return reply.redirect(new URL(notificationLink('', row), 'http://x').pathname, 303);
+  });
+
+  app.post('/notifications/read-all', async (request, reply) => {
+    await notifications.markAllRead(sessionOf(request).user.id);
+    return reply.redirect('/notifications?read=all', 303);
+  });
+
+  app.get('/profile/notifications', async (_request, reply) => reply.redirect('/profile#notifications', 303));
+
+  app.post('/profile/notifications', async (request, reply) => {
+    const session = sessionOf(request);
+    const form = formOf(request);
+    const modes = Object.fromEntries([...form.keys()].filter((k) => k !== '_csrf').map((k) => [k, form.get(k) ?? '']));
+    await notifications.setPreferences(session.user.id, modes);
+    return reply.redirect('/profile?notifications=saved#notifications', 303);
+  });
+}

@@ -1,0 +1,88 @@
+import {
+  DELIVERY_MODES,
+  type DeliveryMode,
+  KIND_LABELS,
+  MODE_LABELS,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+} from '../../features/notifications/notification-kinds.js';
+import type { NotificationRow } from '../../features/notifications/notifications.repository.js';
+import type { WebSession } from '../../features/sessions/sessions.service.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, page, time } from '../layout.js';
+
+export interface NotificationsPageModel {
+  session: WebSession;
+  notifications: NotificationRow[];
+  unread: number;
+  notice?: string | null;
+}
+
+/** `/notifications`: newest first, each a link that marks it read on the way to its item (or the Profile). */
+export function notificationsPageView({ session, notifications, unread, notice }: NotificationsPageModel): string {
+  return page({
+    title: 'Notifications',
+    session,
+    path: '/notifications',
+    notice,
+    body: html`<h1>Notifications</h1>
+<p class="muted">${unread === 0 ? 'Nothing unread.' : `${unread} unread.`} What you are told, and how, is set in your
+<a href="/profile#notifications">Profile</a>.</p>
+${
+  unread > 0
+    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}<div class="actions"><button type="submit">Mark all read</button></div></form>`
+    : ''
+}
+${
+  notifications.length
+    ? html`<ul class="notifications">
+${notifications.map(
+  (
+    n,
+  ) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">Unread: </span>`}${n.text}</a>
+<span class="muted">${time(n.at)}</span></li>`,
+)}
+</ul>`
+    : html`<p class="muted">No notifications yet.</p>`
+}`,
+  }).value;
+}
+
+export interface NotificationPreferencesModel {
+  modes: Record<NotificationKind, DeliveryMode>;
+  emailEnabled: boolean;
+  /** The user's address failed at its last email: why and when. */
+  failing: { error: string; at: string } | null;
+  saved?: boolean;
+}
+
+/** The Profile's "Notifications" block: per kind, Email / Daily digest / Web only. */
+export function notificationPreferencesBlock(model: NotificationPreferencesModel, session: WebSession): SafeHtml {
+  return html`<section class="card" id="notifications" aria-labelledby="notifications-title">
+<h2 id="notifications-title">Notifications</h2>
+${
+  model.failing
+    ? html`<div class="error" role="alert">Emails to your address ${session.user.email} are failing: the last one was refused
+or could not be delivered (${model.failing.error}). Ask an administrator to check your address.</div>`
+    : ''
+}
+${model.saved ? html`<div class="notice" role="status">Your notification preferences were saved.</div>` : ''}
+<p class="muted">How you are told of each kind of change. “Daily digest” gathers them in one email at 07:00 in your time zone.
+${model.emailEnabled ? '' : 'This server sends no email (SMTP is not configured): everything is shown in the web only.'}</p>
+<form method="post" action="/profile/notifications">
+${csrfField(session)}
+<table>
+<thead><tr><th scope="col">When</th><th scope="col">How</th></tr></thead>
+<tbody>
+${NOTIFICATION_KINDS.map(
+  (kind) => html`<tr><td><label for="pref-${kind}">${KIND_LABELS[kind]}</label></td>
+<td><select id="pref-${kind}" name="${kind}">${DELIVERY_MODES.map(
+    (mode) => html`<option value="${mode}" ${model.modes[kind] === mode ? html`selected` : ''}>${MODE_LABELS[mode]}</option>`,
+  )}</select></td></tr>`,
+)}
+</tbody>
+</table>
+<div class="actions"><button type="submit">Save notification preferences</button></div>
+</form>
+</section>`;
+}
