@@ -9,6 +9,8 @@ const DIALECT_TESTS = [
   'test/web/sessions.test.ts',
   'test/web/workplace.test.ts',
   'test/web/webhooks-profile.test.ts',
+  'test/web/project-lists.test.ts',
+  'test/web/profile-settings.test.ts',
   'test/web/structure.test.ts',
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',

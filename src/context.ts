@@ -51,6 +51,7 @@ import { createWebhooksRepository } from './features/webhooks/webhooks.repositor
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.js';
 import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
 import { createWorklistsService, type WorklistsService } from './features/worklists/worklists.service.js';
+import { type BulkChangesService, createBulkChangesService } from './features/worklists/bulk-changes.service.js';
 import { createSmtpMailer } from './features/mail/mailer.js';
 import { createEmailSender, type EmailSender } from './features/notifications/email-sender.js';
 import { createNotificationWorker, type NotificationWorker } from './features/notifications/notification-worker.js';
@@ -80,6 +81,8 @@ export interface AppContext {
   /** Feeds SQLite's FTS5 outside the writes' transactions (migration 010); started by the server. */
   searchIndexer: SearchIndexer;
   worklists: WorklistsService;
+  /** The project page's bulk changes of selected items (DESIGN.md §14). */
+  bulkChanges: BulkChangesService;
   itemWrites: ItemWritesService;
   comments: CommentsService;
   answers: AnswersService;
@@ -222,6 +225,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     searchIndexer,
     worklists,
     itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
+    bulkChanges:
+      o.bulkChanges ??
+      createBulkChangesService({
+        projects,
+        projectsRepo,
+        structureRepo: createStructureRepository(db.kysely),
+        itemWrites: () => ctx.itemWrites,
+      }),
     comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),

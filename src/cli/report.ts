@@ -62,7 +62,14 @@ Options:
       try {
         report = await ctx.reports.openReport(actor, projectId, {
           format,
-          filter: { status: status as (typeof ITEM_STATUSES)[number] | null, mine: false, overdue: false, q: null },
+          filter: {
+            status: status as (typeof ITEM_STATUSES)[number] | null,
+            mine: false,
+            overdue: false,
+            q: null,
+            participant: null,
+            sort: 'tree',
+          },
           madeBy,
           onProgress: (done, total) => {
             if (!showProgress(total)) return;

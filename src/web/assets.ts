@@ -38,3 +38,4 @@ export const STATIC_VERSION = (() => {
 
 /** The files the service worker keeps from its installation on: the stylesheet, the scripts, the icons. */
 export const PRECACHED_ASSETS = [STYLESHEET.path, SCRIPT.path, OFFLINE_SCRIPT.path, ...ICONS.map((icon) => icon.path)];
+export const FAVICON = asset('favicon.svg');

@@ -1,6 +1,7 @@
 import type { WebSession } from '../features/sessions/sessions.service.js';
-import { ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
+import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
+import { zonedTime } from '../domain/time-zones.js';
 
 export interface PageOptions {
   title: string;
@@ -47,6 +48,7 @@ export function page(options: PageOptions): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Punchlist</title>
+<link rel="icon" href="${FAVICON.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
 ${appHead(session)}
@@ -101,10 +103,18 @@ export function csrfField(session: WebSession): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
 }
 
-/** A timestamp for people (UTC, minutes), with the exact value in `datetime`. */
-export function time(iso: string | null | undefined, empty = '—'): SafeHtml {
+/**
+ * A timestamp for people, to the minute, in `zone` (the user's IANA time zone; UTC when none is chosen)
+ * with the zone's offset (e.g. "2026-03-01 14:05 GMT+1"); the exact value stays in `datetime`.
+ */
+export function time(iso: string | null | undefined, empty = '—', zone: string | null = null, seconds = false): SafeHtml {
   if (!iso) return html`${empty}`;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}">${zonedTime(iso, zone, seconds)}</time>`;
+}
+
+/** A breadcrumb trail: the pages above this one, as links, without a trailing separator. */
+export function crumbs(links: { href: string; label: string }[]): SafeHtml {
+  return html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ol></nav>`;
 }
 
 export function badge(value: string | null | undefined, empty = '—'): SafeHtml {

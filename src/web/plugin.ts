@@ -13,7 +13,7 @@ import { authPages } from './pages/auth.js';
 import { itemPages } from './pages/items.js';
 import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
-import { profilePages } from './pages/profile.js';
+import { accountPages, profilePages } from './pages/profile.js';
 import { projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
 import { reportPages } from './pages/reports.js';
@@ -93,14 +93,31 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     index: false,
     wildcard: false,
   });
+  // Browsers ask for /favicon.ico on pages (and files) that do not name their icon: the same SVG.
+  app.get('/favicon.ico', { config: { web: 'public' } }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', STATIC_DIR),
+  );
 
   // Each page module receives the services it calls, and nothing else.
   await notificationPages(app, { notifications });
   await appShellPages(app);
   await authPages(app, { sessions, config });
-  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications });
+  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications, users: ctx.users });
+  await accountPages(app, {
+    tokens,
+    webhooks,
+    projects,
+    config,
+    clock,
+    oauth,
+    notifications,
+    users: ctx.users,
+    sessions,
+    idempotency,
+    audit,
+  });
   await oauthPages(app, { oauth, clock, projects });
-  await projectPages(app, { projects, review, worklists, structure });
+  await projectPages(app, { projects, review, worklists, structure, bulkChanges: ctx.bulkChanges, idempotency });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin });

@@ -40,7 +40,7 @@ export interface WebWrite<T> {
   fields: URLSearchParams | Record<string, string>;
   /** What "the same submission" means for an upload (its files' digests); url-encoded forms hash their fields. */
   fingerprint?: string;
-  entity: { type: 'item' | 'answer' | 'project'; id: number };
+  entity: { type: 'item' | 'answer' | 'project' | 'user'; id: number };
   redirect: (result: T) => string;
   /** Shows the page again with the failed form (422, 409). */
   rerender: (failure: FormFailure, status: number) => Promise<FastifyReply>;

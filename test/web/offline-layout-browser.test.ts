@@ -166,7 +166,7 @@ describe('at 390 px on a phone', { timeout: 180_000 }, () => {
     expect(status!.y + status!.height, 'the status is on the first screen').toBeLessThan(844);
     expect(await page.locator('details.fold[open]').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Save planning' }).isVisible()).toBe(false);
-    expect(await page.getByTestId('history-row').first().isVisible()).toBe(false);
+    expect(await page.getByTestId('timeline-entry').first().isVisible()).toBe(false);
 
     const photos = page.getByLabel('Photos', { exact: true });
     expect(await photos.getAttribute('accept')).toBe('image/*');

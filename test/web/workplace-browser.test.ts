@@ -231,8 +231,8 @@ describe('the item page as a workplace, in a browser', () => {
     expect(documents).toBe(0);
     expect(await page.getByLabel('Status', { exact: true }).inputValue()).toBe('blocked');
     expect((await v1Item(1001)).status).toBe('blocked');
-    // The history shows the change with the user.
-    expect(await page.getByTestId('history-row').last().textContent()).toContain('Executor');
+    // The timeline shows the change with the user.
+    expect(await page.getByTestId('timeline-entry').last().textContent()).toMatch(/Executor changed the status/);
     await page.context().close();
   });
 

@@ -6,7 +6,9 @@ import type { TokensService } from '../tokens/tokens.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { assertAdmin } from './admin-guard.js';
 
-export const MIN_PASSWORD_LENGTH = 8;
+import { MIN_PASSWORD_LENGTH } from '../users/users.service.js';
+
+export { MIN_PASSWORD_LENGTH };
 
 /** Users, for administrators: list, create, deactivate and reactivate. */
 export function createUsersAdminService(deps: {

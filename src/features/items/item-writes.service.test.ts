@@ -236,3 +236,23 @@ describe('itemWrites.replaceItemLinks', () => {
     expect((await t.ctx.items.getItemCard(t.admin, item.id)).item.document_links).toEqual(kept.document_links);
   });
 });
+
+describe('itemWrites.changeItem', () => {
+  it('writes status and planning in one transaction with one audit record, or nothing when one is refused', async () => {
+    const { item, participant, manager } = await setting();
+    const before = (await eventsOf(item.id)).length;
+    const refused = t.ctx.itemWrites.changeItem(participant, item.id, { status: 'done', planning: { priority: 'high' } });
+    await expect(refused).rejects.toMatchObject({ status: 403 });
+    expect(await itemRow(item.id)).toMatchObject({ status: 'pending', priority: 'medium' });
+    expect(await eventsOf(item.id)).toHaveLength(before);
+
+    const record = auditRecord(manager);
+    const done = await t.ctx.itemWrites.changeItem(manager, item.id, { status: 'done', planning: { priority: 'high' } }, () => record);
+    expect(done).toEqual({ changed: true });
+    expect(await itemRow(item.id)).toMatchObject({ status: 'done', priority: 'high' });
+    expect((await eventsOf(item.id)).slice(before).map((e) => e.type)).toEqual(['item.status_changed', 'item.planning_changed']);
+    expect(await auditOf(record.request_id)).toHaveLength(1);
+    expect(await t.ctx.itemWrites.changeItem(manager, item.id, { status: 'done' })).toEqual({ changed: false });
+    await expect(t.ctx.itemWrites.changeItem(manager, item.id, {})).rejects.toMatchObject({ status: 422 });
+  });
+});

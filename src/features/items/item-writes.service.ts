@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
-import type { Actor } from '../../domain/policy.js';
+import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import type { AuditEntryBuilder, ItemWriter } from './item-transaction.js';
+import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-transaction.js';
 import { insertDocumentLinks, type ItemsRepository, touchItem } from './items.repository.js';
 import type { ItemsService } from './items.service.js';
 
@@ -21,57 +21,98 @@ export interface PlanningInput {
  * Each one: input rules (422), then visibility (404), then the policy (403), then one
  * transaction holding the change, its audit record and its event.
  */
+/** The planning fields given, checked and in the table's shape; at least one is required. */
+function planningChanges(input: PlanningInput) {
+  const changes: { deadline?: string | null; priority?: Priority; requires_answer?: number } = {};
+  if (input.deadline !== undefined) changes.deadline = normalizeDeadline(input.deadline);
+  if (input.priority !== undefined) changes.priority = input.priority;
+  if (input.requires_answer !== undefined) changes.requires_answer = input.requires_answer ? 1 : 0;
+  if (Object.keys(changes).length === 0) {
+    throw validationError('body', 'give at least one of deadline, priority, requires_answer');
+  }
+  return changes;
+}
+
+/** Several changes of one item at once (the web's bulk changes): all of them or none. */
+export interface ItemChanges {
+  status?: ItemStatus;
+  planning?: PlanningInput;
+  /** A change owned by another feature (participants), run in the same transaction after the policy allows `action`. */
+  extra?: { action: ItemAction; step: (trx: Kysely<Database>, emit: EmitEvent) => Promise<boolean> };
+}
+
 export function createItemWritesService(repo: ItemsRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
+  /** The status change inside an item's write: same status again changes nothing. */
+  async function statusStep(trx: Kysely<Database>, emit: EmitEvent, actor: Actor, itemId: number, status: ItemStatus) {
+    const current = await repo.currentStatus(trx, itemId);
+    if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
+    if (current.status === status) {
+      return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
+    }
+    const now = clock.now().toISOString();
+    await repo.changeStatus(trx, { itemId, from: current.status, to: status, userId: actor.id, now });
+    emit('item.status_changed', { from: current.status, to: status });
+    return { item: { id: itemId, status, updated_at: now }, changed: true };
+  }
+
+  /** The planning change inside an item's write: updated_at moves when a value changes. */
+  async function planningStep(trx: Kysely<Database>, emit: EmitEvent, itemId: number, changes: ReturnType<typeof planningChanges>) {
+    const current = await repo.planning(trx, itemId);
+    const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
+    const updated_at = differs ? clock.now().toISOString() : current.updated_at;
+    const next = { ...current, ...changes };
+    if (differs) {
+      await repo.setPlanning(trx, itemId, { ...changes, updated_at });
+      const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
+      emit('item.planning_changed', { from: planning(current), to: planning(next) });
+    }
+    return {
+      item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
+      changed: differs,
+    };
+  }
+
   return {
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.status', {}, trx);
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const current = await repo.currentStatus(trx, itemId);
-          if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
-          if (current.status === status) {
-            return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
-          }
-          const now = clock.now().toISOString();
-          await repo.changeStatus(trx, { itemId, from: current.status, to: status, userId: actor.id, now });
-          emit('item.status_changed', { from: current.status, to: status });
-          return { item: { id: itemId, status, updated_at: now }, changed: true };
-        },
-        authorize,
-      );
+      return writer.write(itemId, actor, buildAudit, (trx, emit) => statusStep(trx, emit, actor, itemId, status), authorize);
     },
 
     /** Applies only the planning fields given; at least one is required. updated_at moves when a value changes. */
     async setPlanning(actor: Actor, itemId: number, input: PlanningInput, buildAudit?: AuditEntryBuilder) {
-      const changes: { deadline?: string | null; priority?: Priority; requires_answer?: number } = {};
-      if (input.deadline !== undefined) changes.deadline = normalizeDeadline(input.deadline);
-      if (input.priority !== undefined) changes.priority = input.priority;
-      if (input.requires_answer !== undefined) changes.requires_answer = input.requires_answer ? 1 : 0;
-      if (Object.keys(changes).length === 0) {
-        throw validationError('body', 'give at least one of deadline, priority, requires_answer');
-      }
+      const changes = planningChanges(input);
       const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.planning', {}, trx);
       return writer.write(
         itemId,
         actor,
         buildAudit,
+        async (trx, emit) => ({ item: (await planningStep(trx, emit, itemId, changes)).item }),
+        authorize,
+      );
+    },
+
+    /**
+     * Status and planning of one item in one write (one lock, one audit record, an event per kind of change):
+     * every change is allowed or none is made. `changed` tells whether anything differed.
+     */
+    async changeItem(actor: Actor, itemId: number, input: ItemChanges, buildAudit?: AuditEntryBuilder) {
+      const changes = input.planning ? planningChanges(input.planning) : null;
+      if (input.status === undefined && !changes && !input.extra) throw validationError('body', 'give a status or planning fields');
+      const authorize = async (trx: Kysely<Database>) => {
+        if (input.status !== undefined) await items.authorize(actor, itemId, 'item.status', {}, trx);
+        if (changes) await items.authorize(actor, itemId, 'item.planning', {}, trx);
+        if (input.extra) await items.authorize(actor, itemId, input.extra.action, {}, trx);
+      };
+      return writer.write(
+        itemId,
+        actor,
+        buildAudit,
         async (trx, emit) => {
-          const current = await repo.planning(trx, itemId);
-          const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
-          const updated_at = differs ? clock.now().toISOString() : current.updated_at;
-          const next = { ...current, ...changes };
-          if (differs) {
-            await repo.setPlanning(trx, itemId, { ...changes, updated_at });
-            const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
-            emit('item.planning_changed', { from: planning(current), to: planning(next) });
-          }
-          return {
-            item: { id: itemId, deadline: next.deadline, priority: next.priority, requires_answer: next.requires_answer === 1, updated_at },
-          };
+          const status = input.status !== undefined ? await statusStep(trx, emit, actor, itemId, input.status) : null;
+          const planning = changes ? await planningStep(trx, emit, itemId, changes) : null;
+          const extra = input.extra ? await input.extra.step(trx, emit) : false;
+          return { changed: (status?.changed ?? false) || (planning?.changed ?? false) || extra };
         },
         authorize,
       );

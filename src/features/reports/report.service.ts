@@ -89,6 +89,8 @@ export function describeFilter(filter: ItemFilter): string[] {
   if (filter.mine) words.push('assigned to me');
   if (filter.overdue) words.push('overdue');
   if (filter.q) words.push(`text "${filter.q}"`);
+  if (filter.participant !== null) words.push(`participant #${filter.participant}`);
+  if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
   return words;
 }
 

@@ -89,7 +89,7 @@ export function createSessionsRepository(database: Db) {
       return db
         .selectFrom('web_sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['s.id', 's.csrf_token', 's.created_at', 's.expires_at', 'u.id as user_id', 'u.name', 'u.email', 'u.role'])
+        .select(['s.id', 's.csrf_token', 's.created_at', 's.expires_at', 'u.id as user_id', 'u.name', 'u.email', 'u.role', 'u.time_zone'])
         .where('s.id', '=', id)
         .where('s.expires_at', '>', now)
         .where('u.active', '=', 1)
@@ -102,6 +102,21 @@ export function createSessionsRepository(database: Db) {
 
     async deleteOfUser(userId: number): Promise<void> {
       await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+    },
+
+    /** Ends every session of the user but `keepId`. */
+    async deleteOfUserExcept(userId: number, keepId: string): Promise<void> {
+      await db.deleteFrom('web_sessions').where('user_id', '=', userId).where('id', '<>', keepId).execute();
+    },
+
+    /** Sets the user's time zone unless they have one (the browser's, reported at sign-in). */
+    async setTimeZoneIfUnset(userId: number, zone: string, at: string): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ time_zone: zone, updated_at: at })
+        .where('id', '=', userId)
+        .where('time_zone', 'is', null)
+        .execute();
     },
   };
 }

@@ -56,6 +56,7 @@ describe('sessions.signIn and resolve', () => {
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
+      timeZone: null,
     });
     expect(await t.ctx.sessions.resolve(result.cookieValue)).toEqual(result.session);
     const stored = await t.ctx.db.kysely.selectFrom('web_sessions').selectAll().where('user_id', '=', user.id).execute();
@@ -142,5 +143,31 @@ describe('sessions: sign-in throttling', () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => signIn(target, 'wrong')));
     const reasons = results.map((r) => (r.ok ? 'ok' : r.reason)).sort();
     expect(reasons).toEqual(['invalid', 'invalid', 'throttled', 'throttled', 'throttled']);
+  });
+});
+
+describe('sessions: time zone and the other sessions', () => {
+  it("gives a user without a time zone the browser's at sign-in, carried by the session; never over a chosen one", async () => {
+    const user = await makeUser(t, { password: PASSWORD });
+    const first = await t.ctx.sessions.signIn({ email: user.email, password: PASSWORD, ip: ip(), browserTimeZone: 'Asia/Tokyo' });
+    expect(first.ok && first.session.timeZone).toBe('Asia/Tokyo');
+    await t.ctx.users.setTimeZone(user.id, 'Europe/Berlin');
+    const second = await t.ctx.sessions.signIn({ email: user.email, password: PASSWORD, ip: ip(), browserTimeZone: 'Asia/Tokyo' });
+    expect(second.ok && second.session.timeZone).toBe('Europe/Berlin');
+    expect((await t.ctx.sessions.resolve(first.ok ? first.cookieValue : ''))?.timeZone).toBe('Europe/Berlin');
+    const bad = await makeUser(t, { password: PASSWORD });
+    const third = await t.ctx.sessions.signIn({ email: bad.email, password: PASSWORD, ip: ip(), browserTimeZone: 'Not/A_Zone' });
+    expect(third.ok && third.session.timeZone).toBeNull();
+  });
+
+  it('ends the other sessions of the user, keeping the given one and other users’ sessions', async () => {
+    const user = await makeUser(t, { password: PASSWORD });
+    const other = await makeUser(t, { password: PASSWORD });
+    const [here, there, theirs] = await Promise.all([signedIn(user), signedIn(user), signedIn(other)]);
+    await t.ctx.sessions.endOtherSessions(user.id, here.session);
+    expect(await t.ctx.sessions.resolve(here.cookieValue)).not.toBeNull();
+    expect(await t.ctx.sessions.resolve(there.cookieValue)).toBeNull();
+    expect(await t.ctx.sessions.resolve(theirs.cookieValue)).not.toBeNull();
+    expect(await sessionsOf(user.id)).toEqual([{ id: here.session.id }]);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { prepareDummyHash, verifyPassword } from '../../domain/passwords.js';
+import { canonicalTimeZone } from '../../domain/time-zones.js';
 import type { UserRole } from '../../domain/values.js';
 import { readCookie, sessionCookieName } from './session-cookie.js';
 import type { SessionsRepository, SignInFailures } from './sessions.repository.js';
@@ -29,6 +30,8 @@ export interface WebSession {
   unreadNotifications?: number;
   createdAt: string;
   expiresAt: string;
+  /** The user's IANA time zone, in which the web shows times; null: none chosen (UTC). */
+  timeZone: string | null;
   /** What the navigation counts, filled by the web for the pages it renders: "To review" (null: reviews nowhere). */
   toReview?: number | null;
 }
@@ -85,7 +88,13 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
      * included); a deactivated user fails like a wrong password. Success opens a new session and ends
      * `replacing` (no fixation).
      */
-    async signIn(input: { email: string; password: string; ip: string; replacing?: string }): Promise<SignInResult> {
+    async signIn(input: {
+      email: string;
+      password: string;
+      ip: string;
+      replacing?: string;
+      browserTimeZone?: string;
+    }): Promise<SignInResult> {
       const email = input.email.trim().toLowerCase().slice(0, 320);
       const accountKey = `account:${email}`;
       const ipKey = `ip:${input.ip}`;
@@ -104,6 +113,13 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
       // Success forgets the account's failures, and this attempt's booking against the address.
       await repo.deleteFailures(accountKey, booking.booked);
       if (input.replacing) await service.signOut(input.replacing);
+      // A user who never chose a time zone gets the browser's (DESIGN.md §14); they may change it in the Profile.
+      let timeZone = user.time_zone;
+      const browserZone = timeZone === null ? canonicalTimeZone(input.browserTimeZone) : null;
+      if (browserZone) {
+        await repo.setTimeZoneIfUnset(user.id, browserZone, now.toISOString());
+        timeZone = browserZone;
+      }
       const cookieValue = randomToken();
       const session: WebSession = {
         id: sha256(cookieValue),
@@ -111,6 +127,7 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
         csrfToken: randomToken(),
         createdAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
+        timeZone,
       };
       await repo.insert({
         id: session.id,
@@ -133,6 +150,7 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
         csrfToken: row.csrf_token,
         createdAt: row.created_at,
         expiresAt: row.expires_at,
+        timeZone: row.time_zone,
       };
     },
 
@@ -151,6 +169,11 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
     /** Ends every session of a user (on deactivation). */
     async endUserSessions(userId: number): Promise<void> {
       await repo.deleteOfUser(userId);
+    },
+
+    /** Ends the user's sessions elsewhere, keeping `keep` (after a password change in it). */
+    async endOtherSessions(userId: number, keep: WebSession): Promise<void> {
+      await repo.deleteOfUserExcept(userId, keep.id);
     },
   };
   return service;

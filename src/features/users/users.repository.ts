@@ -22,6 +22,27 @@ export function createUsersRepository(db: Kysely<Database>) {
       return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
+    async setTimeZone(id: number, zone: string | null, at: string): Promise<void> {
+      await db.updateTable('users').set({ time_zone: zone, updated_at: at }).where('id', '=', id).execute();
+    },
+
+    async setPasswordHash(id: number, hash: string, at: string): Promise<void> {
+      await db.updateTable('users').set({ password_hash: hash, updated_at: at }).where('id', '=', id).execute();
+    },
+
+    /** The user's project memberships with the projects' names, active projects first, then by name. */
+    projectRoles(userId: number) {
+      return db
+        .selectFrom('project_members as m')
+        .innerJoin('projects as p', 'p.id', 'm.project_id')
+        .select(['p.id', 'p.name', 'p.archived', 'm.role', 'm.section_ids', 'm.checklist_ids'])
+        .where('m.user_id', '=', userId)
+        .orderBy('p.archived')
+        .orderBy('p.name')
+        .orderBy('p.id')
+        .execute();
+    },
+
     async setActive(id: number, active: boolean, at: string): Promise<void> {
       await db
         .updateTable('users')

@@ -1,8 +1,9 @@
 import type { Clock } from '../../clock.js';
 import type { User } from '../../db/tables.js';
-import { hashPassword } from '../../domain/passwords.js';
-import { USER_ROLES, type UserRole } from '../../domain/values.js';
-import { conflict, validationError } from '../../errors.js';
+import { hashPassword, verifyPassword } from '../../domain/passwords.js';
+import { canonicalTimeZone } from '../../domain/time-zones.js';
+import { type MemberRole, USER_ROLES, type UserRole } from '../../domain/values.js';
+import { conflict, notFound, validationError } from '../../errors.js';
 import type { UsersRepository } from './users.repository.js';
 
 export interface NewUser {
@@ -13,6 +14,17 @@ export interface NewUser {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/** The shortest password accepted for web sign-in (set by an administrator or changed by its user). */
+export const MIN_PASSWORD_LENGTH = 8;
+/** scrypt hashes any length; this only bounds the work a form can ask for. */
+const MAX_PASSWORD_LENGTH = 1024;
+
+/** The rule of a new password, with the message beside `field`. */
+export function checkNewPassword(password: string, field = 'password'): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw validationError(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw validationError(field, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+}
 
 export function createUsersService(repo: UsersRepository, clock: Clock) {
   return {
@@ -40,6 +52,42 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
       const now = clock.now().toISOString();
       const password_hash = input.password ? await hashPassword(input.password) : null;
       return repo.insert({ email, name, role, password_hash, active: 1, created_at: now, updated_at: now });
+    },
+
+    /** Sets (an IANA name, any spelling Intl accepts) or clears (null or "") the user's time zone. */
+    async setTimeZone(id: number, zone: string | null): Promise<string | null> {
+      const canonical = zone ? canonicalTimeZone(zone) : null;
+      if (zone && !canonical) throw validationError('time_zone', 'choose one of the listed time zones');
+      await repo.setTimeZone(id, canonical, clock.now().toISOString());
+      return canonical;
+    },
+
+    /**
+     * A user's own password change: the current password must be right (422 beside `current_password`
+     * otherwise, without saying more), the new one follows the rule and differs from it.
+     */
+    async changePassword(id: number, input: { current: string; next: string; confirm: string }): Promise<void> {
+      const user = await repo.findById(id);
+      if (!user) throw notFound('The user');
+      if (!(await verifyPassword(input.current, user.password_hash))) {
+        throw validationError('current_password', 'is not your current password');
+      }
+      checkNewPassword(input.next, 'new_password');
+      if (input.next !== input.confirm) throw validationError('confirm_password', 'does not match the new password');
+      if (input.next === input.current) throw validationError('new_password', 'must differ from the current password');
+      await repo.setPasswordHash(id, await hashPassword(input.next), clock.now().toISOString());
+    },
+
+    /** The projects the user is a member of, with their role there and whether their access is limited. */
+    async projectRoles(userId: number) {
+      const rows = await repo.projectRoles(userId);
+      return rows.map((r) => ({
+        projectId: r.id,
+        name: r.name,
+        archived: r.archived === 1,
+        role: r.role as MemberRole,
+        limited: r.section_ids !== null || r.checklist_ids !== null,
+      }));
     },
 
     async setActive(id: number, active: boolean): Promise<void> {

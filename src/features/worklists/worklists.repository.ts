@@ -16,6 +16,45 @@ export function createWorklistsRepository(db: Kysely<Database>) {
       return new Set(rows.map((r) => r.id));
     },
 
+    /** When each item of a project last changed, for sorting by "updated". */
+    async updatedAt(projectId: number): Promise<Map<number, string>> {
+      const rows = await db.selectFrom('items').select(['id', 'updated_at']).where('project_id', '=', projectId).execute();
+      return new Map(rows.map((r) => [r.id, r.updated_at]));
+    },
+
+    /** The participants of each item of a project (by item id), with their names, in name order. */
+    async participantsOf(projectId: number): Promise<Map<number, { id: number; name: string }[]>> {
+      const rows = await db
+        .selectFrom('item_participants as ip')
+        .innerJoin('items as i', 'i.id', 'ip.item_id')
+        .innerJoin('users as u', 'u.id', 'ip.user_id')
+        .select(['ip.item_id', 'u.id', 'u.name'])
+        .where('i.project_id', '=', projectId)
+        .orderBy('u.name')
+        .orderBy('u.id')
+        .execute();
+      const byItem = new Map<number, { id: number; name: string }[]>();
+      for (const r of rows) {
+        const list = byItem.get(r.item_id) ?? [];
+        list.push({ id: r.id, name: r.name });
+        byItem.set(r.item_id, list);
+      }
+      return byItem;
+    },
+
+    /** The active users who are members of a project, in name order: who can be picked as a participant. */
+    projectMembers(projectId: number) {
+      return db
+        .selectFrom('project_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['u.id', 'u.name', 'm.role'])
+        .where('m.project_id', '=', projectId)
+        .where('u.active', '=', 1)
+        .orderBy('u.name')
+        .orderBy('u.id')
+        .execute();
+    },
+
     /** The items of active projects where the user is a participant: open ones first, then by deadline (none last), then id. */
     participantItems(userId: number) {
       return db

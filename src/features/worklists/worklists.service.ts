@@ -15,7 +15,53 @@ export interface ItemFilter {
   overdue: boolean;
   /** Text, matched by the search feature (items whose text, comments, answers or links match). */
   q: string | null;
+  /** Only items where this user (a member of the project) is a participant. */
+  participant: number | null;
+  /** The order of the list: the project's tree (grouped by checklist), or one flat list by a field. */
+  sort: ItemSort;
 }
+
+export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated'] as const;
+export type ItemSort = (typeof ITEM_SORTS)[number];
+
+export function parseItemSort(value: string | undefined): ItemSort {
+  return (ITEM_SORTS as readonly (string | undefined)[]).includes(value) ? (value as ItemSort) : 'tree';
+}
+
+/** The filter of a project's list from its query string (what `filterQuery` writes); anything malformed is left out. */
+export function parseItemFilter(query: Record<string, string | undefined>): ItemFilter {
+  const participant = query.participant && /^[1-9][0-9]{0,15}$/.test(query.participant) ? Number(query.participant) : null;
+  return {
+    status: parseItemStatus(query.status),
+    mine: query.mine === '1',
+    overdue: query.overdue === '1',
+    q: query.q?.trim() || null,
+    participant,
+    sort: parseItemSort(query.sort),
+  };
+}
+
+/** Sorted lists: open work first (blocked, then in progress, then pending), done last. */
+const STATUS_ORDER: Record<string, number> = { blocked: 0, in_progress: 1, pending: 2, done: 3 };
+const PRIORITY_ORDER: Record<string, number> = { high: 0, medium: 1, low: 2 };
+
+interface SortableItem {
+  status: string;
+  priority: string;
+  deadline: string | null;
+  updated_at: string;
+}
+
+/** Compares two items by `sort`; equal ones keep the tree order (the sort is stable). */
+const COMPARE: Record<Exclude<ItemSort, 'tree'>, (a: SortableItem, b: SortableItem) => number> = {
+  // Earliest deadline first; items without one last.
+  deadline: (a, b) =>
+    a.deadline === b.deadline ? 0 : a.deadline === null ? 1 : b.deadline === null ? -1 : a.deadline < b.deadline ? -1 : 1,
+  priority: (a, b) => (PRIORITY_ORDER[a.priority] ?? 9) - (PRIORITY_ORDER[b.priority] ?? 9),
+  status: (a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9),
+  // The most recently changed first.
+  updated: (a, b) => (a.updated_at === b.updated_at ? 0 : a.updated_at > b.updated_at ? -1 : 1),
+};
 
 export const WORKLIST_PAGE_SIZE = 100;
 
@@ -23,15 +69,6 @@ export const WORKLIST_PAGE_SIZE = 100;
  * The filter of the project page from its query parameters: the page, its report links and the report
  * routes read it here, so a parameter added to the page reaches the reports by itself.
  */
-export function parseItemFilter(query: Record<string, string | undefined>): ItemFilter {
-  return {
-    status: parseItemStatus(query.status),
-    mine: query.mine === '1',
-    overdue: query.overdue === '1',
-    q: query.q?.trim() || null,
-  };
-}
-
 export function parseItemStatus(value: string | undefined): ItemStatus | null {
   return (ITEM_STATUSES as readonly (string | undefined)[]).includes(value) ? (value as ItemStatus) : null;
 }
@@ -91,34 +128,53 @@ export function createWorklistsService(deps: {
       return (await reviewable(actor))?.length ?? null;
     },
 
-    /** The project's tree with per-checklist counts, and one page of the items that pass the filter, in tree order. */
+    /**
+     * The project's tree with per-checklist counts, and one page of the items that pass the filter, in tree
+     * order or sorted; each row with its participants. Also the project's members (the participant filter's
+     * choices) and the user's membership (what the page offers them).
+     */
     async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number) {
-      const { tree, rows, day } = await service.filteredItems(actor, projectId, filter);
+      const { tree, rows, day, members, membership } = await service.filteredItems(actor, projectId, filter);
       const counts = new Map<number, { items: number; done: number; matching: number }>();
       for (const c of tree.sections.flatMap((s) => s.checklists)) {
         counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
       }
       for (const row of rows) counts.get(row.checklist.id)!.matching++;
-      return { project: tree.project, sections: tree.sections, counts, today: day, ...pageOf(rows, requestedPage) };
+      return { project: tree.project, sections: tree.sections, counts, today: day, members, membership, ...pageOf(rows, requestedPage) };
     },
 
     /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
     async filteredItems(actor: Actor, projectId: number, filter: ItemFilter) {
       const tree = await projects.getTree(actor, projectId);
-      const [mine, matching] = await Promise.all([
+      const [mine, matching, participants, updated, members, membership] = await Promise.all([
         filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
         filter.q ? search.matchingItemIds(actor, projectId, filter.q) : null,
+        repo.participantsOf(projectId),
+        repo.updatedAt(projectId),
+        repo.projectMembers(projectId),
+        projectsRepo.membership(actor.id, projectId),
       ]);
       const day = today();
       const passes = (i: { id: number; status: string; deadline: string | null }) =>
         (filter.status === null || i.status === filter.status) &&
         (mine === null || mine.has(i.id)) &&
         (matching === null || matching.has(i.id)) &&
+        (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&
         (!filter.overdue || (i.deadline !== null && i.deadline < day && i.status !== 'done'));
       const rows = tree.sections.flatMap((section) =>
-        section.checklists.flatMap((checklist) => checklist.items.filter(passes).map((item) => ({ section, checklist, item }))),
+        section.checklists.flatMap((checklist) =>
+          checklist.items.filter(passes).map((i) => ({
+            section,
+            checklist,
+            item: { ...i, updated_at: updated.get(i.id) ?? '', participants: participants.get(i.id) ?? [] },
+          })),
+        ),
       );
-      return { tree, rows, day };
+      if (filter.sort !== 'tree') {
+        const compare = COMPARE[filter.sort];
+        rows.sort((a, b) => compare(a.item, b.item));
+      }
+      return { tree, rows, day, members, membership };
     },
 
     /** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */

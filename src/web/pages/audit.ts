@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { auditRecordsOwner, canAdminister } from '../../domain/policy.js';
+import { wallTimeToUtc } from '../../domain/time-zones.js';
 import type { AuditFilter } from '../../features/audit/audit.service.js';
 import { parseId } from '../form.js';
 import { sessionOf } from '../session.js';
 import { auditPageView } from '../views/audit-page.js';
 
 const LIMIT = 200;
-const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 
 /** `200` (exact) or `4xx` (a class); anything else is no status filter. */
 function statusFilter(value: string): Pick<AuditFilter, 'status' | 'statusRange'> {
@@ -16,12 +16,9 @@ function statusFilter(value: string): Pick<AuditFilter, 'status' | 'statusRange'
   return match ? { statusRange: { min: Number(match[1]) * 100, max: Number(match[1]) * 100 + 99 } } : {};
 }
 
-/** A `datetime-local` value, read as UTC. */
-const utc = (value: string) => (LOCAL_TIME.test(value) && !Number.isNaN(Date.parse(`${value}:00Z`)) ? `${value}:00.000Z` : undefined);
-
 /**
  * The audit log: a user sees their own calls and web changes; an administrator sees every record
- * and may filter by user. Filters: token, status (exact or class), time range (UTC).
+ * and may filter by user. Filters: token, status (exact or class), time range (in the user's time zone).
  */
 export async function auditPages(app: FastifyInstance, deps: Pick<AppContext, 'audit' | 'tokens' | 'usersAdmin'>) {
   const { audit, tokens, usersAdmin } = deps;
@@ -39,8 +36,8 @@ export async function auditPages(app: FastifyInstance, deps: Pick<AppContext, 'a
       userId,
       tokenId,
       ...statusFilter(form.status),
-      since: utc(form.from),
-      until: utc(form.to),
+      since: wallTimeToUtc(form.from, session.timeZone),
+      until: wallTimeToUtc(form.to, session.timeZone),
       limit: LIMIT,
     });
     return reply.type('text/html; charset=utf-8').send(auditPageView({ session, admin, form, users, ownTokens, records, limit: LIMIT }));

@@ -57,6 +57,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
     const result = await sessions.signIn({
       email,
       password: form.get('password') ?? '',
+      browserTimeZone: form.get('time_zone') ?? undefined,
       ip: request.ip,
       replacing: readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)),
     });

@@ -4,6 +4,7 @@ import { ApiError } from '../../errors.js';
 import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
+import { type FormFailure, webWrite } from '../web-write.js';
 import type { NotificationPreferencesModel } from '../views/notifications-page.js';
 import {
   DEFAULT_EXPIRY,
@@ -27,7 +28,11 @@ import {
 /** Deliveries shown per webhook endpoint. */
 const DELIVERIES_SHOWN = 10;
 
-type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth' | 'notifications'>;
+type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth' | 'notifications'> &
+  Partial<AccountDeps>;
+
+/** What the account blocks (You, Time zone, Password) need. */
+type AccountDeps = Pick<AppContext, 'users' | 'sessions' | 'idempotency' | 'audit'>;
 
 type WebhookOptions = Partial<Pick<WebhooksModel, 'form' | 'error' | 'created'>>;
 
@@ -61,28 +66,84 @@ export async function tokenProjects(deps: Pick<AppContext, 'projects'>, actor: A
   return projects.map((p) => ({ id: p.id, name: p.archived ? `${p.name} (archived)` : p.name }));
 }
 
-type ProfileOptions = Omit<ProfileModel, 'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'projects' | 'notifications'> & {
+type ProfileOptions = Omit<
+  ProfileModel,
+  'session' | 'tokens' | 'connections' | 'form' | 'webhooks' | 'projects' | 'notifications' | 'account'
+> & {
   status?: number;
   form?: TokenFormState;
   webhooks?: WebhookOptions;
+  /** An account form (time zone, password) refused: shown again with the message beside its field. */
+  failure?: FormFailure | null;
 };
 
 async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply, options: ProfileOptions = {}) {
   const session = sessionOf(request);
-  const [tokens, connections, webhooks, notifications, projects] = await Promise.all([
+  const [tokens, connections, webhooks, notifications, projects, projectRoles] = await Promise.all([
     deps.tokens.listTokens(session.user.id),
     deps.oauth.connectionsOf(session.user.id),
     webhooksModel(deps, session.user, options.webhooks ?? {}),
     notificationPreferencesModel(deps, session.user, request),
     tokenProjects(deps, session.user),
+    deps.users?.projectRoles(session.user.id) ?? [],
   ]);
   reply.header('cache-control', 'no-store');
+  const account = { session, projectRoles, failure: options.failure ?? null, now: deps.clock.now() };
   const form = options.form ?? EMPTY_TOKEN_FORM;
-  const view = profilePageView({ ...options, session, tokens, connections, form, webhooks, notifications, projects });
+  const view = profilePageView({ ...options, session, tokens, connections, form, webhooks, notifications, projects, account });
   return reply
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')
     .send(view);
+}
+
+/** What the Profile says after an account form, by the redirect's `saved`. */
+const ACCOUNT_NOTICES: Record<string, string> = {
+  'time-zone': 'Your time zone was saved.',
+  password: 'Your password was changed. Your other sessions were ended.',
+};
+
+/**
+ * The account forms (DESIGN.md §14): the time zone, and a password change that ends the user's other
+ * sessions. Both go through the web's one form path (CSRF, idempotency key, audit record, 422, 303).
+ */
+export async function accountPages(app: FastifyInstance, deps: ProfileDeps & AccountDeps) {
+  const { users, sessions, idempotency, audit } = deps;
+
+  function accountWrite(request: FastifyRequest, reply: FastifyReply, form: string, write: () => Promise<unknown>) {
+    const session = sessionOf(request);
+    return webWrite(idempotency, request, reply, {
+      user: session.user,
+      form,
+      fields: formOf(request),
+      entity: { type: 'user', id: session.user.id },
+      redirect: () => `/profile?saved=${form}#${form}-title`,
+      rerender: (failure, status) => profilePage(deps, request, reply, { status, failure }),
+      write: async (buildAudit) => {
+        await write();
+        await audit.record(buildAudit());
+      },
+    });
+  }
+
+  app.post('/profile/time-zone', async (request, reply) => {
+    const { user } = sessionOf(request);
+    return accountWrite(request, reply, 'time-zone', () => users.setTimeZone(user.id, formOf(request).get('time_zone') ?? ''));
+  });
+
+  app.post('/profile/password', async (request, reply) => {
+    const session = sessionOf(request);
+    const form = formOf(request);
+    return accountWrite(request, reply, 'password', async () => {
+      await users.changePassword(session.user.id, {
+        current: form.get('current_password') ?? '',
+        next: form.get('new_password') ?? '',
+        confirm: form.get('confirm_password') ?? '',
+      });
+      await sessions.endOtherSessions(session.user.id, session);
+      request.log.info({ userId: session.user.id }, 'password changed in the web interface; other sessions ended');
+    });
+  });
 }
 
 /** The "Notifications" block's model: the modes, whether email is on, whether the address is failing. */
@@ -114,11 +175,13 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
 
   app.get('/profile', async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
-    const notice = query.revoked
-      ? 'The token was revoked.'
-      : query.webhook_disabled
-        ? 'The webhook was disabled.'
-        : redeliveredNotice(query.redelivered);
+    const notice = query.saved
+      ? (ACCOUNT_NOTICES[query.saved] ?? null)
+      : query.revoked
+        ? 'The token was revoked.'
+        : query.webhook_disabled
+          ? 'The webhook was disabled.'
+          : redeliveredNotice(query.redelivered);
     return profilePage(deps, request, reply, { notice });
   });
 

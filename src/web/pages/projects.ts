@@ -1,13 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { VERDICTS } from '../../domain/values.js';
+import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
+import { validationError } from '../../errors.js';
+import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/worklists/bulk-changes.service.js';
 import { parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
-import { projectPageView } from '../views/project-page.js';
+import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
 import { structureLinks } from '../views/structure-page.js';
-import { formOf, idParam } from '../form.js';
+import { formOf, idParam, idsOf, parseId } from '../form.js';
+import { type FormFailure, webWrite } from '../web-write.js';
 import { html } from '../html.js';
 import { csrfField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -18,6 +21,52 @@ const PAGE_SIZE = 50;
 /** The `page` query parameter: 1 unless a page number from 1 to a million. */
 const pageParam = (query: Record<string, string | undefined>) =>
   Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1));
+
+/** The bulk form's changes: a select left on "Keep" (empty) changes nothing; a value outside the choices is refused. */
+function bulkChangeOf(form: URLSearchParams): BulkChange {
+  const choice = <T extends string>(field: string, values: readonly T[]): T | undefined => {
+    const value = form.get(field) ?? '';
+    if (value === '') return undefined;
+    if (!(values as readonly string[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
+    return value as T;
+  };
+  const change: BulkChange = { status: choice<ItemStatus>('status', ITEM_STATUSES), priority: choice<Priority>('priority', PRIORITIES) };
+  const person = (field: string): number | undefined => {
+    const value = form.get(field) ?? '';
+    if (value === '') return undefined;
+    const id = parseId(value);
+    if (id === null) throw validationError(field, 'choose one of the project’s members');
+    return id;
+  };
+  change.addParticipant = person('add_participant');
+  change.removeParticipant = person('remove_participant');
+  const deadline = form.get('deadline')?.trim() ?? '';
+  if (form.get('clear_deadline') === '1') {
+    if (deadline) throw validationError('deadline', 'give a new deadline or clear it, not both');
+    change.deadline = null;
+  } else if (deadline) change.deadline = deadline;
+  return change;
+}
+
+/** The summary in the redirect after a bulk change (so a double submission shows it again): ids by outcome. */
+function bulkSummaryQuery(outcome: BulkOutcome): string {
+  const params = new URLSearchParams({
+    changed: outcome.changed.join(','),
+    unchanged: outcome.unchanged.join(','),
+    refused: outcome.refused.map((r) => `${r.id}:${r.code}`).join(','),
+  });
+  return params.toString();
+}
+
+function bulkSummaryOf(query: Record<string, string | undefined>): BulkSummary | null {
+  if (query.changed === undefined && query.refused === undefined) return null;
+  const ids = (value: string | undefined) => (value ?? '').split(',').flatMap((v) => (/^[1-9][0-9]{0,15}$/.test(v) ? [Number(v)] : []));
+  const refused = (query.refused ?? '').split(',').flatMap((entry) => {
+    const match = /^([1-9][0-9]{0,15}):([a-z_]{1,40})$/.exec(entry);
+    return match ? [{ id: Number(match[1]), code: match[2]! }] : [];
+  });
+  return { changed: ids(query.changed), unchanged: ids(query.unchanged), refused };
+}
 
 /** A verdict form: a select (none, accepted, rejected) and a submit button. */
 export function verdictForm(session: WebSession, action: string, current: string | null, label: string) {
@@ -33,8 +82,11 @@ ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected`
 </form>`;
 }
 
-export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure'>) {
-  const { projects, review, worklists, structure } = deps;
+export async function projectPages(
+  app: FastifyInstance,
+  deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure' | 'bulkChanges' | 'idempotency'>,
+) {
+  const { projects, review, worklists, structure, bulkChanges, idempotency } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -51,9 +103,9 @@ export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 
     return reply.type('text/html; charset=utf-8').send(projectsListView({ session, list, archived, pageNumber, pages, base }));
   });
 
-  app.get('/projects/:id', async (request, reply) => {
+  /** The project page; `failure` shows the bulk form again with what was sent and the message beside its field. */
+  async function renderProject(request: FastifyRequest, reply: FastifyReply, id: number, failure: FormFailure | null = null, status = 200) {
     const session = sessionOf(request);
-    const id = idParam(request);
     const query = request.query as Record<string, string | undefined>;
     const filter = parseItemFilter(query);
     const [items, canVerdict, rights] = await Promise.all([
@@ -63,9 +115,43 @@ export async function projectPages(app: FastifyInstance, deps: Pick<AppContext, 
     ]);
     const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, 'Project verdict') : null;
     const notice = query.saved ? 'The verdict was saved.' : null;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(projectPageView({ ...items, session, filter, notice, verdictForm: verdict, structureLinks: structureLinks(id, rights) }));
+    const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
+    const view = projectPageView({
+      ...items,
+      session,
+      filter,
+      notice,
+      verdictForm: verdict,
+      structureLinks: structureLinks(id, rights),
+      bulk,
+      bulkSummary: bulkSummaryOf(query),
+      failure,
+    });
+    return reply.code(status).type('text/html; charset=utf-8').send(view);
+  }
+
+  app.get('/projects/:id', async (request, reply) => renderProject(request, reply, idParam(request)));
+
+  /** Selected items changed together; back to the list (its filter and page kept) with the summary. */
+  app.post('/projects/:id/bulk', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const query = request.query as Record<string, string | undefined>;
+    const back = filterQuery(parseItemFilter(query), pageParam(query));
+    return webWrite<BulkOutcome>(idempotency, request, reply, {
+      user,
+      form: 'bulk',
+      fields: form,
+      entity: { type: 'project', id },
+      redirect: (outcome) => `/projects/${id}${back}${back ? '&' : '?'}${bulkSummaryQuery(outcome)}`,
+      rerender: (failure, status) => renderProject(request, reply, id, failure, status),
+      write: (buildAudit) =>
+        bulkChanges.apply(user, id, idsOf(form, 'items'), bulkChangeOf(form), (itemId) => () => {
+          // Each item's write records itself: the same request, the item as its entity.
+          request.api.auditEntity = { type: 'item', id: itemId };
+          return buildAudit();
+        }),
+    });
   });
 
   app.get('/my-items', async (request, reply) => {

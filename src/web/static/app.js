@@ -1,5 +1,19 @@
 (function () {
   'use strict';
+  // The browser's time zone: sent with the sign-in form (the default of a user who chose none) and preselected
+  // in the Profile's time zone select while none is chosen.
+  var browserZone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (browserZone) {
+    document.querySelectorAll('input[data-browser-time-zone]').forEach(function (field) {
+      if (!field.value) field.value = browserZone;
+    });
+    document.querySelectorAll('select[data-browser-time-zone]').forEach(function (select) {
+      if (select.value) return;
+      for (var i = 0; i < select.options.length; i++) {
+        if (select.options[i].value === browserZone) select.value = browserZone;
+      }
+    });
+  }
   // Forms that ask before submitting: a confirm() dialog; accepting it marks the form as confirmed.
   document.addEventListener('submit', function (event) {
     var form = event.target;

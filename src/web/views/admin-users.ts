@@ -2,7 +2,7 @@ import { USER_ROLES } from '../../domain/values.js';
 import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { badge, csrfField, page, time } from '../layout.js';
+import { badge, crumbs, csrfField, page, time } from '../layout.js';
 
 type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
 
@@ -28,13 +28,13 @@ export function usersPageView(m: {
     path: '/admin',
     notice: m.notice,
     error: m.error,
-    body: html`<p class="muted"><a href="/admin">Administration</a> ›</p>
+    body: html`${crumbs([{ href: '/admin', label: 'Administration' }])}
 <h1>Users</h1>
 <table>
 <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
 <tbody>${users.map(
       (u) => html`<tr data-testid="user-row">
-<td>${u.name}</td><td data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Created">${time(u.created_at)}</td>
+<td>${u.name}</td><td data-label="Email">${u.email}</td><td data-label="Role">${u.role}</td><td data-label="Created">${time(u.created_at, '—', session.timeZone)}</td>
 <td data-label="State">${badge(u.active ? 'active' : 'deactivated')}</td>
 <td>${
         u.id === session.user.id

@@ -4,7 +4,7 @@ import type { StructureService } from '../../features/admin/structure.service.js
 import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { badge, csrfField, page } from '../layout.js';
+import { badge, crumbs, csrfField, page } from '../layout.js';
 import { type FormFailure, writeKeyField } from '../web-write.js';
 import { FormState } from './forms.js';
 
@@ -124,7 +124,7 @@ export function adminProjectsView(session: WebSession, list: ProjectList, failur
     session,
     path: '/admin',
     error: failure ? html`The project was not created: ${failure.message}` : null,
-    body: html`<p class="muted"><a href="/admin">Administration</a> ›</p>
+    body: html`${crumbs([{ href: '/admin', label: 'Administration' }])}
 <h1>Projects</h1>
 <table><thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">State</th></tr></thead>
 <tbody>${list.map(
@@ -163,7 +163,10 @@ export function projectEditorView(m: {
     path: '/admin',
     notice: m.saved ? (ADMIN_NOTICES[m.saved] ?? null) : null,
     error: m.failure ? html`Nothing was saved: ${m.failure.message}` : null,
-    body: html`<p class="muted"><a href="/admin">Administration</a> › <a href="/admin/projects">Projects</a> ›</p>
+    body: html`${crumbs([
+      { href: '/admin', label: 'Administration' },
+      { href: '/admin/projects', label: 'Projects' },
+    ])}
 <h1>${p.name} ${p.archived ? badge('archived') : ''}</h1>
 <p><a href="/projects/${p.id}">Open the project</a></p>
 <section class="card" aria-labelledby="project-title">

@@ -24,7 +24,7 @@ export function auditPageView({ session, admin, form, users, ownTokens, records,
     session,
     path: '/audit',
     body: html`<h1>Audit log</h1>
-<p class="muted">${admin ? 'Every call to the API, newest first.' : 'Your calls to the API and your changes in the web interface, newest first.'} Times are UTC.</p>
+<p class="muted">${admin ? 'Every request recorded: calls to the API and changes made in the web interface, by everybody, newest first.' : 'Your calls to the API and your changes in the web interface, newest first.'}</p>
 <form method="get" action="/audit" class="card" aria-label="Filters">
 <div class="actions">
 ${
@@ -48,7 +48,7 @@ ${
 <th scope="col">Status</th><th scope="col">Client</th><th scope="col">Duration</th><th scope="col">Entity</th></tr></thead>
 <tbody>${records.map(
         (r) => html`<tr data-testid="audit-row">
-<td>${time(r.at)}<br><span class="muted">${r.request_id}</span></td>
+<td>${time(r.at, '—', session.timeZone)}<br><span class="muted">${r.request_id}</span></td>
 ${admin ? html`<td data-label="User">${r.user_id === null ? '—' : (userNames.get(r.user_id) ?? `#${r.user_id}`)}</td>` : ''}
 <td data-label="Token">${r.token_id === null ? '—' : `${tokenNames.get(r.token_id) ?? ''} #${r.token_id}`}</td>
 <td data-label="Call"><code>${r.method} ${r.path}${r.query ? `?${r.query}` : ''}</code></td>

@@ -4,7 +4,7 @@ import type { ItemsService } from '../../features/items/items.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { EMPTY_LINK_ROWS } from '../form.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, csrfField, page, safeLink, time } from '../layout.js';
+import { badge, crumbs, csrfField, page, safeLink, time } from '../layout.js';
 import { writeKeyField, type FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member } from './item-form.js';
@@ -222,7 +222,7 @@ function answerArticle(m: ItemPageModel, item: Card, a: Card['answers'][number])
   const review = new FormState(`review-${a.id}`, m.failure);
   const photos = new FormState(`answer-photos-${a.id}`, m.failure);
   return html`<article data-testid="answer" data-answer-id="${a.id}" aria-label="${`Answer by ${a.author.name}`}" id="answer-${a.id}">
-<p><strong>${a.author.name}</strong> · ${time(a.created_at)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
+<p><strong>${a.author.name}</strong> · ${time(a.created_at, '—', m.session.timeZone)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
 <p class="text">${a.text}</p>
 ${linkList(a.document_links)}
 ${thumbnails(a.attachments)}
@@ -305,7 +305,10 @@ export function itemPageView(m: ItemPageModel): string {
     path: '/projects',
     notice: m.notice,
     error: m.failure ? html`Nothing was saved: please check the form. <a href="#${formAnchor(m.failure.form)}">Go to the form</a>` : null,
-    body: html`<nav aria-label="Breadcrumb" class="crumbs muted"><a href="/projects">Projects</a> › <a href="/projects/${project.id}">${project.name}</a></nav>
+    body: html`${crumbs([
+      { href: '/projects', label: 'Projects' },
+      { href: `/projects/${project.id}`, label: project.name },
+    ])}
 <h1>${item.text}</h1>
 <section class="card" aria-label="Item summary">
 <dl class="facts">
@@ -342,12 +345,12 @@ ${
   item.comments.length
     ? item.comments.map(
         (c) =>
-          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at)}</p><p class="text">${c.text}</p></article>`,
+          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at, '—', m.session.timeZone)}</p><p class="text">${c.text}</p></article>`,
       )
     : html`<p class="muted">No comments yet.</p>`
 }
 ${may('comment.add') ? commentForm(m, item) : ''}
 </section>
-${timeline(m.timeline)}`,
+${timeline(m.timeline, m.session.timeZone)}`,
   }).value;
 }

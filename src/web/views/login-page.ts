@@ -12,6 +12,7 @@ export function loginPageView(options: { csrf: string; next: string; error: stri
 ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
 <form method="post" action="/login">
 <input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="time_zone" value="" data-browser-time-zone>
 <input type="hidden" name="next" value="${next}">
 <label for="login-email">Email</label>
 <input id="login-email" type="email" name="email" autocomplete="username" required autofocus value="${options.email}">

@@ -9,6 +9,7 @@ import type { WebhookView } from '../../features/webhooks/webhooks.service.js';
 import { html } from '../html.js';
 import { badge, csrfField, page, time } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
+import { type AccountModel, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
 
 /** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
 export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
@@ -48,6 +49,7 @@ function tokenRow(
   connection: OAuthConnection | undefined,
   csrf: ReturnType<typeof csrfField>,
   projectNames: ReadonlyMap<number, string>,
+  zone: string | null,
 ) {
   // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
   const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
@@ -55,9 +57,9 @@ function tokenRow(
 <td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
 <td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td data-label="Projects" data-testid="token-projects">${projectsCell(token, projectNames)}</td>
-<td data-label="Created">${time(token.created_at)}</td>
-<td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never')}</td>
-<td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
+<td data-label="Created">${time(token.created_at, '—', zone)}</td>
+<td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never', zone)}</td>
+<td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at, '—', zone)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
 <td data-label="State" data-testid="token-state">${badge(state)}</td>
 <td>${
     state === 'active'
@@ -92,6 +94,8 @@ export interface ProfileModel {
   notice?: string | null;
   created?: { name: string; token: string };
   webhooks: WebhooksModel;
+  /** The blocks about the account: who you are, time zone, password. */
+  account: AccountModel;
   /** The "Notifications" block (DESIGN.md §15). */
   notifications?: NotificationPreferencesModel;
 }
@@ -119,11 +123,9 @@ export function profilePageView(options: ProfileModel): string {
     path: '/profile',
     notice: options.notice,
     body: html`<h1>Profile</h1>
-<section class="card" aria-labelledby="me-title">
-<h2 id="me-title">You</h2>
-<dl class="facts"><dt>Name</dt><dd>${session.user.name}</dd><dt>Email</dt><dd>${session.user.email}</dd>
-<dt>Role</dt><dd>${session.user.role}</dd></dl>
-</section>
+${youBlock(options.account)}
+${timeZoneBlock(options.account)}
+${passwordBlock(options.account)}
 <section class="card" aria-labelledby="tokens-title">
 <h2 id="tokens-title">External API tokens</h2>
 <p class="muted">A token lets an external application call the API as you, limited to the scopes you choose.</p>
@@ -175,11 +177,11 @@ ${
     ? html`<table>
 <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Expires</th>
 <th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf, projectNames))}</tbody></table>`
+<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf, projectNames, session.timeZone))}</tbody></table>`
     : html`<p class="muted">No tokens yet.</p>`
 }
 </section>
-${webhooksBlock(options.webhooks, csrf)}
+${webhooksBlock(options.webhooks, csrf, session.timeZone)}
 ${options.notifications ? notificationPreferencesBlock(options.notifications, session) : ''}`,
   }).value;
 }
@@ -197,10 +199,10 @@ export function revokeTokenView(session: WebSession, token: { id: number; name: 
   }).value;
 }
 
-function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfField>) {
+function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfField>, zone: string | null) {
   const response = delivery.response_code !== null ? `HTTP ${delivery.response_code}` : null;
   return html`<tr data-testid="delivery-row" data-delivery-id="${delivery.id}">
-<td data-label="Time"><time datetime="${delivery.at}">${delivery.at.slice(0, 19).replace('T', ' ')} UTC</time></td>
+<td data-label="Time">${time(delivery.at, '—', zone, true)}</td>
 <td data-label="Event" data-testid="delivery-event">${delivery.event_id}</td>
 <td data-label="Attempt">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(redelivery)</span>` : ''}</td>
 <td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
@@ -211,7 +213,12 @@ function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfF
 </tr>`;
 }
 
-function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: ReturnType<typeof csrfField>) {
+function webhookRow(
+  endpoint: WebhooksModel['endpoints'][number],
+  model: WebhooksModel,
+  csrf: ReturnType<typeof csrfField>,
+  zone: string | null,
+) {
   const project =
     endpoint.project_id === null ? 'All my projects' : (model.projectNames.get(endpoint.project_id) ?? `Project ${endpoint.project_id}`);
   const titleId = `webhook-${endpoint.id}-url`;
@@ -225,7 +232,7 @@ function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: Webhook
   }</dd>
 <dt>Event types</dt><dd data-testid="webhook-events">${endpoint.events === null ? 'All event types' : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
 <dt>Project</dt><dd data-testid="webhook-project">${project}</dd>
-<dt>Created</dt><dd>${time(endpoint.created_at)}</dd>
+<dt>Created</dt><dd>${time(endpoint.created_at, '—', zone)}</dd>
 </dl>
 ${
   endpoint.state === 'active'
@@ -241,14 +248,14 @@ ${
     ? html`<table aria-labelledby="webhook-${endpoint.id}-deliveries">
 <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th>
 <th scope="col">Response</th><th scope="col">Duration</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf))}</tbody></table>`
+<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf, zone))}</tbody></table>`
     : html`<p class="muted">No deliveries yet.</p>`
 }
 </article>`;
 }
 
 /** The Webhooks block (DESIGN.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
-function webhooksBlock(model: WebhooksModel, csrf: ReturnType<typeof csrfField>) {
+function webhooksBlock(model: WebhooksModel, csrf: ReturnType<typeof csrfField>, zone: string | null) {
   const { form, error } = model;
   const urlInvalid = error?.field === 'url';
   return html`<section class="card" aria-labelledby="webhooks-title">
@@ -292,7 +299,7 @@ ${model.projects.map((p) => html`<option value="${p.id}" ${form.project === Stri
 <div class="actions"><button type="submit">Create webhook</button></div>
 </form>
 <h3>Your webhooks</h3>
-${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf)) : html`<p class="muted">No webhooks yet.</p>`}
+${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf, zone)) : html`<p class="muted">No webhooks yet.</p>`}
 </section>`;
 }
 

@@ -1,10 +1,12 @@
-import { ITEM_STATUSES } from '../../domain/values.js';
+import { ITEM_STATUSES, PRIORITIES } from '../../domain/values.js';
 import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import type { ItemFilter, WorklistsService } from '../../features/worklists/worklists.service.js';
+import type { BulkAbilities, BulkOutcome } from '../../features/worklists/bulk-changes.service.js';
+import { ITEM_SORTS, type ItemFilter, type ItemSort, type WorklistsService } from '../../features/worklists/worklists.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, page } from '../layout.js';
-import { checked, selected } from './forms.js';
+import { badge, crumbs, csrfField, page } from '../layout.js';
+import { type FormFailure, writeKeyField } from '../web-write.js';
+import { checked, FormState, selected } from './forms.js';
 import { reportLinks } from './report-links.js';
 
 type ProjectItems = Awaited<ReturnType<WorklistsService['projectItems']>>;
@@ -15,9 +17,31 @@ export interface ProjectPageModel extends ProjectItems {
   notice: string | null;
   /** The project's verdict form, when the user may set it. */
   verdictForm: SafeHtml | null;
+  /** What the bulk form offers the user (nothing: no checkboxes, no form). */
+  bulk: BulkAbilities;
+  /** The outcome of the bulk change just made, from the redirect. */
+  bulkSummary: BulkSummary | null;
+  /** The bulk form refused (422): shown again with what was sent. */
+  failure: FormFailure | null;
   /** "Add item", "Add section", "Add checklist", for those who may. */
   structureLinks: SafeHtml | null;
 }
+
+export type BulkSummary = BulkOutcome;
+
+const SORT_LABELS: Record<ItemSort, string> = {
+  tree: 'Sections and checklists',
+  deadline: 'Deadline (earliest first)',
+  priority: 'Priority (high first)',
+  status: 'Status (blocked, in progress, pending, done)',
+  updated: 'Updated (latest first)',
+};
+
+/** Why an item of a bulk change was left as it was, by the error's code. */
+const REFUSALS: Record<string, string> = {
+  forbidden: 'You are not allowed to perform this operation on this item',
+  not_found: 'The item was not found in this project',
+};
 
 export function progress(card: ProjectCard) {
   const { done, total, percent } = card.progress;
@@ -37,6 +61,8 @@ export function filterQuery(filter: ItemFilter, pageNumber?: number): string {
   if (filter.mine) params.set('mine', '1');
   if (filter.overdue) params.set('overdue', '1');
   if (filter.q) params.set('q', filter.q);
+  if (filter.participant !== null) params.set('participant', String(filter.participant));
+  if (filter.sort !== 'tree') params.set('sort', filter.sort);
   if (pageNumber && pageNumber > 1) params.set('page', String(pageNumber));
   const query = params.toString();
   return query ? `?${query}` : '';
@@ -58,13 +84,17 @@ function filterForm(m: ProjectPageModel) {
 <div><label for="filter-q">Text</label><input id="filter-q" type="search" name="q" value="${f.q ?? ''}" placeholder="Words in items, comments, answers"></div>
 <div><label for="filter-status">Item status</label><select id="filter-status" name="status"><option value="">Any status</option>
 ${ITEM_STATUSES.map((s) => html`<option value="${s}" ${selected(f.status === s)}>${s.replace(/_/g, ' ')}</option>`)}</select></div>
+<div><label for="filter-participant">Participant</label><select id="filter-participant" name="participant"><option value="">Anyone</option>
+${m.members.map((u) => html`<option value="${u.id}" ${selected(f.participant === u.id)}>${u.name}</option>`)}</select></div>
+<div><label for="filter-sort">Sort by</label><select id="filter-sort" name="sort">
+${ITEM_SORTS.map((k) => html`<option value="${k}" ${selected(f.sort === k)}>${SORT_LABELS[k]}</option>`)}</select></div>
 <div><label class="inline" for="filter-mine"><input id="filter-mine" type="checkbox" name="mine" value="1" ${checked(f.mine)}> Assigned to me</label>
 <label class="inline" for="filter-overdue"><input id="filter-overdue" type="checkbox" name="overdue" value="1" ${checked(f.overdue)}> Overdue</label></div>
 <div class="actions"><button type="submit">Filter</button><a href="/projects/${m.project.id}">Clear</a></div>
 </form>`;
 }
 
-const filtered = (f: ItemFilter) => f.status !== null || f.mine || f.overdue || f.q !== null;
+const filtered = (f: ItemFilter) => f.status !== null || f.mine || f.overdue || f.q !== null || f.participant !== null;
 
 /** Sections and checklists with their counts: the whole visible tree, whatever page is shown. */
 function contents(m: ProjectPageModel) {
@@ -79,26 +109,107 @@ function contents(m: ProjectPageModel) {
   )}</ul></details>`;
 }
 
-/** One page of items, under the section and checklist headings they belong to. */
+const canBulk = (m: ProjectPageModel) => m.bulk.status || m.bulk.planning || m.bulk.participants;
+
+/** One item row: its checkbox (for the bulk form), text, status, priority, deadline, participants; `where` when sorted. */
+function itemRow(m: ProjectPageModel, row: ProjectItems['rows'][number], picked: Set<string>, where: boolean) {
+  const i = row.item;
+  return html`<tr data-testid="item-row" data-item-id="${i.id}">${
+    canBulk(m)
+      ? html`<td class="select"><input type="checkbox" id="select-${i.id}" name="items" value="${i.id}" form="bulk" ${checked(picked.has(String(i.id)))}>
+<label for="select-${i.id}" class="sr-only">Select “${i.text}”</label></td>`
+      : ''
+  }<td class="text"><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
+${where ? html`<td data-label="Where">${row.section.name} › ${row.checklist.name}</td>` : ''}
+<td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td><td data-label="Deadline">${deadline(i, m.today)}</td>
+<td data-label="Participants" data-testid="item-participants">${i.participants.length ? i.participants.map((p) => p.name).join(', ') : html`<span class="muted">—</span>`}</td></tr>`;
+}
+
+function itemTable(m: ProjectPageModel, rows: ProjectItems['rows'], picked: Set<string>, where: boolean, caption: SafeHtml | null) {
+  return html`<table>${caption ? html`<caption class="sr-only">${caption}</caption>` : ''}<thead><tr>${canBulk(m) ? html`<th scope="col" class="select"><span class="sr-only">Select</span></th>` : ''}<th scope="col">Item</th>${
+    where ? html`<th scope="col">Where</th>` : ''
+  }<th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Participants</th></tr></thead>
+<tbody>${rows.map((row) => itemRow(m, row, picked, where))}</tbody></table>`;
+}
+
+/**
+ * One page of items: in tree order under the section and checklist headings they belong to; sorted, one
+ * flat list (a group per checklist would sort only within it), each row saying where the item is.
+ */
 function itemRows(m: ProjectPageModel) {
   if (m.rows.length === 0)
     return html`<p class="muted" data-testid="no-items">${filtered(m.filter) ? 'No item matches these filters.' : 'No items.'}</p>`;
+  const state = new FormState('bulk', m.failure);
+  const picked = new Set(state.failed ? [m.failure!.values.items ?? []].flat() : []);
+  if (m.filter.sort !== 'tree') {
+    return html`<h2 id="items-title">Items by ${SORT_LABELS[m.filter.sort].replace(/ \(.*\)$/, '').toLowerCase()}</h2>${itemTable(m, m.rows, picked, true, null)}`;
+  }
   const groups: { key: number; title: SafeHtml; rows: ProjectItems['rows'] }[] = [];
   for (const row of m.rows) {
     const last = groups.at(-1);
     if (last && last.key === row.checklist.id) last.rows.push(row);
     else groups.push({ key: row.checklist.id, title: html`${row.section.name} › ${row.checklist.name}`, rows: [row] });
   }
-  return groups.map(
-    (g) => html`<h2>${g.title}</h2>
-<table><thead><tr><th scope="col">Item</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th></tr></thead>
-<tbody>${g.rows.map(
-      ({
-        item: i,
-      }) => html`<tr data-testid="item-row"><td><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
-<td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td><td data-label="Deadline">${deadline(i, m.today)}</td></tr>`,
-    )}</tbody></table>`,
-  );
+  return groups.map((g) => html`<h2>${g.title}</h2>${itemTable(m, g.rows, picked, false, null)}`);
+}
+
+/**
+ * The bulk form: the rows' checkboxes belong to it (`form="bulk"`); each select left on "Keep" changes
+ * nothing. Participants are added or removed one person at a time, never replaced (a crew differs per item).
+ */
+function bulkForm(m: ProjectPageModel) {
+  if (!canBulk(m) || m.rows.length === 0) return '';
+  const state = new FormState('bulk', m.failure);
+  const back = filterQuery(m.filter, m.page);
+  const option = (field: string, value: string, label: string) =>
+    html`<option value="${value}" ${selected(state.value(field) === value)}>${label}</option>`;
+  return html`<form id="bulk" method="post" action="/projects/${m.project.id}/bulk${back}" class="card filters" aria-labelledby="bulk-title">
+<h2 id="bulk-title">Change the selected items</h2>
+${csrfField(m.session)}${writeKeyField()}
+${state.summary(['items', 'status', 'priority', 'deadline', 'change', 'add_participant', 'remove_participant'])}
+<p class="muted" id="bulk-help">Tick items in the list above, choose what to change, then apply. Each item is changed on its own: one you may not change is left as it is and named in the summary.</p>
+${state.message('items', 'bulk-items')}${state.message('change', 'bulk-change')}
+<div><label for="bulk-status">New status</label><select id="bulk-status" name="status" ${state.aria('status', 'bulk-status')}>${option('status', '', 'Keep')}
+${ITEM_STATUSES.map((v) => option('status', v, v.replace(/_/g, ' ')))}</select>${state.message('status', 'bulk-status')}</div>
+${
+  m.bulk.planning
+    ? html`<div><label for="bulk-priority">New priority</label><select id="bulk-priority" name="priority" ${state.aria('priority', 'bulk-priority')}>${option('priority', '', 'Keep')}
+${PRIORITIES.map((v) => option('priority', v, v))}</select>${state.message('priority', 'bulk-priority')}</div>
+<div><label for="bulk-deadline">New deadline</label><input id="bulk-deadline" type="date" name="deadline" value="${state.value('deadline')}" ${state.aria('deadline', 'bulk-deadline')}>${state.message('deadline', 'bulk-deadline')}
+<label class="inline" for="bulk-clear-deadline"><input id="bulk-clear-deadline" type="checkbox" name="clear_deadline" value="1" ${checked(state.checked('clear_deadline', false))}> Clear the deadline</label></div>`
+    : ''
+}
+${
+  m.bulk.participants
+    ? html`<div><label for="bulk-add-participant">Add participant</label><select id="bulk-add-participant" name="add_participant" ${state.aria('add_participant', 'bulk-add-participant')}>${option('add_participant', '', 'Nobody')}
+${m.members.map((u) => option('add_participant', String(u.id), u.name))}</select>${state.message('add_participant', 'bulk-add-participant')}</div>
+<div><label for="bulk-remove-participant">Remove participant</label><select id="bulk-remove-participant" name="remove_participant" ${state.aria('remove_participant', 'bulk-remove-participant')}>${option('remove_participant', '', 'Nobody')}
+${m.members.map((u) => option('remove_participant', String(u.id), u.name))}</select>${state.message('remove_participant', 'bulk-remove-participant')}</div>`
+    : ''
+}
+<div class="actions"><button type="submit" aria-describedby="bulk-help">Apply to selected</button></div>
+</form>`;
+}
+
+/** What the last bulk change did: counts, then each refused item with its reason. */
+function bulkSummaryBlock(m: ProjectPageModel) {
+  const summary = m.bulkSummary;
+  if (!summary) return '';
+  const texts = new Map(m.sections.flatMap((s) => s.checklists.flatMap((c) => c.items.map((i) => [i.id, i.text] as const))));
+  const counts = [`${summary.changed.length} changed`];
+  if (summary.unchanged.length) counts.push(`${summary.unchanged.length} already so`);
+  counts.push(`${summary.refused.length} refused${summary.refused.length ? ':' : '.'}`);
+  return html`<section class="notice bulk-summary" role="status" data-testid="bulk-summary" aria-label="Bulk change summary">
+<p><strong>${counts.join('; ')}</strong></p>
+${
+  summary.refused.length
+    ? html`<ul>${summary.refused.map((r) => {
+        const text = texts.get(r.id);
+        return html`<li data-testid="bulk-refused">${text === undefined ? `#${r.id}` : html`<a href="/items/${r.id}">#${r.id} ‘${text}’</a>`} — ${REFUSALS[r.code] ?? `The change was refused (${r.code})`}</li>`;
+      })}</ul>`
+    : ''
+}
+</section>`;
 }
 
 export function projectPageView(m: ProjectPageModel): string {
@@ -108,7 +219,7 @@ export function projectPageView(m: ProjectPageModel): string {
     session: m.session,
     path: '/projects',
     notice: m.notice,
-    body: html`<p class="muted crumbs"><a href="${p.archived ? '/projects?archived=1' : '/projects'}">Projects</a> ›</p>
+    body: html`${crumbs([{ href: p.archived ? '/projects?archived=1' : '/projects', label: 'Projects' }])}
 <h1>${p.name} ${p.archived ? html`<span class="badge s-expired">archived</span>` : ''}</h1>
 <section class="card" aria-label="Project summary">
 ${p.description ? html`<p class="text">${p.description}</p>` : ''}
@@ -122,6 +233,7 @@ ${m.verdictForm ?? ''}
 ${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}
-${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}` : html`<p class="muted">This project has no sections yet.</p>`}`,
+${bulkSummaryBlock(m)}
+${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}${bulkForm(m)}` : html`<p class="muted">This project has no sections yet.</p>`}`,
   }).value;
 }

@@ -23,7 +23,7 @@ ${
         ) => html`<tr data-testid="review-row"><td><a href="/items/${r.item_id}${r.answer_id ? `#answer-${r.answer_id}` : '#review-title'}">${r.item_text}</a></td>
 <td data-label="Project"><a href="/projects/${r.project_id}">${r.project_name}</a></td>
 <td data-label="Waiting for">${r.kind === 'answer' ? `a review of the answer by ${r.author_name ?? 'someone'}` : 'a verdict (the item is done)'}</td>
-<td data-label="Since">${time(r.since)}</td></tr>`,
+<td data-label="Since">${time(r.since, '—', m.session.timeZone)}</td></tr>`,
       )}</tbody></table>
 ${pager('/review', (n) => (n > 1 ? `?page=${n}` : ''), m, 'waiting')}`
     : html`<p class="muted" data-testid="no-items">Nothing waits for your review.</p>`

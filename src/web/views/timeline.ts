@@ -112,7 +112,7 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
 }
 
 /** The item's timeline (DESIGN.md §14): every kind of change, who made it and when, oldest first. */
-export function timeline(m: TimelineModel): SafeHtml {
+export function timeline(m: TimelineModel, zone: string | null = null): SafeHtml {
   const firstEvent = m.events[0]?.at ?? null;
   const entries: Entry[] = [
     ...m.history
@@ -127,7 +127,7 @@ ${
     ? // Folded, as the item page opens on its work controls (DESIGN.md §16).
       html`<details class="fold"><summary>Show the timeline (${entries.length})</summary><ol class="timeline">${entries.map(
         (e) =>
-          html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what}</li>`,
+          html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at, '—', zone)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what}</li>`,
       )}</ol></details>`
     : html`<p class="muted">Nothing has happened to this item yet.</p>`
 }

@@ -4,7 +4,7 @@ import { defineOperation, type FileResponse } from '../define-operation.js';
 import { QueryId } from '../schemas.js';
 import { DownloadedFile, READ, strict } from './shared.js';
 
-const NO_FILTER = { status: null, mine: false, overdue: false, q: null };
+const NO_FILTER = { status: null, mine: false, overdue: false, q: null, participant: null, sort: 'tree' as const };
 
 export const getProjectReport = defineOperation({
   method: 'GET',

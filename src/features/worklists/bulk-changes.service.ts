@@ -1,0 +1,167 @@
+import { type Actor, can, type Membership } from '../../domain/policy.js';
+import { normalizeDeadline } from '../../domain/inputs.js';
+import type { ItemStatus, Priority } from '../../domain/values.js';
+import { ApiError, forbidden, validationError } from '../../errors.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { StructureRepository } from '../admin/structure.repository.js';
+import type { AuditEntryBuilder, EmitEvent } from '../items/item-transaction.js';
+import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+
+/** Items changed together by one bulk form at most (two pages of the project list). */
+export const MAX_BULK_ITEMS = 200;
+
+/** What a bulk form asks for; a field left undefined is kept as it is on every item. */
+export interface BulkChange {
+  status?: ItemStatus;
+  priority?: Priority;
+  /** A date, or null to clear the deadline. */
+  deadline?: string | null;
+  /** A member of the project to add to each item's participants. */
+  addParticipant?: number;
+  /** A user to take off each item's participants. */
+  removeParticipant?: number;
+}
+
+/** What the user may change in bulk on a project (the policy at the project's level; items decide for themselves). */
+export interface BulkAbilities {
+  status: boolean;
+  planning: boolean;
+  participants: boolean;
+}
+
+/**
+ * The policy evaluated for a project's member, whatever their limits: an executor "may" change the status
+ * (of the items they take part in), a manager everything. Nobody may on an archived project.
+ */
+export function bulkAbilities(actor: Actor, projectId: number, membership: Membership | null, archived: boolean): BulkAbilities {
+  const target = {
+    projectId,
+    archived,
+    membership: membership && { ...membership, sectionIds: null, checklistIds: null },
+    sectionId: 0,
+    checklistId: 0,
+    participantIds: [actor.id],
+  };
+  return {
+    status: can(actor, 'item.status', target),
+    planning: can(actor, 'item.planning', target),
+    participants: can(actor, 'item.edit', target),
+  };
+}
+
+export interface BulkOutcome {
+  /** Items where something changed. */
+  changed: number[];
+  /** Items that already had every asked value. */
+  unchanged: number[];
+  /** Items left as they were, with the reason (the error's code). */
+  refused: { id: number; code: string }[];
+}
+
+/**
+ * Changes of several items of one project at once (DESIGN.md §14): one write per item through the item
+ * write path (its lock, its audit record, an event per kind of change), all-or-nothing per item; an item
+ * the user may not change is refused and the others go on.
+ */
+export function createBulkChangesService(deps: {
+  projects: ProjectsService;
+  projectsRepo: ProjectsRepository;
+  structureRepo: Pick<StructureRepository, 'participantIds' | 'countMembers' | 'replaceParticipants'>;
+  itemWrites: () => ItemWritesService;
+}) {
+  const { projects, projectsRepo, structureRepo } = deps;
+
+  /**
+   * Adds and/or removes one participant inside the item's write, with the `item.updated` event "Edit item"
+   * emits (`{changes: {participants: {from, to}}}`); a new participant must be a member of the project.
+   */
+  const participantsStep =
+    (itemId: number, projectId: number, add: number | undefined, remove: number | undefined) =>
+    async (trx: Kysely<Database>, emit: EmitEvent): Promise<boolean> => {
+      const before = [...(await structureRepo.participantIds(itemId, trx))].sort((a, b) => a - b);
+      const after = [...new Set([...before.filter((id) => id !== remove), ...(add !== undefined && add !== remove ? [add] : [])])].sort(
+        (a, b) => a - b,
+      );
+      if (after.join() === before.join()) return false;
+      if (add !== undefined && !before.includes(add) && (await structureRepo.countMembers(trx, projectId, [add])) !== 1) {
+        throw validationError('add_participant', 'must be a member of the project');
+      }
+      await structureRepo.replaceParticipants(trx, itemId, after);
+      emit('item.updated', { changes: { participants: { from: before, to: after } } });
+      return true;
+    };
+
+  return {
+    /**
+     * Checks the whole form first (422: nothing selected, nothing to change, a bad date; 403: a change the
+     * user may make on no item of the project), then writes item by item. `auditOf` gives each item's
+     * write its own audit record.
+     */
+    async apply(
+      actor: Actor,
+      projectId: number,
+      itemIds: readonly number[],
+      change: BulkChange,
+      auditOf: (itemId: number) => AuditEntryBuilder | undefined,
+    ): Promise<BulkOutcome> {
+      const ids = [...new Set(itemIds)];
+      if (ids.length === 0) throw validationError('items', 'select at least one item');
+      if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
+      const planning: PlanningInput = {};
+      if (change.priority !== undefined) planning.priority = change.priority;
+      if (change.deadline !== undefined) planning.deadline = normalizeDeadline(change.deadline);
+      const planned = Object.keys(planning).length > 0;
+      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+      if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
+      if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
+        throw validationError('remove_participant', 'cannot add and remove the same person');
+      }
+
+      const tree = await projects.getTree(actor, projectId);
+      const may = bulkAbilities(actor, projectId, await projectsRepo.membership(actor.id, projectId), tree.project.archived);
+      if ((change.status !== undefined && !may.status) || (planned && !may.planning) || (crew && !may.participants)) {
+        throw forbidden(
+          tree.project.archived
+            ? 'The project is archived: its items are read-only'
+            : 'You are not allowed to make these changes in this project',
+        );
+      }
+      if (change.addParticipant !== undefined && !(await projectsRepo.membership(change.addParticipant, projectId))) {
+        throw validationError('add_participant', 'must be a member of the project');
+      }
+      const visible = new Set(tree.sections.flatMap((s) => s.checklists.flatMap((c) => c.items.map((i) => i.id))));
+
+      const outcome: BulkOutcome = { changed: [], unchanged: [], refused: [] };
+      for (const id of ids) {
+        if (!visible.has(id)) {
+          outcome.refused.push({ id, code: 'not_found' });
+          continue;
+        }
+        try {
+          const result = await deps.itemWrites().changeItem(
+            actor,
+            id,
+            {
+              status: change.status,
+              planning: planned ? planning : undefined,
+              extra: crew
+                ? { action: 'item.edit', step: participantsStep(id, projectId, change.addParticipant, change.removeParticipant) }
+                : undefined,
+            },
+            auditOf(id),
+          );
+          (result.changed ? outcome.changed : outcome.unchanged).push(id);
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status >= 500) throw err;
+          outcome.refused.push({ id, code: err.code });
+        }
+      }
+      return outcome;
+    },
+  };
+}
+
+export type BulkChangesService = ReturnType<typeof createBulkChangesService>;
