@@ -113,7 +113,11 @@ describe('an operation added by its definition alone', () => {
   it('is in the OpenAPI document, with its scope, prose and example', async () => {
     const document = await (await server.request(`${V1}/openapi.json`)).json();
     const operation = document.paths['/items/comment-count.php']?.get;
-    expect(operation).toMatchObject({ operationId: 'countComments', tags: ['items'], security: [{ bearer: ['items:read'] }] });
+    expect(operation).toMatchObject({
+      operationId: 'countComments',
+      tags: ['items'],
+      security: [{ bearer: ['items:read'] }, { oauth2: ['items:read'] }],
+    });
     expect(operation.description).toContain('Counts the comments of the item card.');
     expect(operation.responses['200'].content['application/json'].example.data).toEqual({ item_id: 1000, comments: 1 });
     expect(operation.parameters[0]).toMatchObject({ name: 'id', in: 'query', example: '1000' });

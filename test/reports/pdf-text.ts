@@ -11,7 +11,11 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
   try {
     const file = join(dir, 'report.pdf');
     writeFileSync(file, bytes);
-    const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', file, '-']);
+    const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', file, '-']).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT')
+        throw new Error('pdftotext is missing: the report tests need it. Install it with "apt-get install -y poppler-utils".');
+      throw err;
+    });
     return stdout;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -16,11 +16,6 @@ export interface PlanningInput {
   requires_answer?: boolean;
 }
 
-/**
- * The operational writes on an item itself: status, planning fields, the document links list.
- * Each one: input rules (422), then visibility (404), then the policy (403), then one
- * transaction holding the change, its audit record and its event.
- */
 /** The planning fields given, checked and in the table's shape; at least one is required. */
 function planningChanges(input: PlanningInput) {
   const changes: { deadline?: string | null; priority?: Priority; requires_answer?: number } = {};
@@ -41,6 +36,11 @@ export interface ItemChanges {
   extra?: { action: ItemAction; step: (trx: Kysely<Database>, emit: EmitEvent) => Promise<boolean> };
 }
 
+/**
+ * The operational writes on an item itself: status, planning fields, the document links list.
+ * Each one: input rules (422), then visibility (404), then the policy (403), then one
+ * transaction holding the change, its audit record and its event.
+ */
 export function createItemWritesService(repo: ItemsRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
   /** The status change inside an item's write: same status again changes nothing. */
   async function statusStep(trx: Kysely<Database>, emit: EmitEvent, actor: Actor, itemId: number, status: ItemStatus) {
