@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install -y chromium`), driven by playwright-core: no browser download. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -48,4 +48,22 @@ export async function controlledByWorker(page: Page, attempts = 3): Promise<void
       await page.reload();
     }
   }
+}
+
+/** A page signed in through the sign-in form as `email`, in a new context of `browser` with `options`. */
+export async function signedInPage(
+  browser: Browser,
+  baseUrl: string,
+  credentials: { email: string; password: string },
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  await page.goto(baseUrl + '/login');
+  await page.getByLabel('Email').fill(credentials.email);
+  await page.getByLabel('Password').fill(credentials.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/projects');
+  return page;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
+import { CHROMIUM, launchChromium, requireBrowser, signedInPage } from '../helpers/chromium.js';
 import { solid } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, USERS, type UserKey } from '../helpers/workspace.js';
@@ -32,17 +32,11 @@ afterAll(async () => {
   if (files) rmSync(files, { recursive: true, force: true });
 });
 
-async function signedIn(user: UserKey): Promise<Page> {
-  const context = await requireBrowser(launched).newContext(PHONE);
-  const page = await context.newPage();
+const signedIn = async (user: UserKey) => {
+  const page = await signedInPage(requireBrowser(launched), server.url, { email: `${user}@punchlist.test`, password: PASSWORD }, PHONE);
   page.setDefaultTimeout(15_000);
-  await page.goto(server.url + '/login');
-  await page.getByLabel('Email').fill(`${user}@punchlist.test`);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL('**/projects');
   return page;
-}
+};
 
 const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 

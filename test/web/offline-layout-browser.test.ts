@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser } from '../helpers/chromium.js';
+import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser, signedInPage } from '../helpers/chromium.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey } from '../helpers/workspace.js';
 
@@ -31,17 +31,13 @@ afterAll(async () => {
 });
 
 /** A phone signed in as `user`; bypassCSP only so that axe-core can be injected. */
-async function phone(user: UserKey): Promise<Page> {
-  const context = await requireBrowser(launched).newContext({ ...PHONE, bypassCSP: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  await page.goto(server.url + '/login');
-  await page.getByLabel('Email').fill(`${user}@punchlist.test`);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL('**/projects');
-  return page;
-}
+const phone = (user: UserKey) =>
+  signedInPage(
+    requireBrowser(launched),
+    server.url,
+    { email: `${user}@punchlist.test`, password: PASSWORD },
+    { ...PHONE, bypassCSP: true },
+  );
 
 const height = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())?.height ?? 0;
 
