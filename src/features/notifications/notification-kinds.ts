@@ -119,19 +119,17 @@ export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number,
   return told;
 }
 
-/** Which facts an event type needs (none: the event tells nobody, and costs no read). */
-export function needsFacts(type: EventType): boolean {
-  return [
-    'item.created',
-    'item.updated',
-    'item.returned_to_rework',
-    'item.verdict_set',
-    'answer.reviewed',
-    'comment.created',
-    'answer.created',
-    'item.status_changed',
-  ].includes(type);
-}
+/** The event types some rule tells somebody about: the notification worker skips the others unread. */
+export const TOLD_TYPES = [
+  'item.created',
+  'item.updated',
+  'item.returned_to_rework',
+  'item.verdict_set',
+  'answer.reviewed',
+  'comment.created',
+  'answer.created',
+  'item.status_changed',
+] as const satisfies readonly EventType[];
 
 const excerpt = (value: unknown, max = 200): string => {
   const text = String(value ?? '')

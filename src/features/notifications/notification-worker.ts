@@ -4,18 +4,7 @@ import { createOutboxConsumer } from '../events/outbox-consumer.js';
 import type { EmailSender } from './email-sender.js';
 import type { NotificationsRepository } from './notifications.repository.js';
 import type { NotificationsService } from './notifications.service.js';
-
-/** The event types some rule tells somebody about (features/notifications/notification-kinds.ts): the others are skipped unread. */
-const TOLD_TYPES = [
-  'item.created',
-  'item.updated',
-  'item.returned_to_rework',
-  'item.verdict_set',
-  'answer.reviewed',
-  'comment.created',
-  'answer.created',
-  'item.status_changed',
-] as const;
+import { TOLD_TYPES } from './notification-kinds.js';
 
 /** How often each node runs the scheduled pass (deadlines, token expiry, digests). */
 const SCHEDULE_MS = 60_000;
