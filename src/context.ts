@@ -30,8 +30,8 @@ import { createProjectsRepository } from './features/projects/projects.repositor
 import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
 import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
-import { createReportRepository } from './features/reports/report.repository.js';
-import { createReportsService, type ReportsService } from './features/reports/report.service.js';
+import { createWorkerPool, type WorkerPool } from './features/offload/worker-pool.js';
+import { createOffloadedReports, type Reports } from './features/reports/report-offload.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
 import { createRetention, type Retention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewRepository } from './features/review/review.repository.js';
@@ -59,6 +59,7 @@ import { createNotificationsRepository } from './features/notifications/notifica
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
+import type { WorkerConfig } from './offload-worker.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
 
 /**
@@ -108,8 +109,13 @@ export interface AppContext {
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
   notificationWorker: NotificationWorker;
-  /** DESIGN.md §17: a project's punch list as CSV or PDF, streamed (web, v1, CLI). */
-  reports: ReportsService;
+  /**
+   * The worker threads that run heavy reads off the event loop (STYLE.md habit 14): each with its own read-only
+   * connections (src/offload-worker.ts). Started at the first job, or by the server at start; close() stops them.
+   */
+  offload: WorkerPool;
+  /** DESIGN.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
+  reports: Reports;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -209,6 +215,22 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const worklists =
     o.worklists ??
     createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
+  const workerConfig: WorkerConfig = {
+    databaseUrl: config.databaseUrl,
+    databasePoolSize: config.databasePoolSize,
+    storageUrl: config.storageUrl,
+    s3Credentials: config.s3Credentials,
+    baseUrl: config.baseUrl,
+  };
+  const offload =
+    o.offload ??
+    createWorkerPool({
+      entry: new URL('./offload-worker.ts', import.meta.url),
+      size: config.workerThreads,
+      queueLimit: config.workerQueueLimit,
+      data: workerConfig,
+      onError: logError('worker thread failed'),
+    });
   const ctx: AppContext = {
     config,
     clock,
@@ -306,8 +328,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,
     notificationWorker,
-    reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
+    offload,
+    reports: o.reports ?? createOffloadedReports({ projects, pool: offload, clock }),
     async close() {
+      // First: the workers' own connections close before the database they read.
+      await offload.close();
       await retention.stop();
       await notificationWorker.stop();
       await searchIndexer.stop();
