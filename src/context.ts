@@ -59,7 +59,7 @@ import { createNotificationsRepository } from './features/notifications/notifica
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
-import type { WorkerConfig } from './offload-worker.js';
+import { workerConfig } from './offload-worker.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
 
 /**
@@ -215,20 +215,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const worklists =
     o.worklists ??
     createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
-  const workerConfig: WorkerConfig = {
-    databaseUrl: config.databaseUrl,
-    databasePoolSize: config.databasePoolSize,
-    storageUrl: config.storageUrl,
-    s3Credentials: config.s3Credentials,
-    baseUrl: config.baseUrl,
-  };
   const offload =
     o.offload ??
     createWorkerPool({
       entry: new URL('./offload-worker.ts', import.meta.url),
       size: config.workerThreads,
       queueLimit: config.workerQueueLimit,
-      data: workerConfig,
+      data: workerConfig(config),
       onError: logError('worker thread failed'),
     });
   const ctx: AppContext = {

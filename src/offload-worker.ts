@@ -20,6 +20,11 @@ import { openBlobStore } from './storage/index.js';
 /** What a worker thread is given of the config (copied into the thread: plain data only). */
 export type WorkerConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'storageUrl' | 's3Credentials' | 'baseUrl'>;
 
+export function workerConfig(config: Config): WorkerConfig {
+  const { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl } = config;
+  return { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl };
+}
+
 /** The worker's PostgreSQL pool: one job runs at a time, and a report reads a page's details side by side. */
 const WORKER_POOL_SIZE = 4;
 

@@ -25,7 +25,10 @@ export interface Ready {
   type: 'ready';
 }
 
-/** Worker → main on the job's port, in this order: result, then (for a stream) written… and end, or error at any point. */
+/**
+ * Worker → main on the job's port: a result (the last message of a job without a stream), then for a stream
+ * written… and end; or an error at any point.
+ */
 export type JobMessage =
   | { type: 'result'; value: unknown; streaming: boolean }
   | { type: 'written'; bytes: number }

@@ -75,15 +75,15 @@ export function runJobs(jobs: Jobs): void {
       stream = output.stream;
       if (!stream) {
         send({ type: 'result', value: output.value, streaming: false });
-      } else {
-        const file = await open(path, 'wx', 0o600);
-        try {
-          send({ type: 'result', value: output.value, streaming: true });
-          if (cancelled) stream.destroy();
-          await spool(stream, file, (bytes) => send({ type: 'written', bytes }));
-        } finally {
-          await file.close();
-        }
+        return;
+      }
+      const file = await open(path, 'wx', 0o600);
+      try {
+        send({ type: 'result', value: output.value, streaming: true });
+        if (cancelled) stream.destroy();
+        await spool(stream, file, (bytes) => send({ type: 'written', bytes }));
+      } finally {
+        await file.close();
       }
       send({ type: 'end' });
     } catch (err) {

@@ -226,7 +226,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         const cancel = () => running.port.postMessage({ type: 'cancel' } satisfies CancelJob);
         running.reader = message.streaming ? new SpoolReader(running.spool, cancel) : null;
         job.resolve({ value: message.value, stream: running.reader });
-        return;
+        if (message.streaming) return;
+        break;
       }
       case 'written':
         running.reader?.grow(message.bytes);
