@@ -82,6 +82,14 @@ export interface ServerTimeouts {
   connectionMs: number;
 }
 
+/** What a worker thread of the pool is given of the config (src/offload-worker.ts; copied into the thread: plain data only). */
+export type WorkerConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'storageUrl' | 's3Credentials' | 'baseUrl'>;
+
+export function workerConfig(config: Config): WorkerConfig {
+  const { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl } = config;
+  return { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl };
+}
+
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;

@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import { type Config, workerConfig } from './config.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Db, openDatabase } from './db/database.js';
 import { createTransactionRunner } from './db/group-commit.js';
@@ -59,7 +59,6 @@ import { createNotificationsRepository } from './features/notifications/notifica
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
-import { workerConfig } from './offload-worker.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { Config } from './config.js';
+import type { WorkerConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import type { Jobs } from './features/offload/job-runner.js';
 import { createItemsRepository } from './features/items/items.repository.js';
@@ -16,14 +16,6 @@ import { createWorklistsRepository } from './features/worklists/worklists.reposi
 import { createWorklistsService } from './features/worklists/worklists.service.js';
 import { createImageConverter } from './imaging/images.js';
 import { openBlobStore } from './storage/index.js';
-
-/** What a worker thread is given of the config (copied into the thread: plain data only). */
-export type WorkerConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'storageUrl' | 's3Credentials' | 'baseUrl'>;
-
-export function workerConfig(config: Config): WorkerConfig {
-  const { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl } = config;
-  return { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl };
-}
 
 /** The worker's PostgreSQL pool: one job runs at a time, and a report reads a page's details side by side. */
 const WORKER_POOL_SIZE = 4;

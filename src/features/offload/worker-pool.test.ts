@@ -8,7 +8,7 @@ import { startTestServer, type TestServer, V1 } from '../../../test/helpers/serv
 import { signedInClients } from '../../../test/web/web-client.js';
 import { openDatabase } from '../../db/database.js';
 import { ApiError } from '../../errors.js';
-import { workerConfig } from '../../offload-worker.js';
+import { workerConfig } from '../../config.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /**

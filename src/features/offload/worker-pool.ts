@@ -8,6 +8,15 @@ import { ApiError } from '../../errors.js';
 import { type CancelJob, type CloseRequest, type JobMessage, type JobRequest, type Ready, reviveError } from './job-protocol.js';
 
 const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);
+/**
+ * The old generation of a worker's heap (MB). A job holds one page of work at a time, but V8 lets an
+ * uncapped heap grow with garbage: the benchmark's PDF left the process 40–50 MB larger after every report.
+ * Capped, the worker collects instead (its pauses are its own, not the requests'); a job that truly needed
+ * more would crash its worker, which fails that job only.
+ */
+const WORKER_HEAP_MB = 128;
+/** Its young generation (MB): left to V8, it held 32 MB of short-lived garbage, idle or not. */
+const WORKER_YOUNG_MB = 16;
 /** A worker that has not exited this long after `close` is terminated. */
 const CLOSE_GRACE_MS = 5000;
 
@@ -20,6 +29,8 @@ export interface WorkerPoolOptions {
   queueLimit: number;
   /** Given to the worker module's createJobs (plain data: it is copied into each thread). */
   data?: unknown;
+  /** The cap of each worker's old generation, MB (default 128). */
+  heapMb?: number;
   /** The Retry-After of the 503 (default 10 s: about what a large report takes). */
   retryAfterSeconds?: number;
   /** A worker that crashed or could not start (it is replaced at the next job). */
@@ -163,7 +174,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   function spawn() {
     // The spool folder is made with the first worker: a context built for a CLI command that runs no job makes none.
     spoolDir ??= mkdtempSync(join(tmpdir(), 'punchlist-spool-'));
-    const worker = new Worker(BOOTSTRAP, { workerData: { entry: options.entry.href, data: options.data } });
+    const worker = new Worker(BOOTSTRAP, {
+      workerData: { entry: options.entry.href, data: options.data },
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+    });
     const slot: Slot = { worker, ready: false, running: null, exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
     slots.add(slot);
     let failure = '';
