@@ -5,7 +5,7 @@ import { type CancelJob, type CloseRequest, type JobMessage, type JobRequest, se
 
 /** What a handler may do while it runs. */
 export interface JobContext {
-  /** Passed on to the caller's `onProgress` (the CLI's progress lines). */
+  /** Passed on to the caller's `onProgress` (e.g. a report's pages done). */
   progress(value: unknown): void;
 }
 
