@@ -116,6 +116,22 @@ describe("a worker's connection", () => {
   });
 });
 
+describe('a report through the pool', () => {
+  it("is made in the worker, its pages' progress reported back, its file streamed", async () => {
+    const progress: [number, number][] = [];
+    const filter = { status: null, mine: false, overdue: false, q: null, participant: null, sort: 'tree' as const };
+    const report = await server.ctx.reports.openReport({ id: 0, role: 'admin' }, 1, {
+      format: 'csv',
+      filter,
+      madeBy: 'test',
+      onProgress: (done, total) => progress.push([done, total]),
+    });
+    expect(report).toMatchObject({ contentType: 'text/csv; charset=utf-8', items: 7 });
+    expect((await text(report.stream)).split('\r\n').filter(Boolean)).toHaveLength(8);
+    expect(progress).toEqual([[7, 7]]);
+  });
+});
+
 describe('a report when the pool is full, through the real routes', () => {
   it('v1 answers 503 service_unavailable with Retry-After in the envelope; the access check still answers 404 first', async () => {
     const held = await server.ctx.offload.run('hold', null);
