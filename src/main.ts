@@ -10,8 +10,6 @@ const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
   const ctx = await createContext(config);
-  // The worker threads load their modules and open their connections while the rest starts.
-  ctx.offload.start();
   const app = await buildApp(ctx);
   if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.
@@ -56,6 +54,9 @@ export async function serve(options: { demo: boolean }) {
   });
   ctx.webhookWorker.start();
   ctx.searchIndexer.start();
+  // The report workers load their modules and open their connections now, not at the first report (2–3 s);
+  // after listening, so that they do not slow the start of the server itself.
+  ctx.offload.start();
   if (config.notificationsEnabled) ctx.notificationWorker.start();
   const mail = !config.notificationsEnabled
     ? 'notifications: off on this node (NOTIFICATIONS=off)'

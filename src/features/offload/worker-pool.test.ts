@@ -183,4 +183,14 @@ describe('closing the pool', () => {
     await expect(closing.run('echo', 'late')).rejects.toThrow('The worker pool is closed');
     if (postgres) await vi.waitFor(async () => expect(await connections()).toBe(0), { timeout: 5000 });
   });
+
+  it('does not wait for a worker that is still starting', async () => {
+    const starting = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 1, queueLimit: 0, data: workerConfig(server.ctx.config) });
+    starting.start();
+    expect(starting.stats().workers).toBe(1);
+    const began = performance.now();
+    await starting.close();
+    expect(starting.stats().workers).toBe(0);
+    expect(performance.now() - began).toBeLessThan(2000);
+  });
 });

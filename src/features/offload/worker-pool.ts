@@ -289,7 +289,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const stopping = [...slots].map(async (slot) => {
         // Referenced again while it stops: the process must not exit before the worker has closed its connections.
         slot.worker.ref();
-        slot.worker.postMessage({ type: 'close' } satisfies CloseRequest);
+        // One still starting has no job and would only hear `close` once its modules are loaded.
+        if (slot.ready) slot.worker.postMessage({ type: 'close' } satisfies CloseRequest);
+        else void slot.worker.terminate();
         const late = setTimeout(() => void slot.worker.terminate(), CLOSE_GRACE_MS);
         await slot.exited;
         clearTimeout(late);
