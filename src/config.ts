@@ -31,6 +31,8 @@ export interface Config {
   dataDir: string;
   /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; absent: the AWS SDK's default chain. */
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** RESPONSE_CACHE_MB: memory for cached item cards and project trees (docs/performance.md, "Caches"); 0: off. */
+  responseCacheMb: number;
   /** Connections of the PostgreSQL pool (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /** Slow-client protection of the HTTP server (docs/operations.md, "Timeouts"). */
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
         : undefined,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    responseCacheMb: integer(env, 'RESPONSE_CACHE_MB', 32, 0, 4096),
     timeouts: serverTimeouts(env),
     corsOrigins: origins(env, 'CORS_ORIGINS', ['*'], true),
     mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS === undefined ? null : origins(env, 'MCP_ALLOWED_ORIGINS', [], false),

@@ -30,6 +30,8 @@ import { createProjectsRepository } from './features/projects/projects.repositor
 import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
 import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
+import { type CacheVersionsRepository, createCacheVersionsRepository } from './features/caches/cache-versions.repository.js';
+import { createResponseCache, type ResponseCache } from './features/caches/response-cache.js';
 import { createReportRepository } from './features/reports/report.repository.js';
 import { createReportsService, type ReportsService } from './features/reports/report.service.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
@@ -110,6 +112,9 @@ export interface AppContext {
   notificationWorker: NotificationWorker;
   /** DESIGN.md §17: a project's punch list as CSV or PDF, streamed (web, v1, CLI). */
   reports: ReportsService;
+  /** DESIGN.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
+  cacheVersions: CacheVersionsRepository;
+  responseCache: ResponseCache | null;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -307,6 +312,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     notifications,
     notificationWorker,
     reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
+    cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
+    responseCache: o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024),
     async close() {
       await retention.stop();
       await notificationWorker.stop();

@@ -55,8 +55,8 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app, operations, ctx.config.baseUrl);
   // The services the handlers use, handed over here (no service locator in the handlers).
-  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events, reports } = ctx;
-  await registerOperations(app, operations, {
+  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events, reports, cacheVersions } = ctx;
+  const services = {
     projects,
     projectSearch,
     items,
@@ -66,7 +66,9 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
     answers,
     events,
     reports,
-  });
+    cacheVersions,
+  };
+  await registerOperations(app, operations, services, ctx.responseCache);
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

@@ -50,6 +50,7 @@ export const getProjectTree = defineOperation({
     },
   },
   handler: ({ user, query }, { projects }) => projects.getTree(user, Number(query.id)),
+  cache: { version: ({ query }, { cacheVersions }) => cacheVersions.tree(Number(query.id)) },
   client: { request: (projectId: number) => ({ query: { id: projectId } }) },
   mcp: {
     tool: 'get_project_tree',
