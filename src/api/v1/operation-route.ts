@@ -126,12 +126,7 @@ function routeOf(op: Operation, services: ApiServices, cache: ResponseCache | nu
  * Registers each operation of the list as a route running its handler with `services`; multipart is
  * parsed only on the upload routes; reads with `cache` go through `cache` when there is one.
  */
-export async function registerOperations(
-  app: V1App,
-  operations: OperationRegistry,
-  services: ApiServices,
-  cache: ResponseCache | null,
-) {
+export async function registerOperations(app: V1App, operations: OperationRegistry, services: ApiServices, cache: ResponseCache | null) {
   const all = Object.values(operations);
   for (const op of all.filter((o) => o.body !== 'multipart')) app.route(routeOf(op, services, cache));
   await app.register(async (uploads: V1App) => {

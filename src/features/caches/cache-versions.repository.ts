@@ -27,7 +27,12 @@ export function createCacheVersionsRepository(db: Kysely<Database>) {
     db
       .selectFrom('projects as p')
       .select((eb) => [
-        eb.selectFrom('cache_versions as v').select('v.version').where('v.scope', '=', 'project').whereRef('v.id', '=', 'p.id').as('project'),
+        eb
+          .selectFrom('cache_versions as v')
+          .select('v.version')
+          .where('v.scope', '=', 'project')
+          .whereRef('v.id', '=', 'p.id')
+          .as('project'),
         eb.selectFrom('cache_versions as v').select('v.version').where('v.scope', '=', 'tree').whereRef('v.id', '=', 'p.id').as('tree'),
       ])
       .where('p.id', '=', p.projectId),
