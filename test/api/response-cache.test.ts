@@ -66,8 +66,13 @@ function differences(cached: Record<string, unknown>, truth: Record<string, unkn
 const item = fc.constantFrom(...ITEMS);
 const next = () => `change ${++counter}`;
 
+interface Write {
+  name: string;
+  run(): Promise<unknown>;
+}
+
 /** Each write path the data can change by; the ones that may be refused (a rule, a conflict) just are. */
-const writes = [
+const writes: fc.Arbitrary<Write>[] = [
   item.map((id) => ({
     name: `v1 status ${id}`,
     run: () => v1(server.app, server.tokens.manager, 'PATCH', '/items/status.php', { id, status: ['done', 'in_progress'][counter++ % 2] }),
@@ -184,7 +189,7 @@ afterAll(async () => {
 });
 
 /** A write's outcome: a thrown error or an HTTP answer over 399 is a refusal. */
-async function refusal(write: { run(): Promise<unknown> }): Promise<string | null> {
+async function refusal(write: Write): Promise<string | null> {
   try {
     const result = (await write.run()) as { statusCode?: number; status?: number; body?: unknown; text?(): Promise<string> } | undefined;
     const status = result?.statusCode ?? result?.status ?? 200;
