@@ -5,7 +5,7 @@ import { unauthorized } from '../../errors.js';
 import { auditRecord } from '../audit-hook.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
-import { dataText, Envelope, envelopeText, etagOf, ok } from '../envelope.js';
+import { dataText, Envelope, envelopeText, etagOf, ok, SerializedData } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from './multipart.js';
@@ -48,8 +48,11 @@ async function run(
   if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
   if (op.file) return sendFile(reply, data as FileResponse);
+  if (data instanceof SerializedData) return reply.type(JSON_TYPE).send(envelopeText(request, data.text));
   return ok(request, data);
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Who asks, as far as an answer can differ: the user, their role and the token's project limit. */
 const callerKey = (user: Principal['user']) => `${user.id}.${user.role}.${user.projectIds?.join(',') ?? '*'}`;
@@ -68,13 +71,15 @@ async function cachedRead(
   const version = await op.cache!.version(input, services);
   const key = `${op.path}?${JSON.stringify(input.query)}|${callerKey(input.user)}`;
   const hit = version === null ? undefined : cache.get(key, version);
-  reply.code(op.status).type('application/json; charset=utf-8');
+  reply.code(op.status).type(JSON_TYPE);
   if (hit) return reply.header('etag', hit.etag).send(envelopeText(reply.request, hit.data));
-  const payload = reply.serialize(ok(reply.request, await op.handler(input, services))) as string;
-  const data = dataText(payload);
-  if (data !== null) {
-    const etag = etagOf(data);
-    if (version !== null) cache.set(key, version, { data, etag });
+  const data = await op.handler(input, services);
+  const payload =
+    data instanceof SerializedData ? envelopeText(reply.request, data.text) : (reply.serialize(ok(reply.request, data)) as string);
+  const text = dataText(payload);
+  if (text !== null) {
+    const etag = etagOf(text);
+    if (version !== null) cache.set(key, version, { data: text, etag });
     reply.header('etag', etag);
   }
   return reply.send(payload);
