@@ -214,6 +214,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const worklists =
     o.worklists ??
     createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
+  const responseCache = o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024);
   const ctx: AppContext = {
     config,
     clock,
@@ -286,6 +287,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
               auditQueueDepth: () => audit.pending,
               webhookDeliveriesPending: () => webhookWorker.pending,
               emails: () => emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
+              ...(responseCache ? { responseCache: () => responseCache.stats } : {}),
             })
           : null,
     webhooks:
@@ -313,7 +315,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     notificationWorker,
     reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
     cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
-    responseCache: o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024),
+    responseCache,
     async close() {
       await retention.stop();
       await notificationWorker.stop();
