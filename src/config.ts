@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 
 /** The only reader of process.env: typed, validated once, failing fast with a clear reason. */
@@ -63,6 +64,13 @@ export interface Config {
   notificationRetentionDays: number;
   /** NOTIFICATIONS (`on`/`off`, default on): whether this node runs the notification work (events, schedule, emails). */
   notificationsEnabled: boolean;
+  /**
+   * The worker threads that run heavy reads off the event loop (features/offload: reports): WORKER_THREADS of
+   * them (default: one fewer than the CPUs, at least 1), and WORKER_QUEUE_LIMIT jobs waiting beyond those
+   * running (default 4); one more is refused with 503 and Retry-After.
+   */
+  workerThreads: number;
+  workerQueueLimit: number;
 }
 
 export interface ServerTimeouts {
@@ -74,6 +82,14 @@ export interface ServerTimeouts {
   keepAliveMs: number;
   /** CONNECTION_TIMEOUT_MS: a socket with no traffic either way for this long is closed (0: never). */
   connectionMs: number;
+}
+
+/** What a worker thread of the pool is given of the config (src/offload-worker.ts; copied into the thread: plain data only). */
+export type WorkerConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'storageUrl' | 's3Credentials' | 'baseUrl'>;
+
+export function workerConfig(config: Config): WorkerConfig {
+  const { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl } = config;
+  return { databaseUrl, databasePoolSize, storageUrl, s3Credentials, baseUrl };
 }
 
 export class ConfigError extends Error {}
@@ -186,6 +202,8 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
     metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
     metricsToken: env.METRICS_TOKEN || undefined,
+    workerThreads: integer(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
+    workerQueueLimit: integer(env, 'WORKER_QUEUE_LIMIT', 4, 0, 1000),
     ...mailConfig(env, baseUrl),
   };
 }

@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import { type Config, workerConfig } from './config.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Db, openDatabase } from './db/database.js';
 import { createTransactionRunner } from './db/group-commit.js';
@@ -32,8 +32,8 @@ import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.reposi
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
 import { type CacheVersionsRepository, createCacheVersionsRepository } from './features/caches/cache-versions.repository.js';
 import { createResponseCache, type ResponseCache } from './features/caches/response-cache.js';
-import { createReportRepository } from './features/reports/report.repository.js';
-import { createReportsService, type ReportsService } from './features/reports/report.service.js';
+import { createWorkerPool, type WorkerPool } from './features/offload/worker-pool.js';
+import { createOffloadedReports, type Reports } from './features/reports/report-offload.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
 import { createRetention, type Retention, retentionRules } from './features/retention/retention.service.js';
 import { createReviewRepository } from './features/review/review.repository.js';
@@ -110,8 +110,13 @@ export interface AppContext {
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
   notificationWorker: NotificationWorker;
-  /** DESIGN.md §17: a project's punch list as CSV or PDF, streamed (web, v1, CLI). */
-  reports: ReportsService;
+  /**
+   * The worker threads that run heavy reads off the event loop (STYLE.md habit 14): each with its own read-only
+   * connections (src/offload-worker.ts). Started at the first job, or by the server at start; close() stops them.
+   */
+  offload: WorkerPool;
+  /** DESIGN.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
+  reports: Reports;
   /** DESIGN.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
   cacheVersions: CacheVersionsRepository;
   responseCache: ResponseCache | null;
@@ -215,6 +220,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     o.worklists ??
     createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
   const responseCache = o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024);
+  const offload =
+    o.offload ??
+    createWorkerPool({
+      entry: new URL('./offload-worker.ts', import.meta.url),
+      size: config.workerThreads,
+      queueLimit: config.workerQueueLimit,
+      data: workerConfig(config),
+      onError: logError('worker thread failed'),
+    });
   const ctx: AppContext = {
     config,
     clock,
@@ -313,10 +327,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,
     notificationWorker,
-    reports: o.reports ?? createReportsService({ worklists, repo: createReportRepository(db.kysely), blobs, images, clock, urls: config }),
+    offload,
+    reports: o.reports ?? createOffloadedReports({ projects, pool: offload, clock }),
     cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
     responseCache,
     async close() {
+      // First: the workers' own connections close before the database they read.
+      await offload.close();
       await retention.stop();
       await notificationWorker.stop();
       await searchIndexer.stop();

@@ -10,6 +10,8 @@ const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
   const ctx = await createContext(config);
+  // The worker threads load their modules and open their connections while the rest starts.
+  ctx.offload.start();
   const app = await buildApp(ctx);
   if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.

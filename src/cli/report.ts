@@ -49,7 +49,20 @@ Options:
     }
 
     await withContext(async (ctx) => {
-      const { WHOLE_PROJECT } = await import('../features/reports/report.service.js');
+      const [{ createReportsService, WHOLE_PROJECT }, { createReportRepository }] = await Promise.all([
+        import('../features/reports/report.service.js'),
+        import('../features/reports/report.repository.js'),
+      ]);
+      // Made here, not in the worker pool (ctx.reports): this process answers nobody else, and a worker thread's
+      // start (its modules loaded again) would cost more than the report of most projects.
+      const reports = createReportsService({
+        worklists: ctx.worklists,
+        repo: createReportRepository(ctx.db.kysely),
+        blobs: ctx.blobs,
+        images: ctx.images,
+        clock: ctx.clock,
+        urls: ctx.config,
+      });
       let actor: Actor = WHOLE_PROJECT;
       let madeBy = 'an operator (punchlist report)';
       if (values.user !== undefined) {
@@ -60,7 +73,7 @@ Options:
       const showProgress = (total: number) => values.progress === true || (process.stderr.isTTY === true && total >= PROGRESS_FROM_ITEMS);
       let report;
       try {
-        report = await ctx.reports.openReport(actor, projectId, {
+        report = await reports.openReport(actor, projectId, {
           format,
           filter: {
             status: status as (typeof ITEM_STATUSES)[number] | null,

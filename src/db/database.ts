@@ -41,10 +41,39 @@ function createOwnerOnly(file: string) {
   chmodSync(file, 0o600);
 }
 
+/** Kysely over one better-sqlite3 connection, its statements cached and the precompiled SELECTs read directly. */
+function sqliteKysely(sqlite: SQLite.Database): Kysely<Database> {
+  cacheStatements(sqlite);
+  const kysely = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: sqlite }) });
+  // better-sqlite3 is synchronous: a SELECT run while no transaction is open on the connection sees
+  // exactly the committed state it would see after queueing for it (db/precompiled.ts).
+  setDirectReader(kysely, (query) => (sqlite.inTransaction ? undefined : sqlite.prepare(query.sql).all(query.parameters)));
+  return kysely;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL pool size (DATABASE_POOL_SIZE). */
+  poolSize?: number;
+  connectTimeoutMs?: number;
+  /**
+   * A reader beside the process's main connection (the worker threads of features/offload): SQLite opens the
+   * existing file read-only (WAL lets it read while the main connection writes; no checkpointer, no schema
+   * changes), PostgreSQL runs every transaction read-only.
+   */
+  readOnly?: boolean;
+}
+
 /** The only dialect switch: `sqlite:PATH` (embedded default) or `postgres://…`. */
-export function openDatabase(url: string, options: { poolSize?: number; connectTimeoutMs?: number } = {}): Db {
+export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Db {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
+    if (options.readOnly) {
+      if (file === ':memory:') throw new Error('a second connection cannot read an in-memory SQLite database: give DATABASE_URL a file');
+      const sqlite = new SQLite(file, { readonly: true, fileMustExist: true });
+      sqlite.pragma('busy_timeout = 5000');
+      const kysely = sqliteKysely(sqlite);
+      return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    }
     if (file !== ':memory:') createOwnerOnly(file);
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
@@ -53,14 +82,10 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('temp_store = MEMORY');
-    cacheStatements(sqlite);
     // Checkpoints (and their fsyncs) off the event loop; SQLite's own only as a safety net (sqlite-checkpointer.ts).
     const checkpointer = file === ':memory:' ? null : startCheckpointer(resolve(file), { onError: reportCheckpointError });
     if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
-    const kysely = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: sqlite }) });
-    // better-sqlite3 is synchronous: a SELECT run while no transaction is open on the connection sees
-    // exactly the committed state it would see after queueing for it (db/precompiled.ts).
-    setDirectReader(kysely, (query) => (sqlite.inTransaction ? undefined : sqlite.prepare(query.sql).all(query.parameters)));
+    const kysely = sqliteKysely(sqlite);
     const close = async () => {
       await checkpointer?.close();
       await kysely.destroy();
@@ -75,6 +100,7 @@ export function openDatabase(url: string, options: { poolSize?: number; connectT
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // A connection that dies (database restarted or stopped) emits 'error': in the pool, and on its client
   // when checked out between two queries (inside a transaction). Without listeners the process would

@@ -1,13 +1,4 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { assertValidKey, type BlobStore } from './blob-store.js';
 
@@ -35,50 +26,65 @@ export function parseS3Url(url: string): S3Location {
   };
 }
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+let sdk: Promise<Sdk> | undefined;
+
 /** Blobs as objects of one bucket. A PutObject is atomic in S3: readers never see half an object. */
 export class S3BlobStore implements BlobStore {
-  private readonly client: S3Client;
+  /**
+   * The SDK is loaded when an S3 store is opened, not with this module: a process on `file:` storage (the
+   * default) never holds it, nor does each worker thread of features/offload (10–20 MB of RSS each).
+   */
+  private readonly s3: Promise<{ sdk: Sdk; client: S3Client }>;
 
   constructor(
     private readonly location: S3Location,
     credentials?: { accessKeyId: string; secretAccessKey: string },
   ) {
-    this.client = new S3Client({
-      region: location.region,
-      endpoint: location.endpoint,
-      forcePathStyle: location.forcePathStyle,
-      credentials,
-    });
+    this.s3 = (sdk ??= import('@aws-sdk/client-s3')).then((loaded) => ({
+      sdk: loaded,
+      client: new loaded.S3Client({
+        region: location.region,
+        endpoint: location.endpoint,
+        forcePathStyle: location.forcePathStyle,
+        credentials,
+      }),
+    }));
+    this.s3.catch(() => undefined); // reported by the first call
   }
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     assertValidKey(key);
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key, Body: data, ContentType: contentType }),
+    const { sdk, client } = await this.s3;
+    await client.send(
+      new sdk.PutObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key, Body: data, ContentType: contentType }),
     );
   }
 
   async get(key: string): Promise<{ stream: Readable; size: number } | null> {
     assertValidKey(key);
+    const { sdk, client } = await this.s3;
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
       return { stream: out.Body as Readable, size: out.ContentLength ?? 0 };
     } catch (err) {
-      if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
+      if (err instanceof sdk.NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
       throw err;
     }
   }
 
   async delete(key: string): Promise<void> {
     assertValidKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
+    const { sdk, client } = await this.s3;
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
   }
 
   async *list(prefix: string): AsyncIterable<string> {
+    const { sdk, client } = await this.s3;
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: this.location.prefix + prefix, ContinuationToken: token }),
+      const page = await client.send(
+        new sdk.ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: this.location.prefix + prefix, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) {
         if (object.Key) yield object.Key.slice(this.location.prefix.length);
@@ -89,8 +95,9 @@ export class S3BlobStore implements BlobStore {
 
   async modifiedAt(key: string): Promise<Date | null> {
     assertValidKey(key);
+    const { sdk, client } = await this.s3;
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
+      const out = await client.send(new sdk.HeadObjectCommand({ Bucket: this.location.bucket, Key: this.location.prefix + key }));
       return out.LastModified ?? null;
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -105,10 +112,11 @@ export class S3BlobStore implements BlobStore {
   }
 
   async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));
+    const { sdk, client } = await this.s3;
+    await client.send(new sdk.HeadBucketCommand({ Bucket: this.location.bucket }));
   }
 
   close(): void {
-    this.client.destroy();
+    void this.s3.then(({ client }) => client.destroy());
   }
 }

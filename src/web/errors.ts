@@ -14,6 +14,7 @@ const TITLES: Record<number, string> = {
   422: 'Please check the form',
   429: 'Too many attempts',
   500: 'Something went wrong',
+  503: 'Busy right now',
 };
 
 export function errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
@@ -45,7 +46,11 @@ function signInRedirect(request: FastifyRequest, reply: FastifyReply) {
 /** The web scope's error handler: HTML pages, never the API envelope; a 5xx never shows internals. */
 export function webErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof SignInRequired) return signInRedirect(request, reply);
-  if (error instanceof ApiError) return errorPage(request, reply, error.status, error.message);
+  if (error instanceof ApiError) {
+    // Retry-After of a 429 or 503 tells a browser (and a script) when to come back, as in the API.
+    if (error.headers) reply.headers(error.headers);
+    return errorPage(request, reply, error.status, error.message);
+  }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errorPage(request, reply, 413, 'The form is too large.');
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return errorPage(request, reply, 415, 'Forms are sent as application/x-www-form-urlencoded.');

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
-import { type AppContext, createContext } from '../../src/context.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { type AppContext, type ContextOverrides, createContext } from '../../src/context.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { createTestDatabase } from './database.js';
 import { buildWorkspace, type UserKey } from './workspace.js';
@@ -31,6 +31,8 @@ export interface TestServerOptions {
   workspace?: boolean;
   /** The v1 operations to serve (default OPERATIONS): a test adds throwaway ones. */
   operations?: BuildAppOptions['operations'];
+  /** Parts of the context a test replaces (built from the server's config), e.g. a worker pool running test jobs. */
+  overrides?: (config: Config) => ContextOverrides;
 }
 
 /**
@@ -64,7 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SESSION_SECRET: 'test-secret',
     ...options.env,
   });
-  const ctx = await createContext(config, { clock: options.clock });
+  const ctx = await createContext(config, { clock: options.clock, ...options.overrides?.(config) });
   let tokens = {} as Record<UserKey, string>;
   if (options.workspace !== false) {
     const workspace = buildWorkspace();

@@ -5,7 +5,7 @@ import type { Actor } from '../../domain/policy.js';
 import type { ImageConverter } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { ProjectCard } from '../projects/projects.service.js';
-import type { ItemFilter, WorklistsService } from '../worklists/worklists.service.js';
+import { describeFilter, type ItemFilter, type WorklistsService } from '../worklists/worklists.service.js';
 import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
@@ -81,17 +81,6 @@ export interface ReportOptions {
   madeBy: string;
   /** Called after each page of items is written: how many are done, of how many. */
   onProgress?: (done: number, total: number) => void;
-}
-
-export function describeFilter(filter: ItemFilter): string[] {
-  const words: string[] = [];
-  if (filter.status) words.push(`status ${filter.status}`);
-  if (filter.mine) words.push('assigned to me');
-  if (filter.overdue) words.push('overdue');
-  if (filter.q) words.push(`text "${filter.q}"`);
-  if (filter.participant !== null) words.push(`participant #${filter.participant}`);
-  if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
-  return words;
 }
 
 /**

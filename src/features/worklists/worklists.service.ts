@@ -41,6 +41,18 @@ export function parseItemFilter(query: Record<string, string | undefined>): Item
   };
 }
 
+/** The filter in words (a report's cover and the report page); empty for the whole list in tree order. */
+export function describeFilter(filter: ItemFilter): string[] {
+  const words: string[] = [];
+  if (filter.status) words.push(`status ${filter.status}`);
+  if (filter.mine) words.push('assigned to me');
+  if (filter.overdue) words.push('overdue');
+  if (filter.q) words.push(`text "${filter.q}"`);
+  if (filter.participant !== null) words.push(`participant #${filter.participant}`);
+  if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
+  return words;
+}
+
 /** Sorted lists: open work first (blocked, then in progress, then pending), done last. */
 const STATUS_ORDER: Record<string, number> = { blocked: 0, in_progress: 1, pending: 2, done: 3 };
 const PRIORITY_ORDER: Record<string, number> = { high: 0, medium: 1, low: 2 };

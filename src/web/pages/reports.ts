@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { describeFilter, type ReportFormat } from '../../features/reports/report.service.js';
-import { parseItemFilter } from '../../features/worklists/worklists.service.js';
+import type { ReportFormat } from '../../features/reports/report.service.js';
+import { describeFilter, parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { idParam } from '../form.js';
 import { sessionOf } from '../session.js';
 import { reportPageView } from '../views/report-links.js';
