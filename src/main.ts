@@ -12,6 +12,7 @@ export async function serve(options: { demo: boolean }) {
   const ctx = await createContext(config);
   // The worker threads load their modules and open their connections while the rest starts.
   ctx.offload.start();
+  ctx.readPool.start();
   const app = await buildApp(ctx);
   if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.

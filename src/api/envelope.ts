@@ -29,14 +29,6 @@ export function dataText(payload: string): string | null {
   return end > DATA_START.length ? payload.slice(DATA_START.length, end) : null;
 }
 
-/**
- * A handler's `data` already serialized by the operation's response schema: built off the event loop (a
- * worker thread of features/offload), it is sent as it is.
- */
-export class SerializedData {
-  constructor(readonly text: string) {}
-}
-
 /** A success envelope around `data` serialized before (a cached answer, a worker's). */
 export function envelopeText(request: FastifyRequest, data: string): string {
   return `${DATA_START}${data},"meta":${JSON.stringify(meta(request))}}`;

@@ -42,7 +42,7 @@ export interface FileResponse {
 /** The services a handler may use: handed over explicitly when the routes are registered (plugin.ts). */
 export type ApiServices = Pick<
   AppContext,
-  'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports' | 'cacheVersions'
+  'projects' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports' | 'cacheVersions' | 'offloadedReads'
 >;
 
 /** What a handler receives: the principal's user and token, the validated input, and the audit builder of a write. */

@@ -55,10 +55,9 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app, operations, ctx.config.baseUrl);
   // The services the handlers use, handed over here (no service locator in the handlers).
-  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events, reports, cacheVersions } = ctx;
+  const { projects, items, itemWrites, attachments, comments, answers, events, reports, cacheVersions, offloadedReads } = ctx;
   const services = {
     projects,
-    projectSearch,
     items,
     itemWrites,
     attachments,
@@ -67,6 +66,7 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
     events,
     reports,
     cacheVersions,
+    offloadedReads,
   };
   await registerOperations(app, operations, services, ctx.responseCache);
 
