@@ -84,6 +84,10 @@ interface Scenario {
    * connections a response of ~1 MB (the 5 000-item tree) or a search can only show the queue.
    */
   single?: boolean;
+  /** Connections of the measured load (default BENCH_CONNECTIONS). */
+  connections?: number;
+  /** Load driven at the same time on other connections, not measured: the heavy requests of other users. */
+  beside?: { connections: number; next: () => RequestSpec };
 }
 
 function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
@@ -116,6 +120,8 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
     path: `${V1}/projects/search.php?id=${projectId}&q=${encodeURIComponent(q)}`,
     token: a.token,
   });
+  const bigTree: RequestSpec = { method: 'GET', path: `${V1}/projects/tree.php?id=${meta.bigProjectId}`, token: admin.token };
+  let changing = 0;
   /** The project whose items the actor sees (admins: any). */
   const projectOf = (a: BenchActor) =>
     a.key.startsWith('admin') ? 1 + Math.floor(rand() * SHAPE.projects) : a.key === 'manager-2' ? 2 : 1;
@@ -131,6 +137,28 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean): Scenario[] {
       description: 'GET items/get of random visible items, 4 users (admin, manager, partial executor, observer)',
       single: true,
       next: () => itemGet(pick(readers)),
+    },
+    // Issue 31: one user's heavy request must not show in another's latency. Each tree of the "changing"
+    // variant follows a status change in the project, so none is answered from the cache.
+    {
+      name: 'items/get, 10 connections',
+      description: 'items/get as above, 10 connections',
+      connections: 10,
+      next: () => itemGet(pick(readers)),
+    },
+    {
+      name: 'items/get beside trees',
+      description: 'items/get over 10 connections while 4 more load the 5 000-item tree (admin)',
+      connections: 10,
+      next: () => itemGet(pick(readers)),
+      beside: { connections: 4, next: () => bigTree },
+    },
+    {
+      name: 'items/get beside changing trees',
+      description: 'items/get over 10 connections while 4 more change a status in the 5 000-item project and load its tree, in turn',
+      connections: 10,
+      next: () => itemGet(pick(readers)),
+      beside: { connections: 4, next: () => (++changing % 2 ? bigTree : setStatus(actor('manager'))) },
     },
     {
       name: 'projects/tree',
@@ -261,7 +289,7 @@ async function searchIsWired(server: ServerProcess, token: string): Promise<bool
 
 // ---------------------------------------------------------------------------------------------------
 
-/** Issue 16's targets (DESIGN.md §10): ratios to the Fastify ceiling measured next to each scenario. */
+/** Issues 16 and 31 (DESIGN.md §10): ratios to the Fastify ceiling measured next to each scenario. */
 const TARGETS = { 'items/get': 0.25, 'auth/me': 0.5, 'PATCH items/status': 0.2, 'POST comments/create': 0.15 };
 
 function checkTargets(results: ScenarioResult[]): Target[] {
@@ -307,7 +335,14 @@ function checkTargets(results: ScenarioResult[]): Target[] {
       pass: value === undefined ? null : value <= limit,
     });
   };
-  latency('projects/tree', 'projects/tree (5 000 items)', 'p50', 30);
+  latency('projects/tree', 'projects/tree (5 000 items, warm)', 'p50', 15);
+  // Issue 31: items/get's p99 beside other users' trees at most 4 × its p99 alone.
+  const alone = by('items/get, 10 connections')?.latency_ms.p99;
+  for (const name of ['items/get beside trees', 'items/get beside changing trees']) {
+    const value = by(name)?.latency_ms.p99;
+    const ratio = value === undefined || !alone ? null : Math.round((value / alone) * 10) / 10;
+    targets.push({ scenario: name, what: 'p99 ÷ p99 alone', limit: '≤ 4', value: ratio, pass: ratio === null ? null : ratio <= 4 });
+  }
   latency('projects/search selective', 'projects/search selective', 'p95', 5);
   latency('projects/search broad (manager)', 'projects/search broad (manager)', 'p95', 50);
   latency('projects/search broad (partial access)', 'projects/search broad (partial access)', 'p95', 50);
@@ -553,13 +588,15 @@ async function main() {
       await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: scenario.next });
       await waitUntilIdle(health);
       await eventLoopDelay(server.url);
+      const beside = scenario.beside && drive({ url: server.url, durationSeconds: DURATION, ...scenario.beside });
       const result = await drive({
         url: server.url,
-        connections: CONNECTIONS,
+        connections: scenario.connections ?? CONNECTIONS,
         durationSeconds: DURATION,
         next: scenario.next,
         pid: server.child.pid,
       });
+      if (beside) result.beside = await beside;
       result.event_loop = await eventLoopDelay(server.url);
       const drainMs = await waitUntilIdle(health);
       const ratio = Math.round((result.requests_per_s / ceiling.requests_per_s) * 1000) / 1000;

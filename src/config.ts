@@ -32,6 +32,8 @@ export interface Config {
   dataDir: string;
   /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; absent: the AWS SDK's default chain. */
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** RESPONSE_CACHE_MB: memory for cached item cards and project trees (docs/performance.md, "Caches"); 0: off. */
+  responseCacheMb: number;
   /** Connections of the PostgreSQL pool (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /** Slow-client protection of the HTTP server (docs/operations.md, "Timeouts"). */
@@ -69,6 +71,12 @@ export interface Config {
    */
   workerThreads: number;
   workerQueueLimit: number;
+  /**
+   * The read pool (features/offload/offloaded-reads.ts: trees and searches, a few to tens of ms each): READ_THREADS
+   * worker threads (default 1) and READ_QUEUE_LIMIT requests waiting (default 64); one more is a 503.
+   */
+  readThreads: number;
+  readQueueLimit: number;
 }
 
 export interface ServerTimeouts {
@@ -185,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
         : undefined,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    responseCacheMb: integer(env, 'RESPONSE_CACHE_MB', 32, 0, 4096),
     timeouts: serverTimeouts(env),
     corsOrigins: origins(env, 'CORS_ORIGINS', ['*'], true),
     mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS === undefined ? null : origins(env, 'MCP_ALLOWED_ORIGINS', [], false),
@@ -201,6 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     workerThreads: integer(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
     workerQueueLimit: integer(env, 'WORKER_QUEUE_LIMIT', 4, 0, 1000),
+    readThreads: integer(env, 'READ_THREADS', 1, 1, 64),
+    readQueueLimit: integer(env, 'READ_QUEUE_LIMIT', 64, 0, 10_000),
     ...mailConfig(env, baseUrl),
   };
 }

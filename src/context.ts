@@ -30,6 +30,9 @@ import { createProjectsRepository } from './features/projects/projects.repositor
 import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
 import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.repository.js';
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
+import { type CacheVersionsRepository, createCacheVersionsRepository } from './features/caches/cache-versions.repository.js';
+import { createResponseCache, type ResponseCache } from './features/caches/response-cache.js';
+import { createOffloadedReads, type OffloadedReads } from './features/offload/offloaded-reads.js';
 import { createWorkerPool, type WorkerPool } from './features/offload/worker-pool.js';
 import { createOffloadedReports, type Reports } from './features/reports/report-offload.js';
 import { createRetentionRepository } from './features/retention/retention.repository.js';
@@ -115,6 +118,12 @@ export interface AppContext {
   offload: WorkerPool;
   /** DESIGN.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
   reports: Reports;
+  /** The read pool: worker threads of their own for v1's trees and searches (a report never holds one up). */
+  readPool: WorkerPool;
+  offloadedReads: OffloadedReads;
+  /** DESIGN.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
+  cacheVersions: CacheVersionsRepository;
+  responseCache: ResponseCache | null;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -214,6 +223,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const worklists =
     o.worklists ??
     createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
+  const responseCache = o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024);
   const offload =
     o.offload ??
     createWorkerPool({
@@ -221,6 +231,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       size: config.workerThreads,
       queueLimit: config.workerQueueLimit,
       data: workerConfig(config),
+      onError: logError('worker thread failed'),
+    });
+  const readPool =
+    o.readPool ??
+    createWorkerPool({
+      entry: new URL('./offload-worker.ts', import.meta.url),
+      size: config.readThreads,
+      queueLimit: config.readQueueLimit,
+      data: workerConfig(config),
+      retryAfterSeconds: 1,
+      jobsName: 'project trees and searches',
       onError: logError('worker thread failed'),
     });
   const ctx: AppContext = {
@@ -295,6 +316,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
               auditQueueDepth: () => audit.pending,
               webhookDeliveriesPending: () => webhookWorker.pending,
               emails: () => emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
+              ...(responseCache ? { responseCache: () => responseCache.stats } : {}),
             })
           : null,
     webhooks:
@@ -322,9 +344,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     notificationWorker,
     offload,
     reports: o.reports ?? createOffloadedReports({ projects, pool: offload, clock }),
+    readPool,
+    offloadedReads: o.offloadedReads ?? createOffloadedReads(readPool),
+    cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
+    responseCache,
     async close() {
       // First: the workers' own connections close before the database they read.
       await offload.close();
+      await readPool.close();
       await retention.stop();
       await notificationWorker.stop();
       await searchIndexer.stop();

@@ -54,9 +54,10 @@ export async function serve(options: { demo: boolean }) {
   });
   ctx.webhookWorker.start();
   ctx.searchIndexer.start();
-  // The report workers load their modules and open their connections now, not at the first report (2–3 s);
-  // after listening, so that they do not slow the start of the server itself.
+  // The worker threads (reports, reads) load their modules and open their connections now, not at the first
+  // job (2–3 s); after listening, so that they do not slow the start of the server itself.
   ctx.offload.start();
+  ctx.readPool.start();
   if (config.notificationsEnabled) ctx.notificationWorker.start();
   const mail = !config.notificationsEnabled
     ? 'notifications: off on this node (NOTIFICATIONS=off)'

@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { WorkerConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import type { Jobs } from './features/offload/job-runner.js';
+import { readJobs } from './features/offload/offloaded-reads.js';
 import { createItemsRepository } from './features/items/items.repository.js';
 import { createItemsService } from './features/items/items.service.js';
 import { createProjectsRepository } from './features/projects/projects.repository.js';
@@ -47,5 +48,5 @@ export async function createJobs(config: WorkerConfig): Promise<Jobs> {
     });
   // Fails the start (the pool says so) rather than the first job, when the database cannot be read.
   await db.kysely.selectFrom('projects').select('id').limit(1).execute();
-  return { handlers: { report: reportJob(reportsAt) }, close: () => db.close() };
+  return { handlers: { report: reportJob(reportsAt), ...readJobs(projects, search) }, close: () => db.close() };
 }

@@ -160,6 +160,8 @@ export interface LoadResult {
   server_cpu_us_per_request: number | null;
   /** The server's event loop during the run (prom-client's monitorEventLoopDelay, via /metrics): p99 and longest delay, ms. */
   event_loop?: { p99_ms: number; max_ms: number } | null;
+  /** The load driven beside the measured one (a scenario's `beside`), measured on its own connections. */
+  beside?: LoadResult;
 }
 
 /**

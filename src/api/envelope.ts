@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
@@ -13,6 +14,29 @@ export function meta(request: FastifyRequest) {
 
 export function ok<T>(request: FastifyRequest, data: T) {
   return { ok: true as const, data, meta: meta(request) };
+}
+
+// A success envelope is serialized {"ok":true,"data":…,"meta":{…}} (response schema order), meta last and
+// holding no text of the data: the data is the text between. Parsing and re-serializing the payload cost as
+// much as building it (profile of projects/tree: 22 % of the CPU in the ETag).
+const DATA_START = '{"ok":true,"data":';
+const META_START = ',"meta":{';
+
+/** The serialized `data` of a serialized success envelope; null for anything else. */
+export function dataText(payload: string): string | null {
+  if (!payload.startsWith(DATA_START)) return null;
+  const end = payload.lastIndexOf(META_START);
+  return end > DATA_START.length ? payload.slice(DATA_START.length, end) : null;
+}
+
+/** A success envelope around `data` serialized before (a cached answer, a worker's). */
+export function envelopeText(request: FastifyRequest, data: string): string {
+  return `${DATA_START}${data},"meta":${JSON.stringify(meta(request))}}`;
+}
+
+/** The weak ETag of a serialized `data` (ETags are over `data` only: meta changes on every response). */
+export function etagOf(data: string): string {
+  return `W/"${hash('sha256', data, 'base64url')}"`;
 }
 
 export const Meta = Type.Object({

@@ -405,6 +405,13 @@ export interface OutboxConsumersTable {
   lease_until: string | null;
 }
 
+/** Versions of what the response caches hold, bumped by triggers (migration 015). */
+export interface CacheVersionsTable {
+  scope: 'item' | 'project' | 'tree' | 'users';
+  id: number;
+  version: number;
+}
+
 export interface Database {
   users: UsersTable;
   projects: ProjectsTable;
@@ -435,6 +442,7 @@ export interface Database {
   notification_emails: NotificationEmailsTable;
   notification_preferences: NotificationPreferencesTable;
   outbox_consumers: OutboxConsumersTable;
+  cache_versions: CacheVersionsTable;
 }
 
 export type User = Selectable<UsersTable>;

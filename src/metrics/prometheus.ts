@@ -18,6 +18,8 @@ export interface MetricSources {
   webhookDeliveriesPending: () => number;
   /** Notification emails sent and failed attempts on this node, and the emails waiting (DESIGN.md §15). */
   emails?: () => { sent: number; failed: number; waiting: number };
+  /** The response cache of this node (features/caches), when it is on. */
+  responseCache?: () => { hits: number; misses: number; bytes: number };
 }
 
 // Most answers take well under 5 ms (docs/performance.md): the low buckets are where they differ.
@@ -81,6 +83,33 @@ export function createMetrics(sources: MetricSources): Metrics {
       registers: [registry],
       collect() {
         this.set(emails().waiting);
+      },
+    });
+  }
+  const cache = sources.responseCache;
+  if (cache) {
+    const counter = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    counter('punchlist_response_cache_hits_total', 'Item cards and project trees answered from the response cache', () => cache().hits);
+    counter(
+      'punchlist_response_cache_misses_total',
+      'Item cards and project trees built because no valid cached answer was kept',
+      () => cache().misses,
+    );
+    new Gauge({
+      name: 'punchlist_response_cache_bytes',
+      help: 'Memory held by the response cache (RESPONSE_CACHE_MB bounds it)',
+      registers: [registry],
+      collect() {
+        this.set(cache().bytes);
       },
     });
   }

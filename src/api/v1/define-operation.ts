@@ -42,7 +42,7 @@ export interface FileResponse {
 /** The services a handler may use: handed over explicitly when the routes are registered (plugin.ts). */
 export type ApiServices = Pick<
   AppContext,
-  'projects' | 'projectSearch' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports'
+  'projects' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports' | 'cacheVersions' | 'offloadedReads'
 >;
 
 /** What a handler receives: the principal's user and token, the validated input, and the audit builder of a write. */
@@ -133,6 +133,13 @@ export interface OperationDefinition<
    * and test/openapi.test.ts checks real responses against it.
    */
   handler(input: HandlerInput<Static<Q>, Static<F>>, services: ApiServices): Promise<unknown>;
+  /**
+   * A read whose answer may be served from the response cache (features/caches/): `version` reads, before
+   * the handler runs, the version of everything the answer is built from (null: do not cache). The cache
+   * key adds the request's query and who asks (user, role, token's project limit), so an answer, and the
+   * access decision in it, is only ever served to the same kind of caller.
+   */
+  cache?: { version(input: { query: Static<Q> }, services: ApiServices): Promise<string | null> };
   /**
    * The typed client's method of the same name as the operation: its positional arguments (before the
    * call options) mapped to the request. No default parameter values: the arity (`request.length`)

@@ -3,8 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
 import { unauthorized } from '../../errors.js';
 import { auditRecord } from '../audit-hook.js';
-import { Envelope, ok } from '../envelope.js';
-import type { ApiServices, FileResponse, Operation, OperationRegistry } from './define-operation.js';
+import type { ResponseCache } from '../../features/caches/response-cache.js';
+import type { Principal } from '../../features/tokens/tokens.service.js';
+import { SerializedData } from '../../features/offload/serialized-data.js';
+import { dataText, Envelope, envelopeText, etagOf, ok } from '../envelope.js';
+import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from './multipart.js';
 import type { V1App } from './plugin.js';
@@ -24,6 +27,7 @@ function auditEntityOf(op: Operation, input: Record<string, unknown>) {
 async function run(
   op: Operation,
   services: ApiServices,
+  cache: ResponseCache | null,
   request: FastifyRequest,
   reply: FastifyReply,
   input: { query: unknown; fields: unknown; files: IncomingImage[] },
@@ -32,21 +36,54 @@ async function run(
   const principal = request.api.principal;
   if (!principal) throw unauthorized();
   request.api.auditEntity = auditEntityOf(op, { ...(input.query as object), ...(input.fields as object) });
-  const data = await op.handler(
-    {
-      user: principal.user,
-      token: principal.token,
-      query: input.query as Record<string, unknown>,
-      fields: input.fields as Record<string, unknown>,
-      files: input.files,
-      audit: () => auditRecord(request, op.status, reply.elapsedTime),
-    },
-    services,
-  );
+  const handlerInput: HandlerInput<Record<string, unknown>, Record<string, unknown>> = {
+    user: principal.user,
+    token: principal.token,
+    query: input.query as Record<string, unknown>,
+    fields: input.fields as Record<string, unknown>,
+    files: input.files,
+    audit: () => auditRecord(request, op.status, reply.elapsedTime),
+  };
+  if (op.cache && cache) return cachedRead(op, services, cache, reply, handlerInput);
+  const data = await op.handler(handlerInput, services);
   if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
   if (op.file) return sendFile(reply, data as FileResponse);
+  if (data instanceof SerializedData) return reply.type(JSON_TYPE).send(envelopeText(request, data.text));
   return ok(request, data);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Who asks, as far as an answer can differ: the user, their role and the token's project limit. */
+const callerKey = (user: Principal['user']) => `${user.id}.${user.role}.${user.projectIds?.join(',') ?? '*'}`;
+
+/**
+ * A read with `op.cache` (a card, a tree): the cached text while the database holds the version it was
+ * built at, else the handler's answer, kept under the version read before it was built.
+ */
+async function cachedRead(
+  op: Operation,
+  services: ApiServices,
+  cache: ResponseCache,
+  reply: FastifyReply,
+  input: HandlerInput<Record<string, unknown>, Record<string, unknown>>,
+) {
+  const version = await op.cache!.version(input, services);
+  const key = `${op.path}?${JSON.stringify(input.query)}|${callerKey(input.user)}`;
+  const hit = version === null ? undefined : cache.get(key, version);
+  reply.code(op.status).type(JSON_TYPE);
+  if (hit) return reply.header('etag', hit.etag).send(envelopeText(reply.request, hit.data));
+  const data = await op.handler(input, services);
+  const payload =
+    data instanceof SerializedData ? envelopeText(reply.request, data.text) : (reply.serialize(ok(reply.request, data)) as string);
+  const text = dataText(payload);
+  if (text !== null) {
+    const etag = etagOf(text);
+    if (version !== null) cache.set(key, version, { data: text, etag });
+    reply.header('etag', etag);
+  }
+  return reply.send(payload);
 }
 
 /**
@@ -63,7 +100,7 @@ function sendFile(reply: FastifyReply, file: FileResponse) {
   return reply.send(file.stream);
 }
 
-function routeOf(op: Operation, services: ApiServices) {
+function routeOf(op: Operation, services: ApiServices, cache: ResponseCache | null) {
   return {
     method: op.method,
     url: op.path,
@@ -78,12 +115,12 @@ function routeOf(op: Operation, services: ApiServices) {
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       if (op.body !== 'multipart')
-        return run(op, services, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
+        return run(op, services, cache, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
       const form = await readUploadForm(request, op.fields);
       try {
         request.api.auditEntity = auditEntityOf(op, form.fields);
         if (!(await beginIdempotentRequest(request, reply, form.fingerprint))) return reply;
-        return await run(op, services, request, reply, { query: {}, fields: form.fields, files: form.files });
+        return await run(op, services, cache, request, reply, { query: {}, fields: form.fields, files: form.files });
       } finally {
         await form.cleanup();
       }
@@ -93,13 +130,13 @@ function routeOf(op: Operation, services: ApiServices) {
 
 /**
  * Registers each operation of the list as a route running its handler with `services`; multipart is
- * parsed only on the upload routes.
+ * parsed only on the upload routes; reads with `cache` go through `cache` when there is one.
  */
-export async function registerOperations(app: V1App, operations: OperationRegistry, services: ApiServices) {
+export async function registerOperations(app: V1App, operations: OperationRegistry, services: ApiServices, cache: ResponseCache | null) {
   const all = Object.values(operations);
-  for (const op of all.filter((o) => o.body !== 'multipart')) app.route(routeOf(op, services));
+  for (const op of all.filter((o) => o.body !== 'multipart')) app.route(routeOf(op, services, cache));
   await app.register(async (uploads: V1App) => {
     await uploads.register(multipart, MULTIPART_OPTIONS);
-    for (const op of all.filter((o) => o.body === 'multipart')) uploads.route(routeOf(op, services));
+    for (const op of all.filter((o) => o.body === 'multipart')) uploads.route(routeOf(op, services, cache));
   });
 }

@@ -55,10 +55,9 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app, operations, ctx.config.baseUrl);
   // The services the handlers use, handed over here (no service locator in the handlers).
-  const { projects, projectSearch, items, itemWrites, attachments, comments, answers, events, reports } = ctx;
-  await registerOperations(app, operations, {
+  const { projects, items, itemWrites, attachments, comments, answers, events, reports, cacheVersions, offloadedReads } = ctx;
+  const services = {
     projects,
-    projectSearch,
     items,
     itemWrites,
     attachments,
@@ -66,7 +65,10 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
     answers,
     events,
     reports,
-  });
+    cacheVersions,
+    offloadedReads,
+  };
+  await registerOperations(app, operations, services, ctx.responseCache);
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

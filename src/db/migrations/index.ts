@@ -12,6 +12,7 @@ import * as m011 from './011-oauth-retention.js';
 import * as m012 from './012-time-zones.js';
 import * as m013 from './013-token-projects.js';
 import * as m014 from './014-notifications.js';
+import * as m015 from './015-cache-versions.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '012-time-zones': m012,
   '013-token-projects': m013,
   '014-notifications': m014,
+  '015-cache-versions': m015,
 };

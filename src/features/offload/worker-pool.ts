@@ -33,6 +33,8 @@ export interface WorkerPoolOptions {
   heapMb?: number;
   /** The Retry-After of the 503 (default 10 s: about what a large report takes). */
   retryAfterSeconds?: number;
+  /** What the pool's jobs are, for the 503's message (default "reports"). */
+  jobsName?: string;
   /** A worker that crashed or could not start (it is replaced at the next job). */
   onError?: (message: string) => void;
 }
@@ -167,9 +169,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
   const retryAfter = options.retryAfterSeconds ?? 10;
   const busy = () =>
-    new ApiError(503, 'service_unavailable', `The server is busy with other long requests (reports); retry in ${retryAfter} s`, undefined, {
-      'retry-after': String(retryAfter),
-    });
+    new ApiError(
+      503,
+      'service_unavailable',
+      `The server is busy with other long requests (${options.jobsName ?? 'reports'}); retry in ${retryAfter} s`,
+      undefined,
+      {
+        'retry-after': String(retryAfter),
+      },
+    );
 
   function spawn() {
     // The spool folder is made with the first worker: a context built for a CLI command that runs no job makes none.

@@ -69,6 +69,7 @@ export const getItem = defineOperation({
     const { item } = await items.getItemCard(user, Number(query.id));
     return { item: { ...item, status_history: v1StatusHistory(item.status_history) } };
   },
+  cache: { version: ({ query }, { cacheVersions }) => cacheVersions.card(Number(query.id)) },
   client: { request: (itemId: number) => ({ query: { id: itemId } }) },
   mcp: {
     tool: 'get_item',

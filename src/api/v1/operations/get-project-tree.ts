@@ -49,7 +49,9 @@ export const getProjectTree = defineOperation({
       ],
     },
   },
-  handler: ({ user, query }, { projects }) => projects.getTree(user, Number(query.id)),
+  // Built in a worker thread (features/offload): a 5 000-item tree is ~20 ms of CPU.
+  handler: ({ user, query }, { offloadedReads }) => offloadedReads.tree(user, Number(query.id)),
+  cache: { version: ({ query }, { cacheVersions }) => cacheVersions.tree(Number(query.id)) },
   client: { request: (projectId: number) => ({ query: { id: projectId } }) },
   mcp: {
     tool: 'get_project_tree',

@@ -62,10 +62,11 @@ export const searchProject = defineOperation({
       offset: 0,
     },
   },
-  handler: ({ user, query: { id, q, entity_type, item_id, limit = String(LIMIT.default), offset = '0' } }, { projectSearch }) => {
+  handler: ({ user, query: { id, q, entity_type, item_id, limit = String(LIMIT.default), offset = '0' } }, { offloadedReads }) => {
     const text = q?.trim() ? q : null;
     if (text === null && item_id === undefined) throw validationError('q', 'is required unless item_id is given');
-    return projectSearch.searchProject(user, Number(id), {
+    // In a worker thread (features/offload): a broad search reads thousands of rows.
+    return offloadedReads.search(user, Number(id), {
       q: text,
       entityType: entity_type ?? null,
       itemId: item_id === undefined ? null : Number(item_id),

@@ -1,0 +1,69 @@
+/**
+ * Answers kept as serialized text, each valid for one version of what it was built from
+ * (docs/performance.md, "Caches"). The version is read from the database before the answer is built
+ * (cache-versions.repository.ts), so an entry holds a state at least as new as its version, and it is
+ * served only while the database still has that version: never older than the last committed write.
+ * Least recently used entries go first once the texts pass `maxBytes`; nodes share nothing but the
+ * database.
+ */
+export interface ResponseCache {
+  get(key: string, version: string): CachedResponse | undefined;
+  set(key: string, version: string, response: CachedResponse): void;
+  readonly stats: { hits: number; misses: number; entries: number; bytes: number };
+}
+
+export interface CachedResponse {
+  /** The envelope's `data`, serialized. */
+  data: string;
+  etag: string;
+}
+
+interface Entry extends CachedResponse {
+  version: string;
+  bytes: number;
+}
+
+/** A JavaScript string's size in memory, roughly: two bytes per UTF-16 unit. */
+const sizeOf = (key: string, response: CachedResponse) => 2 * (key.length + response.data.length + response.etag.length) + 64;
+
+export function createResponseCache(maxBytes: number): ResponseCache | null {
+  if (maxBytes <= 0) return null;
+  // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.
+  const entries = new Map<string, Entry>();
+  const stats = { hits: 0, misses: 0, entries: 0, bytes: 0 };
+
+  const remove = (key: string, entry: Entry) => {
+    entries.delete(key);
+    stats.bytes -= entry.bytes;
+    stats.entries = entries.size;
+  };
+
+  return {
+    get(key, version) {
+      const entry = entries.get(key);
+      if (entry?.version !== version) {
+        if (entry) remove(key, entry);
+        stats.misses++;
+        return undefined;
+      }
+      entries.delete(key);
+      entries.set(key, entry);
+      stats.hits++;
+      return entry;
+    },
+    set(key, version, response) {
+      const old = entries.get(key);
+      if (old) remove(key, old);
+      const bytes = sizeOf(key, response);
+      if (bytes > maxBytes / 4) return;
+      entries.set(key, { ...response, version, bytes });
+      stats.bytes += bytes;
+      for (const [oldest, entry] of entries) {
+        if (stats.bytes <= maxBytes) break;
+        remove(oldest, entry);
+      }
+      stats.entries = entries.size;
+    },
+    stats,
+  };
+}

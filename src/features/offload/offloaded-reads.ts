@@ -1,0 +1,41 @@
+import type { Actor } from '../../domain/policy.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectSearch } from '../search/project-search.js';
+import type { SearchQuery } from '../search/search.service.js';
+import type { JobHandler } from './job-runner.js';
+import { SerializedData } from './serialized-data.js';
+import type { WorkerPool } from './worker-pool.js';
+
+type SearchResult = Awaited<ReturnType<ProjectSearch['searchProject']>>;
+
+/**
+ * The reads that may take more than a few milliseconds of CPU (DESIGN.md §10): a project tree (23 ms for 5 000
+ * items) and a search (a broad one reads thousands of rows) run in the read pool's worker threads, on their
+ * own connections, so the event loop keeps answering the cheap requests meanwhile. The worker checks access
+ * as the inline service would (the same services, its own connection). A tree crosses back as JSON text, ready
+ * for the envelope; a search result (at most a page of hits) as data, serialized by the response schema.
+ */
+export function createOffloadedReads(pool: WorkerPool) {
+  return {
+    async tree(actor: Actor, projectId: number): Promise<SerializedData> {
+      return new SerializedData((await pool.run<string>('tree', { actor, projectId })).value);
+    },
+    async search(actor: Actor, projectId: number, query: SearchQuery): Promise<SearchResult> {
+      return (await pool.run<SearchResult>('search', { actor, projectId, query })).value;
+    },
+  };
+}
+
+export type OffloadedReads = ReturnType<typeof createOffloadedReads>;
+
+/** The worker's side: the services as the main thread has them, on the worker's connections. */
+export function readJobs(projects: ProjectsService, search: ProjectSearch): Record<'tree' | 'search', JobHandler> {
+  return {
+    tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => ({
+      value: JSON.stringify(await projects.getTree(actor, projectId)),
+    }),
+    search: async ({ actor, projectId, query }: { actor: Actor; projectId: number; query: SearchQuery }) => ({
+      value: await search.searchProject(actor, projectId, query),
+    }),
+  };
+}
