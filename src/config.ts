@@ -73,7 +73,7 @@ export interface Config {
   workerQueueLimit: number;
   /**
    * The read pool (features/offload/offloaded-reads.ts: trees and searches, a few to tens of ms each): READ_THREADS
-   * worker threads (default 1) and READ_QUEUE_LIMIT requests waiting (default 64); one more is a 503.
+   * worker threads (default 1) and READ_QUEUE_LIMIT requests waiting (default 256); one more is a 503.
    */
   readThreads: number;
   readQueueLimit: number;
@@ -211,7 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerThreads: integer(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
     workerQueueLimit: integer(env, 'WORKER_QUEUE_LIMIT', 4, 0, 1000),
     readThreads: integer(env, 'READ_THREADS', 1, 1, 64),
-    readQueueLimit: integer(env, 'READ_QUEUE_LIMIT', 64, 0, 10_000),
+    readQueueLimit: integer(env, 'READ_QUEUE_LIMIT', 256, 0, 10_000),
     ...mailConfig(env, baseUrl),
   };
 }

@@ -199,7 +199,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 /** The one error handler of /api/: every failure leaves in the envelope; a 5xx never shows internals. */
 export function apiErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error);
-  if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+  // A 503 of a full queue (features/offload) is the server working as meant: a line, not a stack.
+  if (error instanceof ApiError && apiError.status === 503) request.log.warn({ code: apiError.code }, apiError.message);
+  else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
   return sendError(request, reply, apiError);
 }
 
