@@ -119,6 +119,33 @@ export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number,
   return told;
 }
 
+const NO_FACTS: EventFacts = { participantIds: [], managerIds: [], answerAuthorId: null };
+
+/**
+ * The facts the rule of `event` reads, found by running the rule on a probe (the rules stay the one source): null
+ * when it can tell nobody whatever the facts (a status change to `in_progress`), so that the worker reads nothing
+ * for it. An empty set: the event itself names whom to tell (the participants of a created item).
+ */
+export function factsNeeded(event: OutboxEvent): Set<keyof EventFacts> | null {
+  const needed = new Set<keyof EventFacts>();
+  const probe: EventFacts = {
+    get participantIds() {
+      needed.add('participantIds');
+      return NO_FACTS.participantIds;
+    },
+    get managerIds() {
+      needed.add('managerIds');
+      return NO_FACTS.managerIds;
+    },
+    get answerAuthorId() {
+      needed.add('answerAuthorId');
+      return null;
+    },
+  };
+  const told = recipientsOf(event, probe);
+  return needed.size === 0 && told.size === 0 ? null : needed;
+}
+
 /** The event types some rule tells somebody about: the notification worker skips the others unread. */
 export const TOLD_TYPES = [
   'item.created',
