@@ -1,11 +1,17 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { precompileLazily } from '../../db/precompiled.js';
+import { precompileRowsLazily } from '../../db/precompiled.js';
 import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NewNotification = Omit<Insertable<NotificationsTable>, 'id' | 'email_id' | 'read_at' | 'emailed_at'>;
 export type EmailRow = Selectable<NotificationEmailsTable>;
 
+/**
+ * The INSERTs of notifications, one per number of rows (powers of two up to 128), each built and compiled once
+ * (db/precompiled.ts): a batch goes as a few of them (375 rows: 128 + 128 + 64 + 32 + 16 + 4 + 2 + 1), instead of
+ * Kysely building a statement of thousands of values for every batch, and SQLite preparing each new one. The ids
+ * are returned only where emails are queued (they name the notification's email).
+ */
 const NOTIFICATION_COLUMNS = [
   'user_id',
   'kind',
@@ -19,24 +25,20 @@ const NOTIFICATION_COLUMNS = [
   'delivery',
   'at',
 ] as const;
-
-/**
- * The INSERTs of notifications, one per number of rows (powers of two up to 128), each built and compiled once
- * (db/precompiled.ts): a batch goes as a few of them (375 rows: 128 + 128 + 64 + 32 + 16 + 4 + 2 + 1), instead of
- * Kysely building a statement of thousands of values for every batch, and SQLite preparing each new one.
- */
-const insertStatements = [128, 64, 32, 16, 8, 4, 2, 1].map((size) => ({
-  size,
-  statement: precompileLazily((db: Kysely<Database>, p: Record<string, unknown>) =>
+const insertStatements = [128, 64, 32, 16, 8, 4, 2, 1].map((size) => {
+  const build = (db: Kysely<Database>, rows: NewNotification[]) =>
     db
       .insertInto('notifications')
-      .values(
-        Array.from({ length: size }, (_, i) => Object.fromEntries(NOTIFICATION_COLUMNS.map((c) => [c, p[`${c}${i}`]])) as NewNotification),
-      )
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-      .returning(['id', 'user_id', 'delivery', 'at']),
-  ),
-}));
+      .values(rows)
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing());
+  return {
+    size,
+    plain: precompileRowsLazily(size, NOTIFICATION_COLUMNS, build),
+    returning: precompileRowsLazily(size, NOTIFICATION_COLUMNS, (db: Kysely<Database>, rows: NewNotification[]) =>
+      build(db, rows).returning(['id', 'user_id', 'delivery', 'at']),
+    ),
+  };
+});
 
 /** States of an email that are final: nothing more is tried. */
 export const FINISHED_EMAIL_STATES = ['sent', 'refused', 'given_up', 'skipped'] as const;
@@ -56,12 +58,13 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       let queued = 0;
       // A few statements per batch, whatever its size: the consumer's transaction stays short.
       for (let i = 0; i < rows.length;) {
-        const { size, statement } = insertStatements.find((s) => s.size <= rows.length - i)!;
-        const values: Record<string, unknown> = {};
-        for (let k = 0; k < size; k++) for (const c of NOTIFICATION_COLUMNS) values[`${c}${k}`] = rows[i + k]![c];
-        i += size;
-        const created = await statement.execute(values, trx);
-        const mailed = emailed ? created.filter((n) => n.delivery === 'email') : [];
+        const statements = insertStatements.find((s) => s.size <= rows.length - i)!;
+        const chunk = rows.slice(i, (i += statements.size));
+        if (!emailed) {
+          await statements.plain.run(chunk, trx);
+          continue;
+        }
+        const mailed = (await statements.returning.execute(chunk, trx)).filter((n) => n.delivery === 'email');
         if (mailed.length === 0) continue;
         await trx
           .insertInto('notification_emails')
@@ -88,12 +91,13 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * What the access policy needs to tell whether each user may see each item (one query each), and the items'
-     * texts. The memberships are read by user and kept for the items' projects: filtering on both lists in SQL
-     * makes the database try every (user, project) pair (20 ms for a batch of 500 events on the bench workspace).
+     * What the access policy needs to tell whether each user may see each item, in two queries: the items (with
+     * their texts), and the users with their memberships, kept for the items' projects. Filtering memberships
+     * on both lists in SQL would make the database try every (user, project) pair (20 ms for a batch of 500
+     * events on the bench workspace).
      */
     async visibilityFacts(itemIds: readonly number[], userIds: readonly number[]) {
-      if (itemIds.length === 0 || userIds.length === 0) return { items: [], members: [] };
+      if (itemIds.length === 0 || userIds.length === 0) return { items: [], users: [], members: [] };
       const items = await db
         .selectFrom('items as i')
         .innerJoin('projects as p', 'p.id', 'i.project_id')
@@ -101,14 +105,19 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .where('i.id', 'in', [...itemIds])
         .execute();
       const projectIds = new Set(items.map((i) => i.project_id));
-      const members = projectIds.size
-        ? await db
-            .selectFrom('project_members')
-            .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-            .where('user_id', 'in', [...userIds])
-            .execute()
-        : [];
-      return { items, members: members.filter((m) => projectIds.has(m.project_id)) };
+      const rows = await db
+        .selectFrom('users as u')
+        .leftJoin('project_members as m', 'm.user_id', 'u.id')
+        .select(['u.id', 'u.role', 'u.active', 'm.project_id', 'm.role as member_role', 'm.section_ids', 'm.checklist_ids'])
+        .where('u.id', 'in', [...userIds])
+        .execute();
+      const users = new Map(rows.map((r) => [r.id, { id: r.id, role: r.role, active: r.active }]));
+      const members = rows.flatMap((r) =>
+        r.project_id !== null && r.member_role !== null && projectIds.has(r.project_id)
+          ? [{ user_id: r.id, project_id: r.project_id, role: r.member_role, section_ids: r.section_ids, checklist_ids: r.checklist_ids }]
+          : [],
+      );
+      return { items, users: [...users.values()], members };
     },
 
     /** Which of `keys` the user already has. */

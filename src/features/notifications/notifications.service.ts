@@ -105,13 +105,15 @@ export function createNotificationsService(deps: {
   /**
    * Whether each user may read each item now: the access policy (`can`, the function the items service asks)
    * over facts read in two queries for the whole batch, instead of three per person and item. Also gives each
-   * item's text (null for an item that is gone).
+   * item's text (null for an item that is gone) and each user's role and state.
    */
   async function visibility(itemIds: readonly number[], userIds: readonly number[]) {
     const facts = await repo.visibilityFacts(itemIds, userIds);
     const items = new Map(facts.items.map((i) => [i.id, i]));
     const members = new Map(facts.members.map((m) => [`${m.user_id} ${m.project_id}`, m]));
+    const users = new Map(facts.users.map((u) => [u.id, u as Recipient]));
     return {
+      user: (id: number) => users.get(id),
       textOf: (itemId: number): string | null => items.get(itemId)?.text ?? null,
       sees(user: Omit<Recipient, 'active'>, itemId: number): boolean {
         const item = items.get(itemId);
@@ -172,14 +174,10 @@ export function createNotificationsService(deps: {
       }
       if (told.length === 0) return async () => {};
       const userIds = unique(told.map((t) => t.userId));
-      const [users, modeOf, visible] = await Promise.all([
-        repo.users(userIds).then((rows) => new Map(rows.map((u) => [u.id, u as Recipient]))),
-        deliveries(userIds),
-        visibility(unique(told.map((t) => t.event.item_id!)), userIds),
-      ]);
+      const [modeOf, visible] = await Promise.all([deliveries(userIds), visibility(unique(told.map((t) => t.event.item_id!)), userIds)]);
       const rows: NewNotification[] = [];
       for (const { event, userId, kind } of told) {
-        const user = users.get(userId);
+        const user = visible.user(userId);
         if (!user || user.active !== 1 || !visible.sees(user, event.item_id!)) continue;
         // item.created carries the item (its text may have changed since): the event's own text first.
         const itemText = (event.data as { item?: { text?: string } }).item?.text ?? visible.textOf(event.item_id!) ?? `#${event.item_id}`;
