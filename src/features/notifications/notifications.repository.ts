@@ -90,34 +90,28 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return queued;
     },
 
-    /**
-     * What the access policy needs to tell whether each user may see each item, in two queries: the items (with
-     * their texts), and the users with their memberships, kept for the items' projects. Filtering memberships
-     * on both lists in SQL would make the database try every (user, project) pair (20 ms for a batch of 500
-     * events on the bench workspace).
-     */
-    async visibilityFacts(itemIds: readonly number[], userIds: readonly number[]) {
-      if (itemIds.length === 0 || userIds.length === 0) return { items: [], users: [], members: [] };
-      const items = await db
+    /** What the access policy needs to know of each item (and its text). */
+    itemFacts(itemIds: readonly number[]) {
+      if (itemIds.length === 0) return Promise.resolve([]);
+      return db
         .selectFrom('items as i')
         .innerJoin('projects as p', 'p.id', 'i.project_id')
         .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
         .where('i.id', 'in', [...itemIds])
         .execute();
-      const projectIds = new Set(items.map((i) => i.project_id));
-      const rows = await db
-        .selectFrom('users as u')
-        .leftJoin('project_members as m', 'm.user_id', 'u.id')
-        .select(['u.id', 'u.role', 'u.active', 'm.project_id', 'm.role as member_role', 'm.section_ids', 'm.checklist_ids'])
-        .where('u.id', 'in', [...userIds])
+    },
+
+    /**
+     * Every membership of these users. Read by user alone: filtering on a list of projects too would make the
+     * database try every (user, project) pair (20 ms for a batch of 500 events on the bench workspace).
+     */
+    membershipsOf(userIds: readonly number[]) {
+      if (userIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('project_members')
+        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
+        .where('user_id', 'in', [...userIds])
         .execute();
-      const users = new Map(rows.map((r) => [r.id, { id: r.id, role: r.role, active: r.active }]));
-      const members = rows.flatMap((r) =>
-        r.project_id !== null && r.member_role !== null && projectIds.has(r.project_id)
-          ? [{ user_id: r.id, project_id: r.project_id, role: r.member_role, section_ids: r.section_ids, checklist_ids: r.checklist_ids }]
-          : [],
-      );
-      return { items, users: [...users.values()], members };
     },
 
     /** Which of `keys` the user already has. */
@@ -192,20 +186,24 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .execute();
     },
 
+    /** The participants of the items, each with their membership of the item's project (null role: none). */
     participantsOf(itemIds: readonly number[]) {
       if (itemIds.length === 0) return Promise.resolve([]);
       return db
-        .selectFrom('item_participants')
-        .select(['item_id', 'user_id'])
-        .where('item_id', 'in', [...itemIds])
+        .selectFrom('item_participants as ip')
+        .innerJoin('items as i', 'i.id', 'ip.item_id')
+        .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'i.project_id').onRef('m.user_id', '=', 'ip.user_id'))
+        .select(['ip.item_id', 'ip.user_id', 'i.project_id', 'm.role', 'm.section_ids', 'm.checklist_ids'])
+        .where('ip.item_id', 'in', [...itemIds])
         .execute();
     },
 
+    /** The managers of the projects, with their memberships. */
     managersOf(projectIds: readonly number[]) {
       if (projectIds.length === 0) return Promise.resolve([]);
       return db
         .selectFrom('project_members')
-        .select(['project_id', 'user_id'])
+        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
         .where('project_id', 'in', [...projectIds])
         .where('role', '=', 'manager')
         .execute();

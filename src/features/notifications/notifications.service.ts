@@ -60,6 +60,15 @@ const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:
 /** The hour of the daily digest, in each user's time zone. */
 export const DIGEST_HOUR = 7;
 
+/** A membership read with other facts: a null role when the person is known not to be a member of the project. */
+interface MembershipFact {
+  user_id: number;
+  project_id: number;
+  role: string | null;
+  section_ids: string | null;
+  checklist_ids: string | null;
+}
+
 interface Recipient {
   id: number;
   role: UserRole;
@@ -104,25 +113,32 @@ export function createNotificationsService(deps: {
 
   /**
    * Whether each user may read each item now: the access policy (`can`, the function the items service asks)
-   * over facts read in two queries for the whole batch, instead of three per person and item. Also gives each
-   * item's text (null for an item that is gone) and each user's role and state.
+   * over facts read for the whole batch, instead of three queries per person and item. `known`: memberships
+   * already read with the other facts (a null role: known not to be a member); the others are read here, only
+   * for the users who need one. Also gives each item's text (null for an item that is gone).
    */
-  async function visibility(itemIds: readonly number[], userIds: readonly number[]) {
-    const facts = await repo.visibilityFacts(itemIds, userIds);
-    const items = new Map(facts.items.map((i) => [i.id, i]));
-    const members = new Map(facts.members.map((m) => [`${m.user_id} ${m.project_id}`, m]));
-    const users = new Map(facts.users.map((u) => [u.id, u as Recipient]));
+  async function visibility(pairs: readonly { userId: number; itemId: number }[], known: readonly MembershipFact[] = []) {
+    const items = new Map((await repo.itemFacts(unique(pairs.map((p) => p.itemId)))).map((i) => [i.id, i]));
+    const members = new Map(known.map((m) => [`${m.user_id} ${m.project_id}`, m]));
+    const unknown = pairs.filter((p) => {
+      const item = items.get(p.itemId);
+      return item !== undefined && !members.has(`${p.userId} ${item.project_id}`);
+    });
+    if (unknown.length > 0) {
+      const projectIds = new Set(unknown.map((p) => items.get(p.itemId)!.project_id));
+      const read = await repo.membershipsOf(unique(unknown.map((p) => p.userId)));
+      for (const m of read) if (projectIds.has(m.project_id)) members.set(`${m.user_id} ${m.project_id}`, m);
+    }
     return {
-      user: (id: number) => users.get(id),
       textOf: (itemId: number): string | null => items.get(itemId)?.text ?? null,
-      sees(user: Omit<Recipient, 'active'>, itemId: number): boolean {
+      sees(user: { id: number; role: UserRole }, itemId: number): boolean {
         const item = items.get(itemId);
         if (!item) return false;
         const member = members.get(`${user.id} ${item.project_id}`);
         return can({ id: user.id, role: user.role }, 'read', {
           projectId: item.project_id,
           archived: item.archived === 1,
-          membership: member ? toMembership(member) : null,
+          membership: member?.role ? toMembership({ ...member, role: member.role }) : null,
           sectionId: item.section_id,
           checklistId: item.checklist_id,
           participantIds: [],
@@ -160,6 +176,8 @@ export function createNotificationsService(deps: {
         repo.managersOf(wanted('managerIds', (e) => e.project_id)),
         repo.answerAuthors(wanted('answerAuthorId', answerIdOf).filter(Number.isInteger)),
       ]);
+      // The memberships read with the participants and the managers: those people's visibility needs no more reads.
+      const known: MembershipFact[] = [...participants, ...managers];
       const participantsOf = groupIds(participants, (p) => p.item_id);
       const managersOf = groupIds(managers, (m) => m.project_id);
       const authorOf = new Map(authors.map((a) => [a.id, a.author_id]));
@@ -174,10 +192,17 @@ export function createNotificationsService(deps: {
       }
       if (told.length === 0) return async () => {};
       const userIds = unique(told.map((t) => t.userId));
-      const [modeOf, visible] = await Promise.all([deliveries(userIds), visibility(unique(told.map((t) => t.event.item_id!)), userIds)]);
+      const [users, modeOf, visible] = await Promise.all([
+        repo.users(userIds).then((rows) => new Map(rows.map((u) => [u.id, u as Recipient]))),
+        deliveries(userIds),
+        visibility(
+          told.map((t) => ({ userId: t.userId, itemId: t.event.item_id! })),
+          known,
+        ),
+      ]);
       const rows: NewNotification[] = [];
       for (const { event, userId, kind } of told) {
-        const user = visible.user(userId);
+        const user = users.get(userId);
         if (!user || user.active !== 1 || !visible.sees(user, event.item_id!)) continue;
         // item.created carries the item (its text may have changed since): the event's own text first.
         const itemText = (event.data as { item?: { text?: string } }).item?.text ?? visible.textOf(event.item_id!) ?? `#${event.item_id}`;
@@ -280,8 +305,7 @@ export function createNotificationsService(deps: {
       const fresh = pending.filter((r) => !existing.has(`${r.user_id} ${r.key}`));
       const roles = new Map(reminders.map((r) => [r.row, r.role]));
       const { sees } = await visibility(
-        unique(fresh.flatMap((r) => (r.item_id == null ? [] : [r.item_id]))),
-        unique(fresh.flatMap((r) => (roles.has(r) ? [r.user_id] : []))),
+        fresh.flatMap((r) => (r.item_id != null && roles.has(r) ? [{ userId: r.user_id, itemId: r.item_id }] : [])),
       );
       const visible = fresh.filter((r) => r.item_id == null || sees({ id: r.user_id, role: roles.get(r)! }, r.item_id));
       const modeOf = await deliveries([...new Set(visible.map((r) => r.user_id))]);
