@@ -40,6 +40,19 @@ const insertStatements = [128, 64, 32, 16, 8, 4, 2, 1].map((size) => {
   };
 });
 
+/**
+ * An IN list padded to a power of two with its last value: the worker's batch queries then have a few SQL texts
+ * rather than one per list length, so that SQLite reuses their prepared statements (db/sqlite-statement-cache.ts)
+ * instead of preparing statements of hundreds of parameters for every batch and crowding the others out.
+ */
+function padded<T>(values: readonly T[]): T[] {
+  const list = [...values];
+  let size = list.length && 1;
+  while (size < list.length) size *= 2;
+  while (list.length < size) list.push(list[list.length - 1]!);
+  return list;
+}
+
 /** States of an email that are final: nothing more is tried. */
 export const FINISHED_EMAIL_STATES = ['sent', 'refused', 'given_up', 'skipped'] as const;
 
@@ -97,7 +110,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .selectFrom('items as i')
         .innerJoin('projects as p', 'p.id', 'i.project_id')
         .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
-        .where('i.id', 'in', [...itemIds])
+        .where('i.id', 'in', padded(itemIds))
         .execute();
     },
 
@@ -110,7 +123,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('project_members')
         .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('user_id', 'in', [...userIds])
+        .where('user_id', 'in', padded(userIds))
         .execute();
     },
 
@@ -156,11 +169,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     /** The modes of several users, for one kind (the worker's batch). */
     modes(userIds: readonly number[]) {
       if (userIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('notification_preferences')
-        .selectAll()
-        .where('user_id', 'in', [...userIds])
-        .execute();
+      return db.selectFrom('notification_preferences').selectAll().where('user_id', 'in', padded(userIds)).execute();
     },
 
     async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[]): Promise<void> {
@@ -179,11 +188,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
 
     users(ids: readonly number[]) {
       if (ids.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('users')
-        .select(['id', 'name', 'email', 'role', 'active', 'time_zone'])
-        .where('id', 'in', [...ids])
-        .execute();
+      return db.selectFrom('users').select(['id', 'name', 'email', 'role', 'active', 'time_zone']).where('id', 'in', padded(ids)).execute();
     },
 
     /** The participants of the items, each with their membership of the item's project (null role: none). */
@@ -194,7 +199,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .innerJoin('items as i', 'i.id', 'ip.item_id')
         .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'i.project_id').onRef('m.user_id', '=', 'ip.user_id'))
         .select(['ip.item_id', 'ip.user_id', 'i.project_id', 'm.role', 'm.section_ids', 'm.checklist_ids'])
-        .where('ip.item_id', 'in', [...itemIds])
+        .where('ip.item_id', 'in', padded(itemIds))
         .execute();
     },
 
@@ -204,18 +209,14 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('project_members')
         .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('project_id', 'in', [...projectIds])
+        .where('project_id', 'in', padded(projectIds))
         .where('role', '=', 'manager')
         .execute();
     },
 
     answerAuthors(answerIds: readonly number[]) {
       if (answerIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('answers')
-        .select(['id', 'author_id'])
-        .where('id', 'in', [...answerIds])
-        .execute();
+      return db.selectFrom('answers').select(['id', 'author_id']).where('id', 'in', padded(answerIds)).execute();
     },
 
     /** Participants of items not done whose deadline lies between the two dates (inclusive). */
