@@ -450,11 +450,12 @@ async function compareMetrics(file: string, meta: BenchWorkspace) {
  * sent (no SMTP_URL): what is measured is the events → notifications work beside the writes.
  */
 async function compareNotifications(meta: BenchWorkspace, files: Record<'off' | 'on', string>) {
-  const wanted = ['PATCH items/status', 'POST comments/create'];
+  const wanted = ['PATCH items/status', 'POST comments/create'].filter((name) => !ONLY || ONLY.has(name));
   const chosen = scenarios(meta, false).filter((s) => wanted.includes(s.name));
+  // BENCH_PROFILE=1: each server under --cpu-prof (data/bench/profiles/notifications-off|on/), for bench/profile-top.ts.
   const servers = {
-    off: await startPunchlist(files.off, undefined, 'on', 'off'),
-    on: await startPunchlist(files.on, undefined, 'on', 'on'),
+    off: await startPunchlist(files.off, PROFILE ? 'notifications-off' : undefined, 'on', 'off'),
+    on: await startPunchlist(files.on, PROFILE ? 'notifications-on' : undefined, 'on', 'on'),
   };
   const runs: Record<string, Record<'off' | 'on', LoadResult[]>> = {};
   try {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from './database.js';
-import { precompile } from './precompiled.js';
+import { precompile, precompileRowsLazily } from './precompiled.js';
 
 interface Notes {
   notes: { id: number; text: string };
@@ -38,6 +38,26 @@ describe('precompiled SELECTs on SQLite', () => {
     const note = noteQuery(handle);
     expect(await note.execute({ id: 1 })).toEqual([{ text: 'committed' }]);
     expect(await note.executeTakeFirst({ id: 2 })).toBeUndefined();
+  });
+
+  it('a multi-row INSERT compiled once binds its rows by position, and refuses another number of rows', async () => {
+    const db = notesDb(handle);
+    const insert = precompileRowsLazily(2, ['id', 'text'], (db: Kysely<Notes>, rows: { id: number; text: string }[]) =>
+      db.insertInto('notes').values(rows).returning(['id', 'text']),
+    );
+    const rows = (first: number) => [
+      { id: first, text: `note ${first}` },
+      { id: first + 1, text: `note ${first + 1}` },
+    ];
+    await db.transaction().execute(async (trx) => {
+      expect(await insert.execute(rows(2), trx)).toEqual(rows(2));
+      await insert.run(rows(4), trx);
+    });
+    await expect(insert.run([{ id: 9, text: 'alone' }], db)).rejects.toThrow('1 rows given, 2 expected');
+    expect(await db.selectFrom('notes').select(['id', 'text']).where('id', '>', 1).orderBy('id').execute()).toEqual([
+      ...rows(2),
+      ...rows(4),
+    ]);
   });
 
   it('never see what another transaction has not committed: they wait for it, and see its outcome', async () => {

@@ -26,20 +26,24 @@ export function preparedStatementName(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
-/** Compiles `build` with placeholders; returns the compiled query and a binder for values. */
-function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build: Build<DB, P, R>) {
+/**
+ * Compiles what `build` makes of `params` (objects whose properties are placeholders, made by `placeholders`):
+ * the compiled query and, per bound parameter, the placeholder it stands for (null: a constant of the query).
+ */
+function compileSlots<R>(build: (placeholders: (prefix: string) => Record<string, unknown>) => Compilable<R>) {
   const used = new Set<string>();
-  const params = new Proxy(
-    {},
-    {
-      get: (_target, name) => {
-        if (typeof name !== 'string') return undefined;
-        used.add(name);
-        return new Placeholder(name);
+  const placeholders = (prefix: string) =>
+    new Proxy(
+      {},
+      {
+        get: (_target, name) => {
+          if (typeof name !== 'string') return undefined;
+          used.add(prefix + name);
+          return new Placeholder(prefix + name);
+        },
       },
-    },
-  ) as P;
-  const compiled: CompiledQuery<R> = build(db, params).compile();
+    ) as Record<string, unknown>;
+  const compiled: CompiledQuery<R> = build(placeholders).compile();
   if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `punchlist_${statementNames.size + 1}`);
   const slots = compiled.parameters.map((value) => (value instanceof Placeholder ? value.name : null));
   // A placeholder Kysely did not bind (a list, an inlined value) would run with the wrong value: fail at once.
@@ -47,6 +51,12 @@ function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build
   for (const name of used) {
     if (!bound.has(name)) throw new Error(`precompiled query: "${name}" is not a bound parameter of ${compiled.sql}`);
   }
+  return { compiled, slots };
+}
+
+/** Compiles `build` with placeholders; returns the compiled query and a binder for values. */
+function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build: Build<DB, P, R>) {
+  const { compiled, slots } = compileSlots((placeholders) => build(db, placeholders('') as P));
   return (values: P): CompiledQuery<R> => ({
     ...compiled,
     // An absent optional value is SQL NULL, as Kysely would have written it.
@@ -112,6 +122,48 @@ export function precompileLazily<DB, P extends Record<string, unknown>, R>(build
     let bind = byAdapter.get(adapter);
     if (!bind) {
       bind = compile(executor, build);
+      byAdapter.set(adapter, bind);
+    }
+    return bind;
+  });
+}
+
+/**
+ * A multi-row INSERT (or any query over a list of rows) compiled once for exactly `size` rows: `build` receives
+ * `size` rows of placeholders (one per column), and each run binds the properties of `size` row objects by position, without
+ * building a map of named values. Compiled at the first run, once per database handle, like precompileLazily().
+ */
+export function precompileRowsLazily<DB, Row extends Record<string, unknown>, R>(
+  size: number,
+  columns: readonly (keyof Row & string)[],
+  build: (db: Kysely<DB>, rows: Row[]) => Compilable<R>,
+): Precompiled<DB, readonly Row[], R> {
+  const byAdapter = new WeakMap<object, (rows: readonly Row[]) => CompiledQuery<R>>();
+  return runner((executor) => {
+    const adapter = executor.getExecutor().adapter;
+    let bind = byAdapter.get(adapter);
+    if (!bind) {
+      const { compiled, slots } = compileSlots((placeholders) =>
+        build(
+          executor,
+          Array.from({ length: size }, (_, i) => {
+            const row = placeholders(`${i}.`);
+            return Object.fromEntries(columns.map((column) => [column, row[column]])) as Row;
+          }),
+        ),
+      );
+      const positions = slots.map((name) => {
+        if (name === null) return null;
+        const dot = name.indexOf('.');
+        return { row: Number(name.slice(0, dot)), column: name.slice(dot + 1) };
+      });
+      bind = (rows) => {
+        if (rows.length !== size) throw new Error(`precompiled query: ${rows.length} rows given, ${size} expected`);
+        return {
+          ...compiled,
+          parameters: positions.map((p, i) => (p === null ? compiled.parameters[i] : (rows[p.row]![p.column] ?? null))),
+        };
+      };
       byAdapter.set(adapter, bind);
     }
     return bind;

@@ -161,7 +161,10 @@ export function createOutboxConsumer(
       if (!stopped) return;
       stopped = false;
       onCommitted?.(soon);
-      timer = setInterval(wake, options.pollMs ?? 1000);
+      // The poll is for the commits of other nodes: while a commit here has a look coming, it adds none.
+      timer = setInterval(() => {
+        if (!settling) wake();
+      }, options.pollMs ?? 1000);
       timer.unref();
       wake();
     },

@@ -119,6 +119,34 @@ export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number,
   return told;
 }
 
+/** What the probe of factsNeeded() saw the rule read (one probe for all: the rules run synchronously). */
+const probed = new Set<keyof EventFacts>();
+const probe: EventFacts = {
+  get participantIds() {
+    probed.add('participantIds');
+    return [];
+  },
+  get managerIds() {
+    probed.add('managerIds');
+    return [];
+  },
+  get answerAuthorId() {
+    probed.add('answerAuthorId');
+    return null;
+  },
+};
+
+/**
+ * The facts the rule of `event` reads, found by running the rule on a probe (the rules stay the one source): null
+ * when it can tell nobody whatever the facts (a status change to `in_progress`), so that the worker reads nothing
+ * for it. An empty set: the event itself names whom to tell (the participants of a created item).
+ */
+export function factsNeeded(event: OutboxEvent): Set<keyof EventFacts> | null {
+  probed.clear();
+  const told = recipientsOf(event, probe);
+  return probed.size === 0 && told.size === 0 ? null : new Set(probed);
+}
+
 /** The event types some rule tells somebody about: the notification worker skips the others unread. */
 export const TOLD_TYPES = [
   'item.created',
@@ -135,7 +163,10 @@ const excerpt = (value: unknown, max = 200): string => {
   const text = String(value ?? '')
     .replace(/\s+/g, ' ')
     .trim();
-  return [...text].length > max ? [...text].slice(0, max - 1).join('') + '…' : text;
+  // No longer in UTF-16 units than `max`: no longer in characters either (most texts; no array of characters made).
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : text;
 };
 
 /** The line people read (web list, email, CLI) for a notification an event caused. */

@@ -1,12 +1,57 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { precompileRowsLazily } from '../../db/precompiled.js';
 import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NewNotification = Omit<Insertable<NotificationsTable>, 'id' | 'email_id' | 'read_at' | 'emailed_at'>;
 export type EmailRow = Selectable<NotificationEmailsTable>;
 
-/** Notifications per INSERT statement (13 columns each: far below SQLite's limit of bound values). */
-const INSERT_CHUNK = 200;
+/**
+ * The INSERTs of notifications, one per number of rows (powers of two up to 128), each built and compiled once
+ * (db/precompiled.ts): a batch goes as a few of them (375 rows: 128 + 128 + 64 + 32 + 16 + 4 + 2 + 1), instead of
+ * Kysely building a statement of thousands of values for every batch, and SQLite preparing each new one. The ids
+ * are returned only where emails are queued (they name the notification's email).
+ */
+const NOTIFICATION_COLUMNS = [
+  'user_id',
+  'kind',
+  'key',
+  'event_id',
+  'project_id',
+  'item_id',
+  'token_id',
+  'text',
+  'subject',
+  'delivery',
+  'at',
+] as const;
+const insertStatements = [128, 64, 32, 16, 8, 4, 2, 1].map((size) => {
+  const build = (db: Kysely<Database>, rows: NewNotification[]) =>
+    db
+      .insertInto('notifications')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing());
+  return {
+    size,
+    plain: precompileRowsLazily(size, NOTIFICATION_COLUMNS, build),
+    returning: precompileRowsLazily(size, NOTIFICATION_COLUMNS, (db: Kysely<Database>, rows: NewNotification[]) =>
+      build(db, rows).returning(['id', 'user_id', 'delivery', 'at']),
+    ),
+  };
+});
+
+/**
+ * An IN list padded to a power of two with its last value: the worker's batch queries then have a few SQL texts
+ * rather than one per list length, so that SQLite reuses their prepared statements (db/sqlite-statement-cache.ts)
+ * instead of preparing statements of hundreds of parameters for every batch and crowding the others out.
+ */
+function padded<T>(values: readonly T[]): T[] {
+  const list = [...values];
+  let size = list.length && 1;
+  while (size < list.length) size *= 2;
+  while (list.length < size) list.push(list[list.length - 1]!);
+  return list;
+}
 
 /** States of an email that are final: nothing more is tried. */
 export const FINISHED_EMAIL_STATES = ['sent', 'refused', 'given_up', 'skipped'] as const;
@@ -25,14 +70,14 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     async insert(trx: Kysely<Database>, rows: readonly NewNotification[], emailed: boolean): Promise<number> {
       let queued = 0;
       // A few statements per batch, whatever its size: the consumer's transaction stays short.
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const created = await trx
-          .insertInto('notifications')
-          .values(rows.slice(i, i + INSERT_CHUNK))
-          .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-          .returning(['id', 'user_id', 'delivery', 'at'])
-          .execute();
-        const mailed = emailed ? created.filter((n) => n.delivery === 'email') : [];
+      for (let i = 0; i < rows.length;) {
+        const statements = insertStatements.find((s) => s.size <= rows.length - i)!;
+        const chunk = rows.slice(i, (i += statements.size));
+        if (!emailed) {
+          await statements.plain.run(chunk, trx);
+          continue;
+        }
+        const mailed = (await statements.returning.execute(chunk, trx)).filter((n) => n.delivery === 'email');
         if (mailed.length === 0) continue;
         await trx
           .insertInto('notification_emails')
@@ -58,25 +103,28 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return queued;
     },
 
-    /** What the access policy needs to tell whether each user may see each item (one query each). */
-    async visibilityFacts(itemIds: readonly number[], userIds: readonly number[]) {
-      if (itemIds.length === 0 || userIds.length === 0) return { items: [], members: [] };
-      const items = await db
+    /** What the access policy needs to know of each item (and its text). */
+    itemFacts(itemIds: readonly number[]) {
+      if (itemIds.length === 0) return Promise.resolve([]);
+      return db
         .selectFrom('items as i')
         .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select(['i.id', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
-        .where('i.id', 'in', [...itemIds])
+        .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
+        .where('i.id', 'in', padded(itemIds))
         .execute();
-      const projectIds = [...new Set(items.map((i) => i.project_id))];
-      const members = projectIds.length
-        ? await db
-            .selectFrom('project_members')
-            .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-            .where('project_id', 'in', projectIds)
-            .where('user_id', 'in', [...userIds])
-            .execute()
-        : [];
-      return { items, members };
+    },
+
+    /**
+     * Every membership of these users. Read by user alone: filtering on a list of projects too would make the
+     * database try every (user, project) pair (20 ms for a batch of 500 events on the bench workspace).
+     */
+    membershipsOf(userIds: readonly number[]) {
+      if (userIds.length === 0) return Promise.resolve([]);
+      return db
+        .selectFrom('project_members')
+        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
+        .where('user_id', 'in', padded(userIds))
+        .execute();
     },
 
     /** Which of `keys` the user already has. */
@@ -121,11 +169,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     /** The modes of several users, for one kind (the worker's batch). */
     modes(userIds: readonly number[]) {
       if (userIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('notification_preferences')
-        .selectAll()
-        .where('user_id', 'in', [...userIds])
-        .execute();
+      return db.selectFrom('notification_preferences').selectAll().where('user_id', 'in', padded(userIds)).execute();
     },
 
     async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[]): Promise<void> {
@@ -144,48 +188,35 @@ export function createNotificationsRepository(db: Kysely<Database>) {
 
     users(ids: readonly number[]) {
       if (ids.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('users')
-        .select(['id', 'name', 'email', 'role', 'active', 'time_zone'])
-        .where('id', 'in', [...ids])
-        .execute();
+      return db.selectFrom('users').select(['id', 'name', 'email', 'role', 'active', 'time_zone']).where('id', 'in', padded(ids)).execute();
     },
 
+    /** The participants of the items, each with their membership of the item's project (null role: none). */
     participantsOf(itemIds: readonly number[]) {
       if (itemIds.length === 0) return Promise.resolve([]);
       return db
-        .selectFrom('item_participants')
-        .select(['item_id', 'user_id'])
-        .where('item_id', 'in', [...itemIds])
+        .selectFrom('item_participants as ip')
+        .innerJoin('items as i', 'i.id', 'ip.item_id')
+        .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'i.project_id').onRef('m.user_id', '=', 'ip.user_id'))
+        .select(['ip.item_id', 'ip.user_id', 'i.project_id', 'm.role', 'm.section_ids', 'm.checklist_ids'])
+        .where('ip.item_id', 'in', padded(itemIds))
         .execute();
     },
 
+    /** The managers of the projects, with their memberships. */
     managersOf(projectIds: readonly number[]) {
       if (projectIds.length === 0) return Promise.resolve([]);
       return db
         .selectFrom('project_members')
-        .select(['project_id', 'user_id'])
-        .where('project_id', 'in', [...projectIds])
+        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
+        .where('project_id', 'in', padded(projectIds))
         .where('role', '=', 'manager')
         .execute();
     },
 
     answerAuthors(answerIds: readonly number[]) {
       if (answerIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('answers')
-        .select(['id', 'author_id'])
-        .where('id', 'in', [...answerIds])
-        .execute();
-    },
-
-    itemTexts(itemIds: readonly number[]) {
-      if (itemIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('items')
-        .select(['id', 'text', 'project_id'])
-        .where('id', 'in', [...itemIds])
-        .execute();
+      return db.selectFrom('answers').select(['id', 'author_id']).where('id', 'in', padded(answerIds)).execute();
     },
 
     /** Participants of items not done whose deadline lies between the two dates (inclusive). */

@@ -10,8 +10,10 @@ import { toMembership } from '../projects/projects.repository.js';
 import {
   DELIVERY_MODES,
   type DeliveryMode,
+  type EventFacts,
   eventText,
   excerpt,
+  factsNeeded,
   isNotificationKind,
   NOTIFICATION_KINDS,
   type NotificationKind,
@@ -40,10 +42,32 @@ export function localTime(at: Date, timeZone: string | null): { date: string; ho
   return { date: `${part('year')}-${part('month')}-${part('day')}`, hour: Number(part('hour')) % 24 };
 }
 
+const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
+
+/** Rows of (key, user_id) as lists of user ids by key. */
+function groupIds<R extends { user_id: number }>(rows: readonly R[], keyOf: (row: R) => number): Map<number, number[]> {
+  const byKey = new Map<number, number[]>();
+  for (const row of rows) {
+    const list = byKey.get(keyOf(row));
+    if (list) list.push(row.user_id);
+    else byKey.set(keyOf(row), [row.user_id]);
+  }
+  return byKey;
+}
+
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** The hour of the daily digest, in each user's time zone. */
 export const DIGEST_HOUR = 7;
+
+/** A membership read with other facts: a null role when the person is known not to be a member of the project. */
+interface MembershipFact {
+  user_id: number;
+  project_id: number;
+  role: string | null;
+  section_ids: string | null;
+  checklist_ids: string | null;
+}
 
 interface Recipient {
   id: number;
@@ -89,26 +113,37 @@ export function createNotificationsService(deps: {
 
   /**
    * Whether each user may read each item now: the access policy (`can`, the function the items service asks)
-   * over facts read in two queries for the whole batch, instead of three per person and item.
+   * over facts read for the whole batch, instead of three queries per person and item. `known`: memberships
+   * already read with the other facts (a null role: known not to be a member); the others are read here, only
+   * for the users who need one. Also gives each item's text (null for an item that is gone).
    */
-  async function visibility(itemIds: readonly number[], users: readonly Recipient[]) {
-    const facts = await repo.visibilityFacts(
-      itemIds,
-      users.map((u) => u.id),
-    );
-    const items = new Map(facts.items.map((i) => [i.id, i]));
-    const members = new Map(facts.members.map((m) => [`${m.user_id} ${m.project_id}`, toMembership(m)]));
-    return (user: Recipient, itemId: number): boolean => {
-      const item = items.get(itemId);
-      if (!item) return false;
-      return can({ id: user.id, role: user.role }, 'read', {
-        projectId: item.project_id,
-        archived: item.archived === 1,
-        membership: members.get(`${user.id} ${item.project_id}`) ?? null,
-        sectionId: item.section_id,
-        checklistId: item.checklist_id,
-        participantIds: [],
-      });
+  async function visibility(pairs: readonly { userId: number; itemId: number }[], known: readonly MembershipFact[] = []) {
+    const items = new Map((await repo.itemFacts(unique(pairs.map((p) => p.itemId)))).map((i) => [i.id, i]));
+    const members = new Map(known.map((m) => [`${m.user_id} ${m.project_id}`, m]));
+    const unknown = pairs.filter((p) => {
+      const item = items.get(p.itemId);
+      return item !== undefined && !members.has(`${p.userId} ${item.project_id}`);
+    });
+    if (unknown.length > 0) {
+      const projectIds = new Set(unknown.map((p) => items.get(p.itemId)!.project_id));
+      const read = await repo.membershipsOf(unique(unknown.map((p) => p.userId)));
+      for (const m of read) if (projectIds.has(m.project_id)) members.set(`${m.user_id} ${m.project_id}`, m);
+    }
+    return {
+      textOf: (itemId: number): string | null => items.get(itemId)?.text ?? null,
+      sees(user: { id: number; role: UserRole }, itemId: number): boolean {
+        const item = items.get(itemId);
+        if (!item) return false;
+        const member = members.get(`${user.id} ${item.project_id}`);
+        return can({ id: user.id, role: user.role }, 'read', {
+          projectId: item.project_id,
+          archived: item.archived === 1,
+          membership: member?.role ? toMembership({ ...member, role: member.role }) : null,
+          sectionId: item.section_id,
+          checklistId: item.checklist_id,
+          participantIds: [],
+        });
+      },
     };
   }
 
@@ -124,37 +159,53 @@ export function createNotificationsService(deps: {
      * now (the policy through the items service); returns the writes, run with the cursor's move.
      */
     async handleEvents(events: readonly ConsumedEvent[]): Promise<(trx: Transaction<Database>) => Promise<void>> {
-      const itemEvents = events.filter((e) => e.item_id !== null);
-      if (itemEvents.length === 0) return async () => {};
-      const itemIds = [...new Set(itemEvents.map((e) => e.item_id!))];
-      const answerIds = itemEvents
-        .filter((e) => e.type === 'answer.reviewed')
-        .map((e) => Number((e.data as { answer_id?: unknown }).answer_id));
-      const [participants, texts, authors] = await Promise.all([
-        repo.participantsOf(itemIds),
-        repo.itemTexts(itemIds),
-        repo.answerAuthors(answerIds.filter(Number.isInteger)),
+      // The facts each event's rule reads; an event that can tell nobody (a status change to `in_progress`)
+      // costs no read at all, and a fact is read only for the events whose rule asks for it.
+      const candidates: { event: ConsumedEvent; needs: Set<keyof EventFacts> }[] = [];
+      for (const event of events) {
+        if (event.item_id === null) continue;
+        const needs = factsNeeded(event);
+        if (needs) candidates.push({ event, needs });
+      }
+      if (candidates.length === 0) return async () => {};
+      const wanted = (fact: keyof EventFacts, pick: (e: ConsumedEvent) => number) =>
+        unique(candidates.filter((c) => c.needs.has(fact)).map((c) => pick(c.event)));
+      const answerIdOf = (e: ConsumedEvent) => Number((e.data as { answer_id?: unknown }).answer_id);
+      const [participants, managers, authors] = await Promise.all([
+        repo.participantsOf(wanted('participantIds', (e) => e.item_id!)),
+        repo.managersOf(wanted('managerIds', (e) => e.project_id)),
+        repo.answerAuthors(wanted('answerAuthorId', answerIdOf).filter(Number.isInteger)),
       ]);
-      const managers = await repo.managersOf([...new Set(itemEvents.map((e) => e.project_id))]);
+      // The memberships read with the participants and the managers: those people's visibility needs no more reads.
+      const known: MembershipFact[] = [...participants, ...managers];
+      const participantsOf = groupIds(participants, (p) => p.item_id);
+      const managersOf = groupIds(managers, (m) => m.project_id);
+      const authorOf = new Map(authors.map((a) => [a.id, a.author_id]));
       const told: { event: ConsumedEvent; userId: number; kind: NotificationKind }[] = [];
-      for (const event of itemEvents) {
+      for (const { event } of candidates) {
         const recipients = recipientsOf(event, {
-          participantIds: participants.filter((p) => p.item_id === event.item_id).map((p) => p.user_id),
-          managerIds: managers.filter((m) => m.project_id === event.project_id).map((m) => m.user_id),
-          answerAuthorId: authors.find((a) => a.id === Number((event.data as { answer_id?: unknown }).answer_id))?.author_id ?? null,
+          participantIds: participantsOf.get(event.item_id!) ?? [],
+          managerIds: managersOf.get(event.project_id) ?? [],
+          answerAuthorId: authorOf.get(answerIdOf(event)) ?? null,
         });
         for (const [userId, kind] of recipients) told.push({ event, userId, kind });
       }
       if (told.length === 0) return async () => {};
-      const users = new Map((await repo.users([...new Set(told.map((t) => t.userId))])).map((u) => [u.id, u as Recipient]));
-      const [modeOf, sees] = await Promise.all([deliveries([...users.keys()]), visibility(itemIds, [...users.values()])]);
+      const userIds = unique(told.map((t) => t.userId));
+      const [users, modeOf, visible] = await Promise.all([
+        repo.users(userIds).then((rows) => new Map(rows.map((u) => [u.id, u as Recipient]))),
+        deliveries(userIds),
+        visibility(
+          told.map((t) => ({ userId: t.userId, itemId: t.event.item_id! })),
+          known,
+        ),
+      ]);
       const rows: NewNotification[] = [];
       for (const { event, userId, kind } of told) {
         const user = users.get(userId);
-        if (!user || user.active !== 1 || !sees(user, event.item_id!)) continue;
-        const item = texts.find((t) => t.id === event.item_id);
+        if (!user || user.active !== 1 || !visible.sees(user, event.item_id!)) continue;
         // item.created carries the item (its text may have changed since): the event's own text first.
-        const itemText = (event.data as { item?: { text?: string } }).item?.text ?? item?.text ?? `#${event.item_id}`;
+        const itemText = (event.data as { item?: { text?: string } }).item?.text ?? visible.textOf(event.item_id!) ?? `#${event.item_id}`;
         rows.push({
           user_id: userId,
           kind,
@@ -253,11 +304,10 @@ export function createNotificationsService(deps: {
       const existing = await repo.existingKeys(pending.map((r) => ({ userId: r.user_id, key: r.key })));
       const fresh = pending.filter((r) => !existing.has(`${r.user_id} ${r.key}`));
       const roles = new Map(reminders.map((r) => [r.row, r.role]));
-      const sees = await visibility(
-        [...new Set(fresh.flatMap((r) => (r.item_id == null ? [] : [r.item_id])))],
-        fresh.flatMap((r) => (roles.has(r) ? [{ id: r.user_id, role: roles.get(r)!, active: 1 }] : [])),
+      const { sees } = await visibility(
+        fresh.flatMap((r) => (r.item_id != null && roles.has(r) ? [{ userId: r.user_id, itemId: r.item_id }] : [])),
       );
-      const visible = fresh.filter((r) => r.item_id == null || sees({ id: r.user_id, role: roles.get(r)!, active: 1 }, r.item_id));
+      const visible = fresh.filter((r) => r.item_id == null || sees({ id: r.user_id, role: roles.get(r)! }, r.item_id));
       const modeOf = await deliveries([...new Set(visible.map((r) => r.user_id))]);
       await insert(visible.map((r) => ({ ...r, delivery: modeOf(r.user_id, r.kind as NotificationKind) })));
       let digests = 0;

@@ -8,7 +8,7 @@ import { startReceiver } from '../../../test/helpers/receiver.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/helpers/smtp.js';
 import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { USERS } from '../../../test/helpers/workspace.js';
-import { recipientsOf } from './notification-kinds.js';
+import { excerpt, factsNeeded, recipientsOf } from './notification-kinds.js';
 
 /**
  * Notifications end to end on a real server (both dialects) and a real SMTP server on loopback: who is told
@@ -81,6 +81,23 @@ describe('notification rules', () => {
     expect([...recipientsOf(updated, facts)]).toEqual([[4, 'participant_added']]);
     const done = { id: 3, type: 'item.status_changed' as const, item_id: 5, actor_id: 2, data: { from: 'pending', to: 'done' } };
     expect([...recipientsOf(done, facts)]).toEqual([[9, 'item_done']]);
+  });
+
+  it('names the facts each rule reads, and none for an event that can tell nobody', () => {
+    const event = (type: EventType, data: unknown) => ({ id: 1, type, item_id: 5, actor_id: 1, data });
+    expect(factsNeeded(event('item.status_changed', { from: 'pending', to: 'in_progress' }))).toBeNull();
+    expect(factsNeeded(event('item.status_changed', { from: 'pending', to: 'blocked' }))).toEqual(new Set(['managerIds']));
+    expect(factsNeeded(event('comment.created', { comment: { text: 'x' } }))).toEqual(new Set(['participantIds']));
+    expect(factsNeeded(event('answer.reviewed', { answer_id: 7, to: 'approved' }))).toEqual(new Set(['answerAuthorId']));
+    expect(factsNeeded(event('item.created', { item: { participants: [{ id: 3 }] } }))).toEqual(new Set());
+    expect(factsNeeded(event('item.created', { item: { participants: [{ id: 1 }] } }))).toBeNull(); // only the actor
+    expect(factsNeeded(event('item.planning_changed', {}))).toBeNull();
+  });
+
+  it('cuts texts at a number of characters, not of UTF-16 units', () => {
+    expect(excerpt('  Проверить \n крепление  ', 20)).toBe('Проверить крепление');
+    expect(excerpt('🔥'.repeat(5), 5)).toBe('🔥'.repeat(5));
+    expect(excerpt('🔥'.repeat(6), 5)).toBe('🔥'.repeat(4) + '…');
   });
 });
 
@@ -298,6 +315,27 @@ describe('notifications', () => {
     expect(disabled).toMatchObject({ kind: 'webhook_disabled' });
     expect(disabled!.text).toContain('410');
     expect(smtp.to(mail('observer')).at(-1)!.parsed.subject).toMatch(/^Punchlist: Webhook http:\/\/127\.0\.0\.1:\d+\/gone disabled$/);
+  });
+
+  it('turns hundreds of events into notifications in one batch, and tells nobody twice when a batch is read again', async () => {
+    await server.ctx.notifications.setPreferences(USERS.manager, { item_blocked: 'web' });
+    const blocked = async () =>
+      (await server.ctx.notifications.list(USERS.manager, 10_000)).filter((n) => n.kind === 'item_blocked').length;
+    await drain();
+    const before = await blocked();
+    const { cursor } = await server.ctx.db.kysely
+      .selectFrom('outbox_consumers')
+      .select('cursor')
+      .where('name', '=', 'notifications')
+      .executeTakeFirstOrThrow();
+    // 300 status changes, 150 of them to `blocked`: one batch, its INSERTs of 128 + 16 + 4 + 2 rows.
+    for (let i = 0; i < 300; i++) await server.ctx.itemWrites.setStatus(member('admin'), 1011, i % 2 ? 'blocked' : 'in_progress');
+    await drain();
+    expect(await blocked()).toBe(before + 150);
+    await server.ctx.db.kysely.updateTable('outbox_consumers').set({ cursor }).where('name', '=', 'notifications').execute();
+    await drain();
+    expect(await blocked()).toBe(before + 150);
+    await server.ctx.notifications.setPreferences(USERS.manager, { item_blocked: 'email' });
   });
 
   it('resumes from its stored cursor on another node, and two nodes send each email once', async () => {
