@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { auditRecord } from '../api/audit-hook.js';
+import { auditRecord } from '../http/audit-record.js';
 import type { Actor } from '../domain/policy.js';
 import { ApiError, type FieldError } from '../errors.js';
 import type { IdempotencyScope, IdempotencyService } from '../features/idempotency/idempotency.service.js';

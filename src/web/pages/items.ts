@@ -4,7 +4,7 @@ import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../..
 import { validationError } from '../../errors.js';
 import { documentLinksOf, formOf, idParam, idsOf, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
-import type { UploadForm } from '../../api/v1/multipart.js';
+import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
