@@ -10,7 +10,7 @@ import { healthRoutes } from './health.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
 import { oauthEndpoints } from './oauth/plugin.js';
-import { removeUploadFolder } from './api/upload-temp.js';
+import { removeUploadFolder } from './http/upload-temp.js';
 import { webPlugin } from './web/plugin.js';
 
 /** Builds the Fastify instance with every route; never listens itself. */

@@ -119,18 +119,21 @@ describe('bin/punchlist', { timeout: 180_000 }, () => {
     ctx = await createContext(loadConfig(env));
   });
 
-  it('creates users; a duplicate email, a missing option or a bad role fails', async () => {
+  it('creates users; a duplicate email, a missing option, a bad role or a short password fails', async () => {
     const [ann, bob] = await Promise.all([
-      json(['users', 'create', '--email', 'Ann@X.test', '--name', 'Ann', '--role', 'admin', '--password', 'secret', '--json']),
+      json(['users', 'create', '--email', 'Ann@X.test', '--name', 'Ann', '--role', 'admin', '--password', 'secret-42', '--json']),
       ok(['users', 'create', '--email', 'bob@x.test', '--name', 'Bob']),
     ]);
     expect(ann).toEqual({ id: expect.any(Number), email: 'ann@x.test', name: 'Ann', role: 'admin' });
     expect(bob).toMatch(/bob@x\.test \(member\)/);
-    const [duplicate, missing, badRole] = await Promise.all([
+    const [duplicate, missing, badRole, short] = await Promise.all([
       fails(['users', 'create', '--email', 'ann@x.test', '--name', 'Ann again']),
       fails(['users', 'create', '--email', 'carl@x.test']),
       fails(['users', 'create', '--email', 'carl@x.test', '--name', 'Carl', '--role', 'boss']),
+      // The rule of every new password (the users service), as in the web.
+      fails(['users', 'create', '--email', 'dan@x.test', '--name', 'Dan', '--password', 'secret']),
     ]);
+    expect(short).toContain('password: must be at least 8 characters');
     expect(duplicate).toContain('already exists'); // an ApiError of the service, as one line
     expect(missing).toContain('missing option --name');
     expect(badRole).toContain('--role');

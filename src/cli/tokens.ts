@@ -149,8 +149,9 @@ export const tokensRevokeCommand: Command = {
   name: 'tokens revoke',
   usage: `Usage: punchlist tokens revoke ID
 
-Revokes the API token with that id (see punchlist tokens list): it stops working at once. Revoking a
-revoked token again changes nothing.`,
+Revokes the API token with that id (see punchlist tokens list): it stops working at once, and when an
+application got it through OAuth its authorization ends too (its refresh token stops), as when the token
+is revoked in the Profile. Revoking a revoked token again changes nothing.`,
   async run(argv) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const id = positiveInteger('the token ID', requiredPositional(this.name, 'token ID', positionals));

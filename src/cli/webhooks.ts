@@ -132,7 +132,7 @@ changes nothing (its first reason stays). An endpoint cannot be enabled again: c
   async run(argv) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const id = positiveInteger('the webhook ID', requiredPositional(this.name, 'webhook ID', positionals));
-    await withContext((ctx) => ctx.webhooks.disable(null, id, OPERATOR_REASON));
+    await withContext((ctx) => ctx.webhooks.disable(null, id, { reason: OPERATOR_REASON }));
     printLine(`disabled webhook ${id}`);
   },
 };

@@ -38,61 +38,16 @@ export type AnswerAttachmentsResult = OperationData<'attachAnswerImages'>;
 export type EventPage = OperationData<'listEvents'>;
 export type Event = EventPage['events'][number];
 
-// Inputs: named argument types of the client's methods (a definition may also declare its own in its file).
-
-export interface ListProjectsQuery {
-  limit?: number;
-  offset?: number;
-  /** false (default): active projects; true: archived ones; 'all': both. */
-  archived?: boolean | 'all';
-}
-
-export interface SearchQuery {
-  /** Case-insensitive substring; may be omitted when `itemId` is given. */
-  q?: string;
-  entityType?: SearchEntityType;
-  itemId?: number;
-  limit?: number;
-  offset?: number;
-}
-
-export interface EventsQuery {
-  /** Events after this id (the previous page's `next_after`); 0 by default. */
-  after?: number;
-  /** 1–500, default 100. */
-  limit?: number;
-  projectId?: number;
-  itemId?: number;
-  types?: EventType[];
-  /** Seconds to wait for a first event (long polling), 0–30. */
-  wait?: number;
-}
-
-export interface PlanningChanges {
-  /** YYYY-MM-DD, or null to clear. */
-  deadline?: string | null;
-  priority?: Priority;
-  requires_answer?: boolean;
-}
-
-export interface DocumentLinkInput {
-  kind?: LinkKind;
-  title: string;
-  url: string;
-}
-
-export interface NewAnswer {
-  text: string;
-  document_links?: DocumentLinkInput[];
-}
-
-/** An image to upload: its file name and bytes (PNG, JPEG, GIF or WebP; the server reads the format from the bytes). */
-export interface ImageFile {
-  name: string;
-  bytes: Uint8Array | ArrayBuffer | Blob;
-  /** Declared MIME type; default application/octet-stream. */
-  type?: string;
-}
+// Inputs: the argument types of the client's methods, declared beside the definitions that map them to requests.
+export type {
+  DocumentLinkInput,
+  EventsQuery,
+  ImageFile,
+  ListProjectsQuery,
+  NewAnswer,
+  PlanningChanges,
+  SearchQuery,
+} from '../api/v1/operation-inputs.js';
 
 export interface CallOptions {
   signal?: AbortSignal;

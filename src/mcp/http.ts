@@ -2,7 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Transform } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_BODY_LIMIT } from '../api/json-body.js';
-import { UPLOAD_LIMITS } from '../api/v1/multipart.js';
+import { UPLOAD_LIMITS } from '../http/multipart.js';
 import type { Principal } from '../features/tokens/tokens.service.js';
 import { bearerChallenge, meta } from '../api/envelope.js';
 import type { OperationRegistry } from '../api/v1/define-operation.js';

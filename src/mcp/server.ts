@@ -11,7 +11,8 @@ import {
 import type { Operation, OperationRegistry } from '../api/v1/define-operation.js';
 import { OPERATIONS } from '../api/v1/operations.js';
 import { PunchlistApiError } from '../client/index.js';
-import { SERVER_INSTRUCTIONS, ToolInputError } from './tools.js';
+import { ToolInputError } from '../api/v1/operations/tool-inputs.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
 
 export const MCP_SERVER_NAME = 'punchlist';
 export const MCP_SERVER_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { WebSession } from '../features/sessions/sessions.service.js';
 import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
@@ -63,7 +64,7 @@ ${
 <div class="menu" id="site-menu">
 <nav aria-label="Main">${nav(session, options.path ?? '')}${notificationsLink(session, options.path ?? '')}</nav>
 <span class="who">${session.user.name}</span>
-<form method="post" action="/logout" data-sign-out>${csrfField(session)}<button type="submit">Sign out</button></form>
+<form method="post" action="/logout" data-sign-out>${csrfField(session)}${writeKeyField()}<button type="submit">Sign out</button></form>
 </div>`
     : ''
 }
@@ -101,6 +102,14 @@ function outbox(): SafeHtml {
 
 export function csrfField(session: WebSession): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
+}
+
+/**
+ * The hidden field that makes a form's submission idempotent (web/web-write.ts): a fresh key each time the
+ * form is shown, so one per form on a page (a key shared by two forms would refuse the second as another request).
+ */
+export function writeKeyField(): SafeHtml {
+  return html`<input type="hidden" name="_key" value="${randomUUID()}">`;
 }
 
 /**

@@ -18,6 +18,7 @@ import { projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
 import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
+import { createWebWriter } from './web-write.js';
 
 /**
  * The web interface: server-rendered pages over the same services and access policy as the API.
@@ -98,30 +99,21 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', STATIC_DIR),
   );
 
+  // Every form that changes something goes through this one path (web-write.ts).
+  const webWrite = createWebWriter({ idempotency, audit });
   // Each page module receives the services it calls, and nothing else.
-  await notificationPages(app, { notifications });
+  await notificationPages(app, { notifications, webWrite });
   await appShellPages(app);
-  await authPages(app, { sessions, config });
-  await profilePages(app, { tokens, webhooks, projects, config, clock, oauth, notifications, users: ctx.users });
-  await accountPages(app, {
-    tokens,
-    webhooks,
-    projects,
-    config,
-    clock,
-    oauth,
-    notifications,
-    users: ctx.users,
-    sessions,
-    idempotency,
-    audit,
-  });
-  await oauthPages(app, { oauth, clock, projects });
-  await projectPages(app, { projects, review, worklists, structure, bulkChanges: ctx.bulkChanges, idempotency });
-  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure });
+  await authPages(app, { sessions, config, webWrite });
+  const profileDeps = { tokens, webhooks, projects, config, clock, oauth, notifications, users: ctx.users, webWrite };
+  await profilePages(app, profileDeps);
+  await accountPages(app, { ...profileDeps, sessions });
+  await oauthPages(app, { oauth, clock, projects, webWrite });
+  await projectPages(app, { projects, review, worklists, structure, bulkChanges: ctx.bulkChanges, webWrite });
+  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite });
   await auditPages(app, { audit, tokens, usersAdmin });
-  await adminUserPages(app, { usersAdmin });
-  await adminProjectPages(app, { structure, members, usersAdmin, idempotency });
-  await structurePages(app, { structure, attachments, idempotency });
+  await adminUserPages(app, { usersAdmin, webWrite });
+  await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
+  await structurePages(app, { structure, attachments, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
 }

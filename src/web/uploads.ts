@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { MAX_LINKS } from '../domain/values.js';
 import { EMPTY_LINK_ROWS } from './form.js';
-import { MULTIPART_OPTIONS, readUploadForm, type UploadForm } from '../api/v1/multipart.js';
+import { MULTIPART_OPTIONS, readUploadForm, type UploadForm } from '../http/multipart.js';
 import type { WebSession } from '../features/sessions/sessions.service.js';
 import { checkCsrf } from './session.js';
 

@@ -1,13 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { auditRecord } from '../api/audit-hook.js';
+import { auditRecord } from '../http/audit-record.js';
 import type { Actor } from '../domain/policy.js';
 import { ApiError, type FieldError } from '../errors.js';
 import type { IdempotencyScope, IdempotencyService } from '../features/idempotency/idempotency.service.js';
 import { hashJsonRequest } from '../features/idempotency/idempotency.service.js';
+import type { AuditService, RecordAudit } from '../features/audit/audit.service.js';
 import type { AuditEntryBuilder } from '../features/items/item-transaction.js';
-import { html, type SafeHtml } from './html.js';
 import { errorPage } from './errors.js';
+import { formOf } from './form.js';
+import { sessionOf } from './session.js';
 
 /** A form that failed validation: shown again with what the user typed and the message beside the field. */
 export interface FormFailure {
@@ -16,11 +17,6 @@ export interface FormFailure {
   values: Record<string, string | string[]>;
   errors: FieldError[];
   message: string;
-}
-
-/** The hidden field that makes a form's submission idempotent: a fresh key each time the form is shown. */
-export function writeKeyField(): SafeHtml {
-  return html`<input type="hidden" name="_key" value="${randomUUID()}">`;
 }
 
 const KEY = /^[0-9a-f-]{36}$/;
@@ -34,62 +30,89 @@ export function formValues(form: URLSearchParams | Record<string, string>): Reco
 }
 
 export interface WebWrite<T> {
-  user: Actor;
+  /** Who writes: the signed-in user unless given; null only for sign-in (nobody yet: no key, no audit record). */
+  user?: Actor | null;
   form: string;
-  /** The submitted form (url-encoded fields, or an upload's text fields). */
-  fields: URLSearchParams | Record<string, string>;
+  /** The submitted form: the url-encoded fields unless given (an upload's text fields). */
+  fields?: URLSearchParams | Record<string, string>;
   /** What "the same submission" means for an upload (its files' digests); url-encoded forms hash their fields. */
   fingerprint?: string;
-  entity: { type: 'item' | 'answer' | 'project' | 'user'; id: number };
+  /** What the write acts on, for its audit record (a write that creates it names the new one: RecordAudit). */
+  entity: { type: string; id: number };
+  /** Where the browser goes after the write (303), and where a second submission of the same form goes. */
   redirect: (result: T) => string;
-  /** Shows the page again with the failed form (422, 409). */
-  rerender: (failure: FormFailure, status: number) => Promise<FastifyReply>;
-  write: (buildAudit: AuditEntryBuilder) => Promise<T>;
+  /**
+   * Instead of the redirect, a page answering the write itself: what is shown once (a new token, a webhook's
+   * secret). A second submission of the form is sent to `redirect` (the secret is never stored).
+   */
+  respond?: { status: number; render: (result: T) => FastifyReply | Promise<FastifyReply> };
+  /** Shows the page again with the failed form (422, 409 and the statuses of `refusals`). */
+  rerender: (failure: FormFailure, status: number) => FastifyReply | Promise<FastifyReply>;
+  /** Statuses besides 409 and 422 that show the form again instead of the error page (sign-in: 401, 429). */
+  refusals?: readonly number[];
+  /**
+   * The write. Item writes take `buildAudit` (their writer records it in the item's transaction); the others
+   * call `recordAudit(trx)` in their own transaction. Either way the record commits with the change.
+   */
+  write: (buildAudit: AuditEntryBuilder, recordAudit: RecordAudit) => Promise<T>;
 }
 
+/** The one path of every web form that changes something (STYLE.md 15). */
+export type WebWriter = <T>(request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>) => Promise<FastifyReply>;
+
 /**
- * A write from a web form, through the same service (lock, history, audit record in the write's
+ * A write from a web form, through the same services (lock, history, audit record in the write's
  * transaction) as v1, then Post/Redirect/Get. The form's `_key` makes it idempotent like v1's
  * Idempotency-Key: a double submission (a second tap, a phone resending after a lost answer) is
  * redirected to the first one's result instead of writing twice. A refused submission (4xx) changes
- * nothing and frees its key, so the corrected form can be sent again.
+ * nothing and frees its key, so the corrected form can be sent again. CSRF is checked before
+ * (web/session.ts; photo forms and sign-in check their own).
  */
-export async function webWrite<T>(
-  idempotency: IdempotencyService,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  w: WebWrite<T>,
-): Promise<FastifyReply> {
-  const key = w.fields instanceof URLSearchParams ? w.fields.get('_key') : w.fields._key;
-  // Web keys live beside the tokens' ones, scoped by the negated user id (token ids are positive).
-  const scope: IdempotencyScope | null =
-    key && KEY.test(key) ? { tokenId: -w.user.id, key, method: 'POST', path: request.url.split('?')[0]! } : null;
-  if (scope) {
-    const fingerprint = w.fingerprint ?? hashJsonRequest(formValues(w.fields));
-    const held = await idempotency.reserve(scope, fingerprint, request.id);
-    if (held.kind === 'replay') return reply.redirect(held.body, 303);
-    if (held.kind !== 'reserved') {
-      return errorPage(
-        request,
-        reply,
-        409,
-        'This form was already sent and is being saved, or was sent with other values. Reload the page to see its current state.',
-      );
+export function createWebWriter(deps: { idempotency: IdempotencyService; audit: AuditService }): WebWriter {
+  const { idempotency, audit } = deps;
+  return async function webWrite<T>(request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>): Promise<FastifyReply> {
+    const user = w.user === undefined ? sessionOf(request).user : w.user;
+    const fields = w.fields ?? formOf(request);
+    const key = fields instanceof URLSearchParams ? fields.get('_key') : fields._key;
+    // Web keys live beside the tokens' ones, scoped by the negated user id (token ids are positive).
+    const scope: IdempotencyScope | null =
+      user && key && KEY.test(key) ? { tokenId: -user.id, key, method: 'POST', path: request.url.split('?')[0]! } : null;
+    if (scope) {
+      const fingerprint = w.fingerprint ?? hashJsonRequest(formValues(fields));
+      const held = await idempotency.reserve(scope, fingerprint, request.id);
+      if (held.kind === 'replay') return reply.redirect(held.body, 303);
+      if (held.kind !== 'reserved') {
+        return errorPage(
+          request,
+          reply,
+          409,
+          'This form was already sent and is being saved, or was sent with other values. Reload the page to see its current state.',
+        );
+      }
     }
-  }
-  request.api.auditEntity = w.entity;
-  request.api.sessionUser = w.user;
-  try {
-    const result = await w.write(() => auditRecord(request, 303, reply.elapsedTime));
-    const location = w.redirect(result);
-    if (scope) await idempotency.complete(scope, request.id, 303, location);
-    return reply.redirect(location, 303);
-  } catch (err) {
-    if (scope) await idempotency.release(scope, request.id);
-    if (err instanceof ApiError && (err.status === 422 || err.status === 409)) {
-      const errors = err.details ?? [{ field: '', message: err.message }];
-      return w.rerender({ form: w.form, values: formValues(w.fields), errors, message: err.message }, err.status);
+    request.api.auditEntity = w.entity;
+    request.api.sessionUser = user;
+    const status = w.respond?.status ?? 303;
+    const buildAudit = () => auditRecord(request, status, reply.elapsedTime);
+    const recordAudit: RecordAudit = async (trx, entity) => {
+      if (entity) request.api.auditEntity = entity;
+      await audit.record(buildAudit(), trx);
+    };
+    try {
+      // The records of requests that finished before this write go first: the audit log keeps their order.
+      if (user) await audit.flush();
+      const result = await w.write(buildAudit, recordAudit);
+      const location = w.redirect(result);
+      if (scope) await idempotency.complete(scope, request.id, 303, location);
+      return w.respond ? await w.respond.render(result) : reply.redirect(location, 303);
+    } catch (err) {
+      if (scope) await idempotency.release(scope, request.id);
+      if (err instanceof ApiError && (err.status === 422 || err.status === 409 || w.refusals?.includes(err.status))) {
+        if (err.headers) reply.headers(err.headers);
+        const errors = err.details ?? [{ field: '', message: err.message }];
+        return w.rerender({ form: w.form, values: formValues(fields), errors, message: err.message }, err.status);
+      }
+      throw err;
     }
-    throw err;
-  }
+  };
 }

@@ -15,6 +15,16 @@ async function submit(user: UserKey, pagePath: string, action: string, fields: R
   return web.post(action, fields, page.text);
 }
 
+/** The audit records of web writes to `path` (token null), oldest first. */
+const webAudit = (path: string) =>
+  server.ctx.db.kysely
+    .selectFrom('audit_log')
+    .select(['user_id', 'status', 'entity_type', 'entity_id'])
+    .where('path', '=', path)
+    .where('token_id', 'is', null)
+    .orderBy('id')
+    .execute();
+
 const card = async (id: number, user: UserKey = 'manager') =>
   (await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens[user] })).body.data.item;
 
@@ -290,6 +300,8 @@ describe('review (manager and admin only)', () => {
     expect((await submit('manager', '/projects/1', '/projects/1/verdict', { verdict: 'rejected' })).status).toBe(303);
     const project = await server.call(`${V1}/projects/get.php?id=1`, { token: server.tokens.observer });
     expect(project.body.data.project.verdict).toBe('rejected');
+    // Audited in the verdict's transaction, like every web write.
+    expect(await webAudit('/projects/1/verdict')).toEqual([{ user_id: USERS.manager, status: 303, entity_type: 'project', entity_id: 1 }]);
     const archived = await (await as('manager')).get('/projects/2');
     expect(archived.text).not.toContain('Project verdict');
     expect((await submit('manager', '/projects/2', '/projects/2/verdict', { verdict: 'accepted' })).status).toBe(403);
@@ -342,6 +354,11 @@ describe('administration', () => {
     expect((await web.get('/projects')).status).toBe(303);
     expect((await new WebClient(server.url).signIn('new.person@punchlist.test', 'long enough')).status).toBe(401);
     expect((await submit('admin', '/admin/users', `/admin/users/${USERS.admin}/active`, { active: '0' })).status).toBe(422);
+    // The creation and the deactivation are audited, naming the user; the refusals are not (nothing changed).
+    expect(await webAudit('/admin/users')).toEqual([{ user_id: USERS.admin, status: 303, entity_type: 'user', entity_id: person.id }]);
+    expect(await webAudit(`/admin/users/${person.id}/active`)).toEqual([
+      { user_id: USERS.admin, status: 303, entity_type: 'user', entity_id: person.id },
+    ]);
 
     await submit('admin', '/admin/users', `/admin/users/${person.id}/active`, { active: '1' });
     expect((await server.call(`${V1}/auth/me.php`, { token })).status).toBe(200);

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Static, TObject, TSchema } from 'typebox';
-import type { ImageFile } from '../../client/types.js';
+import type { ImageFile } from './operation-inputs.js';
 import type { AppContext } from '../../context.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
-import { UPLOAD_LIMITS } from './multipart.js';
+import { UPLOAD_LIMITS } from '../../http/multipart.js';
 import { ErrorEnvelope } from '../envelope.js';
 import { DOWNLOAD_PATHS, DOWNLOAD_QUERY } from '../files.routes.js';
 import { type Operation, type OperationRegistry, V1_BASE_PATH, operationAt } from './define-operation.js';

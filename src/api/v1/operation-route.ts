@@ -2,15 +2,15 @@ import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
 import { unauthorized } from '../../errors.js';
-import { auditRecord } from '../audit-hook.js';
+import { auditRecord } from '../../http/audit-record.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 import { SerializedData } from '../../features/offload/serialized-data.js';
 import { dataText, Envelope, envelopeText, etagOf, ok } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
-import { MULTIPART_OPTIONS, readUploadForm } from './multipart.js';
-import type { V1App } from './plugin.js';
+import { MULTIPART_OPTIONS, readUploadForm } from '../../http/multipart.js';
+import type { V1App } from './v1-app.js';
 
 /** The audit entity named by the operation's definition, from its validated input. */
 function auditEntityOf(op: Operation, input: Record<string, unknown>) {

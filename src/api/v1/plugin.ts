@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -10,14 +10,6 @@ import { registerOperations } from './operation-route.js';
 import { OPERATIONS, type OperationRegistry, V1_BASE_PATH } from './operations.js';
 import { responseHeaders } from './response-headers.js';
 import { securityHeaders } from './security-headers.js';
-
-export type V1App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 

@@ -1,10 +1,16 @@
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../db/in-transaction.js';
 import type { Database } from '../../db/tables.js';
 import type { MemberRole } from '../../domain/values.js';
 
 /** Project memberships, as administrators edit them. */
 export function createMembersRepository(db: Kysely<Database>) {
   return {
+    /** Runs `work` in one transaction: a membership change and its audit record. */
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return inTransaction(db, work);
+    },
+
     async projectExists(projectId: number): Promise<boolean> {
       return (await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst()) !== undefined;
     },
@@ -38,12 +44,13 @@ export function createMembersRepository(db: Kysely<Database>) {
 
     /** Adds the membership or changes the existing one. */
     async upsert(
+      trx: Kysely<Database>,
       projectId: number,
       userId: number,
       values: { role: MemberRole; section_ids: string | null; checklist_ids: string | null },
       createdAt: string,
     ): Promise<void> {
-      await db
+      await trx
         .insertInto('project_members')
         .values({ project_id: projectId, user_id: userId, ...values, created_at: createdAt })
         .onConflict((oc) => oc.columns(['project_id', 'user_id']).doUpdateSet(values))
@@ -51,21 +58,19 @@ export function createMembersRepository(db: Kysely<Database>) {
     },
 
     /** Ends the membership and the user's participation in the project's items; false when there was none. */
-    remove(projectId: number, userId: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx
-          .deleteFrom('project_members')
-          .where('project_id', '=', projectId)
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
-        if (Number(result.numDeletedRows) === 0) return false;
-        await trx
-          .deleteFrom('item_participants')
-          .where('user_id', '=', userId)
-          .where('item_id', 'in', (eb) => eb.selectFrom('items').select('id').where('project_id', '=', projectId))
-          .execute();
-        return true;
-      });
+    async remove(trx: Kysely<Database>, projectId: number, userId: number): Promise<boolean> {
+      const result = await trx
+        .deleteFrom('project_members')
+        .where('project_id', '=', projectId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      await trx
+        .deleteFrom('item_participants')
+        .where('user_id', '=', userId)
+        .where('item_id', 'in', (eb) => eb.selectFrom('items').select('id').where('project_id', '=', projectId))
+        .execute();
+      return true;
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { MEMBER_ROLES, type MemberRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { MembersRepository } from './members.repository.js';
 
@@ -33,7 +34,7 @@ export function createMembersService(deps: { repo: MembersRepository; clock: Clo
     },
 
     /** Adds a member or changes an existing membership. Limited access needs at least one section or checklist. */
-    async setMember(actor: Actor, projectId: number, input: MemberInput) {
+    async setMember(actor: Actor, projectId: number, input: MemberInput, recordAudit?: RecordAudit) {
       assertAdmin(actor);
       await projectExists(projectId);
       if (!(MEMBER_ROLES as readonly string[]).includes(input.role)) {
@@ -58,13 +59,19 @@ export function createMembersService(deps: { repo: MembersRepository; clock: Clo
         section_ids: input.limited ? JSON.stringify(sectionIds) : null,
         checklist_ids: input.limited ? JSON.stringify(checklistIds) : null,
       };
-      await repo.upsert(projectId, input.userId, values, clock.now().toISOString());
+      await repo.transaction(async (trx) => {
+        await repo.upsert(trx, projectId, input.userId, values, clock.now().toISOString());
+        await recordAudit?.(trx);
+      });
     },
 
     /** Ends a membership; the user stops being a participant of the project's items. */
-    async removeMember(actor: Actor, projectId: number, userId: number) {
+    async removeMember(actor: Actor, projectId: number, userId: number, recordAudit?: RecordAudit) {
       assertAdmin(actor);
-      if (!(await repo.remove(projectId, userId))) throw notFound('The membership');
+      await repo.transaction(async (trx) => {
+        if (!(await repo.remove(trx, projectId, userId))) throw notFound('The membership');
+        await recordAudit?.(trx);
+      });
     },
   };
 }

@@ -1,14 +1,11 @@
 import type { Actor } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { assertAdmin } from './admin-guard.js';
-
-import { MIN_PASSWORD_LENGTH } from '../users/users.service.js';
-
-export { MIN_PASSWORD_LENGTH };
 
 /** Users, for administrators: list, create, deactivate and reactivate. */
 export function createUsersAdminService(deps: {
@@ -23,26 +20,29 @@ export function createUsersAdminService(deps: {
       return users.listUsers();
     },
 
-    async createUser(actor: Actor, input: { email: string; name: string; role: string; password: string }) {
+    /** An empty password: a user who cannot sign in to the web; any other follows the users service's rule. */
+    async createUser(actor: Actor, input: { email: string; name: string; role: string; password: string }, recordAudit?: RecordAudit) {
       assertAdmin(actor);
-      if (input.password && input.password.length < MIN_PASSWORD_LENGTH) {
-        throw validationError('password', `must be at least ${MIN_PASSWORD_LENGTH} characters (or empty: no web sign-in)`);
-      }
-      return users.createUser({ email: input.email, name: input.name, role: input.role as UserRole, password: input.password || null });
+      return users.createUser(
+        { email: input.email, name: input.name, role: input.role as UserRole, password: input.password || null },
+        recordAudit,
+      );
     },
 
     /**
-     * Deactivation takes effect at once: the user's sessions end and their tokens answer 401 token_revoked
-     * on the next call (token authentication checks the user, and this node's token cache forgets the
-     * user's tokens). An admin cannot deactivate themself.
+     * Deactivation takes effect at once: the user's sessions end in the same transaction and their tokens
+     * answer 401 token_revoked on the next call (token authentication checks the user, and this node's token
+     * cache forgets the user's tokens). An admin cannot deactivate themself.
      */
-    async setUserActive(actor: Actor, userId: number, active: boolean) {
+    async setUserActive(actor: Actor, userId: number, active: boolean, recordAudit?: RecordAudit) {
       assertAdmin(actor);
       if (!active && userId === actor.id) throw validationError('user', 'you cannot deactivate your own account');
       if (!(await users.findById(userId))) throw notFound('The user');
-      await users.setActive(userId, active);
+      await users.setActive(userId, active, async (trx) => {
+        if (!active) await sessions.endUserSessions(userId, trx);
+        await recordAudit?.(trx, { type: 'user', id: userId });
+      });
       tokens.forgetUser(userId);
-      if (!active) await sessions.endUserSessions(userId);
     },
   };
 }

@@ -321,15 +321,16 @@ describe('refresh tokens (rotation, reuse detection)', () => {
 });
 
 describe('revocation', () => {
-  it('revoking the token row from the Profile ends the grant and its refresh tokens', async () => {
+  it('revoking the token row (the Profile, the CLI) ends the grant and its refresh tokens', async () => {
     const { client, code } = await authorize();
     const first = await exchange(client.client_id, code);
     const { token } = await authenticate(first.access_token);
     const before = await oauth.connectionsOf(USERS.manager);
     expect(before.get(token.id)).toMatchObject({ clientName: 'Test agent', state: 'active', expiresAt: null });
-    await oauth.revokeGrantOfToken(token.id, USERS.executor); // not theirs: nothing happens
+    // Not theirs: not found, nothing happens.
+    await expect(server.ctx.tokens.revokeToken(token.id, { ownerId: USERS.executor })).rejects.toMatchObject({ code: 'not_found' });
     expect((await oauth.connectionsOf(USERS.manager)).get(token.id)?.state).toBe('active');
-    await oauth.revokeGrantOfToken(token.id, USERS.manager);
+    await server.ctx.tokens.revokeToken(token.id, { ownerId: USERS.manager });
     expect((await oauth.connectionsOf(USERS.manager)).get(token.id)?.state).toBe('revoked');
     await expect(authenticate(first.access_token)).rejects.toMatchObject({ code: 'token_revoked' });
     expect((await rejection(refresh(client.client_id, first.refresh_token))).error).toBe('invalid_grant');

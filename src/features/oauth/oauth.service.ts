@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { type Scope, SCOPES } from '../../domain/scopes.js';
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import { parseProjectIds, type TokensService } from '../tokens/tokens.service.js';
 import {
   hasControlCharacter,
@@ -164,7 +165,10 @@ export function createOAuthService(deps: {
     let access: string;
     if (grant.token_id === null) {
       const projectIds = parseProjectIds(grant.project_ids);
-      const created = await tokens.createToken({ userId: grant.user_id, name: tokenName(clientName), scopes, expiresAt, projectIds }, trx);
+      const created = await tokens.createToken(
+        { userId: grant.user_id, name: tokenName(clientName), scopes, expiresAt, projectIds },
+        { executor: trx },
+      );
       await trxRepo.setGrantToken(grant.id, created.id);
       access = created.token;
     } else {
@@ -310,12 +314,13 @@ export function createOAuthService(deps: {
 
     /**
      * The user allowed: a grant with the scopes kept (a subset of those asked for) and the expiry chosen,
-     * and a code for it. Returns where to send the browser.
+     * and a code for it. Returns where to send the browser. `recordAudit` commits with the grant.
      */
     async approve(
       userId: number,
       request: AuthorizationRequest,
       choice: { scopes: string[]; expiresAt: Date | null; projectIds?: readonly number[] | null },
+      recordAudit?: RecordAudit,
     ): Promise<string> {
       const kept = request.scopes.filter((s) => choice.scopes.includes(s));
       if (!kept.length) throw new OAuthError('invalid_scope', 'Choose at least one scope to allow.');
@@ -324,7 +329,7 @@ export function createOAuthService(deps: {
       // The grant's project limit (DESIGN.md §18), checked now; its tokens, refreshed or not, keep it.
       const projectIds = await tokens.checkProjectLimit(userId, choice.projectIds);
       const code = randomSecret('plo_');
-      const grantId = await repo.transaction(async (trxRepo) => {
+      const grantId = await repo.transaction(async (trxRepo, trx) => {
         const grantId = await trxRepo.insertGrant({
           client_id: request.client.id,
           user_id: userId,
@@ -346,6 +351,7 @@ export function createOAuthService(deps: {
           expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
           used_at: null,
         });
+        await recordAudit?.(trx, { type: 'oauth_grant', id: grantId });
         return grantId;
       });
       deps.onConnected?.({ userId, grantId, clientName: request.client.name });
@@ -415,7 +421,7 @@ export function createOAuthService(deps: {
       if (!grantLive(grant, now)) throw invalidGrant('The authorization has been revoked or has expired');
       if (!(await repo.userActive(grant.user_id))) throw invalidGrant('The authorization is no longer valid');
       if (grant.token_id !== null && (await repo.tokenRevoked(grant.token_id))) {
-        // Revoked elsewhere (the CLI, an administrator): the grant ends with its token.
+        // A token revoked before revokeToken ended its grant too: the grant ends now.
         await repo.revokeGrant(grant.id, 'token_revoked', now.toISOString());
         throw invalidGrant('The authorization has been revoked');
       }
@@ -472,12 +478,6 @@ export function createOAuthService(deps: {
           },
         ]),
       );
-    },
-
-    /** Revoking an OAuth token row in the Profile ends its grant, so its refresh tokens stop too. */
-    async revokeGrantOfToken(tokenId: number, userId: number): Promise<void> {
-      const grant = await repo.findGrantByToken(tokenId);
-      if (grant && grant.user_id === userId) await endGrant(grant, 'user');
     },
   };
   return service;

@@ -1,5 +1,6 @@
 import { type Generated, type Kysely, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/in-transaction.js';
 import type { Database } from '../../db/tables.js';
 
 /**
@@ -96,17 +97,22 @@ export function createSessionsRepository(database: Db) {
         .executeTakeFirst();
     },
 
-    async delete(id: string): Promise<void> {
-      await db.deleteFrom('web_sessions').where('id', '=', id).execute();
+    /** Runs `work` in one transaction (a sign-out and its audit record). */
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return inTransaction(database.kysely, work);
     },
 
-    async deleteOfUser(userId: number): Promise<void> {
-      await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+    async delete(id: string, executor: Kysely<Database> = database.kysely): Promise<void> {
+      await executor.deleteFrom('web_sessions').where('id', '=', id).execute();
+    },
+
+    async deleteOfUser(userId: number, executor: Kysely<Database> = database.kysely): Promise<void> {
+      await executor.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
     },
 
     /** Ends every session of the user but `keepId`. */
-    async deleteOfUserExcept(userId: number, keepId: string): Promise<void> {
-      await db.deleteFrom('web_sessions').where('user_id', '=', userId).where('id', '<>', keepId).execute();
+    async deleteOfUserExcept(userId: number, keepId: string, executor: Kysely<Database> = database.kysely): Promise<void> {
+      await executor.deleteFrom('web_sessions').where('user_id', '=', userId).where('id', '<>', keepId).execute();
     },
 
     /** Sets the user's time zone unless they have one (the browser's, reported at sign-in). */

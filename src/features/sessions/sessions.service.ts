@@ -1,8 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/tables.js';
 import { prepareDummyHash, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
 import type { UserRole } from '../../domain/values.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import { readCookie, sessionCookieName } from './session-cookie.js';
 import type { SessionsRepository, SignInFailures } from './sessions.repository.js';
 
@@ -162,18 +165,23 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
       return (await service.resolve(readCookie(cookieHeader, sessionCookieName(baseUrl))))?.user ?? null;
     },
 
-    async signOut(cookieValue: string): Promise<void> {
-      if (COOKIE_VALUE.test(cookieValue)) await repo.delete(sha256(cookieValue));
+    /** Ends the session of the cookie; `recordAudit` commits with it (the web's sign-out). */
+    async signOut(cookieValue: string, recordAudit?: RecordAudit): Promise<void> {
+      if (!COOKIE_VALUE.test(cookieValue)) return;
+      await repo.transaction(async (trx) => {
+        await repo.delete(sha256(cookieValue), trx);
+        await recordAudit?.(trx);
+      });
     },
 
-    /** Ends every session of a user (on deactivation). */
-    async endUserSessions(userId: number): Promise<void> {
-      await repo.deleteOfUser(userId);
+    /** Ends every session of a user (on deactivation), in the caller's transaction `executor` when given. */
+    async endUserSessions(userId: number, executor?: Kysely<Database>): Promise<void> {
+      await repo.deleteOfUser(userId, executor);
     },
 
-    /** Ends the user's sessions elsewhere, keeping `keep` (after a password change in it). */
-    async endOtherSessions(userId: number, keep: WebSession): Promise<void> {
-      await repo.deleteOfUserExcept(userId, keep.id);
+    /** Ends the user's sessions elsewhere, keeping `keep` (after a password change in it; in its transaction). */
+    async endOtherSessions(userId: number, keep: WebSession, executor?: Kysely<Database>): Promise<void> {
+      await repo.deleteOfUserExcept(userId, keep.id, executor);
     },
   };
   return service;

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import { inTransaction } from '../../db/in-transaction.js';
 import type { ApiTokensTable, Database } from '../../db/tables.js';
 
 /**
@@ -7,6 +8,11 @@ import type { ApiTokensTable, Database } from '../../db/tables.js';
  */
 export function createTokensRepository(db: Kysely<Database>) {
   return {
+    /** Runs `work` in the caller's transaction `executor`, or in a new one. */
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>, executor: Kysely<Database> = db): Promise<T> {
+      return inTransaction(executor, work);
+    },
+
     async insert(row: Insertable<ApiTokensTable>, executor: Kysely<Database> = db): Promise<number> {
       return (await executor.insertInto('api_tokens').values(row).returning('id').executeTakeFirstOrThrow()).id;
     },
@@ -39,6 +45,19 @@ export function createTokensRepository(db: Kysely<Database>) {
       let query = executor.updateTable('api_tokens').set({ revoked_at: at }).where('id', '=', id);
       if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
       await query.execute();
+    },
+
+    /**
+     * Ends the OAuth grant whose access token this is (DESIGN.md §12), so that its refresh tokens stop too;
+     * a grant already ended keeps its reason.
+     */
+    async endGrantOfToken(tokenId: number, at: string, executor: Kysely<Database> = db): Promise<void> {
+      await executor
+        .updateTable('oauth_grants')
+        .set({ revoked_at: at, revoked_reason: 'token_revoked' })
+        .where('token_id', '=', tokenId)
+        .where('revoked_at', 'is', null)
+        .execute();
     },
 
     /** What authentication needs of a token and its user, by the token's hash. */

@@ -108,7 +108,7 @@ describe('tokens.authenticate', () => {
     const user = await makeUser(t);
     const { id, token } = await makeToken(t, user, ['auth:me']);
     await t.ctx.tokens.authenticate(token, '192.0.2.1');
-    await t.ctx.tokens.revokeToken(id, user.id);
+    await t.ctx.tokens.revokeToken(id, { ownerId: user.id });
     await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).rejects.toMatchObject({
       status: 401,
       code: 'token_revoked',
@@ -160,11 +160,11 @@ describe('tokens.revokeToken', () => {
     const owner = await makeUser(t);
     const other = await makeUser(t);
     const { id, token } = await makeToken(t, owner, ['auth:me']);
-    await expect(t.ctx.tokens.revokeToken(id, other.id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(t.ctx.tokens.revokeToken(id, { ownerId: other.id })).rejects.toMatchObject({ status: 404, code: 'not_found' });
     await expect(t.ctx.tokens.revokeToken(987_654_321)).rejects.toMatchObject({ status: 404 });
     await expect(t.ctx.tokens.authenticate(token, '192.0.2.1')).resolves.toBeDefined();
 
-    await t.ctx.tokens.revokeToken(id, owner.id);
+    await t.ctx.tokens.revokeToken(id, { ownerId: owner.id });
     const revokedAt = (await tokenRow(id)).revoked_at;
     expect(revokedAt).toBe(t.clock.now().toISOString());
     t.clock.advance(HOUR);

@@ -7,6 +7,7 @@ import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import { MAX_NAME_LENGTH, type UserRole } from '../../domain/values.js';
 import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../errors.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import { createTokenCache } from './token-cache.js';
 import type { TokensRepository } from './tokens.repository.js';
 
@@ -119,12 +120,13 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
 
     /**
      * `executor`: a transaction the token is created in (OAuth creates it with its grant); the caller then passes
-     * a project limit it checked before (checkProjectLimit).
+     * a project limit it checked before (checkProjectLimit). `recordAudit` commits with the new token (the web).
      */
     async createToken(
       input: NewToken,
-      executor?: Kysely<Database>,
+      options: { executor?: Kysely<Database>; recordAudit?: RecordAudit } = {},
     ): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[]; project_ids: number[] | null }> {
+      const { executor, recordAudit } = options;
       const name = requiredText('name', input.name, MAX_NAME_LENGTH);
       const scopes = parseScopes(input.scopes);
       const now = clock.now();
@@ -133,18 +135,22 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
       const projectIds = executor ? (input.projectIds ?? null) : await service.checkProjectLimit(input.userId, input.projectIds);
       const token = generateToken();
       const expires_at = input.expiresAt?.toISOString() ?? null;
-      const id = await repo.insert(
-        {
-          user_id: input.userId,
-          name,
-          token_hash: hashToken(token),
-          scopes: JSON.stringify(scopes),
-          created_at: now.toISOString(),
-          expires_at,
-          project_ids: projectIds === null ? null : JSON.stringify([...projectIds]),
-        },
-        executor,
-      );
+      const id = await repo.transaction(async (trx) => {
+        const id = await repo.insert(
+          {
+            user_id: input.userId,
+            name,
+            token_hash: hashToken(token),
+            scopes: JSON.stringify(scopes),
+            created_at: now.toISOString(),
+            expires_at,
+            project_ids: projectIds === null ? null : JSON.stringify([...projectIds]),
+          },
+          trx,
+        );
+        await recordAudit?.(trx, { type: 'token', id });
+        return id;
+      }, executor);
       return { id, token, expires_at, scopes, project_ids: projectIds === null ? null : [...projectIds] };
     },
 
@@ -177,12 +183,24 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
       }));
     },
 
-    /** Revokes a token; with `ownerId`, only a token of that user (anything else is not found). */
-    async revokeToken(id: number, ownerId?: number, executor?: Kysely<Database>): Promise<void> {
+    /**
+     * Revokes a token, for the web's Profile, the CLI and OAuth alike: in one transaction the token, the OAuth
+     * grant it was issued for (its refresh tokens stop too) and `recordAudit`. With `ownerId`, only a token of
+     * that user (anything else is not found). Revoking a revoked token again changes nothing.
+     */
+    async revokeToken(
+      id: number,
+      options: { ownerId?: number; executor?: Kysely<Database>; recordAudit?: RecordAudit } = {},
+    ): Promise<void> {
+      const { ownerId, executor, recordAudit } = options;
       const at = clock.now().toISOString();
-      const existing = await repo.findState(id, executor);
-      if (!existing || (ownerId !== undefined && existing.user_id !== ownerId)) throw notFound('The token');
-      if (!existing.revoked_at) await repo.revoke(id, at, ownerId, executor);
+      await repo.transaction(async (trx) => {
+        const existing = await repo.findState(id, trx);
+        if (!existing || (ownerId !== undefined && existing.user_id !== ownerId)) throw notFound('The token');
+        if (!existing.revoked_at) await repo.revoke(id, at, ownerId, trx);
+        await repo.endGrantOfToken(id, at, trx);
+        await recordAudit?.(trx, { type: 'token', id });
+      }, executor);
       // Immediate on this node (DESIGN.md §4); other nodes drop their cached state within CACHE_TTL_MS.
       cache.evictToken(id);
     },

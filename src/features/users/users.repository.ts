@@ -1,9 +1,15 @@
 import type { Insertable, Kysely } from 'kysely';
+import { inTransaction } from '../../db/in-transaction.js';
 import type { Database, User, UsersTable } from '../../db/tables.js';
 
-/** The users table. */
+/** The users table. The writes take the transaction they are part of (with their audit record). */
 export function createUsersRepository(db: Kysely<Database>) {
   return {
+    /** Runs `work` in one transaction: a change of a user and what commits with it. */
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return inTransaction(db, work);
+    },
+
     /** `email` as stored: trimmed and lower-cased by the caller. */
     findByEmail(email: string): Promise<User | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
@@ -18,16 +24,16 @@ export function createUsersRepository(db: Kysely<Database>) {
       return db.selectFrom('users').select(['id', 'email', 'name', 'role', 'active', 'created_at']).orderBy('id').execute();
     },
 
-    insert(row: Insertable<UsersTable>): Promise<User> {
-      return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
+    insert(trx: Kysely<Database>, row: Insertable<UsersTable>): Promise<User> {
+      return trx.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
-    async setTimeZone(id: number, zone: string | null, at: string): Promise<void> {
-      await db.updateTable('users').set({ time_zone: zone, updated_at: at }).where('id', '=', id).execute();
+    async setTimeZone(trx: Kysely<Database>, id: number, zone: string | null, at: string): Promise<void> {
+      await trx.updateTable('users').set({ time_zone: zone, updated_at: at }).where('id', '=', id).execute();
     },
 
-    async setPasswordHash(id: number, hash: string, at: string): Promise<void> {
-      await db.updateTable('users').set({ password_hash: hash, updated_at: at }).where('id', '=', id).execute();
+    async setPasswordHash(trx: Kysely<Database>, id: number, hash: string, at: string): Promise<void> {
+      await trx.updateTable('users').set({ password_hash: hash, updated_at: at }).where('id', '=', id).execute();
     },
 
     /** The user's project memberships with the projects' names, active projects first, then by name. */
@@ -43,8 +49,8 @@ export function createUsersRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    async setActive(id: number, active: boolean, at: string): Promise<void> {
-      await db
+    async setActive(trx: Kysely<Database>, id: number, active: boolean, at: string): Promise<void> {
+      await trx
         .updateTable('users')
         .set({ active: active ? 1 : 0, updated_at: at })
         .where('id', '=', id)

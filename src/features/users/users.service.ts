@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
 import { type MemberRole, USER_ROLES, type UserRole } from '../../domain/values.js';
 import { conflict, notFound, validationError } from '../../errors.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import type { UsersRepository } from './users.repository.js';
 
 export interface NewUser {
@@ -41,32 +42,46 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
       return repo.list();
     },
 
-    async createUser(input: NewUser): Promise<User> {
+    /**
+     * A new user (the web's administration, the CLI). A password, when given, follows the rule of every new
+     * password; without one the user cannot sign in to the web (tokens can still be made for them).
+     */
+    async createUser(input: NewUser, recordAudit?: RecordAudit): Promise<User> {
       const email = input.email.trim().toLowerCase();
       const name = input.name.trim();
       const role = input.role ?? 'member';
       if (!EMAIL.test(email)) throw validationError('email', 'must be an email address');
       if (!name) throw validationError('name', 'must not be empty');
       if (!USER_ROLES.includes(role)) throw validationError('role', `must be one of ${USER_ROLES.join(', ')}`);
+      if (input.password) checkNewPassword(input.password);
       if (await this.findByEmail(email)) throw conflict('user_exists', `A user with the email ${email} already exists`);
       const now = clock.now().toISOString();
       const password_hash = input.password ? await hashPassword(input.password) : null;
-      return repo.insert({ email, name, role, password_hash, active: 1, created_at: now, updated_at: now });
+      return repo.transaction(async (trx) => {
+        const user = await repo.insert(trx, { email, name, role, password_hash, active: 1, created_at: now, updated_at: now });
+        await recordAudit?.(trx, { type: 'user', id: user.id });
+        return user;
+      });
     },
 
     /** Sets (an IANA name, any spelling Intl accepts) or clears (null or "") the user's time zone. */
-    async setTimeZone(id: number, zone: string | null): Promise<string | null> {
+    async setTimeZone(id: number, zone: string | null, recordAudit?: RecordAudit): Promise<string | null> {
       const canonical = zone ? canonicalTimeZone(zone) : null;
       if (zone && !canonical) throw validationError('time_zone', 'choose one of the listed time zones');
-      await repo.setTimeZone(id, canonical, clock.now().toISOString());
+      await repo.transaction(async (trx) => {
+        await repo.setTimeZone(trx, id, canonical, clock.now().toISOString());
+        await recordAudit?.(trx);
+      });
       return canonical;
     },
 
     /**
      * A user's own password change: the current password must be right (422 beside `current_password`
-     * otherwise, without saying more), the new one follows the rule and differs from it.
+     * otherwise, without saying more), the new one follows the rule and differs from it. The slow checks
+     * (scrypt) run before the transaction; `alongside` commits with the new hash (the sessions it ends, the
+     * audit record).
      */
-    async changePassword(id: number, input: { current: string; next: string; confirm: string }): Promise<void> {
+    async changePassword(id: number, input: { current: string; next: string; confirm: string }, alongside?: RecordAudit): Promise<void> {
       const user = await repo.findById(id);
       if (!user) throw notFound('The user');
       if (!(await verifyPassword(input.current, user.password_hash))) {
@@ -75,7 +90,11 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
       checkNewPassword(input.next, 'new_password');
       if (input.next !== input.confirm) throw validationError('confirm_password', 'does not match the new password');
       if (input.next === input.current) throw validationError('new_password', 'must differ from the current password');
-      await repo.setPasswordHash(id, await hashPassword(input.next), clock.now().toISOString());
+      const hash = await hashPassword(input.next);
+      await repo.transaction(async (trx) => {
+        await repo.setPasswordHash(trx, id, hash, clock.now().toISOString());
+        await alongside?.(trx);
+      });
     },
 
     /** The projects the user is a member of, with their role there and whether their access is limited. */
@@ -90,8 +109,12 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
       }));
     },
 
-    async setActive(id: number, active: boolean): Promise<void> {
-      await repo.setActive(id, active, clock.now().toISOString());
+    /** Activates or deactivates a user; `alongside` commits with it (the sessions a deactivation ends, the audit record). */
+    async setActive(id: number, active: boolean, alongside?: RecordAudit): Promise<void> {
+      await repo.transaction(async (trx) => {
+        await repo.setActive(trx, id, active, clock.now().toISOString());
+        await alongside?.(trx);
+      });
     },
   };
 }

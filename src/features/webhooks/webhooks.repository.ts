@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { inTransaction } from '../../db/in-transaction.js';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/tables.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -7,10 +8,16 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 /** The SQL of webhooks: endpoints, their lease and cursor, and the delivery log. */
 export function createWebhooksRepository(db: Kysely<Database>) {
   return {
+    /** Runs `work` in one transaction: an owner's change and its audit record. */
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return inTransaction(db, work);
+    },
+
     async create(
       row: Omit<WebhookEndpointRow, 'id' | 'attempts' | 'failing_since' | 'next_attempt_at' | 'lease_until' | 'disabled_reason'>,
+      executor: Kysely<Database> = db,
     ): Promise<number> {
-      const created = await db.insertInto('webhook_endpoints').values(row).returning('id').executeTakeFirstOrThrow();
+      const created = await executor.insertInto('webhook_endpoints').values(row).returning('id').executeTakeFirstOrThrow();
       return created.id;
     },
 
@@ -22,8 +29,8 @@ export function createWebhooksRepository(db: Kysely<Database>) {
       return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    async disable(id: number, reason: string): Promise<boolean> {
-      const result = await db
+    async disable(id: number, reason: string, executor: Kysely<Database> = db): Promise<boolean> {
+      const result = await executor
         .updateTable('webhook_endpoints')
         .set({ state: 'disabled', disabled_reason: reason, lease_until: null })
         .where('id', '=', id)
@@ -82,8 +89,11 @@ export function createWebhooksRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    async log(row: Omit<WebhookDeliveryRow, 'id' | 'redelivery'> & { redelivery?: number }): Promise<void> {
-      await db.insertInto('webhook_deliveries').values(row).execute();
+    async log(
+      row: Omit<WebhookDeliveryRow, 'id' | 'redelivery'> & { redelivery?: number },
+      executor: Kysely<Database> = db,
+    ): Promise<void> {
+      await executor.insertInto('webhook_deliveries').values(row).execute();
     },
 
     deliveries(endpointId: number, limit: number) {

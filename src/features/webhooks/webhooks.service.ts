@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { EVENT_TYPES, type EventType } from '../../domain/values.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import type { EventsRepository } from '../events/events.repository.js';
 import type { EventsService, EventView } from '../events/events.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -77,8 +78,15 @@ export function createWebhooksService(deps: {
   }
 
   return {
-    /** A new endpoint receiving the events recorded from now on; the secret is returned only here. */
-    async create(owner: Actor, input: { url: string; events?: readonly string[] | null; projectId?: number | null }) {
+    /**
+     * A new endpoint receiving the events recorded from now on; the secret is returned only here.
+     * `recordAudit` commits with it (the web's Profile), as with disable and redeliver.
+     */
+    async create(
+      owner: Actor,
+      input: { url: string; events?: readonly string[] | null; projectId?: number | null },
+      recordAudit?: RecordAudit,
+    ) {
       const url = input.url.trim();
       if (!url) throw validationError('url', 'is required');
       if (url.length > MAX_URL_LENGTH) throw validationError('url', `must be at most ${MAX_URL_LENGTH} characters`);
@@ -94,15 +102,23 @@ export function createWebhooksService(deps: {
       const projectId = input.projectId ?? null;
       if (projectId !== null) await projects.access(owner, projectId);
       const secret = newWebhookSecret();
-      const id = await repo.create({
-        user_id: owner.id,
-        url: new URL(url).href,
-        event_types: types ? JSON.stringify(types) : null,
-        project_id: projectId,
-        secret,
-        state: 'active',
-        cursor: await eventsRepo.lastId(),
-        created_at: clock.now().toISOString(),
+      const cursor = await eventsRepo.lastId();
+      const id = await repo.transaction(async (trx) => {
+        const id = await repo.create(
+          {
+            user_id: owner.id,
+            url: new URL(url).href,
+            event_types: types ? JSON.stringify(types) : null,
+            project_id: projectId,
+            secret,
+            state: 'active',
+            cursor,
+            created_at: clock.now().toISOString(),
+          },
+          trx,
+        );
+        await recordAudit?.(trx, { type: 'webhook', id });
+        return id;
       });
       return { id, secret };
     },
@@ -117,14 +133,17 @@ export function createWebhooksService(deps: {
       return Promise.all(endpoints.map(async (e) => ({ ...webhookView(e), deliveries: await repo.deliveries(e.id, perEndpoint) })));
     },
 
-    async disable(owner: Actor | null, id: number, reason = 'disabled by its owner'): Promise<void> {
+    async disable(owner: Actor | null, id: number, options: { reason?: string; recordAudit?: RecordAudit } = {}): Promise<void> {
       const endpoint = owner ? await owned(owner, id) : await repo.find(id);
       if (!endpoint) throw notFound('The webhook');
-      await repo.disable(id, reason);
+      await repo.transaction(async (trx) => {
+        await repo.disable(id, options.reason ?? 'disabled by its owner', trx);
+        await options.recordAudit?.(trx);
+      });
     },
 
     /** Sends a logged delivery's event again, now, if its owner can still see it; logged as a redelivery. */
-    async redeliver(owner: Actor, deliveryId: number) {
+    async redeliver(owner: Actor, deliveryId: number, recordAudit?: RecordAudit) {
       const delivery = await repo.findDelivery(deliveryId);
       const endpoint = delivery ? await repo.find(delivery.endpoint_id) : undefined;
       // Another user's delivery does not exist for this one: the same answer as a missing id.
@@ -138,16 +157,22 @@ export function createWebhooksService(deps: {
           'The event of this delivery is no longer available to you (events are kept for a limited time, and only while you can see them)',
         );
       const result = await deliverEvent(endpoint, event, { allowPrivate, clock });
-      await repo.log({
-        endpoint_id: endpoint.id,
-        event_id: event.id,
-        attempt: 1,
-        redelivery: 1,
-        status: result.status !== null && result.status >= 200 && result.status < 300 ? 'succeeded' : 'failed',
-        response_code: result.status,
-        error: result.error,
-        duration_ms: result.durationMs,
-        at: clock.now().toISOString(),
+      await repo.transaction(async (trx) => {
+        await repo.log(
+          {
+            endpoint_id: endpoint.id,
+            event_id: event.id,
+            attempt: 1,
+            redelivery: 1,
+            status: result.status !== null && result.status >= 200 && result.status < 300 ? 'succeeded' : 'failed',
+            response_code: result.status,
+            error: result.error,
+            duration_ms: result.durationMs,
+            at: clock.now().toISOString(),
+          },
+          trx,
+        );
+        await recordAudit?.(trx);
       });
       return result;
     },

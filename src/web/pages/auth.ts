@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
 import { readCookie, sessionCookieName } from '../../features/sessions/session-cookie.js';
+import { errorPage } from '../errors.js';
 import { formOf } from '../form.js';
 import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
+import type { WebWriter } from '../web-write.js';
 
 export const INVALID_CREDENTIALS = 'Invalid email or password.';
 
@@ -36,8 +39,8 @@ function loginPage(
     .send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '' }));
 }
 
-export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'sessions' | 'config'>) {
-  const { sessions, config } = deps;
+export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'sessions' | 'config'> & { webWrite: WebWriter }) {
+  const { sessions, config, webWrite } = deps;
 
   app.get('/', { config: { web: 'public' } }, async (request, reply) => reply.redirect(request.webSession ? '/projects' : '/login', 303));
 
@@ -47,43 +50,58 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
     return loginPage(config, request, reply, { next: query.next });
   });
 
-  app.post('/login', { config: { web: 'public' } }, async (request, reply) => {
+  /**
+   * Sign-in on the form path with nobody signed in yet: its own CSRF check (a signed cookie), no idempotency
+   * key and no audit record (the request log has it; the throttle counts failures): docs/decisions.md.
+   */
+  app.post('/login', { config: { web: 'public', ownCsrf: true } }, async (request, reply) => {
     const form = formOf(request);
     const email = form.get('email') ?? '';
     const next = form.get('next') ?? undefined;
-    if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
-      return loginPage(config, request, reply, { status: 403, email, next, error: 'The sign-in form expired. Please try again.' });
-    }
-    const result = await sessions.signIn({
-      email,
-      password: form.get('password') ?? '',
-      browserTimeZone: form.get('time_zone') ?? undefined,
-      ip: request.ip,
-      replacing: readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)),
+    return webWrite(request, reply, {
+      user: null,
+      form: 'login',
+      entity: { type: 'user', id: 0 },
+      redirect: () => safeNext(next),
+      refusals: [401, 403, 429],
+      rerender: (failure, status) => loginPage(config, request, reply, { status, email, next, error: failure.message }),
+      write: async () => {
+        if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
+          throw new ApiError(403, 'csrf_failed', 'The sign-in form expired. Please try again.');
+        }
+        const result = await sessions.signIn({
+          email,
+          password: form.get('password') ?? '',
+          browserTimeZone: form.get('time_zone') ?? undefined,
+          ip: request.ip,
+          replacing: readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)),
+        });
+        if (!result.ok && result.reason === 'throttled') {
+          const minutes = Math.ceil(result.retryAfterSeconds / 60);
+          const message = `Too many failed sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`;
+          throw new ApiError(429, 'rate_limited', message, undefined, { 'retry-after': String(result.retryAfterSeconds) });
+        }
+        if (!result.ok) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
+        setSessionCookie(reply, config.baseUrl, result.cookieValue);
+        request.log.info({ userId: result.session.user.id }, 'web sign-in');
+      },
     });
-    if (!result.ok && result.reason === 'throttled') {
-      const minutes = Math.ceil(result.retryAfterSeconds / 60);
-      reply.header('retry-after', String(result.retryAfterSeconds));
-      return loginPage(config, request, reply, {
-        status: 429,
-        email,
-        next,
-        error: `Too many failed sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
-      });
-    }
-    if (!result.ok) return loginPage(config, request, reply, { status: 401, email, next, error: INVALID_CREDENTIALS });
-    setSessionCookie(reply, config.baseUrl, result.cookieValue);
-    request.log.info({ userId: result.session.user.id }, 'web sign-in');
-    return reply.redirect(safeNext(next), 303);
   });
 
   app.post('/logout', async (request, reply) => {
+    const { user } = sessionOf(request);
     const cookie = readCookie(request.headers.cookie, sessionCookieName(config.baseUrl));
-    sessionOf(request);
-    if (cookie) await sessions.signOut(cookie);
-    clearSessionCookie(reply, config.baseUrl);
-    // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (DESIGN.md §16).
-    reply.header('clear-site-data', '"cache", "storage"');
-    return reply.redirect('/login', 303);
+    return webWrite(request, reply, {
+      form: 'logout',
+      entity: { type: 'user', id: user.id },
+      redirect: () => '/login',
+      rerender: (failure, status) => errorPage(request, reply, status, failure.message),
+      write: async (_, recordAudit) => {
+        if (cookie) await sessions.signOut(cookie, recordAudit);
+        clearSessionCookie(reply, config.baseUrl);
+        // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (DESIGN.md §16).
+        reply.header('clear-site-data', '"cache", "storage"');
+      },
+    });
   });
 }

@@ -4,12 +4,12 @@ import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../..
 import { validationError } from '../../errors.js';
 import { documentLinksOf, formOf, idParam, idsOf, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
-import type { UploadForm } from '../../api/v1/multipart.js';
+import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { ITEM_NOTICES, itemPageView } from '../views/item-page.js';
-import { type FormFailure, type WebWrite, webWrite } from '../web-write.js';
+import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
 
 function oneOf<T extends string>(values: readonly T[], field: string, value: string | null): T {
   if (!(values as readonly (string | null)[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
@@ -18,12 +18,11 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
 
 export async function itemPages(
   app: FastifyInstance,
-  deps: Pick<
-    AppContext,
-    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'idempotency' | 'clock' | 'events' | 'structure'
-  >,
+  deps: Pick<AppContext, 'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure'> & {
+    webWrite: WebWriter;
+  },
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, idempotency, clock, events, structure } = deps;
+  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite } = deps;
 
   async function renderItem(
     request: FastifyRequest,
@@ -61,8 +60,7 @@ export async function itemPages(
     sent: URLSearchParams | UploadForm,
     write: WebWrite<T>['write'],
   ) {
-    return webWrite(idempotency, request, reply, {
-      user: sessionOf(request).user,
+    return webWrite(request, reply, {
       form,
       ...(sent instanceof URLSearchParams ? { fields: sent } : { fields: sent.fields, fingerprint: sent.fingerprint }),
       entity: { type: 'item', id: itemId },

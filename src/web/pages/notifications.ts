@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notificationLink } from '../../features/notifications/email-content.js';
+import { errorPage } from '../errors.js';
 import { formOf, idParam } from '../form.js';
 import { sessionOf } from '../session.js';
 import { notificationsPageView } from '../views/notifications-page.js';
+import type { WebWriter } from '../web-write.js';
 
 /**
  * Notifications in the web (DESIGN.md §15): the list, following one (marks it read), "Mark all read",
  * the unread count for the script's refresh (the navigation's is counted in plugin.ts), and the Profile's preferences.
  */
-export async function notificationPages(app: FastifyInstance, deps: Pick<AppContext, 'notifications'>) {
-  const { notifications } = deps;
+export async function notificationPages(app: FastifyInstance, deps: Pick<AppContext, 'notifications'> & { webWrite: WebWriter }) {
+  const { notifications, webWrite } = deps;
 
   app.get('/notifications', async (request, reply) => {
     const session = sessionOf(request);
@@ -33,18 +35,31 @@ export async function notificationPages(app: FastifyInstance, deps: Pick<AppCont
     return reply.redirect(new URL(notificationLink('', row), 'http://x').pathname, 303);
   });
 
+  // These two writes are not audited yet: the notifications service takes no RecordAudit (docs/decisions.md).
   app.post('/notifications/read-all', async (request, reply) => {
-    await notifications.markAllRead(sessionOf(request).user.id);
-    return reply.redirect('/notifications?read=all', 303);
+    const { user } = sessionOf(request);
+    return webWrite(request, reply, {
+      form: 'read-all',
+      entity: { type: 'user', id: user.id },
+      redirect: () => '/notifications?read=all',
+      rerender: (failure, status) => errorPage(request, reply, status, failure.message),
+      write: () => notifications.markAllRead(user.id),
+    });
   });
 
   app.get('/profile/notifications', async (_request, reply) => reply.redirect('/profile#notifications', 303));
 
   app.post('/profile/notifications', async (request, reply) => {
-    const session = sessionOf(request);
+    const { user } = sessionOf(request);
     const form = formOf(request);
-    const modes = Object.fromEntries([...form.keys()].filter((k) => k !== '_csrf').map((k) => [k, form.get(k) ?? '']));
-    await notifications.setPreferences(session.user.id, modes);
-    return reply.redirect('/profile?notifications=saved#notifications', 303);
+    const modes = Object.fromEntries([...form.keys()].filter((k) => k !== '_csrf' && k !== '_key').map((k) => [k, form.get(k) ?? '']));
+    return webWrite(request, reply, {
+      form: 'notifications',
+      entity: { type: 'user', id: user.id },
+      redirect: () => '/profile?notifications=saved#notifications',
+      // The form offers only valid choices: a refusal is a forged post, answered with the error page.
+      rerender: (failure, status) => errorPage(request, reply, status, failure.message),
+      write: () => notifications.setPreferences(user.id, modes),
+    });
   });
 }

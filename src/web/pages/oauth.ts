@@ -9,6 +9,7 @@ import type { ProjectsService } from '../../features/projects/projects.service.j
 import { DEFAULT_EXPIRY, expiryFrom, projectChoiceOf, projectLimitOf } from '../token-expiry.js';
 import { tokenProjects } from './profile.js';
 import { authorizationErrorView, type ConsentModel, consentPageView } from '../views/oauth-consent.js';
+import type { WebWriter } from '../web-write.js';
 
 const AUTHORIZE_PARAMS = [
   'response_type',
@@ -43,8 +44,11 @@ function consentPage(reply: FastifyReply, model: ConsentModel, status = 200) {
 }
 
 /** GET /oauth/authorize (RFC 6749 §4.1.1): checked before sign-in, then the consent page; POST: the answer. */
-export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthService; clock: Clock; projects: ProjectsService }) {
-  const { oauth, clock } = deps;
+export async function oauthPages(
+  app: FastifyInstance,
+  deps: { oauth: OAuthService; clock: Clock; projects: ProjectsService; webWrite: WebWriter },
+) {
+  const { oauth, clock, webWrite } = deps;
 
   async function check(params: Record<string, string | undefined>): Promise<AuthorizationRequest | AuthorizationError> {
     try {
@@ -79,18 +83,24 @@ export async function oauthPages(app: FastifyInstance, deps: { oauth: OAuthServi
       projects: await tokenProjects(deps, session.user),
       choice: projectChoiceOf(form),
     };
-    try {
-      const location = await oauth.approve(session.user.id, checked, {
-        scopes: model.scopes!,
-        expiresAt: expiryFrom(model.expiry!, model.date!.trim(), clock.now()),
-        projectIds: projectLimitOf(model.choice!),
-      });
-      request.log.info({ userId: session.user.id, clientId: checked.client.id }, 'OAuth authorization granted');
-      return reply.redirect(location, 303);
-    } catch (err) {
-      if (err instanceof OAuthError || (err instanceof ApiError && err.status === 422))
-        return consentPage(reply, { ...model, error: `Nothing was allowed: ${err.message}` }, 422);
-      throw err;
-    }
+    // The consent form carries no idempotency key: the answer (a one-time code in the redirect) is never stored.
+    return webWrite(request, reply, {
+      form: 'consent',
+      entity: { type: 'oauth_grant', id: 0 },
+      write: async (_, recordAudit) => {
+        const choice = {
+          scopes: model.scopes!,
+          expiresAt: expiryFrom(model.expiry!, model.date!.trim(), clock.now()),
+          projectIds: projectLimitOf(model.choice!),
+        };
+        const location = await oauth.approve(session.user.id, checked, choice, recordAudit).catch((err: unknown) => {
+          throw err instanceof OAuthError ? new ApiError(422, err.error, err.message) : err;
+        });
+        request.log.info({ userId: session.user.id, clientId: checked.client.id }, 'OAuth authorization granted');
+        return location;
+      },
+      redirect: (location) => location,
+      rerender: (failure) => consentPage(reply, { ...model, error: `Nothing was allowed: ${failure.message}` }, 422),
+    });
   });
 }

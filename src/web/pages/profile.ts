@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, validationError } from '../../errors.js';
 import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
-import { type FormFailure, webWrite } from '../web-write.js';
+import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
 import type { NotificationPreferencesModel } from '../views/notifications-page.js';
 import {
   DEFAULT_EXPIRY,
@@ -28,11 +28,12 @@ import {
 /** Deliveries shown per webhook endpoint. */
 const DELIVERIES_SHOWN = 10;
 
-type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth' | 'notifications'> &
-  Partial<AccountDeps>;
+type ProfileDeps = Pick<AppContext, 'tokens' | 'webhooks' | 'projects' | 'config' | 'clock' | 'oauth' | 'notifications' | 'users'> & {
+  webWrite: WebWriter;
+};
 
-/** What the account blocks (You, Time zone, Password) need. */
-type AccountDeps = Pick<AppContext, 'users' | 'sessions' | 'idempotency' | 'audit'>;
+/** What the password form needs besides: the sessions it ends. */
+type AccountDeps = Pick<AppContext, 'sessions'>;
 
 type WebhookOptions = Partial<Pick<WebhooksModel, 'form' | 'error' | 'created'>>;
 
@@ -85,7 +86,7 @@ async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: Fa
     webhooksModel(deps, session.user, options.webhooks ?? {}),
     notificationPreferencesModel(deps, session.user, request),
     tokenProjects(deps, session.user),
-    deps.users?.projectRoles(session.user.id) ?? [],
+    deps.users.projectRoles(session.user.id),
   ]);
   reply.header('cache-control', 'no-store');
   const account = { session, projectRoles, failure: options.failure ?? null, now: deps.clock.now() };
@@ -108,39 +109,40 @@ const ACCOUNT_NOTICES: Record<string, string> = {
  * sessions. Both go through the web's one form path (CSRF, idempotency key, audit record, 422, 303).
  */
 export async function accountPages(app: FastifyInstance, deps: ProfileDeps & AccountDeps) {
-  const { users, sessions, idempotency, audit } = deps;
+  const { users, sessions, webWrite } = deps;
 
-  function accountWrite(request: FastifyRequest, reply: FastifyReply, form: string, write: () => Promise<unknown>) {
+  function accountWrite(request: FastifyRequest, reply: FastifyReply, form: string, write: WebWrite<unknown>['write']) {
     const session = sessionOf(request);
-    return webWrite(idempotency, request, reply, {
-      user: session.user,
+    return webWrite(request, reply, {
       form,
-      fields: formOf(request),
       entity: { type: 'user', id: session.user.id },
       redirect: () => `/profile?saved=${form}#${form}-title`,
       rerender: (failure, status) => profilePage(deps, request, reply, { status, failure }),
-      write: async (buildAudit) => {
-        await write();
-        await audit.record(buildAudit());
-      },
+      write,
     });
   }
 
   app.post('/profile/time-zone', async (request, reply) => {
     const { user } = sessionOf(request);
-    return accountWrite(request, reply, 'time-zone', () => users.setTimeZone(user.id, formOf(request).get('time_zone') ?? ''));
+    return accountWrite(request, reply, 'time-zone', (_, recordAudit) =>
+      users.setTimeZone(user.id, formOf(request).get('time_zone') ?? '', recordAudit),
+    );
   });
 
   app.post('/profile/password', async (request, reply) => {
     const session = sessionOf(request);
     const form = formOf(request);
-    return accountWrite(request, reply, 'password', async () => {
-      await users.changePassword(session.user.id, {
-        current: form.get('current_password') ?? '',
-        next: form.get('new_password') ?? '',
-        confirm: form.get('confirm_password') ?? '',
+    const input = {
+      current: form.get('current_password') ?? '',
+      next: form.get('new_password') ?? '',
+      confirm: form.get('confirm_password') ?? '',
+    };
+    return accountWrite(request, reply, 'password', async (_, recordAudit) => {
+      // The user's other sessions end with the change, in its transaction.
+      await users.changePassword(session.user.id, input, async (trx) => {
+        await sessions.endOtherSessions(session.user.id, session, trx);
+        await recordAudit(trx);
       });
-      await sessions.endOtherSessions(session.user.id, session);
       request.log.info({ userId: session.user.id }, 'password changed in the web interface; other sessions ended');
     });
   });
@@ -171,7 +173,7 @@ function redeliveredNotice(value: string | undefined): string | null {
 }
 
 export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
-  const { tokens, clock, webhooks, oauth } = deps;
+  const { tokens, clock, webhooks, webWrite } = deps;
 
   app.get('/profile', async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -200,31 +202,44 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
     // A scope preset without the script: the form again with exactly the preset's scopes ticked.
     const preset = SCOPE_PRESETS.find((p) => p.value === body.get('preset'));
     if (preset) return profilePage(deps, request, reply, { form: { ...form, scopes: [...preset.scopes] } });
-    try {
-      const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
-      const projectIds = projectLimitOf(form);
-      const created = await tokens.createToken({ userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt, projectIds });
-      request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
-      return profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } });
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) {
-        return profilePage(deps, request, reply, { status: 422, form, error: `The token was not created: ${err.message}` });
-      }
-      throw err;
-    }
+    // The raw token is shown once, in the answer to this post; a second submission lands on the list.
+    return webWrite(request, reply, {
+      form: 'token',
+      entity: { type: 'token', id: 0 },
+      write: async (_, recordAudit) => {
+        const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
+        const input = { userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt, projectIds: projectLimitOf(form) };
+        const created = await tokens.createToken(input, { recordAudit });
+        request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
+        return created;
+      },
+      redirect: () => '/profile#tokens-title',
+      respond: {
+        status: 201,
+        render: (created) => profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } }),
+      },
+      rerender: (failure, status) =>
+        profilePage(deps, request, reply, { status, form, error: `The token was not created: ${failure.message}` }),
+    });
   });
 
   app.post('/profile/tokens/:id/revoke', async (request, reply) => {
     const session = sessionOf(request);
-    const id = idParam(request);
+    const [id, form] = [idParam(request), formOf(request)];
     const owned = (await tokens.listTokens(session.user.id)).find((t) => t.id === id);
     if (!owned) throw new ApiError(404, 'not_found', 'The token was not found.');
-    if (formOf(request).get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
-    await tokens.revokeToken(id, session.user.id);
-    // An OAuth token row: its grant ends too, so the application's refresh token stops working.
-    await oauth.revokeGrantOfToken(id, session.user.id);
-    request.log.info({ tokenId: id, userId: session.user.id }, 'API token revoked in the web interface');
-    return reply.redirect('/profile?revoked=1', 303);
+    if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
+    return webWrite(request, reply, {
+      form: 'revoke-token',
+      entity: { type: 'token', id },
+      redirect: () => '/profile?revoked=1',
+      rerender: (failure, status) => profilePage(deps, request, reply, { status, error: failure.message }),
+      // An OAuth token row: its grant ends with it, so the application's refresh token stops working.
+      write: async (_, recordAudit) => {
+        await tokens.revokeToken(id, { ownerId: session.user.id, recordAudit });
+        request.log.info({ tokenId: id, userId: session.user.id }, 'API token revoked in the web interface');
+      },
+    });
   });
 
   app.get('/profile/webhooks', async (_request, reply) => reply.redirect('/profile', 303));
@@ -233,44 +248,74 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
     const session = sessionOf(request);
     const body = formOf(request);
     const form: WebhookFormState = { url: body.get('url') ?? '', events: body.getAll('events'), project: body.get('project_id') ?? '' };
-    try {
-      const projectId = form.project === '' ? null : parseId(form.project);
-      if (projectId === null && form.project !== '')
-        throw new ApiError(422, 'validation_error', 'project: choose one of the offered projects');
-      const created = await webhooks.create(session.user, { url: form.url, events: form.events, projectId });
-      request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
-      const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
-      return profilePage(deps, request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
-    } catch (err) {
-      // 404: the chosen project is not one the user can see (any more).
-      if (err instanceof ApiError && (err.status === 422 || err.status === 404)) {
-        const field = err.details?.[0]?.field ?? (err.status === 404 ? 'project' : null);
-        const message = `The webhook was not created: ${err.status === 404 ? `project: ${err.message}` : err.message}`;
-        return profilePage(deps, request, reply, { status: 422, webhooks: { form, error: { message, field } } });
-      }
-      throw err;
-    }
+    // The secret is shown once, in the answer to this post; a second submission lands on the list.
+    return webWrite(request, reply, {
+      form: 'webhook',
+      entity: { type: 'webhook', id: 0 },
+      write: async (_, recordAudit) => {
+        const projectId = form.project === '' ? null : parseId(form.project);
+        if (projectId === null && form.project !== '') throw validationError('project', 'choose one of the offered projects');
+        // 404: the chosen project is not one the user can see (any more): shown beside the field.
+        const created = await webhooks
+          .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)
+          .catch((err: unknown) => {
+            throw err instanceof ApiError && err.status === 404 ? validationError('project', err.message) : err;
+          });
+        request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
+        return created;
+      },
+      redirect: () => '/profile#webhooks-title',
+      respond: {
+        status: 201,
+        render: async (created) => {
+          const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
+          return profilePage(deps, request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
+        },
+      },
+      rerender: (failure, status) => {
+        const field = failure.errors[0]?.field || null;
+        const message = `The webhook was not created: ${failure.message}`;
+        return profilePage(deps, request, reply, { status, webhooks: { form, error: { message, field } } });
+      },
+    });
   });
 
   app.post('/profile/webhooks/:id/disable', async (request, reply) => {
     const session = sessionOf(request);
-    const id = idParam(request);
+    const [id, form] = [idParam(request), formOf(request)];
     const owned = (await webhooks.list(session.user)).find((w) => w.id === id);
     if (!owned) throw new ApiError(404, 'not_found', 'The webhook was not found.');
-    if (formOf(request).get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
-    await webhooks.disable(session.user, id);
-    request.log.info({ webhookId: id, userId: session.user.id }, 'webhook disabled in the web interface');
-    return reply.redirect('/profile?webhook_disabled=1', 303);
+    if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
+    return webWrite(request, reply, {
+      form: 'disable-webhook',
+      entity: { type: 'webhook', id },
+      redirect: () => '/profile?webhook_disabled=1',
+      rerender: (failure, status) =>
+        profilePage(deps, request, reply, { status, webhooks: { error: { message: failure.message, field: null } } }),
+      write: async (_, recordAudit) => {
+        await webhooks.disable(session.user, id, { recordAudit });
+        request.log.info({ webhookId: id, userId: session.user.id }, 'webhook disabled in the web interface');
+      },
+    });
   });
 
   app.post('/profile/webhooks/deliveries/:id/redeliver', async (request, reply) => {
     const session = sessionOf(request);
     const id = idParam(request);
-    const result = await webhooks.redeliver(session.user, id);
-    request.log.info(
-      { deliveryId: id, userId: session.user.id, status: result.status },
-      'webhook delivery sent again from the web interface',
-    );
-    return reply.redirect(`/profile?redelivered=${result.status ?? 'none'}#webhooks-title`, 303);
+    return webWrite(request, reply, {
+      form: 'redeliver',
+      entity: { type: 'webhook_delivery', id },
+      write: async (_, recordAudit) => {
+        const result = await webhooks.redeliver(session.user, id, recordAudit);
+        request.log.info(
+          { deliveryId: id, userId: session.user.id, status: result.status },
+          'webhook delivery sent again from the web interface',
+        );
+        return result;
+      },
+      redirect: (result) => `/profile?redelivered=${result.status ?? 'none'}#webhooks-title`,
+      rerender: (failure, status) =>
+        profilePage(deps, request, reply, { status, webhooks: { error: { message: failure.message, field: null } } }),
+    });
   });
 }

@@ -10,9 +10,9 @@ import { type BulkSummary, filterQuery, projectPageView } from '../views/project
 import { projectsListView } from '../views/projects-list.js';
 import { structureLinks } from '../views/structure-page.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
-import { type FormFailure, webWrite } from '../web-write.js';
+import type { FormFailure, WebWriter } from '../web-write.js';
 import { html } from '../html.js';
-import { csrfField } from '../layout.js';
+import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 
@@ -68,25 +68,26 @@ function bulkSummaryOf(query: Record<string, string | undefined>): BulkSummary |
   return { changed: ids(query.changed), unchanged: ids(query.unchanged), refused };
 }
 
-/** A verdict form: a select (none, accepted, rejected) and a submit button. */
-export function verdictForm(session: WebSession, action: string, current: string | null, label: string) {
+/** The project's verdict form: a select (none, accepted, rejected) and a submit button; `refused`: why it was not saved. */
+function verdictForm(session: WebSession, action: string, current: string | null, refused: string | null) {
   const id = `verdict-${action.replace(/[^a-z0-9]/gi, '-')}`;
   return html`<form method="post" action="${action}" class="actions">
-${csrfField(session)}
-<label for="${id}" class="inline"><strong>${label}</strong></label>
-<select id="${id}" name="verdict">
+${csrfField(session)}${writeKeyField()}
+<label for="${id}" class="inline"><strong>Project verdict</strong></label>
+<select id="${id}" name="verdict" ${refused ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
 <option value="" ${current === null ? html`selected` : ''}>No verdict</option>
 ${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${v}</option>`)}
 </select>
 <button type="submit">Save verdict</button>
+${refused ? html`<p class="field-error" id="${id}-error">${refused}</p>` : ''}
 </form>`;
 }
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure' | 'bulkChanges' | 'idempotency'>,
+  deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure' | 'bulkChanges'> & { webWrite: WebWriter },
 ) {
-  const { projects, review, worklists, structure, bulkChanges, idempotency } = deps;
+  const { projects, review, worklists, structure, bulkChanges, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -113,7 +114,8 @@ export async function projectPages(
       review.canSetProjectVerdict(session.user, id),
       structure.rightsOn(session.user, id),
     ]);
-    const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, 'Project verdict') : null;
+    const refused = failure?.form === 'project-verdict' ? failure.message : null;
+    const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
     const notice = query.saved ? 'The verdict was saved.' : null;
     const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
     const view = projectPageView({
@@ -138,10 +140,8 @@ export async function projectPages(
     const [id, form] = [idParam(request), formOf(request)];
     const query = request.query as Record<string, string | undefined>;
     const back = filterQuery(parseItemFilter(query), pageParam(query));
-    return webWrite<BulkOutcome>(idempotency, request, reply, {
-      user,
+    return webWrite<BulkOutcome>(request, reply, {
       form: 'bulk',
-      fields: form,
       entity: { type: 'project', id },
       redirect: (outcome) => `/projects/${id}${back}${back ? '&' : '?'}${bulkSummaryQuery(outcome)}`,
       rerender: (failure, status) => renderProject(request, reply, id, failure, status),
@@ -167,9 +167,14 @@ export async function projectPages(
   });
 
   app.post('/projects/:id/verdict', async (request, reply) => {
-    const session = sessionOf(request);
-    const id = idParam(request);
-    await review.setProjectVerdict(session.user, id, formOf(request).get('verdict') ?? '');
-    return reply.redirect(`/projects/${id}?saved=1`, 303);
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return webWrite(request, reply, {
+      form: 'project-verdict',
+      entity: { type: 'project', id },
+      redirect: () => `/projects/${id}?saved=1`,
+      rerender: (failure, status) => renderProject(request, reply, id, failure, status),
+      write: (buildAudit) => review.setProjectVerdict(user, id, form.get('verdict') ?? '', buildAudit),
+    });
   });
 }

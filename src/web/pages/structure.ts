@@ -6,14 +6,14 @@ import type { ProjectsService } from '../../features/projects/projects.service.j
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
-import { csrfField } from '../layout.js';
+import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { type ChecklistChoice, newItemView } from '../views/item-form.js';
 import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js';
-import { type FormFailure, type WebWrite, webWrite, writeKeyField } from '../web-write.js';
+import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
 
-type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'idempotency'>;
+type StructureDeps = Pick<AppContext, 'structure' | 'attachments'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
 export function checklistChoices(tree: Awaited<ReturnType<ProjectsService['getTree']>>): ChecklistChoice[] {
@@ -37,7 +37,7 @@ ${body}
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, attachments, idempotency } = deps;
+  const { structure, attachments, webWrite } = deps;
 
   async function renderStructure(
     request: FastifyRequest,
@@ -70,8 +70,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     write: WebWrite<T>['write'],
   ) {
     const fields = formOf(request);
-    return webWrite(idempotency, request, reply, {
-      user: sessionOf(request).user,
+    return webWrite(request, reply, {
       form,
       fields,
       entity: { type: 'project', id: projectId },
@@ -144,8 +143,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const form = await readPhotoForm(request, session, 'item');
       try {
         const fields = new URLSearchParams(form.entries);
-        return await webWrite(idempotency, request, reply, {
-          user: session.user,
+        return await webWrite(request, reply, {
           form: 'item',
           fields,
           fingerprint: form.fingerprint,

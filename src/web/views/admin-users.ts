@@ -2,7 +2,7 @@ import { USER_ROLES } from '../../domain/values.js';
 import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { badge, crumbs, csrfField, page, time } from '../layout.js';
+import { badge, crumbs, csrfField, page, time, writeKeyField } from '../layout.js';
 
 type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
 
@@ -41,14 +41,14 @@ export function usersPageView(m: {
           ? html`<span class="muted">you</span>`
           : html`<form method="post" action="/admin/users/${u.id}/active" class="inline"
   ${u.active ? html`data-confirm="${`Deactivate ${u.name}? Their sessions end and their API tokens stop working at once.`}"` : ''}>
-${csrf}<input type="hidden" name="active" value="${u.active ? '0' : '1'}">
+${csrf}${writeKeyField()}<input type="hidden" name="active" value="${u.active ? '0' : '1'}">
 <button type="submit" class="small ${u.active ? 'danger' : 'secondary'}">${u.active ? 'Deactivate' : 'Reactivate'}</button></form>`
       }</td></tr>`,
     )}</tbody></table>
 <section class="card" aria-labelledby="new-user-title">
 <h2 id="new-user-title">New user</h2>
 <form method="post" action="/admin/users">
-${csrf}
+${csrf}${writeKeyField()}
 <label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}">
 <label for="user-name">Full name</label><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}">
 <label for="user-role">Global role</label>

@@ -4,8 +4,8 @@ import type { StructureService } from '../../features/admin/structure.service.js
 import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { badge, crumbs, csrfField, page } from '../layout.js';
-import { type FormFailure, writeKeyField } from '../web-write.js';
+import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
+import type { FormFailure } from '../web-write.js';
 import { FormState } from './forms.js';
 
 type Structure = Awaited<ReturnType<StructureService['getStructure']>>;
@@ -63,12 +63,12 @@ ${
         ) => html`<tr data-testid="member-row"><td>${m.name} <span class="muted">${m.email}</span>${m.active ? '' : html` ${badge('deactivated')}`}</td>
 <td data-label="Role">${m.role}</td><td data-label="Access">${describe(m)}</td>
 <td><details><summary>Change</summary>
-<form method="post" action="/admin/projects/${id}/members" data-limited-toggle>${csrf}
+<form method="post" action="/admin/projects/${id}/members" data-limited-toggle>${csrf}${writeKeyField()}
 <input type="hidden" name="user" value="${m.user_id}">
 ${roleSelect(`member-${m.user_id}-role`, m.role)}
 ${accessFields(structure, `member-${m.user_id}`, m)}
 <div class="actions"><button type="submit" class="small">Save access</button></div></form>
-<form method="post" action="/admin/projects/${id}/members/${m.user_id}/remove" data-confirm="${`Remove ${m.name} from this project?`}">${csrf}
+<form method="post" action="/admin/projects/${id}/members/${m.user_id}/remove" data-confirm="${`Remove ${m.name} from this project?`}">${csrf}${writeKeyField()}
 <button type="submit" class="small danger">Remove from project</button></form>
 </details></td></tr>`,
       )}</tbody></table>`
@@ -77,7 +77,7 @@ ${accessFields(structure, `member-${m.user_id}`, m)}
 ${
   candidates.length
     ? html`<h3>Add a member</h3>
-<form method="post" action="/admin/projects/${id}/members" data-limited-toggle>${csrf}
+<form method="post" action="/admin/projects/${id}/members" data-limited-toggle>${csrf}${writeKeyField()}
 <label for="new-member-user">User</label>
 <select id="new-member-user" name="user">${candidates.map((u) => html`<option value="${u.id}">${u.name} (${u.email})</option>`)}</select>
 ${roleSelect('new-member-role', 'executor')}

@@ -1,8 +1,8 @@
 import { PRIORITIES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, page } from '../layout.js';
-import { type FormFailure, writeKeyField } from '../web-write.js';
+import { csrfField, page, writeKeyField } from '../layout.js';
+import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 
 export interface Member {

@@ -9,7 +9,7 @@ import {
 import type { NotificationRow } from '../../features/notifications/notifications.repository.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, page, time } from '../layout.js';
+import { csrfField, page, time, writeKeyField } from '../layout.js';
 
 export interface NotificationsPageModel {
   session: WebSession;
@@ -30,7 +30,7 @@ export function notificationsPageView({ session, notifications, unread, notice }
 <a href="/profile#notifications">Profile</a>.</p>
 ${
   unread > 0
-    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}<div class="actions"><button type="submit">Mark all read</button></div></form>`
+    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}${writeKeyField()}<div class="actions"><button type="submit">Mark all read</button></div></form>`
     : ''
 }
 ${
@@ -70,7 +70,7 @@ ${model.saved ? html`<div class="notice" role="status">Your notification prefere
 <p class="muted">How you are told of each kind of change. “Daily digest” gathers them in one email at 07:00 in your time zone.
 ${model.emailEnabled ? '' : 'This server sends no email (SMTP is not configured): everything is shown in the web only.'}</p>
 <form method="post" action="/profile/notifications">
-${csrfField(session)}
+${csrfField(session)}${writeKeyField()}
 <table>
 <thead><tr><th scope="col">When</th><th scope="col">How</th></tr></thead>
 <tbody>

@@ -2,8 +2,8 @@ import { timeZoneChoices, zonedTime } from '../../domain/time-zones.js';
 import type { MemberRole } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { csrfField } from '../layout.js';
-import { type FormFailure, writeKeyField } from '../web-write.js';
+import { csrfField, writeKeyField } from '../layout.js';
+import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 
 /** The user's projects and their role in each, for the Profile's "You" block. */

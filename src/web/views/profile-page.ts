@@ -7,7 +7,7 @@ import type { TokenView } from '../../features/tokens/tokens.service.js';
 import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.repository.js';
 import type { WebhookView } from '../../features/webhooks/webhooks.service.js';
 import { html } from '../html.js';
-import { badge, csrfField, page, time } from '../layout.js';
+import { badge, csrfField, page, time, writeKeyField } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 import { type AccountModel, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
 
@@ -65,7 +65,7 @@ function tokenRow(
     state === 'active'
       ? html`<form method="post" action="/profile/tokens/${token.id}/revoke" class="inline"
   data-confirm="${`Revoke the token “${token.name}”? Applications using it stop working at once.`}">
-${csrf}<input type="hidden" name="confirmed" value="">
+${csrf}${writeKeyField()}<input type="hidden" name="confirmed" value="">
 <button type="submit" class="danger small">Revoke</button></form>`
       : ''
   }</td>
@@ -141,7 +141,7 @@ ${
 }
 ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
 <form method="post" action="/profile/tokens">
-${csrf}
+${csrf}${writeKeyField()}
 <label for="token-name">Name</label>
 <input id="token-name" type="text" name="name" maxlength="200" required value="${form.name}" aria-describedby="token-name-help">
 <p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
@@ -194,7 +194,7 @@ export function revokeTokenView(session: WebSession, token: { id: number; name: 
     path: '/profile',
     body: html`<h1>Revoke the token “${token.name}”?</h1>
 <p>Applications using it stop working at once: their next call is refused. This cannot be undone.</p>
-<form method="post" action="/profile/tokens/${token.id}/revoke">${csrfField(session)}<input type="hidden" name="confirmed" value="1">
+<form method="post" action="/profile/tokens/${token.id}/revoke">${csrfField(session)}${writeKeyField()}<input type="hidden" name="confirmed" value="1">
 <div class="actions"><button type="submit" class="danger">Revoke</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
   }).value;
 }
@@ -208,7 +208,7 @@ function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfF
 <td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
 <td data-label="Response">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
 <td data-label="Duration">${delivery.duration_ms} ms</td>
-<td><form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">${csrf}
+<td><form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">${csrf}${writeKeyField()}
 <button type="submit" class="secondary small">Redeliver</button></form></td>
 </tr>`;
 }
@@ -238,7 +238,7 @@ ${
   endpoint.state === 'active'
     ? html`<form method="post" action="/profile/webhooks/${endpoint.id}/disable" class="inline"
   data-confirm="${`Disable the webhook to ${endpoint.url}? Nothing more is sent to it, and it cannot be enabled again.`}">
-${csrf}<input type="hidden" name="confirmed" value="">
+${csrf}${writeKeyField()}<input type="hidden" name="confirmed" value="">
 <button type="submit" class="danger small">Disable</button></form>`
     : ''
 }
@@ -275,7 +275,7 @@ each request’s <code>webhook-signature</code> header with it. Store it like a 
 }
 ${error ? html`<div class="error" role="alert" id="webhook-error">${error.message}</div>` : ''}
 <form method="post" action="/profile/webhooks">
-${csrf}
+${csrf}${writeKeyField()}
 <label for="webhook-url">URL</label>
 <input id="webhook-url" type="url" name="url" maxlength="2000" required value="${form.url}" autocomplete="off"
   aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"${urlInvalid ? html` aria-invalid="true"` : ''}>
@@ -311,7 +311,7 @@ export function disableWebhookView(session: WebSession, endpoint: { id: number; 
     path: '/profile',
     body: html`<h1>Disable the webhook to ${endpoint.url}?</h1>
 <p>Nothing more is sent to it, and it cannot be enabled again: to receive events there later, create a new webhook.</p>
-<form method="post" action="/profile/webhooks/${endpoint.id}/disable">${csrfField(session)}<input type="hidden" name="confirmed" value="1">
+<form method="post" action="/profile/webhooks/${endpoint.id}/disable">${csrfField(session)}${writeKeyField()}<input type="hidden" name="confirmed" value="1">
 <div class="actions"><button type="submit" class="danger">Disable</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
   }).value;
 }

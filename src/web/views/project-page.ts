@@ -4,8 +4,8 @@ import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { BulkAbilities, BulkOutcome } from '../../features/worklists/bulk-changes.service.js';
 import { ITEM_SORTS, type ItemFilter, type ItemSort, type WorklistsService } from '../../features/worklists/worklists.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, crumbs, csrfField, page } from '../layout.js';
-import { type FormFailure, writeKeyField } from '../web-write.js';
+import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
+import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 import { reportLinks } from './report-links.js';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { NewAnswer } from '../../../client/types.js';
-import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import type { NewAnswer } from '../operation-inputs.js';
+import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { Answer } from '../schemas.js';
 import { DocumentLinksInput, Text } from '../write-schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { Comment } from '../schemas.js';
 import { Text } from '../write-schemas.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { ImageFile } from '../../../client/types.js';
-import { decodeImages, Images, ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import type { ImageFile } from '../operation-inputs.js';
+import { decodeImages, Images, ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { Attachment, QueryId } from '../schemas.js';
 import { attachment } from './examples.js';

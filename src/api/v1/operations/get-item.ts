@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ItemId } from '../../../mcp/tools.js';
+import { ItemId } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { Item, QueryId } from '../schemas.js';
 import { answer, AT, attachment, CREATED, executor, link, manager } from './examples.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ProjectId } from '../../../mcp/tools.js';
+import { ProjectId } from './tool-inputs.js';
 import { defineOperation, type FileResponse } from '../define-operation.js';
 import { QueryId } from '../schemas.js';
 import { DownloadedFile, READ, strict } from './shared.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ProjectId } from '../../../mcp/tools.js';
+import { ProjectId } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { ProjectTree } from '../schemas.js';
 import { card } from './examples.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { EventsQuery } from '../../../client/types.js';
+import type { EventsQuery } from '../operation-inputs.js';
 import { EVENT_TYPES, type EventType, MAX_EVENT_WAIT_SECONDS } from '../../../domain/values.js';
-import { ItemId, ProjectId } from '../../../mcp/tools.js';
+import { ItemId, ProjectId } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { Event, OPENAPI_TYPE, QueryId } from '../schemas.js';
 import { validationError } from '../../../errors.js';

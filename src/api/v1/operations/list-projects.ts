@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { ListProjectsQuery } from '../../../client/types.js';
-import { Limit as ToolLimit, Offset as ToolOffset } from '../../../mcp/tools.js';
+import type { ListProjectsQuery } from '../operation-inputs.js';
+import { Limit as ToolLimit, Offset as ToolOffset } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { LIMIT, Limit, Offset, ProjectCard } from '../schemas.js';
 import { card } from './examples.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { DocumentLinkInput } from '../../../client/types.js';
-import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import type { DocumentLinkInput } from '../operation-inputs.js';
+import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { DocumentLink } from '../schemas.js';
 import { DocumentLinksInput } from '../write-schemas.js';

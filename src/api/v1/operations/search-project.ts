@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { SearchQuery } from '../../../client/types.js';
+import type { SearchQuery } from '../operation-inputs.js';
 import { SEARCH_ENTITY_TYPES } from '../../../domain/values.js';
 import { validationError } from '../../../errors.js';
-import { ItemId, Limit as ToolLimit, Offset as ToolOffset, ProjectId } from '../../../mcp/tools.js';
+import { ItemId, Limit as ToolLimit, Offset as ToolOffset, ProjectId } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { LIMIT, Limit, Offset, QueryId, SearchHit } from '../schemas.js';
 import { READ, strict } from './shared.js';

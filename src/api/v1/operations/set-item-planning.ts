@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { PlanningChanges } from '../../../client/types.js';
-import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import type { PlanningChanges } from '../operation-inputs.js';
+import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { NullableString, Priority } from '../schemas.js';
 import { AT } from './examples.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { ItemStatus as Status } from '../../../client/types.js';
-import { ItemId, NEVER_WORK_AROUND } from '../../../mcp/tools.js';
+import type { ItemStatus as Status } from '../../../domain/values.js';
+import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation } from '../define-operation.js';
 import { ItemStatus } from '../schemas.js';
 import { AT } from './examples.js';

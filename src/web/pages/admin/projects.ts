@@ -3,11 +3,11 @@ import type { AppContext } from '../../../context.js';
 import { formOf, idParam, idsOf, parseId } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { adminHomeView, adminProjectsView, projectEditorView } from '../../views/admin.js';
-import { type FormFailure, webWrite } from '../../web-write.js';
+import type { FormFailure, WebWrite, WebWriter } from '../../web-write.js';
 
 const admin = { config: { web: 'admin' as const } };
 
-type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin' | 'idempotency'>;
+type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin'> & { webWrite: WebWriter };
 
 const projectFields = (form: URLSearchParams) => ({
   name: form.get('name') ?? '',
@@ -38,7 +38,7 @@ async function projectEditor(
 }
 
 export async function adminProjectPages(app: FastifyInstance, deps: AdminProjectDeps) {
-  const { structure, members, idempotency } = deps;
+  const { structure, members, webWrite } = deps;
 
   app.get('/admin', admin, async (request, reply) => {
     const session = sessionOf(request);
@@ -54,10 +54,8 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
   app.post('/admin/projects', admin, async (request, reply) => {
     const session = sessionOf(request);
     const form = formOf(request);
-    return webWrite(idempotency, request, reply, {
-      user: session.user,
+    return webWrite(request, reply, {
       form: 'new-project',
-      fields: form,
       entity: { type: 'project', id: 0 },
       redirect: (id) => `/admin/projects/${id}?saved=created`,
       rerender: async (failure, status) =>
@@ -74,10 +72,8 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
   app.post('/admin/projects/:id', admin, async (request, reply) => {
     const id = idParam(request);
     const form = formOf(request);
-    return webWrite(idempotency, request, reply, {
-      user: sessionOf(request).user,
+    return webWrite(request, reply, {
       form: 'project',
-      fields: form,
       entity: { type: 'project', id },
       redirect: () => `/admin/projects/${id}?saved=1`,
       rerender: (failure, status) => projectEditor(deps, request, reply, id, failure, status),
@@ -86,22 +82,35 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
     });
   });
 
-  app.post('/admin/projects/:id/members', admin, async (request, reply) => {
+  /** A post of the Members block: back to it, or the editor again with the message. */
+  function memberWrite(request: FastifyRequest, reply: FastifyReply, form: string, saved: string, write: WebWrite<void>['write']) {
     const id = idParam(request);
+    return webWrite(request, reply, {
+      form,
+      entity: { type: 'project', id },
+      redirect: () => `/admin/projects/${id}?saved=${saved}#members`,
+      rerender: (failure, status) => projectEditor(deps, request, reply, id, failure, status),
+      write,
+    });
+  }
+
+  app.post('/admin/projects/:id/members', admin, async (request, reply) => {
     const form = formOf(request);
-    await members.setMember(sessionOf(request).user, id, {
+    const member = {
       userId: parseId(form.get('user')) ?? 0,
       role: form.get('role') ?? '',
       limited: form.get('access') === 'limited',
       sectionIds: idsOf(form, 'sections'),
       checklistIds: idsOf(form, 'checklists'),
-    });
-    return reply.redirect(`/admin/projects/${id}?saved=member#members`, 303);
+    };
+    return memberWrite(request, reply, 'member', 'member', (_, recordAudit) =>
+      members.setMember(sessionOf(request).user, idParam(request), member, recordAudit),
+    );
   });
 
-  app.post('/admin/projects/:id/members/:userId/remove', admin, async (request, reply) => {
-    const id = idParam(request);
-    await members.removeMember(sessionOf(request).user, id, idParam(request, 'userId'));
-    return reply.redirect(`/admin/projects/${id}?saved=removed#members`, 303);
-  });
+  app.post('/admin/projects/:id/members/:userId/remove', admin, async (request, reply) =>
+    memberWrite(request, reply, 'remove-member', 'removed', (_, recordAudit) =>
+      members.removeMember(sessionOf(request).user, idParam(request), idParam(request, 'userId'), recordAudit),
+    ),
+  );
 }

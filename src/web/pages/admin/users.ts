@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../errors.js';
 import type { UsersAdminService } from '../../../features/admin/users-admin.service.js';
 import { formOf, idParam } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { type NewUserForm, usersPageView } from '../../views/admin-users.js';
+import type { WebWriter } from '../../web-write.js';
 
 async function usersPage(
   usersAdmin: UsersAdminService,
@@ -20,8 +20,8 @@ async function usersPage(
     .send(view);
 }
 
-export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: UsersAdminService }) {
-  const { usersAdmin } = deps;
+export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: UsersAdminService; webWrite: WebWriter }) {
+  const { usersAdmin, webWrite } = deps;
   const admin = { config: { web: 'admin' as const } };
 
   app.get('/admin/users', admin, async (request, reply) => {
@@ -32,23 +32,28 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
   });
 
   app.post('/admin/users', admin, async (request, reply) => {
-    const session = sessionOf(request);
+    const { user } = sessionOf(request);
     const body = formOf(request);
     const form = { email: body.get('email') ?? '', name: body.get('name') ?? '', role: body.get('role') ?? 'member' };
-    try {
-      await usersAdmin.createUser(session.user, { ...form, password: body.get('password') ?? '' });
-    } catch (err) {
-      if (err instanceof ApiError && (err.status === 422 || err.status === 409)) {
-        return usersPage(usersAdmin, request, reply, { status: err.status, error: `The user was not created: ${err.message}`, form });
-      }
-      throw err;
-    }
-    return reply.redirect('/admin/users?created=1', 303);
+    return webWrite(request, reply, {
+      form: 'new-user',
+      entity: { type: 'user', id: 0 },
+      redirect: () => '/admin/users?created=1',
+      rerender: (failure, status) =>
+        usersPage(usersAdmin, request, reply, { status, error: `The user was not created: ${failure.message}`, form }),
+      write: (_, recordAudit) => usersAdmin.createUser(user, { ...form, password: body.get('password') ?? '' }, recordAudit),
+    });
   });
 
   app.post('/admin/users/:id/active', admin, async (request, reply) => {
-    const session = sessionOf(request);
-    await usersAdmin.setUserActive(session.user, idParam(request), formOf(request).get('active') === '1');
-    return reply.redirect('/admin/users?changed=1', 303);
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return webWrite(request, reply, {
+      form: 'user-active',
+      entity: { type: 'user', id },
+      redirect: () => '/admin/users?changed=1',
+      rerender: (failure, status) => usersPage(usersAdmin, request, reply, { status, error: `Nothing was changed: ${failure.message}` }),
+      write: (_, recordAudit) => usersAdmin.setUserActive(user, id, form.get('active') === '1', recordAudit),
+    });
   });
 }

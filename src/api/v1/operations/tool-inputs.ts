@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
-import type { ImageFile } from '../client/types.js';
+import type { ImageFile } from '../operation-inputs.js';
 
 /**
- * Helpers the MCP tools share. Each tool is declared in the definition of the v1 operation behind it
- * (src/api/v1/operations/, its `mcp` block: name, title, hints, description, input schema and the
- * mapping of its arguments to the request); src/mcp/server.ts lists and runs them through the typed
- * client, so a tool's scope, validation and audit record are its operation's. Arguments go to v1 as
- * given (v1 validates them and answers 422); only images are decoded here, from base64: the server
- * never fetches a URL it is handed. The definitions import this file, and the client imports the
- * definitions: nothing here may pull in server code.
+ * What the MCP tools' input schemas share. Each tool is declared in the definition of the v1 operation
+ * behind it (its `mcp` block: name, title, hints, description, input schema and the mapping of its
+ * arguments to the request); src/mcp/server.ts lists and runs them through the typed client, so a tool's
+ * scope, validation and audit record are its operation's. Arguments go to v1 as given (v1 validates them
+ * and answers 422); only images are decoded here, from base64: the server never fetches a URL it is
+ * handed. The client and the MCP server import the definitions: nothing here may pull in server code.
  */
 
 export class ToolInputError extends Error {}
@@ -47,11 +46,3 @@ export function decodeImages(images: unknown): ImageFile[] {
     return { name: filename, bytes: Buffer.from(base64, 'base64') };
   });
 }
-
-export const SERVER_INSTRUCTIONS = `Punchlist: projects → sections → checklists → items. Every tool acts as the user who owns the API token, with exactly that user's rights; each call is recorded in the service's audit log.
-
-Recommended flow:
-1. Call whoami first: it confirms the token works and shows the user and the token's scopes (tools outside those scopes are not offered).
-2. To work on an item, locate it with search_project (or get_project_tree), then use the exact item_id of the hit. Never guess ids.
-3. Read the item with get_item before changing it.
-4. Errors 401 (token), 403 (scope or right), 404 (not found or not visible) and 422 (invalid input) are answers: report them to the user with the request_id and do not retry with workarounds. 429 means wait the given seconds.`;
