@@ -262,6 +262,7 @@ describe('the item page as a workplace, in a browser', () => {
       desktop: { viewport: { width: 1280, height: 800 } },
     } satisfies Record<string, BrowserContextOptions>;
 
+    // Up to 18 pages with axe each: minutes on a busy machine, not the default 30 s.
     for (const user of ['manager', 'executor'] as const) {
       it(`as the ${user}`, async () => {
         const problems: string[] = [];
@@ -331,7 +332,7 @@ describe('the item page as a workplace, in a browser', () => {
           await page.context().close();
         }
         expect(problems, problems.join('\n')).toEqual([]);
-      });
+      }, 120_000);
     }
   });
 
