@@ -28,11 +28,14 @@ function trustProxyOption(trusted: AppContext['config']['trustProxy']) {
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   const { timeouts } = ctx.config;
   const logDefaults = { level: ctx.config.logLevel, redact: LOG_REDACT_PATHS, serializers: { req: requestForLog } };
+  // LOG_FORMAT=pretty (the default on a terminal): one readable line per event, written by pino-pretty in
+  // pino's transport thread; otherwise one JSON line per event.
+  const pretty = { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname', singleLine: true } } };
   const app = Fastify({
     // A caller's logger options (tests: level, stream) keep the redaction underneath.
     logger:
       options.logger === undefined
-        ? logDefaults
+        ? { ...logDefaults, ...(ctx.config.logFormat === 'pretty' && pretty) }
         : options.logger && typeof options.logger === 'object'
           ? { ...logDefaults, ...options.logger }
           : options.logger,

@@ -12,6 +12,8 @@ export interface Config {
   port: number;
   baseUrl: string;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` (one readable line per event, pino-pretty) or `json`; default pretty when stdout is a terminal. */
+  logFormat: 'pretty' | 'json';
   sessionSecret: string;
   /**
    * False when SESSION_SECRET was not set and the secret came from (or was generated into) DATA_DIR: that
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     baseUrl,
     logLevel,
+    logFormat: choice(env, 'LOG_FORMAT', process.stdout.isTTY ? 'pretty' : 'json', ['pretty', 'json'] as const),
     sessionSecret: sessionSecret(env, dataDir),
     sessionSecretFromEnv: Boolean(env.SESSION_SECRET),
     trustProxy: trustedProxies(env.TRUST_PROXY),

@@ -402,7 +402,7 @@ describe('MCP over stdio: bin/punchlist mcp', () => {
   it('refuses to start without auth:me (it could not know which tools to list): one line naming the scope, exit 1', async () => {
     const { id, token } = await tokenWith(['items:read', 'comments:write']);
     const run = promisify(execFile);
-    const error = await run(process.execPath, [BIN, 'mcp', '--token', token, '--url', server.url], { timeout: 20_000 }).catch(
+    const error = await run(process.execPath, [BIN, 'mcp', '--token', token, '--url', server.url], { timeout: 90_000 }).catch(
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ code: 1, stdout: '' });

@@ -178,7 +178,7 @@ beforeAll(async () => {
   server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   second = await node(await createContext(server.ctx.config, { migrate: false }));
   uncached = await node(await createContext({ ...server.ctx.config, responseCacheMb: 0 }, { migrate: false }));
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const n of [second, uncached]) {

@@ -68,7 +68,7 @@ export async function startChildServer(options: {
   let done = false;
   void exited.then(() => (done = true));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     if (done) throw new Error(`the server exited before it was ready:\n${output}`);
     try {
@@ -82,5 +82,5 @@ export async function startChildServer(options: {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   child.kill('SIGKILL');
-  throw new Error(`the server did not answer /healthz within ${options.readyTimeoutMs ?? 30_000} ms:\n${output}`);
+  throw new Error(`the server did not answer /healthz within ${options.readyTimeoutMs ?? 60_000} ms:\n${output}`);
 }

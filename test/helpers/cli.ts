@@ -16,7 +16,7 @@ export function cliRunner(where: () => { cwd: string; env: Record<string, string
   return (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> =>
     new Promise((done) => {
       const { cwd, env } = where();
-      execFile(BIN, args, { cwd, env: { ...env, ...extraEnv }, timeout: 20_000 }, (err, stdout, stderr) => {
+      execFile(BIN, args, { cwd, env: { ...env, ...extraEnv }, timeout: 90_000 }, (err, stdout, stderr) => {
         done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       });
     });

@@ -41,8 +41,8 @@ export async function startReceiver() {
   };
 }
 
-/** Asks `what` every 50 ms until `ok` holds or `ms` have passed; returns the last value either way. */
-export async function waitUntil<T>(what: () => T | Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
+/** Asks `what` every 50 ms until `ok` holds or `ms` have passed (a busy machine is slow: 30 s by default); returns the last value either way. */
+export async function waitUntil<T>(what: () => T | Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await what();

@@ -32,7 +32,7 @@ describe('punchlist report', () => {
     expect(rows[0]?.url).toMatch(/\/items\/1000$/);
     // Without --user: the whole project, projects nobody but the admin is in included.
     expect(parseCsvReport((await run(['report', '--project', '3'])).stdout).rows.map((r) => r.item_id)).toEqual(['4000']);
-  }, 60_000);
+  });
 
   it('--user limits to what that user sees; --status filters; --output writes a PDF; --progress reports on stderr', async () => {
     const file = join(dir, 'partial.pdf');
@@ -59,7 +59,7 @@ describe('punchlist report', () => {
     expect(text).toContain('Item 2010');
     expect(text).not.toContain('Item 2001');
     expect(text).toContain('by Partial');
-  }, 60_000);
+  });
 
   it('a project the user cannot see is "not found" with a non-zero exit, and bad options are usage errors', async () => {
     const hidden = await run(['report', '--project', '3', '--user', 'manager@punchlist.test']);

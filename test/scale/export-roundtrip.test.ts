@@ -100,7 +100,7 @@ function punchlist(args: string[], databaseUrl: string): Promise<Run> {
     LOG_LEVEL: 'warn',
   };
   return new Promise((done) => {
-    execFile(BIN, args, { cwd: dir, env, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(BIN, args, { cwd: dir, env, timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -137,7 +137,7 @@ beforeAll(async () => {
   source = await startTestServer({ env: { DATABASE_URL: sourceUrl() } });
   // PostgreSQL whatever PUNCHLIST_TEST_DB says: this test is about moving from one dialect to the other.
   targetDb = await createTestDatabase(dir, 'postgres');
-}, 60_000);
+});
 
 afterAll(async () => {
   await target?.close();

@@ -132,7 +132,7 @@ beforeAll(async () => {
   [a, b] = await Promise.all([startNode('a'), startNode('b')]);
   ctx = await createContext(loadConfig({ ...env, DATA_DIR: dir, LOG_LEVEL: 'silent' }));
   await importFixture(ctx.db.kysely, ctx.db.dialect, buildWorkspace().fixture, ctx.clock);
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const node of started) {
@@ -146,7 +146,7 @@ afterAll(async () => {
   await database?.drop();
   await s3?.close();
   await rm(dir, { recursive: true, force: true });
-}, 30_000);
+});
 
 describe('two nodes on one PostgreSQL database and one S3 bucket', () => {
   it('both migrated the same empty database at once and are ready', async () => {

@@ -24,7 +24,7 @@ beforeAll(async () => {
   launched = await launchChromium();
   files = mkdtempSync(join(tmpdir(), 'punchlist-cycle-'));
   writeFileSync(join(files, 'defect.png'), await solid(64, 48, 'png'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await launched?.close();

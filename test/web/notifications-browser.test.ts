@@ -21,7 +21,7 @@ beforeAll(async () => {
   server = await startTestServer();
   launched = await launchChromium();
   await server.ctx.notificationWorker.drainNow();
-}, 60_000);
+});
 
 afterAll(async () => {
   await launched?.close();

@@ -86,7 +86,7 @@ beforeAll(async () => {
   await new Promise<void>((done) => callback.listen(0, '127.0.0.1', done));
   const address = callback.address();
   redirectUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));

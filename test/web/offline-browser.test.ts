@@ -31,7 +31,7 @@ beforeAll(async () => {
   files = mkdtempSync(join(tmpdir(), 'punchlist-offline-'));
   // A 12-megapixel photo, as a phone's camera takes it.
   writeFileSync(join(files, 'camera.jpg'), await solid(4000, 3000, 'jpeg'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await launched?.close();

@@ -23,7 +23,7 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
   server = await startTestServer();
   launched = await launchChromium();
-}, 60_000);
+});
 
 afterAll(async () => {
   await launched?.close();

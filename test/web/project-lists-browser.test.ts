@@ -21,7 +21,7 @@ let launched: Browser | undefined;
 beforeAll(async () => {
   server = await startTestServer();
   launched = await launchChromiumIfInstalled();
-}, 60_000);
+});
 afterAll(async () => {
   await launched?.close();
   await server?.close();

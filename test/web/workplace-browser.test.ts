@@ -33,7 +33,7 @@ beforeAll(async () => {
   writeFileSync(join(files, 'site-back.jpg'), await solid(80, 60, 'jpeg'));
   writeFileSync(join(files, 'answer-proof.png'), await solid(40, 30, 'png'));
   writeFileSync(join(files, 'not-an-image.png'), 'This is a text file, not a picture.\n');
-}, 60_000);
+});
 
 afterAll(async () => {
   await launched?.close();
