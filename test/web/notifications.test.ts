@@ -14,6 +14,13 @@ let server: TestServer;
 const as = signedInClients(() => server.url);
 const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const drain = () => server.ctx.notificationWorker.drainNow();
+const auditOf = (path: string, userId: number) =>
+  server.ctx.db.kysely
+    .selectFrom('audit_log')
+    .select(['status', 'entity_type', 'entity_id'])
+    .where('path', '=', path)
+    .where('user_id', '=', userId)
+    .execute();
 const navCount = (page: string) =>
   /<span class="nav-count" data-notification-count\s*(hidden)?>.*?<span data-count>(\d+)<\/span>/.exec(page);
 
@@ -73,6 +80,9 @@ describe('/notifications', () => {
     expect(done).toMatchObject({ status: 303, location: '/notifications?read=all' });
     expect((await web.get('/notifications/count')).text).toBe('{"unread":0}');
     expect((await web.get('/notifications?read=all')).text).toContain('Every notification is marked read.');
+    expect(await auditOf('/notifications/read-all', USERS.executor)).toEqual([
+      { status: 303, entity_type: 'user', entity_id: USERS.executor },
+    ]);
   });
 });
 
@@ -98,6 +108,10 @@ describe('the Profile’s "Notifications" block', () => {
     const refused = await web.post('/profile/notifications', { comment_created: 'email', verdict_set: 'pigeon' }, after.text);
     expect(refused.status).toBe(422);
     expect(await server.ctx.notifications.preferences(USERS.observer)).toMatchObject({ comment_created: 'web', verdict_set: 'email' });
+    // The saved form is audited; the refused one changed nothing and left no record (as every web write).
+    expect(await auditOf('/profile/notifications', USERS.observer)).toEqual([
+      { status: 303, entity_type: 'user', entity_id: USERS.observer },
+    ]);
   });
 
   it('says when the user’s address is refused by the mail server', async () => {

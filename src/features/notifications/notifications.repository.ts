@@ -1,4 +1,5 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { inTransaction } from '../../db/in-transaction.js';
 import { precompileRowsLazily } from '../../db/precompiled.js';
 import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
 
@@ -156,8 +157,8 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return Number(row?.n ?? 0);
     },
 
-    async markRead(userId: number, id: number | null, at: string): Promise<void> {
-      let q = db.updateTable('notifications').set({ read_at: at }).where('user_id', '=', userId).where('read_at', 'is', null);
+    async markRead(userId: number, id: number | null, at: string, executor: Kysely<Database> = db): Promise<void> {
+      let q = executor.updateTable('notifications').set({ read_at: at }).where('user_id', '=', userId).where('read_at', 'is', null);
       if (id !== null) q = q.where('id', '=', id);
       await q.execute();
     },
@@ -172,8 +173,9 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db.selectFrom('notification_preferences').selectAll().where('user_id', 'in', padded(userIds)).execute();
     },
 
-    async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[]): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    /** In the caller's transaction when `executor` is one (the audit record commits with it), else in its own. */
+    async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[], executor: Kysely<Database> = db): Promise<void> {
+      await inTransaction(executor, async (trx) => {
         await trx.deleteFrom('notification_preferences').where('user_id', '=', userId).execute();
         const kept = modes.filter((m) => m.mode !== 'email');
         if (kept.length)

@@ -4,6 +4,7 @@ import type { Database } from '../../db/tables.js';
 import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
+import type { RecordAudit } from '../audit/audit.service.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';
 import type { ItemsService } from '../items/items.service.js';
 import { toMembership } from '../projects/projects.repository.js';
@@ -340,8 +341,11 @@ export function createNotificationsService(deps: {
       return row;
     },
 
-    async markAllRead(userId: number): Promise<void> {
-      await repo.markRead(userId, null, clock.now().toISOString());
+    async markAllRead(userId: number, recordAudit?: RecordAudit): Promise<void> {
+      await repo.transaction(async (trx) => {
+        await repo.markRead(userId, null, clock.now().toISOString(), trx);
+        await recordAudit?.(trx);
+      });
     },
 
     /** The user's mode per kind (every kind listed; `email` where nothing was chosen). */
@@ -351,7 +355,7 @@ export function createNotificationsService(deps: {
     },
 
     /** Sets the mode of every kind given; an unknown kind or mode changes nothing (422). */
-    async setPreferences(userId: number, modes: Record<string, string>): Promise<void> {
+    async setPreferences(userId: number, modes: Record<string, string>, recordAudit?: RecordAudit): Promise<void> {
       const current = await service.preferences(userId);
       for (const [kind, mode] of Object.entries(modes)) {
         if (!isNotificationKind(kind)) throw validationError('kind', `unknown notification kind "${kind}"`);
@@ -359,10 +363,11 @@ export function createNotificationsService(deps: {
           throw validationError(kind, `must be one of ${DELIVERY_MODES.join(', ')}`);
         current[kind] = mode as DeliveryMode;
       }
-      await repo.setPreferences(
-        userId,
-        Object.entries(current).map(([kind, mode]) => ({ kind, mode })),
-      );
+      const chosen = Object.entries(current).map(([kind, mode]) => ({ kind, mode }));
+      await repo.transaction(async (trx) => {
+        await repo.setPreferences(userId, chosen, trx);
+        await recordAudit?.(trx);
+      });
     },
 
     /** Whether the user's current address failed at its last email (refused for good, or given up after 24 h). */

@@ -35,7 +35,6 @@ export async function notificationPages(app: FastifyInstance, deps: Pick<AppCont
     return reply.redirect(new URL(notificationLink('', row), 'http://x').pathname, 303);
   });
 
-  // These two writes are not audited yet: the notifications service takes no RecordAudit (docs/decisions.md).
   app.post('/notifications/read-all', async (request, reply) => {
     const { user } = sessionOf(request);
     return webWrite(request, reply, {
@@ -43,7 +42,7 @@ export async function notificationPages(app: FastifyInstance, deps: Pick<AppCont
       entity: { type: 'user', id: user.id },
       redirect: () => '/notifications?read=all',
       rerender: (failure, status) => errorPage(request, reply, status, failure.message),
-      write: () => notifications.markAllRead(user.id),
+      write: (_, recordAudit) => notifications.markAllRead(user.id, recordAudit),
     });
   });
 
@@ -59,7 +58,7 @@ export async function notificationPages(app: FastifyInstance, deps: Pick<AppCont
       redirect: () => '/profile?notifications=saved#notifications',
       // The form offers only valid choices: a refusal is a forged post, answered with the error page.
       rerender: (failure, status) => errorPage(request, reply, status, failure.message),
-      write: () => notifications.setPreferences(user.id, modes),
+      write: (_, recordAudit) => notifications.setPreferences(user.id, modes, recordAudit),
     });
   });
 }
