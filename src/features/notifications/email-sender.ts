@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { UserRole } from '../../domain/values.js';
 import { type Mailer, MailError } from '../mail/mailer.js';
+import { oneLookAtATime } from '../events/one-look-at-a-time.js';
 import { renderEmail } from './email-content.js';
 import type { EmailRow, NotificationRow, NotificationsRepository } from './notifications.repository.js';
 
@@ -38,8 +39,6 @@ export function createEmailSender(
   const concurrency = options.concurrency ?? 4;
   let stopped = true;
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   const counts = { sent: 0, failed: 0 };
   let waiting = 0;
 
@@ -94,22 +93,8 @@ export function createEmailSender(
     waiting = await repo.waitingEmails();
   }
 
-  function wake() {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain()
-      .catch((err: unknown) => options.onError?.(err))
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  }
+  const looks = oneLookAtATime(drain, { active: () => !stopped, onError: options.onError });
+  const wake = looks.wake;
 
   return {
     start() {
@@ -123,7 +108,7 @@ export function createEmailSender(
     wake,
     /** Sends what is due now and resolves when done (tests). */
     async drainNow(): Promise<void> {
-      while (running) await running;
+      while (looks.running()) await looks.running();
       const wasStopped = stopped;
       stopped = false;
       try {
@@ -138,7 +123,7 @@ export function createEmailSender(
       stopped = true;
       if (timer) clearInterval(timer);
       timer = null;
-      await running;
+      await looks.running();
       mailer.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { EventType, UserRole } from '../../domain/values.js';
 import type { EventsService } from '../events/events.service.js';
+import { oneLookAtATime } from '../events/one-look-at-a-time.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
 import { deliverEvent, WEBHOOK_TIMEOUT_MS } from './webhooks.service.js';
 
@@ -42,8 +43,6 @@ export function createDeliveryWorker(
   const inFlight = new Set<number>();
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
-  let ticking: Promise<void> | null = null;
-  let again = false;
   let pending = 0;
   const work = new Set<Promise<void>>();
 
@@ -134,22 +133,8 @@ export function createDeliveryWorker(
   }
 
   /** Looks at the outbox now (once at a time; a wake-up during a look asks for another). */
-  function wake() {
-    if (stopped) return;
-    if (ticking) {
-      again = true;
-      return;
-    }
-    ticking = tick()
-      .catch((err: unknown) => options.onError?.(err))
-      .finally(() => {
-        ticking = null;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  }
+  const looks = oneLookAtATime(tick, { active: () => !stopped, onError: options.onError });
+  const wake = looks.wake;
 
   return {
     start() {
@@ -169,7 +154,7 @@ export function createDeliveryWorker(
       stopped = true;
       if (timer) clearInterval(timer);
       timer = null;
-      await ticking;
+      await looks.running();
       await Promise.allSettled([...work]);
     },
   };

@@ -1,0 +1,30 @@
+/**
+ * The wake-up of a background worker (webhook deliveries, emails): commits and a poll ask it to look at its
+ * queue; `look` runs once at a time, and a wake-up during a look asks for one more right after it, so no
+ * wake-up is lost and no two looks overlap. Nothing starts while `active()` is false (the worker stopped).
+ */
+export function oneLookAtATime(look: () => Promise<void>, options: { active: () => boolean; onError?: (err: unknown) => void }) {
+  let running: Promise<void> | null = null;
+  let again = false;
+  function wake(): void {
+    if (!options.active()) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = look()
+      .catch((err: unknown) => options.onError?.(err))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  }
+  return {
+    wake,
+    /** The look under way, if any. */
+    running: () => running,
+  };
+}
