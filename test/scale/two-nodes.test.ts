@@ -60,7 +60,7 @@ function startNode(name: string): Promise<Node> {
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const waitForLog = (pattern: RegExp, timeoutMs = 20_000, since = 0) =>
+  const waitForLog = (pattern: RegExp, timeoutMs = 90_000, since = 0) =>
     new Promise<string>((done, fail) => {
       const check = () => {
         const line = log.slice(since).find((l) => pattern.test(l));
