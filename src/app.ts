@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/plugin.js';
 import { decorateApiRequests } from './api/request-state.js';
@@ -61,6 +62,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
 
   // Before the route modules: its hook counts the requests of every route.
   if (ctx.metrics) registerMetrics(app, ctx.metrics, { token: ctx.config.metricsToken });
+  // Cookies (request.cookies, reply.setCookie) for the web and for the downloads that accept its session.
+  await app.register(fastifyCookie);
   // Every module receives what it uses at registration; nothing is looked up from the instance or a request.
   await app.register(healthRoutes, { db: ctx.db, blobs: ctx.blobs });
   await app.register(apiPlugin, { prefix: '/api', ctx, operations: options.operations });

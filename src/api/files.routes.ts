@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { sessionCookieName } from '../features/sessions/session-cookie.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
 
@@ -22,7 +23,7 @@ export async function filesRoutes(
   // Without an Authorization header the web session may stand in (images in the web pages).
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization === undefined && request.routeOptions.config.scope) {
-      request.api.sessionUser = await sessions.userFromCookieHeader(request.headers.cookie, config.baseUrl);
+      request.api.sessionUser = await sessions.userFromCookie(request.cookies[sessionCookieName(config.baseUrl)]);
       if (request.api.sessionUser) return;
     }
     await bearer(request);

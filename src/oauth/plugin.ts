@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { OAuthError } from '../features/oauth/oauth-protocol.js';
 import type { OAuthService } from '../features/oauth/oauth.service.js';
 import type { RateLimiter } from '../features/rate-limit/rate-limiter.js';
+import { urlEncodedForms } from '../http/form-body.js';
 import { authorizationServerMetadata, PROTECTED_RESOURCES, protectedResourceMetadata } from './metadata.js';
 
 export interface OAuthEndpointsOptions {
@@ -22,9 +23,7 @@ const FORM_LIMIT = 16 * 1024;
  */
 export async function oauthEndpoints(app: FastifyInstance, options: OAuthEndpointsOptions) {
   const { oauth, urls, limits } = options;
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
-    done(null, new URLSearchParams(body as string));
-  });
+  await urlEncodedForms(app, FORM_LIMIT);
   app.setErrorHandler(oauthErrorHandler);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('access-control-allow-origin', '*');

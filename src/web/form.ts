@@ -2,23 +2,18 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type DocumentLinkInput, normalizeDocumentLinks } from '../domain/inputs.js';
 import { MAX_LINKS } from '../domain/values.js';
 import { ApiError } from '../errors.js';
+import { urlEncodedForms } from '../http/form-body.js';
 
 /** Forms are small: names, reasons, a few checkboxes. */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
  * The web scope accepts `application/x-www-form-urlencoded` bodies only (what HTML forms send without
- * files), parsed with URLSearchParams; the /api scope keeps its own strict JSON parser.
+ * files), parsed into URLSearchParams (http/form-body.ts); the /api scope keeps its own strict JSON parser.
  */
-export function formBodies(app: FastifyInstance) {
+export async function formBodies(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-    (_request, body, done) => {
-      done(null, new URLSearchParams(body as string));
-    },
-  );
+  await urlEncodedForms(app, FORM_BODY_LIMIT);
 }
 
 /** The parsed form of a POST (empty when there was no body). */

@@ -42,7 +42,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     events,
   } = ctx;
   const { idempotency, audit, usersAdmin, structure, members, oauth, notifications } = ctx;
-  formBodies(app);
+  await formBodies(app);
   webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
   // The navigation's counts ("To review", "Notifications"), on the pages a signed-in user opens; not on the

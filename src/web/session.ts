@@ -1,8 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canAdminister } from '../domain/policy.js';
 import { ApiError } from '../errors.js';
-import { isSecure, readCookie, serializeCookie, sessionCookieName } from '../features/sessions/session-cookie.js';
+import { isSecure, sessionCookieName } from '../features/sessions/session-cookie.js';
 import { sameSecret, SESSION_LIFETIME_MS, type SessionsService, type WebSession } from '../features/sessions/sessions.service.js';
 import type { Config } from '../config.js';
 import { formOf } from './form.js';
@@ -40,7 +41,7 @@ export function webSessions(app: FastifyInstance, deps: { sessions: SessionsServ
 
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/assets/')) return;
-    request.webSession = await sessions.resolve(readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)));
+    request.webSession = await sessions.resolve(request.cookies[sessionCookieName(config.baseUrl)]);
   });
 
   app.addHook('preHandler', async (request) => {
@@ -63,30 +64,38 @@ export function sessionOf(request: FastifyRequest): WebSession {
   return request.webSession;
 }
 
+/** Every cookie of the web: HttpOnly, SameSite=Lax, for the whole site, Secure over https. */
+function cookieOptions(baseUrl: string, maxAgeSeconds: number | null): CookieSerializeOptions {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isSecure(baseUrl),
+    ...(maxAgeSeconds !== null && { maxAge: maxAgeSeconds }),
+  };
+}
+
 export function setSessionCookie(reply: FastifyReply, baseUrl: string, value: string) {
-  reply.header(
-    'set-cookie',
-    serializeCookie(sessionCookieName(baseUrl), value, { maxAgeSeconds: SESSION_LIFETIME_MS / 1000, secure: isSecure(baseUrl) }),
-  );
+  reply.setCookie(sessionCookieName(baseUrl), value, cookieOptions(baseUrl, SESSION_LIFETIME_MS / 1000));
 }
 
 export function clearSessionCookie(reply: FastifyReply, baseUrl: string) {
-  reply.header('set-cookie', serializeCookie(sessionCookieName(baseUrl), '', { maxAgeSeconds: 0, secure: isSecure(baseUrl) }));
+  reply.setCookie(sessionCookieName(baseUrl), '', cookieOptions(baseUrl, 0));
 }
 
 /** The sign-in form's CSRF token: an HMAC of a random cookie, so no server state exists before sign-in. */
 export function loginCsrf(request: FastifyRequest, reply: FastifyReply, secret: string, baseUrl: string): string {
   const name = loginCookieName(baseUrl);
-  let nonce = readCookie(request.headers.cookie, name);
+  let nonce = request.cookies[name];
   if (!nonce || !/^[A-Za-z0-9_-]{22,64}$/.test(nonce)) {
     nonce = randomBytes(24).toString('base64url');
-    reply.header('set-cookie', serializeCookie(name, nonce, { maxAgeSeconds: null, secure: isSecure(baseUrl) }));
+    reply.setCookie(name, nonce, cookieOptions(baseUrl, null));
   }
   return createHmac('sha256', secret).update(`login:${nonce}`).digest('base64url');
 }
 
 export function checkLoginCsrf(request: FastifyRequest, secret: string, baseUrl: string): boolean {
-  const nonce = readCookie(request.headers.cookie, loginCookieName(baseUrl));
+  const nonce = request.cookies[loginCookieName(baseUrl)];
   if (!nonce) return false;
   const expected = createHmac('sha256', secret).update(`login:${nonce}`).digest('base64url');
   return sameSecret(formOf(request).get('_csrf') ?? '', expected);

@@ -6,7 +6,6 @@ import { prepareDummyHash, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
 import type { UserRole } from '../../domain/values.js';
 import type { RecordAudit } from '../audit/audit.service.js';
-import { readCookie, sessionCookieName } from './session-cookie.js';
 import type { SessionsRepository, SignInFailures } from './sessions.repository.js';
 
 /** A session lasts a working day from sign-in, whatever happens in between (no sliding renewal). */
@@ -158,11 +157,11 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
     },
 
     /**
-     * The signed-in user behind a request's `Cookie` header, for routes outside the web scope that also
+     * The signed-in user behind a session cookie's value, for routes outside the web scope that also
      * accept the web session (attachment downloads, DESIGN.md §6). Null when there is no live session.
      */
-    async userFromCookieHeader(cookieHeader: string | undefined, baseUrl: string): Promise<SessionUser | null> {
-      return (await service.resolve(readCookie(cookieHeader, sessionCookieName(baseUrl))))?.user ?? null;
+    async userFromCookie(cookieValue: string | undefined): Promise<SessionUser | null> {
+      return (await service.resolve(cookieValue))?.user ?? null;
     },
 
     /** Ends the session of the cookie; `recordAudit` commits with it (the web's sign-out). */

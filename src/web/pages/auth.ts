@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { readCookie, sessionCookieName } from '../../features/sessions/session-cookie.js';
+import { sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { errorPage } from '../errors.js';
 import { formOf } from '../form.js';
 import { loginPageView } from '../views/login-page.js';
@@ -74,7 +74,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
           password: form.get('password') ?? '',
           browserTimeZone: form.get('time_zone') ?? undefined,
           ip: request.ip,
-          replacing: readCookie(request.headers.cookie, sessionCookieName(config.baseUrl)),
+          replacing: request.cookies[sessionCookieName(config.baseUrl)],
         });
         if (!result.ok && result.reason === 'throttled') {
           const minutes = Math.ceil(result.retryAfterSeconds / 60);
@@ -90,7 +90,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
 
   app.post('/logout', async (request, reply) => {
     const { user } = sessionOf(request);
-    const cookie = readCookie(request.headers.cookie, sessionCookieName(config.baseUrl));
+    const cookie = request.cookies[sessionCookieName(config.baseUrl)];
     return webWrite(request, reply, {
       form: 'logout',
       entity: { type: 'user', id: user.id },
