@@ -193,26 +193,46 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db.selectFrom('users').select(['id', 'name', 'email', 'role', 'active', 'time_zone']).where('id', 'in', padded(ids)).execute();
     },
 
-    /** The participants of the items, each with their membership of the item's project (null role: none). */
+    /**
+     * The participants of the items, each with what deciding their notification needs, in one read: their
+     * membership of the item's project (null role: none), their account (role, active) and the item's facts
+     * for the access policy (and its text), so that a batch of comments reads no user or item again.
+     */
     participantsOf(itemIds: readonly number[]) {
       if (itemIds.length === 0) return Promise.resolve([]);
       return db
         .selectFrom('item_participants as ip')
         .innerJoin('items as i', 'i.id', 'ip.item_id')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .innerJoin('users as u', 'u.id', 'ip.user_id')
         .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'i.project_id').onRef('m.user_id', '=', 'ip.user_id'))
-        .select(['ip.item_id', 'ip.user_id', 'i.project_id', 'm.role', 'm.section_ids', 'm.checklist_ids'])
+        .select([
+          'ip.item_id',
+          'ip.user_id',
+          'i.project_id',
+          'm.role',
+          'm.section_ids',
+          'm.checklist_ids',
+          'u.role as user_role',
+          'u.active',
+          'i.text',
+          'i.section_id',
+          'i.checklist_id',
+          'p.archived',
+        ])
         .where('ip.item_id', 'in', padded(itemIds))
         .execute();
     },
 
-    /** The managers of the projects, with their memberships. */
+    /** The managers of the projects, with their memberships and their accounts (role, active). */
     managersOf(projectIds: readonly number[]) {
       if (projectIds.length === 0) return Promise.resolve([]);
       return db
-        .selectFrom('project_members')
-        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('project_id', 'in', padded(projectIds))
-        .where('role', '=', 'manager')
+        .selectFrom('project_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['m.project_id', 'm.user_id', 'm.role', 'm.section_ids', 'm.checklist_ids', 'u.role as user_role', 'u.active'])
+        .where('m.project_id', 'in', padded(projectIds))
+        .where('m.role', '=', 'manager')
         .execute();
     },
 
