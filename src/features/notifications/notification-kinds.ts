@@ -68,6 +68,11 @@ const idsOf = (value: unknown): number[] =>
     ? value.map((v) => (typeof v === 'number' ? v : Number((v as { id?: unknown } | null)?.id))).filter((id) => Number.isInteger(id))
     : [];
 
+/** Adds `ids` to `told` as `kind`, but the actor and those told already. */
+function tellOnce(told: Map<number, NotificationKind>, actorId: number | null, ids: Iterable<number>, kind: NotificationKind): void {
+  for (const id of ids) if (id !== actorId && !told.has(id)) told.set(id, kind);
+}
+
 /**
  * Who is told of an event, and as what (DESIGN.md §15): one kind per person whatever the number of reasons
  * (a participant who also manages the project is told once), never the actor. Visibility is checked by the
@@ -75,19 +80,19 @@ const idsOf = (value: unknown): number[] =>
  */
 export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number, NotificationKind> {
   const told = new Map<number, NotificationKind>();
-  const tell = (ids: Iterable<number>, kind: NotificationKind) => {
-    for (const id of ids) if (id !== event.actor_id && !told.has(id)) told.set(id, kind);
-  };
+  const actor = event.actor_id;
   const data = (event.data ?? {}) as Record<string, any>;
   switch (event.type) {
     case 'item.created':
-      tell(idsOf(data.item?.participants), 'participant_added');
+      tellOnce(told, actor, idsOf(data.item?.participants), 'participant_added');
       break;
     case 'item.updated': {
       const change = data.changes?.participants;
       if (change) {
         const before = new Set(idsOf(change.from));
-        tell(
+        tellOnce(
+          told,
+          actor,
           idsOf(change.to).filter((id) => !before.has(id)),
           'participant_added',
         );
@@ -95,23 +100,23 @@ export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number,
       break;
     }
     case 'item.returned_to_rework':
-      tell(facts.participantIds, 'returned_to_rework');
+      tellOnce(told, actor, facts.participantIds, 'returned_to_rework');
       break;
     case 'item.verdict_set':
-      tell(facts.participantIds, 'verdict_set');
+      tellOnce(told, actor, facts.participantIds, 'verdict_set');
       break;
     case 'answer.reviewed':
-      if (facts.answerAuthorId != null) tell([facts.answerAuthorId], 'answer_reviewed');
+      if (facts.answerAuthorId != null) tellOnce(told, actor, [facts.answerAuthorId], 'answer_reviewed');
       break;
     case 'comment.created':
-      tell(facts.participantIds, 'comment_created');
+      tellOnce(told, actor, facts.participantIds, 'comment_created');
       break;
     case 'answer.created':
-      tell([...facts.participantIds, ...facts.managerIds], 'answer_created');
+      tellOnce(told, actor, [...facts.participantIds, ...facts.managerIds], 'answer_created');
       break;
     case 'item.status_changed':
-      if (data.to === 'done') tell(facts.managerIds, 'item_done');
-      if (data.to === 'blocked') tell(facts.managerIds, 'item_blocked');
+      if (data.to === 'done') tellOnce(told, actor, facts.managerIds, 'item_done');
+      if (data.to === 'blocked') tellOnce(told, actor, facts.managerIds, 'item_blocked');
       break;
     default:
       break;

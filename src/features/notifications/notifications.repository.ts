@@ -1,6 +1,6 @@
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Compilable, type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { inTransaction } from '../../db/in-transaction.js';
-import { precompileRowsLazily } from '../../db/precompiled.js';
+import { type Precompiled, precompileRowsLazily } from '../../db/precompiled.js';
 import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
 
 export type NotificationRow = Selectable<NotificationsTable>;
@@ -54,12 +54,129 @@ function padded<T>(values: readonly T[]): T[] {
   return list;
 }
 
+/**
+ * A query of the worker's batch over a list of ids (`in`), built and compiled once per padded length of the
+ * list (db/precompiled.ts) instead of Kysely building hundreds of value nodes for every batch.
+ */
+function byIds<R>(db: Kysely<Database>, build: (db: Kysely<Database>, ids: readonly unknown[]) => Compilable<R>) {
+  const bySize = new Map<number, Precompiled<Database, readonly { id: number }[], R>>();
+  return (ids: readonly number[]): Promise<R[]> => {
+    if (ids.length === 0) return Promise.resolve([]);
+    const list = padded(ids);
+    let query = bySize.get(list.length);
+    if (!query) {
+      query = precompileRowsLazily(list.length, ['id'], (db: Kysely<Database>, rows: { id: number }[]) =>
+        build(
+          db,
+          rows.map((r) => r.id),
+        ),
+      );
+      bySize.set(list.length, query);
+    }
+    return query.execute(
+      list.map((id) => ({ id })),
+      db,
+    );
+  };
+}
+
 /** States of an email that are final: nothing more is tried. */
 export const FINISHED_EMAIL_STATES = ['sent', 'refused', 'given_up', 'skipped'] as const;
 
 /** The SQL of notifications: the notifications, the email queue, the preferences and the outbox cursor. */
 export function createNotificationsRepository(db: Kysely<Database>) {
+  // ---- facts about events (the worker's batch; lists of ids: see byIds) ----
+
+  /** What the access policy needs to know of each item (and its text). */
+  const itemFacts = byIds(db, (db, ids) =>
+    db
+      .selectFrom('items as i')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
+      .where('i.id', 'in', ids as number[]),
+  );
+
+  /**
+   * Every membership of these users. Read by user alone: filtering on a list of projects too would make the
+   * database try every (user, project) pair (20 ms for a batch of 500 events on the bench workspace).
+   */
+  const membershipsOf = byIds(db, (db, ids) =>
+    db
+      .selectFrom('project_members')
+      .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
+      .where('user_id', 'in', ids as number[]),
+  );
+
+  /** The modes of several users (the worker's batch). */
+  const modes = byIds(db, (db, ids) =>
+    db
+      .selectFrom('notification_preferences')
+      .selectAll()
+      .where('user_id', 'in', ids as number[]),
+  );
+
+  const users = byIds(db, (db, ids) =>
+    db
+      .selectFrom('users')
+      .select(['id', 'name', 'email', 'role', 'active', 'time_zone'])
+      .where('id', 'in', ids as number[]),
+  );
+
+  /**
+   * The participants of the items, each with what deciding their notification needs, in one read: their
+   * membership of the item's project (null role: none), their account (role, active) and the item's facts
+   * for the access policy (and its text), so that a batch of comments reads no user or item again.
+   */
+  const participantsOf = byIds(db, (db, ids) =>
+    db
+      .selectFrom('item_participants as ip')
+      .innerJoin('items as i', 'i.id', 'ip.item_id')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .innerJoin('users as u', 'u.id', 'ip.user_id')
+      .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'i.project_id').onRef('m.user_id', '=', 'ip.user_id'))
+      .select([
+        'ip.item_id',
+        'ip.user_id',
+        'i.project_id',
+        'm.role',
+        'm.section_ids',
+        'm.checklist_ids',
+        'u.role as user_role',
+        'u.active',
+        'i.text',
+        'i.section_id',
+        'i.checklist_id',
+        'p.archived',
+      ])
+      .where('ip.item_id', 'in', ids as number[]),
+  );
+
+  /** The managers of the projects, with their memberships and their accounts (role, active). */
+  const managersOf = byIds(db, (db, ids) =>
+    db
+      .selectFrom('project_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['m.project_id', 'm.user_id', 'm.role', 'm.section_ids', 'm.checklist_ids', 'u.role as user_role', 'u.active'])
+      .where('m.project_id', 'in', ids as number[])
+      .where('m.role', '=', 'manager'),
+  );
+
+  const answerAuthors = byIds(db, (db, ids) =>
+    db
+      .selectFrom('answers')
+      .select(['id', 'author_id'])
+      .where('id', 'in', ids as number[]),
+  );
+
   return {
+    itemFacts,
+    membershipsOf,
+    modes,
+    users,
+    participantsOf,
+    managersOf,
+    answerAuthors,
+
     transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
       return db.transaction().execute(work);
     },
@@ -104,30 +221,6 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return queued;
     },
 
-    /** What the access policy needs to know of each item (and its text). */
-    itemFacts(itemIds: readonly number[]) {
-      if (itemIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('items as i')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
-        .where('i.id', 'in', padded(itemIds))
-        .execute();
-    },
-
-    /**
-     * Every membership of these users. Read by user alone: filtering on a list of projects too would make the
-     * database try every (user, project) pair (20 ms for a batch of 500 events on the bench workspace).
-     */
-    membershipsOf(userIds: readonly number[]) {
-      if (userIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('project_members')
-        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('user_id', 'in', padded(userIds))
-        .execute();
-    },
-
     /** Which of `keys` the user already has. */
     async existingKeys(pairs: readonly { userId: number; key: string }[]): Promise<Set<string>> {
       if (pairs.length === 0) return new Set();
@@ -167,12 +260,6 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db.selectFrom('notification_preferences').select(['kind', 'mode']).where('user_id', '=', userId).execute();
     },
 
-    /** The modes of several users, for one kind (the worker's batch). */
-    modes(userIds: readonly number[]) {
-      if (userIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('notification_preferences').selectAll().where('user_id', 'in', padded(userIds)).execute();
-    },
-
     /** In the caller's transaction when `executor` is one (the audit record commits with it), else in its own. */
     async setPreferences(userId: number, modes: readonly { kind: string; mode: string }[], executor: Kysely<Database> = db): Promise<void> {
       await inTransaction(executor, async (trx) => {
@@ -184,41 +271,6 @@ export function createNotificationsRepository(db: Kysely<Database>) {
             .values(kept.map((m) => ({ user_id: userId, ...m })))
             .execute();
       });
-    },
-
-    // ---- facts about events ----
-
-    users(ids: readonly number[]) {
-      if (ids.length === 0) return Promise.resolve([]);
-      return db.selectFrom('users').select(['id', 'name', 'email', 'role', 'active', 'time_zone']).where('id', 'in', padded(ids)).execute();
-    },
-
-    /** The participants of the items, each with their membership of the item's project (null role: none). */
-    participantsOf(itemIds: readonly number[]) {
-      if (itemIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('item_participants as ip')
-        .innerJoin('items as i', 'i.id', 'ip.item_id')
-        .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'i.project_id').onRef('m.user_id', '=', 'ip.user_id'))
-        .select(['ip.item_id', 'ip.user_id', 'i.project_id', 'm.role', 'm.section_ids', 'm.checklist_ids'])
-        .where('ip.item_id', 'in', padded(itemIds))
-        .execute();
-    },
-
-    /** The managers of the projects, with their memberships. */
-    managersOf(projectIds: readonly number[]) {
-      if (projectIds.length === 0) return Promise.resolve([]);
-      return db
-        .selectFrom('project_members')
-        .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('project_id', 'in', padded(projectIds))
-        .where('role', '=', 'manager')
-        .execute();
-    },
-
-    answerAuthors(answerIds: readonly number[]) {
-      if (answerIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('answers').select(['id', 'author_id']).where('id', 'in', padded(answerIds)).execute();
     },
 
     /** Participants of items not done whose deadline lies between the two dates (inclusive). */

@@ -76,6 +76,9 @@ interface Recipient {
   active: number;
 }
 
+/** What the access policy needs to know of an item, and its text. */
+type ItemFact = Awaited<ReturnType<NotificationsRepository['itemFacts']>>[number];
+
 /**
  * Notifications (DESIGN.md §15): made from the events by the outbox consumer (`handleEvents`), by the
  * scheduled pass (deadlines, token expiry, digests) and by a direct call where no event exists (an OAuth
@@ -116,10 +119,17 @@ export function createNotificationsService(deps: {
    * Whether each user may read each item now: the access policy (`can`, the function the items service asks)
    * over facts read for the whole batch, instead of three queries per person and item. `known`: memberships
    * already read with the other facts (a null role: known not to be a member); the others are read here, only
-   * for the users who need one. Also gives each item's text (null for an item that is gone).
+   * for the users who need one; `knownItems`: items already read with the other facts (the others are read
+   * here). Also gives each item's text (null for an item that is gone).
    */
-  async function visibility(pairs: readonly { userId: number; itemId: number }[], known: readonly MembershipFact[] = []) {
-    const items = new Map((await repo.itemFacts(unique(pairs.map((p) => p.itemId)))).map((i) => [i.id, i]));
+  async function visibility(
+    pairs: readonly { userId: number; itemId: number }[],
+    known: readonly MembershipFact[] = [],
+    knownItems: ReadonlyMap<number, ItemFact> = new Map(),
+  ) {
+    const items = new Map(knownItems);
+    const missing = unique(pairs.map((p) => p.itemId)).filter((id) => !items.has(id));
+    for (const item of await repo.itemFacts(missing)) items.set(item.id, item);
     const members = new Map(known.map((m) => [`${m.user_id} ${m.project_id}`, m]));
     const unknown = pairs.filter((p) => {
       const item = items.get(p.itemId);
@@ -177,8 +187,17 @@ export function createNotificationsService(deps: {
         repo.managersOf(wanted('managerIds', (e) => e.project_id)),
         repo.answerAuthors(wanted('answerAuthorId', answerIdOf).filter(Number.isInteger)),
       ]);
-      // The memberships read with the participants and the managers: those people's visibility needs no more reads.
+      // The memberships, accounts and items read with the participants and the managers: those people and
+      // items need no more reads.
       const known: MembershipFact[] = [...participants, ...managers];
+      const accounts = new Map<number, Recipient>();
+      for (const r of [...participants, ...managers])
+        accounts.set(r.user_id, { id: r.user_id, role: r.user_role as UserRole, active: r.active });
+      const knownItems = new Map<number, ItemFact>();
+      for (const p of participants) {
+        const { item_id: id, text, project_id, section_id, checklist_id, archived } = p;
+        if (!knownItems.has(id)) knownItems.set(id, { id, text, project_id, section_id, checklist_id, archived });
+      }
       const participantsOf = groupIds(participants, (p) => p.item_id);
       const managersOf = groupIds(managers, (m) => m.project_id);
       const authorOf = new Map(authors.map((a) => [a.id, a.author_id]));
@@ -193,17 +212,20 @@ export function createNotificationsService(deps: {
       }
       if (told.length === 0) return async () => {};
       const userIds = unique(told.map((t) => t.userId));
-      const [users, modeOf, visible] = await Promise.all([
-        repo.users(userIds).then((rows) => new Map(rows.map((u) => [u.id, u as Recipient]))),
+      const [, modeOf, visible] = await Promise.all([
+        repo.users(userIds.filter((id) => !accounts.has(id))).then((rows) => {
+          for (const u of rows) accounts.set(u.id, u as Recipient);
+        }),
         deliveries(userIds),
         visibility(
           told.map((t) => ({ userId: t.userId, itemId: t.event.item_id! })),
           known,
+          knownItems,
         ),
       ]);
       const rows: NewNotification[] = [];
       for (const { event, userId, kind } of told) {
-        const user = users.get(userId);
+        const user = accounts.get(userId);
         if (!user || user.active !== 1 || !visible.sees(user, event.item_id!)) continue;
         // item.created carries the item (its text may have changed since): the event's own text first.
         const itemText = (event.data as { item?: { text?: string } }).item?.text ?? visible.textOf(event.item_id!) ?? `#${event.item_id}`;
