@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 
 /** The only reader of process.env: typed, validated once, failing fast with a clear reason. */
@@ -67,17 +66,13 @@ export interface Config {
   /** NOTIFICATIONS (`on`/`off`, default on): whether this node runs the notification work (events, schedule, emails). */
   notificationsEnabled: boolean;
   /**
-   * The worker threads that run heavy reads off the event loop (features/offload: reports): WORKER_THREADS of
-   * them (default: one fewer than the CPUs, at least 1), and WORKER_QUEUE_LIMIT jobs waiting beyond those
-   * running (default 4); one more is refused with 503 and Retry-After.
+   * The worker threads that run heavy reads off the event loop (features/offload): WORKER_THREADS of them
+   * (default 1), each running reports and v1's trees and searches side by side. WORKER_QUEUE_LIMIT reports
+   * may wait beyond those running (default 4), READ_QUEUE_LIMIT trees and searches (default 256); one more is
+   * refused with 503 and Retry-After (10 s for a report, 1 s for a read).
    */
   workerThreads: number;
   workerQueueLimit: number;
-  /**
-   * The read pool (features/offload/offloaded-reads.ts: trees and searches, a few to tens of ms each): READ_THREADS
-   * worker threads (default 1) and READ_QUEUE_LIMIT requests waiting (default 256); one more is a 503.
-   */
-  readThreads: number;
   readQueueLimit: number;
 }
 
@@ -211,9 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
     metricsEnabled: choice(env, 'METRICS', 'on', ['on', 'off']) === 'on',
     metricsToken: env.METRICS_TOKEN || undefined,
-    workerThreads: integer(env, 'WORKER_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
+    workerThreads: integer(env, 'WORKER_THREADS', 1, 1, 64),
     workerQueueLimit: integer(env, 'WORKER_QUEUE_LIMIT', 4, 0, 1000),
-    readThreads: integer(env, 'READ_THREADS', 1, 1, 64),
     readQueueLimit: integer(env, 'READ_QUEUE_LIMIT', 256, 0, 10_000),
     ...mailConfig(env, baseUrl),
   };

@@ -32,6 +32,7 @@ import { sharedRateLimitCounters } from './features/rate-limit/rate-limit.reposi
 import { createRateLimiter, type RateLimiter } from './features/rate-limit/rate-limiter.js';
 import { type CacheVersionsRepository, createCacheVersionsRepository } from './features/caches/cache-versions.repository.js';
 import { createResponseCache, type ResponseCache } from './features/caches/response-cache.js';
+import { offloadLanes } from './features/offload/lanes.js';
 import { createOffloadedReads, type OffloadedReads } from './features/offload/offloaded-reads.js';
 import { createWorkerPool, type WorkerPool } from './features/offload/worker-pool.js';
 import { createOffloadedReports, type Reports } from './features/reports/report-offload.js';
@@ -113,13 +114,14 @@ export interface AppContext {
   notificationWorker: NotificationWorker;
   /**
    * The worker threads that run heavy reads off the event loop (STYLE.md habit 14): each with its own read-only
-   * connections (src/offload-worker.ts). Started at the first job, or by the server at start; close() stops them.
+   * connections (src/offload-worker.ts), running reports and v1's trees and searches side by side, each kind
+   * in its lane (features/offload/lanes.ts). Started at the first job, or by the server once it listens;
+   * close() stops them.
    */
   offload: WorkerPool;
   /** DESIGN.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
   reports: Reports;
-  /** The read pool: worker threads of their own for v1's trees and searches (a report never holds one up). */
-  readPool: WorkerPool;
+  /** v1's project trees and searches, in the worker pool's read lane (beside a report, not behind it). */
   offloadedReads: OffloadedReads;
   /** DESIGN.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
   cacheVersions: CacheVersionsRepository;
@@ -229,19 +231,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     createWorkerPool({
       entry: new URL('./offload-worker.ts', import.meta.url),
       size: config.workerThreads,
-      queueLimit: config.workerQueueLimit,
+      lanes: offloadLanes(config),
       data: workerConfig(config),
-      onError: logError('worker thread failed'),
-    });
-  const readPool =
-    o.readPool ??
-    createWorkerPool({
-      entry: new URL('./offload-worker.ts', import.meta.url),
-      size: config.readThreads,
-      queueLimit: config.readQueueLimit,
-      data: workerConfig(config),
-      retryAfterSeconds: 1,
-      jobsName: 'project trees and searches',
       onError: logError('worker thread failed'),
     });
   const ctx: AppContext = {
@@ -344,14 +335,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     notificationWorker,
     offload,
     reports: o.reports ?? createOffloadedReports({ projects, pool: offload, clock }),
-    readPool,
-    offloadedReads: o.offloadedReads ?? createOffloadedReads(readPool),
+    offloadedReads: o.offloadedReads ?? createOffloadedReads(offload),
     cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
     responseCache,
     async close() {
       // First: the workers' own connections close before the database they read.
       await offload.close();
-      await readPool.close();
       await retention.stop();
       await notificationWorker.stop();
       await searchIndexer.stop();

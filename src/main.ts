@@ -54,10 +54,9 @@ export async function serve(options: { demo: boolean }) {
   });
   ctx.webhookWorker.start();
   ctx.searchIndexer.start();
-  // The read pool's thread (trees, searches) loads its modules and opens its connection now, not at the first
-  // tree (2–3 s); after listening, so that it does not slow the start of the server itself. The report pool
-  // starts at the first report: a thread holds 60–80 MB, and a report takes seconds anyway.
-  ctx.readPool.start();
+  // The worker thread (reports, trees, searches) loads its modules and opens its connection now, not at the
+  // first report or tree (1–3 s); after listening, so that it does not slow the start of the server itself.
+  ctx.offload.start();
   if (config.notificationsEnabled) ctx.notificationWorker.start();
   const mail = !config.notificationsEnabled
     ? 'notifications: off on this node (NOTIFICATIONS=off)'

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { concurrencyLimit } from '../concurrency-limit.js';
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 
@@ -165,22 +166,4 @@ function detectFormat(bytes: Buffer): ImageFormat {
 
 function looksLikeSvg(head: string): boolean {
   return /^(\xef\xbb\xbf)?\s*</.test(head) && /<svg[\s>]/i.test(head);
-}
-
-/** Runs at most `max` tasks at once; the others wait their turn in order. */
-function concurrencyLimit(max: number) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (running < max) running++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      // Hand the slot straight to the next task, or give it back.
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
 }

@@ -243,9 +243,9 @@ describe('cached cards and trees', () => {
       headers: { authorization: `Bearer ${server.tokens.manager}`, 'if-none-match': String(first.headers.etag) },
     });
     expect(notModified.statusCode).toBe(304);
-    // Trees are built in the read pool's worker thread, off the event loop.
+    // Trees are built in the worker thread (its read lane), off the event loop.
     expect((await v1(server.app, server.tokens.manager, 'GET', '/projects/tree.php?id=1')).statusCode).toBe(200);
-    expect(server.ctx.readPool.stats().workers).toBe(1);
+    expect(server.ctx.offload.stats().workers).toBe(1);
     // Operators see it in /metrics.
     const metrics = (await server.ctx.metrics!.render()).body;
     expect(metrics).toMatch(/^punchlist_response_cache_hits_total [1-9]\d*$/m);

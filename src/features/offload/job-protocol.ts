@@ -15,7 +15,7 @@ export interface JobRequest {
   spool: string;
 }
 
-/** Main → worker on parentPort: stop (the current job is cancelled), close the connections, exit. */
+/** Main → worker on parentPort: stop (the running jobs are cancelled), close the connections, exit. */
 export interface CloseRequest {
   type: 'close';
 }

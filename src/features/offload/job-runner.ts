@@ -49,25 +49,27 @@ async function spool(stream: Readable, file: FileHandle, written: (bytes: number
 }
 
 /**
- * The worker thread's side of features/offload: runs the jobs the pool sends, one at a time, and answers on
- * each job's port. A stream is written to the job's spool file as it comes (worker-pool.ts reads it as it
+ * The worker thread's side of features/offload: runs the jobs the pool sends, side by side (the pool bounds how
+ * many of each lane), and answers on each job's port. A stream is written to the job's spool file as it comes (worker-pool.ts reads it as it
  * grows, and says why a file). Started by worker-bootstrap.mjs with the worker module's jobs.
  */
 export function runJobs(jobs: Jobs): void {
   const parent = parentPort;
   if (!parent) throw new Error('runJobs() runs in a worker thread');
-  let cancelCurrent: (() => void) | null = null;
+  /** The running jobs' cancels. */
+  const cancels = new Set<() => void>();
   let closing = false;
 
   async function run({ kind, input, port, spool: path }: JobRequest) {
     const send = (message: JobMessage) => port.postMessage(message);
     let cancelled = false;
     let stream: Readable | undefined;
-    cancelCurrent = () => {
+    const cancel = () => {
       cancelled = true;
       stream?.destroy();
     };
-    port.on('message', (message: CancelJob) => message.type === 'cancel' && cancelCurrent?.());
+    cancels.add(cancel);
+    port.on('message', (message: CancelJob) => message.type === 'cancel' && cancel());
     try {
       const handler = jobs.handlers[kind];
       if (!handler) throw new Error(`this worker has no job "${kind}"`);
@@ -92,7 +94,7 @@ export function runJobs(jobs: Jobs): void {
       if (closing) send({ type: 'error', error: { message: 'The server is shutting down' } });
       else send(cancelled ? { type: 'end' } : { type: 'error', error: serializeError(err) });
     } finally {
-      cancelCurrent = null;
+      cancels.delete(cancel);
       port.close();
     }
   }
@@ -103,7 +105,7 @@ export function runJobs(jobs: Jobs): void {
       return;
     }
     closing = true;
-    cancelCurrent?.();
+    for (const cancel of cancels) cancel();
     // process.exit() in a worker ends this thread only; it also ends whatever the connections left behind.
     jobs.close().then(
       () => process.exit(0),

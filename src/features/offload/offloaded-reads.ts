@@ -3,25 +3,28 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import type { ProjectSearch } from '../search/project-search.js';
 import type { SearchQuery } from '../search/search.service.js';
 import type { JobHandler } from './job-runner.js';
+import type { OffloadLane } from './lanes.js';
 import { SerializedData } from './serialized-data.js';
 import type { WorkerPool } from './worker-pool.js';
+
+const READS = { lane: 'reads' satisfies OffloadLane };
 
 type SearchResult = Awaited<ReturnType<ProjectSearch['searchProject']>>;
 
 /**
  * The reads that may take more than a few milliseconds of CPU (DESIGN.md §10): a project tree (23 ms for 5 000
- * items) and a search (a broad one reads thousands of rows) run in the read pool's worker threads, on their
- * own connections, so the event loop keeps answering the cheap requests meanwhile. The worker checks access
+ * items) and a search (a broad one reads thousands of rows) run in the worker pool's read lane, on the
+ * worker's own connections (beside a report, between its awaits, never queued behind it), so the event loop keeps answering the cheap requests meanwhile. The worker checks access
  * as the inline service would (the same services, its own connection). A tree crosses back as JSON text, ready
  * for the envelope; a search result (at most a page of hits) as data, serialized by the response schema.
  */
 export function createOffloadedReads(pool: WorkerPool) {
   return {
     async tree(actor: Actor, projectId: number): Promise<SerializedData> {
-      return new SerializedData((await pool.run<string>('tree', { actor, projectId })).value);
+      return new SerializedData((await pool.run<string>('tree', { actor, projectId }, READS)).value);
     },
     async search(actor: Actor, projectId: number, query: SearchQuery): Promise<SearchResult> {
-      return (await pool.run<SearchResult>('search', { actor, projectId, query })).value;
+      return (await pool.run<SearchResult>('search', { actor, projectId, query }, READS)).value;
     },
   };
 }

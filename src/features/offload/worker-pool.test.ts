@@ -9,24 +9,34 @@ import { signedInClients } from '../../../test/web/web-client.js';
 import { openDatabase } from '../../db/database.js';
 import { ApiError } from '../../errors.js';
 import { workerConfig } from '../../config.js';
+import { offloadLanes } from './lanes.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 
 /**
  * The worker pool on real threads, each with its own read-only connection to the test database (both
- * dialects): jobs answered, files streamed, the queue bounded, crashes survived, shutdown. The server's own
- * pool here runs the test worker module (the app's jobs and steerable ones): one thread, no queue.
+ * dialects): jobs answered, files streamed, the queues bounded, crashes survived, shutdown. The server's own
+ * pool here runs the test worker module (the app's jobs and steerable ones) in the app's lanes: one thread,
+ * no queue for reports, none for reads.
  */
 let server: TestServer;
 let pool: WorkerPool;
 const as = signedInClients(() => server.url);
 
+/** One lane, one job per thread at a time (the pool as it was before lanes). */
+const oneAtATime = (queueLimit: number) => ({ jobs: { perWorker: 1, queueLimit, retryAfterSeconds: 10, jobsName: 'reports' } });
+
 beforeAll(async () => {
   server = await startTestServer({
     overrides: (config) => ({
-      offload: createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 1, queueLimit: 0, data: workerConfig(config) }),
+      offload: createWorkerPool({
+        entry: OFFLOAD_TEST_WORKER,
+        size: 1,
+        lanes: offloadLanes({ workerQueueLimit: 0, readQueueLimit: 0 }),
+        data: workerConfig(config),
+      }),
     }),
   });
-  pool = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 2, queueLimit: 1, data: workerConfig(server.ctx.config) });
+  pool = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 2, lanes: oneAtATime(1), data: workerConfig(server.ctx.config) });
 });
 afterAll(async () => {
   await pool.close();
@@ -100,6 +110,49 @@ describe('a worker pool', () => {
   });
 });
 
+describe('lanes', () => {
+  it('one thread runs the jobs of several lanes side by side, each lane with its own limits, queue and Retry-After', async () => {
+    const shared = createWorkerPool({
+      entry: OFFLOAD_TEST_WORKER,
+      size: 1,
+      lanes: {
+        long: { perWorker: 1, queueLimit: 0, retryAfterSeconds: 10, jobsName: 'long jobs' },
+        quick: { perWorker: 2, queueLimit: 1, retryAfterSeconds: 1, jobsName: 'quick jobs' },
+      },
+      data: workerConfig(server.ctx.config),
+    });
+    try {
+      const long = await shared.run('hold', null);
+      expect(await shared.run('echo', 'refused').catch((err: unknown) => err)).toMatchObject({
+        status: 503,
+        headers: { 'retry-after': '10' },
+      });
+      // The long job holds the only thread's long lane; quick jobs still run on that thread, beside it.
+      const { value: thread } = await shared.run<number>('thread', null, { lane: 'quick' });
+      expect(thread).not.toBe(threadId);
+      const quick = await Promise.all([shared.run('hold', null, { lane: 'quick' }), shared.run('hold', null, { lane: 'quick' })]);
+      const waiting = shared.run('echo', 'after', { lane: 'quick' });
+      expect(shared.stats('quick')).toEqual({ workers: 1, running: 2, queued: 1 });
+      expect(shared.stats('long')).toEqual({ workers: 1, running: 1, queued: 0 });
+      const refused = await shared.run('echo', 'too many', { lane: 'quick' }).catch((err: unknown) => err);
+      expect(refused).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'retry-after': '1' } });
+      expect((refused as Error).message).toMatch(/busy with other long requests \(quick jobs\); retry in 1 s/);
+      quick[0]!.stream!.destroy();
+      expect((await waiting).value).toBe('after');
+      quick[1]!.stream!.destroy();
+      await vi.waitFor(() => expect(shared.stats('quick').running).toBe(0), { timeout: 10_000 });
+      await expect(shared.run('nothing', null, { lane: 'none' })).rejects.toThrow('This worker pool has no lane "none"');
+      // A crash takes every job of the thread with it, each with the reason; the thread is replaced.
+      await expect(shared.run('crash', null, { lane: 'quick' })).rejects.toThrow(/running this crash crashed \(boom\)/);
+      await expect(text(long.stream)).rejects.toThrow(/running this hold crashed \(boom\)/);
+      await expect(shared.run('echo', 'again')).resolves.toMatchObject({ value: 'again' });
+      expect(shared.stats()).toEqual({ workers: 1, running: 0, queued: 0 });
+    } finally {
+      await shared.close();
+    }
+  });
+});
+
 describe("a worker's connection", () => {
   it('reads what the main connection committed, and writes nothing', async () => {
     const reader = openDatabase(server.ctx.config.databaseUrl, { readOnly: true, poolSize: 1 });
@@ -142,6 +195,9 @@ describe('a report when the pool is full, through the real routes', () => {
       expect(busy.body.error.message).toMatch(/busy .* retry in 10 s/);
       const hidden = await server.call(`${V1}/projects/report.php?id=3`, { token: server.tokens.manager });
       expect([hidden.status, hidden.body.error.code]).toEqual([404, 'not_found']);
+      // Trees and searches run in their own lane of the same thread, beside the report.
+      const found = await server.call(`${V1}/projects/search.php?id=1&q=Extinguishers`, { token: server.tokens.manager });
+      expect([found.status, found.body.ok]).toEqual([200, true]);
 
       const web = await as('manager');
       const page = await web.get('/projects/1/report.csv');
@@ -159,6 +215,22 @@ describe('a report when the pool is full, through the real routes', () => {
   });
 });
 
+describe('trees and searches when their lane is full', () => {
+  it('v1 answers 503 with Retry-After: 1, whatever the reports lane does', async () => {
+    const held = await Promise.all([1, 2, 3, 4].map(() => server.ctx.offload.run('hold', null, { lane: 'reads' })));
+    try {
+      const busy = await server.call(`${V1}/projects/search.php?id=1&q=Extinguishers`, { token: server.tokens.manager });
+      expect([busy.status, busy.body.error.code, busy.headers.get('retry-after')]).toEqual([503, 'service_unavailable', '1']);
+      expect(busy.body.error.message).toMatch(/busy with other long requests \(project trees and searches\); retry in 1 s/);
+    } finally {
+      for (const h of held) h.stream!.destroy();
+    }
+    await idle(server.ctx.offload);
+    const found = await server.call(`${V1}/projects/search.php?id=1&q=Extinguishers`, { token: server.tokens.manager });
+    expect(found.status).toBe(200);
+  });
+});
+
 describe('closing the pool', () => {
   it('cuts the running job short with an error, refuses the waiting and later ones, and ends the threads and their connections', async () => {
     // On PostgreSQL the worker's connections are told apart by their application name.
@@ -171,7 +243,7 @@ describe('closing the pool', () => {
           server.ctx.db.kysely,
         )
       ).rows[0]!.n;
-    const closing = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 1, queueLimit: 1, data: config });
+    const closing = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 1, lanes: oneAtATime(1), data: config });
     const held = await closing.run('hold', null);
     const waiting = closing.run('echo', 'never').catch((err: unknown) => err);
     if (postgres) expect(await connections()).toBeGreaterThan(0);
@@ -185,7 +257,7 @@ describe('closing the pool', () => {
   });
 
   it('does not wait for a worker that is still starting', async () => {
-    const starting = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 1, queueLimit: 0, data: workerConfig(server.ctx.config) });
+    const starting = createWorkerPool({ entry: OFFLOAD_TEST_WORKER, size: 1, lanes: oneAtATime(0), data: workerConfig(server.ctx.config) });
     starting.start();
     expect(starting.stats().workers).toBe(1);
     const began = performance.now();

@@ -20,21 +20,32 @@ const WORKER_YOUNG_MB = 16;
 /** A worker that has not exited this long after `close` is terminated. */
 const CLOSE_GRACE_MS = 5000;
 
+/** A kind of work in the pool, with its own limits and queue (docs/decisions.md, "Work off the event loop"). */
+export interface JobLane {
+  /**
+   * Jobs of this lane one thread runs at once. A thread runs jobs of every lane side by side: a job is mostly
+   * awaits (the database, sharp in libuv's threads, the spool file), and the others run between them.
+   */
+  perWorker: number;
+  /** Jobs of this lane that may wait beyond those running; one more is refused with 503. */
+  queueLimit: number;
+  /** The Retry-After of the 503, s (about what a job of the lane takes). */
+  retryAfterSeconds: number;
+  /** What the lane's jobs are, for the 503's message. */
+  jobsName: string;
+}
+
 export interface WorkerPoolOptions {
   /** The worker module (TypeScript): exports `createJobs(data): Promise<Jobs>` (job-runner.ts). */
   entry: URL;
   /** Worker threads (WORKER_THREADS). */
   size: number;
-  /** Jobs that may wait beyond those running (WORKER_QUEUE_LIMIT); one more is refused with 503. */
-  queueLimit: number;
+  /** The lanes by name; a job names its lane (`run`'s `lane`), the first by default. */
+  lanes: Record<string, JobLane>;
   /** Given to the worker module's createJobs (plain data: it is copied into each thread). */
   data?: unknown;
   /** The cap of each worker's old generation, MB (default 128). */
   heapMb?: number;
-  /** The Retry-After of the 503 (default 10 s: about what a large report takes). */
-  retryAfterSeconds?: number;
-  /** What the pool's jobs are, for the 503's message (default "reports"). */
-  jobsName?: string;
   /** A worker that crashed or could not start (it is replaced at the next job). */
   onError?: (message: string) => void;
 }
@@ -45,21 +56,29 @@ export interface JobResult<T> {
   stream: Readable | null;
 }
 
+export interface RunOptions {
+  /** The job's lane (default: the pool's first). */
+  lane?: string;
+  onProgress?: (value: any) => void;
+}
+
 export interface WorkerPool {
   /** Starts the workers now rather than at the first job (the server: its first report then waits for no start-up). */
   start(): void;
   /**
-   * Runs a job on the first free worker, or queues it; refused at once with 503 `service_unavailable` and
-   * Retry-After when the queue is full. Resolves with the job's value; its stream may still be growing.
+   * Runs a job on the least busy worker with room in the job's lane, or queues it; refused at once with 503
+   * `service_unavailable` and the lane's Retry-After when the lane's queue is full. Resolves with the job's
+   * value; its stream may still be growing.
    */
-  run<T>(kind: string, input: unknown, options?: { onProgress?: (value: any) => void }): Promise<JobResult<T>>;
-  /** Workers alive, jobs running (their stream included) and waiting. */
-  stats(): { workers: number; running: number; queued: number };
+  run<T>(kind: string, input: unknown, options?: RunOptions): Promise<JobResult<T>>;
+  /** Workers alive, jobs running (their stream included) and waiting: in all lanes, or in one. */
+  stats(lane?: string): { workers: number; running: number; queued: number };
   /** Refuses new jobs, fails the waiting ones, stops the workers (the running jobs are cancelled) and removes the spool folder. */
   close(): Promise<void>;
 }
 
 interface Job {
+  lane: string;
   kind: string;
   input: unknown;
   onProgress?: (value: any) => void;
@@ -67,11 +86,19 @@ interface Job {
   reject(error: Error): void;
 }
 
+interface Running {
+  job: Job;
+  port: MessagePort;
+  spool: string;
+  reader: SpoolReader | null;
+  settled: boolean;
+}
+
 interface Slot {
   worker: Worker;
   ready: boolean;
   exited: Promise<void>;
-  running: { job: Job; port: MessagePort; spool: string; reader: SpoolReader | null; settled: boolean } | null;
+  running: Set<Running>;
 }
 
 /**
@@ -154,30 +181,37 @@ class SpoolReader extends Readable {
 }
 
 /**
- * A fixed number of worker threads that run heavy reads off the event loop (STYLE.md habit 14, DESIGN.md
- * §10), with a bounded queue in front. Each worker opens its own connections (the worker module's
- * createJobs) and runs one job at a time. A worker that crashes fails its job with a clear error and is
- * replaced; one that cannot start fails the jobs waiting for it, and the next job tries again.
+ * A fixed number of worker threads (one by default) that run heavy reads off the event loop (STYLE.md habit
+ * 14, DESIGN.md §10), with a bounded queue per lane in front. Each worker opens its own connections (the
+ * worker module's createJobs) and runs several jobs at once, at most `perWorker` of each lane. A worker that
+ * crashes fails its jobs with a clear error and is replaced; one that cannot start fails the jobs waiting for
+ * it, and the next job tries again.
  */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  const { size, queueLimit } = options;
+  const { size, lanes } = options;
+  const laneNames = Object.keys(lanes);
+  if (laneNames.length === 0) throw new Error('A worker pool needs at least one lane');
   const slots = new Set<Slot>();
-  const queue: Job[] = [];
+  const queues = new Map<string, Job[]>(laneNames.map((name) => [name, []]));
   let spoolDir: string | null = null;
   let jobNumber = 0;
   let closed = false;
 
-  const retryAfter = options.retryAfterSeconds ?? 10;
-  const busy = () =>
+  const busy = (lane: JobLane) =>
     new ApiError(
       503,
       'service_unavailable',
-      `The server is busy with other long requests (${options.jobsName ?? 'reports'}); retry in ${retryAfter} s`,
+      `The server is busy with other long requests (${lane.jobsName}); retry in ${lane.retryAfterSeconds} s`,
       undefined,
       {
-        'retry-after': String(retryAfter),
+        'retry-after': String(lane.retryAfterSeconds),
       },
     );
+  const runningIn = (slot: Slot, lane: string) => [...slot.running].filter((r) => r.job.lane === lane).length;
+  const running = (lane?: string) =>
+    [...slots].reduce((n, slot) => n + (lane === undefined ? slot.running.size : runningIn(slot, lane)), 0);
+  const queued = (lane?: string) =>
+    lane === undefined ? [...queues.values()].reduce((n, q) => n + q.length, 0) : (queues.get(lane)?.length ?? 0);
 
   function spawn() {
     // The spool folder is made with the first worker: a context built for a CLI command that runs no job makes none.
@@ -186,7 +220,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       workerData: { entry: options.entry.href, data: options.data },
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
     });
-    const slot: Slot = { worker, ready: false, running: null, exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
+    const slot: Slot = { worker, ready: false, running: new Set(), exited: new Promise((resolve) => worker.once('exit', () => resolve())) };
     slots.add(slot);
     let failure = '';
     worker.on('message', (message: Ready) => {
@@ -199,15 +233,19 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       slots.delete(slot);
       if (closed) return;
       const reason = failure || `exit code ${code}`;
-      if (slot.running) {
-        options.onError?.(`a worker thread crashed running a "${slot.running.job.kind}" job: ${reason}; it is replaced`);
-        settle(slot, { type: 'error', error: { message: `The worker thread running this ${slot.running.job.kind} crashed (${reason})` } });
+      if (slot.running.size > 0) {
+        // Its jobs shared the thread: all of them fail, each with the reason.
+        const kinds = [...new Set([...slot.running].map((r) => `"${r.job.kind}"`))].join(', ');
+        options.onError?.(`a worker thread crashed running ${kinds} jobs: ${reason}; it is replaced`);
+        for (const r of [...slot.running])
+          settle(slot, r, { type: 'error', error: { message: `The worker thread running this ${r.job.kind} crashed (${reason})` } });
       } else if (!slot.ready) {
         // It never started (a module or the database would not open): another would fail alike. The jobs
         // fail unless a worker is ready for them; the next job tries again.
         options.onError?.(`a worker thread could not start: ${reason}`);
         if (![...slots].some((s) => s.ready))
-          for (const job of queue.splice(0)) job.reject(new Error(`No worker thread could start: ${reason}`));
+          for (const queue of queues.values())
+            for (const job of queue.splice(0)) job.reject(new Error(`No worker thread could start: ${reason}`));
         return;
       }
       ensureWorkers();
@@ -218,29 +256,38 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     while (!closed && slots.size < size) spawn();
   }
 
-  /** Free workers take the waiting jobs; a worker left idle no longer keeps the process alive (a CLI command ends with its work). */
-  function pump() {
+  /** The ready worker with room in the lane that runs the fewest jobs. */
+  function freeSlot(lane: string): Slot | null {
+    let best: Slot | null = null;
     for (const slot of slots) {
-      if (!slot.ready || slot.running) continue;
-      if (queue.length > 0) dispatch(slot, queue.shift()!);
-      else slot.worker.unref();
+      if (!slot.ready || runningIn(slot, lane) >= lanes[lane]!.perWorker) continue;
+      if (!best || slot.running.size < best.running.size) best = slot;
     }
+    return best;
+  }
+
+  /** Workers with room take the waiting jobs; a worker left idle no longer keeps the process alive (a CLI command ends with its work). */
+  function pump() {
+    for (const [lane, queue] of queues) {
+      for (let slot = freeSlot(lane); slot && queue.length > 0; slot = freeSlot(lane)) dispatch(slot, queue.shift()!);
+    }
+    for (const slot of slots) if (slot.ready && slot.running.size === 0) slot.worker.unref();
   }
 
   function dispatch(slot: Slot, job: Job) {
     slot.worker.ref();
     const { port1, port2 } = new MessageChannel();
     const spool = join(spoolDir!, String(++jobNumber));
-    slot.running = { job, port: port1, spool, reader: null, settled: false };
-    port1.on('message', (message: JobMessage) => settle(slot, message));
+    const running: Running = { job, port: port1, spool, reader: null, settled: false };
+    slot.running.add(running);
+    port1.on('message', (message: JobMessage) => settle(slot, running, message));
     const request: JobRequest = { type: 'job', kind: job.kind, input: job.input, port: port2, spool };
     slot.worker.postMessage(request, [port2]);
   }
 
-  /** A message of the running job: its result, its file growing, its progress, its end or its failure. */
-  function settle(slot: Slot, message: JobMessage) {
-    const running = slot.running;
-    if (!running) return;
+  /** A message of a running job: its result, its file growing, its progress, its end or its failure. */
+  function settle(slot: Slot, running: Running, message: JobMessage) {
+    if (!slot.running.has(running)) return;
     const { job } = running;
     switch (message.type) {
       case 'result': {
@@ -267,10 +314,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         break;
       }
     }
-    // The job is over: its file is gone with the reader (or never made), the worker takes the next one.
+    // The job is over: its file is gone with the reader (or never made), the worker has room for the next one.
     if (!running.reader) void rm(running.spool, { force: true });
     running.port.close();
-    slot.running = null;
+    slot.running.delete(running);
     pump();
   }
 
@@ -279,21 +326,23 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
     run(kind, input, runOptions = {}) {
       if (closed) return Promise.reject(new Error('The worker pool is closed'));
-      const running = [...slots].filter((s) => s.running).length;
-      if (running + queue.length >= size + queueLimit) return Promise.reject(busy());
+      const laneName = runOptions.lane ?? laneNames[0]!;
+      const lane = lanes[laneName];
+      if (!lane) return Promise.reject(new Error(`This worker pool has no lane "${laneName}"`));
+      if (running(laneName) + queued(laneName) >= size * lane.perWorker + lane.queueLimit) return Promise.reject(busy(lane));
       return new Promise((resolve, reject) => {
-        queue.push({ kind, input, onProgress: runOptions.onProgress, resolve, reject });
+        queues.get(laneName)!.push({ lane: laneName, kind, input, onProgress: runOptions.onProgress, resolve, reject });
         ensureWorkers();
         pump();
       });
     },
 
-    stats: () => ({ workers: slots.size, running: [...slots].filter((s) => s.running).length, queued: queue.length }),
+    stats: (lane) => ({ workers: slots.size, running: running(lane), queued: queued(lane) }),
 
     async close() {
       if (closed) return;
       closed = true;
-      for (const job of queue.splice(0)) job.reject(busy());
+      for (const [lane, queue] of queues) for (const job of queue.splice(0)) job.reject(busy(lanes[lane]!));
       const stopping = [...slots].map(async (slot) => {
         // Referenced again while it stops: the process must not exit before the worker has closed its connections.
         slot.worker.ref();
@@ -303,7 +352,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         const late = setTimeout(() => void slot.worker.terminate(), CLOSE_GRACE_MS);
         await slot.exited;
         clearTimeout(late);
-        if (slot.running) settle(slot, { type: 'error', error: { message: 'The server is shutting down' } });
+        for (const r of [...slot.running]) settle(slot, r, { type: 'error', error: { message: 'The server is shutting down' } });
       });
       await Promise.all(stopping);
       if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });

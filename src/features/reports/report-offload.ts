@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import type { JobHandler } from '../offload/job-runner.js';
+import type { OffloadLane } from '../offload/lanes.js';
 import type { WorkerPool } from '../offload/worker-pool.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ItemFilter } from '../worklists/worklists.service.js';
@@ -39,7 +40,7 @@ export function createOffloadedReports(deps: { projects: ProjectsService; pool: 
         madeAt: clock.now().toISOString(),
       };
       const onProgress = options.onProgress && (([done, total]: [number, number]) => options.onProgress!(done, total));
-      const { value, stream } = await pool.run<ReportHead>('report', job, { onProgress });
+      const { value, stream } = await pool.run<ReportHead>('report', job, { lane: 'reports' satisfies OffloadLane, onProgress });
       return { ...value, stream: stream! };
     },
   };

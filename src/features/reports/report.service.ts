@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
+import { concurrencyLimit } from '../../concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { ProjectCard } from '../projects/projects.service.js';
@@ -26,6 +27,13 @@ export const REPORT_PAGE_SIZE = 100;
 /** Photos printed per item (the rest are counted). */
 export const PHOTOS_PER_ITEM = 6;
 const THUMBNAIL_PIXELS = 240;
+/**
+ * Photos read and turned into thumbnails at once (the image converter decodes two at a time). A page asked
+ * for all of its photos at once: 20–40 originals (1–2 MB each) waited in memory for their turn to decode,
+ * 60–70 MB of buffers in the worker, which glibc's arenas then kept (docs/performance.md, "Reports and reads
+ * in one thread").
+ */
+const PHOTOS_AT_ONCE = 2;
 
 export interface ReportAnswer {
   text: string;
@@ -97,6 +105,7 @@ export function createReportsService(deps: {
   urls: { baseUrl: string };
 }) {
   const { worklists, repo, blobs, images, clock, urls } = deps;
+  const inPhotoSlot = concurrencyLimit(PHOTOS_AT_ONCE);
 
   async function read(key: string): Promise<Buffer | null> {
     const blob = await blobs.get(key);
@@ -116,11 +125,13 @@ export function createReportsService(deps: {
     try {
       const kept = await read(key);
       if (kept) return kept;
-      const photo = await read(path);
-      if (!photo) return null;
-      const thumbnail = await images.thumbnail(photo, THUMBNAIL_PIXELS);
-      await blobs.put(key, thumbnail, 'image/jpeg');
-      return thumbnail;
+      return await inPhotoSlot(async () => {
+        const photo = await read(path);
+        if (!photo) return null;
+        const thumbnail = await images.thumbnail(photo, THUMBNAIL_PIXELS);
+        await blobs.put(key, thumbnail, 'image/jpeg');
+        return thumbnail;
+      });
     } catch {
       // A photo that cannot be read is left out of the print, not a reason to fail the whole report.
       return null;
