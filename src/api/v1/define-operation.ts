@@ -79,7 +79,7 @@ type LooseValue<S, V> = S extends IntegerText
     : 'true' extends V
       ? V | boolean
       : V;
-export type Loose<O extends TObject> = {
+type Loose<O extends TObject> = {
   [K in keyof Static<O>]: K extends keyof O['properties'] ? LooseValue<O['properties'][K], Static<O>[K]> : Static<O>[K];
 };
 
@@ -105,7 +105,7 @@ export type InputOf<Q extends TObject, F extends TObject, B extends OperationBod
  * (ids first), and whether the others follow as one object argument; then the call options. Explicit, so
  * the client never guesses the arity.
  */
-export interface ClientArguments<Name extends string = string> {
+interface ClientArguments<Name extends string = string> {
   readonly positional: readonly Name[];
   /** The name the documentation gives the last object argument (`changes`, `query`); absent: no such argument. */
   readonly rest?: string;
