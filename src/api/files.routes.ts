@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, Type } from 'typebox';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
 import type { Scope } from '../domain/scopes.js';
 import { type OperationTag, readErrors } from './v1/define-operation.js';
-import type { ErrorCode } from '../errors.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
 

@@ -1,4 +1,3 @@
-import { type TSchema, Type } from 'typebox';
 import type { CallInput, Operation } from '../api/v1/define-operation.js';
 import { decodeImages, Images } from '../api/v1/operations/tool-inputs.js';
 
@@ -11,20 +10,23 @@ import { decodeImages, Images } from '../api/v1/operations/tool-inputs.js';
 
 type Tool = NonNullable<Operation['mcp']>;
 
-function sourceOf(op: Operation) {
-  return (op.body === 'none' ? op.query : op.fields)?.properties ?? {};
-}
-
-/** The tool's input schema (TypeBox; server.ts lists it as plain JSON Schema). */
+/** The tool's input schema (JSON Schema; server.ts lists it without this codebase's private keywords). */
 export function toolInputSchema(op: Operation, tool: Tool) {
-  const properties: Record<string, TSchema> = {};
-  for (const [name, schema] of Object.entries(sourceOf(op))) {
-    if (tool.fixed && name in tool.fixed) continue;
-    const argument = tool.rename?.[name];
-    properties[argument?.name ?? name] = argument?.description ? { ...schema, description: argument.description } : schema;
+  const source = op.body === 'none' ? op.query : op.fields;
+  const nameOf = (name: string) => tool.rename?.[name]?.name ?? name;
+  const taken = Object.entries(source?.properties ?? {}).filter(([name]) => !(tool.fixed && name in tool.fixed));
+  const properties: Record<string, unknown> = {};
+  for (const [name, schema] of taken) {
+    const description = tool.rename?.[name]?.description;
+    properties[nameOf(name)] = description ? { ...schema, description } : schema;
   }
-  if (op.body === 'multipart') properties.images = Images;
-  return Type.Object(properties);
+  const takenNames = new Set(taken.map(([name]) => name));
+  const required = (source?.required ?? []).filter((name) => takenNames.has(name)).map(nameOf);
+  if (op.body === 'multipart') {
+    properties.images = Images;
+    required.push('images');
+  }
+  return { type: 'object', properties, required };
 }
 
 /** The tool's arguments as the operation's request: names back to v1's, the fixed values, images decoded (may throw ToolInputError). */
