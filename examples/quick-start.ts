@@ -15,7 +15,7 @@ const punchlist = createPunchlistClient({ baseUrl: process.env.PUNCHLIST_URL ?? 
 const me = await punchlist.me();
 console.log(`acting as ${me.user.name} with ${me.scopes.join(', ')}`);
 
-const { hits } = await punchlist.searchProject(1, { q: 'switchboard', entityType: 'item' });
+const { hits } = await punchlist.searchProject(1, { q: 'switchboard', entity_type: 'item' });
 const itemId = hits[0]?.item_id;
 if (!itemId) throw new Error('no item matches "switchboard" in project 1');
 

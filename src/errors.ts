@@ -2,6 +2,30 @@
  * Typed errors thrown by services: each carries its machine code and HTTP status.
  * The one error handler (api/v1/envelope.ts) turns them into the envelope.
  */
+/** Every `error.code` the API answers, with its HTTP status (test/openapi.test.ts checks the sources use no other). */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  token_invalid: 401,
+  token_revoked: 401,
+  token_expired: 401,
+  scope_missing: 403,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  expectation_failed: 417,
+  validation_error: 422,
+  rate_limited: 429,
+  headers_too_large: 431,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
 export interface FieldError {
   field: string;
   message: string;

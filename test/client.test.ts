@@ -69,9 +69,9 @@ describe('typed client: one method per endpoint', () => {
   });
 
   it('searchProject', async () => {
-    const result = await client.searchProject(1, { q: 'extinguishers', entityType: 'item' });
+    const result = await client.searchProject(1, { q: 'extinguishers', entity_type: 'item' });
     expect(result.hits[0]).toMatchObject({ item_id: 1000, entity_type: 'item', entity_id: 1000 });
-    const everything = await client.searchProject(1, { itemId: 1000 });
+    const everything = await client.searchProject(1, { item_id: 1000 });
     expect(everything.hits.every((hit) => hit.item_id === 1000)).toBe(true);
   });
 

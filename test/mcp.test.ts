@@ -118,6 +118,11 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(byName.set_item_status?.description).toMatch(/report the error .* do not retry/);
     expect(byName.set_item_status?.inputSchema.properties?.status).toMatchObject({ enum: ['pending', 'in_progress', 'done', 'blocked'] });
     expect(byName.attach_item_images?.description).toMatch(/URLs are never fetched/);
+    // Derived from the operation's schema: its required fields under the tool's names, ids shown as integers.
+    expect(byName.search_project?.inputSchema.required).toEqual(['project_id']);
+    expect(byName.search_project?.inputSchema.properties?.item_id).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(byName.attach_answer_images?.inputSchema.required).toEqual(['answer_id', 'images']);
+    expect(byName.get_project_report?.inputSchema.properties).not.toHaveProperty('format');
   });
 
   it('gives each tool a title, the annotations of DESIGN.md §9 and an outputSchema; results carry valid structuredContent', async () => {

@@ -6,9 +6,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Type } from 'typebox';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineOperation } from '../src/api/v1/define-operation.js';
+import { defineOperation, readErrors } from '../src/api/v1/define-operation.js';
 import { OPERATION_IDS, OPERATIONS } from '../src/api/v1/operations.js';
 import { strict } from '../src/api/v1/operations/shared.js';
+import { QueryId } from '../src/api/v1/schemas.js';
 import { createPunchlistClient, PunchlistApiError } from '../src/client/index.js';
 import { definitionSample } from './helpers/operations.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
@@ -28,22 +29,22 @@ const countComments = defineOperation({
   status: 200,
   summary: 'How many comments an item has (a test-only operation)',
   description: 'Counts the comments of the item card.',
-  query: strict({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'The item id' }) }),
+  query: strict({ id: QueryId('The item id') }),
   data: Type.Object({ item_id: Type.Integer(), comments: Type.Integer() }),
   audit: { entity: 'item', field: 'id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: { query: { id: '1000' }, data: { item_id: 1000, comments: 1 } },
   handler: async ({ user, query }, { items }) => {
     const { item } = await items.getItemCard(user, Number(query.id));
     return { item_id: item.id, comments: item.comments.length };
   },
-  client: { request: (itemId: number) => ({ query: { id: itemId } }) },
+  client: { positional: ['id'] },
   mcp: {
     tool: 'count_comments',
     title: 'Count comments',
     hints: { readOnlyHint: true },
     description: 'Counts the comments of one item (a test-only tool, to show that tools come from the definitions).',
-    input: Type.Object({ item_id: Type.Integer({ minimum: 1 }) }),
-    request: ({ item_id }) => ({ query: { id: item_id } }),
+    rename: { id: { name: 'item_id' } },
   },
 });
 
@@ -120,7 +121,7 @@ describe('an operation added by its definition alone', () => {
     });
     expect(operation.description).toContain('Counts the comments of the item card.');
     expect(operation.responses['200'].content['application/json'].example.data).toEqual({ item_id: 1000, comments: 1 });
-    expect(operation.parameters[0]).toMatchObject({ name: 'id', in: 'query', example: '1000' });
+    expect(operation.parameters[0]).toMatchObject({ name: 'id', in: 'query', example: 1000 });
   });
 
   it('is a method of the typed client, and reachable through call()', async () => {

@@ -1,17 +1,58 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TObject, Type } from 'typebox';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type ErrorCode } from '../errors.js';
+import type { Scope } from '../domain/scopes.js';
 import { sessionCookieName } from '../features/sessions/session-cookie.js';
+import { type OperationTag, readErrors } from './v1/define-operation.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
 
 /**
  * Attachment downloads: `GET /api/items/file.php?id=` and `GET /api/answers/file.php?id=`.
  * The bearer token (scope items:read, same check order as v1) or the web session; streamed WebP bytes.
+ * Each is defined once below: the route and its OpenAPI entry (openapi.ts) are made from the definition.
  */
-export const DOWNLOAD_PATHS = { item: '/items/file.php', answer: '/answers/file.php' } as const;
-export const DOWNLOAD_QUERY = Type.Object({ id: QueryId('The attachment id (from `attachments[].id`)') }, { additionalProperties: false });
+export interface DownloadDefinition {
+  owner: 'item' | 'answer';
+  /** Relative to `/api` (beside v1, not under it). */
+  path: string;
+  scope: Scope;
+  tag: OperationTag;
+  summary: string;
+  /** Markdown of the OpenAPI operation, after the summary (the scope is added). */
+  description: string;
+  query: TObject;
+  /** The type of the bytes answered. */
+  mediaType: string;
+  /** Every error code it can answer: its OpenAPI responses. */
+  errors: readonly ErrorCode[];
+}
+
+const DOWNLOAD_QUERY = Type.Object(
+  { id: QueryId('The attachment id (`attachments[].id` of the item card or of an answer)') },
+  { additionalProperties: false },
+);
+
+const download = (owner: 'item' | 'answer', path: string): DownloadDefinition => ({
+  owner,
+  path,
+  scope: 'items:read',
+  tag: owner === 'item' ? 'items' : 'answers',
+  summary: `Download an ${owner} image (WebP bytes, not an envelope)`,
+  description:
+    `The stored WebP of an ${owner} attachment, as linked by its \`url\`. The v1 token with \`items:read\` (same check order), ` +
+    'or the web session in a browser. Unknown or invisible: 404 in the envelope.',
+  query: DOWNLOAD_QUERY,
+  mediaType: 'image/webp',
+  errors: readErrors('not_found', 'validation_error'),
+});
+
+/** The downloads, by OpenAPI operationId. */
+export const DOWNLOADS = {
+  downloadItemImage: download('item', '/items/file.php'),
+  downloadAnswerImage: download('answer', '/answers/file.php'),
+} satisfies Record<string, DownloadDefinition>;
 
 export async function filesRoutes(
   app: FastifyInstance,
@@ -29,7 +70,7 @@ export async function filesRoutes(
     await bearer(request);
   });
 
-  const download = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
+  const send = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
     const id = Number((request.query as { id: string }).id);
     request.api.auditEntity = { type: 'attachment', id };
     const file = await attachments.openDownload(request.api.principal?.user ?? request.api.sessionUser!, owner, id);
@@ -48,11 +89,11 @@ export async function filesRoutes(
     return reply.send(file.stream);
   };
 
-  const options = { config: { scope: 'items:read' as const }, schema: { querystring: DOWNLOAD_QUERY } };
-  app.get(DOWNLOAD_PATHS.item, options, download('item'));
-  app.get(DOWNLOAD_PATHS.answer, options, download('answer'));
+  for (const { owner, path, scope, query } of Object.values(DOWNLOADS)) {
+    app.get(path, { config: { scope }, schema: { querystring: query } }, send(owner));
+  }
   // Another method on a download path: 405 with Allow, before the token is looked at (DESIGN.md §6).
-  for (const url of Object.values(DOWNLOAD_PATHS)) {
+  for (const { path: url } of Object.values(DOWNLOADS)) {
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url,

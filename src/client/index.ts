@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { Operation, OperationRegistry } from '../api/v1/define-operation.js';
+import type { ArgsOf, RequestOf } from './arguments.js';
 import { OPERATIONS } from '../api/v1/operations.js';
 import { createTransport, type Request, type TransportOptions } from './transport.js';
 import type { CallOptions, ImageFile, WriteOptions } from './types.js';
@@ -7,8 +8,9 @@ import type { CallOptions, ImageFile, WriteOptions } from './types.js';
 /**
  * The typed client of the Punchlist external API v1: one method per operation, named like it, each
  * resolving to the envelope's `data` and rejecting with a PunchlistApiError. Writes carry an automatic
- * Idempotency-Key. The methods are derived from the operation definitions (src/api/v1/operations/, their
- * `client` block gives the positional arguments), never written here; `call(id, input)` reaches any
+ * Idempotency-Key. The methods are derived from the operation definitions (src/api/v1/operations/): their
+ * `client` block names the input properties taken as positional arguments and whether the others follow as
+ * one object; the argument types are those of the operation's schemas. `call(id, input)` reaches any
  * operation with the request as v1 names it.
  *
  *   const punchlist = createPunchlistClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.PUNCHLIST_TOKEN! });
@@ -21,18 +23,16 @@ export { PunchlistApiError, type FieldError } from './errors.js';
 export type * from './types.js';
 export { OPERATIONS, type OperationId } from '../api/v1/operations.js';
 
-type InputOf<Op extends Operation> = Op extends { client: { request(...args: any[]): infer I } } ? I : never;
-type ArgsOf<Op extends Operation> = Op extends { client: { request(...args: infer A): any } } ? A : never;
 type OptionsOf<Op extends Operation> = Op['method'] extends 'GET' ? CallOptions : WriteOptions;
 
-/** The client's methods: for each operation, its `client.request` arguments, then the call options. */
+/** The client's methods: for each operation, its positional arguments, its object argument if any, then the call options. */
 export type ClientMethods<R extends OperationRegistry> = {
   [Id in keyof R]: (...args: [...ArgsOf<R[Id]>, options?: OptionsOf<R[Id]>]) => Promise<Static<R[Id]['data']>>;
 };
 
 export interface ClientCall<R extends OperationRegistry> {
   /** Any operation, with its request as v1 names it (query parameters, or body / form fields and files). */
-  call<Id extends keyof R & string>(id: Id, input: InputOf<R[Id]>, options?: OptionsOf<R[Id]>): Promise<Static<R[Id]['data']>>;
+  call<Id extends keyof R & string>(id: Id, input: RequestOf<R[Id]>, options?: OptionsOf<R[Id]>): Promise<Static<R[Id]['data']>>;
 }
 
 function toBlob(file: ImageFile): Blob {
@@ -57,6 +57,19 @@ function encode(op: Operation, input: { query?: Record<string, unknown>; fields?
   return { query: input.query as Request['query'] };
 }
 
+/** A method's arguments as the operation's request, and the call options after them. */
+function requestOf(op: Operation, args: unknown[]) {
+  const { positional, rest } = op.client;
+  const input: Record<string, unknown> = {};
+  if (rest !== undefined) Object.assign(input, args[positional.length]);
+  positional.forEach((name, i) => (input[name] = args[i]));
+  const options = args[positional.length + (rest === undefined ? 0 : 1)] as WriteOptions | undefined;
+  if (op.body === 'none') return { input: { query: input }, options };
+  if (op.body === 'json') return { input: { fields: input }, options };
+  const { files, ...fields } = input;
+  return { input: { fields, files: files as ImageFile[] }, options };
+}
+
 /** A client of the v1 operations, or (`operations`, for tests) of another list of definitions. */
 export function createPunchlistClient(options: PunchlistClientOptions): PunchlistClient;
 export function createPunchlistClient<R extends OperationRegistry>(options: PunchlistClientOptions & { operations: R }): ClientOf<R>;
@@ -71,9 +84,10 @@ export function createPunchlistClient(options: PunchlistClientOptions & { operat
   };
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const [id, op] of Object.entries(operations)) {
-    // The arguments of `client.request`, then the options (definitions declare no default values, so `length` is the arity).
-    const arity = op.client.request.length;
-    methods[id] = (...args) => call(id, op.client.request(...args.slice(0, arity)), args[arity] as WriteOptions | undefined);
+    methods[id] = (...args) => {
+      const { input, options: callOptions } = requestOf(op, args);
+      return call(id, input, callOptions);
+    };
   }
   return { ...methods, call };
 }

@@ -1,5 +1,7 @@
 import type { Static } from 'typebox';
-import type { OperationData } from '../api/v1/operations.js';
+import type { RestOf } from './arguments.js';
+import type { OPERATIONS, OperationData } from '../api/v1/operations.js';
+import type { DocumentLinkInput as DocumentLinkInputSchema } from '../api/v1/write-schemas.js';
 import type {
   Answer as AnswerSchema,
   Attachment as AttachmentSchema,
@@ -38,16 +40,16 @@ export type AnswerAttachmentsResult = OperationData<'attachAnswerImages'>;
 export type EventPage = OperationData<'listEvents'>;
 export type Event = EventPage['events'][number];
 
-// Inputs: the argument types of the client's methods, declared beside the definitions that map them to requests.
-export type {
-  DocumentLinkInput,
-  EventsQuery,
-  ImageFile,
-  ListProjectsQuery,
-  NewAnswer,
-  PlanningChanges,
-  SearchQuery,
-} from '../api/v1/operation-inputs.js';
+// Inputs: the object arguments of the client's methods, `Static<>` of the operations' query and body schemas
+// (less the positional arguments), so they cannot drift from what v1 validates either.
+type ObjectArgument<Id extends keyof typeof OPERATIONS> = RestOf<(typeof OPERATIONS)[Id]>;
+export type ListProjectsQuery = ObjectArgument<'listProjects'>;
+export type SearchQuery = ObjectArgument<'searchProject'>;
+export type EventsQuery = ObjectArgument<'listEvents'>;
+export type PlanningChanges = ObjectArgument<'setItemPlanning'>;
+export type NewAnswer = ObjectArgument<'addAnswer'>;
+export type DocumentLinkInput = Static<typeof DocumentLinkInputSchema>;
+export type { ImageFile } from '../api/v1/define-operation.js';
 
 export interface CallOptions {
   signal?: AbortSignal;

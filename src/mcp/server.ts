@@ -12,7 +12,9 @@ import type { Operation, OperationRegistry } from '../api/v1/define-operation.js
 import { OPERATIONS } from '../api/v1/operations.js';
 import { PunchlistApiError } from '../client/index.js';
 import { ToolInputError } from '../api/v1/operations/tool-inputs.js';
+import { publicSchema } from '../api/v1/schemas.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { toolInputSchema, toolRequest } from './tool-input.js';
 
 export const MCP_SERVER_NAME = 'punchlist';
 export const MCP_SERVER_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -58,13 +60,6 @@ function errorResult(error: PunchlistApiError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** Tool schemas as plain JSON Schema, without this codebase's validation-message keyword. */
-function plainSchema(schema: unknown): { type: 'object'; [key: string]: unknown } {
-  return JSON.parse(
-    JSON.stringify(schema, (key, value: unknown) => (key === 'errorMessage' && typeof value === 'string' ? undefined : value)),
-  );
-}
-
 /** An MCP tool: the `mcp` block of a v1 operation's definition (DESIGN.md §9 fixes the names), with the operation behind it. */
 interface ToolDefinition {
   /** The operation's id: the tool calls it through the client. */
@@ -94,8 +89,8 @@ function listed({ op, mcp }: ToolDefinition): Tool {
     name: mcp.tool,
     title: mcp.title,
     description: mcp.description,
-    inputSchema: plainSchema(mcp.input),
-    outputSchema: plainSchema(op.data),
+    inputSchema: publicSchema(toolInputSchema(op, mcp)),
+    outputSchema: publicSchema(op.data),
     annotations: { title: mcp.title, ...mcp.hints, openWorldHint: false },
   };
 }
@@ -125,8 +120,8 @@ export function createMcpServer(options: {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}" (${why})`);
     }
     try {
-      // The arguments go to v1 as given (it validates them); only the definition's mapping runs here.
-      const data = await options.client.call(tool.operation, tool.mcp.request(request.params.arguments ?? {}));
+      // The arguments go to v1 as given (it validates them); only the renaming of the definition runs here.
+      const data = await options.client.call(tool.operation, toolRequest(tool.op, tool.mcp, request.params.arguments ?? {}));
       return {
         content: [{ type: 'text', text: tool.mcp.text ? tool.mcp.text(data as never) : JSON.stringify(data, null, 2) }],
         structuredContent: data as Record<string, unknown>,

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Static, TObject, TSchema } from 'typebox';
-import type { ImageFile } from './operation-inputs.js';
 import type { AppContext } from '../../context.js';
 import type { Scope } from '../../domain/scopes.js';
+import type { ErrorCode } from '../../errors.js';
+import type { IntegerText } from './schemas.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
 import type { AuditEntryBuilder } from '../../features/items/item-transaction.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
@@ -58,15 +59,105 @@ export interface HandlerInput<Q, F> {
   audit: AuditEntryBuilder;
 }
 
-/** Query parameters and form fields travel as text: a caller may give numbers and booleans, sent as their decimal text. */
-export type Loose<T> = { [K in keyof T]: T[K] extends string | undefined ? T[K] | number | boolean : T[K] };
+/** An image to upload: its file name and bytes (PNG, JPEG, GIF or WebP; the server reads the format from the bytes). */
+export interface ImageFile {
+  name: string;
+  bytes: Uint8Array | ArrayBuffer | Blob;
+  /** Declared MIME type; default application/octet-stream. */
+  type?: string;
+}
+
+/**
+ * Query parameters and form fields travel as text: a caller gives an integer where the schema takes one as
+ * decimal text (IntegerText: ids, limits), a boolean where it takes `true` / `false`, text elsewhere (or a
+ * number); the transport sends their text.
+ */
+type LooseValue<S, V> = S extends IntegerText
+  ? Exclude<V, string> | number
+  : string extends V
+    ? V | number
+    : 'true' extends V
+      ? V | boolean
+      : V;
+type Loose<O extends TObject> = {
+  [K in keyof Static<O>]: K extends keyof O['properties'] ? LooseValue<O['properties'][K], Static<O>[K]> : Static<O>[K];
+};
 
 /** What a call of the operation sends, before the transport encodes it (query string, JSON body or multipart form). */
 export type CallInput<Q extends TObject, F extends TObject, B extends OperationBody> = B extends 'none'
-  ? { query?: Loose<Static<Q>> }
+  ? { query?: Loose<Q> }
   : B extends 'json'
     ? { fields: Static<F> }
-    : { fields: Loose<Static<F>>; files: ImageFile[] };
+    : { fields: Loose<F>; files: ImageFile[] };
+
+/**
+ * The operation's input as one object, as the typed client's methods and the MCP tool take it: the query
+ * parameters of a read, the body fields of a JSON write, the form fields and `files` of an upload.
+ */
+export type InputOf<Q extends TObject, F extends TObject, B extends OperationBody> = B extends 'none'
+  ? Loose<Q>
+  : B extends 'json'
+    ? Static<F>
+    : Loose<F> & { files: ImageFile[] };
+
+/**
+ * The typed client's method of an operation: which input properties it takes as positional arguments
+ * (ids first), and whether the others follow as one object argument; then the call options. Explicit, so
+ * the client never guesses the arity.
+ */
+interface ClientArguments<Name extends string = string> {
+  readonly positional: readonly Name[];
+  /** The name the documentation gives the last object argument (`changes`, `query`); absent: no such argument. */
+  readonly rest?: string;
+}
+
+/**
+ * An MCP tool argument that differs from the operation's input: its name, and a description written for
+ * the agent (which ids to pass).
+ */
+export interface ToolArgument {
+  name: string;
+  description?: string;
+}
+
+/**
+ * The errors an operation can answer (ErrorCode, with its status in errors.ts): those every request can get
+ * (the transport, the token, the rate limit, the scope, the server), those of every write (the idempotency
+ * key, the body), and its own (the input, existence, the user's right). openapi.ts writes the responses.
+ */
+const EVERY_REQUEST: readonly ErrorCode[] = [
+  'bad_request',
+  'unauthorized',
+  'token_invalid',
+  'token_revoked',
+  'token_expired',
+  'scope_missing',
+  'method_not_allowed',
+  'request_timeout',
+  'expectation_failed',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'service_unavailable',
+];
+
+/** The errors of a read: every request's, and its own. */
+export const readErrors = (...own: ErrorCode[]): readonly ErrorCode[] => [...EVERY_REQUEST, ...own];
+/** The errors of a JSON write: every request's, the idempotency key's, the body's (type and size), and its own. */
+export const jsonWriteErrors = (...own: ErrorCode[]): readonly ErrorCode[] => [
+  ...EVERY_REQUEST,
+  'idempotency_conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  ...own,
+];
+/** The errors of an upload: every request's, the idempotency key's, the body type's, and its own (file limits answer 422). */
+export const uploadErrors = (...own: ErrorCode[]): readonly ErrorCode[] => [
+  ...EVERY_REQUEST,
+  'idempotency_conflict',
+  'unsupported_media_type',
+  ...own,
+];
 
 /** One request of the operation, as the OpenAPI example shows it and the tests send it. */
 export interface ExampleRequest {
@@ -95,8 +186,7 @@ export interface OperationDefinition<
   D extends TSchema = TSchema,
   M extends OperationMethod = OperationMethod,
   B extends OperationBody = OperationBody,
-  Args extends unknown[] = any[],
-  I extends TObject = TObject,
+  C extends ClientArguments = ClientArguments,
 > {
   method: M;
   /** Relative to V1_BASE_PATH. */
@@ -126,6 +216,8 @@ export interface OperationDefinition<
   file?: { mediaTypes: readonly string[] };
   /** The entity the audit record names: its type and the query, body or form field holding its id. */
   audit?: { entity: 'item' | 'project' | 'answer'; field: string };
+  /** Every error code the operation can answer (readErrors, jsonWriteErrors, uploadErrors): its OpenAPI responses. */
+  errors: readonly ErrorCode[];
   examples: OperationExamples;
   /**
    * Answers the operation's `data` for a validated request: about one service call. Typed `unknown`
@@ -140,22 +232,22 @@ export interface OperationDefinition<
    * access decision in it, is only ever served to the same kind of caller.
    */
   cache?: { version(input: { query: Static<Q> }, services: ApiServices): Promise<string | null> };
+  /** The typed client's method of the same name as the operation: see ClientArguments. */
+  client: C;
   /**
-   * The typed client's method of the same name as the operation: its positional arguments (before the
-   * call options) mapped to the request. No default parameter values: the arity (`request.length`)
-   * tells the client where the options argument is.
+   * The MCP tool behind this operation, if any (DESIGN.md §9 names them): a call runs the operation through
+   * the client. Its input schema is the operation's query or fields (and `images`, base64, for an upload),
+   * renamed where the tool's argument names differ; arguments go to v1 as given, which validates them.
    */
-  client: { request(...args: Args): CallInput<Q, F, B> };
-  /** The MCP tool behind this operation, if any (DESIGN.md §9 names them): a call runs the operation through the client. */
   mcp?: {
     tool: string;
     title: string;
     hints: ToolHints;
     description: string;
-    /** The tool's arguments (JSON Schema); they go to v1 as given, which validates them and answers 422. */
-    input: I;
-    /** The tool's arguments mapped to the request; may throw ToolInputError (then nothing is sent). */
-    request(args: Static<I>): CallInput<Q, F, B>;
+    /** Input properties whose tool argument differs (`id` → `item_id`), by input name. */
+    rename?: Record<string, ToolArgument>;
+    /** Input properties the tool always sends as given here, and does not take. */
+    fixed?: Record<string, unknown>;
     /** The tool result's text (default: `data` as JSON), e.g. a downloaded file's own text. */
     text?(data: Static<D>): string;
   };
@@ -167,8 +259,14 @@ export type Operation = OperationDefinition;
 /** A list of definitions keyed by operation id (the OpenAPI operationId and the client's method name). */
 export type OperationRegistry = Record<string, Operation>;
 
-/** The schema of an absent query, body or tool input. */
+/** The schema of an absent query or body. */
 type NoProperties = TObject<Record<never, TSchema>>;
+
+/** What defineOperation checks beyond the shape: the client's and the tool's names are input properties. */
+interface NamesOfInput<In> {
+  client: ClientArguments<keyof In & string>;
+  mcp?: { rename?: Partial<Record<keyof In & string, ToolArgument>>; fixed?: Partial<In> };
+}
 
 /**
  * Declares an operation: the schemas give the handler's, the client's and the MCP tool's argument
@@ -178,11 +276,10 @@ export function defineOperation<
   M extends OperationMethod,
   B extends OperationBody,
   D extends TSchema,
-  Args extends unknown[],
+  const C extends ClientArguments,
   Q extends TObject = NoProperties,
   F extends TObject = NoProperties,
-  I extends TObject = NoProperties,
->(definition: OperationDefinition<Q, F, D, M, B, Args, I>): OperationDefinition<Q, F, D, M, B, Args, I> {
+>(definition: OperationDefinition<Q, F, D, M, B, C> & NamesOfInput<InputOf<Q, F, B>>): OperationDefinition<Q, F, D, M, B, C> {
   return definition;
 }
 

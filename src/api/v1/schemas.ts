@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type TSchema, type TString, type TUnsafe } from 'typebox';
 import { ANSWER_STATUSES, EVENT_TYPES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
@@ -16,12 +16,18 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
  */
 export const OPENAPI_TYPE = 'x-openapi-type';
 
+/** A string schema of decimal text shown (OPENAPI_TYPE) and taken by the typed client as an integer. */
+export interface IntegerText {
+  readonly [OPENAPI_TYPE]: { type: 'integer' };
+}
+export const integerText = (schema: TString) => schema as TString & IntegerText;
+
 export const ID_PATTERN = '^[1-9][0-9]{0,15}$';
 const ID_MESSAGE = 'must be a positive integer id in decimal digits, without leading zeros or signs (e.g. 1002)';
 
 /** A positive decimal id in a query string. */
 export const QueryId = (description: string) =>
-  Type.String({ pattern: ID_PATTERN, errorMessage: ID_MESSAGE, description, [OPENAPI_TYPE]: { type: 'integer', minimum: 1 } });
+  integerText(Type.String({ pattern: ID_PATTERN, errorMessage: ID_MESSAGE, description, [OPENAPI_TYPE]: { type: 'integer', minimum: 1 } }));
 /** A positive id in a JSON body: a JSON integer, never a string. */
 export const BodyId = (description: string) =>
   Type.Integer({
@@ -35,19 +41,23 @@ export const LIMIT = { default: 50, max: 200 };
 export const MAX_OFFSET = 999_999_999;
 
 export const Limit = (description = `Page size, 1–${LIMIT.max} (default ${LIMIT.default})`) =>
-  Type.String({
-    pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$',
-    errorMessage: `must be an integer from 1 to ${LIMIT.max}`,
-    description,
-    [OPENAPI_TYPE]: { type: 'integer', minimum: 1, maximum: LIMIT.max, default: LIMIT.default },
-  });
+  integerText(
+    Type.String({
+      pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9]{2}|200)$',
+      errorMessage: `must be an integer from 1 to ${LIMIT.max}`,
+      description,
+      [OPENAPI_TYPE]: { type: 'integer', minimum: 1, maximum: LIMIT.max, default: LIMIT.default },
+    }),
+  );
 export const Offset = (description = 'Entries to skip (default 0)') =>
-  Type.String({
-    pattern: '^(?:0|[1-9][0-9]{0,8})$',
-    errorMessage: `must be an integer from 0 to ${MAX_OFFSET} (the maximum offset)`,
-    description,
-    [OPENAPI_TYPE]: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
-  });
+  integerText(
+    Type.String({
+      pattern: '^(?:0|[1-9][0-9]{0,8})$',
+      errorMessage: `must be an integer from 0 to ${MAX_OFFSET} (the maximum offset)`,
+      description,
+      [OPENAPI_TYPE]: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
+    }),
+  );
 
 export const ItemStatus = Type.Enum([...ITEM_STATUSES], { errorMessage: `must be one of ${ITEM_STATUSES.join(', ')}` });
 export const Priority = Type.Enum([...PRIORITIES], { errorMessage: `must be one of ${PRIORITIES.join(', ')}` });
@@ -226,3 +236,29 @@ export const NAMED_SCHEMAS: Record<string, TSchema> = {
   UserRef,
   Event,
 };
+
+/**
+ * Keywords of this codebase that mean nothing to outside readers (the OpenAPI document, the MCP tool list):
+ * validation messages go; a query parameter validated as decimal text is shown as the integer it stands for
+ * (OPENAPI_TYPE).
+ */
+export function stripPrivateKeywords(node: unknown, parentKey?: string): void {
+  if (Array.isArray(node)) return node.forEach((child) => stripPrivateKeywords(child));
+  if (typeof node !== 'object' || node === null) return;
+  const object = node as Record<string, any>;
+  if (parentKey !== 'properties' && typeof object.errorMessage === 'string') delete object.errorMessage;
+  if (parentKey !== 'properties' && typeof object[OPENAPI_TYPE] === 'object') {
+    const shown = object[OPENAPI_TYPE] as Record<string, any>;
+    delete object[OPENAPI_TYPE];
+    delete object.pattern;
+    Object.assign(object, shown);
+  }
+  for (const [key, value] of Object.entries(object)) stripPrivateKeywords(value, key);
+}
+
+/** A schema as plain JSON Schema for outside readers (the MCP tools): a copy, stripped as above. */
+export function publicSchema(schema: unknown): { type: 'object'; [key: string]: unknown } {
+  const copy = JSON.parse(JSON.stringify(schema)) as { type: 'object'; [key: string]: unknown };
+  stripPrivateKeywords(copy);
+  return copy;
+}

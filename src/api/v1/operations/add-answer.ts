@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { NewAnswer } from '../operation-inputs.js';
-import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { Answer } from '../schemas.js';
 import { DocumentLinksInput, Text } from '../write-schemas.js';
 import { answer } from './examples.js';
@@ -25,6 +24,7 @@ export const addAnswer = defineOperation({
   }),
   data: Type.Object({ answer: Answer }),
   audit: { entity: 'item', field: 'item_id' },
+  errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     body: {
       item_id: 1000,
@@ -35,7 +35,7 @@ export const addAnswer = defineOperation({
   },
   handler: ({ user, fields: { item_id, text, document_links }, audit }, { answers }) =>
     answers.addAnswer(user, item_id, { text, document_links }, audit),
-  client: { request: (itemId: number, answer: NewAnswer) => ({ fields: { ...answer, item_id: itemId } }) },
+  client: { positional: ['item_id'], rest: 'answer' },
   mcp: {
     tool: 'add_answer',
     title: 'Add an answer',
@@ -43,7 +43,6 @@ export const addAnswer = defineOperation({
     description:
       'Adds an answer to an item: a substantive reply (text, optional document links) that a manager reviews; it starts ' +
       `as pending. Answers cannot be edited or deleted. ${NEVER_WORK_AROUND}`,
-    input: Type.Object({ item_id: ItemId, text: Type.String(), document_links: Type.Optional(DocumentLinksInput) }),
-    request: ({ item_id, text, document_links }) => ({ fields: { item_id, text, document_links } }),
+    rename: { item_id: ItemIdArgument },
   },
 });

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { Comment } from '../schemas.js';
 import { Text } from '../write-schemas.js';
 import { AT, executor } from './examples.js';
@@ -18,12 +18,13 @@ export const addComment = defineOperation({
   fields: strict({ item_id: ItemIdField, text: { ...Text, description: 'The comment, 1–20 000 characters (stored trimmed)' } }),
   data: Type.Object({ comment: Comment }),
   audit: { entity: 'item', field: 'item_id' },
+  errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     body: { item_id: 1000, text: 'The tags of the second floor are checked too.' },
     data: { comment: { id: 5002, text: 'The tags of the second floor are checked too.', author: executor, created_at: AT } },
   },
   handler: ({ user, fields: { item_id, text }, audit }, { comments }) => comments.addComment(user, item_id, { text }, audit),
-  client: { request: (itemId: number, text: string) => ({ fields: { item_id: itemId, text } }) },
+  client: { positional: ['item_id', 'text'] },
   mcp: {
     tool: 'add_comment',
     title: 'Add a comment',
@@ -31,7 +32,6 @@ export const addComment = defineOperation({
     description:
       'Adds a text comment to an item (plain text, 1–20 000 characters; no files or links: those go in answers). ' +
       `Comments cannot be edited or deleted. ${NEVER_WORK_AROUND}`,
-    input: Type.Object({ item_id: ItemId, text: Type.String() }),
-    request: ({ item_id, text }) => ({ fields: { item_id, text } }),
+    rename: { item_id: ItemIdArgument },
   },
 });

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { ImageFile } from '../operation-inputs.js';
-import { decodeImages, Images, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, uploadErrors } from '../define-operation.js';
 import { AnswerStatus, Attachment, QueryId } from '../schemas.js';
 import { attachment } from './examples.js';
 import { ADDITIVE, strict } from './shared.js';
@@ -20,12 +19,13 @@ export const attachAnswerImages = defineOperation({
   fields: strict({ answer_id: QueryId('The answer id (decimal)') }),
   data: Type.Object({ attachments: Type.Array(Attachment), status_reset: Type.Boolean(), answer_status: AnswerStatus }),
   audit: { entity: 'answer', field: 'answer_id' },
+  errors: uploadErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     form: { answer_id: '7000' },
     data: { attachments: [attachment(903, 'answers', 7000)], status_reset: true, answer_status: 'pending' },
   },
   handler: ({ user, fields, files, audit }, { attachments }) => attachments.attachToAnswer(user, Number(fields.answer_id), files, audit),
-  client: { request: (answerId: number, files: ImageFile[]) => ({ fields: { answer_id: answerId }, files }) },
+  client: { positional: ['answer_id', 'files'] },
   mcp: {
     tool: 'attach_answer_images',
     title: 'Attach images to an answer',
@@ -33,7 +33,6 @@ export const attachAnswerImages = defineOperation({
     description:
       'Attaches images to an answer (answer ids are in get_item). An approved or rejected answer goes back to review ' +
       `(status_reset: true). Base64 bytes with a file name; URLs are never fetched. ${NEVER_WORK_AROUND}`,
-    input: Type.Object({ answer_id: Type.Integer({ minimum: 1, description: 'The answer id (from get_item)' }), images: Images }),
-    request: ({ answer_id, images }) => ({ fields: { answer_id }, files: decodeImages(images) }),
+    rename: { answer_id: { name: 'answer_id', description: 'The answer id (from get_item)' } },
   },
 });

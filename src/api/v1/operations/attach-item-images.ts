@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { ImageFile } from '../operation-inputs.js';
-import { decodeImages, Images, ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, uploadErrors } from '../define-operation.js';
 import { Attachment, QueryId } from '../schemas.js';
 import { attachment } from './examples.js';
 import { ADDITIVE, strict } from './shared.js';
@@ -21,12 +20,13 @@ export const attachItemImages = defineOperation({
   fields: strict({ item_id: QueryId('The item id (decimal)') }),
   data: Type.Object({ attachments: Type.Array(Attachment) }),
   audit: { entity: 'item', field: 'item_id' },
+  errors: uploadErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     form: { item_id: '1000' },
     data: { attachments: [attachment(902, 'items', 1000)] },
   },
   handler: ({ user, fields, files, audit }, { attachments }) => attachments.attachToItem(user, Number(fields.item_id), files, audit),
-  client: { request: (itemId: number, files: ImageFile[]) => ({ fields: { item_id: itemId }, files }) },
+  client: { positional: ['item_id', 'files'] },
   mcp: {
     tool: 'attach_item_images',
     title: 'Attach images to an item',
@@ -34,7 +34,6 @@ export const attachItemImages = defineOperation({
     description:
       'Attaches images to an item. Give the bytes as base64 with a file name; URLs are never fetched. One refused ' +
       `image refuses the whole call and nothing is stored. ${NEVER_WORK_AROUND}`,
-    input: Type.Object({ item_id: ItemId, images: Images }),
-    request: ({ item_id, images }) => ({ fields: { item_id }, files: decodeImages(images) }),
+    rename: { item_id: ItemIdArgument },
   },
 });

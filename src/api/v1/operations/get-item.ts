@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { ItemId } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument } from './tool-inputs.js';
+import { defineOperation, readErrors } from '../define-operation.js';
 import { Item, QueryId } from '../schemas.js';
 import { answer, AT, attachment, CREATED, executor, link, manager } from './examples.js';
 import { READ, strict } from './shared.js';
@@ -32,6 +32,7 @@ export const getItem = defineOperation({
   query: strict({ id: QueryId('The item id') }),
   data: Type.Object({ item: Item }),
   audit: { entity: 'item', field: 'id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: {
     query: { id: '1000' },
     data: {
@@ -70,7 +71,7 @@ export const getItem = defineOperation({
     return { item: { ...item, status_history: v1StatusHistory(item.status_history) } };
   },
   cache: { version: ({ query }, { cacheVersions }) => cacheVersions.card(Number(query.id)) },
-  client: { request: (itemId: number) => ({ query: { id: itemId } }) },
+  client: { positional: ['id'] },
   mcp: {
     tool: 'get_item',
     title: 'Get an item card',
@@ -79,7 +80,6 @@ export const getItem = defineOperation({
       'Returns the full item card: text, description (read-only), status, deadline, priority, requires_answer, ' +
       'participants, comments, answers with their review status, images, document links and status history. Read it ' +
       'before changing an item.',
-    input: Type.Object({ item_id: ItemId }),
-    request: ({ item_id }) => ({ query: { id: item_id } }),
+    rename: { id: ItemIdArgument },
   },
 });

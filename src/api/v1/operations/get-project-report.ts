@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { ProjectId } from './tool-inputs.js';
-import { defineOperation, type FileResponse } from '../define-operation.js';
+import { ProjectIdArgument } from './tool-inputs.js';
+import { defineOperation, type FileResponse, readErrors } from '../define-operation.js';
 import { QueryId } from '../schemas.js';
 import { DownloadedFile, READ, strict } from './shared.js';
 
@@ -29,6 +29,7 @@ export const getProjectReport = defineOperation({
   data: DownloadedFile,
   file: { mediaTypes: ['text/csv', 'application/pdf'] },
   audit: { entity: 'project', field: 'id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: {
     query: { id: '1', format: 'csv' },
     data: {
@@ -49,7 +50,7 @@ export const getProjectReport = defineOperation({
     });
     return { filename: report.filename, contentType: report.contentType, stream: report.stream };
   },
-  client: { request: (projectId: number, format: 'csv' | 'pdf') => ({ query: { id: projectId, format } }) },
+  client: { positional: ['id', 'format'] },
   mcp: {
     tool: 'get_project_report',
     title: "Get a project's punch list as CSV",
@@ -58,8 +59,8 @@ export const getProjectReport = defineOperation({
       'Returns the punch list of a project as CSV text (one row per item the user can see: item_id, section, checklist, ' +
       'text, status, priority, deadline, participants, answers, last_answer_status, verdict, url). Use it to hand a ' +
       'whole list over (a CRM, a spreadsheet); to browse, prefer get_project_tree.',
-    input: Type.Object({ project_id: ProjectId }),
-    request: ({ project_id }) => ({ query: { id: project_id, format: 'csv' as const } }),
+    rename: { id: ProjectIdArgument },
+    fixed: { format: 'csv' },
     text: (data) => data.content,
   },
 });

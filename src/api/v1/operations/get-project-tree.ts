@@ -1,6 +1,5 @@
-import { Type } from 'typebox';
-import { ProjectId } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ProjectIdArgument } from './tool-inputs.js';
+import { defineOperation, readErrors } from '../define-operation.js';
 import { ProjectTree } from '../schemas.js';
 import { card } from './examples.js';
 import { ProjectIdQuery, READ } from './shared.js';
@@ -19,6 +18,7 @@ export const getProjectTree = defineOperation({
   query: ProjectIdQuery,
   data: ProjectTree,
   audit: { entity: 'project', field: 'id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: {
     query: { id: '1' },
     data: {
@@ -52,7 +52,7 @@ export const getProjectTree = defineOperation({
   // Built in a worker thread (features/offload): a 5 000-item tree is ~20 ms of CPU.
   handler: ({ user, query }, { offloadedReads }) => offloadedReads.tree(user, Number(query.id)),
   cache: { version: ({ query }, { cacheVersions }) => cacheVersions.tree(Number(query.id)) },
-  client: { request: (projectId: number) => ({ query: { id: projectId } }) },
+  client: { positional: ['id'] },
   mcp: {
     tool: 'get_project_tree',
     title: 'Get a project tree',
@@ -60,7 +60,6 @@ export const getProjectTree = defineOperation({
     description:
       'Returns a project with its sections, checklists and item summaries (id, text, status, priority, deadline), ' +
       'limited to what the user can see. Use it to browse; to find a specific item, prefer search_project.',
-    input: Type.Object({ project_id: ProjectId }),
-    request: ({ project_id }) => ({ query: { id: project_id } }),
+    rename: { id: ProjectIdArgument },
   },
 });

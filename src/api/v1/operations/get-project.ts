@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineOperation } from '../define-operation.js';
+import { defineOperation, readErrors } from '../define-operation.js';
 import { ProjectCard } from '../schemas.js';
 import { card } from './examples.js';
 import { ProjectIdQuery } from './shared.js';
@@ -16,7 +16,8 @@ export const getProject = defineOperation({
   query: ProjectIdQuery,
   data: Type.Object({ project: ProjectCard }),
   audit: { entity: 'project', field: 'id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: { query: { id: '1' }, data: { project: card } },
   handler: ({ user, query }, { projects }) => projects.getProject(user, Number(query.id)),
-  client: { request: (projectId: number) => ({ query: { id: projectId } }) },
+  client: { positional: ['id'] },
 });

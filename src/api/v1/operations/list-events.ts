@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
-import type { EventsQuery } from '../operation-inputs.js';
 import { EVENT_TYPES, type EventType, MAX_EVENT_WAIT_SECONDS } from '../../../domain/values.js';
-import { ItemId, ProjectId } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
-import { Event, OPENAPI_TYPE, QueryId } from '../schemas.js';
+import { defineOperation, readErrors } from '../define-operation.js';
+import { Event, integerText, OPENAPI_TYPE, QueryId } from '../schemas.js';
 import { validationError } from '../../../errors.js';
 import { AT } from './examples.js';
 import { READ, strict } from './shared.js';
@@ -29,20 +27,24 @@ export const listEvents = defineOperation({
     'is committed, or with an empty list when the time is up. Requires the `events:read` scope.',
   query: strict({
     after: Type.Optional(
-      Type.String({
-        pattern: '^(?:0|[1-9][0-9]{0,15})$',
-        errorMessage: 'must be an event id (0 or a positive integer)',
-        description: 'Events after this id (default 0: from the oldest kept); pass the previous `next_after`',
-        [OPENAPI_TYPE]: { type: 'integer', minimum: 0, default: 0 },
-      }),
+      integerText(
+        Type.String({
+          pattern: '^(?:0|[1-9][0-9]{0,15})$',
+          errorMessage: 'must be an event id (0 or a positive integer)',
+          description: 'Events after this id (default 0: from the oldest kept); pass the previous `next_after`',
+          [OPENAPI_TYPE]: { type: 'integer', minimum: 0, default: 0 },
+        }),
+      ),
     ),
     limit: Type.Optional(
-      Type.String({
-        pattern: '^(?:[1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
-        errorMessage: `must be an integer from 1 to ${EVENTS_LIMIT.max}`,
-        description: `Events per page, 1–${EVENTS_LIMIT.max} (default ${EVENTS_LIMIT.default})`,
-        [OPENAPI_TYPE]: { type: 'integer', minimum: 1, maximum: EVENTS_LIMIT.max, default: EVENTS_LIMIT.default },
-      }),
+      integerText(
+        Type.String({
+          pattern: '^(?:[1-9]|[1-9][0-9]|[1-4][0-9]{2}|500)$',
+          errorMessage: `must be an integer from 1 to ${EVENTS_LIMIT.max}`,
+          description: `Events per page, 1–${EVENTS_LIMIT.max} (default ${EVENTS_LIMIT.default})`,
+          [OPENAPI_TYPE]: { type: 'integer', minimum: 1, maximum: EVENTS_LIMIT.max, default: EVENTS_LIMIT.default },
+        }),
+      ),
     ),
     project_id: Type.Optional(QueryId('Only events of this project')),
     item_id: Type.Optional(QueryId('Only events of this item')),
@@ -54,16 +56,19 @@ export const listEvents = defineOperation({
       }),
     ),
     wait: Type.Optional(
-      Type.String({
-        pattern: '^(?:[0-9]|[12][0-9]|30)$',
-        errorMessage: `must be a number of seconds from 0 to ${MAX_EVENT_WAIT_SECONDS}`,
-        description: `Seconds to wait for a first event when there is none yet (long polling), 0–${MAX_EVENT_WAIT_SECONDS} (default 0)`,
-        [OPENAPI_TYPE]: { type: 'integer', minimum: 0, maximum: MAX_EVENT_WAIT_SECONDS, default: 0 },
-      }),
+      integerText(
+        Type.String({
+          pattern: '^(?:[0-9]|[12][0-9]|30)$',
+          errorMessage: `must be a number of seconds from 0 to ${MAX_EVENT_WAIT_SECONDS}`,
+          description: `Seconds to wait for a first event when there is none yet (long polling), 0–${MAX_EVENT_WAIT_SECONDS} (default 0)`,
+          [OPENAPI_TYPE]: { type: 'integer', minimum: 0, maximum: MAX_EVENT_WAIT_SECONDS, default: 0 },
+        }),
+      ),
     ),
   }),
   data: Type.Object({ events: Type.Array(Event), next_after: Type.Integer(), has_more: Type.Boolean() }),
   audit: { entity: 'project', field: 'project_id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: {
     query: { after: '4810', types: 'item.status_changed,comment.created', wait: '25' },
     data: {
@@ -98,18 +103,7 @@ export const listEvents = defineOperation({
       wait: Number(query.wait ?? 0),
     });
   },
-  client: {
-    request: (query?: EventsQuery) => ({
-      query: {
-        after: query?.after,
-        limit: query?.limit,
-        project_id: query?.projectId,
-        item_id: query?.itemId,
-        types: query?.types?.join(','),
-        wait: query?.wait,
-      },
-    }),
-  },
+  client: { positional: [], rest: 'query' },
   mcp: {
     tool: 'list_events',
     title: 'List what changed',
@@ -117,17 +111,6 @@ export const listEvents = defineOperation({
     description:
       'Lists what changed (status, planning, links, images, comments, answers, reviews, verdicts) in the projects the ' +
       'user can see, oldest first, after the event id `after` (0: from the oldest kept). Call again with the returned ' +
-      '`next_after` to continue; `wait` (seconds, up to 30) waits for the next change instead of returning an empty list.',
-    input: Type.Object({
-      after: Type.Optional(Type.Integer({ minimum: 0, description: 'Events after this id (the previous next_after); default 0' })),
-      project_id: Type.Optional(ProjectId),
-      item_id: Type.Optional(ItemId),
-      types: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { description: 'Only these event types' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Events per page, 1–500 (default 100)' })),
-      wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, description: 'Seconds to wait for a first event (default 0)' })),
-    }),
-    request: ({ after, project_id, item_id, types, limit, wait }) => ({
-      query: { after, limit, project_id, item_id, types: types?.join(','), wait },
-    }),
+      '`next_after` to continue; `wait` (seconds, up to 30) waits for the next change instead of returning an empty list; `types` is a comma list.',
   },
 });

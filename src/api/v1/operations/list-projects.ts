@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
-import type { ListProjectsQuery } from '../operation-inputs.js';
-import { Limit as ToolLimit, Offset as ToolOffset } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { defineOperation, readErrors } from '../define-operation.js';
 import { LIMIT, Limit, Offset, ProjectCard } from '../schemas.js';
 import { card } from './examples.js';
 import { READ, strict } from './shared.js';
@@ -30,15 +28,14 @@ export const listProjects = defineOperation({
     ),
   }),
   data: Type.Object({ projects: Type.Array(ProjectCard), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+  errors: readErrors('validation_error'),
   examples: {
     query: { limit: '50', offset: '0', archived: 'false' },
     data: { projects: [card], total: 1, limit: 50, offset: 0 },
   },
   handler: ({ user, query: { limit = String(LIMIT.default), offset = '0', archived = 'false' } }, { projects }) =>
     projects.listProjects(user, { archived: ARCHIVED[archived], limit: Number(limit), offset: Number(offset) }),
-  client: {
-    request: (query?: ListProjectsQuery) => ({ query: { limit: query?.limit, offset: query?.offset, archived: query?.archived } }),
-  },
+  client: { positional: [], rest: 'query' },
   mcp: {
     tool: 'list_projects',
     title: 'List projects',
@@ -46,11 +43,5 @@ export const listProjects = defineOperation({
     description:
       'Lists the projects the user can see, by id, with progress and counters. archived: "false" (default, active ' +
       'only), "true" (archived only) or "all".',
-    input: Type.Object({
-      archived: Type.Optional(Type.Enum(['false', 'true', 'all'])),
-      limit: Type.Optional(ToolLimit),
-      offset: Type.Optional(ToolOffset),
-    }),
-    request: ({ archived, limit, offset }) => ({ query: { limit, offset, archived } }),
   },
 });

@@ -1,5 +1,4 @@
-import { Type } from 'typebox';
-import { defineOperation } from '../define-operation.js';
+import { defineOperation, readErrors } from '../define-operation.js';
 import { Identity } from '../schemas.js';
 import { READ, strict } from './shared.js';
 
@@ -17,6 +16,7 @@ export const me = defineOperation({
     '`meta.api_version` states the active API version (`v1`).',
   query: strict({}),
   data: Identity,
+  errors: readErrors(),
   examples: {
     data: {
       user: { id: 2, name: 'Maria Manager', role: 'member' },
@@ -35,7 +35,7 @@ export const me = defineOperation({
     token: { id: token.id, label: token.name, scopes: token.scopes, expires_at: token.expires_at, project_ids: token.project_ids },
     scopes: token.scopes,
   }),
-  client: { request: () => ({}) },
+  client: { positional: [] },
   mcp: {
     tool: 'whoami',
     title: 'Who am I (token check)',
@@ -43,7 +43,5 @@ export const me = defineOperation({
     description:
       'Call this first. Confirms that the Punchlist API token works and returns the user it acts as (id, name, role), ' +
       'the token (label, expiry, the projects it is limited to) and its scopes. Every action is done as this user, with exactly their rights.',
-    input: Type.Object({}),
-    request: () => ({}),
   },
 });

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { DocumentLinkInput } from '../operation-inputs.js';
-import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { DocumentLink } from '../schemas.js';
 import { DocumentLinksInput } from '../write-schemas.js';
 import { link } from './examples.js';
@@ -22,13 +21,14 @@ export const replaceItemLinks = defineOperation({
   fields: strict({ id: ItemIdField, document_links: { ...DocumentLinksInput, description: 'The new list (replaces the old one)' } }),
   data: Type.Object({ document_links: Type.Array(DocumentLink) }),
   audit: { entity: 'item', field: 'id' },
+  errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     body: { id: 1000, document_links: [{ kind: 'document', title: 'Fire safety plan', url: 'https://example.com/docs/fire-safety-plan' }] },
     data: { document_links: [link] },
   },
   handler: ({ user, fields: { id, document_links }, audit }, { itemWrites }) =>
     itemWrites.replaceItemLinks(user, id, document_links, audit),
-  client: { request: (itemId: number, links: DocumentLinkInput[]) => ({ fields: { id: itemId, document_links: links } }) },
+  client: { positional: ['id', 'document_links'] },
   mcp: {
     tool: 'replace_item_links',
     title: 'Replace item links',
@@ -38,7 +38,6 @@ export const replaceItemLinks = defineOperation({
       'Replaces the WHOLE list of document links of an item (not an append: read the item first and send every link ' +
       'to keep); an empty list removes all links. Each link: title, absolute http(s) url, optional kind (document, ' +
       `spreadsheet, presentation, folder, image, video, link). ${NEVER_WORK_AROUND}`,
-    input: Type.Object({ item_id: ItemId, document_links: DocumentLinksInput }),
-    request: ({ item_id, document_links }) => ({ fields: { id: item_id, document_links } }),
+    rename: { id: ItemIdArgument },
   },
 });

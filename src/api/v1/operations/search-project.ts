@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import type { SearchQuery } from '../operation-inputs.js';
 import { SEARCH_ENTITY_TYPES } from '../../../domain/values.js';
 import { validationError } from '../../../errors.js';
-import { ItemId, Limit as ToolLimit, Offset as ToolOffset, ProjectId } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, ProjectIdArgument } from './tool-inputs.js';
+import { defineOperation, readErrors } from '../define-operation.js';
 import { LIMIT, Limit, Offset, QueryId, SearchHit } from '../schemas.js';
 import { READ, strict } from './shared.js';
 
@@ -36,6 +35,7 @@ export const searchProject = defineOperation({
   }),
   data: Type.Object({ hits: Type.Array(SearchHit), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
   audit: { entity: 'project', field: 'id' },
+  errors: readErrors('not_found', 'validation_error'),
   examples: {
     query: { id: '1', q: 'extinguisher', limit: '50', offset: '0' },
     data: {
@@ -74,11 +74,7 @@ export const searchProject = defineOperation({
       offset: Number(offset),
     });
   },
-  client: {
-    request: (projectId: number, query: SearchQuery) => ({
-      query: { id: projectId, q: query.q, entity_type: query.entityType, item_id: query.itemId, limit: query.limit, offset: query.offset },
-    }),
-  },
+  client: { positional: ['id'], rest: 'query' },
   mcp: {
     tool: 'search_project',
     title: 'Search a project',
@@ -88,16 +84,6 @@ export const searchProject = defineOperation({
       'answers, links; case-insensitive substring). This is how to locate an item: search first, then use the exact ' +
       'item_id of a hit with get_item and the write tools; never guess ids. entity_type restricts the hits (project, ' +
       'section, checklist, item, comment, answer, link); item_id alone (without q) lists everything about one item.',
-    input: Type.Object({
-      project_id: ProjectId,
-      q: Type.Optional(Type.String({ description: 'Text to find (optional when item_id is given)' })),
-      entity_type: Type.Optional(Type.Enum(['project', 'section', 'checklist', 'item', 'comment', 'answer', 'link'])),
-      item_id: Type.Optional(ItemId),
-      limit: Type.Optional(ToolLimit),
-      offset: Type.Optional(ToolOffset),
-    }),
-    request: ({ project_id, q, entity_type, item_id, limit, offset }) => ({
-      query: { id: project_id, q, entity_type, item_id, limit, offset },
-    }),
+    rename: { id: ProjectIdArgument, item_id: ItemIdArgument },
   },
 });

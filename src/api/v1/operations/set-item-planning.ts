@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { PlanningChanges } from '../operation-inputs.js';
-import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { NullableString, Priority } from '../schemas.js';
 import { AT } from './examples.js';
 import { ItemIdField, strict } from './shared.js';
@@ -41,13 +40,14 @@ export const setItemPlanning = defineOperation({
     }),
   }),
   audit: { entity: 'item', field: 'id' },
+  errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     body: { id: 1000, deadline: '2026-06-30', priority: 'high' },
     data: { item: { id: 1000, deadline: '2026-06-30', priority: 'high', requires_answer: true, updated_at: AT } },
   },
   handler: ({ user, fields: { id, deadline, priority, requires_answer }, audit }, { itemWrites }) =>
     itemWrites.setPlanning(user, id, { deadline, priority, requires_answer }, audit),
-  client: { request: (itemId: number, changes: PlanningChanges) => ({ fields: { ...changes, id: itemId } }) },
+  client: { positional: ['id'], rest: 'changes' },
   mcp: {
     tool: 'set_item_planning',
     title: 'Set item planning',
@@ -56,13 +56,6 @@ export const setItemPlanning = defineOperation({
     description:
       'Changes the planning fields of one item; give at least one: deadline (YYYY-MM-DD, or null to clear it), ' +
       `priority (low, medium, high), requires_answer (boolean). Fields not given stay as they are. ${NEVER_WORK_AROUND}`,
-    input: Type.Object({
-      item_id: ItemId,
-      deadline: Type.Optional(Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()])),
-      priority: Type.Optional(Priority),
-      requires_answer: Type.Optional(Type.Boolean()),
-    }),
-    // Fields not given stay out of the body (undefined is dropped by JSON).
-    request: ({ item_id, deadline, priority, requires_answer }) => ({ fields: { id: item_id, deadline, priority, requires_answer } }),
+    rename: { id: ItemIdArgument },
   },
 });

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { ItemStatus as Status } from '../../../domain/values.js';
-import { ItemId, NEVER_WORK_AROUND } from './tool-inputs.js';
-import { defineOperation } from '../define-operation.js';
+import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
+import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { ItemStatus } from '../schemas.js';
 import { AT } from './examples.js';
 import { ItemIdField, strict } from './shared.js';
@@ -23,12 +22,13 @@ export const setItemStatus = defineOperation({
     changed: Type.Boolean(),
   }),
   audit: { entity: 'item', field: 'id' },
+  errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),
   examples: {
     body: { id: 1000, status: 'done' },
     data: { item: { id: 1000, status: 'done', updated_at: AT }, changed: true },
   },
   handler: ({ user, fields: { id, status }, audit }, { itemWrites }) => itemWrites.setStatus(user, id, status, audit),
-  client: { request: (itemId: number, status: Status) => ({ fields: { id: itemId, status } }) },
+  client: { positional: ['id', 'status'] },
   mcp: {
     tool: 'set_item_status',
     title: 'Set an item status',
@@ -37,7 +37,6 @@ export const setItemStatus = defineOperation({
     description:
       'Sets the status of one item: pending, in_progress, done or blocked. Setting the current status again changes ' +
       `nothing (changed: false). ${NEVER_WORK_AROUND}`,
-    input: Type.Object({ item_id: ItemId, status: ItemStatus }),
-    request: ({ item_id, status }) => ({ fields: { id: item_id, status } }),
+    rename: { id: ItemIdArgument },
   },
 });

@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
-import type { ImageFile } from '../operation-inputs.js';
+import type { ImageFile, ToolArgument } from '../define-operation.js';
 
 /**
- * What the MCP tools' input schemas share. Each tool is declared in the definition of the v1 operation
- * behind it (its `mcp` block: name, title, hints, description, input schema and the mapping of its
- * arguments to the request); src/mcp/server.ts lists and runs them through the typed client, so a tool's
- * scope, validation and audit record are its operation's. Arguments go to v1 as given (v1 validates them
- * and answers 422); only images are decoded here, from base64: the server never fetches a URL it is
- * handed. The client and the MCP server import the definitions: nothing here may pull in server code.
+ * What the MCP tools share. Each tool is declared in the definition of the v1 operation behind it (its
+ * `mcp` block: name, title, hints, description, and the arguments whose names differ from the
+ * operation's input); src/mcp/tool-input.ts derives its input schema and request from the operation's,
+ * src/mcp/server.ts lists and runs them through the typed client, so a tool's scope, validation and audit
+ * record are its operation's. Arguments go to v1 as given (v1 validates them and answers 422); only
+ * images are decoded here, from base64: the server never fetches a URL it is handed. The client and the
+ * MCP server import the definitions: nothing here may pull in server code.
  */
 
 export class ToolInputError extends Error {}
@@ -16,11 +17,15 @@ export const NEVER_WORK_AROUND =
   'If it fails with 401, 403, 404 or 422, report the error (code, message, request_id) to the user and stop: do not retry ' +
   'with guessed ids, other tools or altered input.';
 
-export const ItemId = Type.Integer({ minimum: 1, description: 'The exact item id (from get_project_tree or a search_project hit)' });
-export const ProjectId = Type.Integer({ minimum: 1, description: 'The project id (from list_projects)' });
-export const Limit = Type.Integer({ minimum: 1, maximum: 200, description: 'Page size, 1–200 (default 50)' });
-export const Offset = Type.Integer({ minimum: 0, description: 'Hits to skip (default 0)' });
+/** The tool argument of an item id (`id` or `item_id` in v1). */
+export const ItemIdArgument: ToolArgument = {
+  name: 'item_id',
+  description: 'The exact item id (from get_project_tree or a search_project hit)',
+};
+/** The tool argument of a project id (`id` in v1). */
+export const ProjectIdArgument: ToolArgument = { name: 'project_id', description: 'The project id (from list_projects)' };
 
+/** The `images` argument of an upload tool, in place of the operation's files. */
 export const Images = Type.Array(
   Type.Object({
     filename: Type.String({ description: 'File name with its extension, e.g. "tag.jpg"' }),
