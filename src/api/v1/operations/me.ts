@@ -16,7 +16,7 @@ export const me = defineOperation({
     '`meta.api_version` states the active API version (`v1`).',
   query: strict({}),
   data: Identity,
-  errors: readErrors(),
+  errors: readErrors('validation_error'),
   examples: {
     data: {
       user: { id: 2, name: 'Maria Manager', role: 'member' },
