@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
@@ -70,6 +71,22 @@ export async function createTestContext(options: { clock?: TestClock } = {}): Pr
     await cleanup();
     throw err;
   }
+}
+
+/**
+ * The setup of a service test file, in one line: `const t = useTestContext();` makes a context with
+ * createTestContext before the file's first test and cleans it up after its last. The object is filled in
+ * by that first hook: read it inside tests and hooks, not while the file is being collected.
+ */
+export function useTestContext(options: { clock?: TestClock } = {}): TestContext {
+  const t = {} as TestContext;
+  beforeAll(async () => {
+    Object.assign(t, await createTestContext(options));
+  });
+  afterAll(async () => {
+    await t.cleanup?.();
+  });
+  return t;
 }
 
 const RUN = randomBytes(3).toString('hex');
