@@ -126,7 +126,7 @@ export interface TestProject {
 }
 
 export async function makeProject(
-  t: TestContext,
+  t: Pick<TestContext, 'ctx' | 'admin'>,
   overrides: { name?: string; description?: string; deadline?: string; archived?: boolean } = {},
 ): Promise<TestProject> {
   const name = overrides.name ?? unique('Project');
@@ -137,7 +137,7 @@ export async function makeProject(
 }
 
 /** Archives (or unarchives) a project through the structure editor: its items become read-only. */
-export async function archiveProject(t: TestContext, project: TestProject, archived = true): Promise<void> {
+export async function archiveProject(t: Pick<TestContext, 'ctx' | 'admin'>, project: TestProject, archived = true): Promise<void> {
   const current = await t.ctx.structure.getStructure(t.admin, project.id);
   const { name, description, deadline } = current.project;
   await t.ctx.structure.updateProject(t.admin, project.id, { name, description, deadline: deadline ?? undefined, archived });
