@@ -12,7 +12,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 
 /**
  * Records of requests that wrote nothing are written in batches (features/audit/audit-batcher.ts);
- * successful writes keep writing theirs inside their own transaction (test/api/writes.test.ts).
+ * successful writes keep writing theirs inside their own transaction (test/api/writes-*.test.ts).
  */
 let server: TestServer;
 beforeAll(async () => {

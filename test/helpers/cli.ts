@@ -1,6 +1,11 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type AppContext, createContext } from '../../src/context.js';
 
 /** The real `bin/punchlist`, run as an operator would: a child process, by absolute path. */
 export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'punchlist');
@@ -33,4 +38,76 @@ export function cliEnv(dir: string): Record<string, string> {
     DATA_DIR: dir,
     LOG_LEVEL: 'warn',
   };
+}
+
+/** The setup of a test/cli/*.test.ts file; its fields are filled in before the file's first test. */
+export interface CliFile {
+  /** The temp directory: the working directory of every command, holding its SQLite file and storage. */
+  dir: string;
+  env: Record<string, string>;
+  /** A context of the test process on the same database, to look at the rows directly (with `context: true`). */
+  ctx: AppContext;
+}
+
+/**
+ * A CLI test file's own data location (cliEnv in a temp directory, removed after the file), the runner on it,
+ * and the checks of the operator contract: success is status 0 and nothing on stderr; failure is a non-zero
+ * status and exactly one line `punchlist: <reason>`, never a stack trace.
+ */
+export function useCliFile(options: { context?: boolean } = {}) {
+  const cli = {} as CliFile;
+  beforeAll(async () => {
+    cli.dir = await mkdtemp(join(tmpdir(), 'punchlist-cli-'));
+    cli.env = cliEnv(cli.dir);
+    if (options.context) cli.ctx = await createContext(loadConfig(cli.env));
+  });
+  afterAll(async () => {
+    await cli.ctx?.close();
+    if (cli.dir) await rm(cli.dir, { recursive: true, force: true });
+  });
+  const run = cliRunner(() => ({ cwd: cli.dir, env: cli.env }));
+
+  async function ok(args: string[]): Promise<string> {
+    const result = await run(args);
+    expect(result.stderr, `stderr of punchlist ${args.join(' ')}`).toBe('');
+    expect(result.code, `exit status of punchlist ${args.join(' ')}`).toBe(0);
+    return result.stdout;
+  }
+
+  async function fails(args: string[]): Promise<string> {
+    const result = await run(args);
+    expect(result.code, `exit status of punchlist ${args.join(' ')}`).not.toBe(0);
+    expect(result.stderr).toMatch(/^punchlist: \S[^\n]*\n$/);
+    expect(result.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    return result.stderr;
+  }
+
+  async function json<T = any>(args: string[]): Promise<T> {
+    return JSON.parse(await ok(args)) as T;
+  }
+
+  /** Rows of the tables the commands write. */
+  async function counts() {
+    const db = cli.ctx.db.kysely;
+    const count = async (table: 'users' | 'projects' | 'items' | 'comments' | 'answers' | 'document_links' | 'api_tokens') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    return {
+      users: await count('users'),
+      projects: await count('projects'),
+      items: await count('items'),
+      comments: await count('comments'),
+      answers: await count('answers'),
+      links: await count('document_links'),
+      tokens: await count('api_tokens'),
+    };
+  }
+
+  return { cli, run, ok, fails, json, counts };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
@@ -72,6 +73,22 @@ export async function createTestContext(options: { clock?: TestClock } = {}): Pr
   }
 }
 
+/**
+ * The setup of a service test file, in one line: `const t = useTestContext();` makes a context with
+ * createTestContext before the file's first test and cleans it up after its last. The object is filled in
+ * by that first hook: read it inside tests and hooks, not while the file is being collected.
+ */
+export function useTestContext(options: { clock?: TestClock } = {}): TestContext {
+  const t = {} as TestContext;
+  beforeAll(async () => {
+    Object.assign(t, await createTestContext(options));
+  });
+  afterAll(async () => {
+    await t.cleanup?.();
+  });
+  return t;
+}
+
 const RUN = randomBytes(3).toString('hex');
 let counter = 0;
 /** A value no other factory call of this process returns. */
@@ -109,7 +126,7 @@ export interface TestProject {
 }
 
 export async function makeProject(
-  t: TestContext,
+  t: Pick<TestContext, 'ctx' | 'admin'>,
   overrides: { name?: string; description?: string; deadline?: string; archived?: boolean } = {},
 ): Promise<TestProject> {
   const name = overrides.name ?? unique('Project');
@@ -120,7 +137,7 @@ export async function makeProject(
 }
 
 /** Archives (or unarchives) a project through the structure editor: its items become read-only. */
-export async function archiveProject(t: TestContext, project: TestProject, archived = true): Promise<void> {
+export async function archiveProject(t: Pick<TestContext, 'ctx' | 'admin'>, project: TestProject, archived = true): Promise<void> {
   const current = await t.ctx.structure.getStructure(t.admin, project.id);
   const { name, description, deadline } = current.project;
   await t.ctx.structure.updateProject(t.admin, project.id, { name, description, deadline: deadline ?? undefined, archived });

@@ -1,19 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refuseInserts } from '../../../test/helpers/database.js';
 import {
   archiveProject,
   auditRecord,
-  createTestContext,
   makeChecklist,
   makeMember,
   makeProject,
   makeSection,
   makeTeamItem,
   makeUser,
-  type TestContext,
+  useTestContext,
 } from '../../../test/helpers/factories.js';
 import { solid } from '../../../test/helpers/images.js';
 
@@ -21,11 +20,7 @@ import { solid } from '../../../test/helpers/images.js';
  * Structure through the one write path (DESIGN.md §14): every change takes its lock, writes its history,
  * its audit record and its event in one transaction, or nothing at all; managers and admins only.
  */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const db = () => t.ctx.db.kysely;
 const eventsOf = async (where: { item_id?: number; project_id?: number; type?: string }) => {

@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refuseInserts } from '../../../test/helpers/database.js';
-import {
-  archiveProject,
-  auditRecord,
-  createTestContext,
-  makeAnswer,
-  makeUser,
-  makeTeamItem,
-  type TestContext,
-} from '../../../test/helpers/factories.js';
+import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../test/helpers/factories.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 
 /** Answers through the service, on both dialects: managers, participating executors and admins answer (DESIGN.md §3). */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const answersOf = async (itemId: number) => (await t.ctx.items.getItemCard(t.admin, itemId)).item.answers;
 

@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   archiveProject,
   auditRecord,
-  createTestContext,
+  makeChecklist,
   makeItem,
   makeMember,
   makeProject,
-  makeChecklist,
   makeSection,
   makeUser,
-  type TestContext,
+  useTestContext,
 } from '../../../test/helpers/factories.js';
 
 /** Comments through the service, on both dialects: anyone who sees the item may comment (DESIGN.md §3). */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const commentsOf = async (itemId: number) => (await t.ctx.items.getItemCard(t.admin, itemId)).item.comments;
 

@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refuseInserts } from '../../../test/helpers/database.js';
-import {
-  archiveProject,
-  auditRecord,
-  createTestContext,
-  makeToken,
-  makeUser,
-  makeTeamItem,
-  type TestContext,
-} from '../../../test/helpers/factories.js';
+import { archiveProject, auditRecord, makeTeamItem, makeToken, makeUser, useTestContext } from '../../../test/helpers/factories.js';
 
 /**
  * Status, planning and links: each write is one transaction holding the change, its history entry, its audit
  * record and its event (STYLE.md 13), refused by the policy with 404 or 403, on both dialects.
  */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const setting = () => makeTeamItem(t);
 

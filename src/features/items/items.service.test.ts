@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   archiveProject,
-  createTestContext,
   makeAnswer,
   makeChecklist,
   makeComment,
@@ -10,15 +9,11 @@ import {
   makeProject,
   makeSection,
   makeUser,
-  type TestContext,
+  useTestContext,
 } from '../../../test/helpers/factories.js';
 
 /** Item reads and the access check every item use case starts with, on both dialects (DESIGN.md §3, §5). */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 describe('items.getItemCard', () => {
   it('shows the whole card: fields, participants with their project role, comments, answers, links, history', async () => {

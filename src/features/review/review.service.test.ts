@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refuseInserts } from '../../../test/helpers/database.js';
-import {
-  archiveProject,
-  auditRecord,
-  createTestContext,
-  makeAnswer,
-  makeUser,
-  makeTeamItem,
-  type TestContext,
-} from '../../../test/helpers/factories.js';
+import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../test/helpers/factories.js';
 
 /** The manager's side (web only): answer reviews, item and project verdicts, return to rework, on both dialects. */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 async function setting() {
   const team = await makeTeamItem(t);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, makeUser, type TestContext, type TestUser, unique } from '../../../test/helpers/factories.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeUser, type TestUser, unique, useTestContext } from '../../../test/helpers/factories.js';
 import type { Database } from '../../db/tables.js';
 import type { WebSignInFailuresTable } from './sessions.repository.js';
 import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_WINDOW_MS } from './sessions.service.js';
@@ -11,11 +11,7 @@ import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_
  * scrypt (about 0.3 s of CPU here), so throttling is set up by booking earlier failures in the table and
  * the suite checks few passwords.
  */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const PASSWORD = 'correct horse battery staple';
 /** Each sign-in from its own address, so that tests do not share the per-address throttle. */

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTestContext,
   makeChecklist,
   makeComment,
   makeItem,
@@ -10,17 +9,13 @@ import {
   makeSection,
   makeToken,
   makeUser,
-  type TestContext,
+  useTestContext,
 } from '../../../test/helpers/factories.js';
 import type { Actor } from '../../domain/policy.js';
 import { READ_ONLY_SCOPES } from '../../domain/scopes.js';
 
 /** Tokens limited to projects (DESIGN.md §18) through the services, on both dialects. */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const tokenRow = (id: number) => t.ctx.db.kysely.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, makeToken, makeUser, type TestContext } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { makeToken, makeUser, useTestContext } from '../../../test/helpers/factories.js';
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import { CACHE_TTL_MS } from './tokens.service.js';
 
 /** API tokens through the service, on both dialects, with the test clock for expiry and the cache (DESIGN.md §4). */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const HOUR = 3_600_000;
 const tokenRow = (id: number) => t.ctx.db.kysely.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

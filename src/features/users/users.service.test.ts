@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestContext,
-  makeMembership,
-  makeProject,
-  makeSection,
-  makeUser,
-  type TestContext,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { makeMembership, makeProject, makeSection, makeUser, useTestContext } from '../../../test/helpers/factories.js';
 import { verifyPassword } from '../../domain/passwords.js';
 
 /** A user's own settings through the users service, on both dialects: time zone, password, project roles. */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const row = async (id: number) => (await t.ctx.users.findById(id))!;
 

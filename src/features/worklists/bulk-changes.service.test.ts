@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  archiveProject,
-  auditRecord,
-  createTestContext,
-  makeItem,
-  makeTeamItem,
-  type TestContext,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { archiveProject, auditRecord, makeItem, makeTeamItem, useTestContext } from '../../../test/helpers/factories.js';
 
 /**
  * Bulk changes through the item write path, on both dialects: one transaction per item (its audit record and
  * events with it), all or nothing per item, refusals collected while the other items go on.
  */
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.cleanup());
+const t = useTestContext();
 
 const db = () => t.ctx.db.kysely;
 const itemRow = (id: number) =>

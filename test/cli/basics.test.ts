@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useCliFile } from '../helpers/cli.js';
+
+/**
+ * The operator contract of DESIGN.md §1 through the real `bin/punchlist` run as a child process (from another
+ * working directory, by absolute path) against a temp SQLite database: help, usage mistakes, migrate, users.
+ */
+const { cli, run, ok, fails, json } = useCliFile();
+
+// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+describe('bin/punchlist', { timeout: 180_000 }, () => {
+  it('prints help for the CLI and for each command; unknown commands and options fail with one line', async () => {
+    const [help, createHelp, groupHelp] = await Promise.all([ok(['--help']), ok(['tokens', 'create', '--help']), ok(['tokens', '--help'])]);
+    for (const command of [
+      'serve',
+      'migrate',
+      'import FILE.json',
+      'users create',
+      'tokens create',
+      'tokens list',
+      'tokens revoke ID',
+      'audit',
+      'export [FILE]',
+      'backup DIR',
+      'restore DIR',
+    ]) {
+      expect(help).toContain(command);
+    }
+    expect(createHelp).toContain('--expires-at');
+    expect(createHelp).toContain('items:read');
+    expect(groupHelp).toContain('tokens revoke');
+
+    const [unknownCommand, unknownSub, unknownOption] = await Promise.all([
+      fails(['frobnicate']),
+      fails(['tokens', 'frobnicate']),
+      fails(['migrate', '--frobnicate']),
+    ]);
+    expect(unknownCommand).toContain('unknown command "frobnicate"');
+    expect(unknownSub).toContain('unknown command "tokens frobnicate"');
+    expect(unknownOption).toContain('unknown option --frobnicate');
+    expect((await run([])).code).not.toBe(0);
+  });
+
+  it('migrates, with relative paths taken from the working directory', async () => {
+    expect(await ok(['migrate'])).toContain('001-initial');
+    const relative = await run(['migrate'], { DATABASE_URL: 'sqlite:relative/db.sqlite' });
+    expect(relative.code).toBe(0);
+    expect(existsSync(join(cli.dir, 'relative', 'db.sqlite'))).toBe(true);
+  });
+
+  it('creates users; a duplicate email, a missing option, a bad role or a short password fails', async () => {
+    const [ann, bob] = await Promise.all([
+      json(['users', 'create', '--email', 'Ann@X.test', '--name', 'Ann', '--role', 'admin', '--password', 'secret-42', '--json']),
+      ok(['users', 'create', '--email', 'bob@x.test', '--name', 'Bob']),
+    ]);
+    expect(ann).toEqual({ id: expect.any(Number), email: 'ann@x.test', name: 'Ann', role: 'admin' });
+    expect(bob).toMatch(/bob@x\.test \(member\)/);
+    const [duplicate, missing, badRole, short] = await Promise.all([
+      fails(['users', 'create', '--email', 'ann@x.test', '--name', 'Ann again']),
+      fails(['users', 'create', '--email', 'carl@x.test']),
+      fails(['users', 'create', '--email', 'carl@x.test', '--name', 'Carl', '--role', 'boss']),
+      // The rule of every new password (the users service), as in the web.
+      fails(['users', 'create', '--email', 'dan@x.test', '--name', 'Dan', '--password', 'secret']),
+    ]);
+    expect(short).toContain('password: must be at least 8 characters');
+    expect(duplicate).toContain('already exists'); // an ApiError of the service, as one line
+    expect(missing).toContain('missing option --name');
+    expect(badRole).toContain('--role');
+  });
+});
