@@ -46,8 +46,8 @@ export async function startChildServer(options: {
 }): Promise<ChildServer> {
   const port = options.port ?? (await freePort());
   const started = performance.now();
-  // preload-server.mjs: the JavaScript dependencies load before tsx's hooks, a quarter less CPU at each start.
-  const preload = join(REPO_ROOT, 'test', 'helpers', 'preload-server.mjs');
+  // As `npm start`: the JavaScript dependencies load before tsx's hooks (src/preload-dependencies.mjs).
+  const preload = join(REPO_ROOT, 'src', 'preload-dependencies.mjs');
   const child = spawn(process.execPath, ['--import', preload, '--import', 'tsx', join(REPO_ROOT, 'src', 'main.ts')], {
     cwd: REPO_ROOT,
     env: {

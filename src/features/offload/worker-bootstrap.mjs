@@ -6,6 +6,8 @@ import { fileURLToPath, URL } from 'node:url';
 import { workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
+// The JavaScript dependencies first, before tsx's hooks (../../preload-dependencies.mjs says why).
+await import('../../preload-dependencies.mjs');
 register({ tsconfig: fileURLToPath(new URL('../../../tsconfig.json', import.meta.url)) });
 const { runJobs } = await import('./job-runner.ts');
 const { createJobs } = await import(workerData.entry);
