@@ -12,7 +12,7 @@ import { freePort, REPO_ROOT } from './helpers/child-server.js';
  * test and the server's signals and exit status.
  */
 
-const START_ARGS = ['--import', 'tsx', 'src/main.ts', '--demo'];
+const START_ARGS = ['--import', './src/preload-dependencies.mjs', '--import', 'tsx', 'src/main.ts', '--demo'];
 const TOKEN_LINE = /^ {2}(plk_[0-9A-Za-z]{36})$/m;
 const CURL_LINE = /^ {2}(curl .+)$/m;
 

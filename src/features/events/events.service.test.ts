@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDialect } from '../../../test/helpers/database.js';
 import { solid } from '../../../test/helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../../../test/helpers/server.js';
 import { USERS } from '../../../test/helpers/workspace.js';
 import type { Actor } from '../../domain/policy.js';
-import { createEventsRepository, type NewEvent } from './events.repository.js';
 import type { ListEventsInput } from './events.service.js';
 
 /** The change feed on a real server (both dialects): one event per committed change, read by who may see it. */
@@ -146,42 +144,4 @@ describe('events', () => {
     expect(woken.events).toMatchObject([{ type: 'item.status_changed', item_id: 2001 }]);
     expect(Date.now() - started).toBeLessThan(20_000);
   });
-
-  // SQLite has one writer at a time: ids cannot commit out of order there.
-  it.runIf(testDialect() === 'postgres')(
-    'lets writers commit without waiting for each other, and never lets a reader pass an event not yet committed',
-    async () => {
-      const repo = createEventsRepository(server.ctx.db.kysely);
-      const event = (n: number): NewEvent => ({
-        type: 'comment.created',
-        at: new Date().toISOString(),
-        project_id: 1,
-        section_id: null,
-        checklist_id: null,
-        item_id: null,
-        actor_id: USERS.admin,
-        token_id: null,
-        data: { n },
-      });
-      const after = await last();
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let appended!: () => void;
-      const firstAppended = new Promise<void>((resolve) => (appended = resolve));
-      const open = server.ctx.db.kysely.transaction().execute(async (trx) => {
-        await repo.append(trx, [event(1)]);
-        appended();
-        await held;
-      });
-      await firstAppended;
-      // A second writer commits while the first is still open: it takes the next id and does not wait.
-      await server.ctx.db.kysely.transaction().execute((trx) => repo.append(trx, [event(2)]));
-      const reading = feed(admin, { after });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      release();
-      await open;
-      // The reader waited for the open writer: it sees both, in id order, not the second alone.
-      expect((await reading).events.map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
-    },
-  );
 });
