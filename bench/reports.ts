@@ -232,6 +232,8 @@ async function main() {
       probePath: '/healthz',
       env: {
         NODE_ENV: 'production',
+        // As `npm start` and docs/deployment.md run a node: glibc keeps fewer malloc arenas (RSS).
+        MALLOC_ARENA_MAX: '2',
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
         METRICS: 'on',
