@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvRecord, csvReport, neutralise } from './report-csv.js';
-import type { ReportRow } from './report.service.js';
+import type { ReportRow } from './report-rows.js';
 
 const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
   id: 1000,

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import type { ReportRow } from './report.service.js';
+import type { ReportRow } from './report-rows.js';
 
 /** The columns of DESIGN.md §17, in that order. */
 export const CSV_COLUMNS = [

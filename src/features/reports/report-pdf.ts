@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
-import type { ReportHeading, ReportRow } from './report.service.js';
+import type { ReportHeading, ReportRow } from './report-rows.js';
 
 // The fonts come from the npm package (Latin and Cyrillic), never from a path of the machine.
 const FONT_DIR = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');

@@ -5,11 +5,11 @@ import type { Actor } from '../../domain/policy.js';
 import { concurrencyLimit } from '../../concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import type { ProjectCard } from '../projects/projects.service.js';
 import { describeFilter, type ItemFilter, type WorklistsService } from '../worklists/worklists.service.js';
 import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
+import type { ReportHeading, ReportRow } from './report-rows.js';
 
 export const REPORT_FORMATS = ['csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -34,45 +34,6 @@ const THUMBNAIL_PIXELS = 240;
  * in one thread").
  */
 const PHOTOS_AT_ONCE = 2;
-
-export interface ReportAnswer {
-  text: string;
-  status: string;
-  author: string;
-  created_at: string;
-  /** The last review of that answer, if any. */
-  review: { status: string; by: string | null; at: string } | null;
-}
-
-/** One item as the report shows it; values as v1 writes them (statuses, dates), null for none. */
-export interface ReportRow {
-  id: number;
-  section: string;
-  checklist: string;
-  text: string;
-  status: string;
-  priority: string;
-  deadline: string | null;
-  participants: string[];
-  answers: number;
-  lastAnswer: ReportAnswer | null;
-  verdict: string | null;
-  reworkReason: string | null;
-  url: string;
-  photoCount: number;
-  /** JPEG thumbnails of the first photos (PDF only; empty for CSV). */
-  thumbnails: Buffer[];
-}
-
-/** What the cover says, and who and what the report is for. */
-export interface ReportHeading {
-  project: ProjectCard;
-  /** The filter in words (empty when the whole visible project is listed). */
-  filter: string[];
-  items: number;
-  madeBy: string;
-  madeAt: Date;
-}
 
 export interface ReportFile {
   filename: string;
