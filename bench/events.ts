@@ -12,7 +12,7 @@
 import { createTransactionRunner } from '../src/db/group-commit.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createItemWriter } from '../src/features/items/item-transaction.js';
+import { createItemWriter } from '../src/features/items/item-writer.js';
 import { createItemsRepository } from '../src/features/items/items.repository.js';
 import { createItemWritesService } from '../src/features/items/item-writes.service.js';
 import { startReceiver } from '../test/helpers/receiver.js';

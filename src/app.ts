@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import { apiPlugin } from './api/plugin.js';
+import { apiPlugin } from './api/api-plugin.js';
 import { decorateApiRequests } from './api/request-state.js';
 import type { OperationRegistry } from './api/v1/define-operation.js';
 import type { AppContext } from './context.js';
@@ -10,9 +10,9 @@ import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';
 import { lazyChildLogger } from './lazy-child-logger.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
-import { oauthEndpoints } from './oauth/plugin.js';
+import { oauthEndpoints } from './oauth/oauth-endpoints.js';
 import { removeUploadFolder } from './http/upload-temp.js';
-import { webPlugin } from './web/plugin.js';
+import { webPlugin } from './web/web-plugin.js';
 
 /** Builds the Fastify instance with every route; never listens itself. */
 export interface BuildAppOptions {

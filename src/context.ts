@@ -20,7 +20,7 @@ import { createEventsRepository } from './features/events/events.repository.js';
 import { createEventsService, type EventsService } from './features/events/events.service.js';
 import { createIdempotencyRepository } from './features/idempotency/idempotency.repository.js';
 import { createIdempotencyService, type IdempotencyService } from './features/idempotency/idempotency.service.js';
-import { createItemWriter } from './features/items/item-transaction.js';
+import { createItemWriter } from './features/items/item-writer.js';
 import { createItemWritesService, type ItemWritesService } from './features/items/item-writes.service.js';
 import { createItemsRepository } from './features/items/items.repository.js';
 import { createItemsService, type ItemsService } from './features/items/items.service.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The one stylesheet and the one script of the web interface: real files under static/, served by
- * @fastify/static (web/plugin.ts) and referred to with their content hash, so they can be cached for a
+ * @fastify/static (web/web-plugin.ts) and referred to with their content hash, so they can be cached for a
  * year. Files, not inline code, so the Content-Security-Policy forbids inline code. Every page works
  * without the script; it only adds comfort.
  */

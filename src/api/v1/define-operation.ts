@@ -5,7 +5,7 @@ import type { Scope } from '../../domain/scopes.js';
 import type { ErrorCode } from '../../errors.js';
 import type { IntegerText } from './schemas.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
-import type { AuditEntryBuilder } from '../../features/items/item-transaction.js';
+import type { AuditEntryBuilder } from '../../features/items/item-writer.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 
 /**
@@ -40,7 +40,7 @@ export interface FileResponse {
   stream: Readable;
 }
 
-/** The services a handler may use: handed over explicitly when the routes are registered (plugin.ts). */
+/** The services a handler may use: handed over explicitly when the routes are registered (v1-plugin.ts). */
 export type ApiServices = Pick<
   AppContext,
   'projects' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports' | 'cacheVersions' | 'offloadedReads'

@@ -29,7 +29,7 @@ export {
 /**
  * The v1 operations, in the order the OpenAPI document and the MCP tool list show them. Each is defined
  * once, in its own file under operations/ (method, path, scope, schemas, prose and examples, audit
- * entity, handler, client method and MCP tool: see define-operation.ts); the routes (plugin.ts), the
+ * entity, handler, client method and MCP tool: see define-operation.ts); the routes (v1-plugin.ts), the
  * OpenAPI document (openapi.ts), the typed client (src/client/) and the MCP tools (src/mcp/server.ts)
  * are derived from this list, and the tests walk it. Adding an operation: its file, and its line here.
  */

@@ -32,7 +32,7 @@ export interface ItemFields {
 
 /**
  * Projects, sections, checklists and items as structural editing changes them. The statements that take
- * `trx` run inside a structural write (features/items/item-transaction.ts: lock, audit record, event).
+ * `trx` run inside a structural write (features/items/item-writer.ts: lock, audit record, event).
  */
 export function createStructureRepository(db: Kysely<Database>) {
   return {

@@ -6,7 +6,7 @@ import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
-import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';

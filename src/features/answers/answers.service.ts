@@ -4,7 +4,7 @@ import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { Actor } from '../../domain/policy.js';
 import { notFound } from '../../errors.js';
 import type { Author } from '../comments/comments.service.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
 import { insertDocumentLinks, touchItem } from '../items/items.repository.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { AnswersRepository } from './answers.repository.js';

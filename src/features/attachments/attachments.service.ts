@@ -9,7 +9,7 @@ import { invalidData, notFound, type FieldError } from '../../errors.js';
 import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
 import { touchItem } from '../items/items.repository.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { AnswersRepository } from '../answers/answers.repository.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import { normalizeText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
 import { touchItem } from '../items/items.repository.js';
 import type { CommentsRepository } from './comments.repository.js';
 import type { ItemsService } from '../items/items.service.js';

@@ -5,7 +5,7 @@ import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } fro
 import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-transaction.js';
+import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-writer.js';
 import { insertDocumentLinks, type ItemsRepository, touchItem } from './items.repository.js';
 import type { ItemsService } from './items.service.js';
 

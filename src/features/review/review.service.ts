@@ -5,7 +5,7 @@ import { type Actor, canOnProject } from '../../domain/policy.js';
 import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
 import { conflict, forbidden, notFound, validationError } from '../../errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import type { AuditEntryBuilder, EventOutbox, ItemWriter } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, EventOutbox, ItemWriter } from '../items/item-writer.js';
 import { touchItem } from '../items/items.repository.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';

@@ -5,7 +5,7 @@ import { ApiError, forbidden, validationError } from '../../errors.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { StructureRepository } from '../admin/structure.repository.js';
-import type { AuditEntryBuilder, EmitEvent } from '../items/item-transaction.js';
+import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
 import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';

@@ -9,7 +9,7 @@ import type { WebWriter } from '../web-write.js';
 
 /**
  * Notifications in the web (DESIGN.md §15): the list, following one (marks it read), "Mark all read",
- * the unread count for the script's refresh (the navigation's is counted in plugin.ts), and the Profile's preferences.
+ * the unread count for the script's refresh (the navigation's is counted in web-plugin.ts), and the Profile's preferences.
  */
 export async function notificationPages(app: FastifyInstance, deps: Pick<AppContext, 'notifications'> & { webWrite: WebWriter }) {
   const { notifications, webWrite } = deps;

@@ -5,7 +5,7 @@ import { filesRoutes } from './files.routes.js';
 import { apiErrorHandler, apiNotFoundHandler } from './envelope.js';
 import { strictJsonBodies } from './json-body.js';
 import { recordRoutes } from './route-registry.js';
-import { type V1Options, v1Plugin } from './v1/plugin.js';
+import { type V1Options, v1Plugin } from './v1/v1-plugin.js';
 import './request-state.js';
 
 /** Everything under /api/: the envelope, the X-Request-Id header, the audit record, then v1. */
