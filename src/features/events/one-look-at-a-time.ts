@@ -1,7 +1,8 @@
 /**
- * The wake-up of a background worker (webhook deliveries, emails): commits and a poll ask it to look at its
- * queue; `look` runs once at a time, and a wake-up during a look asks for one more right after it, so no
- * wake-up is lost and no two looks overlap. Nothing starts while `active()` is false (the worker stopped).
+ * The wake-up of a background worker (outbox consumers, webhook deliveries, emails): commits and a poll ask
+ * it to look at its queue; `look` runs once at a time, and a wake-up during a look asks for one more right
+ * after it, so no wake-up is lost and no two looks overlap. Nothing starts while `active()` is false (the
+ * worker stopped, or waiting out a failure).
  */
 export function oneLookAtATime(look: () => Promise<void>, options: { active: () => boolean; onError?: (err: unknown) => void }) {
   let running: Promise<void> | null = null;

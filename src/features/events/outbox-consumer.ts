@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
 import type { EventType } from '../../domain/values.js';
 import type { EventsRepository } from './events.repository.js';
+import { oneLookAtATime } from './one-look-at-a-time.js';
 
 /** An event as a consumer of the outbox reads it: every event, whoever may see it (the consumer checks). */
 export interface ConsumedEvent {
@@ -74,8 +75,6 @@ export function createOutboxConsumer(
   const leaseMs = options.leaseMs ?? 30_000;
   let stopped = true;
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
   let failures = 0;
   let retryAt = 0;
   let ensured = false;
@@ -131,30 +130,22 @@ export function createOutboxConsumer(
     settling.unref();
   }
 
-  function wake() {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    if (Date.now() < retryAt) return;
-    running = drain()
-      .then(() => {
-        failures = 0;
-      })
-      .catch((err: unknown) => {
-        failures++;
-        retryAt = Date.now() + consumerBackoff(failures);
-        options.onError?.(err);
-      })
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  }
+  // One look at a time (a wake-up during one asks for another); after a failed batch none before `retryAt`.
+  const looks = oneLookAtATime(
+    () =>
+      drain().then(
+        () => {
+          failures = 0;
+        },
+        (err: unknown) => {
+          failures++;
+          retryAt = Date.now() + consumerBackoff(failures);
+          throw err;
+        },
+      ),
+    { active: () => !stopped && Date.now() >= retryAt, onError: options.onError },
+  );
+  const wake = looks.wake;
 
   return {
     start(onCommitted?: (listener: () => void) => void) {
@@ -170,7 +161,7 @@ export function createOutboxConsumer(
     },
     /** Reads the outbox now and resolves once it is drained (tests, benchmarks). */
     async drainNow(): Promise<void> {
-      while (running) await running;
+      while (looks.running()) await looks.running();
       const wasStopped = stopped;
       stopped = false;
       try {
@@ -185,7 +176,7 @@ export function createOutboxConsumer(
       if (settling) clearTimeout(settling);
       timer = null;
       settling = null;
-      await running;
+      await looks.running();
       await store.releaseConsumer(options.name, holder).catch(() => {});
     },
   };
