@@ -95,12 +95,15 @@ describe('installable', { timeout: 180_000 }, () => {
       { v1: V1, token: server.tokens.executor },
     );
     expect(statuses[0]).toBe(200);
-    const kept = await page.evaluate(async () => {
-      const urls: string[] = [];
-      for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
-      return urls;
-    });
-    expect(kept.some((url) => url.endsWith('/my-items'))).toBe(true);
+    const cachedUrls = () =>
+      page.evaluate(async () => {
+        const urls: string[] = [];
+        for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
+        return urls;
+      });
+    // The worker stores the page after answering it: wait for that write (a busy machine is slow), then look.
+    await expect.poll(async () => (await cachedUrls()).some((url) => url.endsWith('/my-items')), { timeout: 30_000 }).toBe(true);
+    const kept = await cachedUrls();
     expect(kept.filter((url) => new URL(url).pathname.startsWith('/api/') && !url.includes('/file.php'))).toEqual([]);
     await page.context().close();
   });
