@@ -29,13 +29,15 @@ export function dataText(payload: string): string | null {
   return end > DATA_START.length ? payload.slice(DATA_START.length, end) : null;
 }
 
-/** A success envelope around `data` serialized before (a cached answer, a worker's). */
-export function envelopeText(request: FastifyRequest, data: string): string {
-  return `${DATA_START}${data},"meta":${JSON.stringify(meta(request))}}`;
+const DATA_START_BYTES = Buffer.from(DATA_START);
+
+/** A success envelope around `data` serialized before as UTF-8 (a cached answer, a worker's): one copy of it. */
+export function envelopeBytes(request: FastifyRequest, data: Buffer): Buffer {
+  return Buffer.concat([DATA_START_BYTES, data, Buffer.from(`,"meta":${JSON.stringify(meta(request))}}`)]);
 }
 
 /** The weak ETag of a serialized `data` (ETags are over `data` only: meta changes on every response). */
-export function etagOf(data: string): string {
+export function etagOf(data: string | Buffer): string {
   return `W/"${hash('sha256', data, 'base64url')}"`;
 }
 

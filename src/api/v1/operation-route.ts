@@ -6,7 +6,7 @@ import { auditRecord } from '../../http/audit-record.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 import { SerializedData } from '../../features/offload/serialized-data.js';
-import { dataText, Envelope, envelopeText, etagOf, ok } from '../envelope.js';
+import { dataText, Envelope, envelopeBytes, etagOf, ok } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from '../../http/multipart.js';
@@ -49,11 +49,15 @@ async function run(
   if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
   if (op.file) return sendFile(reply, data as FileResponse);
-  if (data instanceof SerializedData) return reply.type(JSON_TYPE).send(envelopeText(request, data.text));
+  if (data instanceof SerializedData) return sendSerialized(reply, data.bytes, etagOf(data.bytes));
   return ok(request, data);
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A success envelope around `data` serialized before; its ETag is known (the onSend hook hashes only strings). */
+const sendSerialized = (reply: FastifyReply, data: Buffer, etag: string) =>
+  reply.type(JSON_TYPE).header('etag', etag).send(envelopeBytes(reply.request, data));
 
 /** Who asks, as far as an answer can differ: the user, their role and the token's project limit. */
 const callerKey = (user: Principal['user']) => `${user.id}.${user.role}.${user.projectIds?.join(',') ?? '*'}`;
@@ -72,18 +76,22 @@ async function cachedRead(
   const version = await op.cache!.version(input, services);
   const key = `${op.path}?${JSON.stringify(input.query)}|${callerKey(input.user)}`;
   const hit = version === null ? undefined : cache.get(key, version);
-  reply.code(op.status).type(JSON_TYPE);
-  if (hit) return reply.header('etag', hit.etag).send(envelopeText(reply.request, hit.data));
+  reply.code(op.status);
+  if (hit) return sendSerialized(reply, hit.data, hit.etag);
   const data = await op.handler(input, services);
-  const payload =
-    data instanceof SerializedData ? envelopeText(reply.request, data.text) : (reply.serialize(ok(reply.request, data)) as string);
+  if (data instanceof SerializedData) {
+    const etag = etagOf(data.bytes);
+    if (version !== null) cache.set(key, version, { data: data.bytes, etag });
+    return sendSerialized(reply, data.bytes, etag);
+  }
+  const payload = reply.serialize(ok(reply.request, data)) as string;
   const text = dataText(payload);
   if (text !== null) {
     const etag = etagOf(text);
-    if (version !== null) cache.set(key, version, { data: text, etag });
+    if (version !== null) cache.set(key, version, { data: Buffer.from(text), etag });
     reply.header('etag', etag);
   }
-  return reply.send(payload);
+  return reply.type(JSON_TYPE).send(payload);
 }
 
 /**

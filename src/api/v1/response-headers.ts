@@ -56,11 +56,9 @@ export function responseHeaders(app: FastifyInstance, limiter: RateLimiter | nul
     const expiresAt = request.api.principal?.token.expires_at;
     if (expiresAt) reply.header('punchlist-token-expiration', new Date(expiresAt).toISOString());
 
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string') {
-      return payload;
-    }
-    // A cached answer (operation-route.ts) comes with its ETag.
-    const data = reply.hasHeader('etag') ? null : dataText(payload);
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+    // A cached or pre-serialized answer (operation-route.ts, bytes) comes with its ETag; others are strings.
+    const data = reply.hasHeader('etag') || typeof payload !== 'string' ? null : dataText(payload);
     if (data !== null) reply.header('etag', etagOf(data));
     const etag = reply.getHeader('etag');
     if (typeof etag !== 'string') return payload;

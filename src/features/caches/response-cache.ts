@@ -1,9 +1,9 @@
 /**
- * Answers kept as serialized text, each valid for one version of what it was built from
+ * Answers kept serialized (UTF-8 bytes, off the JavaScript heap), each valid for one version of what it was built from
  * (docs/performance.md, "Caches"). The version is read from the database before the answer is built
  * (cache-versions.repository.ts), so an entry holds a state at least as new as its version, and it is
  * served only while the database still has that version: never older than the last committed write.
- * Least recently used entries go first once the texts pass `maxBytes`; nodes share nothing but the
+ * Least recently used entries go first once the bytes pass `maxBytes`; nodes share nothing but the
  * database.
  */
 export interface ResponseCache {
@@ -13,8 +13,8 @@ export interface ResponseCache {
 }
 
 export interface CachedResponse {
-  /** The envelope's `data`, serialized. */
-  data: string;
+  /** The envelope's `data`, serialized as UTF-8. */
+  data: Buffer;
   etag: string;
 }
 
@@ -23,8 +23,8 @@ interface Entry extends CachedResponse {
   bytes: number;
 }
 
-/** A JavaScript string's size in memory, roughly: two bytes per UTF-16 unit. */
-const sizeOf = (key: string, response: CachedResponse) => 2 * (key.length + response.data.length + response.etag.length) + 64;
+/** An entry's size in memory, roughly: the bytes, and two bytes per UTF-16 unit of the strings. */
+const sizeOf = (key: string, response: CachedResponse) => response.data.length + 2 * (key.length + response.etag.length) + 64;
 
 export function createResponseCache(maxBytes: number): ResponseCache | null {
   if (maxBytes <= 0) return null;

@@ -15,13 +15,15 @@ type SearchResult = Awaited<ReturnType<ProjectSearch['searchProject']>>;
  * The reads that may take more than a few milliseconds of CPU (DESIGN.md §10): a project tree (23 ms for 5 000
  * items) and a search (a broad one reads thousands of rows) run in the worker pool's read lane, on the
  * worker's own connections (beside a report, between its awaits, never queued behind it), so the event loop keeps answering the cheap requests meanwhile. The worker checks access
- * as the inline service would (the same services, its own connection). A tree crosses back as JSON text, ready
+ * as the inline service would (the same services, its own connection). A tree crosses back as JSON bytes, ready
  * for the envelope; a search result (at most a page of hits) as data, serialized by the response schema.
  */
 export function createOffloadedReads(pool: WorkerPool) {
   return {
     async tree(actor: Actor, projectId: number): Promise<SerializedData> {
-      return new SerializedData((await pool.run<string>('tree', { actor, projectId }, READS)).value);
+      // A Uint8Array crosses threads as one (structured clone): the Buffer is a view of the same bytes.
+      const { value } = await pool.run<Uint8Array>('tree', { actor, projectId }, READS);
+      return new SerializedData(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
     },
     async search(actor: Actor, projectId: number, query: SearchQuery): Promise<SearchResult> {
       return (await pool.run<SearchResult>('search', { actor, projectId, query }, READS)).value;
@@ -35,7 +37,7 @@ export type OffloadedReads = ReturnType<typeof createOffloadedReads>;
 export function readJobs(projects: ProjectsService, search: ProjectSearch): Record<'tree' | 'search', JobHandler> {
   return {
     tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => ({
-      value: JSON.stringify(await projects.getTree(actor, projectId)),
+      value: Buffer.from(JSON.stringify(await projects.getTree(actor, projectId))),
     }),
     search: async ({ actor, projectId, query }: { actor: Actor; projectId: number; query: SearchQuery }) => ({
       value: await search.searchProject(actor, projectId, query),
