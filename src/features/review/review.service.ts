@@ -57,27 +57,30 @@ export function createReviewService(deps: {
       const answer = await answers.findOwner(answerId);
       // The web names the item in the URL (and audits the write on it): an answer of another item is not there.
       if (!answer || (options.itemId !== undefined && answer.item_id !== options.itemId)) throw notFound('The answer');
-      const request = { itemId: answer.item_id, actor, action: 'answer.review', extra: { answerAuthorId: answer.author_id } } as const;
-      return writer.write({ ...request, audit: options.buildAudit }, async (repos, emit) => {
-        const current = await repos.answers.state(answerId);
-        if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
-          throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
-        }
-        const result = { answer: { id: answerId, item_id: answer.item_id, status: decision }, changed: current.status !== decision };
-        if (!result.changed) return result;
-        const at = clock.now().toISOString();
-        await repos.answers.changeStatus({
-          answer_id: answerId,
-          from_status: current.status,
-          to_status: decision,
-          reason: 'review',
-          user_id: actor.id,
-          at,
-        });
-        await repos.items.touch(answer.item_id, at);
-        emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
-        return result;
-      });
+      const extra = { answerAuthorId: answer.author_id };
+      return writer.write(
+        { itemId: answer.item_id, actor, action: 'answer.review', extra, audit: options.buildAudit },
+        async (repos, emit) => {
+          const current = await repos.answers.state(answerId);
+          if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
+            throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
+          }
+          const result = { answer: { id: answerId, item_id: answer.item_id, status: decision }, changed: current.status !== decision };
+          if (!result.changed) return result;
+          const at = clock.now().toISOString();
+          await repos.answers.changeStatus({
+            answer_id: answerId,
+            from_status: current.status,
+            to_status: decision,
+            reason: 'review',
+            user_id: actor.id,
+            at,
+          });
+          await repos.items.touch(answer.item_id, at);
+          emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
+          return result;
+        },
+      );
     },
 
     /**
