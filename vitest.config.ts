@@ -47,6 +47,9 @@ export default defineConfig({
           // What only PostgreSQL has (writers committing side by side) is tested there alone: nothing is skipped.
           exclude: ['**/node_modules/**', '**/*.postgres.test.ts'],
           env: { PUNCHLIST_TEST_DB: 'sqlite' },
+          // A write that reaches the root database fails at once instead of hanging (src/db/write-guard.ts); off in
+          // production, where on Node 20 its async hooks cost every request CPU.
+          setupFiles: ['test/helpers/write-guard.ts'],
         },
       },
       {

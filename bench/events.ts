@@ -15,6 +15,13 @@ import { performance } from 'node:perf_hooks';
 import { createItemWriter } from '../src/features/items/item-writer.js';
 import { createItemsRepository } from '../src/features/items/items.repository.js';
 import { createItemWritesService } from '../src/features/items/item-writes.service.js';
+import { createWriteRepositories } from '../src/features/items/write-repositories.js';
+import { createProjectsRepository } from '../src/features/projects/projects.repository.js';
+import { createCommentsRepository } from '../src/features/comments/comments.repository.js';
+import { createAnswersRepository } from '../src/features/answers/answers.repository.js';
+import { createAttachmentsRepository } from '../src/features/attachments/attachments.repository.js';
+import { createReviewRepository } from '../src/features/review/review.repository.js';
+import { createStructureRepository } from '../src/features/admin/structure.repository.js';
 import { startReceiver } from '../test/helpers/receiver.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { USERS } from '../test/helpers/workspace.js';
@@ -30,9 +37,22 @@ const silentOutbox = { append: async () => {}, committed: () => {} };
 const paths = {
   withEvents: ctx.itemWrites,
   withoutEvents: createItemWritesService(
-    createItemsRepository(ctx.db.kysely),
-    ctx.items,
-    createItemWriter(createTransactionRunner(ctx.db.kysely, ctx.db.dialect), ctx.audit, silentOutbox, ctx.clock),
+    createItemWriter({
+      transactions: createTransactionRunner(ctx.db.kysely, ctx.db.dialect),
+      repositories: createWriteRepositories({
+        items: createItemsRepository(ctx.db.kysely),
+        projects: createProjectsRepository(ctx.db.kysely),
+        comments: createCommentsRepository(ctx.db.kysely),
+        answers: createAnswersRepository(ctx.db.kysely),
+        attachments: createAttachmentsRepository(ctx.db.kysely),
+        review: createReviewRepository(ctx.db.kysely),
+        structure: createStructureRepository(ctx.db.kysely),
+      }),
+      items: ctx.items,
+      audit: ctx.audit,
+      events: silentOutbox,
+      clock: ctx.clock,
+    }),
     ctx.clock,
   ),
 };

@@ -21,6 +21,7 @@ import { createEventsService, type EventsService } from './features/events/event
 import { createIdempotencyRepository } from './features/idempotency/idempotency.repository.js';
 import { createIdempotencyService, type IdempotencyService } from './features/idempotency/idempotency.service.js';
 import { createItemWriter } from './features/items/item-writer.js';
+import { createWriteRepositories } from './features/items/write-repositories.js';
 import { createItemWritesService, type ItemWritesService } from './features/items/item-writes.service.js';
 import { createItemsRepository } from './features/items/items.repository.js';
 import { createItemsService, type ItemsService } from './features/items/items.service.js';
@@ -159,7 +160,27 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const tokens = o.tokens ?? createTokensService(createTokensRepository(db.kysely), clock, projects);
   const eventsRepo = createEventsRepository(db.kysely);
   const events = o.events ?? createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
-  const itemWriter = createItemWriter(createTransactionRunner(db.kysely, db.dialect), audit, events, clock);
+  const answersRepo = createAnswersRepository(db.kysely);
+  const attachmentsRepo = createAttachmentsRepository(db.kysely);
+  const reviewRepo = createReviewRepository(db.kysely);
+  const structureRepo = createStructureRepository(db.kysely);
+  const itemWriter = createItemWriter({
+    transactions: createTransactionRunner(db.kysely, db.dialect),
+    // The writes' callbacks get these repositories bound to their transaction, never the database.
+    repositories: createWriteRepositories({
+      items: itemsRepo,
+      projects: projectsRepo,
+      comments: createCommentsRepository(db.kysely),
+      answers: answersRepo,
+      attachments: attachmentsRepo,
+      review: reviewRepo,
+      structure: structureRepo,
+    }),
+    items,
+    audit,
+    events,
+    clock,
+  });
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
@@ -221,7 +242,6 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       },
     );
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
-  const answersRepo = createAnswersRepository(db.kysely);
   const worklists =
     o.worklists ??
     createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
@@ -250,16 +270,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     projectSearch,
     searchIndexer,
     worklists,
-    itemWrites: o.itemWrites ?? createItemWritesService(itemsRepo, items, itemWriter, clock),
+    itemWrites: o.itemWrites ?? createItemWritesService(itemWriter, clock),
     bulkChanges:
       o.bulkChanges ??
       createBulkChangesService({
         projects,
         projectsRepo,
-        structureRepo: createStructureRepository(db.kysely),
         itemWrites: () => ctx.itemWrites,
       }),
-    comments: o.comments ?? createCommentsService(createCommentsRepository(db.kysely), items, itemWriter, clock),
+    comments: o.comments ?? createCommentsService(itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
     rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),
@@ -288,7 +307,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     attachments:
       o.attachments ??
       createAttachmentsService({
-        repo: createAttachmentsRepository(db.kysely),
+        repo: attachmentsRepo,
         answers: answersRepo,
         blobs,
         images,
@@ -317,18 +336,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     review:
       o.review ??
       createReviewService({
-        repo: createReviewRepository(db.kysely),
+        repo: reviewRepo,
         answers: answersRepo,
         clock,
-        items,
         projects,
         audit,
         writer: itemWriter,
         events,
       }),
-    structure:
-      o.structure ??
-      createStructureService({ repo: createStructureRepository(db.kysely), projectsRepo, projects, items, writer: itemWriter, clock }),
+    structure: o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,

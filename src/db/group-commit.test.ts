@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from './database.js';
 import { createTransactionRunner, type TransactionRunner } from './group-commit.js';
+import { enableWriteGuard } from './write-guard.js';
 
 /** Group commit on SQLite (db/group-commit.ts): units that arrive together share one COMMIT, each in its savepoint. */
 describe('group commit on SQLite', () => {
@@ -117,5 +118,22 @@ describe('group commit on SQLite', () => {
     const results = await Promise.allSettled(texts.map(insert));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(250);
     expect(committed()).toHaveLength(250);
+  });
+
+  it('with the write guard on, refuses the root database and a nested write inside a unit at once', async () => {
+    enableWriteGuard(); // as every SQLite test has it (test/helpers/write-guard.ts)
+    const rootRead = runner.run(async (trx) => {
+      await sql`INSERT INTO notes (text) VALUES ('kept')`.execute(trx);
+      // A service closing over the root database, called from a write: it would queue behind this transaction.
+      await sql`SELECT 1`.execute(db.kysely).catch((err: Error) => {
+        throw new Error(`refused: ${err.message}`);
+      });
+    });
+    await expect(rootRead).rejects.toThrow(/refused: a statement on the root database inside a write transaction/);
+    await expect(runner.run(() => insert('nested'))).rejects.toThrow(/a write inside a write transaction/);
+    // Once the unit is over, whatever it left running may use the database again; the next write runs.
+    await expect(sql`SELECT 1`.execute(db.kysely)).resolves.toBeDefined();
+    await expect(insert('after')).resolves.toBeUndefined();
+    expect(committed()).toEqual(['after']);
   });
 });

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Dialect } from './database.js';
 import type { Database } from './tables.js';
+import { asWriteUnit, assertOutsideWriteUnit } from './write-guard.js';
 
 /** Runs a unit of work in a transaction; answers once that work has committed (or throws, nothing of it kept). */
 export interface TransactionRunner {
@@ -39,7 +40,7 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: Dialect):
         for (const job of jobs) {
           await sql`SAVEPOINT unit`.execute(trx);
           try {
-            outcomes.push({ ok: true, value: await job.work(trx) });
+            outcomes.push({ ok: true, value: await asWriteUnit(() => job.work(trx)) });
             await sql`RELEASE unit`.execute(trx);
           } catch (error) {
             outcomes.push({ ok: false, value: error });
@@ -71,6 +72,8 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: Dialect):
   return {
     run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
+        // Queued behind the batch that runs the caller, it would never run: say so rather than hang.
+        assertOutsideWriteUnit('a write');
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
         if (running) return;
         running = true;

@@ -1,4 +1,5 @@
 import { type DatabaseConnection, type Driver, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
+import { assertOutsideWriteUnit } from './write-guard.js';
 
 /**
  * Kysely's SQLite dialect with a first-in-first-out wait for the one connection.
@@ -44,6 +45,8 @@ class FifoSqliteDriver extends SqliteDriver {
   readonly #mutex = new FifoMutex();
 
   override async acquireConnection(): Promise<DatabaseConnection> {
+    // A transaction's own statements never come here (they use the connection it holds): this is the root database.
+    assertOutsideWriteUnit('a statement on the root database');
     await this.#mutex.lock();
     return super.acquireConnection();
   }

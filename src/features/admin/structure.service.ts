@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import { normalizeDeadline, optionalText, requiredText } from '../../domain/inputs.js';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
@@ -8,7 +6,8 @@ import { forbidden, notFound, validationError } from '../../errors.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
-import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { WriteRepositories } from '../items/write-repositories.js';
+import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { ItemFields, StructureRepository } from './structure.repository.js';
@@ -68,15 +67,18 @@ export function createStructureService(deps: {
 }) {
   const { repo, projectsRepo, projects, items, writer, clock } = deps;
   const now = () => clock.now().toISOString();
+  /** A checklist's access check reads these: on the database, or under a write's lock (its repositories). */
+  type ChecklistReads = { structure: Pick<StructureRepository, 'findChecklist'>; projects: ProjectAccessReads };
+  const onDatabase: ChecklistReads = { structure: repo, projects: projectsRepo };
 
   /** 404 when the actor cannot see the project, 403 when they may not change its sections and checklists (or raise items). */
   async function authorizeProject(
     actor: Actor,
     projectId: number,
     action: 'project.structure' | 'project.items',
-    executor?: Kysely<Database>,
+    reads?: ProjectAccessReads,
   ) {
-    const { project, membership } = await projects.access(actor, projectId, executor);
+    const { project, membership } = await projects.access(actor, projectId, reads);
     if (!canOnProject(actor, action, { projectId, archived: project.archived === 1, membership })) {
       throw forbidden(
         project.archived === 1
@@ -85,14 +87,14 @@ export function createStructureService(deps: {
       );
     }
   }
-  const authorizeStructure = (actor: Actor, projectId: number, executor?: Kysely<Database>) =>
-    authorizeProject(actor, projectId, 'project.structure', executor);
+  const authorizeStructure = (actor: Actor, projectId: number, reads?: ProjectAccessReads) =>
+    authorizeProject(actor, projectId, 'project.structure', reads);
 
   /** 404 when the actor cannot see the checklist (or it is not in `inProject`), 403 when they may not raise items in it. */
-  async function authorizeChecklist(actor: Actor, checklistId: number, executor?: Kysely<Database>, inProject?: number) {
-    const checklist = await repo.findChecklist(checklistId, executor);
+  async function authorizeChecklist(actor: Actor, checklistId: number, reads: ChecklistReads = onDatabase, inProject?: number) {
+    const checklist = await reads.structure.findChecklist(checklistId);
     if (!checklist || (inProject !== undefined && checklist.project_id !== inProject)) throw notFound('The checklist');
-    const { project, membership } = await projects.access(actor, checklist.project_id, executor).catch(() => {
+    const { project, membership } = await projects.access(actor, checklist.project_id, reads.projects).catch(() => {
       throw notFound('The checklist');
     });
     const target = {
@@ -112,8 +114,8 @@ export function createStructureService(deps: {
     return checklist;
   }
 
-  async function checkParticipants(trx: Kysely<Database>, projectId: number, ids: readonly number[]) {
-    if (ids.length && (await repo.countMembers(trx, projectId, ids)) !== ids.length) {
+  async function checkParticipants({ structure }: WriteRepositories, projectId: number, ids: readonly number[]) {
+    if (ids.length && (await structure.countMembers(projectId, ids)) !== ids.length) {
       throw validationError('participants', 'must be members of the project');
     }
   }
@@ -123,9 +125,10 @@ export function createStructureService(deps: {
     actor: Actor,
     projectId: number,
     buildAudit: AuditEntryBuilder | undefined,
-    write: (trx: Kysely<Database>, emit: EmitPlacedEvent) => Promise<T>,
+    write: (repos: WriteRepositories, emit: EmitPlacedEvent) => Promise<T>,
   ) {
-    return writer.writeProject(projectId, actor, buildAudit, write, (trx) => authorizeStructure(actor, projectId, trx));
+    const authorize = (repos: WriteRepositories) => authorizeStructure(actor, projectId, repos.projects);
+    return writer.writeProject({ projectId, actor, audit: buildAudit, authorize }, write);
   }
 
   async function sectionOf(actor: Actor, sectionId: number) {
@@ -201,9 +204,9 @@ export function createStructureService(deps: {
         description: optionalText('description', input.description, MAX_TEXT_LENGTH),
         deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
       };
-      return writer.writeNew(actor, buildAudit, async (trx, emit) => {
+      return writer.writeNew({ actor, audit: buildAudit }, async ({ structure }, emit) => {
         const at = now();
-        const id = await repo.insertProject(trx, { ...values, verdict: null, archived: 0, created_at: at, updated_at: at });
+        const id = await structure.insertProject({ ...values, verdict: null, archived: 0, created_at: at, updated_at: at });
         emit('structure.changed', { change: 'project_created', project: { id, ...values } }, { project_id: id });
         return id;
       });
@@ -217,11 +220,11 @@ export function createStructureService(deps: {
         deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
         archived: input.archived ? 1 : 0,
       };
-      await writer.writeProject(projectId, actor, buildAudit, async (trx, emit) => {
-        const current = await repo.findProjectFields(trx, projectId);
+      await writer.writeProject({ projectId, actor, audit: buildAudit }, async ({ structure }, emit) => {
+        const current = await structure.findProjectFields(projectId);
         const changed = (Object.keys(values) as (keyof typeof values)[]).filter((k) => values[k] !== current[k]);
         if (changed.length === 0) return;
-        await repo.updateProject(trx, projectId, { ...values, updated_at: now() });
+        await structure.updateProject(projectId, { ...values, updated_at: now() });
         const changes = Object.fromEntries(changed.map((k) => [k, { from: current[k], to: values[k] }]));
         emit('structure.changed', { change: 'project_updated', project: { id: projectId }, changes }, {});
       });
@@ -229,9 +232,9 @@ export function createStructureService(deps: {
 
     async createSection(actor: Actor, projectId: number, name: string, buildAudit?: AuditEntryBuilder): Promise<number> {
       const text = requiredText('name', name, MAX_NAME_LENGTH);
-      return structureWrite(actor, projectId, buildAudit, async (trx, emit) => {
-        const position = await repo.nextPosition(trx, 'sections', projectId);
-        const id = await repo.insertSection(trx, { project_id: projectId, name: text, position, at: now() });
+      return structureWrite(actor, projectId, buildAudit, async ({ structure }, emit) => {
+        const position = await structure.nextPosition('sections', projectId);
+        const id = await structure.insertSection({ project_id: projectId, name: text, position, at: now() });
         emit('structure.changed', { change: 'section_added', section: { id, name: text, position } }, { section_id: id });
         return id;
       });
@@ -251,9 +254,9 @@ export function createStructureService(deps: {
         throw err;
       });
       if (inProject !== undefined && section.project_id !== inProject) throw validationError('section', 'choose a section of this project');
-      return structureWrite(actor, section.project_id, buildAudit, async (trx, emit) => {
-        const position = await repo.nextPosition(trx, 'checklists', sectionId);
-        const id = await repo.insertChecklist(trx, {
+      return structureWrite(actor, section.project_id, buildAudit, async ({ structure }, emit) => {
+        const position = await structure.nextPosition('checklists', sectionId);
+        const id = await structure.insertChecklist({
           project_id: section.project_id,
           section_id: sectionId,
           name: text,
@@ -272,10 +275,10 @@ export function createStructureService(deps: {
     async renameSection(actor: Actor, sectionId: number, name: string, buildAudit?: AuditEntryBuilder) {
       const text = requiredText('name', name, MAX_NAME_LENGTH);
       const section = await sectionOf(actor, sectionId);
-      await structureWrite(actor, section.project_id, buildAudit, async (trx, emit) => {
-        const current = (await repo.findSection(sectionId, trx))!;
+      await structureWrite(actor, section.project_id, buildAudit, async ({ structure }, emit) => {
+        const current = (await structure.findSection(sectionId))!;
         if (current.name === text) return;
-        await repo.rename(trx, 'sections', sectionId, text, now());
+        await structure.rename('sections', sectionId, text, now());
         emit(
           'structure.changed',
           { change: 'section_renamed', section: { id: sectionId, name: text }, from: current.name },
@@ -287,10 +290,10 @@ export function createStructureService(deps: {
     async renameChecklist(actor: Actor, checklistId: number, name: string, buildAudit?: AuditEntryBuilder) {
       const text = requiredText('name', name, MAX_NAME_LENGTH);
       const checklist = await checklistOf(actor, checklistId);
-      await structureWrite(actor, checklist.project_id, buildAudit, async (trx, emit) => {
-        const current = (await repo.findChecklist(checklistId, trx))!;
+      await structureWrite(actor, checklist.project_id, buildAudit, async ({ structure }, emit) => {
+        const current = (await structure.findChecklist(checklistId))!;
         if (current.name === text) return;
-        await repo.rename(trx, 'checklists', checklistId, text, now());
+        await structure.rename('checklists', checklistId, text, now());
         emit(
           'structure.changed',
           { change: 'checklist_renamed', checklist: { id: checklistId, section_id: current.section_id, name: text }, from: current.name },
@@ -302,8 +305,8 @@ export function createStructureService(deps: {
     async moveSection(actor: Actor, sectionId: number, to: string, buildAudit?: AuditEntryBuilder) {
       const offset = direction(to);
       const section = await sectionOf(actor, sectionId);
-      await structureWrite(actor, section.project_id, buildAudit, async (trx, emit) => {
-        const moved = await repo.move(trx, 'sections', sectionId, offset, now());
+      await structureWrite(actor, section.project_id, buildAudit, async ({ structure }, emit) => {
+        const moved = await structure.move('sections', sectionId, offset, now());
         if (moved.from === moved.to) return;
         emit('structure.changed', { change: 'section_moved', section: { id: sectionId, position: moved.to } }, { section_id: sectionId });
       });
@@ -312,8 +315,8 @@ export function createStructureService(deps: {
     async moveChecklist(actor: Actor, checklistId: number, to: string, buildAudit?: AuditEntryBuilder) {
       const offset = direction(to);
       const checklist = await checklistOf(actor, checklistId);
-      await structureWrite(actor, checklist.project_id, buildAudit, async (trx, emit) => {
-        const moved = await repo.move(trx, 'checklists', checklistId, offset, now());
+      await structureWrite(actor, checklist.project_id, buildAudit, async ({ structure }, emit) => {
+        const moved = await structure.move('checklists', checklistId, offset, now());
         if (moved.from === moved.to) return;
         emit(
           'structure.changed',
@@ -350,32 +353,28 @@ export function createStructureService(deps: {
       });
       // Image content is checked after the right (the check order of uploads), before anything is written.
       const images = await input.prepareImages?.();
-      const write = writer.writeProject(
-        checklist.project_id,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          await checkParticipants(trx, checklist.project_id, participantIds);
-          const at = now();
-          const row = {
-            project_id: checklist.project_id,
-            section_id: checklist.section_id,
-            checklist_id: checklistId,
-            text,
-            description,
-            priority,
-            deadline,
-            requires_answer: input.requires_answer ? 1 : 0,
-            position: await repo.nextPosition(trx, 'items', checklistId),
-          };
-          const id = await repo.insertItem(trx, row, participantIds, actor.id, at);
-          if (images) await images.insert(trx, { itemId: id, answerId: null, actorId: actor.id }, at);
-          const { item } = await items.getItemCard(actor, id, trx);
-          emit('item.created', { item }, { section_id: checklist.section_id, checklist_id: checklistId, item_id: id });
-          return id;
-        },
-        (trx) => authorizeChecklist(actor, checklistId, trx),
-      );
+      const authorize = (repos: WriteRepositories) => authorizeChecklist(actor, checklistId, repos);
+      const request = { projectId: checklist.project_id, actor, audit: buildAudit, authorize };
+      const write = writer.writeProject(request, async (repos, emit) => {
+        await checkParticipants(repos, checklist.project_id, participantIds);
+        const at = now();
+        const row = {
+          project_id: checklist.project_id,
+          section_id: checklist.section_id,
+          checklist_id: checklistId,
+          text,
+          description,
+          priority,
+          deadline,
+          requires_answer: input.requires_answer ? 1 : 0,
+          position: await repos.structure.nextPosition('items', checklistId),
+        };
+        const id = await repos.structure.insertItem(row, participantIds, actor.id, at);
+        if (images) await images.insert(repos, { itemId: id, answerId: null, actorId: actor.id }, at);
+        const { item } = await items.getItemCard(actor, id, repos);
+        emit('item.created', { item }, { section_id: checklist.section_id, checklist_id: checklistId, item_id: id });
+        return id;
+      });
       return write.catch(async (err: unknown) => {
         await images?.discard();
         throw err;
@@ -402,62 +401,50 @@ export function createStructureService(deps: {
       if (Object.keys(next).length === 0 && input.checklistId === undefined) {
         throw validationError('body', 'give at least one of text, description, participants, checklist');
       }
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const current = await repo.itemFields(trx, itemId);
-          const changes: ItemChanges = {};
-          const values: Partial<ItemFields> & { position?: number } = {};
-          for (const field of ['text', 'description'] as const) {
-            if (next[field] !== undefined && next[field] !== current[field]) {
-              changes[field] = { from: current[field], to: next[field] };
-              values[field] = next[field];
-            }
+      return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
+        const { structure } = repos;
+        const current = await structure.itemFields(itemId);
+        const changes: ItemChanges = {};
+        const values: Partial<ItemFields> & { position?: number } = {};
+        for (const field of ['text', 'description'] as const) {
+          if (next[field] !== undefined && next[field] !== current[field]) {
+            changes[field] = { from: current[field], to: next[field] };
+            values[field] = next[field];
           }
-          if (next.participants) {
-            const before = await repo.participantIds(itemId, trx);
-            if (before.join() !== next.participants.join()) {
-              await checkParticipants(trx, current.project_id, next.participants);
-              changes.participants = { from: before, to: next.participants };
-            }
+        }
+        if (next.participants) {
+          const before = await structure.participantIds(itemId);
+          if (before.join() !== next.participants.join()) {
+            await checkParticipants(repos, current.project_id, next.participants);
+            changes.participants = { from: before, to: next.participants };
           }
-          if (input.checklistId !== undefined && input.checklistId !== current.checklist_id) {
-            const target = await authorizeChecklist(actor, input.checklistId, trx).catch(() => null);
-            if (!target || target.project_id !== current.project_id)
-              throw validationError('checklist', 'choose a checklist of this project');
-            changes.checklist = { from: current.checklist_id, to: target.id };
-            Object.assign(values, {
-              section_id: target.section_id,
-              checklist_id: target.id,
-              position: await repo.nextPosition(trx, 'items', target.id),
-            });
-          }
-          if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
-          const at = now();
-          await repo.updateItem(trx, itemId, { ...values, updated_at: at });
-          if (changes.participants) await repo.replaceParticipants(trx, itemId, next.participants!);
-          emit('item.updated', { changes });
-          return { item: { id: itemId }, changed: true };
-        },
-        (trx) => items.authorize(actor, itemId, 'item.edit', {}, trx),
-      );
+        }
+        if (input.checklistId !== undefined && input.checklistId !== current.checklist_id) {
+          const target = await authorizeChecklist(actor, input.checklistId, repos).catch(() => null);
+          if (!target || target.project_id !== current.project_id) throw validationError('checklist', 'choose a checklist of this project');
+          changes.checklist = { from: current.checklist_id, to: target.id };
+          Object.assign(values, {
+            section_id: target.section_id,
+            checklist_id: target.id,
+            position: await structure.nextPosition('items', target.id),
+          });
+        }
+        if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
+        const at = now();
+        await structure.updateItem(itemId, { ...values, updated_at: at });
+        if (changes.participants) await structure.replaceParticipants(itemId, next.participants!);
+        emit('item.updated', { changes });
+        return { item: { id: itemId }, changed: true };
+      });
     },
 
     /** Moves an item up or down within its checklist. */
     async moveItem(actor: Actor, itemId: number, to: string, buildAudit?: AuditEntryBuilder) {
       const offset = direction(to);
-      await writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const moved = await repo.move(trx, 'items', itemId, offset, now());
-          if (moved.from !== moved.to) emit('item.updated', { changes: { position: moved } });
-        },
-        (trx) => items.authorize(actor, itemId, 'item.edit', {}, trx),
-      );
+      await writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async ({ structure }, emit) => {
+        const moved = await structure.move('items', itemId, offset, now());
+        if (moved.from !== moved.to) emit('item.updated', { changes: { position: moved } });
+      });
     },
   };
   return service;

@@ -5,7 +5,6 @@ import type { Actor } from '../../domain/policy.js';
 import { notFound } from '../../errors.js';
 import type { Author } from '../comments/comments.service.js';
 import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
-import { insertDocumentLinks, touchItem } from '../items/items.repository.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { AnswersRepository } from './answers.repository.js';
 
@@ -37,9 +36,9 @@ export function createAnswersService(repo: AnswersRepository, items: ItemsServic
       await items.authorize(actor, itemId, 'answer.add');
       // Image content is checked after the right (the check order of uploads), before anything is written.
       const images = await input.prepareImages?.();
-      const write = writer.write(itemId, actor, buildAudit, async (trx, emit) => {
+      const write = writer.write({ itemId, actor, audit: buildAudit }, async (repos, emit) => {
         const now = clock.now().toISOString();
-        const id = await repo.insert(trx, {
+        const id = await repos.answers.insert({
           item_id: itemId,
           author_id: actor.id,
           text,
@@ -47,9 +46,9 @@ export function createAnswersService(repo: AnswersRepository, items: ItemsServic
           created_at: now,
           updated_at: now,
         });
-        const document_links = await insertDocumentLinks(trx, itemId, id, links, now);
-        const attachments = images ? await images.insert(trx, { itemId, answerId: id, actorId: actor.id }, now) : [];
-        await touchItem(trx, itemId, now);
+        const document_links = await repos.items.insertDocumentLinks(itemId, id, links, now);
+        const attachments = images ? await images.insert(repos, { itemId, answerId: id, actorId: actor.id }, now) : [];
+        await repos.items.touch(itemId, now);
         const answer = {
           id,
           text,

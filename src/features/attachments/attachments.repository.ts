@@ -1,17 +1,20 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { AttachmentsTable, Database } from '../../db/tables.js';
 
 /** The attachments table. */
 export function createAttachmentsRepository(db: Kysely<Database>) {
   return {
-    /** Inserts the rows inside an item write; returns them in no particular order (multi-row RETURNING). */
-    insertMany(trx: Kysely<Database>, rows: readonly Insertable<AttachmentsTable>[]) {
-      return trx
-        .insertInto('attachments')
-        .values([...rows])
-        .returning(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
-        .execute();
-    },
+    /** The statements of an item write, bound to its transaction (features/items/write-repositories.ts). */
+    bind: (trx: Transaction<Database>) => ({
+      /** Inserts the rows; returns them in no particular order (multi-row RETURNING). */
+      insertMany(rows: readonly Insertable<AttachmentsTable>[]) {
+        return trx
+          .insertInto('attachments')
+          .values([...rows])
+          .returning(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
+          .execute();
+      },
+    }),
 
     findForDownload(attachmentId: number) {
       return db

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import type { Actor } from '../../domain/policy.js';
 import type { EventType } from '../../domain/values.js';
 import { invalidData, notFound, type FieldError } from '../../errors.js';
@@ -10,7 +8,7 @@ import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../i
 import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';
 import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
-import { touchItem } from '../items/items.repository.js';
+import type { WriteRepositories } from '../items/write-repositories.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { AnswersRepository } from '../answers/answers.repository.js';
 import type { AttachmentsRepository } from './attachments.repository.js';
@@ -34,7 +32,7 @@ export interface ImageOwner {
 /** Checked and converted images, ready to be stored by an item write (see `staged` below). */
 export interface PreparedImages {
   put(prefix: string): Promise<void>;
-  insert(trx: Transaction<Database>, owner: ImageOwner, now: string): Promise<AttachmentView[]>;
+  insert(repos: WriteRepositories, owner: ImageOwner, now: string): Promise<AttachmentView[]>;
   discard(): Promise<void>;
 }
 
@@ -111,10 +109,9 @@ export function createAttachmentsService(deps: {
     };
     return {
       put,
-      async insert(trx, owner, now) {
+      async insert(repos, owner, now) {
         if (keys.length === 0) await put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
-        const rows = await repo.insertMany(
-          trx,
+        const rows = await repos.attachments.insertMany(
           converted.map((image, i) => ({
             item_id: owner.itemId,
             answer_id: owner.answerId,
@@ -147,18 +144,19 @@ export function createAttachmentsService(deps: {
    * what else the write holds and names its event.
    */
   async function store(
+    actor: Actor,
     owner: ImageOwner,
     images: PreparedImages,
     buildAudit: AuditEntryBuilder | undefined,
-    finish: (trx: Transaction<Database>, now: string, views: AttachmentView[]) => Promise<[EventType, unknown]>,
+    finish: (repos: WriteRepositories, now: string, views: AttachmentView[]) => Promise<[EventType, unknown]>,
   ): Promise<AttachmentView[]> {
     try {
       await images.put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
-      return await writer.write(owner.itemId, { id: owner.actorId }, buildAudit, async (trx, emit) => {
+      return await writer.write({ itemId: owner.itemId, actor, audit: buildAudit }, async (repos, emit) => {
         const now = clock.now().toISOString();
-        const views = await images.insert(trx, owner, now);
-        await touchItem(trx, owner.itemId, now);
-        emit(...(await finish(trx, now, views)));
+        const views = await images.insert(repos, owner, now);
+        await repos.items.touch(owner.itemId, now);
+        emit(...(await finish(repos, now, views)));
         return views;
       });
     } catch (err) {
@@ -178,10 +176,11 @@ export function createAttachmentsService(deps: {
     async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
       await items.authorize(actor, itemId, 'item.materials');
       const attachments = await store(
+        actor,
         { itemId, answerId: null, actorId: actor.id },
         await prepare(files),
         buildAudit,
-        async (_trx, _now, views) => ['item.attachments_added', { attachments: views }],
+        async (_repos, _now, views) => ['item.attachments_added', { attachments: views }],
       );
       return { attachments };
     },
@@ -200,14 +199,14 @@ export function createAttachmentsService(deps: {
       let statusReset = false;
       let answerStatus = 'pending';
       const owner = { itemId: answer.item_id, answerId, actorId: actor.id };
-      const attachments = await store(owner, images, buildAudit, async (trx, now, views) => {
+      const attachments = await store(actor, owner, images, buildAudit, async (repos, now, views) => {
         // Read inside the transaction: a review landing meanwhile must not be lost or double-reset.
-        const current = await answers.state(trx, answerId);
+        const current = await repos.answers.state(answerId);
         answerStatus = current.status;
         if (current.status === 'approved' || current.status === 'rejected') {
           statusReset = true;
           answerStatus = 'pending';
-          await answers.changeStatus(trx, {
+          await repos.answers.changeStatus({
             answer_id: answerId,
             from_status: current.status,
             to_status: 'pending',

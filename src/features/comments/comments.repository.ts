@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../../db/precompiled.js';
 import type { Database } from '../../db/tables.js';
 
@@ -9,11 +9,14 @@ export function createCommentsRepository(db: Kysely<Database>) {
     db.insertInto('comments').values({ item_id: p.itemId, author_id: p.authorId, text: p.text, created_at: p.now }).returning('id'),
   );
   return {
-    async insert(trx: Kysely<Database>, comment: { itemId: number; authorId: number; text: string; now: string }): Promise<number> {
-      const row = await insertComment.executeTakeFirst(comment, trx);
-      if (!row) throw new Error('the comment insert returned no id');
-      return row.id;
-    },
+    /** The statements of an item write, bound to its transaction (features/items/write-repositories.ts). */
+    bind: (trx: Transaction<Database>) => ({
+      async insert(comment: { itemId: number; authorId: number; text: string; now: string }): Promise<number> {
+        const row = await insertComment.executeTakeFirst(comment, trx);
+        if (!row) throw new Error('the comment insert returned no id');
+        return row.id;
+      },
+    }),
   };
 }
 

@@ -1,13 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
 import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
 import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-writer.js';
-import { insertDocumentLinks, type ItemsRepository, touchItem } from './items.repository.js';
-import type { ItemsService } from './items.service.js';
+import type { WriteRepositories } from './write-repositories.js';
 
 export interface PlanningInput {
   /** undefined: leave as is; null or "": clear. */
@@ -33,7 +30,7 @@ export interface ItemChanges {
   status?: ItemStatus;
   planning?: PlanningInput;
   /** A change owned by another feature (participants), run in the same transaction after the policy allows `action`. */
-  extra?: { action: ItemAction; step: (trx: Kysely<Database>, emit: EmitEvent) => Promise<boolean> };
+  extra?: { action: ItemAction; step: (repos: WriteRepositories, emit: EmitEvent) => Promise<boolean> };
 }
 
 /**
@@ -41,28 +38,28 @@ export interface ItemChanges {
  * Each one: input rules (422), then visibility (404), then the policy (403), then one
  * transaction holding the change, its audit record and its event.
  */
-export function createItemWritesService(repo: ItemsRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {
+export function createItemWritesService(writer: ItemWriter, clock: Clock) {
   /** The status change inside an item's write: same status again changes nothing. */
-  async function statusStep(trx: Kysely<Database>, emit: EmitEvent, actor: Actor, itemId: number, status: ItemStatus) {
-    const current = await repo.currentStatus(trx, itemId);
+  async function statusStep({ items }: WriteRepositories, emit: EmitEvent, actor: Actor, itemId: number, status: ItemStatus) {
+    const current = await items.currentStatus(itemId);
     if (!current) throw new Error(`item ${itemId} vanished inside its own write transaction`);
     if (current.status === status) {
       return { item: { id: itemId, status, updated_at: current.updated_at }, changed: false };
     }
     const now = clock.now().toISOString();
-    await repo.changeStatus(trx, { itemId, from: current.status, to: status, userId: actor.id, now });
+    await items.changeStatus({ itemId, from: current.status, to: status, userId: actor.id, now });
     emit('item.status_changed', { from: current.status, to: status });
     return { item: { id: itemId, status, updated_at: now }, changed: true };
   }
 
   /** The planning change inside an item's write: updated_at moves when a value changes. */
-  async function planningStep(trx: Kysely<Database>, emit: EmitEvent, itemId: number, changes: ReturnType<typeof planningChanges>) {
-    const current = await repo.planning(trx, itemId);
+  async function planningStep({ items }: WriteRepositories, emit: EmitEvent, itemId: number, changes: ReturnType<typeof planningChanges>) {
+    const current = await items.planning(itemId);
     const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
     const updated_at = differs ? clock.now().toISOString() : current.updated_at;
     const next = { ...current, ...changes };
     if (differs) {
-      await repo.setPlanning(trx, itemId, { ...changes, updated_at });
+      await items.setPlanning(itemId, { ...changes, updated_at });
       const planning = (p: typeof next) => ({ deadline: p.deadline, priority: p.priority, requires_answer: p.requires_answer === 1 });
       emit('item.planning_changed', { from: planning(current), to: planning(next) });
     }
@@ -75,21 +72,17 @@ export function createItemWritesService(repo: ItemsRepository, items: ItemsServi
   return {
     /** Same status again changes nothing: no history entry, updated_at kept, `changed: false`. */
     async setStatus(actor: Actor, itemId: number, status: ItemStatus, buildAudit?: AuditEntryBuilder) {
-      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.status', {}, trx);
-      return writer.write(itemId, actor, buildAudit, (trx, emit) => statusStep(trx, emit, actor, itemId, status), authorize);
+      return writer.write({ itemId, actor, action: 'item.status', audit: buildAudit }, (repos, emit) =>
+        statusStep(repos, emit, actor, itemId, status),
+      );
     },
 
     /** Applies only the planning fields given; at least one is required. updated_at moves when a value changes. */
     async setPlanning(actor: Actor, itemId: number, input: PlanningInput, buildAudit?: AuditEntryBuilder) {
       const changes = planningChanges(input);
-      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.planning', {}, trx);
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => ({ item: (await planningStep(trx, emit, itemId, changes)).item }),
-        authorize,
-      );
+      return writer.write({ itemId, actor, action: 'item.planning', audit: buildAudit }, async (repos, emit) => ({
+        item: (await planningStep(repos, emit, itemId, changes)).item,
+      }));
     },
 
     /**
@@ -99,43 +92,29 @@ export function createItemWritesService(repo: ItemsRepository, items: ItemsServi
     async changeItem(actor: Actor, itemId: number, input: ItemChanges, buildAudit?: AuditEntryBuilder) {
       const changes = input.planning ? planningChanges(input.planning) : null;
       if (input.status === undefined && !changes && !input.extra) throw validationError('body', 'give a status or planning fields');
-      const authorize = async (trx: Kysely<Database>) => {
-        if (input.status !== undefined) await items.authorize(actor, itemId, 'item.status', {}, trx);
-        if (changes) await items.authorize(actor, itemId, 'item.planning', {}, trx);
-        if (input.extra) await items.authorize(actor, itemId, input.extra.action, {}, trx);
-      };
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const status = input.status !== undefined ? await statusStep(trx, emit, actor, itemId, input.status) : null;
-          const planning = changes ? await planningStep(trx, emit, itemId, changes) : null;
-          const extra = input.extra ? await input.extra.step(trx, emit) : false;
-          return { changed: (status?.changed ?? false) || (planning?.changed ?? false) || extra };
-        },
-        authorize,
-      );
+      const action: ItemAction[] = [];
+      if (input.status !== undefined) action.push('item.status');
+      if (changes) action.push('item.planning');
+      if (input.extra) action.push(input.extra.action);
+      return writer.write({ itemId, actor, action, audit: buildAudit }, async (repos, emit) => {
+        const status = input.status !== undefined ? await statusStep(repos, emit, actor, itemId, input.status) : null;
+        const planning = changes ? await planningStep(repos, emit, itemId, changes) : null;
+        const extra = input.extra ? await input.extra.step(repos, emit) : false;
+        return { changed: (status?.changed ?? false) || (planning?.changed ?? false) || extra };
+      });
     },
 
     /** Replaces the item's whole list of document links (not an append); `[]` clears it. New rows, new ids. */
     async replaceItemLinks(actor: Actor, itemId: number, input: readonly DocumentLinkInput[], buildAudit?: AuditEntryBuilder) {
       const links = normalizeDocumentLinks(input);
-      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.materials', {}, trx);
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const now = clock.now().toISOString();
-          await repo.deleteItemLinks(trx, itemId);
-          const document_links = await insertDocumentLinks(trx, itemId, null, links, now);
-          await touchItem(trx, itemId, now);
-          emit('item.links_replaced', { document_links });
-          return { document_links };
-        },
-        authorize,
-      );
+      return writer.write({ itemId, actor, action: 'item.materials', audit: buildAudit }, async ({ items }, emit) => {
+        const now = clock.now().toISOString();
+        await items.deleteItemLinks(itemId);
+        const document_links = await items.insertDocumentLinks(itemId, null, links, now);
+        await items.touch(itemId, now);
+        emit('item.links_replaced', { document_links });
+        return { document_links };
+      });
     },
   };
 }

@@ -67,6 +67,11 @@ function itemQueries(db: Kysely<Database>) {
   };
 }
 
+// Run by nearly every item write: compiled once (db/precompiled.ts).
+const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: string }) =>
+  db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),
+);
+
 export function createItemsRepository(db: Kysely<Database>) {
   const q = itemQueries(db);
   // The status change is the most frequent write: its statements are compiled once (db/precompiled.ts).
@@ -87,14 +92,14 @@ export function createItemsRepository(db: Kysely<Database>) {
       at: p.now,
     }),
   );
-  return {
-    /** `executor`: the transaction of an item write (its access check runs under the lock), else the database. */
-    findItem: (itemId: number, executor?: Kysely<Database>) => q.item.executeTakeFirst({ itemId }, executor),
-    participants: (itemId: number, projectId: number, executor?: Kysely<Database>) =>
-      q.participants.execute({ itemId, projectId }, executor),
+
+  /** The reads of an item's access check and card, on `executor` (undefined: the database). */
+  const reads = (executor?: Transaction<Database>) => ({
+    findItem: (itemId: number) => q.item.executeTakeFirst({ itemId }, executor),
+    participants: (itemId: number, projectId: number) => q.participants.execute({ itemId, projectId }, executor),
 
     /** What the card shows besides the item row: comments, answers, links, images and history, in their order. */
-    async cardParts(itemId: number, executor?: Kysely<Database>) {
+    async cardParts(itemId: number) {
       const byId = { itemId };
       const [comments, answers, links, attachments, history] = await Promise.all([
         q.comments.execute(byId, executor),
@@ -105,37 +110,73 @@ export function createItemsRepository(db: Kysely<Database>) {
       ]);
       return { comments, answers, links, attachments, history };
     },
+  });
 
-    currentStatus: (trx: Kysely<Database>, itemId: number) => currentStatus.executeTakeFirst({ itemId }, trx),
+  return {
+    ...reads(),
 
-    /** The new status and its history entry. */
-    async changeStatus(trx: Kysely<Database>, p: { itemId: number; from: string; to: string; userId: number; now: string }) {
-      await updateStatus.run({ itemId: p.itemId, status: p.to, now: p.now }, trx);
-      await insertStatusChange.run(p, trx);
-    },
+    /**
+     * The statements of an item write, bound to its transaction (features/items/write-repositories.ts): the
+     * reads above under the write's lock, and the changes.
+     */
+    bind: (trx: Transaction<Database>) => ({
+      ...reads(trx),
 
-    planning: (trx: Kysely<Database>, itemId: number) =>
-      trx
-        .selectFrom('items')
-        .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
-        .where('id', '=', itemId)
-        .executeTakeFirstOrThrow(),
+      currentStatus: (itemId: number) => currentStatus.executeTakeFirst({ itemId }, trx),
 
-    async setPlanning(
-      trx: Kysely<Database>,
-      itemId: number,
-      changes: { deadline?: string | null; priority?: string; requires_answer?: number; updated_at: string },
-    ) {
-      await trx.updateTable('items').set(changes).where('id', '=', itemId).execute();
-    },
+      /** The new status and its history entry. */
+      async changeStatus(p: { itemId: number; from: string; to: string; userId: number; now: string }) {
+        await updateStatus.run({ itemId: p.itemId, status: p.to, now: p.now }, trx);
+        await insertStatusChange.run(p, trx);
+      },
 
-    async deleteItemLinks(trx: Kysely<Database>, itemId: number) {
-      await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
-    },
+      planning: (itemId: number) =>
+        trx
+          .selectFrom('items')
+          .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
+          .where('id', '=', itemId)
+          .executeTakeFirstOrThrow(),
+
+      async setPlanning(
+        itemId: number,
+        changes: { deadline?: string | null; priority?: string; requires_answer?: number; updated_at: string },
+      ) {
+        await trx.updateTable('items').set(changes).where('id', '=', itemId).execute();
+      },
+
+      async deleteItemLinks(itemId: number) {
+        await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
+      },
+
+      /** Moves the item's updated_at: every change of the item or of what hangs on it. */
+      async touch(itemId: number, now: string): Promise<void> {
+        await touch.run({ itemId, now }, trx);
+      },
+
+      /** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */
+      async insertDocumentLinks(
+        itemId: number,
+        answerId: number | null,
+        links: readonly NewDocumentLink[],
+        now: string,
+      ): Promise<LinkView[]> {
+        if (links.length === 0) return [];
+        await trx
+          .insertInto('document_links')
+          .values(links.map((link, position) => ({ item_id: itemId, answer_id: answerId, ...link, position, created_at: now })))
+          .execute();
+        // Multi-row RETURNING order is not guaranteed on either dialect: read back by position.
+        let query = trx.selectFrom('document_links').select(['id', 'kind', 'title', 'url']).where('item_id', '=', itemId);
+        query = answerId === null ? query.where('answer_id', 'is', null) : query.where('answer_id', '=', answerId);
+        const rows = await query.orderBy('position').orderBy('id').execute();
+        return rows.map(linkView);
+      },
+    }),
   };
 }
 
 export type ItemsRepository = ReturnType<typeof createItemsRepository>;
+export type ItemWrites = ReturnType<ItemsRepository['bind']>;
 
 // Every item write runs these: compiled once (db/precompiled.ts).
 export const lockItem = precompileLazily((db: Kysely<Database>, p: { itemId: number }) =>
@@ -153,31 +194,3 @@ export const lockProject = precompileLazily((db: Kysely<Database>, p: { projectI
     .where('id', '=', p.projectId)
     .returning(['id']),
 );
-const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: string }) =>
-  db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),
-);
-
-/** Moves the item's updated_at: every change of the item or of what hangs on it. */
-export async function touchItem(trx: Transaction<Database>, itemId: number, now: string): Promise<void> {
-  await touch.run({ itemId, now }, trx);
-}
-
-/** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */
-export async function insertDocumentLinks(
-  trx: Transaction<Database>,
-  itemId: number,
-  answerId: number | null,
-  links: readonly NewDocumentLink[],
-  now: string,
-): Promise<LinkView[]> {
-  if (links.length === 0) return [];
-  await trx
-    .insertInto('document_links')
-    .values(links.map((link, position) => ({ item_id: itemId, answer_id: answerId, ...link, position, created_at: now })))
-    .execute();
-  // Multi-row RETURNING order is not guaranteed on either dialect: read back by position.
-  let query = trx.selectFrom('document_links').select(['id', 'kind', 'title', 'url']).where('item_id', '=', itemId);
-  query = answerId === null ? query.where('answer_id', 'is', null) : query.where('answer_id', '=', answerId);
-  const rows = await query.orderBy('position').orderBy('id').execute();
-  return rows.map(linkView);
-}

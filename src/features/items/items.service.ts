@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { Database, Item, Project } from '../../db/tables.js';
+import type { Item, Project } from '../../db/tables.js';
 import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type Membership } from '../../domain/policy.js';
 import { forbidden, notFound } from '../../errors.js';
-import type { ProjectsRepository } from '../projects/projects.repository.js';
-import type { ItemsRepository } from './items.repository.js';
+import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
+import type { ItemsRepository, ItemWrites } from './items.repository.js';
 import { attachmentView, linkView } from './item-views.js';
 
 export interface ItemAccess {
@@ -17,19 +16,29 @@ export interface ItemAccess {
 
 const user = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' });
 
+/**
+ * What the access check and the card read: the repositories on the database, or those of a write
+ * (write-repositories.ts), bound to its transaction.
+ */
+export interface ItemReads {
+  items: Pick<ItemWrites, 'findItem' | 'participants' | 'cardParts'>;
+  projects: ProjectAccessReads;
+}
+
 export function createItemsService(repo: ItemsRepository, projects: ProjectsRepository, urls: { baseUrl: string }) {
+  const onDatabase: ItemReads = { items: repo, projects };
   const service = {
     /**
      * The item with the facts the policy needs; 404 when it does not exist or the actor cannot see it.
-     * `executor`: the transaction of an item write (the check runs under the item's lock), else the database.
+     * `reads`: the repositories of an item write (the check runs under the item's lock), else the database's.
      */
-    async access(actor: Actor, itemId: number, executor?: Kysely<Database>): Promise<ItemAccess> {
-      const item = await repo.findItem(itemId, executor);
+    async access(actor: Actor, itemId: number, reads: ItemReads = onDatabase): Promise<ItemAccess> {
+      const item = await reads.items.findItem(itemId);
       if (!item) throw notFound('The item');
       const [project, membership, participants] = await Promise.all([
-        projects.findProject(item.project_id, executor),
-        projects.membership(actor.id, item.project_id, executor),
-        repo.participants(itemId, item.project_id, executor),
+        reads.projects.findProject(item.project_id),
+        reads.projects.membership(actor.id, item.project_id),
+        reads.items.participants(itemId, item.project_id),
       ]);
       const target: ItemTarget = {
         projectId: item.project_id,
@@ -49,9 +58,9 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
       itemId: number,
       action: ItemAction,
       extra: Partial<ItemTarget> = {},
-      executor?: Kysely<Database>,
+      reads?: ItemReads,
     ): Promise<ItemAccess> {
-      const access = await service.access(actor, itemId, executor);
+      const access = await service.access(actor, itemId, reads);
       if (!can(actor, action, { ...access.target, ...extra })) {
         throw forbidden(
           access.target.archived
@@ -62,9 +71,9 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
       return access;
     },
 
-    /** `executor`: inside a write (the card of a new item, for its event), else the database. */
-    async getItemCard(actor: Actor, itemId: number, executor?: Kysely<Database>) {
-      return cardOf(actor, await service.access(actor, itemId, executor), executor);
+    /** `reads`: inside a write (the card of a new item, for its event), else the database's. */
+    async getItemCard(actor: Actor, itemId: number, reads: ItemReads = onDatabase) {
+      return cardOf(actor, await service.access(actor, itemId, reads), reads);
     },
 
     /**
@@ -85,8 +94,8 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     },
   };
 
-  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess, executor?: Kysely<Database>) {
-    const { comments, answers, links, attachments, history } = await repo.cardParts(item.id, executor);
+  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess, reads: ItemReads = onDatabase) {
+    const { comments, answers, links, attachments, history } = await reads.items.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
     return {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { precompile } from '../../db/precompiled.js';
 import type { Database, Project } from '../../db/tables.js';
 import type { Membership } from '../../domain/policy.js';
@@ -37,16 +37,22 @@ export function createProjectsRepository(db: Kysely<Database>) {
       .where('user_id', '=', p.userId)
       .where('project_id', '=', p.projectId),
   );
-  return {
-    /** `executor`: a transaction to read in (an item write checks access under its lock), the database otherwise. */
-    findProject(id: number, executor?: Kysely<Database>): Promise<Project | undefined> {
+  /** The reads of an access check, on `executor` (undefined: the database). */
+  const accessReads = (executor?: Transaction<Database>) => ({
+    findProject(id: number): Promise<Project | undefined> {
       return projectById.executeTakeFirst({ id }, executor);
     },
 
-    async membership(userId: number, projectId: number, executor?: Kysely<Database>): Promise<Membership | null> {
+    async membership(userId: number, projectId: number): Promise<Membership | null> {
       const row = await membershipOf.executeTakeFirst({ userId, projectId }, executor);
       return row ? toMembership(row) : null;
     },
+  });
+  return {
+    ...accessReads(),
+
+    /** The access reads bound to a write's transaction (they run under its lock): features/items/write-repositories.ts. */
+    bind: (trx: Transaction<Database>) => accessReads(trx),
 
     async memberships(userId: number, projectIds: number[]): Promise<Map<number, Membership>> {
       if (projectIds.length === 0) return new Map();
@@ -142,3 +148,5 @@ export function createProjectsRepository(db: Kysely<Database>) {
 }
 
 export type ProjectsRepository = ReturnType<typeof createProjectsRepository>;
+/** What an access check reads: the database's repository, or the one bound to a write's transaction. */
+export type ProjectAccessReads = ReturnType<ProjectsRepository['bind']>;

@@ -1,9 +1,8 @@
 import { type Actor, canOnProject, type Membership, projectLimit, seesChecklist, seesSection } from '../../domain/policy.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
-import type { Kysely } from 'kysely';
-import type { Database, Project } from '../../db/tables.js';
+import type { Project } from '../../db/tables.js';
 import { notFound } from '../../errors.js';
-import type { ArchivedFilter, ProjectsRepository, StatusCount, StructureRows } from './projects.repository.js';
+import type { ArchivedFilter, ProjectAccessReads, ProjectsRepository, StatusCount, StructureRows } from './projects.repository.js';
 
 export interface ProjectCard {
   id: number;
@@ -88,14 +87,11 @@ export function createProjectsService(repo: ProjectsRepository) {
 
   const service = {
     /**
-     * The project and the actor's membership, or 404 when the actor cannot see it. `executor`: the transaction
-     * of a structural write (the check runs under the project's lock), else the database.
+     * The project and the actor's membership, or 404 when the actor cannot see it. `reads`: the repositories
+     * of a structural write (the check runs under the project's lock), else the database's.
      */
-    async access(actor: Actor, projectId: number, executor?: Kysely<Database>): Promise<ProjectAccess> {
-      const [project, membership] = await Promise.all([
-        repo.findProject(projectId, executor),
-        repo.membership(actor.id, projectId, executor),
-      ]);
+    async access(actor: Actor, projectId: number, reads: ProjectAccessReads = repo): Promise<ProjectAccess> {
+      const [project, membership] = await Promise.all([reads.findProject(projectId), reads.membership(actor.id, projectId)]);
       if (!project || !canOnProject(actor, 'read', { projectId, archived: project.archived === 1, membership })) {
         throw notFound('The project');
       }

@@ -1,43 +1,45 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database, ItemHistoryTable } from '../../db/tables.js';
 import type { Verdict } from '../../domain/values.js';
 
-/** The item and project columns a review changes. Methods taking `trx` run inside an item write. */
+/** The item and project columns a review changes. The statements of `bind` run inside an item write. */
 export function createReviewRepository(db: Kysely<Database>) {
   return {
-    /** The item's verdict and status as the write sees them (under the item's lock). */
-    itemState(trx: Kysely<Database>, itemId: number) {
-      return trx.selectFrom('items').select(['verdict', 'status', 'requires_answer']).where('id', '=', itemId).executeTakeFirstOrThrow();
-    },
+    /** The statements of an item write, bound to its transaction (features/items/write-repositories.ts). */
+    bind: (trx: Transaction<Database>) => ({
+      /** The item's verdict and status as the write sees them (under the item's lock). */
+      itemState(itemId: number) {
+        return trx.selectFrom('items').select(['verdict', 'status', 'requires_answer']).where('id', '=', itemId).executeTakeFirstOrThrow();
+      },
 
-    async hasApprovedAnswer(trx: Kysely<Database>, itemId: number): Promise<boolean> {
-      const row = await trx
-        .selectFrom('answers')
-        .select('id')
-        .where('item_id', '=', itemId)
-        .where('status', '=', 'approved')
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
+      async hasApprovedAnswer(itemId: number): Promise<boolean> {
+        const row = await trx
+          .selectFrom('answers')
+          .select('id')
+          .where('item_id', '=', itemId)
+          .where('status', '=', 'approved')
+          .limit(1)
+          .executeTakeFirst();
+        return row !== undefined;
+      },
 
-    /** Changes the item's columns and records the history entry that says why, at the entry's time. */
-    async changeItem(
-      trx: Kysely<Database>,
-      itemId: number,
-      changes: { verdict: Verdict | null } | { status: 'in_progress'; rework_reason: string; rework_deadline: string },
-      entry: Omit<Insertable<ItemHistoryTable>, 'item_id'>,
-    ): Promise<void> {
-      await trx
-        .updateTable('items')
-        .set({ ...changes, updated_at: entry.at })
-        .where('id', '=', itemId)
-        .execute();
-      await trx
-        .insertInto('item_history')
-        .values({ ...entry, item_id: itemId })
-        .execute();
-    },
+      /** Changes the item's columns and records the history entry that says why, at the entry's time. */
+      async changeItem(
+        itemId: number,
+        changes: { verdict: Verdict | null } | { status: 'in_progress'; rework_reason: string; rework_deadline: string },
+        entry: Omit<Insertable<ItemHistoryTable>, 'item_id'>,
+      ): Promise<void> {
+        await trx
+          .updateTable('items')
+          .set({ ...changes, updated_at: entry.at })
+          .where('id', '=', itemId)
+          .execute();
+        await trx
+          .insertInto('item_history')
+          .values({ ...entry, item_id: itemId })
+          .execute();
+      },
+    }),
 
     /** Runs `write` in one transaction: the project's verdict, its audit record and its event commit together. */
     inTransaction<T>(write: (trx: Kysely<Database>) => Promise<T>): Promise<T> {

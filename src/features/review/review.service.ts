@@ -1,13 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
 import type { Clock } from '../../clock.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
 import { conflict, forbidden, notFound, validationError } from '../../errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { AuditEntryBuilder, EventOutbox, ItemWriter } from '../items/item-writer.js';
-import { touchItem } from '../items/items.repository.js';
-import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { AnswersRepository } from '../answers/answers.repository.js';
 import type { ReviewRepository } from './review.repository.js';
@@ -31,13 +27,12 @@ export function createReviewService(deps: {
   repo: ReviewRepository;
   answers: AnswersRepository;
   clock: Clock;
-  items: ItemsService;
   projects: ProjectsService;
   audit: AuditService;
   writer: ItemWriter;
   events: EventOutbox;
 }) {
-  const { repo, answers, clock, items, projects, audit, writer, events } = deps;
+  const { repo, answers, clock, projects, audit, writer, events } = deps;
 
   return {
     async canSetProjectVerdict(actor: Actor, projectId: number): Promise<boolean> {
@@ -62,21 +57,18 @@ export function createReviewService(deps: {
       const answer = await answers.findOwner(answerId);
       // The web names the item in the URL (and audits the write on it): an answer of another item is not there.
       if (!answer || (options.itemId !== undefined && answer.item_id !== options.itemId)) throw notFound('The answer');
-      const authorize = (trx: Kysely<Database>) =>
-        items.authorize(actor, answer.item_id, 'answer.review', { answerAuthorId: answer.author_id }, trx);
+      const extra = { answerAuthorId: answer.author_id };
       return writer.write(
-        answer.item_id,
-        actor,
-        options.buildAudit,
-        async (trx, emit) => {
-          const current = await answers.state(trx, answerId);
+        { itemId: answer.item_id, actor, action: 'answer.review', extra, audit: options.buildAudit },
+        async (repos, emit) => {
+          const current = await repos.answers.state(answerId);
           if (options.seenUpdatedAt !== undefined && options.seenUpdatedAt !== current.updated_at) {
             throw conflict('answer_changed', 'The answer changed while you were reviewing it: look at it again and review it again');
           }
           const result = { answer: { id: answerId, item_id: answer.item_id, status: decision }, changed: current.status !== decision };
           if (!result.changed) return result;
           const at = clock.now().toISOString();
-          await answers.changeStatus(trx, {
+          await repos.answers.changeStatus({
             answer_id: answerId,
             from_status: current.status,
             to_status: decision,
@@ -84,11 +76,10 @@ export function createReviewService(deps: {
             user_id: actor.id,
             at,
           });
-          await touchItem(trx, answer.item_id, at);
+          await repos.items.touch(answer.item_id, at);
           emit('answer.reviewed', { answer_id: answerId, from: current.status, to: decision });
           return result;
         },
-        authorize,
       );
     },
 
@@ -99,29 +90,21 @@ export function createReviewService(deps: {
      */
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
-      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.verdict', {}, trx);
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const current = await repo.itemState(trx, itemId);
-          if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
-          if (verdict === 'accepted' && current.requires_answer === 1 && !(await repo.hasApprovedAnswer(trx, itemId))) {
-            throw validationError('verdict', 'This item requires an answer: approve one of its answers before accepting it');
-          }
-          const at = clock.now().toISOString();
-          await repo.changeItem(
-            trx,
-            itemId,
-            { verdict },
-            { kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at },
-          );
-          emit('item.verdict_set', { from: current.verdict, to: verdict });
-          return { item: { id: itemId, verdict }, changed: true };
-        },
-        authorize,
-      );
+      return writer.write({ itemId, actor, action: 'item.verdict', audit: buildAudit }, async ({ review }, emit) => {
+        const current = await review.itemState(itemId);
+        if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
+        if (verdict === 'accepted' && current.requires_answer === 1 && !(await review.hasApprovedAnswer(itemId))) {
+          throw validationError('verdict', 'This item requires an answer: approve one of its answers before accepting it');
+        }
+        const at = clock.now().toISOString();
+        await review.changeItem(
+          itemId,
+          { verdict },
+          { kind: 'verdict_set', from_status: null, to_status: null, user_id: actor.id, note: verdict ?? 'cleared', at },
+        );
+        emit('item.verdict_set', { from: current.verdict, to: verdict });
+        return { item: { id: itemId, verdict }, changed: true };
+      });
     },
 
     /**
@@ -138,25 +121,17 @@ export function createReviewService(deps: {
       if (!isCalendarDate(deadline)) throw validationError('deadline', 'must be a date written YYYY-MM-DD');
       const now = clock.now();
       if (deadline < now.toISOString().slice(0, 10)) throw validationError('deadline', 'must be today or later');
-      const authorize = (trx: Kysely<Database>) => items.authorize(actor, itemId, 'item.rework', {}, trx);
       const at = now.toISOString();
-      return writer.write(
-        itemId,
-        actor,
-        buildAudit,
-        async (trx, emit) => {
-          const current = await repo.itemState(trx, itemId);
-          await repo.changeItem(
-            trx,
-            itemId,
-            { status: 'in_progress', rework_reason: reason, rework_deadline: deadline },
-            { kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at },
-          );
-          emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
-          return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
-        },
-        authorize,
-      );
+      return writer.write({ itemId, actor, action: 'item.rework', audit: buildAudit }, async ({ review }, emit) => {
+        const current = await review.itemState(itemId);
+        await review.changeItem(
+          itemId,
+          { status: 'in_progress', rework_reason: reason, rework_deadline: deadline },
+          { kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at },
+        );
+        emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
+        return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
+      });
     },
 
     /**

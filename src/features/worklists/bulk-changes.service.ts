@@ -2,11 +2,9 @@ import { type Actor, can, type Membership } from '../../domain/policy.js';
 import { normalizeDeadline } from '../../domain/inputs.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { ApiError, forbidden, validationError } from '../../errors.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
-import type { StructureRepository } from '../admin/structure.repository.js';
 import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
 import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
+import type { WriteRepositories } from '../items/write-repositories.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 
@@ -69,10 +67,9 @@ export interface BulkOutcome {
 export function createBulkChangesService(deps: {
   projects: ProjectsService;
   projectsRepo: ProjectsRepository;
-  structureRepo: Pick<StructureRepository, 'participantIds' | 'countMembers' | 'replaceParticipants'>;
   itemWrites: () => ItemWritesService;
 }) {
-  const { projects, projectsRepo, structureRepo } = deps;
+  const { projects, projectsRepo } = deps;
 
   /**
    * Adds and/or removes one participant inside the item's write, with the `item.updated` event "Edit item"
@@ -80,16 +77,16 @@ export function createBulkChangesService(deps: {
    */
   const participantsStep =
     (itemId: number, projectId: number, add: number | undefined, remove: number | undefined) =>
-    async (trx: Kysely<Database>, emit: EmitEvent): Promise<boolean> => {
-      const before = [...(await structureRepo.participantIds(itemId, trx))].sort((a, b) => a - b);
+    async ({ structure }: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
+      const before = [...(await structure.participantIds(itemId))].sort((a, b) => a - b);
       const after = [...new Set([...before.filter((id) => id !== remove), ...(add !== undefined && add !== remove ? [add] : [])])].sort(
         (a, b) => a - b,
       );
       if (after.join() === before.join()) return false;
-      if (add !== undefined && !before.includes(add) && (await structureRepo.countMembers(trx, projectId, [add])) !== 1) {
+      if (add !== undefined && !before.includes(add) && (await structure.countMembers(projectId, [add])) !== 1) {
         throw validationError('add_participant', 'must be a member of the project');
       }
-      await structureRepo.replaceParticipants(trx, itemId, after);
+      await structure.replaceParticipants(itemId, after);
       emit('item.updated', { changes: { participants: { from: before, to: after } } });
       return true;
     };
