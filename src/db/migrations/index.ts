@@ -13,6 +13,7 @@ import * as m012 from './012-time-zones.js';
 import * as m013 from './013-token-projects.js';
 import * as m014 from './014-notifications.js';
 import * as m015 from './015-cache-versions.js';
+import * as m016 from './016-cache-versions-without-rowid.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '013-token-projects': m013,
   '014-notifications': m014,
   '015-cache-versions': m015,
+  '016-cache-versions-without-rowid': m016,
 };

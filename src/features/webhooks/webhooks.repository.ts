@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { inTransaction } from '../../db/in-transaction.js';
+import { precompile } from '../../db/precompiled.js';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/tables.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -7,6 +8,29 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 /** The SQL of webhooks: endpoints, their lease and cursor, and the delivery log. */
 export function createWebhooksRepository(db: Kysely<Database>) {
+  // The delivery worker's two looks run after every committed write (delivery-worker.ts): built once, as the
+  // query builder cost more than SQLite running them (profile of PATCH items/status: 2.8 % of the CPU in them).
+  const due = precompile(db, (db, p: { now: string; limit: number }) =>
+    db
+      .selectFrom('webhook_endpoints as w')
+      .innerJoin('users as u', 'u.id', 'w.user_id')
+      .selectAll('w')
+      .select('u.role as owner_role')
+      .where('w.state', '=', 'active')
+      .where('u.active', '=', 1)
+      .where((eb) => eb.or([eb('w.lease_until', 'is', null), eb('w.lease_until', '<', p.now)]))
+      .where((eb) => eb.or([eb('w.next_attempt_at', 'is', null), eb('w.next_attempt_at', '<=', p.now)]))
+      .where((eb) => eb.exists(eb.selectFrom('events as e').select('e.id').whereRef('e.id', '>', 'w.cursor')))
+      .orderBy('w.id')
+      .limit(p.limit),
+  );
+  const pending = precompile(db, (db) =>
+    db
+      .selectFrom('webhook_endpoints as w')
+      .innerJoin('events as e', (j) => j.onRef('e.id', '>', 'w.cursor'))
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('w.state', '=', 'active'),
+  );
   return {
     /** Runs `work` in one transaction: an owner's change and its audit record. */
     transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -41,19 +65,7 @@ export function createWebhooksRepository(db: Kysely<Database>) {
 
     /** Active endpoints of active owners that are not leased by a node and not waiting for a retry. */
     due(now: string, limit: number) {
-      return db
-        .selectFrom('webhook_endpoints as w')
-        .innerJoin('users as u', 'u.id', 'w.user_id')
-        .selectAll('w')
-        .select('u.role as owner_role')
-        .where('w.state', '=', 'active')
-        .where('u.active', '=', 1)
-        .where((eb) => eb.or([eb('w.lease_until', 'is', null), eb('w.lease_until', '<', now)]))
-        .where((eb) => eb.or([eb('w.next_attempt_at', 'is', null), eb('w.next_attempt_at', '<=', now)]))
-        .where((eb) => eb.exists(eb.selectFrom('events as e').select('e.id').whereRef('e.id', '>', 'w.cursor')))
-        .orderBy('w.id')
-        .limit(limit)
-        .execute();
+      return due.execute({ now, limit });
     },
 
     /** Takes the endpoint's lease until `until`, unless another node holds it: true when taken. */
@@ -112,12 +124,7 @@ export function createWebhooksRepository(db: Kysely<Database>) {
 
     /** Events after the cursors of the active endpoints (before filters): the deliveries waiting. */
     async pending(): Promise<number> {
-      const row = await db
-        .selectFrom('webhook_endpoints as w')
-        .innerJoin('events as e', (j) => j.onRef('e.id', '>', 'w.cursor'))
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('w.state', '=', 'active')
-        .executeTakeFirst();
+      const row = await pending.executeTakeFirst({});
       return Number(row?.n ?? 0);
     },
   };
