@@ -38,6 +38,8 @@ export default defineConfig({
     // MCP SDKs) cost ~2.5 s per file, a third of the suite's time. Every test builds its own context,
     // database and server, so no state is shared through modules.
     isolate: false,
+    // Migrated databases of both dialects, made once per run, that test servers start from (test/helpers/database.ts).
+    globalSetup: ['test/global-setup.ts'],
     projects: [
       {
         extends: true,

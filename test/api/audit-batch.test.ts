@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import type { NewAuditRecord } from '../../src/db/tables.js';
 import { expectOk } from '../helpers/envelope.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { createTestDatabase, testDialect } from '../helpers/database.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 
 /**
@@ -95,7 +95,7 @@ describe('nothing is lost on a clean shutdown', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('app.close() writes the records of the requests it finished; ctx.close() writes what is still queued', async () => {
-    const database = await createTestDatabase(dir);
+    const database = await createTestDatabase(dir, testDialect(), { migrated: true });
     const config = loadConfig({
       DATABASE_URL: database.url,
       STORAGE_URL: `file:${join(dir, 'storage')}`,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 
@@ -18,27 +19,52 @@ export function testDialect(): 'sqlite' | 'postgres' {
   return process.env.PUNCHLIST_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Where test/global-setup.ts leaves the run's migrated template of each dialect (a file; a database name). */
+export const TEMPLATE_ENV = { sqlite: 'PUNCHLIST_TEST_SQLITE_TEMPLATE', postgres: 'PUNCHLIST_TEST_PG_TEMPLATE' } as const;
+
+/** One statement on the server's maintenance database (CREATE and DROP DATABASE). */
+export async function adminQuery(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
-    return await fn(client);
+    await client.query(statement);
   } finally {
     await client.end();
   }
 }
 
-/** A fresh database of the suite's dialect, or of the one asked for (tests that move data between dialects). */
-export async function createTestDatabase(dir: string, dialect: 'sqlite' | 'postgres' = testDialect()): Promise<TestDatabase> {
-  if (dialect === 'sqlite') return { url: `sqlite:${join(dir, 'punchlist.db')}`, drop: async () => {} };
-  const name = `punchlist_test_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`create database ${name}`));
+/** The URL of a database on the test server. */
+export function postgresUrl(name: string): string {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
-  };
+  return url.toString();
+}
+
+export interface TestDatabaseOptions {
+  /**
+   * Start from a copy of the run's template, already migrated to the latest schema by the app's migrator
+   * (test/global-setup.ts), for a caller that migrates to the latest anyway (a server, a context): the
+   * migrator then finds nothing to do, which saves it ~1.1–1.5 s per database on PostgreSQL and ~0.3 s on
+   * SQLite. Without it (or outside a vitest run) the database is empty: tests of migrations need that.
+   */
+  migrated?: boolean;
+}
+
+/** A fresh database of the suite's dialect, or of the one asked for (tests that move data between dialects). */
+export async function createTestDatabase(
+  dir: string,
+  dialect: 'sqlite' | 'postgres' = testDialect(),
+  options: TestDatabaseOptions = {},
+): Promise<TestDatabase> {
+  const template = options.migrated ? process.env[TEMPLATE_ENV[dialect]] : undefined;
+  if (dialect === 'sqlite') {
+    const file = join(dir, 'punchlist.db');
+    if (template) copyFileSync(template, file);
+    return { url: `sqlite:${file}`, drop: async () => {} };
+  }
+  const name = `punchlist_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(template ? `create database ${name} template ${template}` : `create database ${name}`);
+  return { url: postgresUrl(name), drop: () => adminQuery(`drop database if exists ${name} with (force)`) };
 }
 
 /** Makes every insert into `table` fail, on either dialect, to exercise rollback paths; returns the undo. */

@@ -7,9 +7,10 @@ import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type AppContext, type ContextOverrides, createContext } from '../../src/context.js';
+import { hashPassword } from '../../src/domain/passwords.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
-import { createTestDatabase } from './database.js';
-import { buildWorkspace, type UserKey } from './workspace.js';
+import { createTestDatabase, testDialect } from './database.js';
+import { buildWorkspace, PASSWORD, type UserKey } from './workspace.js';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -50,10 +51,29 @@ export function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/**
+ * The workspace password's scrypt hash, made once per test process. Every workspace user signs in with
+ * PASSWORD; hashing it for each of the 8 users at every server start cost ~0.9 s of CPU per server (of
+ * ~1.2 s), ~2 minutes of CPU over the suite. Sign-in still checks the password against a real scrypt hash;
+ * importing a fixture's plain passwords is tested where fixtures are imported (test/cli, the demo).
+ */
+let workspacePasswordHash: Promise<string> | undefined;
+
+/** The standard workspace, its users' PASSWORD given as the hash made once per process. */
+async function hashedWorkspace() {
+  const workspace = buildWorkspace();
+  workspacePasswordHash ??= hashPassword(PASSWORD);
+  const hash = await workspacePasswordHash;
+  const users = workspace.fixture.users.map(({ password, ...user }) =>
+    password === PASSWORD ? { ...user, password_hash: hash } : { ...user, password },
+  );
+  return { ...workspace, fixture: { ...workspace.fixture, users } };
+}
+
 /** A Punchlist server on a fresh temp SQLite file and storage dir, listening on a free loopback port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchlist-test-'));
-  const database = await createTestDatabase(dir);
+  const database = await createTestDatabase(dir, testDialect(), { migrated: true });
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
@@ -69,7 +89,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const ctx = await createContext(config, { clock: options.clock, ...options.overrides?.(config) });
   let tokens = {} as Record<UserKey, string>;
   if (options.workspace !== false) {
-    const workspace = buildWorkspace();
+    const workspace = await hashedWorkspace();
     await importFixture(ctx.db.kysely, ctx.db.dialect, workspace.fixture, ctx.clock);
     tokens = workspace.tokens;
   }

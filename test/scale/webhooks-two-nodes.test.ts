@@ -22,7 +22,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   receiver = await startReceiver();
   dir = mkdtempSync(join(tmpdir(), 'punchlist-webhooks-'));
-  database = await createTestDatabase(dir, 'postgres');
+  database = await createTestDatabase(dir, 'postgres', { migrated: true });
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_URL: `file:${join(dir, 'storage')}`,

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { generateToken, hashToken } from '../../src/domain/token-format.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.js';
 import { solid } from '../helpers/images.js';
 import { operationsOf, type SampleIds, sampleFor, sampleRequest } from '../helpers/operations.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -45,7 +45,7 @@ async function send(path: string, init: RequestInit = {}) {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-secrets-'));
-  database = await createTestDatabase(dir);
+  database = await createTestDatabase(dir, testDialect(), { migrated: true });
   const port = await freeLoopbackPort();
   url = `http://127.0.0.1:${port}`;
   const config = loadConfig({

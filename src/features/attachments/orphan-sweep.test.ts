@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { type AppContext, createContext } from '../../context.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
+import { createTestDatabase, type TestDatabase, testDialect } from '../../../test/helpers/database.js';
 import { buildWorkspace } from '../../../test/helpers/workspace.js';
 import { importFixture } from '../fixtures/import.service.js';
 import { SUSPICIOUS_ORPHANS, sweepOrphanBlobs } from './orphan-sweep.js';
@@ -16,7 +16,7 @@ const MINUTE = 60_000;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-sweep-'));
-  database = await createTestDatabase(dir);
+  database = await createTestDatabase(dir, testDialect(), { migrated: true });
   ctx = await createContext(
     loadConfig({ DATABASE_URL: database.url, STORAGE_URL: `file:${join(dir, 'storage')}`, DATA_DIR: dir, SESSION_SECRET: 'x' }),
   );

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
+import { createTestDatabase, type TestDatabase, testDialect } from '../../../test/helpers/database.js';
 import { type Db, openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createAuditRepository } from './audit.repository.js';
@@ -18,7 +18,7 @@ let audit: AuditService;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-audit-stream-'));
-  database = await createTestDatabase(dir);
+  database = await createTestDatabase(dir, testDialect(), { migrated: true });
   db = openDatabase(database.url);
   await migrateToLatest(db.kysely);
   audit = createAuditService(createAuditRepository(db.kysely));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../test/helpers/database.js';
+import { createTestDatabase, testDialect } from '../../../test/helpers/database.js';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createRateLimitRepository } from './rate-limit.repository.js';
@@ -44,7 +44,7 @@ describe('in-memory rate limiter', () => {
 describe('createDatabaseRateLimiter', () => {
   it('shares one quota between limiters on the same database, window by window', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'punchlist-rl-'));
-    const database = await createTestDatabase(dir);
+    const database = await createTestDatabase(dir, testDialect(), { migrated: true });
     const db = openDatabase(database.url);
     try {
       await migrateToLatest(db.kysely);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js';
+import { createTestDatabase, type TestDatabase, testDialect } from '../../../test/helpers/database.js';
 import { type Clock, systemClock } from '../../clock.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { type Db, openDatabase } from '../../db/database.js';
@@ -208,7 +208,7 @@ function retentionOn(on: Db, options: RetentionOptions = {}, auditRetentionDays 
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-retention-'));
-  database = await createTestDatabase(dir);
+  database = await createTestDatabase(dir, testDialect(), { migrated: true });
   db = openDatabase(database.url);
   await migrateToLatest(db.kysely);
   await importFixture(db.kysely, db.dialect, { users: [{ id: 1, email: 'ann@x.test', name: 'Ann' }] }, systemClock);
