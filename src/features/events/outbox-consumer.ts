@@ -160,16 +160,7 @@ export function createOutboxConsumer(
       wake();
     },
     /** Reads the outbox now and resolves once it is drained (tests, benchmarks). */
-    async drainNow(): Promise<void> {
-      while (looks.running()) await looks.running();
-      const wasStopped = stopped;
-      stopped = false;
-      try {
-        await drain();
-      } finally {
-        stopped = wasStopped;
-      }
-    },
+    drainNow: () => looks.drainNow(drain, { get: () => stopped, set: (value) => (stopped = value) }),
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);

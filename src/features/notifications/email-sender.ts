@@ -107,16 +107,7 @@ export function createEmailSender(
     /** Looks at the queue now (after a batch of notifications was queued on this node). */
     wake,
     /** Sends what is due now and resolves when done (tests). */
-    async drainNow(): Promise<void> {
-      while (looks.running()) await looks.running();
-      const wasStopped = stopped;
-      stopped = false;
-      try {
-        await drain();
-      } finally {
-        stopped = wasStopped;
-      }
-    },
+    drainNow: () => looks.drainNow(drain, { get: () => stopped, set: (value) => (stopped = value) }),
     /** Emails sent and failed attempts on this node, and the emails waiting as of the last look. */
     stats: () => ({ ...counts, waiting }),
     async stop() {

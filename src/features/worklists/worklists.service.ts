@@ -1,4 +1,4 @@
-import { type Actor, can } from '../../domain/policy.js';
+import { type Actor, type ItemTarget, type Membership, can } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
 import type { Clock } from '../../clock.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
@@ -97,6 +97,21 @@ function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
   return { rows: list.slice((page - 1) * WORKLIST_PAGE_SIZE, page * WORKLIST_PAGE_SIZE), page, pages, total: list.length };
 }
 
+/** Where a row of a list across projects sits, for the policy: the row's project is an active one (the lists skip archived ones). */
+function rowTarget(
+  row: { project_id: number; section_id: number; checklist_id: number },
+  memberships: Map<number, Membership>,
+): ItemTarget {
+  return {
+    projectId: row.project_id,
+    archived: false,
+    membership: memberships.get(row.project_id) ?? null,
+    sectionId: row.section_id,
+    checklistId: row.checklist_id,
+    participantIds: [],
+  };
+}
+
 /**
  * The work lists of the web interface: a project's items filtered and paged (the tree with its counts),
  * and "My items" across projects. Visibility comes from the projects service and the one policy.
@@ -117,16 +132,7 @@ export function createWorklistsService(deps: {
     const managed = [...memberships].filter(([, m]) => m.role === 'manager').map(([id]) => id);
     if (actor.role !== 'admin' && managed.length === 0) return null;
     const rows = await repo.reviewQueue(actor.role === 'admin' ? null : managed);
-    return rows.filter((r) =>
-      can(actor, 'answer.review', {
-        projectId: r.project_id,
-        archived: false,
-        membership: memberships.get(r.project_id) ?? null,
-        sectionId: r.section_id,
-        checklistId: r.checklist_id,
-        participantIds: [],
-      }),
-    );
+    return rows.filter((r) => can(actor, 'answer.review', rowTarget(r, memberships)));
   }
 
   const service = {
@@ -194,16 +200,7 @@ export function createWorklistsService(deps: {
       const rows = await repo.participantItems(actor.id);
       const projectIds = [...new Set(rows.map((r) => r.project_id))];
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
-      const visible = rows.filter((r) =>
-        can(actor, 'read', {
-          projectId: r.project_id,
-          archived: false,
-          membership: memberships.get(r.project_id) ?? null,
-          sectionId: r.section_id,
-          checklistId: r.checklist_id,
-          participantIds: [],
-        }),
-      );
+      const visible = rows.filter((r) => can(actor, 'read', rowTarget(r, memberships)));
       return { today: today(), ...pageOf(visible, requestedPage) };
     },
   };
