@@ -6,7 +6,7 @@ import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { MembersRepository } from './members.repository.js';
 
-export interface MemberInput {
+interface MemberInput {
   userId: number;
   role: string;
   /** false: the whole project. true: only the union of `sectionIds` and `checklistIds` (partial access). */

@@ -19,18 +19,16 @@ import type { ItemFields, StructureRepository } from './structure.repository.js'
  * item write path or its project-level counterpart (lock, history, audit record, event). Projects themselves
  * are for admins only. The API v1 never edits structure (spec §1.3); there is no deletion.
  */
-export const MAX_ITEM_TEXT_LENGTH = 1000;
+const MAX_ITEM_TEXT_LENGTH = 1000;
 
-export type Direction = 'up' | 'down';
-
-export interface ProjectInput {
+interface ProjectInput {
   name: string;
   description?: string;
   deadline?: string;
 }
 
 /** A new item: text required; the rest optional. Photos come checked and converted (`attachments.prepare`). */
-export interface NewItemInput {
+interface NewItemInput {
   text: string;
   description?: string;
   participantIds?: readonly number[];
@@ -41,7 +39,7 @@ export interface NewItemInput {
 }
 
 /** What "Edit item" changes; a field left out stays as it is. */
-export interface ItemEdit {
+interface ItemEdit {
   text?: string;
   description?: string;
   participantIds?: readonly number[];

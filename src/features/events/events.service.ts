@@ -3,7 +3,7 @@ import { type EventType, MAX_EVENT_WAIT_SECONDS } from '../../domain/values.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
-import type { EventQuery, EventsRepository, EventVisibility, NewEvent } from './events.repository.js';
+import type { EventQuery, EventsRepository, EventVisibility } from './events.repository.js';
 
 /** How often, while somebody waits, the database is asked for events committed by another node. */
 const OTHER_NODES_POLL_MS = 500;
@@ -208,4 +208,3 @@ export function createEventsService(deps: {
 }
 
 export type EventsService = ReturnType<typeof createEventsService>;
-export type { NewEvent };

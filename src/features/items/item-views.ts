@@ -2,14 +2,14 @@ import type { Selectable } from 'kysely';
 import type { AttachmentsTable } from '../../db/tables.js';
 
 /** How item materials are presented: one place, used by the item card and by the writes that return them. */
-export interface LinkRow {
+interface LinkRow {
   id: number;
   kind: string;
   title: string;
   url: string;
 }
 
-export type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
+type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
 
 export function linkView(row: LinkRow) {
   return { id: row.id, kind: row.kind, title: row.title, url: row.url };

@@ -6,7 +6,7 @@ import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ItemsRepository } from './items.repository.js';
 import { attachmentView, linkView } from './item-views.js';
 
-export interface ItemAccess {
+interface ItemAccess {
   item: Item;
   project: Project;
   membership: Membership | null;

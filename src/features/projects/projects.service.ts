@@ -19,13 +19,13 @@ export interface ProjectCard {
 }
 
 /** What a user sees of one project: `all`, or the ids of visible sections and checklists. */
-export interface ProjectVisibility {
+interface ProjectVisibility {
   projectId: number;
   sectionIds: ReadonlySet<number> | 'all';
   checklistIds: ReadonlySet<number> | 'all';
 }
 
-export interface ProjectAccess {
+interface ProjectAccess {
   project: Project;
   membership: Membership | null;
 }

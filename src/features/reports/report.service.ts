@@ -14,7 +14,7 @@ import type { ReportHeading, ReportRow } from './report-rows.js';
 export const REPORT_FORMATS = ['csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
+const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   pdf: 'application/pdf',
 };
@@ -23,9 +23,9 @@ export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
 export const WHOLE_PROJECT: Actor = { id: 0, role: 'admin' };
 
 /** Items read, detailed and written per step: the report never holds more of them at once (a page ahead included). */
-export const REPORT_PAGE_SIZE = 100;
+const REPORT_PAGE_SIZE = 100;
 /** Photos printed per item (the rest are counted). */
-export const PHOTOS_PER_ITEM = 6;
+const PHOTOS_PER_ITEM = 6;
 const THUMBNAIL_PIXELS = 240;
 /**
  * Photos read and turned into thumbnails at once (the image converter decodes two at a time). A page asked

@@ -11,7 +11,7 @@ import { newWebhookSecret, webhookHeaders } from './signature.js';
 import type { WebhookEndpointRow, WebhooksRepository } from './webhooks.repository.js';
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
-export const MAX_URL_LENGTH = 2000;
+const MAX_URL_LENGTH = 2000;
 
 export interface WebhookView {
   id: number;
@@ -23,7 +23,7 @@ export interface WebhookView {
   created_at: string;
 }
 
-export function webhookView(row: WebhookEndpointRow): WebhookView {
+function webhookView(row: WebhookEndpointRow): WebhookView {
   return {
     id: row.id,
     url: row.url,

@@ -24,7 +24,7 @@ export interface ItemFilter {
 export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated'] as const;
 export type ItemSort = (typeof ITEM_SORTS)[number];
 
-export function parseItemSort(value: string | undefined): ItemSort {
+function parseItemSort(value: string | undefined): ItemSort {
   return (ITEM_SORTS as readonly (string | undefined)[]).includes(value) ? (value as ItemSort) : 'tree';
 }
 
@@ -75,13 +75,13 @@ const COMPARE: Record<Exclude<ItemSort, 'tree'>, (a: SortableItem, b: SortableIt
   updated: (a, b) => (a.updated_at === b.updated_at ? 0 : a.updated_at > b.updated_at ? -1 : 1),
 };
 
-export const WORKLIST_PAGE_SIZE = 100;
+const WORKLIST_PAGE_SIZE = 100;
 
 /**
  * The filter of the project page from its query parameters: the page, its report links and the report
  * routes read it here, so a parameter added to the page reaches the reports by itself.
  */
-export function parseItemStatus(value: string | undefined): ItemStatus | null {
+function parseItemStatus(value: string | undefined): ItemStatus | null {
   return (ITEM_STATUSES as readonly (string | undefined)[]).includes(value) ? (value as ItemStatus) : null;
 }
 

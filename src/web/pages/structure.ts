@@ -24,7 +24,7 @@ export function checklistChoices(tree: Awaited<ReturnType<ProjectsService['getTr
 }
 
 /** A write form's wrapper: CSRF token and a fresh idempotency key. */
-export function formWrapper(session: WebSession) {
+function formWrapper(session: WebSession) {
   return (action: string, body: SafeHtml, options: { id?: string; className?: string } = {}) =>
     html`<form method="post" action="${action}" ${options.id ? html`id="${options.id}"` : ''} ${options.className ? html`class="${options.className}"` : ''}>
 ${csrfField(session)}${writeKeyField()}

@@ -99,7 +99,7 @@ Sections, checklists and items are added, renamed and moved from the project, by
 </section>`;
 }
 
-export const ADMIN_NOTICES: Record<string, string> = {
+const ADMIN_NOTICES: Record<string, string> = {
   created: 'The project was created. Add its members below, then its sections and checklists.',
   '1': 'Saved.',
   member: 'The member was saved.',

@@ -13,7 +13,7 @@ import { timeline, type TimelineModel } from './timeline.js';
 type Workspace = Awaited<ReturnType<ItemsService['getItemWorkspace']>>;
 type Card = Workspace['item'];
 
-export interface ItemPageModel extends Workspace {
+interface ItemPageModel extends Workspace {
   session: WebSession;
   today: string;
   notice: string | null;

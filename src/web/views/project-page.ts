@@ -11,7 +11,7 @@ import { reportLinks } from './report-links.js';
 
 type ProjectItems = Awaited<ReturnType<WorklistsService['projectItems']>>;
 
-export interface ProjectPageModel extends ProjectItems {
+interface ProjectPageModel extends ProjectItems {
   session: WebSession;
   filter: ItemFilter;
   notice: string | null;

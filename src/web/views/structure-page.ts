@@ -4,7 +4,7 @@ import { page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 
-export interface StructureModel {
+interface StructureModel {
   session: WebSession;
   project: { id: number; name: string };
   sections: { id: number; name: string; checklists: { id: number; name: string; items: unknown[] }[] }[];
