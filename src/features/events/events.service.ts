@@ -19,6 +19,19 @@ export interface EventView {
   data: unknown;
 }
 
+/** One page of the change feed (v1 events/list): `next_after` is the cursor of the next page. */
+export interface EventPage {
+  events: EventView[];
+  next_after: number;
+  has_more: boolean;
+}
+
+/** An item's events with the names of the people and checklists they refer to (the web timeline). */
+export interface ItemEvents {
+  events: EventView[];
+  names: { users: Map<number, string>; checklists: Map<number, string> };
+}
+
 export interface ListEventsInput extends EventQuery {
   /** Seconds to wait for a first matching event when there is none yet (long polling), 0–30. */
   wait: number;
@@ -137,7 +150,7 @@ export function createEventsService(deps: {
     },
 
     /** Events after `after`, oldest first; waits up to `wait` seconds for the first one when there is none. */
-    async list(actor: Actor, input: ListEventsInput) {
+    async list(actor: Actor, input: ListEventsInput): Promise<EventPage> {
       if (input.projectId !== null) await projects.access(actor, input.projectId);
       if (input.itemId !== null) await items.access(actor, input.itemId);
       const deadline = Date.now() + Math.min(input.wait, MAX_EVENT_WAIT_SECONDS) * 1000;
@@ -183,7 +196,7 @@ export function createEventsService(deps: {
      * An item's events, oldest first, with the names of the people and checklists they refer to (the web
      * timeline). The caller has checked that the reader sees the item: every event of it is then visible.
      */
-    async ofItem(itemId: number) {
+    async ofItem(itemId: number): Promise<ItemEvents> {
       const events = (await repo.ofItem(itemId)).map(toView);
       const userIds = new Set<number>();
       const checklistIds = new Set<number>();

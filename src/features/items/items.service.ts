@@ -4,7 +4,7 @@ import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type M
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ItemsRepository } from './items.repository.js';
-import { attachmentView, linkView } from './item-views.js';
+import { attachmentView, type ItemCard, linkView } from './item-views.js';
 
 interface ItemAccess {
   item: Item;
@@ -13,6 +13,14 @@ interface ItemAccess {
   target: ItemTarget;
   /** With their project role: the card shows them, the policy needs their ids. */
   participants: { id: number; name: string; role: string | null }[];
+}
+
+/** The item page's data: the card, what the actor may do on it, and the answers they may add images to. */
+export interface ItemWorkspace {
+  item: ItemCard;
+  project: { id: number; name: string };
+  rights: Record<ItemAction, boolean>;
+  answerImages: Set<number>;
 }
 
 const user = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' });
@@ -63,7 +71,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     },
 
     /** `executor`: inside a write (the card of a new item, for its event), else the database. */
-    async getItemCard(actor: Actor, itemId: number, executor?: Kysely<Database>) {
+    async getItemCard(actor: Actor, itemId: number, executor?: Kysely<Database>): Promise<{ item: ItemCard }> {
       return cardOf(actor, await service.access(actor, itemId, executor), executor);
     },
 
@@ -71,7 +79,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
      * The item card with what the actor may do on it (the policy, action by action) and the answers they
      * may add images to: the web item page shows only the controls that the actor may use.
      */
-    async getItemWorkspace(actor: Actor, itemId: number) {
+    async getItemWorkspace(actor: Actor, itemId: number): Promise<ItemWorkspace> {
       const access = await service.access(actor, itemId);
       const { item } = await cardOf(actor, access);
       const rights = Object.fromEntries(ITEM_ACTIONS.map((action) => [action, can(actor, action, access.target)])) as Record<
@@ -85,7 +93,11 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     },
   };
 
-  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess, executor?: Kysely<Database>) {
+  async function cardOf(
+    actor: Actor,
+    { item, target, participants }: ItemAccess,
+    executor?: Kysely<Database>,
+  ): Promise<{ item: ItemCard }> {
     const { comments, answers, links, attachments, history } = await repo.cardParts(item.id, executor);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));

@@ -349,7 +349,7 @@ export function createNotificationsService(deps: {
       };
     },
 
-    async list(userId: number, limit = 200) {
+    async list(userId: number, limit = 200): Promise<NotificationRow[]> {
       return repo.listOf(userId, limit);
     },
 

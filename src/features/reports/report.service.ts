@@ -5,7 +5,7 @@ import type { Actor } from '../../domain/policy.js';
 import { concurrencyLimit } from '../../concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { describeFilter, type ItemFilter, type WorklistsService } from '../worklists/worklists.service.js';
+import { describeFilter, type ItemFilter, type ItemRow, type WorklistsService } from '../worklists/worklists.service.js';
 import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
@@ -99,9 +99,7 @@ export function createReportsService(deps: {
     }
   }
 
-  type Listed = Awaited<ReturnType<WorklistsService['filteredItems']>>['rows'];
-
-  async function detailed(rows: Listed, withThumbnails: boolean): Promise<ReportRow[]> {
+  async function detailed(rows: ItemRow[], withThumbnails: boolean): Promise<ReportRow[]> {
     const d = await repo.details(rows.map((r) => r.item.id));
     const verdicts = new Map(d.items.map((i) => [i.id, i]));
     const group = <T extends { item_id: number }>(list: T[]) => {
@@ -154,7 +152,7 @@ export function createReportsService(deps: {
   }
 
   /** The rows page after page; the next page is read (and its thumbnails made) while the current one is written. */
-  async function* pagesOf(rows: Listed, format: ReportFormat, onProgress?: ReportOptions['onProgress']): AsyncGenerator<ReportRow[]> {
+  async function* pagesOf(rows: ItemRow[], format: ReportFormat, onProgress?: ReportOptions['onProgress']): AsyncGenerator<ReportRow[]> {
     const load = (start: number) => detailed(rows.slice(start, start + REPORT_PAGE_SIZE), format === 'pdf');
     let next = rows.length > 0 ? load(0) : null;
     for (let start = 0; next; start += REPORT_PAGE_SIZE) {

@@ -27,6 +27,15 @@ function checkNewPassword(password: string, field = 'password'): void {
   if (password.length > MAX_PASSWORD_LENGTH) throw validationError(field, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 }
 
+/** One of the user's projects and their role there, for the Profile's "You" block. */
+export interface ProjectRole {
+  projectId: number;
+  name: string;
+  archived: boolean;
+  role: MemberRole;
+  limited: boolean;
+}
+
 export function createUsersService(repo: UsersRepository, clock: Clock) {
   return {
     findByEmail(email: string): Promise<User | undefined> {
@@ -98,7 +107,7 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
     },
 
     /** The projects the user is a member of, with their role there and whether their access is limited. */
-    async projectRoles(userId: number) {
+    async projectRoles(userId: number): Promise<ProjectRole[]> {
       const rows = await repo.projectRoles(userId);
       return rows.map((r) => ({
         projectId: r.id,

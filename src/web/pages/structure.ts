@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../errors.js';
-import type { ProjectsService } from '../../features/projects/projects.service.js';
+import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
@@ -17,7 +17,7 @@ import type { WebWrite, WebWriter } from '../web-write.js';
 type StructureDeps = Pick<AppContext, 'structure' | 'attachments'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
-export function checklistChoices(tree: Awaited<ReturnType<ProjectsService['getTree']>>): ChecklistChoice[] {
+export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
   return tree.sections
     .filter((s) => s.checklists.length > 0)
     .map((s) => ({ section: { id: s.id, name: s.name }, checklists: s.checklists.map((c) => ({ id: c.id, name: c.name })) }));
