@@ -6,7 +6,7 @@ import { redactSecrets } from '../domain/redact.js';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { JSON_BODY_LIMIT } from './json-body.js';
 
-export const API_VERSION = 'v1';
+const API_VERSION = 'v1';
 
 export function meta(request: FastifyRequest) {
   return { request_id: request.id, api_version: API_VERSION, timestamp: new Date().toISOString() };
@@ -41,7 +41,7 @@ export function etagOf(data: string | Buffer): string {
   return `W/"${hash('sha256', data, 'base64url')}"`;
 }
 
-export const Meta = Type.Object({
+const Meta = Type.Object({
   request_id: Type.String(),
   api_version: Type.String(),
   timestamp: Type.String({ format: 'date-time' }),
@@ -50,7 +50,7 @@ export const Meta = Type.Object({
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data, meta: Meta });
 
 /** Every `error.code` the API answers (errors.ts). */
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export const ErrorEnvelope = Type.Object({
   ok: Type.Literal(false),
@@ -131,9 +131,9 @@ const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
 };
 
 /** Retry-After of a 503: long enough for a database restart or fail-over to be noticed, short enough to recover quickly. */
-export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
-export function toApiError(error: FastifyError): ApiError {
+function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const [first] = error.validation as unknown as AjvError[];
@@ -164,7 +164,7 @@ export function bearerChallenge(code: string): string {
   return code === 'unauthorized' ? realm : `${realm}, error="invalid_token"`;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   request.api.errorCode = error.code;
   if (error.headers) reply.headers(error.headers);
   if (error.status === 401) reply.header('www-authenticate', bearerChallenge(error.code));

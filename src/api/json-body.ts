@@ -10,7 +10,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * walks it recursively (validation, the idempotency fingerprint), which a few hundred KiB of brackets
  * would otherwise drive into a stack overflow.
  */
-export const JSON_MAX_DEPTH = 32;
+const JSON_MAX_DEPTH = 32;
 
 function nestedDeeperThan(root: object, max: number): boolean {
   const pending: [unknown, number][] = [[root, 1]];

@@ -10,7 +10,7 @@ import type { IdempotencyState } from './v1/idempotency.js';
  * decoration, created on first use): who it acts as, the entity, the error code, the idempotency key.
  * Handlers never touch it: they receive the user and the input (v1/operation-route.ts).
  */
-export interface ApiRequestState {
+interface ApiRequestState {
   /** Who the request acts as, once the bearer token resolved. */
   principal: Principal | null;
   /** A revoked or expired token and its owner, for the audit record (no principal: nothing is allowed). */

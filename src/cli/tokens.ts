@@ -10,7 +10,8 @@ import {
   usageError,
 } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
-import { formatTable, printJson, printLine, shortTime } from './output.js';
+import { userListCommand } from './user-list.js';
+import { printJson, printLine, shortTime } from './output.js';
 
 const DEFAULT_EXPIRY = '30d';
 
@@ -93,7 +94,7 @@ function expiryFrom(expiresIn: string | undefined, expiresAt: string | undefined
   return (now: Date) => parseDuration('--expires-in', lifetime, now);
 }
 
-export const tokensListCommand: Command = {
+export const tokensListCommand = userListCommand({
   name: 'tokens list',
   usage: `Usage: punchlist tokens list --user EMAIL [--json]
 
@@ -105,45 +106,24 @@ Options:
   --json             print a JSON array of {id, name, scopes, project_ids, created_at, expires_at,
                      revoked_at, last_used_at, last_used_ip, state} instead of a table
                      (project_ids: null when the token reaches every project of its user)`,
-  async run(argv) {
-    const { values } = parseCommand(this.name, argv, { user: { type: 'string' }, json: { type: 'boolean' } });
-    const email = required(this.name, 'user', values.user);
-    const tokens = await withContext(async (ctx) => ctx.tokens.listTokens((await userByEmail(ctx, email)).id));
-    if (values.json) {
-      return printJson(
-        tokens.map((t) => ({
-          id: t.id,
-          name: t.name,
-          scopes: t.scopes,
-          project_ids: t.project_ids,
-          created_at: t.created_at,
-          expires_at: t.expires_at,
-          revoked_at: t.revoked_at,
-          last_used_at: t.last_used_at,
-          last_used_ip: t.last_used_ip,
-          state: t.state,
-        })),
-      );
-    }
-    if (tokens.length === 0) return printLine(`no tokens for ${email}`);
-    printLine(
-      formatTable(
-        ['ID', 'NAME', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'SCOPES', 'PROJECTS'],
-        tokens.map((t) => [
-          String(t.id),
-          t.name,
-          t.state === 'revoked' ? `revoked ${shortTime(t.revoked_at)}` : t.state,
-          shortTime(t.created_at),
-          shortTime(t.expires_at, 'never'),
-          shortTime(t.last_used_at, 'never'),
-          t.last_used_ip ?? '-',
-          t.scopes.join(','),
-          t.project_ids?.join(',') ?? 'all',
-        ]),
-      ),
-    );
+  things: 'tokens',
+  load: (ctx, user) => ctx.tokens.listTokens(user.id),
+  json: ['id', 'name', 'scopes', 'project_ids', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip', 'state'],
+  table: {
+    headers: ['ID', 'NAME', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'SCOPES', 'PROJECTS'],
+    row: (t) => [
+      String(t.id),
+      t.name,
+      t.state === 'revoked' ? `revoked ${shortTime(t.revoked_at)}` : t.state,
+      shortTime(t.created_at),
+      shortTime(t.expires_at, 'never'),
+      shortTime(t.last_used_at, 'never'),
+      t.last_used_ip ?? '-',
+      t.scopes.join(','),
+      t.project_ids?.join(',') ?? 'all',
+    ],
   },
-};
+});
 
 export const tokensRevokeCommand: Command = {
   name: 'tokens revoke',

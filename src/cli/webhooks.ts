@@ -4,7 +4,8 @@ import type { User } from '../db/tables.js';
 import { ApiError } from '../errors.js';
 import { type Command, CliError, parseCommand, positiveInteger, required, requiredPositional, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
-import { formatTable, printJson, printLine, shortTime } from './output.js';
+import { userListCommand } from './user-list.js';
+import { printJson, printLine, shortTime } from './output.js';
 
 /** The reason an endpoint disabled from the command line shows (web Profile, `webhooks list`). */
 export const OPERATOR_REASON = 'disabled by an operator';
@@ -78,7 +79,7 @@ environment has WEBHOOK_ALLOW_PRIVATE=1 (tests, closed networks).`,
   },
 };
 
-export const webhooksListCommand: Command = {
+export const webhooksListCommand = userListCommand({
   name: 'webhooks list',
   usage: `Usage: punchlist webhooks list --user EMAIL [--json]
 
@@ -89,38 +90,21 @@ Options:
   --user EMAIL       whose endpoints
   --json             print a JSON array of {id, url, events, project_id, state, created_at} instead of a
                      table (events null: every type; project_id null: every project the user can see)`,
-  async run(argv) {
-    const { values } = parseCommand(this.name, argv, { user: { type: 'string' }, json: { type: 'boolean' } });
-    const email = required(this.name, 'user', values.user);
-    const endpoints = await withContext(async (ctx) => ctx.webhooks.list(actorOf(await userByEmail(ctx, email))));
-    if (values.json) {
-      return printJson(
-        endpoints.map((w) => ({
-          id: w.id,
-          url: w.url,
-          events: w.events,
-          project_id: w.project_id,
-          state: w.state,
-          created_at: w.created_at,
-        })),
-      );
-    }
-    if (endpoints.length === 0) return printLine(`no webhooks for ${email}`);
-    printLine(
-      formatTable(
-        ['ID', 'STATE', 'CREATED', 'PROJECT', 'EVENTS', 'URL'],
-        endpoints.map((w) => [
-          String(w.id),
-          w.state === 'disabled' ? `disabled (${w.disabled_reason ?? 'no reason given'})` : w.state,
-          shortTime(w.created_at),
-          w.project_id === null ? 'all' : String(w.project_id),
-          w.events === null ? 'all' : w.events.join(','),
-          w.url,
-        ]),
-      ),
-    );
+  things: 'webhooks',
+  load: (ctx, user) => ctx.webhooks.list(actorOf(user)),
+  json: ['id', 'url', 'events', 'project_id', 'state', 'created_at'],
+  table: {
+    headers: ['ID', 'STATE', 'CREATED', 'PROJECT', 'EVENTS', 'URL'],
+    row: (w) => [
+      String(w.id),
+      w.state === 'disabled' ? `disabled (${w.disabled_reason ?? 'no reason given'})` : w.state,
+      shortTime(w.created_at),
+      w.project_id === null ? 'all' : String(w.project_id),
+      w.events === null ? 'all' : w.events.join(','),
+      w.url,
+    ],
   },
-};
+});
 
 export const webhooksDisableCommand: Command = {
   name: 'webhooks disable',

@@ -51,7 +51,7 @@ function sqliteKysely(sqlite: SQLite.Database): Kysely<Database> {
   return kysely;
 }
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   /** PostgreSQL pool size (DATABASE_POOL_SIZE). */
   poolSize?: number;
   connectTimeoutMs?: number;

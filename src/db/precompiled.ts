@@ -65,7 +65,7 @@ function compile<DB, P extends Record<string, unknown>, R>(db: Kysely<DB>, build
 }
 
 /** Runs a compiled SELECT at once and returns its rows, or undefined to leave it to Kysely's queue. */
-export type DirectReader = (query: CompiledQuery) => unknown[] | undefined;
+type DirectReader = (query: CompiledQuery) => unknown[] | undefined;
 
 const directReaders = new WeakMap<object, DirectReader>();
 

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
  * The main connection keeps a high automatic threshold as a safety net should this thread fall behind.
  * Durability is unchanged: with `synchronous = NORMAL` commits were never fsynced, checkpoints are.
  */
-export interface Checkpointer {
+interface Checkpointer {
   close(): Promise<void>;
 }
 

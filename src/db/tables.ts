@@ -448,5 +448,4 @@ export interface Database {
 export type User = Selectable<UsersTable>;
 export type Project = Selectable<ProjectsTable>;
 export type Item = Selectable<ItemsTable>;
-export type ApiToken = Selectable<ApiTokensTable>;
 export type NewAuditRecord = Insertable<AuditLogTable>;

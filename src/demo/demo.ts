@@ -8,7 +8,7 @@ import type { Fixture } from '../features/fixtures/fixture.schema.js';
 import { importFixture } from '../features/fixtures/import.service.js';
 
 /** Every demo account signs in to the web interface with this password. */
-export const DEMO_PASSWORD = 'punchlist-demo';
+const DEMO_PASSWORD = 'punchlist-demo';
 /** The account the printed demo token acts as: manager of both demo projects. */
 export const DEMO_EMAIL = 'manager@demo.test';
 
@@ -18,7 +18,7 @@ const DAY = 86_400_000;
  * The demo workspace as a fixture (DESIGN.md §2), so the demo goes through the same import path as
  * `punchlist import`. Dates are relative to `now` so deadlines stay meaningful whenever it is loaded.
  */
-export function demoFixture(now: Date): Fixture {
+function demoFixture(now: Date): Fixture {
   const date = (days: number) => new Date(now.getTime() + days * DAY).toISOString().slice(0, 10);
   const at = (days: number, hours = 0) => new Date(now.getTime() + days * DAY + hours * 3_600_000).toISOString();
   const password = DEMO_PASSWORD;

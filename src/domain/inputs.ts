@@ -8,7 +8,7 @@ import { isCalendarDate, LINK_KINDS, type LinkKind, MAX_LINK_TITLE_LENGTH, MAX_L
  */
 
 /** The longest URL kept in a link; longer ones are refused rather than cut. */
-export const MAX_URL_LENGTH = 4096;
+const MAX_URL_LENGTH = 4096;
 
 export interface DocumentLinkInput {
   kind?: string;
@@ -62,7 +62,7 @@ export function normalizeDeadline(value: string | null, field = 'deadline'): str
 }
 
 /** An absolute http(s) URL, returned in its normalized form (what a browser would open). */
-export function normalizeUrl(value: string, field: string): string {
+function normalizeUrl(value: string, field: string): string {
   const trimmed = value.trim();
   let url: URL;
   try {

@@ -23,7 +23,7 @@ export interface Membership {
   checklistIds: readonly number[] | null;
 }
 
-export interface ProjectTarget {
+interface ProjectTarget {
   projectId: number;
   archived: boolean;
   membership: Membership | null;
@@ -42,7 +42,7 @@ export interface ItemTarget extends ProjectTarget {
  * some sections or checklists may not, as the structure reaches beyond what they see. `project.items`: raise
  * items in the project (in the checklists one sees; `item.edit` decides per checklist).
  */
-export type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items';
+type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items';
 export type ItemAction =
   | 'read'
   | 'item.status'
@@ -71,7 +71,7 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'item.edit',
 ];
 
-export function isLimited(membership: Membership): boolean {
+function isLimited(membership: Membership): boolean {
   return membership.sectionIds !== null || membership.checklistIds !== null;
 }
 

@@ -5,7 +5,7 @@
  * happens as if the text were percent-decoded: `%70%6C%6B%5F…` is a token too, and is redacted.
  */
 
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 /** `ch` literally or percent-encoded (either case of hex digits). */
 function literalOrEncoded(ch: string): string {

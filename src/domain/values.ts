@@ -6,7 +6,6 @@ export const PRIORITIES = ['low', 'medium', 'high'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
 export const ANSWER_STATUSES = ['pending', 'approved', 'rejected'] as const;
-export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
 
 export const VERDICTS = ['accepted', 'rejected'] as const;
 export type Verdict = (typeof VERDICTS)[number];

@@ -16,7 +16,7 @@ function folderOfProcess(): Promise<string> {
   return processFolder;
 }
 
-export interface UploadDir {
+interface UploadDir {
   dir: string;
   /** A new file of the request, readable by this user only. */
   create(name: string): { path: string; stream: WriteStream };

@@ -25,8 +25,8 @@ import { createMcpServer } from './server.js';
  * v1's JSON limit, or, for a token that may upload images (`items:materials.write`), v1's upload limit in
  * base64 (10 files of 20 MiB, 4/3 larger as base64) plus the JSON-RPC around them.
  */
-export const MCP_JSON_BODY_LIMIT = JSON_BODY_LIMIT;
-export const MCP_UPLOAD_BODY_LIMIT = Math.ceil((UPLOAD_LIMITS.maxFiles * UPLOAD_LIMITS.maxFileBytes * 4) / 3) + JSON_BODY_LIMIT;
+const MCP_JSON_BODY_LIMIT = JSON_BODY_LIMIT;
+const MCP_UPLOAD_BODY_LIMIT = Math.ceil((UPLOAD_LIMITS.maxFiles * UPLOAD_LIMITS.maxFileBytes * 4) / 3) + JSON_BODY_LIMIT;
 
 /** The body limit of a caller's token. */
 function bodyLimitOf(principal: Principal): number {

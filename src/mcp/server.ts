@@ -16,7 +16,7 @@ import { publicSchema } from '../api/v1/schemas.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { toolInputSchema, toolRequest } from './tool-input.js';
 
-export const MCP_SERVER_NAME = 'punchlist';
+const MCP_SERVER_NAME = 'punchlist';
 export const MCP_SERVER_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /** What to tell the agent after a failed call, by error code: the spec's "report, don't work around". */
@@ -69,17 +69,17 @@ interface ToolDefinition {
 }
 
 /** What a tool needs of the typed client: a call of an operation by id. */
-export interface ToolClient {
+interface ToolClient {
   call(id: string, input: object): Promise<unknown>;
 }
 
 /** The tools of the operations that declare one, in the operations' order. */
-export function toolsOf(operations: OperationRegistry): ToolDefinition[] {
+function toolsOf(operations: OperationRegistry): ToolDefinition[] {
   return Object.entries(operations).flatMap(([operation, op]) => (op.mcp ? [{ operation, op, mcp: op.mcp }] : []));
 }
 
 /** The tools a token with these scopes may use (its operation's scope); in read-only mode, only those that change nothing. */
-export function toolsFor(scopes: readonly string[], readOnly = false, operations: OperationRegistry = OPERATIONS): ToolDefinition[] {
+function toolsFor(scopes: readonly string[], readOnly = false, operations: OperationRegistry = OPERATIONS): ToolDefinition[] {
   return toolsOf(operations).filter((tool) => scopes.includes(tool.op.scope) && (!readOnly || tool.mcp.hints.readOnlyHint));
 }
 

@@ -3,7 +3,7 @@ import { sameSecret } from '../features/sessions/sessions.service.js';
 import type { Metrics } from './prometheus.js';
 
 /** The route label of requests that matched no route: raw URLs would make one series per probe. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 const isLoopback = (address: string | undefined) => address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 

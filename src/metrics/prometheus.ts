@@ -13,7 +13,7 @@ export interface Metrics {
 }
 
 /** Readings taken at each scrape (queue depths); a later feature with a queue adds its own here. */
-export interface MetricSources {
+interface MetricSources {
   auditQueueDepth: () => number;
   webhookDeliveriesPending: () => number;
   /** Notification emails sent and failed attempts on this node, and the emails waiting (DESIGN.md §15). */

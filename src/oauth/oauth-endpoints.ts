@@ -5,7 +5,7 @@ import type { RateLimiter } from '../features/rate-limit/rate-limiter.js';
 import { urlEncodedForms } from '../http/form-body.js';
 import { authorizationServerMetadata, PROTECTED_RESOURCES, protectedResourceMetadata } from './metadata.js';
 
-export interface OAuthEndpointsOptions {
+interface OAuthEndpointsOptions {
   oauth: OAuthService;
   urls: { baseUrl: string };
   /** Per client IP; null: unlimited. */

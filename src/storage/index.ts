@@ -3,7 +3,7 @@ import type { BlobStore } from './blob-store.js';
 import { DiskBlobStore } from './disk-blob-store.js';
 import { parseS3Url, S3BlobStore } from './s3-blob-store.js';
 
-export { assertValidKey, isValidKey, type BlobStore } from './blob-store.js';
+export type { BlobStore } from './blob-store.js';
 export { DiskBlobStore } from './disk-blob-store.js';
 
 /**

@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { assertValidKey, type BlobStore } from './blob-store.js';
 
-export interface S3Location {
+interface S3Location {
   bucket: string;
   /** Optional key prefix inside the bucket (`s3://bucket/prefix`). */
   prefix: string;

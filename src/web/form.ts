@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { urlEncodedForms } from '../http/form-body.js';
 
 /** Forms are small: names, reasons, a few checkboxes. */
-export const FORM_BODY_LIMIT = 64 * 1024;
+const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
  * The web scope accepts `application/x-www-form-urlencoded` bodies only (what HTML forms send without

@@ -4,7 +4,7 @@ import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js'
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { zonedTime } from '../domain/time-zones.js';
 
-export interface PageOptions {
+interface PageOptions {
   title: string;
   session: WebSession | null;
   /** The current path, to mark the navigation entry. */

@@ -24,7 +24,7 @@ declare module 'fastify' {
 /** Thrown by the guard: the error handler answers it with a redirect to the sign-in page. */
 export class SignInRequired extends Error {}
 
-export const csrfFailed = () =>
+const csrfFailed = () =>
   new ApiError(403, 'csrf_failed', 'This form has expired or did not come from this site. Reload the page and try again.');
 
 function loginCookieName(baseUrl: string) {

@@ -22,7 +22,7 @@ export interface FormFailure {
 const KEY = /^[0-9a-f-]{36}$/;
 
 /** The form's values without the guards, for showing them again. */
-export function formValues(form: URLSearchParams | Record<string, string>): Record<string, string | string[]> {
+function formValues(form: URLSearchParams | Record<string, string>): Record<string, string | string[]> {
   const entries = form instanceof URLSearchParams ? [...form.keys()].map((k) => [k, form.getAll(k)] as const) : Object.entries(form);
   return Object.fromEntries(
     entries.filter(([k]) => k !== '_csrf' && k !== '_key').map(([k, v]) => [k, Array.isArray(v) && v.length === 1 ? v[0]! : v]),

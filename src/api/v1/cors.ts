@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
  * without a token; any other OPTIONS stays the 405 of the path. @fastify/cors was not used: it answers
  * every OPTIONS itself (no 405) and cannot list each path's own methods.
  */
-export const CORS_EXPOSED_HEADERS = [
+const CORS_EXPOSED_HEADERS = [
   'X-Request-Id',
   'ETag',
   'RateLimit',
@@ -17,8 +17,8 @@ export const CORS_EXPOSED_HEADERS = [
   'Idempotent-Replayed',
 ].join(', ');
 // If-None-Match: the conditional GETs of the ETags v1 sends (304). If-Match is not listed: v1 never reads it.
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id';
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id';
+const CORS_MAX_AGE_SECONDS = 600;
 
 export function corsHooks(app: FastifyInstance, origins: readonly string[]) {
   if (origins.length === 0) return;

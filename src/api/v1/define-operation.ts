@@ -18,7 +18,7 @@ import type { Principal } from '../../features/tokens/tokens.service.js';
 
 export const V1_BASE_PATH = '/api/external/v1';
 
-export type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
+type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
 export type OperationBody = 'none' | 'json' | 'multipart';
 export type OperationTag = 'auth' | 'projects' | 'items' | 'comments' | 'answers' | 'events';
 
@@ -160,7 +160,7 @@ export const uploadErrors = (...own: ErrorCode[]): readonly ErrorCode[] => [
 ];
 
 /** One request of the operation, as the OpenAPI example shows it and the tests send it. */
-export interface ExampleRequest {
+interface ExampleRequest {
   /** Query parameters, by name (as text). */
   query?: Record<string, string>;
   /** The JSON body (JSON writes). */
@@ -169,7 +169,7 @@ export interface ExampleRequest {
   form?: Record<string, string>;
 }
 
-export interface OperationExamples extends ExampleRequest {
+interface OperationExamples extends ExampleRequest {
   /** Example `data` of the success envelope (test/openapi.test.ts validates it against `data`). */
   data: unknown;
   /**
@@ -284,7 +284,6 @@ export function defineOperation<
 }
 
 /** The envelope's `data` of an operation of a registry. */
-export type DataOf<Op extends Operation> = Static<Op['data']>;
 
 /** The operation registered at `METHOD path` (path relative to the v1 base), if any. */
 export function operationAt(operations: OperationRegistry, method: string, path: string): string | undefined {

@@ -16,15 +16,7 @@ import { searchProject } from './operations/search-project.js';
 import { setItemPlanning } from './operations/set-item-planning.js';
 import { setItemStatus } from './operations/set-item-status.js';
 
-export {
-  type ApiServices,
-  type Operation,
-  type OperationBody,
-  type OperationRegistry,
-  type ToolHints,
-  operationAt,
-  V1_BASE_PATH,
-} from './define-operation.js';
+export { type Operation, type OperationRegistry, V1_BASE_PATH } from './define-operation.js';
 
 /**
  * The v1 operations, in the order the OpenAPI document and the MCP tool list show them. Each is defined

@@ -22,7 +22,7 @@ import { apiNotFoundHandler, dataText, etagOf } from '../envelope.js';
  * whatever it asks: bearerAuth consumes it and keeps the decision on the request for these headers.
  */
 
-export const RATE_LIMIT_POLICY = 'per-token';
+const RATE_LIMIT_POLICY = 'per-token';
 
 function parseEntityTags(header: string): string[] {
   return header.split(',').map((tag) => tag.trim().replace(/^W\//, ''));

@@ -6,9 +6,9 @@ import { ANSWER_STATUSES, EVENT_TYPES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SE
 /** A nullable string: `type: ['string', 'null']` in JSON Schema (not an anyOf union). */
 export const NullableString = (options: { format?: 'date' | 'date-time' } = {}): TUnsafe<string | null> =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
-export const NullableInteger = (): TUnsafe<number | null> => Type.Unsafe<number | null>({ type: ['integer', 'null'] });
+const NullableInteger = (): TUnsafe<number | null> => Type.Unsafe<number | null>({ type: ['integer', 'null'] });
 /** A nullable object (or any schema that cannot take a type array). */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
  * Query parameters arrive as text and are validated as text (no coercion: `01002` or `1e3` are refused);
@@ -22,7 +22,7 @@ export interface IntegerText {
 }
 export const integerText = (schema: TString) => schema as TString & IntegerText;
 
-export const ID_PATTERN = '^[1-9][0-9]{0,15}$';
+const ID_PATTERN = '^[1-9][0-9]{0,15}$';
 const ID_MESSAGE = 'must be a positive integer id in decimal digits, without leading zeros or signs (e.g. 1002)';
 
 /** A positive decimal id in a query string. */
@@ -38,7 +38,7 @@ export const BodyId = (description: string) =>
   });
 
 export const LIMIT = { default: 50, max: 200 };
-export const MAX_OFFSET = 999_999_999;
+const MAX_OFFSET = 999_999_999;
 
 export const Limit = (description = `Page size, 1–${LIMIT.max} (default ${LIMIT.default})`) =>
   integerText(
@@ -62,12 +62,12 @@ export const Offset = (description = 'Entries to skip (default 0)') =>
 export const ItemStatus = Type.Enum([...ITEM_STATUSES], { errorMessage: `must be one of ${ITEM_STATUSES.join(', ')}` });
 export const Priority = Type.Enum([...PRIORITIES], { errorMessage: `must be one of ${PRIORITIES.join(', ')}` });
 export const AnswerStatus = Type.Enum([...ANSWER_STATUSES]);
-export const LinkKind = Type.Enum([...LINK_KINDS]);
-export const SearchEntityType = Type.Enum([...SEARCH_ENTITY_TYPES]);
+const LinkKind = Type.Enum([...LINK_KINDS]);
+const SearchEntityType = Type.Enum([...SEARCH_ENTITY_TYPES]);
 
 const DateTime = () => Type.String({ format: 'date-time' });
 
-export const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
 
 export const ProjectCard = Type.Object({
   id: Type.Integer(),
@@ -150,7 +150,7 @@ export const Answer = Type.Object({
   updated_at: DateTime(),
 });
 
-export const HistoryEntry = Type.Object({
+const HistoryEntry = Type.Object({
   kind: Type.Enum(['created', 'status_changed']),
   from: Type.Union([ItemStatus, Type.Null()]),
   to: Type.Union([ItemStatus, Type.Null()]),

@@ -18,7 +18,7 @@ export interface V1Options {
   operations?: OperationRegistry;
 }
 
-export interface V1PluginOptions extends V1Options {
+interface V1PluginOptions extends V1Options {
   ctx: AppContext;
 }
 

@@ -6,7 +6,7 @@ import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { MembersRepository } from './members.repository.js';
 
-export interface MemberInput {
+interface MemberInput {
   userId: number;
   role: string;
   /** false: the whole project. true: only the union of `sectionIds` and `checklistIds` (partial access). */
@@ -17,6 +17,17 @@ export interface MemberInput {
 
 const idList = (value: string | null): number[] | null => (value === null ? null : (JSON.parse(value) as number[]));
 
+/** A member of a project as the admin's editor lists them; `null` lists: no limit of that kind. */
+export interface ProjectMember {
+  user_id: number;
+  email: string;
+  name: string;
+  active: number;
+  role: string;
+  section_ids: number[] | null;
+  checklist_ids: number[] | null;
+}
+
 /** Project memberships (role, and optionally partial access to sections and checklists), for administrators. */
 export function createMembersService(deps: { repo: MembersRepository; clock: Clock }) {
   const { repo, clock } = deps;
@@ -26,7 +37,7 @@ export function createMembersService(deps: { repo: MembersRepository; clock: Clo
   }
 
   return {
-    async listMembers(actor: Actor, projectId: number) {
+    async listMembers(actor: Actor, projectId: number): Promise<ProjectMember[]> {
       assertAdmin(actor);
       await projectExists(projectId);
       const rows = await repo.listOfProject(projectId);

@@ -3,15 +3,15 @@ import type { Database, ProjectsTable } from '../../db/tables.js';
 import type { Priority } from '../../domain/values.js';
 
 /** The tables whose rows are ordered by `position` inside their parent, and the parent's column. */
-export const ORDERED = {
+const ORDERED = {
   sections: 'project_id',
   checklists: 'section_id',
   items: 'checklist_id',
 } as const;
-export type OrderedTable = keyof typeof ORDERED;
+type OrderedTable = keyof typeof ORDERED;
 
 /** A new item as the punch-list cycle raises it (DESIGN.md §14): pending, with its planning. */
-export interface NewItemRow {
+interface NewItemRow {
   project_id: number;
   section_id: number;
   checklist_id: number;

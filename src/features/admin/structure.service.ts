@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import type { Project } from '../../db/tables.js';
 import { normalizeDeadline, optionalText, requiredText } from '../../domain/inputs.js';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
@@ -7,8 +8,8 @@ import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';
-import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectAccessReads, ProjectsRepository, StructureRows } from '../projects/projects.repository.js';
+import type { ProjectsService, ProjectTree } from '../projects/projects.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { ItemFields, StructureRepository } from './structure.repository.js';
 
@@ -18,18 +19,43 @@ import type { ItemFields, StructureRepository } from './structure.repository.js'
  * item write path or its project-level counterpart (lock, history, audit record, event). Projects themselves
  * are for admins only. The API v1 never edits structure (spec §1.3); there is no deletion.
  */
-export const MAX_ITEM_TEXT_LENGTH = 1000;
+const MAX_ITEM_TEXT_LENGTH = 1000;
 
-export type Direction = 'up' | 'down';
+/** A project as the admin's list of projects shows it. */
+export interface AdminProjectRow {
+  id: number;
+  name: string;
+  deadline: string | null;
+  verdict: string | null;
+  archived: number;
+}
 
-export interface ProjectInput {
+/** A project with its whole structure, for the admin's project editor: every section, checklist and item, in order. */
+export interface ProjectStructure extends StructureRows {
+  project: Project;
+  items: { id: number; checklist_id: number; text: string; status: string; position: number }[];
+}
+
+/** What the project page offers the actor: raising items, and editing sections and checklists. */
+export interface ProjectRights {
+  addItems: boolean;
+  structure: boolean;
+}
+
+/** What "Add item" offers: the checklists of the tree the actor sees, and the project's members as participants. */
+export interface NewItemChoices {
+  tree: ProjectTree;
+  members: { id: number; name: string; email: string; role: string }[];
+}
+
+interface ProjectInput {
   name: string;
   description?: string;
   deadline?: string;
 }
 
 /** A new item: text required; the rest optional. Photos come checked and converted (`attachments.prepare`). */
-export interface NewItemInput {
+interface NewItemInput {
   text: string;
   description?: string;
   participantIds?: readonly number[];
@@ -40,7 +66,7 @@ export interface NewItemInput {
 }
 
 /** What "Edit item" changes; a field left out stays as it is. */
-export interface ItemEdit {
+interface ItemEdit {
   text?: string;
   description?: string;
   participantIds?: readonly number[];
@@ -155,13 +181,13 @@ export function createStructureService(deps: {
   }
 
   const service = {
-    async listProjects(actor: Actor) {
+    async listProjects(actor: Actor): Promise<AdminProjectRow[]> {
       assertAdmin(actor);
       return repo.listProjects();
     },
 
     /** A project with its whole structure, for the admin's project editor. */
-    async getStructure(actor: Actor, projectId: number) {
+    async getStructure(actor: Actor, projectId: number): Promise<ProjectStructure> {
       assertAdmin(actor);
       const project = await projectsRepo.findProject(projectId);
       if (!project) throw notFound('The project');
@@ -173,20 +199,20 @@ export function createStructureService(deps: {
     },
 
     /** What the project page offers the actor: raising items, and editing sections and checklists. */
-    async rightsOn(actor: Actor, projectId: number) {
+    async rightsOn(actor: Actor, projectId: number): Promise<ProjectRights> {
       const { project, membership } = await projects.access(actor, projectId);
       const target = { projectId, archived: project.archived === 1, membership };
       return { addItems: canOnProject(actor, 'project.items', target), structure: canOnProject(actor, 'project.structure', target) };
     },
 
     /** The project's tree, for the page that edits its sections and checklists (404, 403 as for a change). */
-    async structureOf(actor: Actor, projectId: number) {
+    async structureOf(actor: Actor, projectId: number): Promise<ProjectTree> {
       await authorizeStructure(actor, projectId);
       return projects.getTree(actor, projectId);
     },
 
     /** What "Add item" offers: the checklists the actor sees and the project's members (404, 403 as for a change). */
-    async newItemChoices(actor: Actor, projectId: number) {
+    async newItemChoices(actor: Actor, projectId: number): Promise<NewItemChoices> {
       await authorizeProject(actor, projectId, 'project.items');
       const [tree, members] = await Promise.all([projects.getTree(actor, projectId), repo.membersOfProject(projectId)]);
       return { tree, members };

@@ -7,6 +7,16 @@ import type { TokensService } from '../tokens/tokens.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { assertAdmin } from './admin-guard.js';
 
+/** A user account as the admin's list shows it. */
+export interface UserAccount {
+  id: number;
+  email: string;
+  name: string;
+  role: string;
+  active: number;
+  created_at: string;
+}
+
 /** Users, for administrators: list, create, deactivate and reactivate. */
 export function createUsersAdminService(deps: {
   users: UsersService;
@@ -15,7 +25,7 @@ export function createUsersAdminService(deps: {
 }) {
   const { users, sessions, tokens } = deps;
   return {
-    async listUsers(actor: Actor) {
+    async listUsers(actor: Actor): Promise<UserAccount[]> {
       assertAdmin(actor);
       return users.listUsers();
     },

@@ -16,7 +16,7 @@ import { createAttachmentsRepository } from './attachments.repository.js';
  */
 
 /** The key prefixes attachments are stored under (attachments.service.ts). */
-export const ATTACHMENT_PREFIXES = ['items/', 'answers/'] as const;
+const ATTACHMENT_PREFIXES = ['items/', 'answers/'] as const;
 
 const BATCH = 500;
 
@@ -27,7 +27,7 @@ const BATCH = 500;
  */
 export const SUSPICIOUS_ORPHANS = 100;
 
-export interface OrphanSweepResult {
+interface OrphanSweepResult {
   /** Blobs looked at. */
   scanned: number;
   /** Orphans deleted. */

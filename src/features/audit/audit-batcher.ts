@@ -10,7 +10,7 @@
  *
  * Records are written in the order they were queued: one flush at a time, each in queue order.
  */
-export interface AuditBatcher<T> {
+interface AuditBatcher<T> {
   add(record: T): void;
   /** Writes everything queued so far; resolves once it is committed (or reported as failed). */
   flush(): Promise<void>;

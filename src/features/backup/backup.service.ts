@@ -26,7 +26,7 @@ export interface BackupManifest {
   storage: { dir: string; blobs: number; bytes: number };
 }
 
-export interface Locations {
+interface Locations {
   databaseUrl: string;
   storageUrl: string;
 }

@@ -3,7 +3,7 @@ import { type EventType, MAX_EVENT_WAIT_SECONDS } from '../../domain/values.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
-import type { EventQuery, EventsRepository, EventVisibility, NewEvent } from './events.repository.js';
+import type { EventQuery, EventsRepository, EventVisibility } from './events.repository.js';
 
 /** How often, while somebody waits, the database is asked for events committed by another node. */
 const OTHER_NODES_POLL_MS = 500;
@@ -17,6 +17,19 @@ export interface EventView {
   actor: { id: number; name: string } | null;
   token_id: number | null;
   data: unknown;
+}
+
+/** One page of the change feed (v1 events/list): `next_after` is the cursor of the next page. */
+export interface EventPage {
+  events: EventView[];
+  next_after: number;
+  has_more: boolean;
+}
+
+/** An item's events with the names of the people and checklists they refer to (the web timeline). */
+export interface ItemEvents {
+  events: EventView[];
+  names: { users: Map<number, string>; checklists: Map<number, string> };
 }
 
 export interface ListEventsInput extends EventQuery {
@@ -137,7 +150,7 @@ export function createEventsService(deps: {
     },
 
     /** Events after `after`, oldest first; waits up to `wait` seconds for the first one when there is none. */
-    async list(actor: Actor, input: ListEventsInput) {
+    async list(actor: Actor, input: ListEventsInput): Promise<EventPage> {
       if (input.projectId !== null) await projects.access(actor, input.projectId);
       if (input.itemId !== null) await items.access(actor, input.itemId);
       const deadline = Date.now() + Math.min(input.wait, MAX_EVENT_WAIT_SECONDS) * 1000;
@@ -183,7 +196,7 @@ export function createEventsService(deps: {
      * An item's events, oldest first, with the names of the people and checklists they refer to (the web
      * timeline). The caller has checked that the reader sees the item: every event of it is then visible.
      */
-    async ofItem(itemId: number) {
+    async ofItem(itemId: number): Promise<ItemEvents> {
       const events = (await repo.ofItem(itemId)).map(toView);
       const userIds = new Set<number>();
       const checklistIds = new Set<number>();
@@ -208,4 +221,3 @@ export function createEventsService(deps: {
 }
 
 export type EventsService = ReturnType<typeof createEventsService>;
-export type { NewEvent };

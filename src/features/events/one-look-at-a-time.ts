@@ -27,5 +27,19 @@ export function oneLookAtATime(look: () => Promise<void>, options: { active: () 
     wake,
     /** The look under way, if any. */
     running: () => running,
+    /**
+     * Waits for the looks under way, then runs `drain` once and resolves when it is done (tests, benchmarks):
+     * the worker's stop, read and set through `stop`, is lifted for it and put back after it.
+     */
+    async drainNow(drain: () => Promise<void>, stop: { get: () => boolean; set: (stopped: boolean) => void }): Promise<void> {
+      while (running) await running;
+      const wasStopped = stop.get();
+      stop.set(false);
+      try {
+        await drain();
+      } finally {
+        stop.set(wasStopped);
+      }
+    },
   };
 }

@@ -20,7 +20,7 @@ export interface ConsumedEvent {
 }
 
 /** Where a consumer keeps its cursor and lease (a row of `outbox_consumers`). */
-export interface ConsumerStore {
+interface ConsumerStore {
   ensureConsumer(name: string, cursor: number): Promise<void>;
   leaseConsumer(name: string, holder: string, now: string, until: string): Promise<number | null>;
   advanceConsumer(trx: Transaction<Database>, name: string, holder: string, from: number, to: number): Promise<boolean>;
@@ -32,9 +32,9 @@ export interface ConsumerStore {
  * What a consumer does with a batch: reads what it needs first (outside any transaction: on SQLite a
  * transaction holds the only connection), then returns the writes, run in the transaction that moves the cursor.
  */
-export type BatchHandler = (events: readonly ConsumedEvent[]) => Promise<(trx: Transaction<Database>) => Promise<void>>;
+type BatchHandler = (events: readonly ConsumedEvent[]) => Promise<(trx: Transaction<Database>) => Promise<void>>;
 
-export interface OutboxConsumerOptions {
+interface OutboxConsumerOptions {
   /** The consumer's row in `outbox_consumers`. */
   name: string;
   /** Only these event types are read (the cursor passes the others); null: every type. */
@@ -53,7 +53,7 @@ export interface OutboxConsumerOptions {
 }
 
 /** Waits after a failed batch: 1 s, 2 s, 4 s, … up to a minute. */
-export function consumerBackoff(failures: number): number {
+function consumerBackoff(failures: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(0, failures - 1));
 }
 
@@ -160,16 +160,7 @@ export function createOutboxConsumer(
       wake();
     },
     /** Reads the outbox now and resolves once it is drained (tests, benchmarks). */
-    async drainNow(): Promise<void> {
-      while (looks.running()) await looks.running();
-      const wasStopped = stopped;
-      stopped = false;
-      try {
-        await drain();
-      } finally {
-        stopped = wasStopped;
-      }
-    },
+    drainNow: () => looks.drainNow(drain, { get: () => stopped, set: (value) => (stopped = value) }),
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
@@ -181,5 +172,3 @@ export function createOutboxConsumer(
     },
   };
 }
-
-export type OutboxConsumer = ReturnType<typeof createOutboxConsumer>;

@@ -25,7 +25,7 @@ export interface IdempotencyScope {
   path: string;
 }
 
-export type Reservation =
+type Reservation =
   | { kind: 'reserved' }
   /** Another request already completed with this key and the same request: its response. */
   | { kind: 'replay'; status: number; body: string; requestId: string }

@@ -2,20 +2,100 @@ import type { Selectable } from 'kysely';
 import type { AttachmentsTable } from '../../db/tables.js';
 
 /** How item materials are presented: one place, used by the item card and by the writes that return them. */
-export interface LinkRow {
+interface LinkRow {
   id: number;
   kind: string;
   title: string;
   url: string;
 }
 
-export type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
+type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
 
-export function linkView(row: LinkRow) {
+export interface LinkView {
+  id: number;
+  kind: string;
+  title: string;
+  url: string;
+}
+
+export interface AttachmentView {
+  id: number;
+  original_name: string;
+  mime_type: string;
+  path: string;
+  /** Where the image is served (the old API's file.php path, kept for integrators). */
+  url: string;
+  size: number;
+  width: number;
+  height: number;
+  created_at: string;
+}
+
+export interface UserRef {
+  id: number;
+  name: string;
+}
+
+export interface CommentView {
+  id: number;
+  text: string;
+  author: UserRef;
+  created_at: string;
+}
+
+export interface AnswerView {
+  id: number;
+  text: string;
+  status: string;
+  author: UserRef;
+  document_links: LinkView[];
+  attachments: AttachmentView[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** An entry of the item's status history; `from`/`to` are statuses (null where none applies). */
+export interface HistoryEntryView {
+  kind: string;
+  from: string | null;
+  to: string | null;
+  at: string;
+  user: UserRef | null;
+  note: string | null;
+}
+
+/** The item card: the item with its participants, comments, answers, materials and history (v1 items/get, the item page). */
+export interface ItemCard {
+  id: number;
+  project_id: number;
+  section_id: number;
+  checklist_id: number;
+  text: string;
+  description: string;
+  status: string;
+  priority: string;
+  deadline: string | null;
+  requires_answer: boolean;
+  verdict: string | null;
+  rework_reason: string | null;
+  rework_deadline: string | null;
+  participants: (UserRef & { role: string | null })[];
+  comments: CommentView[];
+  answers: AnswerView[];
+  attachments: AttachmentView[];
+  document_links: LinkView[];
+  status_history: HistoryEntryView[];
+  can_verdict: boolean;
+  can_return_to_rework: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export function linkView(row: LinkRow): LinkView {
   return { id: row.id, kind: row.kind, title: row.title, url: row.url };
 }
 
-export function attachmentView(baseUrl: string, row: AttachmentRow) {
+export function attachmentView(baseUrl: string, row: AttachmentRow): AttachmentView {
   const owner = row.answer_id === null ? 'items' : 'answers';
   return {
     id: row.id,
@@ -29,6 +109,3 @@ export function attachmentView(baseUrl: string, row: AttachmentRow) {
     created_at: row.created_at,
   };
 }
-
-export type LinkView = ReturnType<typeof linkView>;
-export type AttachmentView = ReturnType<typeof attachmentView>;

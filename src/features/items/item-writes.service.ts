@@ -26,7 +26,7 @@ function planningChanges(input: PlanningInput) {
 }
 
 /** Several changes of one item at once (the web's bulk changes): all of them or none. */
-export interface ItemChanges {
+interface ItemChanges {
   status?: ItemStatus;
   planning?: PlanningInput;
   /** A change owned by another feature (participants), run in the same transaction after the policy allows `action`. */

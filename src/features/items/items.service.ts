@@ -3,15 +3,23 @@ import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type M
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
 import type { ItemsRepository, ItemWrites } from './items.repository.js';
-import { attachmentView, linkView } from './item-views.js';
+import { attachmentView, type ItemCard, linkView } from './item-views.js';
 
-export interface ItemAccess {
+interface ItemAccess {
   item: Item;
   project: Project;
   membership: Membership | null;
   target: ItemTarget;
   /** With their project role: the card shows them, the policy needs their ids. */
   participants: { id: number; name: string; role: string | null }[];
+}
+
+/** The item page's data: the card, what the actor may do on it, and the answers they may add images to. */
+export interface ItemWorkspace {
+  item: ItemCard;
+  project: { id: number; name: string };
+  rights: Record<ItemAction, boolean>;
+  answerImages: Set<number>;
 }
 
 const user = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' });
@@ -72,7 +80,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     },
 
     /** `reads`: inside a write (the card of a new item, for its event), else the database's. */
-    async getItemCard(actor: Actor, itemId: number, reads: ItemReads = onDatabase) {
+    async getItemCard(actor: Actor, itemId: number, reads: ItemReads = onDatabase): Promise<{ item: ItemCard }> {
       return cardOf(actor, await service.access(actor, itemId, reads), reads);
     },
 
@@ -80,7 +88,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
      * The item card with what the actor may do on it (the policy, action by action) and the answers they
      * may add images to: the web item page shows only the controls that the actor may use.
      */
-    async getItemWorkspace(actor: Actor, itemId: number) {
+    async getItemWorkspace(actor: Actor, itemId: number): Promise<ItemWorkspace> {
       const access = await service.access(actor, itemId);
       const { item } = await cardOf(actor, access);
       const rights = Object.fromEntries(ITEM_ACTIONS.map((action) => [action, can(actor, action, access.target)])) as Record<
@@ -94,7 +102,11 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     },
   };
 
-  async function cardOf(actor: Actor, { item, target, participants }: ItemAccess, reads: ItemReads = onDatabase) {
+  async function cardOf(
+    actor: Actor,
+    { item, target, participants }: ItemAccess,
+    reads: ItemReads = onDatabase,
+  ): Promise<{ item: ItemCard }> {
     const { comments, answers, links, attachments, history } = await reads.items.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));

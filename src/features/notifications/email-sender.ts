@@ -7,16 +7,16 @@ import type { EmailRow, NotificationRow, NotificationsRepository } from './notif
 
 /** Retries of a refused or failed send: about 10 s, 30 s, 1, 2, 5, 10, 30 min, 1 h, 2 h, then every 4 h, ±20 %. */
 const RETRY_DELAYS_MS = [10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
-export const EMAIL_GIVE_UP_AFTER_MS = 24 * 3_600_000;
+const EMAIL_GIVE_UP_AFTER_MS = 24 * 3_600_000;
 /** A claimed email is another node's again after this (a send takes at most ~40 s with the mailer's timeouts). */
 const CLAIM_MS = 120_000;
 
-export function emailRetryDelay(attempt: number, random = Math.random): number {
+function emailRetryDelay(attempt: number, random = Math.random): number {
   const base = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]!;
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-export interface EmailSenderDeps {
+interface EmailSenderDeps {
   repo: NotificationsRepository;
   mailer: Mailer;
   clock: Clock;
@@ -107,16 +107,7 @@ export function createEmailSender(
     /** Looks at the queue now (after a batch of notifications was queued on this node). */
     wake,
     /** Sends what is due now and resolves when done (tests). */
-    async drainNow(): Promise<void> {
-      while (looks.running()) await looks.running();
-      const wasStopped = stopped;
-      stopped = false;
-      try {
-        await drain();
-      } finally {
-        stopped = wasStopped;
-      }
-    },
+    drainNow: () => looks.drainNow(drain, { get: () => stopped, set: (value) => (stopped = value) }),
     /** Emails sent and failed attempts on this node, and the emails waiting as of the last look. */
     stats: () => ({ ...counts, waiting }),
     async stop() {

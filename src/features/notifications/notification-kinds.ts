@@ -55,7 +55,7 @@ export interface EventFacts {
   answerAuthorId?: number | null;
 }
 
-export interface OutboxEvent {
+interface OutboxEvent {
   id: number;
   type: EventType;
   item_id: number | null;

@@ -25,7 +25,7 @@ import type { NewNotification, NotificationRow, NotificationsRepository } from '
 const DAY_MS = 86_400_000;
 
 /** The date (YYYY-MM-DD) and hour (0–23) at `at` in an IANA time zone; UTC when none or unknown. */
-export function localTime(at: Date, timeZone: string | null): { date: string; hour: number } {
+function localTime(at: Date, timeZone: string | null): { date: string; hour: number } {
   let parts: Intl.DateTimeFormatPart[];
   try {
     parts = new Intl.DateTimeFormat('en-CA', {
@@ -59,7 +59,7 @@ function groupIds<R extends { user_id: number }>(rows: readonly R[], keyOf: (row
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** The hour of the daily digest, in each user's time zone. */
-export const DIGEST_HOUR = 7;
+const DIGEST_HOUR = 7;
 
 /** A membership read with other facts: a null role when the person is known not to be a member of the project. */
 interface MembershipFact {
@@ -349,7 +349,7 @@ export function createNotificationsService(deps: {
       };
     },
 
-    async list(userId: number, limit = 200) {
+    async list(userId: number, limit = 200): Promise<NotificationRow[]> {
       return repo.listOf(userId, limit);
     },
 

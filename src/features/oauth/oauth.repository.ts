@@ -3,11 +3,11 @@ import type { Database, OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OA
 
 export type OAuthClientRow = Selectable<OAuthClientsTable>;
 export type OAuthGrantRow = Selectable<OAuthGrantsTable>;
-export type OAuthCodeRow = Selectable<OAuthCodesTable>;
-export type OAuthRefreshTokenRow = Selectable<OAuthRefreshTokensTable>;
+type OAuthCodeRow = Selectable<OAuthCodesTable>;
+type OAuthRefreshTokenRow = Selectable<OAuthRefreshTokensTable>;
 
 /** A grant with what the Profile and the consent page show of it. */
-export interface OAuthConnectionRow extends OAuthGrantRow {
+interface OAuthConnectionRow extends OAuthGrantRow {
   client_name: string;
 }
 

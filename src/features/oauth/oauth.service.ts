@@ -24,9 +24,9 @@ import type { OAuthClientRow, OAuthGrantRow, OAuthRepository, OAuthStatements } 
 /** Authorization codes live 60 s and are used once (OAuth 2.1 §4.1.2). */
 export const CODE_TTL_MS = 60_000;
 /** Access tokens are short-lived; the refresh token renews them until the grant's own expiry. */
-export const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
+const ACCESS_TOKEN_TTL_MS = 60 * 60 * 1000;
 /** The name of a grant's token in the Profile and in `auth/me`: "OAuth: <client name>". */
-export const OAUTH_TOKEN_PREFIX = 'OAuth: ';
+const OAUTH_TOKEN_PREFIX = 'OAuth: ';
 const MAX_CLIENT_NAME = 100;
 const DEFAULT_CLIENT_NAME = 'Unnamed application';
 
@@ -66,7 +66,7 @@ export class AuthorizationError extends Error {
   }
 }
 
-export interface TokenResponse {
+interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
@@ -74,7 +74,7 @@ export interface TokenResponse {
   scope: string;
 }
 
-export interface RegisteredClient {
+interface RegisteredClient {
   client_id: string;
   client_id_issued_at: number;
   client_name: string;

@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/policy.js';
 import type { ProjectsService } from '../projects/projects.service.js';
-import type { ProjectSearch } from '../search/project-search.js';
+import type { ProjectSearch, ProjectSearchResult } from '../search/project-search.js';
 import type { SearchQuery } from '../search/search.service.js';
 import type { JobHandler } from './job-runner.js';
 import type { OffloadLane } from './lanes.js';
@@ -8,8 +8,6 @@ import { SerializedData } from './serialized-data.js';
 import type { WorkerPool } from './worker-pool.js';
 
 const READS = { lane: 'reads' satisfies OffloadLane };
-
-type SearchResult = Awaited<ReturnType<ProjectSearch['searchProject']>>;
 
 /**
  * The reads that may take more than a few milliseconds of CPU (DESIGN.md §10): a project tree (23 ms for 5 000
@@ -25,8 +23,8 @@ export function createOffloadedReads(pool: WorkerPool) {
       const { value } = await pool.run<Uint8Array>('tree', { actor, projectId }, READS);
       return new SerializedData(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
     },
-    async search(actor: Actor, projectId: number, query: SearchQuery): Promise<SearchResult> {
-      return (await pool.run<SearchResult>('search', { actor, projectId, query }, READS)).value;
+    async search(actor: Actor, projectId: number, query: SearchQuery): Promise<ProjectSearchResult> {
+      return (await pool.run<ProjectSearchResult>('search', { actor, projectId, query }, READS)).value;
     },
   };
 }

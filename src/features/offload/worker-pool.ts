@@ -35,7 +35,7 @@ export interface JobLane {
   jobsName: string;
 }
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   /** The worker module (TypeScript): exports `createJobs(data): Promise<Jobs>` (job-runner.ts). */
   entry: URL;
   /** Worker threads (WORKER_THREADS). */

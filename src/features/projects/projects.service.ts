@@ -17,14 +17,52 @@ export interface ProjectCard {
   updated_at: string;
 }
 
+/** An item as a line of the project tree (the project page lists them under their checklists). */
+export interface TreeItem {
+  id: number;
+  text: string;
+  status: string;
+  priority: string;
+  deadline: string | null;
+  requires_answer: boolean;
+}
+
+export interface TreeChecklist {
+  id: number;
+  name: string;
+  position: number;
+  items: TreeItem[];
+}
+
+export interface TreeSection {
+  id: number;
+  name: string;
+  position: number;
+  checklists: TreeChecklist[];
+}
+
+/** One page of the projects the actor sees (v1 projects/list, the web's project list). */
+export interface ProjectList {
+  projects: ProjectCard[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/** The project with the sections, checklists and items the actor sees, in their order. */
+export interface ProjectTree {
+  project: ProjectCard;
+  sections: TreeSection[];
+}
+
 /** What a user sees of one project: `all`, or the ids of visible sections and checklists. */
-export interface ProjectVisibility {
+interface ProjectVisibility {
   projectId: number;
   sectionIds: ReadonlySet<number> | 'all';
   checklistIds: ReadonlySet<number> | 'all';
 }
 
-export interface ProjectAccess {
+interface ProjectAccess {
   project: Project;
   membership: Membership | null;
 }
@@ -98,7 +136,7 @@ export function createProjectsService(repo: ProjectsRepository) {
       return { project, membership };
     },
 
-    async listProjects(actor: Actor, filter: { archived: ArchivedFilter; limit: number; offset: number }) {
+    async listProjects(actor: Actor, filter: { archived: ArchivedFilter; limit: number; offset: number }): Promise<ProjectList> {
       const memberId = actor.role === 'admin' ? null : actor.id;
       const { rows, total } = await repo.page({ ...filter, memberId, projectIds: projectLimit(actor) });
       const memberships = await repo.memberships(
@@ -114,7 +152,7 @@ export function createProjectsService(repo: ProjectsRepository) {
       return { project: card! };
     },
 
-    async getTree(actor: Actor, projectId: number) {
+    async getTree(actor: Actor, projectId: number): Promise<ProjectTree> {
       const { project, membership } = await service.access(actor, projectId);
       const [structure, counts, items] = await Promise.all([
         repo.structure([projectId]),

@@ -8,7 +8,7 @@ import type { ItemFilter } from '../worklists/worklists.service.js';
 import type { ReportFile, ReportFormat, ReportOptions, ReportsService } from './report.service.js';
 
 /** A report as a job of the worker pool: plain data, copied into the worker thread. */
-export interface ReportJob {
+interface ReportJob {
   actor: Actor;
   projectId: number;
   format: ReportFormat;

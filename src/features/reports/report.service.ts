@@ -5,7 +5,7 @@ import type { Actor } from '../../domain/policy.js';
 import { concurrencyLimit } from '../../concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { describeFilter, type ItemFilter, type WorklistsService } from '../worklists/worklists.service.js';
+import { describeFilter, type ItemFilter, type ItemRow, type WorklistsService } from '../worklists/worklists.service.js';
 import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
@@ -14,7 +14,7 @@ import type { ReportHeading, ReportRow } from './report-rows.js';
 export const REPORT_FORMATS = ['csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
+const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   pdf: 'application/pdf',
 };
@@ -23,9 +23,9 @@ export const REPORT_CONTENT_TYPES: Record<ReportFormat, string> = {
 export const WHOLE_PROJECT: Actor = { id: 0, role: 'admin' };
 
 /** Items read, detailed and written per step: the report never holds more of them at once (a page ahead included). */
-export const REPORT_PAGE_SIZE = 100;
+const REPORT_PAGE_SIZE = 100;
 /** Photos printed per item (the rest are counted). */
-export const PHOTOS_PER_ITEM = 6;
+const PHOTOS_PER_ITEM = 6;
 const THUMBNAIL_PIXELS = 240;
 /**
  * Photos read and turned into thumbnails at once (the image converter decodes two at a time). A page asked
@@ -99,9 +99,7 @@ export function createReportsService(deps: {
     }
   }
 
-  type Listed = Awaited<ReturnType<WorklistsService['filteredItems']>>['rows'];
-
-  async function detailed(rows: Listed, withThumbnails: boolean): Promise<ReportRow[]> {
+  async function detailed(rows: ItemRow[], withThumbnails: boolean): Promise<ReportRow[]> {
     const d = await repo.details(rows.map((r) => r.item.id));
     const verdicts = new Map(d.items.map((i) => [i.id, i]));
     const group = <T extends { item_id: number }>(list: T[]) => {
@@ -154,7 +152,7 @@ export function createReportsService(deps: {
   }
 
   /** The rows page after page; the next page is read (and its thumbnails made) while the current one is written. */
-  async function* pagesOf(rows: Listed, format: ReportFormat, onProgress?: ReportOptions['onProgress']): AsyncGenerator<ReportRow[]> {
+  async function* pagesOf(rows: ItemRow[], format: ReportFormat, onProgress?: ReportOptions['onProgress']): AsyncGenerator<ReportRow[]> {
     const load = (start: number) => detailed(rows.slice(start, start + REPORT_PAGE_SIZE), format === 'pdf');
     let next = rows.length > 0 ? load(0) : null;
     for (let start = 0; next; start += REPORT_PAGE_SIZE) {

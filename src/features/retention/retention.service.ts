@@ -8,7 +8,7 @@ import type { ExpiringRows, RetentionRepository } from './retention.repository.j
  */
 
 /** One kind of row that expires: the rows of `table` whose `column` (an ISO time) is at or before the cutoff. */
-export interface RetentionRule extends ExpiringRows {
+interface RetentionRule extends ExpiringRows {
   name: string;
   /** Rows whose `column` is older than this are deleted; 0: as soon as `column` is past. */
   maxAgeMs: number;
@@ -68,7 +68,7 @@ export interface RetentionOptions {
   onBatch?: (rule: string, deleted: number, ms: number) => void;
 }
 
-export type RetentionResult = Record<string, number>;
+type RetentionResult = Record<string, number>;
 
 export function createRetention(deps: { repo: RetentionRepository; clock: Clock; rules: RetentionRule[] }, options: RetentionOptions = {}) {
   const batchSize = options.batchSize ?? 500;

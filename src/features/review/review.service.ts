@@ -12,10 +12,9 @@ import type { ReviewRepository } from './review.repository.js';
  * The manager's side of the work (web only, DESIGN.md §3): reviewing answers, item and project
  * verdicts, returning an item to rework. Every right comes from the one policy.
  */
-export const REVIEW_DECISIONS = ['approved', 'rejected'] as const;
-export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+const REVIEW_DECISIONS = ['approved', 'rejected'] as const;
 
-export const MAX_REWORK_REASON_LENGTH = 2000;
+const MAX_REWORK_REASON_LENGTH = 2000;
 
 function parseVerdict(value: string | null): Verdict | null {
   if (value === null || value === '') return null;

@@ -2,12 +2,20 @@ import type { Actor } from '../../domain/policy.js';
 import { notFound } from '../../errors.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
-import type { SearchQuery, SearchService } from './search.service.js';
+import type { SearchHit, SearchQuery, SearchService } from './search.service.js';
+
+/** One page of the hits of a search in a project (v1 projects/search). */
+export interface ProjectSearchResult {
+  hits: SearchHit[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 /** Search inside one project, over what the actor can see of it; an invisible project or item is 404. */
 export function createProjectSearch(projects: ProjectsService, items: ItemsService, search: SearchService) {
   return {
-    async searchProject(actor: Actor, projectId: number, query: SearchQuery) {
+    async searchProject(actor: Actor, projectId: number, query: SearchQuery): Promise<ProjectSearchResult> {
       const visibility = await projects.visibility(actor, projectId);
       if (query.itemId !== null) {
         const item = await items.access(actor, query.itemId).catch(() => null);

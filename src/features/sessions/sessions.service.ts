@@ -38,7 +38,7 @@ export interface WebSession {
   toReview?: number | null;
 }
 
-export type SignInResult =
+type SignInResult =
   | { ok: true; cookieValue: string; session: WebSession }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };

@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
  * through this node is immediate; a change made elsewhere (another node, the CLI, SQL) is seen
  * within `ttlMs`.
  */
-export interface TokenCache<T extends { id: number; user_id: number }> {
+interface TokenCache<T extends { id: number; user_id: number }> {
   get(hash: string): T | undefined;
   set(hash: string, row: T): void;
   /** Updates a cached row in place (last_used bookkeeping), keeping its age. */

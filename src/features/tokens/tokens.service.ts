@@ -34,7 +34,7 @@ export interface Principal {
   token: { id: number; name: string; scopes: Scope[]; expires_at: string | null; project_ids: number[] | null };
 }
 
-export interface NewToken {
+interface NewToken {
   userId: number;
   name: string;
   scopes: string[];
@@ -44,7 +44,7 @@ export interface NewToken {
 }
 
 /** How the service learns whether a user sees a project: the projects service's access check (404 otherwise). */
-export interface ProjectAccessCheck {
+interface ProjectAccessCheck {
   access(actor: Actor, projectId: number): Promise<unknown>;
 }
 
@@ -58,7 +58,7 @@ const TOUCH_INTERVAL_MS = 1000;
  */
 export const CACHE_TTL_MS = 1000;
 
-export function tokenState(row: { revoked_at: string | null; expires_at: string | null }, now: Date): TokenState {
+function tokenState(row: { revoked_at: string | null; expires_at: string | null }, now: Date): TokenState {
   if (row.revoked_at) return 'revoked';
   if (row.expires_at && row.expires_at <= now.toISOString()) return 'expired';
   return 'active';
@@ -69,7 +69,7 @@ export function parseProjectIds(stored: string | null): number[] | null {
   return stored === null ? null : (JSON.parse(stored) as number[]);
 }
 
-export function parseScopes(scopes: readonly string[]): Scope[] {
+function parseScopes(scopes: readonly string[]): Scope[] {
   if (scopes.length === 0) throw validationError('scopes', 'choose at least one scope');
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw validationError('scopes', `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}`);

@@ -7,7 +7,7 @@ import { conflict, notFound, validationError } from '../../errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { UsersRepository } from './users.repository.js';
 
-export interface NewUser {
+interface NewUser {
   email: string;
   name: string;
   role?: UserRole;
@@ -17,14 +17,23 @@ export interface NewUser {
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** The shortest password accepted for web sign-in (set by an administrator or changed by its user). */
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 /** scrypt hashes any length; this only bounds the work a form can ask for. */
 const MAX_PASSWORD_LENGTH = 1024;
 
 /** The rule of a new password, with the message beside `field`. */
-export function checkNewPassword(password: string, field = 'password'): void {
+function checkNewPassword(password: string, field = 'password'): void {
   if (password.length < MIN_PASSWORD_LENGTH) throw validationError(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (password.length > MAX_PASSWORD_LENGTH) throw validationError(field, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+}
+
+/** One of the user's projects and their role there, for the Profile's "You" block. */
+export interface ProjectRole {
+  projectId: number;
+  name: string;
+  archived: boolean;
+  role: MemberRole;
+  limited: boolean;
 }
 
 export function createUsersService(repo: UsersRepository, clock: Clock) {
@@ -98,7 +107,7 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
     },
 
     /** The projects the user is a member of, with their role there and whether their access is limited. */
-    async projectRoles(userId: number) {
+    async projectRoles(userId: number): Promise<ProjectRole[]> {
       const rows = await repo.projectRoles(userId);
       return rows.map((r) => ({
         projectId: r.id,

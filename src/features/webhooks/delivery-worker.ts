@@ -7,14 +7,14 @@ import { deliverEvent, WEBHOOK_TIMEOUT_MS } from './webhooks.service.js';
 
 /** Retries of one event: about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, then every 4 h, each ±20 %; 24 h in all. */
 const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
-export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
+const GIVE_UP_AFTER_MS = 24 * 3_600_000;
 
-export function retryDelay(attempt: number, random = Math.random): number {
+function retryDelay(attempt: number, random = Math.random): number {
   const base = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)]!;
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-export interface DeliveryWorkerOptions {
+interface DeliveryWorkerOptions {
   allowPrivate: boolean;
   /** Endpoints delivered to at once (each in order, one event at a time). */
   concurrency?: number;

@@ -48,10 +48,10 @@ export function isPrivateAddress(address: string): boolean {
   return v6.range() !== 'unicast';
 }
 
-export type Lookup = (host: string) => Promise<LookupAddress[]>;
+type Lookup = (host: string) => Promise<LookupAddress[]>;
 const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-export interface Destination {
+interface Destination {
   url: URL;
   address: string;
   family: 4 | 6;

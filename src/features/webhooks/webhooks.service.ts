@@ -8,10 +8,10 @@ import type { EventsService, EventView } from '../events/events.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { DestinationRefused, type Delivery, resolveDestination, send } from './sender.js';
 import { newWebhookSecret, webhookHeaders } from './signature.js';
-import type { WebhookEndpointRow, WebhooksRepository } from './webhooks.repository.js';
+import type { WebhookDeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository.js';
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
-export const MAX_URL_LENGTH = 2000;
+const MAX_URL_LENGTH = 2000;
 
 export interface WebhookView {
   id: number;
@@ -23,7 +23,7 @@ export interface WebhookView {
   created_at: string;
 }
 
-export function webhookView(row: WebhookEndpointRow): WebhookView {
+function webhookView(row: WebhookEndpointRow): WebhookView {
   return {
     id: row.id,
     url: row.url,
@@ -55,6 +55,11 @@ export async function deliverEvent(
     if (!(err instanceof DestinationRefused)) throw err;
     return { status: null, durationMs: 0, error: `the address ${err.message}`, body: '' };
   }
+}
+
+/** An endpoint with its last deliveries, for the Profile's webhooks block. */
+export interface WebhookWithDeliveries extends WebhookView {
+  deliveries: WebhookDeliveryRow[];
 }
 
 /**
@@ -128,7 +133,7 @@ export function createWebhooksService(deps: {
     },
 
     /** The owner's endpoints, each with its latest deliveries. */
-    async listWithDeliveries(owner: Actor, perEndpoint = 10) {
+    async listWithDeliveries(owner: Actor, perEndpoint = 10): Promise<WebhookWithDeliveries[]> {
       const endpoints = await repo.byUser(owner.id);
       return Promise.all(endpoints.map(async (e) => ({ ...webhookView(e), deliveries: await repo.deliveries(e.id, perEndpoint) })));
     },

@@ -9,7 +9,7 @@ import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 
 /** Items changed together by one bulk form at most (two pages of the project list). */
-export const MAX_BULK_ITEMS = 200;
+const MAX_BULK_ITEMS = 200;
 
 /** What a bulk form asks for; a field left undefined is kept as it is on every item. */
 export interface BulkChange {

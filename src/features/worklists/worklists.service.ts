@@ -1,8 +1,8 @@
-import { type Actor, can } from '../../domain/policy.js';
+import { type Actor, type ItemTarget, type Membership, can } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
 import type { Clock } from '../../clock.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectCard, ProjectsService, ProjectTree, TreeChecklist, TreeItem, TreeSection } from '../projects/projects.service.js';
 import type { ProjectSearch } from '../search/project-search.js';
 import type { WorklistsRepository } from './worklists.repository.js';
 
@@ -24,7 +24,7 @@ export interface ItemFilter {
 export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated'] as const;
 export type ItemSort = (typeof ITEM_SORTS)[number];
 
-export function parseItemSort(value: string | undefined): ItemSort {
+function parseItemSort(value: string | undefined): ItemSort {
   return (ITEM_SORTS as readonly (string | undefined)[]).includes(value) ? (value as ItemSort) : 'tree';
 }
 
@@ -75,13 +75,13 @@ const COMPARE: Record<Exclude<ItemSort, 'tree'>, (a: SortableItem, b: SortableIt
   updated: (a, b) => (a.updated_at === b.updated_at ? 0 : a.updated_at > b.updated_at ? -1 : 1),
 };
 
-export const WORKLIST_PAGE_SIZE = 100;
+const WORKLIST_PAGE_SIZE = 100;
 
 /**
  * The filter of the project page from its query parameters: the page, its report links and the report
  * routes read it here, so a parameter added to the page reaches the reports by itself.
  */
-export function parseItemStatus(value: string | undefined): ItemStatus | null {
+function parseItemStatus(value: string | undefined): ItemStatus | null {
   return (ITEM_STATUSES as readonly (string | undefined)[]).includes(value) ? (value as ItemStatus) : null;
 }
 
@@ -91,10 +91,91 @@ interface Page {
   total: number;
 }
 
+/** An item of a project's list, where it sits, with its participants and the time it last changed. */
+export interface ItemRow {
+  section: TreeSection;
+  checklist: TreeChecklist;
+  item: TreeItem & { updated_at: string; participants: { id: number; name: string }[] };
+}
+
+/** The project's tree and every item that passes the filter, in the page's order. */
+export interface FilteredItems {
+  tree: ProjectTree;
+  rows: ItemRow[];
+  /** Today (YYYY-MM-DD): what "overdue" was read against. */
+  day: string;
+  members: { id: number; name: string; role: string }[];
+  membership: Membership | null;
+}
+
+/** The project page's list: the tree with its counts per checklist, and one page of the items that pass the filter. */
+export interface ProjectItems extends Page {
+  project: ProjectCard;
+  sections: TreeSection[];
+  counts: Map<number, { items: number; done: number; matching: number }>;
+  today: string;
+  members: FilteredItems['members'];
+  membership: Membership | null;
+  rows: ItemRow[];
+}
+
+/** A line of "My items": an item the user takes part in, with its project's name. */
+export interface MyItemRow {
+  id: number;
+  project_id: number;
+  section_id: number;
+  checklist_id: number;
+  text: string;
+  status: string;
+  priority: string;
+  deadline: string | null;
+  project_name: string;
+}
+
+export interface MyItems extends Page {
+  today: string;
+  rows: MyItemRow[];
+}
+
+interface ReviewPlace {
+  project_id: number;
+  section_id: number;
+  checklist_id: number;
+  project_name: string;
+  item_id: number;
+  item_text: string;
+  /** Since when it waits: the answer's time, or when the item was done. */
+  since: string;
+}
+
+/** A line of "To review": an answer waiting for its review, or a done item waiting for its verdict. */
+export type ReviewRow =
+  | (ReviewPlace & { kind: 'answer'; answer_id: number; author_name: string })
+  | (ReviewPlace & { kind: 'verdict'; answer_id: null; author_name: null });
+
+export interface ReviewQueue extends Page {
+  rows: ReviewRow[];
+}
+
 function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
   const pages = Math.max(1, Math.ceil(list.length / WORKLIST_PAGE_SIZE));
   const page = Math.min(Math.max(1, requested), pages);
   return { rows: list.slice((page - 1) * WORKLIST_PAGE_SIZE, page * WORKLIST_PAGE_SIZE), page, pages, total: list.length };
+}
+
+/** Where a row of a list across projects sits, for the policy: the row's project is an active one (the lists skip archived ones). */
+function rowTarget(
+  row: { project_id: number; section_id: number; checklist_id: number },
+  memberships: Map<number, Membership>,
+): ItemTarget {
+  return {
+    projectId: row.project_id,
+    archived: false,
+    membership: memberships.get(row.project_id) ?? null,
+    sectionId: row.section_id,
+    checklistId: row.checklist_id,
+    participantIds: [],
+  };
 }
 
 /**
@@ -117,21 +198,12 @@ export function createWorklistsService(deps: {
     const managed = [...memberships].filter(([, m]) => m.role === 'manager').map(([id]) => id);
     if (actor.role !== 'admin' && managed.length === 0) return null;
     const rows = await repo.reviewQueue(actor.role === 'admin' ? null : managed);
-    return rows.filter((r) =>
-      can(actor, 'answer.review', {
-        projectId: r.project_id,
-        archived: false,
-        membership: memberships.get(r.project_id) ?? null,
-        sectionId: r.section_id,
-        checklistId: r.checklist_id,
-        participantIds: [],
-      }),
-    );
+    return rows.filter((r) => can(actor, 'answer.review', rowTarget(r, memberships)));
   }
 
   const service = {
     /** "To review" (DESIGN.md §14): answers waiting for review and done items without a verdict, oldest first. */
-    async reviewQueue(actor: Actor, requestedPage: number) {
+    async reviewQueue(actor: Actor, requestedPage: number): Promise<ReviewQueue> {
       return { ...pageOf((await reviewable(actor)) ?? [], requestedPage) };
     },
 
@@ -145,7 +217,7 @@ export function createWorklistsService(deps: {
      * order or sorted; each row with its participants. Also the project's members (the participant filter's
      * choices) and the user's membership (what the page offers them).
      */
-    async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number) {
+    async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number): Promise<ProjectItems> {
       const { tree, rows, day, members, membership } = await service.filteredItems(actor, projectId, filter);
       const counts = new Map<number, { items: number; done: number; matching: number }>();
       for (const c of tree.sections.flatMap((s) => s.checklists)) {
@@ -156,7 +228,7 @@ export function createWorklistsService(deps: {
     },
 
     /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
-    async filteredItems(actor: Actor, projectId: number, filter: ItemFilter) {
+    async filteredItems(actor: Actor, projectId: number, filter: ItemFilter): Promise<FilteredItems> {
       const tree = await projects.getTree(actor, projectId);
       const [mine, matching, participants, updated, members, membership] = await Promise.all([
         filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
@@ -190,20 +262,11 @@ export function createWorklistsService(deps: {
     },
 
     /** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */
-    async myItems(actor: Actor, requestedPage: number) {
+    async myItems(actor: Actor, requestedPage: number): Promise<MyItems> {
       const rows = await repo.participantItems(actor.id);
       const projectIds = [...new Set(rows.map((r) => r.project_id))];
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
-      const visible = rows.filter((r) =>
-        can(actor, 'read', {
-          projectId: r.project_id,
-          archived: false,
-          membership: memberships.get(r.project_id) ?? null,
-          sectionId: r.section_id,
-          checklistId: r.checklist_id,
-          participantIds: [],
-        }),
-      );
+      const visible = rows.filter((r) => can(actor, 'read', rowTarget(r, memberships)));
       return { today: today(), ...pageOf(visible, requestedPage) };
     },
   };

@@ -5,10 +5,10 @@ import { html } from '../html.js';
 import { page } from '../layout.js';
 
 /** The page the service worker shows for a page it has not kept: public, so it is kept at installation. */
-export const OFFLINE_PATH = '/offline';
+const OFFLINE_PATH = '/offline';
 
 /** The response header naming the signed-in user of a page: the service worker keeps only such pages, per user. */
-export const USER_HEADER = 'x-punchlist-user';
+const USER_HEADER = 'x-punchlist-user';
 
 const MANIFEST = JSON.stringify({
   name: 'Punchlist',

@@ -9,7 +9,7 @@ import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import type { WebWriter } from '../web-write.js';
 
-export const INVALID_CREDENTIALS = 'Invalid email or password.';
+const INVALID_CREDENTIALS = 'Invalid email or password.';
 
 /**
  * Only a path of this site may follow sign-in (no open redirect). Browsers drop tabs and line breaks from
@@ -17,7 +17,7 @@ export const INVALID_CREDENTIALS = 'Invalid email or password.';
  * ASCII without backslashes is kept (anything else, e.g. raw non-ASCII, could not be a Location header
  * either), and the path must resolve to this origin.
  */
-export function safeNext(value: string | null | undefined): string {
+function safeNext(value: string | null | undefined): string {
   const fallback = '/projects';
   if (!value || !/^\/[\x21-\x7e]*$/.test(value) || value.includes('\\') || value.startsWith('//') || value.startsWith('/login'))
     return fallback;

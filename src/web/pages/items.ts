@@ -9,7 +9,8 @@ import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { ITEM_NOTICES, itemPageView } from '../views/item-page.js';
-import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
+import { formPage } from '../form-page.js';
+import type { WebWrite, WebWriter } from '../web-write.js';
 
 function oneOf<T extends string>(values: readonly T[], field: string, value: string | null): T {
   if (!(values as readonly (string | null)[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
@@ -24,32 +25,28 @@ export async function itemPages(
 ) {
   const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite } = deps;
 
-  async function renderItem(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    itemId: number,
-    failure: FormFailure | null = null,
-    status = 200,
-  ) {
-    const session = sessionOf(request);
-    const workspace = await items.getItemWorkspace(session.user, itemId);
-    const [{ events: itemEvents, names }, edit] = await Promise.all([
-      events.ofItem(itemId),
-      workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
-    ]);
-    const saved = (request.query as Record<string, string | undefined>).saved;
-    const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
-    const view = itemPageView({
-      ...workspace,
-      session,
-      today: clock.now().toISOString().slice(0, 10),
-      notice,
-      failure,
-      timeline: { events: itemEvents, names, history: workspace.item.status_history },
-      edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
-    });
-    return reply.code(status).type('text/html; charset=utf-8').send(view);
-  }
+  const itemPage = formPage(webWrite, {
+    entity: 'item',
+    async view(request, itemId, failure) {
+      const session = sessionOf(request);
+      const workspace = await items.getItemWorkspace(session.user, itemId);
+      const [{ events: itemEvents, names }, edit] = await Promise.all([
+        events.ofItem(itemId),
+        workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
+      ]);
+      const saved = (request.query as Record<string, string | undefined>).saved;
+      const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
+      return itemPageView({
+        ...workspace,
+        session,
+        today: clock.now().toISOString().slice(0, 10),
+        notice,
+        failure,
+        timeline: { events: itemEvents, names, history: workspace.item.status_history },
+        edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
+      });
+    },
+  });
 
   /** A write from one of the item page's forms: redirect back to the page (at the form), or show it again with the problem. */
   function itemWrite<T>(
@@ -60,17 +57,15 @@ export async function itemPages(
     sent: URLSearchParams | UploadForm,
     write: WebWrite<T>['write'],
   ) {
-    return webWrite(request, reply, {
+    return itemPage.write(request, reply, itemId, {
       form,
       ...(sent instanceof URLSearchParams ? { fields: sent } : { fields: sent.fields, fingerprint: sent.fingerprint }),
-      entity: { type: 'item', id: itemId },
       redirect: () => `/items/${itemId}?saved=${form.replace(/-\d+$/, '')}`,
-      rerender: (failure, status) => renderItem(request, reply, itemId, failure, status),
       write,
     });
   }
 
-  app.get('/items/:id', async (request, reply) => renderItem(request, reply, idParam(request)));
+  app.get('/items/:id', async (request, reply) => itemPage.show(request, reply, idParam(request)));
 
   app.post('/items/:id/status', async (request, reply) => {
     const { user } = sessionOf(request);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
@@ -10,7 +10,8 @@ import { type BulkSummary, filterQuery, projectPageView } from '../views/project
 import { projectsListView } from '../views/projects-list.js';
 import { structureLinks } from '../views/structure-page.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
-import type { FormFailure, WebWriter } from '../web-write.js';
+import { formPage } from '../form-page.js';
+import type { WebWriter } from '../web-write.js';
 import { html } from '../html.js';
 import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -104,35 +105,37 @@ export async function projectPages(
     return reply.type('text/html; charset=utf-8').send(projectsListView({ session, list, archived, pageNumber, pages, base }));
   });
 
-  /** The project page; `failure` shows the bulk form again with what was sent and the message beside its field. */
-  async function renderProject(request: FastifyRequest, reply: FastifyReply, id: number, failure: FormFailure | null = null, status = 200) {
-    const session = sessionOf(request);
-    const query = request.query as Record<string, string | undefined>;
-    const filter = parseItemFilter(query);
-    const [items, canVerdict, rights] = await Promise.all([
-      worklists.projectItems(session.user, id, filter, pageParam(query)),
-      review.canSetProjectVerdict(session.user, id),
-      structure.rightsOn(session.user, id),
-    ]);
-    const refused = failure?.form === 'project-verdict' ? failure.message : null;
-    const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
-    const notice = query.saved ? 'The verdict was saved.' : null;
-    const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
-    const view = projectPageView({
-      ...items,
-      session,
-      filter,
-      notice,
-      verdictForm: verdict,
-      structureLinks: structureLinks(id, rights),
-      bulk,
-      bulkSummary: bulkSummaryOf(query),
-      failure,
-    });
-    return reply.code(status).type('text/html; charset=utf-8').send(view);
-  }
+  /** The project page; `failure` shows the bulk form (or the verdict's) again with what was sent and the message beside its field. */
+  const projectPage = formPage(webWrite, {
+    entity: 'project',
+    async view(request, id, failure) {
+      const session = sessionOf(request);
+      const query = request.query as Record<string, string | undefined>;
+      const filter = parseItemFilter(query);
+      const [items, canVerdict, rights] = await Promise.all([
+        worklists.projectItems(session.user, id, filter, pageParam(query)),
+        review.canSetProjectVerdict(session.user, id),
+        structure.rightsOn(session.user, id),
+      ]);
+      const refused = failure?.form === 'project-verdict' ? failure.message : null;
+      const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
+      const notice = query.saved ? 'The verdict was saved.' : null;
+      const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
+      return projectPageView({
+        ...items,
+        session,
+        filter,
+        notice,
+        verdictForm: verdict,
+        structureLinks: structureLinks(id, rights),
+        bulk,
+        bulkSummary: bulkSummaryOf(query),
+        failure,
+      });
+    },
+  });
 
-  app.get('/projects/:id', async (request, reply) => renderProject(request, reply, idParam(request)));
+  app.get('/projects/:id', async (request, reply) => projectPage.show(request, reply, idParam(request)));
 
   /** Selected items changed together; back to the list (its filter and page kept) with the summary. */
   app.post('/projects/:id/bulk', async (request, reply) => {
@@ -140,11 +143,9 @@ export async function projectPages(
     const [id, form] = [idParam(request), formOf(request)];
     const query = request.query as Record<string, string | undefined>;
     const back = filterQuery(parseItemFilter(query), pageParam(query));
-    return webWrite<BulkOutcome>(request, reply, {
+    return projectPage.write<BulkOutcome>(request, reply, id, {
       form: 'bulk',
-      entity: { type: 'project', id },
       redirect: (outcome) => `/projects/${id}${back}${back ? '&' : '?'}${bulkSummaryQuery(outcome)}`,
-      rerender: (failure, status) => renderProject(request, reply, id, failure, status),
       write: (buildAudit) =>
         bulkChanges.apply(user, id, idsOf(form, 'items'), bulkChangeOf(form), (itemId) => () => {
           // Each item's write records itself: the same request, the item as its entity.
@@ -169,11 +170,9 @@ export async function projectPages(
   app.post('/projects/:id/verdict', async (request, reply) => {
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
-    return webWrite(request, reply, {
+    return projectPage.write(request, reply, id, {
       form: 'project-verdict',
-      entity: { type: 'project', id },
       redirect: () => `/projects/${id}?saved=1`,
-      rerender: (failure, status) => renderProject(request, reply, id, failure, status),
       write: (buildAudit) => review.setProjectVerdict(user, id, form.get('verdict') ?? '', buildAudit),
     });
   });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../errors.js';
-import type { ProjectsService } from '../../features/projects/projects.service.js';
+import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
@@ -11,19 +11,20 @@ import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { type ChecklistChoice, newItemView } from '../views/item-form.js';
 import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js';
-import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
+import { formPage } from '../form-page.js';
+import type { WebWrite, WebWriter } from '../web-write.js';
 
 type StructureDeps = Pick<AppContext, 'structure' | 'attachments'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
-export function checklistChoices(tree: Awaited<ReturnType<ProjectsService['getTree']>>): ChecklistChoice[] {
+export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
   return tree.sections
     .filter((s) => s.checklists.length > 0)
     .map((s) => ({ section: { id: s.id, name: s.name }, checklists: s.checklists.map((c) => ({ id: c.id, name: c.name })) }));
 }
 
 /** A write form's wrapper: CSRF token and a fresh idempotency key. */
-export function formWrapper(session: WebSession) {
+function formWrapper(session: WebSession) {
   return (action: string, body: SafeHtml, options: { id?: string; className?: string } = {}) =>
     html`<form method="post" action="${action}" ${options.id ? html`id="${options.id}"` : ''} ${options.className ? html`class="${options.className}"` : ''}>
 ${csrfField(session)}${writeKeyField()}
@@ -39,26 +40,22 @@ ${body}
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
   const { structure, attachments, webWrite } = deps;
 
-  async function renderStructure(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    projectId: number,
-    failure: FormFailure | null = null,
-    status = 200,
-  ) {
-    const session = sessionOf(request);
-    const tree = await structure.structureOf(session.user, projectId);
-    const saved = (request.query as Record<string, string | undefined>).saved ?? '';
-    const view = structurePageView({
-      session,
-      project: tree.project,
-      sections: tree.sections,
-      notice: failure ? null : (STRUCTURE_NOTICES[saved] ?? null),
-      failure,
-      writeForm: formWrapper(session),
-    });
-    return reply.code(status).type('text/html; charset=utf-8').send(view);
-  }
+  const structurePage = formPage(webWrite, {
+    entity: 'project',
+    async view(request, projectId, failure) {
+      const session = sessionOf(request);
+      const tree = await structure.structureOf(session.user, projectId);
+      const saved = (request.query as Record<string, string | undefined>).saved ?? '';
+      return structurePageView({
+        session,
+        project: tree.project,
+        sections: tree.sections,
+        notice: failure ? null : (STRUCTURE_NOTICES[saved] ?? null),
+        failure,
+        writeForm: formWrapper(session),
+      });
+    },
+  });
 
   /** A post of the structure page: back to it (at the section), or the page again with the refused form. */
   function structureWrite<T>(
@@ -69,18 +66,15 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     saved: keyof typeof STRUCTURE_NOTICES,
     write: WebWrite<T>['write'],
   ) {
-    const fields = formOf(request);
-    return webWrite(request, reply, {
+    return structurePage.write(request, reply, projectId, {
       form,
-      fields,
-      entity: { type: 'project', id: projectId },
+      fields: formOf(request),
       redirect: () => `/projects/${projectId}/structure?saved=${saved}`,
-      rerender: (failure, status) => renderStructure(request, reply, projectId, failure, status),
       write,
     });
   }
 
-  app.get('/projects/:id/structure', async (request, reply) => renderStructure(request, reply, idParam(request)));
+  app.get('/projects/:id/structure', async (request, reply) => structurePage.show(request, reply, idParam(request)));
 
   app.post('/projects/:id/sections', async (request, reply) => {
     const { user } = sessionOf(request);
@@ -120,21 +114,17 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
   app.post('/sections/:id/move', rowWrite('section', 'moved', structure.moveSection, 'direction'));
   app.post('/checklists/:id/move', rowWrite('checklist', 'moved', structure.moveChecklist, 'direction'));
 
-  async function renderNewItem(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    projectId: number,
-    failure: FormFailure | null = null,
-    status = 200,
-  ) {
-    const session = sessionOf(request);
-    const { tree, members } = await structure.newItemChoices(session.user, projectId);
-    const checklistId = parseId((request.query as Record<string, string | undefined>).checklist);
-    const view = newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, failure });
-    return reply.code(status).type('text/html; charset=utf-8').send(view);
-  }
+  const newItemPage = formPage(webWrite, {
+    entity: 'project',
+    async view(request, projectId, failure) {
+      const session = sessionOf(request);
+      const { tree, members } = await structure.newItemChoices(session.user, projectId);
+      const checklistId = parseId((request.query as Record<string, string | undefined>).checklist);
+      return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, failure });
+    },
+  });
 
-  app.get('/projects/:id/items/new', async (request, reply) => renderNewItem(request, reply, idParam(request)));
+  app.get('/projects/:id/items/new', async (request, reply) => newItemPage.show(request, reply, idParam(request)));
 
   await uploadRoutes(app, (uploads) => {
     uploads.post('/projects/:id/items', { config: { ownCsrf: true } }, async (request, reply) => {
@@ -143,13 +133,11 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const form = await readPhotoForm(request, session, 'item');
       try {
         const fields = new URLSearchParams(form.entries);
-        return await webWrite(request, reply, {
+        return await newItemPage.write(request, reply, id, {
           form: 'item',
           fields,
           fingerprint: form.fingerprint,
-          entity: { type: 'project', id },
           redirect: (itemId) => `/items/${itemId}?saved=created`,
-          rerender: (failure, status) => renderNewItem(request, reply, id, failure, status),
           write: (audit) => {
             const checklist = parseId(fields.get('checklist'));
             if (checklist === null) throw validationError('checklist', 'choose a checklist');

@@ -1,10 +1,8 @@
 import { USER_ROLES } from '../../domain/values.js';
-import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
+import type { UserAccount } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
 import { badge, crumbs, csrfField, page, time, writeKeyField } from '../layout.js';
-
-type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
 
 export interface NewUserForm {
   email: string;
@@ -15,7 +13,7 @@ export interface NewUserForm {
 /** The users: each with its state (deactivate, reactivate), and the form for a new one. */
 export function usersPageView(m: {
   session: WebSession;
-  users: AllUsers;
+  users: UserAccount[];
   form: NewUserForm;
   notice?: string | null;
   error?: string | null;

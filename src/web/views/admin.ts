@@ -1,19 +1,14 @@
 import { MEMBER_ROLES } from '../../domain/values.js';
-import type { MembersService } from '../../features/admin/members.service.js';
-import type { StructureService } from '../../features/admin/structure.service.js';
-import type { UsersAdminService } from '../../features/admin/users-admin.service.js';
+import type { ProjectMember } from '../../features/admin/members.service.js';
+import type { AdminProjectRow, ProjectStructure } from '../../features/admin/structure.service.js';
+import type { UserAccount } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
 import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState } from './forms.js';
 
-type Structure = Awaited<ReturnType<StructureService['getStructure']>>;
-type Members = Awaited<ReturnType<MembersService['listMembers']>>;
-type AllUsers = Awaited<ReturnType<UsersAdminService['listUsers']>>;
-type ProjectList = Awaited<ReturnType<StructureService['listProjects']>>;
-
-function accessFields(structure: Structure, prefix: string, member: Members[number] | null) {
+function accessFields(structure: ProjectStructure, prefix: string, member: ProjectMember | null) {
   const limited = member !== null && (member.section_ids !== null || member.checklist_ids !== null);
   return html`<fieldset><legend>Access</legend>
 <label class="inline"><input type="radio" name="access" value="whole" ${limited ? '' : html`checked`}> Whole project</label>
@@ -42,11 +37,11 @@ function roleSelect(id: string, current: string) {
   )}</select>`;
 }
 
-function membersBlock(session: WebSession, structure: Structure, members: Members, users: AllUsers) {
+function membersBlock(session: WebSession, structure: ProjectStructure, members: ProjectMember[], users: UserAccount[]) {
   const csrf = csrfField(session);
   const id = structure.project.id;
   const candidates = users.filter((u) => !members.some((m) => m.user_id === u.id));
-  const describe = (m: Members[number]) => {
+  const describe = (m: ProjectMember) => {
     if (m.section_ids === null && m.checklist_ids === null) return 'whole project';
     const sections = structure.sections.filter((s) => m.section_ids?.includes(s.id)).map((s) => s.name);
     const checklists = structure.checklists.filter((c) => m.checklist_ids?.includes(c.id)).map((c) => c.name);
@@ -89,7 +84,7 @@ ${accessFields(structure, 'new-member', null)}
 }
 
 /** Sections, checklists and items are edited from the project itself, by its managers and by admins. */
-function structureLinks(structure: Structure) {
+function structureLinks(structure: ProjectStructure) {
   const p = structure.project;
   return html`<section class="card" id="structure" aria-labelledby="structure-title">
 <h2 id="structure-title">Structure</h2>
@@ -99,7 +94,7 @@ Sections, checklists and items are added, renamed and moved from the project, by
 </section>`;
 }
 
-export const ADMIN_NOTICES: Record<string, string> = {
+const ADMIN_NOTICES: Record<string, string> = {
   created: 'The project was created. Add its members below, then its sections and checklists.',
   '1': 'Saved.',
   member: 'The member was saved.',
@@ -117,7 +112,7 @@ export function adminHomeView(session: WebSession): string {
   }).value;
 }
 
-export function adminProjectsView(session: WebSession, list: ProjectList, failure: FormFailure | null): string {
+export function adminProjectsView(session: WebSession, list: AdminProjectRow[], failure: FormFailure | null): string {
   const form = new FormState('new-project', failure);
   return page({
     title: 'Projects · Administration',
@@ -147,9 +142,9 @@ ${form.message('deadline', 'new-project-deadline')}
 /** A project's editor: its fields and its members; its structure is edited from the project. */
 export function projectEditorView(m: {
   session: WebSession;
-  tree: Structure;
-  members: Members;
-  users: AllUsers;
+  tree: ProjectStructure;
+  members: ProjectMember[];
+  users: UserAccount[];
   saved: string | null;
   failure: FormFailure | null;
 }): string {

@@ -4,7 +4,7 @@ import type { TokenView } from '../../features/tokens/tokens.service.js';
 import { html } from '../html.js';
 import { badge, page, time } from '../layout.js';
 
-export interface AuditPageModel {
+interface AuditPageModel {
   session: WebSession;
   /** An administrator sees every record and filters by user. */
   admin: boolean;

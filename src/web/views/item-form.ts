@@ -20,7 +20,7 @@ export interface ChecklistChoice {
 const ACCEPTED_IMAGES = 'image/png,image/jpeg,image/gif,image/webp';
 
 /** The project's members to pick participants from: a multiple select (a native picker on phones). */
-export function participantsField(form: FormState, id: string, members: readonly Member[], current: readonly number[]) {
+function participantsField(form: FormState, id: string, members: readonly Member[], current: readonly number[]) {
   const picked = form.failed ? form.values('participants').map(Number) : current;
   if (members.length === 0) return html`<p class="muted">The project has no members to assign yet.</p>`;
   return html`<label for="${id}">Participants</label>
@@ -31,7 +31,7 @@ ${members.map((m) => html`<option value="${m.id}" ${selected(picked.includes(m.i
 ${form.message('participants', id)}`;
 }
 
-export function checklistField(form: FormState, id: string, choices: readonly ChecklistChoice[], current: number | null) {
+function checklistField(form: FormState, id: string, choices: readonly ChecklistChoice[], current: number | null) {
   const value = form.value('checklist', current === null ? '' : String(current));
   return html`<label for="${id}">Checklist</label>
 <select id="${id}" name="checklist" required ${form.aria('checklist', id)}>
@@ -46,7 +46,7 @@ ${choices.map(
 ${form.message('checklist', id)}`;
 }
 
-export interface NewItemModel {
+interface NewItemModel {
   session: WebSession;
   project: { id: number; name: string };
   choices: ChecklistChoice[];
@@ -104,7 +104,7 @@ ${form.message('attachments[]', 'item-photos')}
 /** What "Answer required" enforces (DESIGN.md §14), said where it is set. */
 export const ANSWER_REQUIRED_HINT = 'With an answer required, the item cannot be accepted until one of its answers is approved.';
 
-export interface EditItemModel {
+interface EditItemModel {
   session: WebSession;
   item: { id: number; text: string; description: string; checklist_id: number; participants: readonly { id: number }[] };
   choices: ChecklistChoice[];

@@ -1,6 +1,7 @@
 import type { ItemAction } from '../../domain/policy.js';
 import { ITEM_STATUSES, LINK_KINDS, PRIORITIES, VERDICTS } from '../../domain/values.js';
-import type { ItemsService } from '../../features/items/items.service.js';
+import type { AnswerView, ItemCard } from '../../features/items/item-views.js';
+import type { ItemWorkspace } from '../../features/items/items.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { EMPTY_LINK_ROWS } from '../form.js';
 import { html, type SafeHtml } from '../html.js';
@@ -10,10 +11,7 @@ import { checked, FormState, selected } from './forms.js';
 import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member } from './item-form.js';
 import { timeline, type TimelineModel } from './timeline.js';
 
-type Workspace = Awaited<ReturnType<ItemsService['getItemWorkspace']>>;
-type Card = Workspace['item'];
-
-export interface ItemPageModel extends Workspace {
+interface ItemPageModel extends ItemWorkspace {
   session: WebSession;
   today: string;
   notice: string | null;
@@ -106,7 +104,7 @@ ${form.message(name('url'), `${id}-url`)}</div>
   });
 }
 
-function statusForm(m: ItemPageModel, item: Card) {
+function statusForm(m: ItemPageModel, item: ItemCard) {
   const form = new FormState('status', m.failure);
   const current = form.value('status', item.status);
   return writeForm(
@@ -122,7 +120,7 @@ ${form.message('status', 'item-status-select')}
   );
 }
 
-function planningForm(m: ItemPageModel, item: Card) {
+function planningForm(m: ItemPageModel, item: ItemCard) {
   const form = new FormState('planning', m.failure);
   const priority = form.value('priority', item.priority);
   return html`<details class="fold" ${form.failed ? html`open` : ''}><summary>Planning</summary>${writeForm(
@@ -141,7 +139,7 @@ ${form.message('deadline', 'planning-deadline')}
   )}</details>`;
 }
 
-function materials(m: ItemPageModel, item: Card) {
+function materials(m: ItemPageModel, item: ItemCard) {
   const links = new FormState('links', m.failure);
   const photos = new FormState('photos', m.failure);
   const may = m.rights['item.materials'];
@@ -178,7 +176,7 @@ ${
 </section>`;
 }
 
-function reviewSection(m: ItemPageModel, item: Card) {
+function reviewSection(m: ItemPageModel, item: ItemCard) {
   if (!m.rights['item.verdict'] && !m.rights['item.rework']) return '';
   const verdict = new FormState('verdict', m.failure);
   const rework = new FormState('rework', m.failure);
@@ -218,7 +216,7 @@ ${rework.message('deadline', 'rework-deadline')}
 </section>`;
 }
 
-function answerArticle(m: ItemPageModel, item: Card, a: Card['answers'][number]) {
+function answerArticle(m: ItemPageModel, item: ItemCard, a: AnswerView) {
   const review = new FormState(`review-${a.id}`, m.failure);
   const photos = new FormState(`answer-photos-${a.id}`, m.failure);
   return html`<article data-testid="answer" data-answer-id="${a.id}" aria-label="${`Answer by ${a.author.name}`}" id="answer-${a.id}">
@@ -256,7 +254,7 @@ ${
 </article>`;
 }
 
-function answerForm(m: ItemPageModel, item: Card) {
+function answerForm(m: ItemPageModel, item: ItemCard) {
   const form = new FormState('answer', m.failure);
   // Unfolded whenever a link was sent with a refused answer, so its message (beside the field) is seen.
   const linksSent =
@@ -279,7 +277,7 @@ ${fileInput(form, 'answer-photos', 'Pictures (optional)', { capture: true })}
   )}`;
 }
 
-function commentForm(m: ItemPageModel, item: Card) {
+function commentForm(m: ItemPageModel, item: ItemCard) {
   const form = new FormState('comment', m.failure);
   return writeForm(
     m,

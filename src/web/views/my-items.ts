@@ -1,10 +1,8 @@
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import type { WorklistsService } from '../../features/worklists/worklists.service.js';
+import type { MyItems } from '../../features/worklists/worklists.service.js';
 import { html } from '../html.js';
 import { badge, page } from '../layout.js';
 import { deadline, pager } from './project-page.js';
-
-type MyItems = Awaited<ReturnType<WorklistsService['myItems']>>;
 
 /** "My items": where the user is a participant, across projects; open first, then by deadline. */
 export function myItemsView(m: MyItems & { session: WebSession }): string {

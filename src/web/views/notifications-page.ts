@@ -11,7 +11,7 @@ import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, time, writeKeyField } from '../layout.js';
 
-export interface NotificationsPageModel {
+interface NotificationsPageModel {
   session: WebSession;
   notifications: NotificationRow[];
   unread: number;

@@ -1,19 +1,10 @@
 import { timeZoneChoices, zonedTime } from '../../domain/time-zones.js';
-import type { MemberRole } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
+import type { ProjectRole } from '../../features/users/users.service.js';
 import { html } from '../html.js';
 import { csrfField, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
-
-/** The user's projects and their role in each, for the Profile's "You" block. */
-export interface ProjectRole {
-  projectId: number;
-  name: string;
-  archived: boolean;
-  role: MemberRole;
-  limited: boolean;
-}
 
 /** What the account blocks of the Profile show: who you are and where, your time zone, your password. */
 export interface AccountModel {

@@ -5,8 +5,8 @@ import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { OAuthConnection } from '../../features/oauth/oauth.service.js';
 import type { TokenView } from '../../features/tokens/tokens.service.js';
 import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.repository.js';
-import type { WebhookView } from '../../features/webhooks/webhooks.service.js';
-import { html } from '../html.js';
+import type { WebhookWithDeliveries } from '../../features/webhooks/webhooks.service.js';
+import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField, page, time, writeKeyField } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 import { type AccountModel, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
@@ -47,7 +47,7 @@ function projectsCell(token: TokenView, names: ReadonlyMap<number, string>) {
 function tokenRow(
   token: TokenView,
   connection: OAuthConnection | undefined,
-  csrf: ReturnType<typeof csrfField>,
+  csrf: SafeHtml,
   projectNames: ReadonlyMap<number, string>,
   zone: string | null,
 ) {
@@ -101,7 +101,7 @@ export interface ProfileModel {
 }
 
 export interface WebhooksModel {
-  endpoints: (WebhookView & { deliveries: WebhookDeliveryRow[] })[];
+  endpoints: WebhookWithDeliveries[];
   /** The projects offered in the form (the user's active ones), and names of the endpoints' projects. */
   projects: { id: number; name: string }[];
   projectNames: Map<number, string>;
@@ -199,7 +199,7 @@ export function revokeTokenView(session: WebSession, token: { id: number; name: 
   }).value;
 }
 
-function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfField>, zone: string | null) {
+function deliveryRow(delivery: WebhookDeliveryRow, csrf: SafeHtml, zone: string | null) {
   const response = delivery.response_code !== null ? `HTTP ${delivery.response_code}` : null;
   return html`<tr data-testid="delivery-row" data-delivery-id="${delivery.id}">
 <td data-label="Time">${time(delivery.at, '—', zone, true)}</td>
@@ -213,12 +213,7 @@ function deliveryRow(delivery: WebhookDeliveryRow, csrf: ReturnType<typeof csrfF
 </tr>`;
 }
 
-function webhookRow(
-  endpoint: WebhooksModel['endpoints'][number],
-  model: WebhooksModel,
-  csrf: ReturnType<typeof csrfField>,
-  zone: string | null,
-) {
+function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
   const project =
     endpoint.project_id === null ? 'All my projects' : (model.projectNames.get(endpoint.project_id) ?? `Project ${endpoint.project_id}`);
   const titleId = `webhook-${endpoint.id}-url`;
@@ -255,7 +250,7 @@ ${
 }
 
 /** The Webhooks block (DESIGN.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
-function webhooksBlock(model: WebhooksModel, csrf: ReturnType<typeof csrfField>, zone: string | null) {
+function webhooksBlock(model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
   const { form, error } = model;
   const urlInvalid = error?.field === 'url';
   return html`<section class="card" aria-labelledby="webhooks-title">

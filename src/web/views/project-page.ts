@@ -2,16 +2,14 @@ import { ITEM_STATUSES, PRIORITIES } from '../../domain/values.js';
 import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { BulkAbilities, BulkOutcome } from '../../features/worklists/bulk-changes.service.js';
-import { ITEM_SORTS, type ItemFilter, type ItemSort, type WorklistsService } from '../../features/worklists/worklists.service.js';
+import { ITEM_SORTS, type ItemFilter, type ItemRow, type ItemSort, type ProjectItems } from '../../features/worklists/worklists.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 import { reportLinks } from './report-links.js';
 
-type ProjectItems = Awaited<ReturnType<WorklistsService['projectItems']>>;
-
-export interface ProjectPageModel extends ProjectItems {
+interface ProjectPageModel extends ProjectItems {
   session: WebSession;
   filter: ItemFilter;
   notice: string | null;
@@ -112,7 +110,7 @@ function contents(m: ProjectPageModel) {
 const canBulk = (m: ProjectPageModel) => m.bulk.status || m.bulk.planning || m.bulk.participants;
 
 /** One item row: its checkbox (for the bulk form), text, status, priority, deadline, participants; `where` when sorted. */
-function itemRow(m: ProjectPageModel, row: ProjectItems['rows'][number], picked: Set<string>, where: boolean) {
+function itemRow(m: ProjectPageModel, row: ItemRow, picked: Set<string>, where: boolean) {
   const i = row.item;
   return html`<tr data-testid="item-row" data-item-id="${i.id}">${
     canBulk(m)
@@ -125,7 +123,7 @@ ${where ? html`<td data-label="Where">${row.section.name} › ${row.checklist.na
 <td data-label="Participants" data-testid="item-participants">${i.participants.length ? i.participants.map((p) => p.name).join(', ') : html`<span class="muted">—</span>`}</td></tr>`;
 }
 
-function itemTable(m: ProjectPageModel, rows: ProjectItems['rows'], picked: Set<string>, where: boolean, caption: SafeHtml | null) {
+function itemTable(m: ProjectPageModel, rows: ItemRow[], picked: Set<string>, where: boolean, caption: SafeHtml | null) {
   return html`<table>${caption ? html`<caption class="sr-only">${caption}</caption>` : ''}<thead><tr>${canBulk(m) ? html`<th scope="col" class="select"><span class="sr-only">Select</span></th>` : ''}<th scope="col">Item</th>${
     where ? html`<th scope="col">Where</th>` : ''
   }<th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Participants</th></tr></thead>
@@ -144,7 +142,7 @@ function itemRows(m: ProjectPageModel) {
   if (m.filter.sort !== 'tree') {
     return html`<h2 id="items-title">Items by ${SORT_LABELS[m.filter.sort].replace(/ \(.*\)$/, '').toLowerCase()}</h2>${itemTable(m, m.rows, picked, true, null)}`;
   }
-  const groups: { key: number; title: SafeHtml; rows: ProjectItems['rows'] }[] = [];
+  const groups: { key: number; title: SafeHtml; rows: ItemRow[] }[] = [];
   for (const row of m.rows) {
     const last = groups.at(-1);
     if (last && last.key === row.checklist.id) last.rows.push(row);

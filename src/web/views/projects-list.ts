@@ -4,7 +4,7 @@ import { html } from '../html.js';
 import { badge, page } from '../layout.js';
 import { progress } from './project-page.js';
 
-export interface ProjectsListModel {
+interface ProjectsListModel {
   session: WebSession;
   list: { projects: ProjectCard[]; total: number };
   archived: boolean;

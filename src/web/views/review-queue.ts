@@ -1,13 +1,11 @@
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import type { WorklistsService } from '../../features/worklists/worklists.service.js';
+import type { ReviewQueue } from '../../features/worklists/worklists.service.js';
 import { html } from '../html.js';
 import { page, time } from '../layout.js';
 import { pager } from './project-page.js';
 
-type Queue = Awaited<ReturnType<WorklistsService['reviewQueue']>>;
-
 /** "To review" (DESIGN.md §14): answers waiting for a review and done items without a verdict, oldest first. */
-export function reviewQueueView(m: Queue & { session: WebSession }): string {
+export function reviewQueueView(m: ReviewQueue & { session: WebSession }): string {
   return page({
     title: 'To review',
     session: m.session,

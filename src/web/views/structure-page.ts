@@ -1,10 +1,11 @@
+import type { ProjectRights } from '../../features/admin/structure.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 
-export interface StructureModel {
+interface StructureModel {
   session: WebSession;
   project: { id: number; name: string };
   sections: { id: number; name: string; checklists: { id: number; name: string; items: unknown[] }[] }[];
@@ -111,7 +112,7 @@ ${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename check
 }
 
 /** The project page's structure links, for those who may use them (DESIGN.md §14). */
-export function structureLinks(projectId: number, rights: { addItems: boolean; structure: boolean }) {
+export function structureLinks(projectId: number, rights: ProjectRights) {
   if (!rights.addItems && !rights.structure) return null;
   return html`<p class="toolbar" data-testid="structure-links">
 ${rights.addItems ? html`<a class="button" href="/projects/${projectId}/items/new">Add item</a>` : ''}

@@ -6,7 +6,7 @@ import { validationError } from '../../../errors.js';
 import { AT } from './examples.js';
 import { READ, strict } from './shared.js';
 
-export const EVENTS_LIMIT = { default: 100, max: 500 };
+const EVENTS_LIMIT = { default: 100, max: 500 };
 
 const TYPE_PATTERN = EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|');
 

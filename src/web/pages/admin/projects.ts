@@ -3,7 +3,8 @@ import type { AppContext } from '../../../context.js';
 import { formOf, idParam, idsOf, parseId } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { adminHomeView, adminProjectsView, projectEditorView } from '../../views/admin.js';
-import type { FormFailure, WebWrite, WebWriter } from '../../web-write.js';
+import { formPage } from '../../form-page.js';
+import type { WebWrite, WebWriter } from '../../web-write.js';
 
 const admin = { config: { web: 'admin' as const } };
 
@@ -15,30 +16,22 @@ const projectFields = (form: URLSearchParams) => ({
   deadline: form.get('deadline') ?? '',
 });
 
-async function projectEditor(
-  deps: AdminProjectDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  projectId: number,
-  failure: FormFailure | null = null,
-  status = 200,
-) {
-  const session = sessionOf(request);
-  const { structure, members, usersAdmin } = deps;
-  const [tree, memberList, users] = await Promise.all([
-    structure.getStructure(session.user, projectId),
-    members.listMembers(session.user, projectId),
-    usersAdmin.listUsers(session.user),
-  ]);
-  const saved = (request.query as Record<string, string | undefined>).saved ?? null;
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(projectEditorView({ session, tree, members: memberList, users, saved: failure ? null : saved, failure }));
-}
-
 export async function adminProjectPages(app: FastifyInstance, deps: AdminProjectDeps) {
-  const { structure, members, webWrite } = deps;
+  const { structure, members, usersAdmin, webWrite } = deps;
+
+  const projectEditor = formPage(webWrite, {
+    entity: 'project',
+    async view(request, projectId, failure) {
+      const session = sessionOf(request);
+      const [tree, memberList, users] = await Promise.all([
+        structure.getStructure(session.user, projectId),
+        members.listMembers(session.user, projectId),
+        usersAdmin.listUsers(session.user),
+      ]);
+      const saved = (request.query as Record<string, string | undefined>).saved ?? null;
+      return projectEditorView({ session, tree, members: memberList, users, saved: failure ? null : saved, failure });
+    },
+  });
 
   app.get('/admin', admin, async (request, reply) => {
     const session = sessionOf(request);
@@ -67,16 +60,14 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
     });
   });
 
-  app.get('/admin/projects/:id', admin, async (request, reply) => projectEditor(deps, request, reply, idParam(request)));
+  app.get('/admin/projects/:id', admin, async (request, reply) => projectEditor.show(request, reply, idParam(request)));
 
   app.post('/admin/projects/:id', admin, async (request, reply) => {
     const id = idParam(request);
     const form = formOf(request);
-    return webWrite(request, reply, {
+    return projectEditor.write(request, reply, id, {
       form: 'project',
-      entity: { type: 'project', id },
       redirect: () => `/admin/projects/${id}?saved=1`,
-      rerender: (failure, status) => projectEditor(deps, request, reply, id, failure, status),
       write: (audit) =>
         structure.updateProject(sessionOf(request).user, id, { ...projectFields(form), archived: form.get('archived') === '1' }, audit),
     });
@@ -85,13 +76,7 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
   /** A post of the Members block: back to it, or the editor again with the message. */
   function memberWrite(request: FastifyRequest, reply: FastifyReply, form: string, saved: string, write: WebWrite<void>['write']) {
     const id = idParam(request);
-    return webWrite(request, reply, {
-      form,
-      entity: { type: 'project', id },
-      redirect: () => `/admin/projects/${id}?saved=${saved}#members`,
-      rerender: (failure, status) => projectEditor(deps, request, reply, id, failure, status),
-      write,
-    });
+    return projectEditor.write(request, reply, id, { form, redirect: () => `/admin/projects/${id}?saved=${saved}#members`, write });
   }
 
   app.post('/admin/projects/:id/members', admin, async (request, reply) => {
