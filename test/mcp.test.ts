@@ -4,30 +4,14 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Operation, OPERATION_IDS, OPERATIONS } from '../src/api/v1/operations.js';
 import { READ_ONLY_SCOPES, SCOPES, type Scope } from '../src/domain/scopes.js';
 import { solid } from './helpers/images.js';
+import { ALL_TOOLS, call, dataOf, errorOf, READ_TOOLS } from './helpers/mcp-tools.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
 import { USERS } from './helpers/workspace.js';
 
-const ALL_TOOLS = [
-  'whoami',
-  'list_projects',
-  'get_project_tree',
-  'search_project',
-  'get_item',
-  'set_item_status',
-  'set_item_planning',
-  'add_comment',
-  'add_answer',
-  'replace_item_links',
-  'attach_item_images',
-  'attach_answer_images',
-  'list_events',
-  'get_project_report',
-];
 const BIN = join(import.meta.dirname, '..', 'bin', 'punchlist');
 
 let server: TestServer;
@@ -56,30 +40,6 @@ async function connect(token: string, options: { path?: string; headers?: Record
 async function tokenWith(scopes: readonly Scope[], userId: number = USERS.manager) {
   return server.ctx.tokens.createToken({ userId, name: `mcp ${scopes.join(' ')}`, scopes: [...scopes], expiresAt: null });
 }
-
-const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
-
-function dataOf(result: CallToolResult): any {
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-  const first = result.content[0];
-  expect(first?.type).toBe('text');
-  const data = JSON.parse(first?.type === 'text' ? first.text : 'null');
-  expect(result.structuredContent).toEqual(data);
-  return data;
-}
-
-/** A failed call: no structuredContent (it would have to match the success outputSchema), the API's error in the text. */
-function errorOf(result: CallToolResult): { code: string; status: number; text: string } {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  const first = result.content[0];
-  const text = first?.type === 'text' ? first.text : '';
-  const [, status = '0', code = ''] = /^Punchlist API error (\d{3}) ([a-z_]+):/.exec(text) ?? [];
-  return { code, status: Number(status), text };
-}
-
-const READ_TOOLS = ['whoami', 'list_projects', 'get_project_tree', 'search_project', 'get_item', 'list_events', 'get_project_report'];
 
 describe('MCP over streamable HTTP at /mcp', () => {
   it('lists the tools a token may use: all with every scope, fewer for a read-only token', async () => {

@@ -9,7 +9,7 @@ import {
 } from '../../src/features/idempotency/idempotency.service.js';
 import { expectError, expectOk, type CallResult } from '../helpers/envelope.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import { type UserKey, USERS } from '../helpers/workspace.js';
+import type { UserKey } from '../helpers/workspace.js';
 
 /** Idempotency-Key on v1 writes (DESIGN.md §6), through real HTTP. */
 
@@ -208,11 +208,13 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const json = { item_id: 1000, text: 'Running' };
     const now = new Date(Date.now() + skewMs);
-    // The reservation a running request holds (status null), as its preValidation hook left it.
+    const managerToken = expectOk(await server.call(`${V1}/auth/me.php`, { token: server.tokens.manager })).token.id;
+    // The reservation a running request holds (status null), as its preValidation hook left it: a raw row,
+    // since only a request caught mid-flight leaves one.
     await server.ctx.db.kysely
       .insertInto('idempotency_keys')
       .values({
-        token_id: USERS.manager,
+        token_id: managerToken,
         key: storedKey(key),
         method: 'POST',
         path: COMMENT,

@@ -3,6 +3,7 @@ import type { Clock } from '../../src/clock.js';
 import { CACHE_TTL_MS } from '../../src/features/tokens/tokens.service.js';
 import { createTokenCache } from '../../src/features/tokens/token-cache.js';
 import { expectError, expectOk } from '../helpers/envelope.js';
+import { makeToken, makeUser } from '../helpers/factories.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 
@@ -28,28 +29,13 @@ beforeEach(() => {
 
 const ME = `${V1}/auth/me.php`;
 const admin = { id: USERS.admin, role: 'admin' as const };
-let nextUser = 60;
-
+/** A new user with an auth:me token, already in the cache. */
 async function freshUser() {
-  const id = nextUser++;
-  const at = new Date().toISOString();
-  await server.ctx.db.kysely
-    .insertInto('users')
-    .values({
-      id,
-      email: `cache${id}@punchlist.test`,
-      name: `Cache ${id}`,
-      role: 'member',
-      password_hash: null,
-      active: 1,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
-  const { id: tokenId, token } = await server.ctx.tokens.createToken({ userId: id, name: 'cache', scopes: ['auth:me'], expiresAt: null });
+  const user = await makeUser(server);
+  const { id: tokenId, token } = await makeToken(server, user, ['auth:me'], { name: 'cache' });
   // The first call puts the token in the cache.
   expectOk(await server.call(ME, { token }));
-  return { userId: id, tokenId, token };
+  return { userId: user.id, tokenId, token };
 }
 
 describe('token cache', () => {
@@ -86,23 +72,9 @@ describe('token cache', () => {
   });
 
   it('expiry is checked on every request, cached or not', async () => {
-    const id = nextUser++;
-    const at = new Date().toISOString();
-    await server.ctx.db.kysely
-      .insertInto('users')
-      .values({
-        id,
-        email: `cache${id}@punchlist.test`,
-        name: `Cache ${id}`,
-        role: 'member',
-        password_hash: null,
-        active: 1,
-        created_at: at,
-        updated_at: at,
-      })
-      .execute();
+    const user = await makeUser(server);
     const expiresAt = new Date(clock.now().getTime() + 500);
-    const { token } = await server.ctx.tokens.createToken({ userId: id, name: 'short', scopes: ['auth:me'], expiresAt });
+    const { token } = await makeToken(server, user, ['auth:me'], { name: 'short', expiresAt });
     expectOk(await server.call(ME, { token }));
     skewMs = 600; // past the expiry, still within the cache's second
     expectError(await server.call(ME, { token }), 401, 'token_expired');

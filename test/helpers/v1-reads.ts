@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { SCOPES } from '../../src/domain/scopes.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
+import { makeToken } from './factories.js';
 import { startTestServer, type TestServer, V1 } from './server.js';
 import { type UserKey, USERS } from './workspace.js';
 
@@ -50,16 +51,26 @@ export function useReadsServer() {
       server.ctx.clock,
     );
     const at = new Date().toISOString();
-    await db
-      .insertInto('project_members')
-      .values([
-        { project_id: 1, user_id: CHECKLISTER, role: 'executor', section_ids: null, checklist_ids: '[201]', created_at: at },
-        { project_id: 1, user_id: SECTIONER, role: 'observer', section_ids: '[20]', checklist_ids: null, created_at: at },
-      ])
-      .execute();
+    const admin = { id: USERS.admin, role: 'admin' as const };
+    await server.ctx.members.setMember(admin, 1, {
+      userId: CHECKLISTER,
+      role: 'executor',
+      limited: true,
+      sectionIds: [],
+      checklistIds: [201],
+    });
+    await server.ctx.members.setMember(admin, 1, {
+      userId: SECTIONER,
+      role: 'observer',
+      limited: true,
+      sectionIds: [20],
+      checklistIds: [],
+    });
     for (const id of [CHECKLISTER, SECTIONER]) {
-      extraTokens[id] = (await server.ctx.tokens.createToken({ userId: id, name: 'reads', scopes: [...SCOPES], expiresAt: null })).token;
+      extraTokens[id] = (await makeToken(server, { id }, SCOPES, { name: 'reads' })).token;
     }
+    // Raw rows below: states the services refuse (a participant who is no member) or that need no real upload
+    // (image rows with fixed sizes), and a link and a history entry at fixed times.
     await db.insertInto('item_participants').values({ item_id: 2001, user_id: USERS.outsider }).execute();
     await db
       .insertInto('document_links')

@@ -3,14 +3,14 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, openDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectOk } from '../helpers/envelope.js';
 import { solid, uploadForm } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, USERS } from '../helpers/workspace.js';
+import { EMPTY_HERE, PERSISTENT, rowsOf, tableNames, TRANSIENT } from './roundtrip-tables.js';
 
 /**
  * Moving a deployment from SQLite to PostgreSQL with `bin/punchlist export` + `import`, as an operator
@@ -21,61 +21,6 @@ import { PASSWORD, USERS } from '../helpers/workspace.js';
  */
 
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'punchlist');
-
-/** Tables an export must carry row for row. */
-const PERSISTENT: Record<string, string[]> = {
-  users: ['id'],
-  projects: ['id'],
-  project_members: ['project_id', 'user_id'],
-  sections: ['id'],
-  checklists: ['id'],
-  items: ['id'],
-  item_participants: ['item_id', 'user_id'],
-  item_history: ['id'],
-  comments: ['id'],
-  answers: ['id'],
-  answer_reviews: ['id'],
-  document_links: ['id'],
-  attachments: ['id'],
-  api_tokens: ['id'],
-  audit_log: ['id'],
-  events: ['id'],
-};
-/** Left out on purpose (docs/decisions.md, "Fixture extensions"): transient, or rebuilt from the rest. */
-const TRANSIENT = [
-  'idempotency_keys',
-  'web_sessions',
-  'web_sign_in_failures',
-  'rate_limit_counters',
-  'webhook_endpoints',
-  'webhook_deliveries',
-  'oauth_clients',
-  'oauth_grants',
-  'oauth_codes',
-  'oauth_refresh_tokens',
-  'notifications',
-  'notification_emails',
-  'notification_preferences',
-  'outbox_consumers',
-];
-/** Left out, but not filled by this test's writes. */
-const EMPTY_HERE = [
-  'web_sign_in_failures',
-  'rate_limit_counters',
-  'webhook_endpoints',
-  'webhook_deliveries',
-  'oauth_clients',
-  'oauth_grants',
-  'oauth_codes',
-  'oauth_refresh_tokens',
-  'notifications',
-  'notification_emails',
-  'notification_preferences',
-  'outbox_consumers',
-];
-// Rebuilt from the rest: the search index, the migrator's tables, the caches' versions (bumped by triggers as
-// the import writes, migration 015).
-const DERIVED = /^(search_|kysely_|cache_versions$)/;
 
 let dir: string;
 let source: TestServer;
@@ -110,24 +55,6 @@ async function ok(args: string[], databaseUrl: string): Promise<Run> {
   const result = await punchlist(args, databaseUrl);
   expect(result.code, `punchlist ${args.join(' ')}: ${result.stderr}`).toBe(0);
   return result;
-}
-
-/** Every row of a table in key order. */
-async function rowsOf(db: Kysely<any>, table: string): Promise<Record<string, unknown>[]> {
-  let query = db.selectFrom(table).selectAll();
-  for (const column of PERSISTENT[table] ?? []) query = query.orderBy(column);
-  return query.execute();
-}
-
-async function tableNames(db: Db): Promise<string[]> {
-  const result =
-    db.dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db.kysely)
-      : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public'`.execute(db.kysely);
-  return result.rows
-    .map((r) => r.name)
-    .filter((name) => !DERIVED.test(name))
-    .sort();
 }
 
 const sourceUrl = () => `sqlite:${join(dir, 'source.db')}`;

@@ -9,6 +9,7 @@ import { type AppContext, createContext } from '../../src/context.js';
 import { generateToken, hashToken } from '../../src/domain/token-format.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.js';
+import { makeToken } from '../helpers/factories.js';
 import { solid } from '../helpers/images.js';
 import { operationsOf, type SampleIds, sampleFor, sampleRequest } from '../helpers/operations.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -105,11 +106,12 @@ describe('secrets', () => {
     }
 
     // Tokens in every wrong state and every wrong place.
-    const created = await ctx.tokens.createToken({ userId: USERS.manager, name: 'to revoke', scopes: ['auth:me'], expiresAt: null });
+    const created = await makeToken({ ctx }, { id: USERS.manager }, ['auth:me'], { name: 'to revoke' });
     secrets.add(created.token);
     await ctx.tokens.revokeToken(created.id);
     const expired = generateToken();
     secrets.add(expired);
+    // A raw row: the tokens service refuses an expiry in the past.
     await ctx.db.kysely
       .insertInto('api_tokens')
       .values({

@@ -1,13 +1,7 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
-import { solid } from '../helpers/images.js';
-import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import { PASSWORD, type UserKey } from '../helpers/workspace.js';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserWorkplace } from './browser-workplace.js';
 
 /**
  * The item page as a workplace, in a real browser (Debian's Chromium, `apt-get install -y chromium`):
@@ -17,65 +11,14 @@ import { PASSWORD, type UserKey } from '../helpers/workspace.js';
  */
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let server: TestServer;
-let launched: Browser | undefined;
-let files: string;
-const storage = new Map<UserKey, Awaited<ReturnType<BrowserContext['storageState']>>>();
-
-const browserOrFail = () => requireBrowser(launched);
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  server = await startTestServer();
-  launched = await launchChromium();
-  files = mkdtempSync(join(tmpdir(), 'punchlist-photos-'));
-  writeFileSync(join(files, 'site-front.png'), await solid(64, 48, 'png'));
-  writeFileSync(join(files, 'site-back.jpg'), await solid(80, 60, 'jpeg'));
-  writeFileSync(join(files, 'answer-proof.png'), await solid(40, 30, 'png'));
-  writeFileSync(join(files, 'not-an-image.png'), 'This is a text file, not a picture.\n');
-});
-
-afterAll(async () => {
-  await launched?.close();
-  await server?.close();
-  if (files) rmSync(files, { recursive: true, force: true });
-});
-
-const file = (name: string) => join(files, name);
-
-/** A page signed in as `user` (through the sign-in form once per user; later contexts reuse the cookie). */
-async function signedIn(user: UserKey, options: BrowserContextOptions = {}): Promise<Page> {
-  const browser = browserOrFail();
-  let state = storage.get(user);
-  if (!state) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(server.url + '/login');
-    await page.getByLabel('Email').fill(`${user}@punchlist.test`);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/projects');
-    state = await context.storageState();
-    storage.set(user, state);
-    await context.close();
-  }
-  const context = await browser.newContext({ ...options, storageState: state });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  return page;
-}
-
-const v1Item = async (id: number) => {
-  const response = await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens.executor });
-  expect(response.status).toBe(200);
-  return response.body.data.item;
-};
+const workplace = useBrowserWorkplace();
+const { file, signedIn, v1Item } = workplace;
 
 describe('the item page as a workplace, in a browser', () => {
   it('uploads photos from the file input, previews them first, shows thumbnails, and refuses a file that is not an image', async () => {
     const before = (await v1Item(1000)).attachments.length;
     const page = await signedIn('executor');
-    await page.goto(server.url + '/items/1000');
+    await page.goto(workplace.server.url + '/items/1000');
 
     const input = page.getByLabel('Photos', { exact: true });
     expect(await input.getAttribute('multiple')).not.toBeNull();
@@ -138,7 +81,7 @@ describe('the item page as a workplace, in a browser', () => {
   it('adds an answer with a document link and a picture, and keeps the typed answer when a link is refused', async () => {
     const before = (await v1Item(1000)).answers.length;
     const page = await signedIn('executor');
-    await page.goto(server.url + '/items/1000');
+    await page.goto(workplace.server.url + '/items/1000');
 
     // Refused first: an address the browser accepts as a URL but that is not http(s).
     const rejectedText = `Checked all extinguishers, pressure fine ${Date.now()}`;
@@ -170,7 +113,7 @@ describe('the item page as a workplace, in a browser', () => {
     expect((await v1Item(1000)).answers).toHaveLength(before);
 
     // A link with an address but no title, in the second row: the links unfold with the message at its title.
-    await page.goto(server.url + '/items/1000');
+    await page.goto(workplace.server.url + '/items/1000');
     await page.getByLabel('Answer', { exact: true }).fill(rejectedText);
     await links.locator('summary').click();
     await links.getByRole('group', { name: 'Link 2' }).getByLabel('Address (https://…)').fill('https://docs.example.test/untitled');
@@ -185,7 +128,7 @@ describe('the item page as a workplace, in a browser', () => {
     expect((await v1Item(1000)).answers).toHaveLength(before);
 
     // Now a good one: text, a link, one picture.
-    await page.goto(server.url + '/items/1000');
+    await page.goto(workplace.server.url + '/items/1000');
     await links.locator('summary').click();
     const text = `Replaced two extinguishers ${Date.now()}`;
     await page.getByLabel('Answer', { exact: true }).fill(text);
@@ -212,7 +155,7 @@ describe('the item page as a workplace, in a browser', () => {
 
   it('saves the status in the background with JavaScript, without a full page reload', async () => {
     const page = await signedIn('executor');
-    await page.goto(server.url + '/items/1001');
+    await page.goto(workplace.server.url + '/items/1001');
     expect(await page.getByTestId('item-status').textContent()).toBe('in progress');
     // A full reload would load a document again (history.replaceState alone loads nothing).
     let documents = 0;
@@ -238,7 +181,7 @@ describe('the item page as a workplace, in a browser', () => {
 
   it('saves the status with a plain form post when JavaScript is off', async () => {
     const page = await signedIn('executor', { javaScriptEnabled: false });
-    await page.goto(server.url + '/items/1001');
+    await page.goto(workplace.server.url + '/items/1001');
     const before = (await v1Item(1001)).status;
     const next = before === 'pending' ? 'in_progress' : 'pending';
     await page.getByLabel('Status', { exact: true }).selectOption(next);
@@ -271,7 +214,7 @@ describe('the item page as a workplace, in a browser', () => {
           // addScriptTag({ path }) injects; only these axe checks bypass it, every other test runs under the CSP.
           const page = await signedIn(user, { ...options, bypassCSP: true });
           for (const path of user === 'manager' ? [...PAGES, ...MANAGER_PAGES] : PAGES) {
-            const response = await page.goto(server.url + path);
+            const response = await page.goto(workplace.server.url + path);
             expect(response?.status(), `${path} as the ${user}`).toBe(200);
             await page.waitForLoadState('load');
 
@@ -338,7 +281,7 @@ describe('the item page as a workplace, in a browser', () => {
 
   it('is usable with the keyboard: the skip link comes first, a comment is added with Tab and Enter', async () => {
     const page = await signedIn('executor');
-    await page.goto(server.url + '/items/1000');
+    await page.goto(workplace.server.url + '/items/1000');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Skip to content');
     await page.keyboard.press('Enter');
@@ -376,7 +319,7 @@ describe('the item page as a workplace, in a browser', () => {
 
     it('the observer may only comment, and a status posted anyway is refused', async () => {
       const page = await signedIn('observer');
-      await page.goto(server.url + '/items/1000');
+      await page.goto(workplace.server.url + '/items/1000');
       expect(await controls(page)).toEqual({
         'Save status': 0,
         'Save planning': 0,
@@ -392,7 +335,7 @@ describe('the item page as a workplace, in a browser', () => {
       });
       const before = (await v1Item(1000)).status;
       const csrf = await page.locator('form#comment input[name="_csrf"]').inputValue();
-      const refused = await page.request.post(server.url + '/items/1000/status', {
+      const refused = await page.request.post(workplace.server.url + '/items/1000/status', {
         form: { _csrf: csrf, status: before === 'done' ? 'blocked' : 'done' },
         maxRedirects: 0,
       });
@@ -403,7 +346,7 @@ describe('the item page as a workplace, in a browser', () => {
 
     it('the bystander (an executor, not a participant) may comment but not work on the item', async () => {
       const page = await signedIn('bystander');
-      await page.goto(server.url + '/items/1000');
+      await page.goto(workplace.server.url + '/items/1000');
       const seen = await controls(page);
       expect(seen).toMatchObject({
         'Add comment': 1,
@@ -420,7 +363,7 @@ describe('the item page as a workplace, in a browser', () => {
 
     it('the manager sees every control, review included', async () => {
       const page = await signedIn('manager');
-      await page.goto(server.url + '/items/1000');
+      await page.goto(workplace.server.url + '/items/1000');
       const seen = await controls(page);
       for (const [name, count] of Object.entries(seen)) expect(count, name).toBeGreaterThan(0);
       expect(await page.getByLabel('Status', { exact: true }).count()).toBe(1);
