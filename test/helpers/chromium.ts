@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { PASSWORD, type UserKey } from './workspace.js';
 
 /** Debian's Chromium (`apt-get install -y chromium`), driven by playwright-core: no browser download. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -66,4 +67,26 @@ export async function signedInPage(
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL('**/projects');
   return page;
+}
+
+/**
+ * Pages signed in as workspace users, each in a new context of `browser()`: through the sign-in form once per
+ * user, later contexts reuse the cookies it left (`forget`: a user's next page signs in again).
+ */
+export function signedInPages(browser: () => Browser, baseUrl: () => string) {
+  const states = new Map<UserKey, Awaited<ReturnType<BrowserContext['storageState']>>>();
+  async function open(user: UserKey, options: BrowserContextOptions = {}, timeout = 30_000): Promise<Page> {
+    let state = states.get(user);
+    if (!state) {
+      const first = await signedInPage(browser(), baseUrl(), { email: `${user}@punchlist.test`, password: PASSWORD });
+      state = await first.context().storageState();
+      states.set(user, state);
+      await first.context().close();
+    }
+    const context = await browser().newContext({ ...options, storageState: state });
+    const page = await context.newPage();
+    page.setDefaultTimeout(timeout);
+    return page;
+  }
+  return { open, forget: (user: UserKey) => states.delete(user) };
 }

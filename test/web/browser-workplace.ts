@@ -1,12 +1,12 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser } from '../helpers/chromium.js';
+import { CHROMIUM, launchChromium, requireBrowser, signedInPages } from '../helpers/chromium.js';
 import { solid } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import { PASSWORD, type UserKey } from '../helpers/workspace.js';
+import type { UserKey } from '../helpers/workspace.js';
 
 /**
  * The harness of the workplace browser test (workplace-browser.test.ts): a server, one Chromium, the photo
@@ -17,7 +17,6 @@ export function useBrowserWorkplace() {
   let server: TestServer;
   let launched: Browser | undefined;
   let files: string;
-  const storage = new Map<UserKey, Awaited<ReturnType<BrowserContext['storageState']>>>();
 
   const browserOrFail = () => requireBrowser(launched);
 
@@ -41,26 +40,8 @@ export function useBrowserWorkplace() {
   const file = (name: string) => join(files, name);
 
   /** A page signed in as `user` (through the sign-in form once per user; later contexts reuse the cookie). */
-  async function signedIn(user: UserKey, options: BrowserContextOptions = {}): Promise<Page> {
-    const browser = browserOrFail();
-    let state = storage.get(user);
-    if (!state) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(server.url + '/login');
-      await page.getByLabel('Email').fill(`${user}@punchlist.test`);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL('**/projects');
-      state = await context.storageState();
-      storage.set(user, state);
-      await context.close();
-    }
-    const context = await browser.newContext({ ...options, storageState: state });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    return page;
-  }
+  const pages = signedInPages(browserOrFail, () => server.url);
+  const signedIn = (user: UserKey, options: BrowserContextOptions = {}) => pages.open(user, options, 10_000);
 
   const v1Item = async (id: number) => {
     const response = await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens.executor });

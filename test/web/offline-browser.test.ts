@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser } from '../helpers/chromium.js';
+import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser, signedInPages } from '../helpers/chromium.js';
 import { solid } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
@@ -22,7 +22,6 @@ const WAIT = { timeout: 45_000 };
 let server: TestServer;
 let launched: Browser | undefined;
 let files: string;
-const storage = new Map<UserKey, Awaited<ReturnType<BrowserContext['storageState']>>>();
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
@@ -40,26 +39,11 @@ afterAll(async () => {
 });
 
 /** A phone signed in as `user` (the sign-in form once per user; later contexts reuse the cookie). */
-async function phone(user: UserKey): Promise<Page> {
-  const browser = requireBrowser(launched);
-  let state = storage.get(user);
-  if (!state) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(server.url + '/login');
-    await page.getByLabel('Email').fill(`${user}@punchlist.test`);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/projects');
-    state = await context.storageState();
-    storage.set(user, state);
-    await context.close();
-  }
-  const context = await browser.newContext({ ...PHONE, storageState: state });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  return page;
-}
+const pages = signedInPages(
+  () => requireBrowser(launched),
+  () => server.url,
+);
+const phone = (user: UserKey): Promise<Page> => pages.open(user, PHONE);
 
 const v1Item = async (id: number) => {
   const response = await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens.executor });
@@ -213,7 +197,7 @@ describe('on site without a network', { timeout: 180_000 }, () => {
     'keeps writes waiting while the session has ended, and sends them once the user signed in again',
     { retry: 2, timeout: 100_000 },
     async () => {
-      storage.delete('partial');
+      pages.forget('partial');
       const before = await v1Item(1000);
       const page = await phone('partial');
       await page.goto(server.url + '/items/1000');
@@ -237,7 +221,7 @@ describe('on site without a network', { timeout: 180_000 }, () => {
       await expect.poll(async () => (await v1Item(1000)).comments.length, WAIT).toBe(before.comments.length + 1);
       expect((await v1Item(1000)).comments.at(-1)).toMatchObject({ text: comment, author: { id: USERS.partial } });
       // The partial user's stored sign-in is now stale for the other tests: they sign in again.
-      storage.delete('partial');
+      pages.forget('partial');
       await page.context().close();
     },
   );
