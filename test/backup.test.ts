@@ -1,41 +1,29 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliRunner, inProcessRunner, type Run } from './helpers/cli.js';
 import { solid, uploadForm } from './helpers/images.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
 
 /**
- * `bin/punchlist backup` and `restore` (real child processes) against an in-process server on a SQLite
- * file that real HTTP clients keep writing to while the backup runs.
+ * `bin/punchlist backup` and `restore` against an in-process server on a SQLite file that real HTTP clients
+ * keep writing to while the backup runs. The commands run in the test process (test/helpers/cli.ts); the
+ * backup under load and a refusal go through the real binary, a child process.
  */
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'punchlist');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 let dir: string;
 let server: TestServer;
 
-function punchlist(args: string[], location: { db: string; storage: string }): Promise<Run> {
-  const env = {
-    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
-    HOME: dir,
-    DATA_DIR: dir,
-    DATABASE_URL: location.db,
-    STORAGE_URL: location.storage,
-  };
-  return new Promise((done) => {
-    execFile(BIN, args, { cwd: dir, env, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
+const where = () => ({
+  cwd: dir,
+  env: { PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter), HOME: dir, DATA_DIR: dir },
+});
+const inProcess = inProcessRunner(where);
+const spawned = cliRunner(where);
+
+function punchlist(args: string[], location: { db: string; storage: string }, run = inProcess): Promise<Run> {
+  return run(args, { DATABASE_URL: location.db, STORAGE_URL: location.storage });
 }
 
 /** Failure: non-zero status and exactly one line `punchlist: <reason>` on stderr. */
@@ -91,7 +79,7 @@ describe('backup and restore', () => {
     const writers = Array.from({ length: 4 }, (_, n) => writer(n));
     await until(() => comments.length >= 20 && uploads.length >= 3);
     const backupDir = join(dir, 'backup');
-    const backup = await punchlist(['backup', backupDir], live());
+    const backup = await punchlist(['backup', backupDir], live(), spawned);
     const after = comments.length;
     await until(() => comments.length >= after + 20);
     stop = true;
@@ -156,7 +144,7 @@ describe('backup and restore', () => {
 
   it('refuses PostgreSQL, S3, interrupted and damaged backups with a one-line reason', async () => {
     const postgres = refused(
-      await punchlist(['backup', join(dir, 'pg')], { db: 'postgres://postgres@127.0.0.1:5432/x', storage: live().storage }),
+      await punchlist(['backup', join(dir, 'pg')], { db: 'postgres://postgres@127.0.0.1:5432/x', storage: live().storage }, spawned),
     );
     expect(postgres).toContain('pg_dump');
     const s3 = refused(await punchlist(['restore', join(dir, 'backup')], { db: fresh('s3').db, storage: 's3://bucket?region=x' }));

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Operation, OPERATION_IDS, OPERATIONS } from '../src/api/v1/operations.js';
 import { READ_ONLY_SCOPES, SCOPES, type Scope } from '../src/domain/scopes.js';
+import { inProcessRunner } from './helpers/cli.js';
 import { solid } from './helpers/images.js';
 import { ALL_TOOLS, call, dataOf, errorOf, READ_TOOLS } from './helpers/mcp-tools.js';
 import { startTestServer, type TestServer, V1 } from './helpers/server.js';
@@ -354,24 +355,25 @@ describe('MCP over stdio: bin/punchlist mcp', () => {
     }
   });
 
+  // Refusals come before the stdio transport: the command runs in the test process (test/helpers/cli.ts), but the
+  // first one through the real binary.
+  const inProcess = inProcessRunner(() => ({ cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } }));
+
   it('refuses to start with a refused token: one line on stderr, non-zero exit', async () => {
     const run = promisify(execFile);
     const error = await run(process.execPath, [BIN, 'mcp', '--token', 'plk_wrong', '--url', server.url]).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 1 });
     expect((error as { stderr: string }).stderr).toMatch(/^punchlist: the token was refused by http:\/\/127\.0\.0\.1:\d+: token_invalid/);
-    const usage = await run(process.execPath, [BIN, 'mcp']).catch((e: unknown) => e);
+    const usage = await inProcess(['mcp']);
     expect(usage).toMatchObject({ code: 2 });
-    expect((usage as { stderr: string }).stderr).toMatch(/missing option --token/);
+    expect(usage.stderr).toMatch(/missing option --token/);
   });
 
   it('refuses to start without auth:me (it could not know which tools to list): one line naming the scope, exit 1', async () => {
     const { id, token } = await tokenWith(['items:read', 'comments:write']);
-    const run = promisify(execFile);
-    const error = await run(process.execPath, [BIN, 'mcp', '--token', token, '--url', server.url], { timeout: 90_000 }).catch(
-      (e: unknown) => e,
-    );
+    const error = await inProcess(['mcp', '--token', token, '--url', server.url]);
     expect(error).toMatchObject({ code: 1, stdout: '' });
-    const stderr = (error as { stderr: string }).stderr;
+    const stderr = error.stderr;
     expect(stderr).toMatch(/^punchlist: the token lacks the scope "auth:me", which punchlist mcp needs/);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     // The one v1 call it made is the refused GET /auth/me.php.

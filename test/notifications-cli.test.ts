@@ -2,16 +2,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, cliRunner } from './helpers/cli.js';
+import { cliEnv, cliRunner, inProcessRunner } from './helpers/cli.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
 import { buildWorkspace, USERS } from './helpers/workspace.js';
 
-/** `bin/punchlist notifications list` (DESIGN.md §15), run as a child process against a temp SQLite database. */
+/**
+ * `bin/punchlist notifications list` (DESIGN.md §15) against a temp SQLite database. The commands run in the test
+ * process (test/helpers/cli.ts); the JSON list and the unknown user go through the real binary, a child process.
+ */
 let dir: string;
 let env: Record<string, string>;
 let ctx: AppContext;
-const run = cliRunner(() => ({ cwd: dir, env }));
+const run = inProcessRunner(() => ({ cwd: dir, env }));
+const spawned = cliRunner(() => ({ cwd: dir, env }));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punchlist-notifications-cli-'));
@@ -32,7 +36,7 @@ afterAll(async () => {
 
 describe('bin/punchlist notifications list', { timeout: 180_000 }, () => {
   it('prints a user’s notifications as JSON, as a table, and refuses an unknown user', async () => {
-    const json = await run(['notifications', 'list', '--user', 'executor@punchlist.test', '--json']);
+    const json = await spawned(['notifications', 'list', '--user', 'executor@punchlist.test', '--json']);
     expect(json).toMatchObject({ code: 0, stderr: '' });
     const [first, ...rest] = JSON.parse(json.stdout);
     expect(rest).toEqual([]);
@@ -52,7 +56,7 @@ describe('bin/punchlist notifications list', { timeout: 180_000 }, () => {
     expect((await run(['notifications', 'list', '--user', 'manager@punchlist.test'])).stdout).toBe(
       'no notifications for manager@punchlist.test\n',
     );
-    const unknown = await run(['notifications', 'list', '--user', 'nobody@punchlist.test']);
+    const unknown = await spawned(['notifications', 'list', '--user', 'nobody@punchlist.test']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toBe('punchlist: no user with the email "nobody@punchlist.test"\n');
     const help = await run(['help']);

@@ -2,15 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, cliRunner } from './helpers/cli.js';
+import { cliEnv, cliRunner, inProcessRunner, type Run } from './helpers/cli.js';
 import { loadConfig } from '../src/config.js';
 import { type AppContext, createContext } from '../src/context.js';
 import { EVENT_TYPES } from '../src/domain/values.js';
 import { buildWorkspace, USERS } from './helpers/workspace.js';
 
 /**
- * `bin/punchlist webhooks create|list|disable` (DESIGN.md §1, §11), run as a child process against a temp
- * SQLite database holding the standard test workspace.
+ * `bin/punchlist webhooks create|list|disable` (DESIGN.md §1, §11) against a temp SQLite database holding the
+ * standard test workspace. The commands run in the test process (test/helpers/cli.ts); the first secret and a
+ * malformed id go through the real binary, a child process.
  */
 const SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
 /** Loopback receivers are refused unless the environment allows them: the successful cases do. */
@@ -20,18 +21,20 @@ let dir: string;
 let env: Record<string, string>;
 let ctx: AppContext;
 
-const run = cliRunner(() => ({ cwd: dir, env }));
+type Runner = (args: string[], extraEnv?: Record<string, string>) => Promise<Run>;
+const run: Runner = inProcessRunner(() => ({ cwd: dir, env }));
+const spawned: Runner = cliRunner(() => ({ cwd: dir, env }));
 
-async function ok(args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
-  const result = await run(args, extraEnv);
+async function ok(args: string[], extraEnv: Record<string, string> = {}, runner = run): Promise<string> {
+  const result = await runner(args, extraEnv);
   expect(result.stderr, `stderr of punchlist ${args.join(' ')}`).toBe('');
   expect(result.code, `exit status of punchlist ${args.join(' ')}`).toBe(0);
   return result.stdout;
 }
 
 /** Failure: the expected non-zero status and exactly one line `punchlist: <reason>` on stderr, nothing on stdout. */
-async function fails(args: string[], code: number, extraEnv: Record<string, string> = {}): Promise<string> {
-  const result = await run(args, extraEnv);
+async function fails(args: string[], code: number, extraEnv: Record<string, string> = {}, runner = run): Promise<string> {
+  const result = await runner(args, extraEnv);
   expect(result.code, `exit status of punchlist ${args.join(' ')}`).toBe(code);
   expect(result.stderr).toMatch(/^punchlist: \S[^\n]*\n$/);
   expect(result.stdout).toBe('');
@@ -54,7 +57,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+// The cases through bin/punchlist start a process (Node + tsx): seconds, more when the machine is busy.
 describe('bin/punchlist webhooks', { timeout: 180_000 }, () => {
   it('has help for the group and each command, and is listed in the main help', async () => {
     const [main, group, create, list, disable] = await Promise.all([
@@ -78,7 +81,7 @@ describe('bin/punchlist webhooks', { timeout: 180_000 }, () => {
 
   it('creates endpoints: the secret alone, or {id, secret} with --json', async () => {
     const secret = (
-      await ok(['webhooks', 'create', '--user', 'manager@punchlist.test', '--url', 'http://127.0.0.1:9/all'], ALLOW)
+      await ok(['webhooks', 'create', '--user', 'manager@punchlist.test', '--url', 'http://127.0.0.1:9/all'], ALLOW, spawned)
     ).trimEnd();
     expect(secret).toMatch(SECRET);
     expect(secret).not.toContain('\n');
@@ -192,7 +195,7 @@ describe('bin/punchlist webhooks', { timeout: 180_000 }, () => {
       fails(create('--url', 'http://127.0.0.1:9/x', '--project', 'one'), 2, ALLOW),
       fails(['webhooks', 'create', '--user', 'manager@punchlist.test'], 2),
       fails(['webhooks', 'disable', '999999'], 1),
-      fails(['webhooks', 'disable', 'abc'], 2),
+      fails(['webhooks', 'disable', 'abc'], 2, {}, spawned),
       fails(['webhooks', 'disable', '1', '2'], 2),
       fails(['webhooks', 'disable'], 2),
       fails(['webhooks', 'list', '--user', 'manager@punchlist.test', '--secrets'], 2),

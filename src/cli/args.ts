@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isCalendarDate } from '../domain/values.js';
+import type { CliIo } from './io.js';
 
 /** Exit status of a usage mistake (unknown command or option, missing or malformed value). */
 export const USAGE_EXIT = 2;
@@ -16,11 +17,11 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, USAGE_EXIT);
 
-/** A command of the CLI: its name as typed (`tokens create`), its help text and what it does. */
+/** A command of the CLI: its name as typed (`tokens create`), its help text and what it does with its io. */
 export interface Command {
   name: string;
   usage: string;
-  run(argv: string[]): Promise<void>;
+  run(argv: string[], io: CliIo): Promise<void>;
 }
 
 /** `--help` / `-h` anywhere before `--` asks for the command's help instead of running it. */

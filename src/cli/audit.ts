@@ -32,7 +32,7 @@ Options:
   --ndjson           stream the records for a SIEM or a log shipper: one JSON object a line, the
                      fields of --json, newest first, read and written page by page (any number of
                      records in constant memory); every matching record unless --limit is given`,
-  async run(argv) {
+  async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       token: { type: 'string' },
       user: { type: 'string' },
@@ -47,18 +47,19 @@ Options:
     const limit =
       values.limit !== undefined ? positiveInteger('--limit', values.limit, MAX_LIMIT) : values.ndjson ? undefined : DEFAULT_LIMIT;
     const email = values.user;
-    const records = await withContext(async (ctx) => {
+    const records = await withContext(io, async (ctx) => {
       const userId = email === undefined ? undefined : (await userByEmail(ctx, email)).id;
       if (!values.ndjson) return ctx.audit.list({ tokenId, userId, since, limit });
       for await (const page of ctx.audit.stream({ tokenId, userId, since, limit })) {
-        await writeStdout(page.map((r) => JSON.stringify(publicRecord(r)) + '\n').join(''));
+        await writeStdout(io, page.map((r) => JSON.stringify(publicRecord(r)) + '\n').join(''));
       }
       return null;
     });
     if (records === null) return;
-    if (values.json) return printJson(records.map(publicRecord));
-    if (records.length === 0) return printLine('no audit records');
+    if (values.json) return printJson(io, records.map(publicRecord));
+    if (records.length === 0) return printLine(io, 'no audit records');
     printLine(
+      io,
       formatTable(
         ['AT', 'STATUS', 'METHOD', 'PATH', 'ERROR', 'TOKEN', 'USER', 'MS', 'ENTITY', 'IP', 'REQUEST ID'],
         records.map((r) => [

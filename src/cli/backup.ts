@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
+import type { CliIo } from './io.js';
 import { progressLine } from './output.js';
 
 type BackupService = typeof import('../features/backup/backup.service.js');
@@ -11,6 +13,7 @@ type Manifest = import('../features/backup/backup.service.js').BackupManifest;
 async function runOnDir(
   command: Command,
   argv: string[],
+  io: CliIo,
   action: (
     service: BackupService,
     config: import('../config.js').Config,
@@ -23,10 +26,10 @@ async function runOnDir(
   const dir = requiredPositional(command.name, 'DIR', positionals);
   const [service, { loadConfig }] = await Promise.all([import('../features/backup/backup.service.js'), import('../config.js')]);
   const started = performance.now();
-  const progress = progressLine(`${command.name}: `);
+  const progress = progressLine(io, `${command.name}: `);
   let manifest: Manifest;
   try {
-    manifest = await action(service, loadConfig(), dir, progress);
+    manifest = await action(service, loadConfig(io.env), resolve(io.cwd, dir), progress);
   } catch (err) {
     throw err instanceof service.BackupError ? new CliError(err.message) : err;
   }
@@ -47,10 +50,11 @@ backup). Progress goes to stderr. Restore with: punchlist restore DIR.
 
 PostgreSQL and s3:// storage are refused: use pg_dump or pg_basebackup, and the bucket's versioning and
 replication (docs/operations.md, "Backups").`,
-  run(argv) {
+  run(argv, io) {
     return runOnDir(
       this,
       argv,
+      io,
       (service, config, dir, progress) => service.takeBackup(config, dir, progress),
       (m, dir) =>
         `${dir} (database ${m.database.bytes} bytes, ${m.storage.blobs} blobs, ${m.storage.bytes} bytes; snapshot at ${m.snapshot_at})`,
@@ -68,10 +72,11 @@ written and the reason is printed. The backup is checked against its manifest fi
 database with PRAGMA integrity_check. Start the server afterwards: it applies newer migrations itself.
 
 Progress goes to stderr.`,
-  run(argv) {
+  run(argv, io) {
     return runOnDir(
       this,
       argv,
+      io,
       (service, config, dir, progress) => service.restoreBackup(config, dir, progress),
       (m) => `the data as of ${m.snapshot_at} (${m.storage.blobs} blobs)`,
     );

@@ -1,11 +1,14 @@
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { type Command, CliError, parseCommand } from './args.js';
 import { withContext } from './open-context.js';
 import { writeStdout } from './output.js';
 
 /** Output is gathered into pieces of about this size: one write per entity would be one system call each. */
 const BUFFER_BYTES = 64 * 1024;
+
+/** Exports started by this process, to name their partial files. */
+let exports = 0;
 
 /** A sink that batches text into large writes and waits for each (backpressure). */
 function batched(flushTo: (text: string) => Promise<void>) {
@@ -47,15 +50,17 @@ A summary line goes to stderr.
 
 Options:
   --quiet   no summary line`,
-  async run(argv) {
+  async run(argv, io) {
     const { values, positionals } = parseCommand(this.name, argv, { quiet: { type: 'boolean' } }, 1);
     const file = positionals[0] === '-' ? undefined : positionals[0];
     const { exportFixture } = await import('../features/fixtures/export.service.js');
 
     let handle: FileHandle | undefined;
     let partial: string | undefined;
-    if (file !== undefined) {
-      partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
+    const target = file === undefined ? undefined : resolve(io.cwd, file);
+    if (target !== undefined) {
+      // Unique among the exports of this process too (a test runs commands in its own process).
+      partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}-${++exports}`);
       try {
         handle = await open(partial, 'wx', 0o600);
       } catch (err) {
@@ -63,24 +68,24 @@ Options:
       }
     }
     const fileHandle = handle;
-    const out = batched(fileHandle ? async (text) => void (await fileHandle.write(text)) : writeStdout);
+    const out = batched(fileHandle ? async (text) => void (await fileHandle.write(text)) : (text) => writeStdout(io, text));
     try {
-      const summary = await withContext(async (ctx) => {
+      const summary = await withContext(io, async (ctx) => {
         const result = await exportFixture(ctx.db.kysely, out.write);
         await out.flush();
         // In place before the database is closed: the export is complete once its snapshot is read.
-        if (fileHandle && partial && file) {
+        if (fileHandle && partial && target) {
           await fileHandle.sync();
           await fileHandle.close();
           handle = undefined;
-          await rename(partial, file);
+          await rename(partial, target);
           partial = undefined;
         }
         return result;
       });
       if (!values.quiet) {
         const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
-        process.stderr.write(`exported ${counts.join(', ')} to ${file ?? 'stdout'}\n`);
+        io.stderr.write(`exported ${counts.join(', ')} to ${file ?? 'stdout'}\n`);
       }
     } finally {
       await handle?.close().catch(() => {});

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
 import { withContext } from './open-context.js';
 import { printJson, printLine } from './output.js';
@@ -22,12 +23,12 @@ ids above the highest imported one.
 
 Options:
   --json    print the counts as a JSON object instead of one line`,
-  async run(argv) {
+  async run(argv, io) {
     const { values, positionals } = parseCommand(this.name, argv, { json: { type: 'boolean' } }, 1);
     const file = requiredPositional(this.name, 'fixture file (FILE.json)', positionals);
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readFile(resolve(io.cwd, file), 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
       throw new CliError(`cannot read ${file}: ${READ_ERRORS[code] ?? (err as Error).message}`);
@@ -39,14 +40,14 @@ Options:
       throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`);
     }
     const { importFixture } = await import('../features/fixtures/import.service.js');
-    const summary = await withContext(async (ctx) => {
+    const summary = await withContext(io, async (ctx) => {
       const counts = await importFixture(ctx.db.kysely, ctx.db.dialect, fixture, ctx.clock);
       // The search index is fed here rather than by the next server start (searches stay exact either way).
       await ctx.searchIndexer.drain();
       return counts;
     });
-    if (values.json) return printJson(summary);
+    if (values.json) return printJson(io, summary);
     const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
-    printLine(`imported ${file}: ${counts.join(', ')}`);
+    printLine(io, `imported ${file}: ${counts.join(', ')}`);
   },
 };

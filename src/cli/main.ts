@@ -1,7 +1,10 @@
 import { type Command, CliError, usageError, wantsHelp } from './args.js';
+import type { CliIo } from './io.js';
+
+export { type CliIo, processIo } from './io.js';
 
 /**
- * The `punchlist` dispatcher (bin/punchlist runs it). Each command lives in its own module, loaded only
+ * The `punchlist` dispatcher (bin/punchlist runs it with the process's io; tests run it in their own process). Each command lives in its own module, loaded only
  * when it runs, so `--help` and the short commands do not pay for the HTTP stack.
  */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
@@ -126,31 +129,31 @@ async function helpFor(words: string[]): Promise<string> {
   return (await COMMANDS[target.name]!.load()).usage;
 }
 
-async function dispatch(argv: string[]): Promise<void> {
+async function dispatch(argv: string[], io: CliIo): Promise<void> {
   const [first] = argv;
   if (first === undefined) {
-    process.stdout.write(USAGE + '\n');
+    io.stdout.write(USAGE + '\n');
     throw usageError('missing command (see punchlist --help)');
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write((await helpFor(argv.slice(1).filter((a) => !a.startsWith('-')))) + '\n');
+    io.stdout.write((await helpFor(argv.slice(1).filter((a) => !a.startsWith('-')))) + '\n');
     return;
   }
   if (first === '--version' || first === '-V') {
     const { createRequire } = await import('node:module');
     const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-    process.stdout.write(`punchlist ${version}\n`);
+    io.stdout.write(`punchlist ${version}\n`);
     return;
   }
   if (first.startsWith('-')) throw usageError(`unknown option ${first} (see punchlist --help)`);
   const target = resolve(argv);
   if ('group' in target) {
-    if (wantsHelp(target.rest)) return void process.stdout.write(groupUsage(target.group) + '\n');
+    if (wantsHelp(target.rest)) return void io.stdout.write(groupUsage(target.group) + '\n');
     throw usageError(`missing subcommand for ${target.group} (see punchlist ${target.group} --help)`);
   }
   const command = await COMMANDS[target.name]!.load();
-  if (wantsHelp(target.rest)) return void process.stdout.write(command.usage + '\n');
-  await command.run(target.rest);
+  if (wantsHelp(target.rest)) return void io.stdout.write(command.usage + '\n');
+  await command.run(target.rest, io);
 }
 
 /** One line, whatever the error: the reason, never a stack trace. */
@@ -162,18 +165,16 @@ export function describeError(err: unknown): string {
   return message.replace(/\s*\n\s*/g, ' ').trim();
 }
 
-/** Runs the CLI. Expected failures end the process with one line on stderr and a non-zero status. */
-export async function main(argv: string[]): Promise<void> {
-  // `punchlist audit | head` closes the pipe early: that is the reader's choice, not a failure.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
+/**
+ * Runs one command with `io` and returns its exit status: 0, or after one line `punchlist: <reason>` on
+ * stderr, 1 (2 for a usage mistake). Never throws; the caller (bin/punchlist) ends the process.
+ */
+export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
-    await dispatch(argv);
+    await dispatch(argv, io);
+    return 0;
   } catch (err) {
-    process.stderr.write(`punchlist: ${describeError(err)}\n`);
-    // Exit now: an open database pool or a half-started server must not keep a failed command alive.
-    process.exit(err instanceof CliError ? err.exitCode : 1);
+    io.stderr.write(`punchlist: ${describeError(err)}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
   }
 }

@@ -19,7 +19,7 @@ Options:
 
 Nothing but the MCP protocol is written to stdout; problems go to stderr. The same tools are served
 over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
-  async run(argv) {
+  async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       token: { type: 'string' },
       url: { type: 'string' },
@@ -28,7 +28,7 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
     const token = required(
       this.name,
       'token (or the PUNCHLIST_TOKEN environment variable)',
-      values.token ?? (process.env.PUNCHLIST_TOKEN || undefined),
+      values.token ?? (io.env.PUNCHLIST_TOKEN || undefined),
     );
     // Loaded here: the other commands do not pay for the MCP SDK.
     const [
@@ -43,7 +43,7 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ]);
     // Only BASE_URL/HOST/PORT matter here; a placeholder secret keeps loadConfig from creating ./data/session-secret.
-    const baseUrl = values.url ?? loadConfig({ ...process.env, SESSION_SECRET: process.env.SESSION_SECRET || 'unused-by-mcp' }).baseUrl;
+    const baseUrl = values.url ?? loadConfig({ ...io.env, SESSION_SECRET: io.env.SESSION_SECRET || 'unused-by-mcp' }).baseUrl;
     if (!/^https?:\/\//.test(baseUrl)) throw new CliError(`--url must be an http(s) URL, got "${baseUrl}"`);
     const client = createPunchlistClient({
       baseUrl,
@@ -70,9 +70,8 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
     }
 
     const server = createMcpServer({ client, scopes, readOnly: values['read-only'] === true });
+    // The MCP protocol runs on the process's own stdin and stdout: this command stays bound to the process.
     await server.connect(new StdioServerTransport());
-    process.stderr.write(
-      `punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio${values['read-only'] ? ', read-only' : ''}\n`,
-    );
+    io.stderr.write(`punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio${values['read-only'] ? ', read-only' : ''}\n`);
   },
 };

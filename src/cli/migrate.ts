@@ -7,10 +7,10 @@ export const migrateCommand: Command = {
   usage: `Usage: punchlist migrate
 
 Applies the pending database migrations (DATABASE_URL) and exits. Running it again is harmless.`,
-  async run(argv) {
+  async run(argv, io) {
     parseCommand(this.name, argv, {});
     const { migrateToLatest } = await import('../db/migrate.js');
-    const applied = await withContext((ctx) => migrateToLatest(ctx.db.kysely), { migrate: false });
-    printLine(applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database schema is up to date');
+    const applied = await withContext(io, (ctx) => migrateToLatest(ctx.db.kysely), { migrate: false });
+    printLine(io, applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database schema is up to date');
   },
 };

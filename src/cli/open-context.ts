@@ -1,16 +1,17 @@
 import type { AppContext } from '../context.js';
 import type { User } from '../db/tables.js';
 import { CliError } from './args.js';
+import type { CliIo } from './io.js';
 
 /**
- * Runs one command against the context built from the environment, then closes it so the process
- * can exit. Like the server, it applies pending migrations first unless told not to.
+ * Runs one command against the context built from the command's environment, then closes it (its pool, timers
+ * and worker threads) so that the process can exit, or, in a test, go on with nothing left running. Like the server, it applies pending migrations first unless told not to.
  * The context's modules are loaded here, not at start-up, so that help and usage mistakes answer at
  * once (every module goes through tsx, which makes loading the database stack cost most of a second).
  */
-export async function withContext<T>(fn: (ctx: AppContext) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+export async function withContext<T>(io: CliIo, fn: (ctx: AppContext) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
   const [{ loadConfig }, { createContext }] = await Promise.all([import('../config.js'), import('../context.js')]);
-  const ctx = await createContext(loadConfig(), options);
+  const ctx = await createContext(loadConfig(io.env), options);
   try {
     return await fn(ctx);
   } finally {

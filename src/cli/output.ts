@@ -1,18 +1,19 @@
-/** What the commands print: machine-readable JSON or aligned tables for people. */
+/** What the commands print (to the command's io): machine-readable JSON or aligned tables for people. */
+import type { CliIo } from './io.js';
 
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
 /** Resolves once the text is handed over to the pipe or file: waiting for it is the backpressure. */
-export function writeStdout(text: string): Promise<void> {
+export function writeStdout(io: CliIo, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
+    io.stdout.write(text, (err) => (err ? reject(err) : resolve()));
   });
 }
 
-export function printLine(line: string): void {
-  process.stdout.write(line + '\n');
+export function printLine(io: CliIo, line: string): void {
+  io.stdout.write(line + '\n');
 }
 
 /** Width in terminal columns, counting code points (good enough for Latin and Cyrillic text). */
@@ -49,12 +50,12 @@ export function longTime(iso: string): string {
 }
 
 /** Progress on stderr: one line at most every `everyMs` (a terminal, a log or a pipe alike), and always the final one. */
-export function progressLine(prefix: string, everyMs = 1000) {
+export function progressLine(io: CliIo, prefix: string, everyMs = 1000) {
   let last = 0;
   return (text: string, final = false) => {
     const now = Date.now();
     if (!final && now - last < everyMs) return;
     last = now;
-    process.stderr.write(`${prefix}${text}\n`);
+    io.stderr.write(`${prefix}${text}\n`);
   };
 }

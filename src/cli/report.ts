@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Actor } from '../domain/policy.js';
 import { ITEM_STATUSES, type UserRole } from '../domain/values.js';
 import { ApiError } from '../errors.js';
+import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, positiveInteger, required, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
 
@@ -27,7 +28,7 @@ Options:
   --output FILE    write to FILE (replaced; removed again if the report fails); default: stdout
   --progress       progress lines on stderr whatever stderr is (default: only on a terminal, for
                    reports of ${PROGRESS_FROM_ITEMS} items or more)`,
-  async run(argv) {
+  async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       project: { type: 'string' },
       user: { type: 'string' },
@@ -43,12 +44,12 @@ Options:
     if (status !== null && !(ITEM_STATUSES as readonly string[]).includes(status)) {
       throw usageError(`--status must be one of ${ITEM_STATUSES.join(', ')}, got "${status}"`);
     }
-    const output = values.output;
-    if (format === 'pdf' && output === undefined && process.stdout.isTTY) {
+    const output = values.output === undefined ? undefined : resolve(io.cwd, values.output);
+    if (format === 'pdf' && output === undefined && io.stdout.isTTY) {
       throw usageError('a PDF is not for a terminal: give --output FILE or redirect stdout');
     }
 
-    await withContext(async (ctx) => {
+    await withContext(io, async (ctx) => {
       const [{ createReportsService, WHOLE_PROJECT }, { createReportRepository }] = await Promise.all([
         import('../features/reports/report.service.js'),
         import('../features/reports/report.repository.js'),
@@ -70,7 +71,7 @@ Options:
         actor = { id: user.id, role: user.role as UserRole };
         madeBy = user.name;
       }
-      const showProgress = (total: number) => values.progress === true || (process.stderr.isTTY === true && total >= PROGRESS_FROM_ITEMS);
+      const showProgress = (total: number) => values.progress === true || (io.stderr.isTTY === true && total >= PROGRESS_FROM_ITEMS);
       let report;
       try {
         report = await reports.openReport(actor, projectId, {
@@ -87,7 +88,7 @@ Options:
           onProgress: (done, total) => {
             if (!showProgress(total)) return;
             const line = `punchlist: report ${done}/${total} items`;
-            process.stderr.write(process.stderr.isTTY ? `\r${line}${done === total ? '\n' : ''}` : `${line}\n`);
+            io.stderr.write(io.stderr.isTTY ? `\r${line}${done === total ? '\n' : ''}` : `${line}\n`);
           },
         });
       } catch (err) {
@@ -97,7 +98,7 @@ Options:
         throw err;
       }
       if (output === undefined) {
-        await pipeline(report.stream, process.stdout, { end: false });
+        await pipeline(report.stream, io.stdout, { end: false });
         return;
       }
       try {

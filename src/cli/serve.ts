@@ -9,7 +9,8 @@ HOST:PORT (default 127.0.0.1:8080) until SIGINT or SIGTERM. Never loads demo dat
 on an empty database).`,
   async run(argv) {
     parseCommand(this.name, argv, {});
-    // Loaded here so that the other commands do not pay for the HTTP stack.
+    // Loaded here so that the other commands do not pay for the HTTP stack. The server is the process's own
+    // (process.env, signals, its exit), whatever io the command is given.
     const { serve } = await import('../main.js');
     await serve({ demo: false });
   },

@@ -37,7 +37,7 @@ Options:
   --json             print {id, token, expires_at, scopes, project_ids} instead of the raw token alone
 
 --expires-in, --expires-at and --no-expiry exclude each other.`,
-  async run(argv) {
+  async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       user: { type: 'string' },
       name: { type: 'string' },
@@ -65,12 +65,12 @@ Options:
     }
     const projectIds = values.projects === undefined ? null : projectList(values.projects);
     const expiry = expiryFrom(values['expires-in'], values['expires-at'], values['no-expiry']);
-    const created = await withContext(async (ctx) => {
+    const created = await withContext(io, async (ctx) => {
       const user = await userByEmail(ctx, email);
       return ctx.tokens.createToken({ userId: user.id, name, scopes, expiresAt: expiry(ctx.clock.now()), projectIds });
     });
-    if (values.json) return printJson(created);
-    printLine(created.token);
+    if (values.json) return printJson(io, created);
+    printLine(io, created.token);
   },
 };
 
@@ -132,10 +132,10 @@ export const tokensRevokeCommand: Command = {
 Revokes the API token with that id (see punchlist tokens list): it stops working at once, and when an
 application got it through OAuth its authorization ends too (its refresh token stops), as when the token
 is revoked in the Profile. Revoking a revoked token again changes nothing.`,
-  async run(argv) {
+  async run(argv, io) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const id = positiveInteger('the token ID', requiredPositional(this.name, 'token ID', positionals));
-    await withContext((ctx) => ctx.tokens.revokeToken(id));
-    printLine(`revoked token ${id}`);
+    await withContext(io, (ctx) => ctx.tokens.revokeToken(id));
+    printLine(io, `revoked token ${id}`);
   },
 };

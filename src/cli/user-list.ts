@@ -20,13 +20,17 @@ export function userListCommand<R>(c: {
   return {
     name: c.name,
     usage: c.usage,
-    async run(argv) {
+    async run(argv, io) {
       const { values } = parseCommand(this.name, argv, { user: { type: 'string' }, json: { type: 'boolean' } });
       const email = required(this.name, 'user', values.user);
-      const rows = await withContext(async (ctx) => c.load(ctx, await userByEmail(ctx, email)));
-      if (values.json) return printJson(rows.map((r) => Object.fromEntries(c.json.map((field) => [field, r[field]]))));
-      if (rows.length === 0) return printLine(`no ${c.things} for ${email}`);
-      printLine(formatTable(c.table.headers, rows.map(c.table.row)));
+      const rows = await withContext(io, async (ctx) => c.load(ctx, await userByEmail(ctx, email)));
+      if (values.json)
+        return printJson(
+          io,
+          rows.map((r) => Object.fromEntries(c.json.map((field) => [field, r[field]]))),
+        );
+      if (rows.length === 0) return printLine(io, `no ${c.things} for ${email}`);
+      printLine(io, formatTable(c.table.headers, rows.map(c.table.row)));
     },
   };
 }

@@ -16,7 +16,7 @@ Options:
   --role R           admin (sees and may do everything) or member (default: member)
   --password P       the web sign-in password
   --json             print {id, email, name, role} instead of one line`,
-  async run(argv) {
+  async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       email: { type: 'string' },
       name: { type: 'string' },
@@ -30,10 +30,10 @@ Options:
     if (!(USER_ROLES as readonly string[]).includes(role)) {
       throw usageError(`--role must be one of ${USER_ROLES.join(', ')}, got "${role}"`);
     }
-    const user = await withContext((ctx) =>
+    const user = await withContext(io, (ctx) =>
       ctx.users.createUser({ email, name, role: role as UserRole, password: values.password ?? null }),
     );
-    if (values.json) return printJson({ id: user.id, email: user.email, name: user.name, role: user.role });
-    printLine(`created user ${user.id}: ${user.email} (${user.role})`);
+    if (values.json) return printJson(io, { id: user.id, email: user.email, name: user.name, role: user.role });
+    printLine(io, `created user ${user.id}: ${user.email} (${user.role})`);
   },
 };

@@ -45,7 +45,7 @@ ${eventTypeLines()}
 
 URLs whose host is or resolves to a loopback, private or link-local address are refused, unless the
 environment has WEBHOOK_ALLOW_PRIVATE=1 (tests, closed networks).`,
-  async run(argv) {
+  async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       user: { type: 'string' },
       url: { type: 'string' },
@@ -68,14 +68,14 @@ environment has WEBHOOK_ALLOW_PRIVATE=1 (tests, closed networks).`,
       if (events.length === 0) throw usageError('--events must name at least one event type (leave it out for every type)');
     }
     const projectId = values.project === undefined ? null : positiveInteger('--project', values.project);
-    const created = await withContext(async (ctx) => {
+    const created = await withContext(io, async (ctx) => {
       const user = await userByEmail(ctx, email);
       return ctx.webhooks.create(actorOf(user), { url, events, projectId }).catch((err: unknown) => {
         throw refusedUrl(err, url);
       });
     });
-    if (values.json) return printJson({ id: created.id, secret: created.secret });
-    printLine(created.secret);
+    if (values.json) return printJson(io, { id: created.id, secret: created.secret });
+    printLine(io, created.secret);
   },
 };
 
@@ -113,10 +113,10 @@ export const webhooksDisableCommand: Command = {
 Disables the webhook endpoint with that id, whoever owns it (see punchlist webhooks list): nothing more is
 sent to it, and its owner sees the reason "${OPERATOR_REASON}". Disabling a disabled endpoint again
 changes nothing (its first reason stays). An endpoint cannot be enabled again: create a new one.`,
-  async run(argv) {
+  async run(argv, io) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const id = positiveInteger('the webhook ID', requiredPositional(this.name, 'webhook ID', positionals));
-    await withContext((ctx) => ctx.webhooks.disable(null, id, { reason: OPERATOR_REASON }));
-    printLine(`disabled webhook ${id}`);
+    await withContext(io, (ctx) => ctx.webhooks.disable(null, id, { reason: OPERATOR_REASON }));
+    printLine(io, `disabled webhook ${id}`);
   },
 };

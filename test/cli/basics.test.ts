@@ -4,15 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { useCliFile } from '../helpers/cli.js';
 
 /**
- * The operator contract of DESIGN.md §1 through the real `bin/punchlist` run as a child process (from another
- * working directory, by absolute path) against a temp SQLite database: help, usage mistakes, migrate, users.
+ * The operator contract of DESIGN.md §1 against a temp SQLite database: help, usage mistakes, migrate, users.
+ * The commands run in the test process (test/helpers/cli.ts); help, a usage mistake and a relative
+ * DATABASE_URL go through the real `bin/punchlist` run as a child process (from another working directory, by
+ * absolute path).
  */
-const { cli, run, ok, fails, json } = useCliFile();
+const { cli, run, ok, fails, json, spawned } = useCliFile();
 
-// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+// The cases through bin/punchlist start a process each (Node + tsx): seconds, more when the machine is busy.
 describe('bin/punchlist', { timeout: 180_000 }, () => {
   it('prints help for the CLI and for each command; unknown commands and options fail with one line', async () => {
-    const [help, createHelp, groupHelp] = await Promise.all([ok(['--help']), ok(['tokens', 'create', '--help']), ok(['tokens', '--help'])]);
+    const [help, createHelp, groupHelp] = await Promise.all([
+      spawned.ok(['--help']),
+      ok(['tokens', 'create', '--help']),
+      ok(['tokens', '--help']),
+    ]);
     for (const command of [
       'serve',
       'migrate',
@@ -33,19 +39,21 @@ describe('bin/punchlist', { timeout: 180_000 }, () => {
     expect(groupHelp).toContain('tokens revoke');
 
     const [unknownCommand, unknownSub, unknownOption] = await Promise.all([
-      fails(['frobnicate']),
+      spawned.fails(['frobnicate']),
       fails(['tokens', 'frobnicate']),
       fails(['migrate', '--frobnicate']),
     ]);
     expect(unknownCommand).toContain('unknown command "frobnicate"');
     expect(unknownSub).toContain('unknown command "tokens frobnicate"');
     expect(unknownOption).toContain('unknown option --frobnicate');
-    expect((await run([])).code).not.toBe(0);
+    // A usage mistake: status 2, also through the binary.
+    expect((await spawned.run([])).code).toBe(2);
+    expect((await run([])).code).toBe(2);
   });
 
   it('migrates, with relative paths taken from the working directory', async () => {
     expect(await ok(['migrate'])).toContain('001-initial');
-    const relative = await run(['migrate'], { DATABASE_URL: 'sqlite:relative/db.sqlite' });
+    const relative = await spawned.run(['migrate'], { DATABASE_URL: 'sqlite:relative/db.sqlite' });
     expect(relative.code).toBe(0);
     expect(existsSync(join(cli.dir, 'relative', 'db.sqlite'))).toBe(true);
   });

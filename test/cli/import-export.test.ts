@@ -7,12 +7,13 @@ import { buildApp } from '../../src/app.js';
 import { generateToken } from '../../src/domain/token-format.js';
 
 /**
- * `bin/punchlist import`, `audit` and `export` (DESIGN.md §1) run as a child process against a temp SQLite
- * database: a fixture keeps its ids, the API calls made on it are listed, and the export comes back whole.
+ * `bin/punchlist import`, `audit` and `export` (DESIGN.md §1) against a temp SQLite database: a fixture keeps its
+ * ids, the API calls made on it are listed, and the export comes back whole. The commands run in the test
+ * process (test/helpers/cli.ts); the first import and its refused repetition go through the real binary.
  */
-const { cli, run, ok, fails, json, counts } = useCliFile({ context: true });
+const { cli, run, ok, fails, json, counts, spawned } = useCliFile({ context: true });
 
-// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+// The cases through bin/punchlist start a process (Node + tsx): seconds, more when the machine is busy.
 describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
   const fixtureRaw = generateToken();
 
@@ -64,7 +65,7 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     const file = join(cli.dir, 'fixture.json');
     await writeFile(file, JSON.stringify(fixture()));
     const before = await counts();
-    expect(await ok(['import', file])).toMatch(/2 users.*1 projects.*2 items.*2 tokens/);
+    expect(await spawned.ok(['import', file])).toMatch(/2 users.*1 projects.*2 items.*2 tokens/);
     const after = await counts();
     expect(after).toEqual({
       users: before.users + 2,
@@ -86,7 +87,7 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     expect(Object.fromEntries(states.map((t) => [t.id, t.state]))).toEqual({ 801: 'active', 802: 'expired' });
 
     // The same file again: refused with a clear reason, nothing changed.
-    expect(await fails(['import', file])).toMatch(/already exists.*nothing was imported/);
+    expect(await spawned.fails(['import', file])).toMatch(/already exists.*nothing was imported/);
     expect(await counts()).toEqual(after);
 
     // A token whose raw value is not of the token format.
@@ -234,6 +235,9 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     expect(toFile).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(fixture);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // A relative FILE is relative to the command's working directory.
+    expect(await ok(['export', 'relative.json', '--quiet'])).toBe('');
+    expect(JSON.parse(await readFile(join(cli.dir, 'relative.json'), 'utf8'))).toEqual(fixture);
     expect((await readdir(cli.dir)).filter((name) => name.includes('.partial-'))).toEqual([]);
 
     // Into an empty database: the same export comes back out.

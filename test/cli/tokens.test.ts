@@ -3,13 +3,14 @@ import { useCliFile } from '../helpers/cli.js';
 import { makeProject, makeUser } from '../helpers/factories.js';
 
 /**
- * `bin/punchlist tokens create|list|revoke` (DESIGN.md §1, §4, §18) run as a child process against a temp SQLite
- * database: an administrator Ann, a member Bob of nothing, and one project.
+ * `bin/punchlist tokens create|list|revoke` (DESIGN.md §1, §4, §18) against a temp SQLite database: an
+ * administrator Ann, a member Bob of nothing, and one project. The commands run in the test process
+ * (test/helpers/cli.ts); the first token and a malformed id go through the real binary, a child process.
  */
 const TOKEN = /^plk_[0-9A-Za-z]{36}$/;
 const DAY = 86_400_000;
 
-const { cli, ok, fails, json, counts } = useCliFile({ context: true });
+const { cli, ok, fails, json, counts, spawned } = useCliFile({ context: true });
 let project: number;
 beforeAll(async () => {
   const ann = await makeUser(cli, { email: 'ann@x.test', name: 'Ann', role: 'admin' });
@@ -17,13 +18,13 @@ beforeAll(async () => {
   project = (await makeProject({ ctx: cli.ctx, admin: ann })).id;
 });
 
-// Each case starts several CLI processes (Node + tsx each): minutes, not seconds, when the machine is busy.
+// The cases through bin/punchlist start a process (Node + tsx): seconds, more when the machine is busy.
 describe('bin/punchlist tokens', { timeout: 180_000 }, () => {
   const raws: string[] = [];
 
   it('creates tokens: raw token alone on stdout, --json shape, expiry options, refusals', async () => {
     const before = Date.now();
-    const raw = await ok(['tokens', 'create', '--user', 'ann@x.test', '--name', 'crm', '--scopes', 'auth:me,items:read']);
+    const raw = await spawned.ok(['tokens', 'create', '--user', 'ann@x.test', '--name', 'crm', '--scopes', 'auth:me,items:read']);
     expect(raw).toMatch(/^plk_[0-9A-Za-z]{36}\n$/);
     raws.push(raw.trim());
     expect((await cli.ctx.tokens.authenticate(raw.trim(), '127.0.0.1')).user.email).toBe('ann@x.test');
@@ -73,7 +74,7 @@ describe('bin/punchlist tokens', { timeout: 180_000 }, () => {
       json<any[]>(['tokens', 'list', '--user', 'ann@x.test', '--json']),
       ok(['tokens', 'list', '--user', 'ann@x.test']),
       fails(['tokens', 'revoke', '999999']),
-      fails(['tokens', 'revoke', 'abc']),
+      spawned.fails(['tokens', 'revoke', 'abc']),
     ]);
     expect(listed).toHaveLength(3);
     for (const t of listed) {

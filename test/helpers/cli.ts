@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 
@@ -25,6 +27,39 @@ export function cliRunner(where: () => { cwd: string; env: Record<string, string
         done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       });
     });
+}
+
+/** A stream that keeps what is written to it (a command's stdout or stderr), as text at the end. */
+function collector() {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * Runs the commands in this process, on the same main() as bin/punchlist, with `where().cwd` and exactly
+ * `where().env` (plus `extraEnv`) as their io; never throws. Relative paths in the environment would be
+ * resolved against the test process's directory: give those to cliRunner. One command at a time: two
+ * commands opening their own contexts on one SQLite file in one thread can deadlock (better-sqlite3's busy
+ * wait blocks the event loop while the other context's transaction awaits).
+ */
+export function inProcessRunner(where: () => { cwd: string; env: Record<string, string> }) {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> => {
+    const result = queue.then(async () => {
+      const { cwd, env } = where();
+      const [stdout, stderr] = [collector(), collector()];
+      const code = await main(args, { env: { ...env, ...extraEnv }, cwd, stdout: stdout.stream, stderr: stderr.stream });
+      return { code, stdout: stdout.text(), stderr: stderr.text() };
+    });
+    queue = result.catch(() => {});
+    return result;
+  };
 }
 
 /** The environment of a CLI test: only what an operator sets, on a SQLite file and disk storage in `dir`. */
@@ -50,23 +85,10 @@ export interface CliFile {
 }
 
 /**
- * A CLI test file's own data location (cliEnv in a temp directory, removed after the file), the runner on it,
- * and the checks of the operator contract: success is status 0 and nothing on stderr; failure is a non-zero
- * status and exactly one line `punchlist: <reason>`, never a stack trace.
+ * The checks of the operator contract on a runner: success is status 0 and nothing on stderr; failure is a
+ * non-zero status and exactly one line `punchlist: <reason>`, never a stack trace.
  */
-export function useCliFile(options: { context?: boolean } = {}) {
-  const cli = {} as CliFile;
-  beforeAll(async () => {
-    cli.dir = await mkdtemp(join(tmpdir(), 'punchlist-cli-'));
-    cli.env = cliEnv(cli.dir);
-    if (options.context) cli.ctx = await createContext(loadConfig(cli.env));
-  });
-  afterAll(async () => {
-    await cli.ctx?.close();
-    if (cli.dir) await rm(cli.dir, { recursive: true, force: true });
-  });
-  const run = cliRunner(() => ({ cwd: cli.dir, env: cli.env }));
-
+function contract(run: (args: string[], extraEnv?: Record<string, string>) => Promise<Run>) {
   async function ok(args: string[]): Promise<string> {
     const result = await run(args);
     expect(result.stderr, `stderr of punchlist ${args.join(' ')}`).toBe('');
@@ -85,6 +107,31 @@ export function useCliFile(options: { context?: boolean } = {}) {
   async function json<T = any>(args: string[]): Promise<T> {
     return JSON.parse(await ok(args)) as T;
   }
+
+  return { run, ok, fails, json };
+}
+
+/**
+ * A CLI test file's own data location (cliEnv in a temp directory, removed after the file) and the contract's
+ * checks (see contract) with two runners on it: `run`, `ok`, `fails` and `json` run the commands in the test
+ * process (inProcessRunner: a command costs milliseconds instead of a second of CPU for Node, tsx and the app);
+ * `spawned` runs the real bin/punchlist as a child process, for the few cases per file that prove the binary
+ * (its exit status, its stderr, relative paths in its environment).
+ */
+export function useCliFile(options: { context?: boolean } = {}) {
+  const cli = {} as CliFile;
+  beforeAll(async () => {
+    cli.dir = await mkdtemp(join(tmpdir(), 'punchlist-cli-'));
+    cli.env = cliEnv(cli.dir);
+    if (options.context) cli.ctx = await createContext(loadConfig(cli.env));
+  });
+  afterAll(async () => {
+    await cli.ctx?.close();
+    if (cli.dir) await rm(cli.dir, { recursive: true, force: true });
+  });
+  const where = () => ({ cwd: cli.dir, env: cli.env });
+  const { run, ok, fails, json } = contract(inProcessRunner(where));
+  const spawned = contract(cliRunner(where));
 
   /** Rows of the tables the commands write. */
   async function counts() {
@@ -109,5 +156,5 @@ export function useCliFile(options: { context?: boolean } = {}) {
     };
   }
 
-  return { cli, run, ok, fails, json, counts };
+  return { cli, run, ok, fails, json, counts, spawned };
 }

@@ -5,14 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
-import { cliEnv, cliRunner } from '../helpers/cli.js';
+import { cliEnv, cliRunner, inProcessRunner } from '../helpers/cli.js';
 import { buildWorkspace } from '../helpers/workspace.js';
 import { parseCsvReport, pdfText } from './pdf-text.js';
 
-/** `bin/punchlist report` (DESIGN.md §17), run as an operator would, on the standard workspace. */
+/**
+ * `bin/punchlist report` (DESIGN.md §17) on the standard workspace. The commands run in the test process
+ * (test/helpers/cli.ts); the CSV on stdout and a hidden project go through the real binary, as an operator runs it.
+ */
 let dir: string;
 let env: Record<string, string>;
-const run = cliRunner(() => ({ cwd: dir, env }));
+const run = inProcessRunner(() => ({ cwd: dir, env }));
+const spawned = cliRunner(() => ({ cwd: dir, env }));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'punchlist-report-cli-'));
@@ -25,7 +29,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('punchlist report', () => {
   it('writes the whole project as CSV to stdout by default, nothing on stderr', async () => {
-    const result = await run(['report', '--project', '1']);
+    const result = await spawned(['report', '--project', '1']);
     expect([result.code, result.stderr]).toEqual([0, '']);
     const { rows } = parseCsvReport(result.stdout);
     expect(rows.map((r) => r.item_id)).toEqual(['1000', '1001', '1010', '1011', '2000', '2001', '2010']);
@@ -62,7 +66,7 @@ describe('punchlist report', () => {
   });
 
   it('a project the user cannot see is "not found" with a non-zero exit, and bad options are usage errors', async () => {
-    const hidden = await run(['report', '--project', '3', '--user', 'manager@punchlist.test']);
+    const hidden = await spawned(['report', '--project', '3', '--user', 'manager@punchlist.test']);
     expect(hidden.code).toBe(1);
     expect(hidden.stderr).toBe('punchlist: project 3 not found (or not visible to manager@punchlist.test)\n');
     expect(hidden.stdout).toBe('');

@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { inProcessRunner, type Run } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectOk } from '../helpers/envelope.js';
 import { solid, uploadForm } from '../helpers/images.js';
@@ -13,14 +12,13 @@ import { PASSWORD, USERS } from '../helpers/workspace.js';
 import { EMPTY_HERE, PERSISTENT, rowsOf, tableNames, TRANSIENT } from './roundtrip-tables.js';
 
 /**
- * Moving a deployment from SQLite to PostgreSQL with `bin/punchlist export` + `import`, as an operator
- * would (docs/deployment.md): a SQLite server with the standard workspace and writes of every kind
+ * Moving a deployment from SQLite to PostgreSQL with `punchlist export` + `import`, as an operator would
+ * (docs/deployment.md), the commands run in the test process (test/helpers/cli.ts; the binary's own contract is
+ * tested in test/cli/): a SQLite server with the standard workspace and writes of every kind
  * through the API and the review service, exported by the CLI, imported by the CLI into a fresh
  * PostgreSQL database, exported again. The two exports must be equal, every persistent table must hold
  * the same rows on both sides, and the API must answer the same on both.
  */
-
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'punchlist');
 
 let dir: string;
 let source: TestServer;
@@ -29,26 +27,13 @@ let targetDb: TestDatabase;
 let firstExport: string;
 let secondExport: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+const cli = inProcessRunner(() => ({
+  cwd: dir,
+  env: { HOME: dir, STORAGE_URL: `file:${join(source.dir, 'storage')}`, DATA_DIR: dir, LOG_LEVEL: 'warn' },
+}));
 
 function punchlist(args: string[], databaseUrl: string): Promise<Run> {
-  const env = {
-    PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
-    HOME: dir,
-    DATABASE_URL: databaseUrl,
-    STORAGE_URL: `file:${join(source.dir, 'storage')}`,
-    DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
-  };
-  return new Promise((done) => {
-    execFile(BIN, args, { cwd: dir, env, timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
+  return cli(args, { DATABASE_URL: databaseUrl });
 }
 
 async function ok(args: string[], databaseUrl: string): Promise<Run> {
