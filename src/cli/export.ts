@@ -8,7 +8,7 @@ import { writeStdout } from './output.js';
 const BUFFER_BYTES = 64 * 1024;
 
 /** Exports started by this process, to name their partial files. */
-let exports = 0;
+let exportsStarted = 0;
 
 /** A sink that batches text into large writes and waits for each (backpressure). */
 function batched(flushTo: (text: string) => Promise<void>) {
@@ -60,7 +60,7 @@ Options:
     const target = file === undefined ? undefined : resolve(io.cwd, file);
     if (target !== undefined) {
       // Unique among the exports of this process too (a test runs commands in its own process).
-      partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}-${++exports}`);
+      partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}-${++exportsStarted}`);
       try {
         handle = await open(partial, 'wx', 0o600);
       } catch (err) {

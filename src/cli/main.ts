@@ -4,8 +4,9 @@ import type { CliIo } from './io.js';
 export { type CliIo, processIo } from './io.js';
 
 /**
- * The `punchlist` dispatcher (bin/punchlist runs it with the process's io; tests run it in their own process). Each command lives in its own module, loaded only
- * when it runs, so `--help` and the short commands do not pay for the HTTP stack.
+ * The `punchlist` dispatcher: bin/punchlist runs it with the process's io, tests with their own (io.ts). Each
+ * command lives in its own module, loaded only when it runs, so `--help` and the short commands do not pay for
+ * the HTTP stack.
  */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   serve: { summary: 'apply migrations, then serve (never loads demo data)', load: async () => (await import('./serve.js')).serveCommand },

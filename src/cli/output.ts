@@ -1,5 +1,6 @@
-/** What the commands print (to the command's io): machine-readable JSON or aligned tables for people. */
 import type { CliIo } from './io.js';
+
+/** What the commands print (to the command's io): machine-readable JSON or aligned tables for people. */
 
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(JSON.stringify(value, null, 2) + '\n');

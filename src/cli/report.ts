@@ -1,10 +1,10 @@
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Actor } from '../domain/policy.js';
 import { ITEM_STATUSES, type UserRole } from '../domain/values.js';
 import { ApiError } from '../errors.js';
-import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, positiveInteger, required, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
 
