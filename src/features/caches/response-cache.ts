@@ -26,8 +26,8 @@ interface Entry extends CachedResponse {
 /**
  * The bytes as the cache keeps them: its own copy when they are a view into a larger buffer. A card (~2 KB) made by
  * `Buffer.from(text)` is a slice of Node's shared 8 KB pool, and kept for minutes it would pin the whole slab
- * and whatever else was cut from it: with the benchmark's cards, a full 32 MB cache held ~100 MB of the
- * process's malloc heap (docs/performance.md, "Issue 31: server RSS"). The copy is exactly its size.
+ * and whatever else was cut from it: with the benchmark's cards, a full 32 MB cache held 66–116 MB of
+ * ArrayBuffers (docs/performance.md, "Issue 31: server RSS"). The copy is exactly its size.
  */
 function ownBytes(data: Buffer): Buffer {
   if (data.byteLength === data.buffer.byteLength) return data;
