@@ -33,7 +33,12 @@ const DATA_START_BYTES = Buffer.from(DATA_START);
 
 /** A success envelope around `data` serialized before as UTF-8 (a cached answer, a worker's): one copy of it. */
 export function envelopeBytes(request: FastifyRequest, data: Buffer): Buffer {
-  return Buffer.concat([DATA_START_BYTES, data, Buffer.from(`,"meta":${JSON.stringify(meta(request))}}`)]);
+  return Buffer.concat(envelopeParts(request, data));
+}
+
+/** The same envelope as its three parts, `data` not copied: what goes before it, itself, and the meta after it. */
+export function envelopeParts(request: FastifyRequest, data: Buffer): [Buffer, Buffer, Buffer] {
+  return [DATA_START_BYTES, data, Buffer.from(`,"meta":${JSON.stringify(meta(request))}}`)];
 }
 
 /** The weak ETag of a serialized `data` (ETags are over `data` only: meta changes on every response). */

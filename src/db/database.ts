@@ -1,13 +1,16 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { FifoSqliteDialect } from './sqlite-dialect.js';
 import { preparedStatementName, setDirectReader } from './precompiled.js';
 import { cacheStatements } from './sqlite-statement-cache.js';
 import type { Database } from './tables.js';
+
+/** pg loads for a PostgreSQL database only: a SQLite node (and each of its worker threads) never needs it. */
+const require = createRequire(import.meta.url);
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -92,6 +95,7 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Db
     };
     return { kysely, dialect: 'sqlite', close };
   }
+  const pg = require('pg') as typeof import('pg');
   // int8 (bigserial ids, counts) as JS numbers: ids stay far below 2^53.
   pg.types.setTypeParser(20, (value) => Number(value));
   // A request waits at most this long for a connection: when the database is down it fails fast

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { concurrencyLimit } from '../concurrency-limit.js';
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
@@ -44,15 +44,27 @@ export interface ImageConverter {
   thumbnail(bytes: Buffer, maxSide: number): Promise<Buffer>;
 }
 
-// Uploads are never processed twice, so libvips' operation cache would only hold memory (up to 50 MB).
-sharp.cache(false);
-// Defence in depth behind the signature check: libvips may run no loader but these four, so SVG, TIFF,
-// HEIF, PDF and friends cannot be reached even by bytes that fool detectFormat. If a libvips upgrade renames
-// a loader, every upload of that format fails, and the tests say so.
-sharp.block({ operation: ['VipsForeignLoad'] });
-sharp.unblock({
-  operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'],
-});
+let sharpLoaded: Promise<typeof Sharp> | null = null;
+
+/**
+ * sharp and libvips load with the first image, not with the process: a server that is sent no image (and a
+ * worker thread that makes no report) does without their ~10 MB (docs/performance.md, "Issue 31: server RSS").
+ */
+function loadSharp(): Promise<typeof Sharp> {
+  return (sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
+    // Uploads are never processed twice, so libvips' operation cache would only hold memory (up to 50 MB).
+    sharp.cache(false);
+    // Defence in depth behind the signature check: libvips may run no loader but these four, so SVG, TIFF,
+    // HEIF, PDF and friends cannot be reached even by bytes that fool detectFormat. If a libvips upgrade renames
+    // a loader, every upload of that format fails, and the tests say so.
+    sharp.block({ operation: ['VipsForeignLoad'] });
+    sharp.unblock({
+      operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'],
+    });
+    return sharp;
+  }));
+}
+
 // sharp.concurrency (libvips threads per image) stays at sharp's default. What needs bounding is how many
 // images decode at once: each holds its full bitmap for the WebP encoder (a 50-megapixel photo is ~200 MB),
 // and every running conversion occupies one of libuv's 4 threads, which file system calls need as well.
@@ -69,6 +81,7 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
 
   async function inspect(bytes: Buffer): Promise<ImageInfo> {
     const format = detectFormat(bytes);
+    const sharp = await loadSharp();
     let metadata;
     try {
       // Only the header is read here, so sharp's own pixel limit is lifted to report the size as ours.
@@ -91,6 +104,7 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
 
   async function toWebp(bytes: Buffer): Promise<ConvertedImage> {
     const info = await inspect(bytes);
+    const sharp = await loadSharp();
     return inSlot(async () => {
       try {
         const { data, info: output } = await sharp(bytes, {
@@ -114,6 +128,7 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
 
   async function thumbnail(bytes: Buffer, maxSide: number): Promise<Buffer> {
     const info = await inspect(bytes);
+    const sharp = await loadSharp();
     return inSlot(async () => {
       try {
         return await sharp(bytes, { failOn: 'error', limitInputPixels: maxPixels, pages: 1 })

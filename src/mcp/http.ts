@@ -1,4 +1,3 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Transform } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_BODY_LIMIT } from '../api/json-body.js';
@@ -10,7 +9,6 @@ import { createPunchlistClient } from '../client/index.js';
 import type { AppContext } from '../context.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.js';
-import { createMcpServer } from './server.js';
 
 /**
  * MCP over streamable HTTP at /mcp, stateless (a server and transport per request, JSON responses),
@@ -74,6 +72,17 @@ function bodyTooLarge(limit: number): FastifyError {
     name: 'FastifyError',
   });
 }
+
+/**
+ * The MCP SDK and the tools' server load at the first MCP request, not with the server: ~10 MB of the main
+ * thread that most nodes never use (docs/performance.md, "Issue 31: server RSS"). The first request waits for
+ * them once (a few hundred ms).
+ */
+let mcpModules: Promise<
+  [typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('./server.js')]
+> | null = null;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./server.js')]));
 
 const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
@@ -193,6 +202,7 @@ export async function mcpPlugin(
   };
   app.post('/mcp', { bodyLimit: MCP_UPLOAD_BODY_LIMIT, onRequest: authenticate, preParsing: limitBody }, async (request, reply) => {
     const { principal, token } = principals.get(request)!;
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
     const scopes: readonly string[] = principal.token.scopes;
     // No retries in-process: there is no network to fail, and a 429 is better reported than waited out.
     const client = createPunchlistClient({

@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
 import { unauthorized } from '../../errors.js';
@@ -6,7 +7,7 @@ import { auditRecord } from '../../http/audit-record.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 import { SerializedData } from '../../features/offload/serialized-data.js';
-import { dataText, Envelope, envelopeBytes, etagOf, ok } from '../envelope.js';
+import { dataText, Envelope, envelopeBytes, envelopeParts, etagOf, ok } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from '../../http/multipart.js';
@@ -64,9 +65,24 @@ async function run(
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * Data at least this large (a project tree: ~1 MB for 5 000 items) goes out as the envelope's three parts rather than
+ * one copy of them all: a copy per answer, at ~100 trees/s, left that many freed megabytes in the process's malloc
+ * heap (docs/performance.md, "Issue 31: server RSS"). A card (~2 KB) is one small copy, cheaper than a stream.
+ */
+const UNCOPIED_DATA_BYTES = 64 * 1024;
+
 /** A success envelope around `data` serialized before; its ETag is known (the onSend hook hashes only strings). */
-const sendSerialized = (reply: FastifyReply, data: Buffer, etag: string) =>
-  reply.type(JSON_TYPE).header('etag', etag).send(envelopeBytes(reply.request, data));
+export function sendSerialized(reply: FastifyReply, data: Buffer, etag: string) {
+  reply.type(JSON_TYPE).header('etag', etag);
+  if (data.length < UNCOPIED_DATA_BYTES) return reply.send(envelopeBytes(reply.request, data));
+  const parts = envelopeParts(reply.request, data);
+  reply.header(
+    'content-length',
+    parts.reduce((n, part) => n + part.length, 0),
+  );
+  return reply.send(Readable.from(parts, { objectMode: false }));
+}
 
 /** Who asks, as far as an answer can differ: the user, their role and the token's project limit. */
 const callerKey = (user: Principal['user']) => `${user.id}.${user.role}.${user.projectIds?.join(',') ?? '*'}`;

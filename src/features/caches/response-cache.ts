@@ -23,6 +23,19 @@ interface Entry extends CachedResponse {
   bytes: number;
 }
 
+/**
+ * The bytes as the cache keeps them: its own copy when they are a view into a larger buffer. A card (~2 KB) made by
+ * `Buffer.from(text)` is a slice of Node's shared 8 KB pool, and kept for minutes it would pin the whole slab
+ * and whatever else was cut from it: with the benchmark's cards, a full 32 MB cache held 66–116 MB of
+ * ArrayBuffers (docs/performance.md, "Issue 31: server RSS"). The copy is exactly its size.
+ */
+function ownBytes(data: Buffer): Buffer {
+  if (data.byteLength === data.buffer.byteLength) return data;
+  const copy = Buffer.allocUnsafeSlow(data.byteLength);
+  data.copy(copy);
+  return copy;
+}
+
 /** An entry's size in memory, roughly: the bytes, and two bytes per UTF-16 unit of the strings. */
 const sizeOf = (key: string, response: CachedResponse) => response.data.length + 2 * (key.length + response.etag.length) + 64;
 
@@ -56,7 +69,7 @@ export function createResponseCache(maxBytes: number): ResponseCache | null {
       if (old) remove(key, old);
       const bytes = sizeOf(key, response);
       if (bytes > maxBytes / 4) return;
-      entries.set(key, { ...response, version, bytes });
+      entries.set(key, { data: ownBytes(response.data), etag: response.etag, version, bytes });
       stats.bytes += bytes;
       for (const [oldest, entry] of entries) {
         if (stats.bytes <= maxBytes) break;

@@ -1,4 +1,7 @@
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
+
+/** nodemailer loads where SMTP_URL is set only (createSmtpMailer): a node that sends no email never needs it. */
+const require = createRequire(import.meta.url);
 
 /** One message to one address. Header values are single lines (the caller strips CR and LF). */
 export interface MailMessage {
@@ -36,6 +39,7 @@ export function headerSafe(value: string): string {
  * connection, timeout) is worth retrying.
  */
 export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
+  const nodemailer = require('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport(smtpUrl, { from: headerSafe(from) });
   // Timeouts: a stuck server must not hold the sender's lease for long (features/notifications/email-sender.ts).
   Object.assign(transport.options, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });

@@ -49,6 +49,16 @@ async function spool(stream: Readable, file: FileHandle, written: (bytes: number
 }
 
 /**
+ * A value of bytes that own their whole buffer (a tree's JSON, ~1 MB) moves to the main thread rather than being
+ * copied there: one megabyte less to allocate and free per tree on the main thread (docs/performance.md, "Issue 31:
+ * server RSS"). A slice of a larger buffer (Node's pool) is copied as before.
+ */
+function transferable(value: unknown): ArrayBuffer[] {
+  if (!(value instanceof Uint8Array) || !(value.buffer instanceof ArrayBuffer)) return [];
+  return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? [value.buffer] : [];
+}
+
+/**
  * The worker thread's side of features/offload: runs the jobs the pool sends, side by side (the pool bounds how
  * many of each lane), and answers on each job's port. A stream is written to the job's spool file as it comes (worker-pool.ts reads it as it
  * grows, and says why a file). Started by worker-bootstrap.mjs with the worker module's jobs.
@@ -76,7 +86,7 @@ export function runJobs(jobs: Jobs): void {
       const output = await handler(input, { progress: (value) => send({ type: 'progress', value }) });
       stream = output.stream;
       if (!stream) {
-        send({ type: 'result', value: output.value, streaming: false });
+        port.postMessage({ type: 'result', value: output.value, streaming: false } satisfies JobMessage, transferable(output.value));
         return;
       }
       const file = await open(path, 'wx', 0o600);

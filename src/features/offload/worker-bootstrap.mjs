@@ -6,8 +6,10 @@ import { fileURLToPath, URL } from 'node:url';
 import { workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
-// The JavaScript dependencies first, before tsx's hooks (../../preload-dependencies.mjs says why).
-await import('../../preload-dependencies.mjs');
+// The JavaScript dependencies of trees and searches first, before tsx's hooks (../../preload-dependencies.mjs says
+// why); only those: the server's other dependencies (typebox, the MCP SDK, nodemailer…) are never used here, and
+// a report's (PDFKit, sharp) load with the first report (offload-worker.ts).
+await Promise.all(['kysely', 'better-sqlite3'].map((name) => import(name)));
 register({ tsconfig: fileURLToPath(new URL('../../../tsconfig.json', import.meta.url)) });
 const { runJobs } = await import('./job-runner.ts');
 const { createJobs } = await import(workerData.entry);
