@@ -82,6 +82,9 @@ describe('on site without a network', { timeout: 180_000 }, () => {
     await kept(page, '/my-items');
     await kept(page, '/items/1000');
     await kept(page, '/items/1001');
+    // And the fetching ahead is over (the page's own signal): the network is not cut while the worker is still
+    // fetching My items' pages, which it may do twice when a busy machine made controlledByWorker reload the page.
+    await page.waitForSelector('html[data-offline-ready]', { state: 'attached', ...WAIT });
     await goOffline(page);
 
     await page.goto(server.url + '/my-items');
