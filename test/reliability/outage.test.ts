@@ -133,7 +133,11 @@ describe('PostgreSQL stopped under load', () => {
           break;
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Traffic after recovery: at least 20 answers (a busy machine is slow, so no clock).
+      const answeredSince = (at: number) => traffic.outcomes.filter((o) => o.at > at).length;
+      while (recoveredAt !== null && answeredSince(recoveredAt) < 20 && traffic.elapsed() - recoveredAt < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await traffic.stop();
 
       const during = traffic.outcomes.filter((o) => o.at >= downAt && o.at + o.ms <= restartAt);
