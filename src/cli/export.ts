@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { type Command, CliError, parseCommand } from './args.js';
@@ -6,9 +7,6 @@ import { writeStdout } from './output.js';
 
 /** Output is gathered into pieces of about this size: one write per entity would be one system call each. */
 const BUFFER_BYTES = 64 * 1024;
-
-/** Exports started by this process, to name their partial files. */
-let exportsStarted = 0;
 
 /** A sink that batches text into large writes and waits for each (backpressure). */
 function batched(flushTo: (text: string) => Promise<void>) {
@@ -59,8 +57,8 @@ Options:
     let partial: string | undefined;
     const target = file === undefined ? undefined : resolve(io.cwd, file);
     if (target !== undefined) {
-      // Unique among the exports of this process too (a test runs commands in its own process).
-      partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}-${++exportsStarted}`);
+      // Unique among processes and among the exports of one process (a test runs commands in its own).
+      partial = join(dirname(target), `.${basename(target)}.partial-${randomUUID()}`);
       try {
         handle = await open(partial, 'wx', 0o600);
       } catch (err) {

@@ -1,3 +1,4 @@
+import { ownsWholeBuffer } from '../../bytes.js';
 /**
  * Answers kept serialized (UTF-8 bytes, off the JavaScript heap), each valid for one version of what it was built from
  * (docs/performance.md, "Caches"). The version is read from the database before the answer is built
@@ -30,7 +31,7 @@ interface Entry extends CachedResponse {
  * ArrayBuffers (docs/performance.md, "Issue 31: server RSS"). The copy is exactly its size.
  */
 function ownBytes(data: Buffer): Buffer {
-  if (data.byteLength === data.buffer.byteLength) return data;
+  if (ownsWholeBuffer(data)) return data;
   const copy = Buffer.allocUnsafeSlow(data.byteLength);
   data.copy(copy);
   return copy;

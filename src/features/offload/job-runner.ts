@@ -1,3 +1,4 @@
+import { ownsWholeBuffer } from '../../bytes.js';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
@@ -55,7 +56,7 @@ async function spool(stream: Readable, file: FileHandle, written: (bytes: number
  */
 function transferable(value: unknown): ArrayBuffer[] {
   if (!(value instanceof Uint8Array) || !(value.buffer instanceof ArrayBuffer)) return [];
-  return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? [value.buffer] : [];
+  return ownsWholeBuffer(value) ? [value.buffer] : [];
 }
 
 /**
