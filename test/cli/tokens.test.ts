@@ -69,9 +69,9 @@ describe('bin/punchlist tokens', { timeout: 180_000 }, () => {
     const crmId = (await cli.ctx.tokens.listTokens((await cli.ctx.users.findByEmail('ann@x.test'))!.id)).find((t) => t.name === 'crm')!.id;
     expect(await ok(['tokens', 'revoke', String(crmId)])).toContain(String(crmId));
     // The test's context is another node with its own token cache: it may serve the state it read for up to 1 s
-    // (DESIGN.md §4), so the refusal is awaited within that bound rather than expected at once.
+    // (DESIGN.md §4), so the refusal is awaited rather than expected at once (10 s: room for a busy machine).
     await vi.waitFor(() => expect(cli.ctx.tokens.authenticate(raws[0]!, '127.0.0.1')).rejects.toMatchObject({ code: 'token_revoked' }), {
-      timeout: 3000,
+      timeout: 10_000,
       interval: 100,
     });
 
