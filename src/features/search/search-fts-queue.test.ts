@@ -65,6 +65,16 @@ describe('search migration on sqlite', () => {
     expect(await inFts('квазар')).toEqual([doc]);
     expect(await found('квазар')).toEqual([`comment:${comment}`]);
 
+    // Written, then changed, before the indexer ran (several queue rows, nothing in FTS5): found once.
+    const edited = await w.comment(data.i1, data.user, 'Очередь индекса галактика');
+    await kysely.updateTable('comments').set({ text: 'Очередь индекса галактика, исправлено' }).where('id', '=', edited).execute();
+    const editedDoc = await docId('comment', edited);
+    const rows = await sql<{ n: number }>`SELECT count(*) AS n FROM search_fts_queue WHERE doc_id = ${editedDoc}`.execute(kysely);
+    expect(rows.rows[0]?.n).toBeGreaterThanOrEqual(2);
+    expect(await found('галактика')).toEqual([`comment:${edited}`]);
+    await kysely.deleteFrom('comments').where('id', '=', edited).execute();
+    await indexer.drain();
+
     // A text change: the old text leaves FTS5 once indexed, and is never found meanwhile.
     await kysely.updateTable('comments').set({ text: 'Очередь индекса пульсар' }).where('id', '=', comment).execute();
     expect(await found('квазар')).toEqual([]);
