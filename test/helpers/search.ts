@@ -206,6 +206,10 @@ export function searchServiceOf(db: Kysely<Database>, dialect: 'sqlite' | 'postg
       if (mode === 'indexed') await indexer.drain();
       return service.search(visibility, query);
     },
+    async itemIds(visibility, q) {
+      if (mode === 'indexed') await indexer.drain();
+      return service.itemIds(visibility, q);
+    },
   };
 }
 

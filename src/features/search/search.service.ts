@@ -28,6 +28,8 @@ export interface SearchVisibility {
 
 export interface SearchService {
   search(visibility: SearchVisibility, query: SearchQuery): Promise<{ hits: SearchHit[]; total: number }>;
+  /** The items with at least one match of `q` (in their own text or what hangs on them), without building hits. */
+  itemIds(visibility: SearchVisibility, q: string): Promise<Set<number>>;
 }
 
 export const TITLE_MAX_LENGTH = 120;
@@ -71,34 +73,44 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
     return !(await postgresGaps).test(needle);
   }
 
+  /** Every document of the scope that matches, unsorted. */
+  async function matchesOf(visibility: SearchVisibility, query: Omit<SearchQuery, 'limit' | 'offset'>): Promise<Match[]> {
+    const scope: SearchScope = { ...visibility, entityType: query.entityType };
+    // Blank counts as absent (DESIGN.md §5), whoever forgot to normalise it.
+    const q = query.q !== null && query.q.trim() !== '' ? query.q : null;
+    let matches: Match[];
+    if (q === null) {
+      if (query.itemId === null) throw new Error('search needs q or itemId');
+      const docs = await repository.findByItem(scope, query.itemId);
+      matches = docs.map((doc) => ({ doc, field: 'title', start: -1 }));
+    } else {
+      const needle = lowerCase(q);
+      const docs =
+        query.itemId !== null
+          ? await repository.findByItem(scope, query.itemId)
+          : (await indexCanAnswer(needle))
+            ? await repository.findByIndex(scope, needle)
+            : await repository.findByScan(scope, requiredAlternatives(needle));
+      // The SQL side only proposes: the rule is JavaScript's Unicode lower-casing, checked here.
+      matches = [];
+      for (const doc of docs) {
+        const match = locate(doc, needle);
+        if (match) matches.push(match);
+      }
+    }
+    return matches;
+  }
+
   return {
     async search(visibility, query) {
-      const scope: SearchScope = { ...visibility, entityType: query.entityType };
-      // Blank counts as absent (DESIGN.md §5), whoever forgot to normalise it.
-      const q = query.q !== null && query.q.trim() !== '' ? query.q : null;
-      let matches: Match[];
-      if (q === null) {
-        if (query.itemId === null) throw new Error('search needs q or itemId');
-        const docs = await repository.findByItem(scope, query.itemId);
-        matches = docs.map((doc) => ({ doc, field: 'title', start: -1 }));
-      } else {
-        const needle = lowerCase(q);
-        const docs =
-          query.itemId !== null
-            ? await repository.findByItem(scope, query.itemId)
-            : (await indexCanAnswer(needle))
-              ? await repository.findByIndex(scope, needle)
-              : await repository.findByScan(scope, requiredAlternatives(needle));
-        // The SQL side only proposes: the rule is JavaScript's Unicode lower-casing, checked here.
-        matches = [];
-        for (const doc of docs) {
-          const match = locate(doc, needle);
-          if (match) matches.push(match);
-        }
-      }
+      const matches = await matchesOf(visibility, query);
       matches.sort(byRank);
       const page = matches.slice(query.offset, query.offset + query.limit);
       return { hits: page.map(toHit), total: matches.length };
+    },
+    async itemIds(visibility, q) {
+      const matches = await matchesOf(visibility, { q, entityType: null, itemId: null });
+      return new Set(matches.flatMap(({ doc }) => (doc.item_id === null ? [] : [doc.item_id])));
     },
   };
 }

@@ -205,4 +205,19 @@ describe.each(dialects)('search on $name ($mode)', ({ mode }) => {
     const viaChecklist: SearchVisibility = { projectId: data.p, checklistIds: [data.c2], sectionIds: [data.s2] };
     expect((await search('скрыт', { visibility: viaChecklist })).hits.map((h) => h.entity_type)).toEqual(['checklist', 'item', 'comment']);
   });
+
+  it("lists the matching items (the web's text filter) exactly as the hits name them, visibility included", async () => {
+    const { data, search, service } = await workspace();
+    const restricted: SearchVisibility = { projectId: data.p, checklistIds: [data.c1], sectionIds: [data.s1] };
+    const all: SearchVisibility = { projectId: data.p, checklistIds: 'all', sectionIds: 'all' };
+    for (const visibility of [all, restricted]) {
+      for (const q of ['zebra', 'ze', 'скрыт', 'ZEBRA', 'nothing like it']) {
+        const { hits } = await search(q, { visibility, limit: 1000 });
+        const named = new Set(hits.flatMap((h) => (h.item_id === null ? [] : [h.item_id])));
+        expect(await service.itemIds(visibility, q), `${q} in ${JSON.stringify(visibility)}`).toEqual(named);
+      }
+    }
+    // Through a comment, an answer and a link as well as the item's own text.
+    expect(await service.itemIds(restricted, 'zebra')).toEqual(new Set([data.i1, data.i2]));
+  });
 });
