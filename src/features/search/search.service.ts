@@ -54,9 +54,10 @@ type Field = 'title' | 'body';
 
 interface Match {
   doc: SearchDoc;
+  /** The first field that holds the query. */
   field: Field;
-  /** UTF-16 offset of the match in the field's text; -1 for an item listing without q. */
-  start: number;
+  /** The lower-cased query; null for an item listing without q. */
+  needle: string | null;
 }
 
 export function createSearchService(repository: SearchRepository, dialect: 'sqlite' | 'postgres'): SearchService {
@@ -82,7 +83,7 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
     if (q === null) {
       if (query.itemId === null) throw new Error('search needs q or itemId');
       const docs = await repository.findByItem(scope, query.itemId);
-      matches = docs.map((doc) => ({ doc, field: 'title', start: -1 }));
+      matches = docs.map((doc) => ({ doc, field: 'title', needle: null }));
     } else {
       const needle = lowerCase(q);
       const docs =
@@ -123,19 +124,21 @@ function lowerCase(text: string): string {
 function locate(doc: SearchDoc, needle: string): Match | null {
   for (const field of ['title', 'body'] as const) {
     const text = field === 'title' ? doc.title_text : doc.body_text;
-    const found = findLowerCased(text, needle);
-    if (found) return { doc, field, ...found };
+    // Lower-casing leaves lower-case characters as they are, so the query found as it is (the usual case) is found
+    // in the lower-cased text too: the text is lower-cased only when it is not. Where the match starts is
+    // worked out for the page's hits alone (toHit).
+    if (text.includes(needle) || lowerCase(text).includes(needle)) return { doc, field, needle };
   }
   return null;
 }
 
-function findLowerCased(text: string, needle: string): { start: number } | null {
+/** The UTF-16 offset in `text` of the first match of `needle` in its lower case (`text` holds one: locate). */
+function findLowerCased(text: string, needle: string): number {
   const lowered = lowerCase(text);
   const at = lowered.indexOf(needle);
-  if (at < 0) return null;
-  if (lowered.length === text.length) return { start: at };
+  if (lowered.length === text.length) return at;
   // Lower-casing changed the length (İ becomes two code points): walk back to the offset in the text.
-  return { start: offsetInText(text, at) };
+  return offsetInText(text, at);
 }
 
 function offsetInText(text: string, loweredOffset: number): number {
@@ -167,7 +170,7 @@ function toHit(match: Match): SearchHit {
     entity_id: doc.entity_id,
     project_id: doc.project_id,
     title: clip(doc.title_text, TITLE_MAX_LENGTH),
-    snippet: match.start < 0 ? clip(text, SNIPPET_MAX_LENGTH) : around(text, match.start, SNIPPET_MAX_LENGTH),
+    snippet: match.needle === null ? clip(text, SNIPPET_MAX_LENGTH) : around(text, findLowerCased(text, match.needle), SNIPPET_MAX_LENGTH),
   };
 }
 
