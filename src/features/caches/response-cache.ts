@@ -1,4 +1,5 @@
 import { ownsWholeBuffer } from '../../bytes.js';
+
 /**
  * Answers kept serialized (UTF-8 bytes, off the JavaScript heap), each valid for one version of what it was built from
  * (docs/performance.md, "Caches"). The version is read from the database before the answer is built

@@ -1,7 +1,7 @@
-import { ownsWholeBuffer } from '../../bytes.js';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
+import { ownsWholeBuffer } from '../../bytes.js';
 import { type CancelJob, type CloseRequest, type JobMessage, type JobRequest, serializeError } from './job-protocol.js';
 
 /** What a handler may do while it runs. */
@@ -72,7 +72,7 @@ export function runJobs(jobs: Jobs): void {
   let closing = false;
 
   async function run({ kind, input, port, spool: path }: JobRequest) {
-    const send = (message: JobMessage) => port.postMessage(message);
+    const send = (message: JobMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
     let cancelled = false;
     let stream: Readable | undefined;
     const cancel = () => {
@@ -87,7 +87,7 @@ export function runJobs(jobs: Jobs): void {
       const output = await handler(input, { progress: (value) => send({ type: 'progress', value }) });
       stream = output.stream;
       if (!stream) {
-        port.postMessage({ type: 'result', value: output.value, streaming: false } satisfies JobMessage, transferable(output.value));
+        send({ type: 'result', value: output.value, streaming: false }, transferable(output.value));
         return;
       }
       const file = await open(path, 'wx', 0o600);
