@@ -141,6 +141,7 @@ export interface RequestSpec {
   path: string;
   token?: string;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -210,7 +211,7 @@ export async function drive(options: {
   const request: Request = {
     setupRequest: (defaults) => {
       const spec = options.next();
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...spec.headers };
       if (spec.token) headers.authorization = `Bearer ${spec.token}`;
       if (spec.body !== undefined) headers['content-type'] = 'application/json';
       return {

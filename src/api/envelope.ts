@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { deflateAhead, gzipParts, type Deflated } from '../http/gzip.js';
 import { redactSecrets } from '../domain/redact.js';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { JSON_BODY_LIMIT } from './json-body.js';
@@ -38,7 +39,16 @@ export function envelopeBytes(request: FastifyRequest, data: Buffer): Buffer {
 
 /** The same envelope as its three parts, `data` not copied: what goes before it, itself, and the meta after it. */
 export function envelopeParts(request: FastifyRequest, data: Buffer): [Buffer, Buffer, Buffer] {
-  return [DATA_START_BYTES, data, Buffer.from(`,"meta":${JSON.stringify(meta(request))}}`)];
+  return [DATA_START_BYTES, data, metaBytes(request)];
+}
+
+const metaBytes = (request: FastifyRequest) => Buffer.from(`,"meta":${JSON.stringify(meta(request))}}`);
+
+const DATA_START_DEFLATED = deflateAhead(DATA_START_BYTES);
+
+/** The same envelope as one gzip member, around `data` deflated before: only the meta is deflated now. */
+export function gzipEnvelopeParts(request: FastifyRequest, data: Deflated): Buffer[] {
+  return gzipParts([DATA_START_DEFLATED, data, metaBytes(request)]);
 }
 
 /** The weak ETag of a serialized `data` (ETags are over `data` only: meta changes on every response). */

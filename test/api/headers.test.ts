@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/domain/scopes.js';
 import { expectError, expectOk } from '../helpers/envelope.js';
+import { makeToken, makeUser } from '../helpers/factories.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 
@@ -262,5 +263,44 @@ describe('rate limit disabled (RATE_LIMIT_PER_MINUTE=0)', () => {
       expect(res.headers.get('ratelimit')).toBeNull();
       expect(res.headers.get('ratelimit-policy')).toBeNull();
     }
+  });
+});
+
+describe('a large tree in gzip, built in the worker and cached', () => {
+  let server: TestServer;
+  let token = '';
+  let path = '';
+  beforeAll(async () => {
+    server = await startTestServer();
+    const admin = await makeUser(server, { role: 'admin' });
+    const project = await server.ctx.structure.createProject(admin, { name: 'A large tree', description: '' });
+    const section = await server.ctx.structure.createSection(admin, project, 'Section');
+    const checklist = { id: await server.ctx.structure.createChecklist(admin, section, 'Checklist'), projectId: project };
+    for (let i = 0; i < 500; i++) {
+      await server.ctx.structure.createItem(admin, checklist.id, { text: `Замечание ${i}: проверить крепление кабеля` });
+    }
+    token = (await makeToken(server, admin, ['projects:read'])).token;
+    path = `${V1}/projects/tree.php?id=${checklist.projectId}`;
+  });
+  afterAll(() => server.close());
+
+  it('is gzip when the client accepts it, the same data and ETag as the plain answer, from the cache too', async () => {
+    const plain = await server.request(path, { token, headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const plainText = await plain.text();
+    expect(Buffer.byteLength(plainText)).toBeGreaterThan(64 * 1024);
+    for (const round of ['the cache', 'the cache again']) {
+      // fetch asks for gzip itself and decodes it: the headers say what came over the wire.
+      const gzip = await server.request(path, { token });
+      expect(gzip.headers.get('content-encoding'), round).toBe('gzip');
+      expect(gzip.headers.get('vary')).toBe('Accept-Encoding');
+      expect(Number(gzip.headers.get('content-length'))).toBeLessThan(Buffer.byteLength(plainText) / 5);
+      expect(gzip.headers.get('etag')).toBe(plain.headers.get('etag'));
+      expect(((await gzip.json()) as { data: unknown }).data).toEqual(JSON.parse(plainText).data);
+    }
+    const notModified = await server.request(path, { token, headers: { 'if-none-match': plain.headers.get('etag')! } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('content-encoding')).toBeNull();
+    expect(await notModified.text()).toBe('');
   });
 });

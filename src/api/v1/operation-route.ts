@@ -7,7 +7,8 @@ import { auditRecord } from '../../http/audit-record.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 import { SerializedData } from '../../features/offload/serialized-data.js';
-import { dataText, Envelope, envelopeBytes, envelopeParts, etagOf, ok } from '../envelope.js';
+import { acceptsGzip, type Deflated } from '../../http/gzip.js';
+import { dataText, Envelope, envelopeBytes, envelopeParts, etagOf, gzipEnvelopeParts, ok } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
 import { beginIdempotentRequest } from './idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from '../../http/multipart.js';
@@ -59,7 +60,7 @@ async function run(
   if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
   if (op.file) return sendFile(reply, data as FileResponse);
-  if (data instanceof SerializedData) return sendSerialized(reply, data.bytes, etagOf(data.bytes));
+  if (data instanceof SerializedData) return sendSerialized(reply, data.bytes, etagOf(data.bytes), data.deflated);
   return ok(request, data);
 }
 
@@ -72,11 +73,22 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 const UNCOPIED_DATA_BYTES = 64 * 1024;
 
-/** A success envelope around `data` serialized before; its ETag is known (the onSend hook hashes only strings). */
-export function sendSerialized(reply: FastifyReply, data: Buffer, etag: string) {
+/**
+ * A success envelope around `data` serialized before; its ETag is known (the onSend hook hashes only strings). Sent
+ * gzipped when it was deflated ahead (a tree, in the worker) and the client accepts gzip: a tenth of the bytes to
+ * copy into the socket on the event loop, and to carry to a phone (docs/performance.md, "Trees sent gzipped").
+ */
+export function sendSerialized(reply: FastifyReply, data: Buffer, etag: string, deflated?: Deflated) {
   reply.type(JSON_TYPE).header('etag', etag);
   if (data.length < UNCOPIED_DATA_BYTES) return reply.send(envelopeBytes(reply.request, data));
-  const parts = envelopeParts(reply.request, data);
+  let parts: Buffer[] = envelopeParts(reply.request, data);
+  if (deflated) {
+    reply.header('vary', 'Accept-Encoding');
+    if (acceptsGzip(reply.request.headers['accept-encoding'])) {
+      parts = gzipEnvelopeParts(reply.request, deflated);
+      reply.header('content-encoding', 'gzip');
+    }
+  }
   reply.header(
     'content-length',
     parts.reduce((n, part) => n + part.length, 0),
@@ -102,12 +114,12 @@ async function cachedRead(
   const key = `${op.path}?${JSON.stringify(input.query)}|${callerKey(input.user)}`;
   const hit = version === null ? undefined : cache.get(key, version);
   reply.code(op.status);
-  if (hit) return sendSerialized(reply, hit.data, hit.etag);
+  if (hit) return sendSerialized(reply, hit.data, hit.etag, hit.deflated);
   const data = await op.handler(input, services);
   if (data instanceof SerializedData) {
     const etag = etagOf(data.bytes);
-    if (version !== null) cache.set(key, version, { data: data.bytes, etag });
-    return sendSerialized(reply, data.bytes, etag);
+    if (version !== null) cache.set(key, version, { data: data.bytes, etag, deflated: data.deflated });
+    return sendSerialized(reply, data.bytes, etag, data.deflated);
   }
   const payload = reply.serialize(ok(reply.request, data)) as string;
   const text = dataText(payload);

@@ -66,6 +66,7 @@ export function responseHeaders(app: FastifyInstance, limiter: RateLimiter | nul
     reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
+    reply.removeHeader('content-encoding');
     // null, not '': Fastify then sends a 304 without Content-Length (RFC 9110 §8.6). Fastify's own
     // onSend of HEAD routes cannot take null.
     return request.method === 'HEAD' ? '' : null;

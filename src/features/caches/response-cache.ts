@@ -1,4 +1,5 @@
 import { ownsWholeBuffer } from '../../bytes.js';
+import type { Deflated } from '../../http/gzip.js';
 
 /**
  * Answers kept serialized (UTF-8 bytes, off the JavaScript heap), each valid for one version of what it was built from
@@ -18,6 +19,8 @@ export interface CachedResponse {
   /** The envelope's `data`, serialized as UTF-8. */
   data: Buffer;
   etag: string;
+  /** The same deflated, for gzip answers (a tree: features/offload). */
+  deflated?: Deflated;
 }
 
 interface Entry extends CachedResponse {
@@ -31,15 +34,16 @@ interface Entry extends CachedResponse {
  * and whatever else was cut from it: with the benchmark's cards, a full 32 MB cache held 66–116 MB of
  * ArrayBuffers (docs/performance.md, "Issue 31: server RSS"). The copy is exactly its size.
  */
-function ownBytes(data: Buffer): Buffer {
+function ownBytes<T extends Uint8Array>(data: T): T | Buffer {
   if (ownsWholeBuffer(data)) return data;
   const copy = Buffer.allocUnsafeSlow(data.byteLength);
-  data.copy(copy);
+  copy.set(data);
   return copy;
 }
 
 /** An entry's size in memory, roughly: the bytes, and two bytes per UTF-16 unit of the strings. */
-const sizeOf = (key: string, response: CachedResponse) => response.data.length + 2 * (key.length + response.etag.length) + 64;
+const sizeOf = (key: string, response: CachedResponse) =>
+  response.data.length + (response.deflated?.deflated.length ?? 0) + 2 * (key.length + response.etag.length) + 64;
 
 export function createResponseCache(maxBytes: number): ResponseCache | null {
   if (maxBytes <= 0) return null;
@@ -71,7 +75,8 @@ export function createResponseCache(maxBytes: number): ResponseCache | null {
       if (old) remove(key, old);
       const bytes = sizeOf(key, response);
       if (bytes > maxBytes / 4) return;
-      entries.set(key, { data: ownBytes(response.data), etag: response.etag, version, bytes });
+      const deflated = response.deflated && { ...response.deflated, deflated: ownBytes(response.deflated.deflated) };
+      entries.set(key, { data: ownBytes(response.data), etag: response.etag, deflated, version, bytes });
       stats.bytes += bytes;
       for (const [oldest, entry] of entries) {
         if (stats.bytes <= maxBytes) break;

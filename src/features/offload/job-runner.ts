@@ -50,13 +50,15 @@ async function spool(stream: Readable, file: FileHandle, written: (bytes: number
 }
 
 /**
- * A value of bytes that own their whole buffer (a tree's JSON, ~1 MB) moves to the main thread rather than being
- * copied there: one megabyte less to allocate and free per tree on the main thread (docs/performance.md, "Issue 31:
- * server RSS"). A slice of a larger buffer (Node's pool) is copied as before.
+ * The bytes of a value (a tree's JSON, ~1 MB, and its deflated copy) that own their buffer move to the main thread
+ * rather than being copied there: one megabyte less to allocate and free per tree on the main thread
+ * (docs/performance.md, "Issue 31: server RSS"). A slice of a larger buffer (Node's pool) is copied as before. The
+ * value itself, or the byte arrays among its properties and theirs.
  */
-function transferable(value: unknown): ArrayBuffer[] {
-  if (!(value instanceof Uint8Array) || !(value.buffer instanceof ArrayBuffer)) return [];
-  return ownsWholeBuffer(value) ? [value.buffer] : [];
+function transferable(value: unknown, depth = 0): ArrayBuffer[] {
+  if (value instanceof Uint8Array) return value.buffer instanceof ArrayBuffer && ownsWholeBuffer(value) ? [value.buffer] : [];
+  if (depth > 1 || typeof value !== 'object' || value === null) return [];
+  return [...new Set(Object.values(value).flatMap((field) => transferable(field, depth + 1)))];
 }
 
 /**

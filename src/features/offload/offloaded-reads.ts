@@ -1,3 +1,4 @@
+import { deflateAhead, type Deflated } from '../../http/gzip.js';
 import type { Actor } from '../../domain/policy.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ProjectSearch, ProjectSearchResult } from '../search/project-search.js';
@@ -7,6 +8,12 @@ import type { OffloadLane } from './lanes.js';
 import { SerializedData } from './serialized-data.js';
 import type { WorkerPool } from './worker-pool.js';
 
+/** A tree as it crosses from the worker: its JSON, and the same deflated there for the clients that accept gzip. */
+interface SerializedTree {
+  bytes: Uint8Array;
+  deflated: Deflated;
+}
+
 const READS = { lane: 'reads' satisfies OffloadLane };
 
 /**
@@ -14,14 +21,14 @@ const READS = { lane: 'reads' satisfies OffloadLane };
  * items) and a search (a broad one reads thousands of rows) run in the worker pool's read lane, on the
  * worker's own connections (beside a report, between its awaits, never queued behind it), so the event loop keeps answering the cheap requests meanwhile. The worker checks access
  * as the inline service would (the same services, its own connection). A tree crosses back as JSON bytes, ready
- * for the envelope; a search result (at most a page of hits) as data, serialized by the response schema.
+ * for the envelope, and deflated there for the clients that accept gzip; a search result (at most a page of hits) as data, serialized by the response schema.
  */
 export function createOffloadedReads(pool: WorkerPool) {
   return {
     async tree(actor: Actor, projectId: number): Promise<SerializedData> {
       // A Uint8Array crosses threads as one (structured clone): the Buffer is a view of the same bytes.
-      const { value } = await pool.run<Uint8Array>('tree', { actor, projectId }, READS);
-      return new SerializedData(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      const { value } = await pool.run<SerializedTree>('tree', { actor, projectId }, READS);
+      return new SerializedData(Buffer.from(value.bytes.buffer, value.bytes.byteOffset, value.bytes.byteLength), value.deflated);
     },
     async search(actor: Actor, projectId: number, query: SearchQuery): Promise<ProjectSearchResult> {
       return (await pool.run<ProjectSearchResult>('search', { actor, projectId, query }, READS)).value;
@@ -34,9 +41,10 @@ export type OffloadedReads = ReturnType<typeof createOffloadedReads>;
 /** The worker's side: the services as the main thread has them, on the worker's connections. */
 export function readJobs(projects: ProjectsService, search: ProjectSearch): Record<'tree' | 'search', JobHandler> {
   return {
-    tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => ({
-      value: Buffer.from(JSON.stringify(await projects.getTree(actor, projectId))),
-    }),
+    tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => {
+      const bytes = Buffer.from(JSON.stringify(await projects.getTree(actor, projectId)));
+      return { value: { bytes, deflated: deflateAhead(bytes) } satisfies SerializedTree };
+    },
     search: async ({ actor, projectId, query }: { actor: Actor; projectId: number; query: SearchQuery }) => ({
       value: await search.searchProject(actor, projectId, query),
     }),
