@@ -351,7 +351,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     notificationWorker,
     offload,
     reports: o.reports ?? createOffloadedReports({ projects, pool: offload, clock }),
-    offloadedReads: o.offloadedReads ?? createOffloadedReads(offload),
+    offloadedReads: o.offloadedReads ?? createOffloadedReads(offload, clock),
     cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
     responseCache,
     async close() {

@@ -11,6 +11,8 @@ import { reportJob } from './features/reports/report-offload.js';
 import { createProjectSearch, type ProjectSearch } from './features/search/project-search.js';
 import { createSearchRepository } from './features/search/search.repository.js';
 import { createSearchService } from './features/search/search.service.js';
+import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
+import { createWorklistsService } from './features/worklists/worklists.service.js';
 
 /** The worker's PostgreSQL pool: one job runs at a time, and a report reads a page's details side by side. */
 const WORKER_POOL_SIZE = 4;
@@ -34,7 +36,9 @@ export async function createJobs(config: WorkerConfig): Promise<Jobs> {
     (await (reports ??= reportHandler(config, db, { projects, projectsRepo, search })))(input, job);
   // Fails the start (the pool says so) rather than the first job, when the database cannot be read.
   await db.kysely.selectFrom('projects').select('id').limit(1).execute();
-  return { handlers: { report, ...readJobs(projects, search) }, close: () => db.close() };
+  const worklistsRepo = createWorklistsRepository(db.kysely);
+  const worklistsAt = (clock: Clock) => createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search, clock });
+  return { handlers: { report, ...readJobs(projects, search, worklistsAt) }, close: () => db.close() };
 }
 
 /** The report job with what it needs, its modules loaded now. */

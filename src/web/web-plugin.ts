@@ -14,7 +14,7 @@ import { itemPages } from './pages/items.js';
 import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
 import { accountPages, profilePages } from './pages/profile.js';
-import { projectPages } from './pages/projects.js';
+import { type HeavyReads, projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
 import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
@@ -45,13 +45,17 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await formBodies(app);
   webSessions(app, { sessions, config });
   app.setErrorHandler(webErrorHandler);
+  // The pages' heavy reads (a project's page, "To review" and its count on every page: tens to hundreds of ms
+  // in a large workspace) run in the worker thread (features/offload) once it runs (`serve` starts it when it
+  // listens); before that (a test server's first pages) inline, rather than wait seconds for a thread's start.
+  const heavyReads: HeavyReads = () => (ctx.offload.stats().workers > 0 ? ctx.offloadedReads : worklists);
   // The navigation's counts ("To review", "Notifications"), on the pages a signed-in user opens; not on the
   // script's refresh of the unread count, which asks for that count alone.
   app.addHook('preHandler', async (request) => {
     const session = request.webSession;
     if (request.method !== 'GET' || !session || request.url.startsWith('/assets/') || request.url === '/notifications/count') return;
     [session.toReview, session.unreadNotifications] = await Promise.all([
-      worklists.reviewCount(session.user),
+      heavyReads().reviewCount(session.user),
       notifications.unreadCount(session.user.id),
     ]);
   });
@@ -109,7 +113,15 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await profilePages(app, profileDeps);
   await accountPages(app, { ...profileDeps, sessions });
   await oauthPages(app, { oauth, clock, projects, webWrite });
-  await projectPages(app, { projects, review, worklists, structure, bulkChanges: ctx.bulkChanges, webWrite });
+  await projectPages(app, {
+    projects,
+    review,
+    worklists,
+    heavyReads,
+    structure,
+    bulkChanges: ctx.bulkChanges,
+    webWrite,
+  });
   await itemPages(app, { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });

@@ -14,6 +14,7 @@ import * as m013 from './013-token-projects.js';
 import * as m014 from './014-notifications.js';
 import * as m015 from './015-cache-versions.js';
 import * as m016 from './016-cache-versions-without-rowid.js';
+import * as m017 from './017-review-indexes.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '014-notifications': m014,
   '015-cache-versions': m015,
   '016-cache-versions-without-rowid': m016,
+  '017-review-indexes': m017,
 };

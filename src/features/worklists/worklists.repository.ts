@@ -85,6 +85,35 @@ export function createWorklistsRepository(db: Kysely<Database>) {
      * What waits for a review in the active projects (`projectIds`, or all when null): answers pending review,
      * and done items without a verdict; each with where it is (for the policy), oldest first.
      */
+    /** How many rows reviewQueue would give, per checklist. */
+    async reviewCounts(projectIds: readonly number[] | null) {
+      if (projectIds !== null && projectIds.length === 0) return [];
+      const place = ['i.project_id', 'i.section_id', 'i.checklist_id'] as const;
+      const count = db.fn.countAll<number | string>().as('count');
+      let answers = db
+        .selectFrom('answers as a')
+        .innerJoin('items as i', 'i.id', 'a.item_id')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .select([...place, count])
+        .where('a.status', '=', 'pending')
+        .where('p.archived', '=', 0)
+        .groupBy([...place]);
+      let done = db
+        .selectFrom('items as i')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .select([...place, count])
+        .where('i.status', '=', 'done')
+        .where('i.verdict', 'is', null)
+        .where('p.archived', '=', 0)
+        .groupBy([...place]);
+      if (projectIds !== null) {
+        answers = answers.where('i.project_id', 'in', [...projectIds]);
+        done = done.where('i.project_id', 'in', [...projectIds]);
+      }
+      const rows = (await Promise.all([answers.execute(), done.execute()])).flat();
+      return rows.map((r) => ({ ...r, count: Number(r.count) }));
+    },
+
     async reviewQueue(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
       const place = [

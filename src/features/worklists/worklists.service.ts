@@ -192,13 +192,20 @@ export function createWorklistsService(deps: {
   const { repo, projects, projectsRepo, search, clock } = deps;
   const today = () => clock.now().toISOString().slice(0, 10);
 
-  /** The review queue of what the actor may review (null: they review nowhere), oldest first. */
-  async function reviewable(actor: Actor) {
+  /** Where the actor reviews: every project (null) or those they manage; nowhere: null. */
+  async function reviewScope(actor: Actor) {
     const memberships = await projectsRepo.allMemberships(actor.id);
     const managed = [...memberships].filter(([, m]) => m.role === 'manager').map(([id]) => id);
     if (actor.role !== 'admin' && managed.length === 0) return null;
-    const rows = await repo.reviewQueue(actor.role === 'admin' ? null : managed);
-    return rows.filter((r) => can(actor, 'answer.review', rowTarget(r, memberships)));
+    return { memberships, projectIds: actor.role === 'admin' ? null : managed };
+  }
+
+  /** The review queue of what the actor may review (null: they review nowhere), oldest first. */
+  async function reviewable(actor: Actor) {
+    const scope = await reviewScope(actor);
+    if (!scope) return null;
+    const rows = await repo.reviewQueue(scope.projectIds);
+    return rows.filter((r) => can(actor, 'answer.review', rowTarget(r, scope.memberships)));
   }
 
   const service = {
@@ -209,22 +216,54 @@ export function createWorklistsService(deps: {
 
     /** The count beside "To review" in the navigation; null for those who review nowhere (no link). */
     async reviewCount(actor: Actor): Promise<number | null> {
-      return (await reviewable(actor))?.length ?? null;
+      // Counted per checklist in SQL, the policy applied to each (it depends on nothing finer): every web page
+      // shows this, and loading the whole queue cost an admin ~600 ms of the event loop per page in the
+      // benchmark's 100 000-item workspace (docs/performance.md, "The web's pages").
+      const scope = await reviewScope(actor);
+      if (!scope) return null;
+      const counts = await repo.reviewCounts(scope.projectIds);
+      return counts.reduce((n, c) => (can(actor, 'answer.review', rowTarget(c, scope.memberships)) ? n + c.count : n), 0);
     },
 
     /**
-     * The project's tree with per-checklist counts, and one page of the items that pass the filter, in tree
-     * order or sorted; each row with its participants. Also the project's members (the participant filter's
-     * choices) and the user's membership (what the page offers them).
+     * The project's sections and checklists with per-checklist counts, and one page of the items that pass the
+     * filter, in tree order or sorted; each row with its participants. Also the project's members (the participant
+     * filter's choices) and the user's membership (what the page offers them). The checklists list only the items
+     * `named` (a bulk change's refusals, shown by their text), not the whole tree: a 5 000-item tree is ~1 MB to copy
+     * from the worker thread that builds this (features/offload), and the page shows its counts.
      */
-    async projectItems(actor: Actor, projectId: number, filter: ItemFilter, requestedPage: number): Promise<ProjectItems> {
+    async projectItems(
+      actor: Actor,
+      projectId: number,
+      filter: ItemFilter,
+      requestedPage: number,
+      named: readonly number[] = [],
+    ): Promise<ProjectItems> {
       const { tree, rows, day, members, membership } = await service.filteredItems(actor, projectId, filter);
       const counts = new Map<number, { items: number; done: number; matching: number }>();
       for (const c of tree.sections.flatMap((s) => s.checklists)) {
         counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
       }
       for (const row of rows) counts.get(row.checklist.id)!.matching++;
-      return { project: tree.project, sections: tree.sections, counts, today: day, members, membership, ...pageOf(rows, requestedPage) };
+      const kept = new Set(named);
+      const outline = new Map<TreeSection | TreeChecklist, TreeSection | TreeChecklist>();
+      const sections = tree.sections.map((section) => {
+        const checklists = section.checklists.map((checklist) => {
+          const lighter = { ...checklist, items: checklist.items.filter((i) => kept.has(i.id)) };
+          outline.set(checklist, lighter);
+          return lighter;
+        });
+        const lighter = { ...section, checklists };
+        outline.set(section, lighter);
+        return lighter;
+      });
+      const page = pageOf(rows, requestedPage);
+      const pageRows = page.rows.map((r) => ({
+        ...r,
+        section: outline.get(r.section) as TreeSection,
+        checklist: outline.get(r.checklist) as TreeChecklist,
+      }));
+      return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows };
     },
 
     /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
