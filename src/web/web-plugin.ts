@@ -116,7 +116,6 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await projectPages(app, {
     projects,
     review,
-    worklists,
     heavyReads,
     structure,
     bulkChanges: ctx.bulkChanges,

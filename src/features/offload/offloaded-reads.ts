@@ -4,7 +4,7 @@ import type { Actor } from '../../domain/policy.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ProjectSearch, ProjectSearchResult } from '../search/project-search.js';
 import type { SearchQuery } from '../search/search.service.js';
-import type { ItemFilter, ProjectItems, ReviewQueue, WorklistsService } from '../worklists/worklists.service.js';
+import type { ItemFilter, MyItems, ProjectItems, ReviewQueue, WorklistsService } from '../worklists/worklists.service.js';
 import type { JobHandler } from './job-runner.js';
 import type { OffloadLane } from './lanes.js';
 import { SerializedData } from './serialized-data.js';
@@ -40,6 +40,10 @@ export function createOffloadedReads(pool: WorkerPool, clock: Clock) {
       const input = { actor, projectId, filter, page, named, now: clock.now().toISOString() };
       return (await pool.run<ProjectItems>('projectItems', input, READS)).value;
     },
+    /** The web's "My items" (WorklistsService.myItems): every item the user takes part in, then a page; 12 ms for 900. */
+    async myItems(actor: Actor, page: number): Promise<MyItems> {
+      return (await pool.run<MyItems>('myItems', { actor, page, now: clock.now().toISOString() }, READS)).value;
+    },
     /** The count beside "To review" on every web page (WorklistsService.reviewCount): 50 ms for an admin of 100 000 items. */
     async reviewCount(actor: Actor): Promise<number | null> {
       return (await pool.run<number | null>('reviewCount', { actor, now: clock.now().toISOString() }, READS)).value;
@@ -61,7 +65,7 @@ export function readJobs(
   projects: ProjectsService,
   search: ProjectSearch,
   worklistsAt: (clock: Clock) => WorklistsService,
-): Record<'tree' | 'search' | 'projectItems' | 'reviewCount' | 'reviewQueue', JobHandler> {
+): Record<'tree' | 'search' | 'projectItems' | 'myItems' | 'reviewCount' | 'reviewQueue', JobHandler> {
   return {
     tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => {
       const bytes = Buffer.from(JSON.stringify(await projects.getTree(actor, projectId)));
@@ -74,6 +78,9 @@ export function readJobs(
       const worklists = worklistsAt({ now: () => new Date(input.now) });
       return { value: await worklists.projectItems(input.actor, input.projectId, input.filter, input.page, input.named) };
     },
+    myItems: async ({ actor, page, now }: { actor: Actor; page: number; now: string }) => ({
+      value: await worklistsAt({ now: () => new Date(now) }).myItems(actor, page),
+    }),
     reviewCount: async ({ actor, now }: { actor: Actor; now: string }) => ({
       value: await worklistsAt({ now: () => new Date(now) }).reviewCount(actor),
     }),

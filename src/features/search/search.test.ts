@@ -44,6 +44,20 @@ describe.each(dialects)('search on $name ($mode)', ({ mode }) => {
     expect(byKey.get(`item:${data.i2}`)).toMatchObject({ title: 'Вторая позиция', snippet: 'zebra в описании' });
   });
 
+  it('ranks a title that holds the query in another case above a description that holds it as written, snippets from the right text', async () => {
+    const { data, w, search } = await workspace();
+    const titled = await w.item(data.at1, 'Крепёж ФАСАДА по оси 3', 'описание: фасада, как написано');
+    const described = await w.item(data.at1, 'Позиция без слова', 'Проверить фасада крепление у входа');
+    const capitalised = await w.item(data.at1, 'Ещё позиция', 'ФАСАДА панели, вторая захватка');
+    const { hits, total } = await search('фасада', { entityType: 'item' });
+    expect(total).toBe(3);
+    expect(hits.map((h) => [h.entity_id, h.title, h.snippet])).toEqual([
+      [titled, 'Крепёж ФАСАДА по оси 3', 'Крепёж ФАСАДА по оси 3'],
+      [described, 'Позиция без слова', 'Проверить фасада крепление у входа'],
+      [capitalised, 'Ещё позиция', 'ФАСАДА панели, вторая захватка'],
+    ]);
+  });
+
   it('searches the project description and item descriptions', async () => {
     const { data, keys } = await workspace();
     expect(await keys('смет')).toEqual([`project:${data.p}`, `link:${data.itemLink}`]);

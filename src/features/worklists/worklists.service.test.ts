@@ -39,9 +39,14 @@ describe('worklists.projectItems (the web project page)', () => {
       const offloaded = await t.ctx.offloadedReads.projectItems(who, checklist.projectId, filter, 1, [items[0]!.id]);
       expect(offloaded, JSON.stringify(query)).toEqual(inline);
     }
+    const participant = await makeMember(t, checklist, 'executor');
+    await makeItem(t, { checklist, participants: [participant], deadline: '2020-01-01' });
+    const mine = await t.ctx.worklists.myItems(participant, 1);
+    expect(mine.total).toBe(1);
+    expect(await t.ctx.offloadedReads.myItems(participant, 1)).toEqual(mine);
     expect((await t.ctx.offloadedReads.projectItems(t.admin, checklist.projectId, parseItemFilter({ overdue: '1' }), 1, [])).total).toBe(0);
     t.clock.set('2020-01-02T12:00:00Z');
-    expect((await t.ctx.offloadedReads.projectItems(t.admin, checklist.projectId, parseItemFilter({ overdue: '1' }), 1, [])).total).toBe(2);
+    expect((await t.ctx.offloadedReads.projectItems(t.admin, checklist.projectId, parseItemFilter({ overdue: '1' }), 1, [])).total).toBe(3);
   });
 });
 

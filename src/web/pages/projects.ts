@@ -85,16 +85,16 @@ ${refused ? html`<p class="field-error" id="${id}-error">${refused}</p>` : ''}
 }
 
 /** Where the pages' heavy reads run: the worker thread's jobs or, before it has started, the service inline (web-plugin.ts). */
-export type HeavyReads = () => Pick<WorklistsService, 'projectItems' | 'reviewQueue' | 'reviewCount'>;
+export type HeavyReads = () => Pick<WorklistsService, 'projectItems' | 'myItems' | 'reviewQueue' | 'reviewCount'>;
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'worklists' | 'structure' | 'bulkChanges'> & {
+  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges'> & {
     webWrite: WebWriter;
     heavyReads: HeavyReads;
   },
 ) {
-  const { projects, review, worklists, heavyReads, structure, bulkChanges, webWrite } = deps;
+  const { projects, review, heavyReads, structure, bulkChanges, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -166,7 +166,7 @@ export async function projectPages(
 
   app.get('/my-items', async (request, reply) => {
     const session = sessionOf(request);
-    const items = await worklists.myItems(session.user, pageParam(request.query as Record<string, string | undefined>));
+    const items = await heavyReads().myItems(session.user, pageParam(request.query as Record<string, string | undefined>));
     return reply.type('text/html; charset=utf-8').send(myItemsView({ ...items, session }));
   });
 
