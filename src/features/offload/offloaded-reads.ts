@@ -4,7 +4,7 @@ import type { Actor } from '../../domain/policy.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ProjectSearch, ProjectSearchResult } from '../search/project-search.js';
 import type { SearchQuery } from '../search/search.service.js';
-import type { ItemFilter, MyItems, ProjectItems, ReviewQueue, WorklistsService } from '../worklists/worklists.service.js';
+import type { WorklistsService } from '../worklists/worklists.service.js';
 import type { JobHandler } from './job-runner.js';
 import type { OffloadLane } from './lanes.js';
 import { SerializedData } from './serialized-data.js';
@@ -26,6 +26,12 @@ const READS = { lane: 'reads' satisfies OffloadLane };
  * for the envelope, and deflated there for the clients that accept gzip; a search result (at most a page of hits) as data, serialized by the response schema.
  */
 export function createOffloadedReads(pool: WorkerPool, clock: Clock) {
+  /** A WorklistsService read run in the worker, at the main thread's time (the pages' "today"). */
+  const worklistsRead = <K extends WorklistRead>(name: K) =>
+    (async (...args: unknown[]) => {
+      const input: WorklistsJob = { name, args, now: clock.now().toISOString() };
+      return (await pool.run('worklists', input, READS)).value;
+    }) as WorklistReads[K];
   return {
     async tree(actor: Actor, projectId: number): Promise<SerializedData> {
       // A Uint8Array crosses threads as one (structured clone): the Buffer is a view of the same bytes.
@@ -35,23 +41,12 @@ export function createOffloadedReads(pool: WorkerPool, clock: Clock) {
     async search(actor: Actor, projectId: number, query: SearchQuery): Promise<ProjectSearchResult> {
       return (await pool.run<ProjectSearchResult>('search', { actor, projectId, query }, READS)).value;
     },
-    /** The web's project page (WorklistsService.projectItems): its tree, filter and text search, 40–70 ms for 5 000 items. */
-    async projectItems(actor: Actor, projectId: number, filter: ItemFilter, page: number, named: readonly number[]): Promise<ProjectItems> {
-      const input = { actor, projectId, filter, page, named, now: clock.now().toISOString() };
-      return (await pool.run<ProjectItems>('projectItems', input, READS)).value;
-    },
-    /** The web's "My items" (WorklistsService.myItems): every item the user takes part in, then a page; 12 ms for 900. */
-    async myItems(actor: Actor, page: number): Promise<MyItems> {
-      return (await pool.run<MyItems>('myItems', { actor, page, now: clock.now().toISOString() }, READS)).value;
-    },
-    /** The count beside "To review" on every web page (WorklistsService.reviewCount): 50 ms for an admin of 100 000 items. */
-    async reviewCount(actor: Actor): Promise<number | null> {
-      return (await pool.run<number | null>('reviewCount', { actor, now: clock.now().toISOString() }, READS)).value;
-    },
-    /** The web's "To review" (WorklistsService.reviewQueue): every waiting row of the projects the user reviews, then a page. */
-    async reviewQueue(actor: Actor, page: number): Promise<ReviewQueue> {
-      return (await pool.run<ReviewQueue>('reviewQueue', { actor, page, now: clock.now().toISOString() }, READS)).value;
-    },
+    // The web's heavy pages (WorklistsService's): a project's page (its tree, filter and text search, 40–70 ms for
+    // 5 000 items), "My items", "To review" and its count on every page (50 ms for an admin of 100 000 items).
+    projectItems: worklistsRead('projectItems'),
+    myItems: worklistsRead('myItems'),
+    reviewQueue: worklistsRead('reviewQueue'),
+    reviewCount: worklistsRead('reviewCount'),
   };
 }
 
@@ -65,7 +60,7 @@ export function readJobs(
   projects: ProjectsService,
   search: ProjectSearch,
   worklistsAt: (clock: Clock) => WorklistsService,
-): Record<'tree' | 'search' | 'projectItems' | 'myItems' | 'reviewCount' | 'reviewQueue', JobHandler> {
+): Record<'tree' | 'search' | 'worklists', JobHandler> {
   return {
     tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => {
       const bytes = Buffer.from(JSON.stringify(await projects.getTree(actor, projectId)));
@@ -74,27 +69,23 @@ export function readJobs(
     search: async ({ actor, projectId, query }: { actor: Actor; projectId: number; query: SearchQuery }) => ({
       value: await search.searchProject(actor, projectId, query),
     }),
-    projectItems: async (input: ProjectItemsInput) => {
-      const worklists = worklistsAt({ now: () => new Date(input.now) });
-      return { value: await worklists.projectItems(input.actor, input.projectId, input.filter, input.page, input.named) };
+    worklists: async ({ name, args, now }: WorklistsJob) => {
+      if (!WORKLIST_READS.includes(name)) throw new Error(`"${name}" is not a worklists read`);
+      const read = worklistsAt({ now: () => new Date(now) })[name] as (...args: unknown[]) => Promise<unknown>;
+      return { value: await read(...args) };
     },
-    myItems: async ({ actor, page, now }: { actor: Actor; page: number; now: string }) => ({
-      value: await worklistsAt({ now: () => new Date(now) }).myItems(actor, page),
-    }),
-    reviewCount: async ({ actor, now }: { actor: Actor; now: string }) => ({
-      value: await worklistsAt({ now: () => new Date(now) }).reviewCount(actor),
-    }),
-    reviewQueue: async ({ actor, page, now }: { actor: Actor; page: number; now: string }) => ({
-      value: await worklistsAt({ now: () => new Date(now) }).reviewQueue(actor, page),
-    }),
   };
 }
 
-interface ProjectItemsInput {
-  actor: Actor;
-  projectId: number;
-  filter: ItemFilter;
-  page: number;
-  named: readonly number[];
+const WORKLIST_READS = ['projectItems', 'myItems', 'reviewQueue', 'reviewCount'] as const;
+type WorklistRead = (typeof WORKLIST_READS)[number];
+
+/** The worklists reads the web's pages take from the worker (web/pages/projects.ts), or inline before it runs. */
+export type WorklistReads = Pick<WorklistsService, WorklistRead>;
+
+interface WorklistsJob {
+  name: WorklistRead;
+  args: unknown[];
+  /** The main thread's clock (ISO). */
   now: string;
 }

@@ -3,6 +3,27 @@ import type { Database } from '../../db/tables.js';
 
 /** The queries behind the work lists: the items a user takes part in. */
 export function createWorklistsRepository(db: Kysely<Database>) {
+  /** The two kinds of what waits for a review, in the active projects (`projectIds`, or all when null), unselected. */
+  function waitingForReview(projectIds: readonly number[] | null) {
+    let answers = db
+      .selectFrom('answers as a')
+      .innerJoin('items as i', 'i.id', 'a.item_id')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .where('a.status', '=', 'pending')
+      .where('p.archived', '=', 0);
+    let done = db
+      .selectFrom('items as i')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .where('i.status', '=', 'done')
+      .where('i.verdict', 'is', null)
+      .where('p.archived', '=', 0);
+    if (projectIds !== null) {
+      answers = answers.where('i.project_id', 'in', [...projectIds]);
+      done = done.where('i.project_id', 'in', [...projectIds]);
+    }
+    return { answers, done };
+  }
+
   return {
     /** Ids of the items of one project where the user is a participant. */
     async participantItemIds(userId: number, projectId: number): Promise<Set<number>> {
@@ -81,39 +102,29 @@ export function createWorklistsRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    /**
-     * What waits for a review in the active projects (`projectIds`, or all when null): answers pending review,
-     * and done items without a verdict; each with where it is (for the policy), oldest first.
-     */
     /** How many rows reviewQueue would give, per checklist. */
     async reviewCounts(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
       const place = ['i.project_id', 'i.section_id', 'i.checklist_id'] as const;
       const count = db.fn.countAll<number | string>().as('count');
-      let answers = db
-        .selectFrom('answers as a')
-        .innerJoin('items as i', 'i.id', 'a.item_id')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select([...place, count])
-        .where('a.status', '=', 'pending')
-        .where('p.archived', '=', 0)
-        .groupBy([...place]);
-      let done = db
-        .selectFrom('items as i')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select([...place, count])
-        .where('i.status', '=', 'done')
-        .where('i.verdict', 'is', null)
-        .where('p.archived', '=', 0)
-        .groupBy([...place]);
-      if (projectIds !== null) {
-        answers = answers.where('i.project_id', 'in', [...projectIds]);
-        done = done.where('i.project_id', 'in', [...projectIds]);
-      }
-      const rows = (await Promise.all([answers.execute(), done.execute()])).flat();
-      return rows.map((r) => ({ ...r, count: Number(r.count) }));
+      const { answers, done } = waitingForReview(projectIds);
+      const rows = await Promise.all([
+        answers
+          .select([...place, count])
+          .groupBy([...place])
+          .execute(),
+        done
+          .select([...place, count])
+          .groupBy([...place])
+          .execute(),
+      ]);
+      return rows.flat().map((r) => ({ ...r, count: Number(r.count) }));
     },
 
+    /**
+     * What waits for a review in the active projects (`projectIds`, or all when null): answers pending review,
+     * and done items without a verdict; each with where it is (for the policy), oldest first.
+     */
     async reviewQueue(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
       const place = [
@@ -124,26 +135,14 @@ export function createWorklistsRepository(db: Kysely<Database>) {
         'i.checklist_id',
         'p.name as project_name',
       ] as const;
-      let answers = db
-        .selectFrom('answers as a')
-        .innerJoin('items as i', 'i.id', 'a.item_id')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .innerJoin('users as u', 'u.id', 'a.author_id')
-        .select([...place, 'a.id as answer_id', 'a.created_at as since', 'u.name as author_name'])
-        .where('a.status', '=', 'pending')
-        .where('p.archived', '=', 0);
-      let done = db
-        .selectFrom('items as i')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select([...place, 'i.updated_at as since'])
-        .where('i.status', '=', 'done')
-        .where('i.verdict', 'is', null)
-        .where('p.archived', '=', 0);
-      if (projectIds !== null) {
-        answers = answers.where('i.project_id', 'in', [...projectIds]);
-        done = done.where('i.project_id', 'in', [...projectIds]);
-      }
-      const [answerRows, doneRows] = await Promise.all([answers.execute(), done.execute()]);
+      const { answers, done } = waitingForReview(projectIds);
+      const [answerRows, doneRows] = await Promise.all([
+        answers
+          .innerJoin('users as u', 'u.id', 'a.author_id')
+          .select([...place, 'a.id as answer_id', 'a.created_at as since', 'u.name as author_name'])
+          .execute(),
+        done.select([...place, 'i.updated_at as since']).execute(),
+      ]);
       return [
         ...answerRows.map((r) => ({ ...r, kind: 'answer' as const })),
         ...doneRows.map((r) => ({ ...r, kind: 'verdict' as const, answer_id: null, author_name: null })),

@@ -3,7 +3,8 @@ import type { AppContext } from '../../context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/worklists/bulk-changes.service.js';
-import { parseItemFilter, type WorklistsService } from '../../features/worklists/worklists.service.js';
+import type { WorklistReads } from '../../features/offload/offloaded-reads.js';
+import { parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
 import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
@@ -85,7 +86,7 @@ ${refused ? html`<p class="field-error" id="${id}-error">${refused}</p>` : ''}
 }
 
 /** Where the pages' heavy reads run: the worker thread's jobs or, before it has started, the service inline (web-plugin.ts). */
-export type HeavyReads = () => Pick<WorklistsService, 'projectItems' | 'myItems' | 'reviewQueue' | 'reviewCount'>;
+export type HeavyReads = () => WorklistReads;
 
 export async function projectPages(
   app: FastifyInstance,
