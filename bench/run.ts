@@ -4,7 +4,7 @@
  *   npm run bench
  *
  * 1. Builds (or reuses, from data/bench/) a large workspace through `importFixture` (bench/lib/workspace.ts).
- * 2. Starts the server as a child process in production mode (`node --import tsx src/main.ts`, no --demo,
+ * 2. Starts the server as a child process in production mode (`dist/src/main.js` built by scripts/build.mjs, as `npm start` runs it; no --demo,
  *    NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0) on a copy of that database.
  * 3. Drives it with autocannon, one scenario at a time (warm-up, then the measured run), and measures the
  *    ceilings of the same run: a bare Fastify server and a bare node:http server, child processes too.
@@ -28,16 +28,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
-import {
-  drive,
-  eventLoopDelay,
-  freePort,
-  type LoadResult,
-  type RequestSpec,
-  type ServerProcess,
-  startServer,
-  waitUntilIdle,
-} from './lib/load.js';
+import { drive, eventLoopDelay, type LoadResult, type RequestSpec, type ServerProcess, waitUntilIdle } from './lib/load.js';
+import { startCeiling, startPunchlist } from './lib/servers.js';
 import { random } from './lib/random.js';
 import { openDatabase } from '../src/db/database.js';
 import {
@@ -274,52 +266,6 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean, webCookie = ''): 
 
 // ---------------------------------------------------------------------------------------------------
 // Servers
-
-async function startPunchlist(
-  file: string,
-  profileName?: string,
-  metrics: 'on' | 'off' = 'on',
-  notifications: 'on' | 'off' = 'on',
-): Promise<ServerProcess> {
-  const port = await freePort();
-  const dir = join(file, '..');
-  // One directory per scenario: the tsx loader thread writes a profile of its own beside the main thread's.
-  const nodeArgs = profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(DATA, 'profiles', profileName)}`] : [];
-  return startServer({
-    name: 'punchlist',
-    script: join(ROOT, 'src/main.ts'),
-    nodeArgs,
-    port,
-    probePath: '/healthz',
-    env: {
-      NODE_ENV: 'production',
-      // As `npm start` and docs/deployment.md run a node: glibc keeps fewer malloc arenas (RSS).
-      MALLOC_ARENA_MAX: '2',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      METRICS: metrics,
-      NOTIFICATIONS: notifications,
-      DATABASE_URL: `sqlite:${file}`,
-      STORAGE_URL: `file:${join(dir, 'storage')}`,
-      DATA_DIR: dir,
-      SESSION_SECRET: 'bench',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-    },
-  });
-}
-
-async function startCeiling(kind: 'fastify' | 'http'): Promise<ServerProcess> {
-  const port = await freePort();
-  return startServer({
-    name: kind,
-    script: join(ROOT, 'bench/lib/ceiling-server.ts'),
-    args: [kind, String(port)],
-    port,
-    probePath: '/',
-    env: { NODE_ENV: 'production' },
-  });
-}
 
 /** One measurement of a ceiling server (it stays up, idle, between measurements). */
 async function measureCeiling(server: ServerProcess, durationSeconds: number): Promise<LoadResult> {

@@ -249,7 +249,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const offload =
     o.offload ??
     createWorkerPool({
-      entry: new URL('./offload-worker.ts', import.meta.url),
+      // .ts under tsx (tests, the CLI), .js when run from dist/ (scripts/build.mjs).
+      entry: new URL(`./offload-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url),
       size: config.workerThreads,
       lanes: offloadLanes(config),
       data: workerConfig(config),

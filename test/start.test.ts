@@ -1,20 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT } from './helpers/child-server.js';
 
 /**
  * The operator contract's `npm start` (DESIGN.md §1): on an empty database it creates the schema, loads
  * the demo workspace and prints, once, a demo token and a `curl` line that works; SIGTERM stops it
- * cleanly. The script's command is run directly rather than through npm, which would sit between the
- * test and the server's signals and exit status.
+ * cleanly. The script's commands are run directly rather than through npm, which would sit between the
+ * test and the server's signals and exit status: the build (scripts/build.mjs, src/ as JavaScript under
+ * dist/), then the server from dist/, its worker thread included (a tree, a report).
  */
 
 /** What `npm start` sets: fewer glibc malloc arenas, so less freed memory kept (docs/deployment.md, "Memory"). */
 const START_ENV = { MALLOC_ARENA_MAX: '2' };
-const START_ARGS = ['--import', './src/preload-dependencies.mjs', '--import', 'tsx', 'src/main.ts', '--demo'];
+const BUILD = 'node scripts/build.mjs';
+const START_ARGS = ['--import', './dist/src/preload-dependencies.mjs', 'dist/src/main.js', '--demo'];
 const TOKEN_LINE = /^ {2}(plk_[0-9A-Za-z]{36})$/m;
 const CURL_LINE = /^ {2}(curl .+)$/m;
 
@@ -29,6 +31,9 @@ afterEach(async () => {
     await running.closed;
   }
   running = null;
+});
+beforeAll(() => {
+  execFileSync(process.execPath, [BUILD.split(' ')[1]!], { cwd: REPO_ROOT, stdio: 'pipe' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -130,7 +135,7 @@ describe('npm start', () => {
   it('is the command this test runs', () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     const env = Object.entries(START_ENV).map(([name, value]) => `${name}=${value} `);
-    expect(pkg.scripts.start).toBe(`${env.join('')}node ${START_ARGS.join(' ')}`);
+    expect(pkg.scripts.start).toBe(`${BUILD} && ${env.join('')}node ${START_ARGS.join(' ')}`);
   });
 
   it('on an empty database prints a demo token and a curl line that works, and stops on SIGTERM with status 0', async () => {
@@ -151,6 +156,14 @@ describe('npm start', () => {
     expect(body.meta.api_version).toBe('v1');
     expect(body.data.user.name).toBe('Maria Manager');
     demoToken = token;
+
+    // The worker thread runs from dist/ too: a tree and a report (whose modules load at the first report).
+    const tree = await fetch(`${server.url}/api/external/v1/projects/tree.php?id=1`, { headers: request.headers });
+    expect(tree.status, await tree.clone().text()).toBe(200);
+    expect(((await tree.json()) as { data: { project: { id: number } } }).data.project.id).toBe(1);
+    const report = await fetch(`${server.url}/api/external/v1/projects/report.php?id=1&format=csv`, { headers: request.headers });
+    expect(report.status, await report.clone().text()).toBe(200);
+    expect((await report.text()).split('\n').length).toBeGreaterThan(5);
 
     expect(await stop(server)).toEqual({ code: 0, signal: null });
     // Shown once: on its own line and inside the curl line, nowhere else (not in the logs).

@@ -43,7 +43,7 @@ async function waitUntilAnswering(url: string, child: ChildProcess, timeoutMs: n
   throw new Error(`server at ${url} did not answer within ${timeoutMs} ms`);
 }
 
-/** Spawns `node [nodeArgs] script args` with env, waits until `probePath` answers. */
+/** Spawns `node [nodeArgs] script args` with env (`--import tsx` for a .ts script), waits until `probePath` answers. */
 export async function startServer(options: {
   name: string;
   script: string;
@@ -53,7 +53,8 @@ export async function startServer(options: {
   port: number;
   probePath: string;
 }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])], {
+  const loader = options.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -1,0 +1,58 @@
+/** The servers of the benchmarks, as child processes: Punchlist as `npm start` runs it (production mode), and the ceilings. */
+import { execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { freePort, type ServerProcess, startServer } from './load.js';
+
+const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+const DATA = join(ROOT, 'data', 'bench');
+let built = false;
+
+/** Punchlist on a copy of the workspace (`file`); `profileName`: under --cpu-prof, profiles in data/bench/profiles/<name>. */
+export async function startPunchlist(
+  file: string,
+  profileName?: string,
+  metrics: 'on' | 'off' = 'on',
+  notifications: 'on' | 'off' = 'on',
+): Promise<ServerProcess> {
+  // As `npm start`: the server built into dist/ (scripts/build.mjs), run without tsx.
+  if (!built) execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+  built = true;
+  const port = await freePort();
+  const dir = join(file, '..');
+  // One directory per scenario: each worker thread writes a profile of its own beside the main thread's.
+  const profile = profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(DATA, 'profiles', profileName)}`] : [];
+  return startServer({
+    name: 'punchlist',
+    script: join(ROOT, 'dist/src/main.js'),
+    nodeArgs: [...profile, '--import', join(ROOT, 'dist/src/preload-dependencies.mjs')],
+    port,
+    probePath: '/healthz',
+    env: {
+      NODE_ENV: 'production',
+      // As `npm start` and docs/deployment.md run a node: glibc keeps fewer malloc arenas (RSS).
+      MALLOC_ARENA_MAX: '2',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      METRICS: metrics,
+      NOTIFICATIONS: notifications,
+      DATABASE_URL: `sqlite:${file}`,
+      STORAGE_URL: `file:${join(dir, 'storage')}`,
+      DATA_DIR: dir,
+      SESSION_SECRET: 'bench',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+  });
+}
+
+export async function startCeiling(kind: 'fastify' | 'http'): Promise<ServerProcess> {
+  const port = await freePort();
+  return startServer({
+    name: kind,
+    script: join(ROOT, 'bench/lib/ceiling-server.ts'),
+    args: [kind, String(port)],
+    port,
+    probePath: '/',
+    env: { NODE_ENV: 'production' },
+  });
+}
