@@ -27,6 +27,8 @@ function* files(dir) {
 }
 
 const started = Date.now();
+// The compiler options tsx applies (class fields, imports kept as written), so that dist/ behaves as the tests' src/.
+const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8'));
 const jobs = [];
 for (const file of files(join(root, 'src'))) {
   if (file.endsWith('.test.ts')) continue;
@@ -37,9 +39,13 @@ for (const file of files(join(root, 'src'))) {
     continue;
   }
   jobs.push(
-    transform(readFileSync(file, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file }).then(({ code }) =>
-      writeFileSync(target.replace(/\.ts$/, '.js'), code),
-    ),
+    transform(readFileSync(file, 'utf8'), {
+      loader: 'ts',
+      format: 'esm',
+      target: 'node20',
+      sourcefile: file,
+      tsconfigRaw: { compilerOptions },
+    }).then(({ code }) => writeFileSync(target.replace(/\.ts$/, '.js'), code)),
   );
 }
 await Promise.all(jobs);
@@ -53,6 +59,12 @@ try {
 } catch (err) {
   if (err.code !== 'ENOENT') throw err;
 }
-renameSync(out, dist);
+try {
+  renameSync(out, dist);
+} catch (err) {
+  // Another build (a second `npm start` at the same moment) swapped its own in first: the same files.
+  if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+  rmSync(out, { recursive: true, force: true });
+}
 rmSync(old, { recursive: true, force: true });
 process.stdout.write(`built dist/ (${jobs.length} modules) in ${Date.now() - started} ms\n`);

@@ -164,6 +164,13 @@ describe('npm start', () => {
     const report = await fetch(`${server.url}/api/external/v1/projects/report.php?id=1&format=csv`, { headers: request.headers });
     expect(report.status, await report.clone().text()).toBe(200);
     expect((await report.text()).split('\n').length).toBeGreaterThan(5);
+    // And the web: its pages, and the static files copied beside the modules (its stylesheet, the service worker).
+    const login = await fetch(`${server.url}/login`);
+    expect(login.status).toBe(200);
+    const stylesheet = /href="(\/assets\/app\.css\?v=[^"]+)"/.exec(await login.text())?.[1];
+    expect(stylesheet).toBeDefined();
+    expect((await fetch(`${server.url}${stylesheet}`)).status).toBe(200);
+    expect((await fetch(`${server.url}/sw.js`)).status).toBe(200);
 
     expect(await stop(server)).toEqual({ code: 0, signal: null });
     // Shown once: on its own line and inside the curl line, nowhere else (not in the logs).
