@@ -43,6 +43,7 @@ import {
 import { type BenchDatabase, createBenchDatabase, execute, serverInfo } from './lib/postgres.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
+import { punchlistCommand } from './lib/servers.js';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -247,11 +248,12 @@ async function startNode(
   mkdirSync(dataDir, { recursive: true });
   return startServer({
     name,
-    script: join(ROOT, 'src/main.ts'),
+    ...punchlistCommand(),
     port,
     probePath: '/readyz',
     env: {
       NODE_ENV: 'production',
+      MALLOC_ARENA_MAX: '2',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '0',
       DATABASE_URL: databaseUrl,

@@ -7,6 +7,13 @@ const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const DATA = join(ROOT, 'data', 'bench');
 let built = false;
 
+/** How `npm start` runs the server: dist/ (built once per benchmark run by scripts/build.mjs), without tsx. */
+export function punchlistCommand(): { script: string; nodeArgs: string[] } {
+  if (!built) execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+  built = true;
+  return { script: join(ROOT, 'dist/src/main.js'), nodeArgs: ['--import', join(ROOT, 'dist/src/preload-dependencies.mjs')] };
+}
+
 /** Punchlist on a copy of the workspace (`file`); `profileName`: under --cpu-prof, profiles in data/bench/profiles/<name>. */
 export async function startPunchlist(
   file: string,
@@ -14,17 +21,15 @@ export async function startPunchlist(
   metrics: 'on' | 'off' = 'on',
   notifications: 'on' | 'off' = 'on',
 ): Promise<ServerProcess> {
-  // As `npm start`: the server built into dist/ (scripts/build.mjs), run without tsx.
-  if (!built) execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
-  built = true;
+  const { script, nodeArgs } = punchlistCommand();
   const port = await freePort();
   const dir = join(file, '..');
   // One directory per scenario: each worker thread writes a profile of its own beside the main thread's.
   const profile = profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(DATA, 'profiles', profileName)}`] : [];
   return startServer({
     name: 'punchlist',
-    script: join(ROOT, 'dist/src/main.js'),
-    nodeArgs: [...profile, '--import', join(ROOT, 'dist/src/preload-dependencies.mjs')],
+    script,
+    nodeArgs: [...profile, ...nodeArgs],
     port,
     probePath: '/healthz',
     env: {
