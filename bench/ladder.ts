@@ -22,7 +22,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { drive, freePort, type LoadResult, type RequestSpec, type ServerProcess, startServer } from './lib/load.js';
+import { drive, freePort, type LoadResult, median, type RequestSpec, type ServerProcess, startServer } from './lib/load.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
 import { startCeiling, startPunchlist } from './lib/servers.js';
@@ -67,12 +67,6 @@ async function measure(server: ServerProcess, ceiling: ServerProcess, name: stri
   log(`  ${name}: ${rung.rps} req/s (ceiling just before ${rung.ceiling_rps}), ${rung.cpu_us} µs CPU/request, ${rung.non_2xx} errors`);
   return rung;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /**
  * The busy work (µs per request) at which the spin curve answers `rps` requests/s: linear in 1 / rps (the time

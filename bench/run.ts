@@ -28,7 +28,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
-import { drive, eventLoopDelay, type LoadResult, type RequestSpec, type ServerProcess, waitUntilIdle } from './lib/load.js';
+import { drive, eventLoopDelay, type LoadResult, median, type RequestSpec, type ServerProcess, waitUntilIdle } from './lib/load.js';
 import { startCeiling, startPunchlist } from './lib/servers.js';
 import { random } from './lib/random.js';
 import { openDatabase } from '../src/db/database.js';
@@ -631,8 +631,7 @@ async function main() {
     await server.stop();
     await fastifyServer.stop();
 
-    const sorted = ceilings.map((c) => c.requests_per_s).sort((a, b) => a - b);
-    const fastifyRps = sorted.length === 0 ? 0 : Math.round((sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2);
+    const fastifyRps = Math.round(median(ceilings.map((c) => c.requests_per_s)));
     for (const r of punchlist) r.ratio = Math.round((r.requests_per_s / fastifyRps) * 1000) / 1000;
     const best = ceilings.reduce<LoadResult | undefined>((a, c) => (!a || c.requests_per_s > a.requests_per_s ? c : a), undefined);
     results.push(

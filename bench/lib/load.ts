@@ -187,6 +187,14 @@ function percentile(sorted: Float64Array, p: number): number {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/** The median of `values` (the mean of the middle two for an even count); 0 for none. */
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 /** p50, p95, p99, p99.9, max and mean of values sorted in ascending order, to two decimals. */
 export function summarize(sorted: Float64Array): LoadResult['latency_ms'] {
   let sum = 0;
