@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { drive, freePort, type LoadResult, type RequestSpec } from './lib/load.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
+import { serverEnv } from './lib/servers.js';
 import { copyOfWorkspace } from './lib/workspace.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -47,15 +48,7 @@ async function start(file: string, cores: string, workers: number): Promise<{ ur
     env: {
       ...process.env,
       CLUSTER_WORKERS: String(workers),
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      DATABASE_URL: `sqlite:${file}`,
-      STORAGE_URL: `file:${join(dir, 'storage')}`,
-      DATA_DIR: dir,
-      SESSION_SECRET: 'bench',
-      HOST: '127.0.0.1',
-      PORT: String(port),
+      ...serverEnv({ databaseUrl: `sqlite:${file}`, dataDir: dir, port }),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { drive, freePort, type LoadResult, median, type RequestSpec, type ServerProcess, startServer } from './lib/load.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
-import { startCeiling, startPunchlist } from './lib/servers.js';
+import { serverEnv, startCeiling, startPunchlist } from './lib/servers.js';
 import { type BenchActor, copyOfWorkspace } from './lib/workspace.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -148,13 +148,8 @@ async function main() {
         port,
         probePath: '/',
         env: {
-          NODE_ENV: 'production',
+          ...serverEnv({ databaseUrl: `sqlite:${join(dir, 'floors.db')}`, dataDir: dir, port }),
           MALLOC_ARENA_MAX: '2',
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: `sqlite:${join(dir, 'floors.db')}`,
-          STORAGE_URL: `file:${join(dir, 'storage')}`,
-          DATA_DIR: dir,
-          SESSION_SECRET: 'bench',
           LADDER_TOKENS: readers.map((a) => a.token).join(','),
         },
       });

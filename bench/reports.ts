@@ -27,6 +27,7 @@ import { openBlobStore } from '../src/storage/index.js';
 import { drive, eventLoopDelay, freePort, type LoadResult, rssMb, type ServerProcess, startServer } from './lib/load.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
+import { serverEnv } from './lib/servers.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DIR = join(ROOT, 'data', 'bench', `reports-${process.pid}`);
@@ -231,18 +232,10 @@ async function main() {
       port,
       probePath: '/healthz',
       env: {
-        NODE_ENV: 'production',
+        ...serverEnv({ databaseUrl: `sqlite:${file}`, dataDir: DIR, port }),
         // As `npm start` and docs/deployment.md run a node: glibc keeps fewer malloc arenas (RSS).
         MALLOC_ARENA_MAX: '2',
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
         METRICS: 'on',
-        DATABASE_URL: `sqlite:${file}`,
-        STORAGE_URL: `file:${join(DIR, 'storage')}`,
-        DATA_DIR: DIR,
-        SESSION_SECRET: 'bench',
-        HOST: '127.0.0.1',
-        PORT: String(port),
       },
     });
     const idleRss = rssMb(server.child.pid);

@@ -43,7 +43,7 @@ import {
 import { type BenchDatabase, createBenchDatabase, execute, serverInfo } from './lib/postgres.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
-import { punchlistCommand } from './lib/servers.js';
+import { punchlistCommand, serverEnv } from './lib/servers.js';
 import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -251,19 +251,7 @@ async function startNode(
     ...punchlistCommand(),
     port,
     probePath: '/readyz',
-    env: {
-      NODE_ENV: 'production',
-      MALLOC_ARENA_MAX: '2',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      DATABASE_URL: databaseUrl,
-      STORAGE_URL: `file:${storageDir}`,
-      DATA_DIR: dataDir,
-      SESSION_SECRET: 'bench',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ...extraEnv,
-    },
+    env: { ...serverEnv({ databaseUrl, dataDir, storageDir, port }), MALLOC_ARENA_MAX: '2', ...extraEnv },
   });
 }
 

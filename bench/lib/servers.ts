@@ -14,6 +14,24 @@ export function punchlistCommand(): { script: string; nodeArgs: string[] } {
   return { script: join(ROOT, 'dist/src/main.js'), nodeArgs: ['--import', join(ROOT, 'dist/src/preload-dependencies.mjs')] };
 }
 
+/**
+ * The environment every benchmark gives a Punchlist node: production mode, quiet logs, no rate limit, its database,
+ * its storage (`storageDir`, default DATA_DIR/storage) and its address. Callers add what they vary.
+ */
+export function serverEnv(options: { databaseUrl: string; dataDir: string; storageDir?: string; port: number }): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    DATABASE_URL: options.databaseUrl,
+    STORAGE_URL: `file:${options.storageDir ?? join(options.dataDir, 'storage')}`,
+    DATA_DIR: options.dataDir,
+    SESSION_SECRET: 'bench',
+    HOST: '127.0.0.1',
+    PORT: String(options.port),
+  };
+}
+
 /** Punchlist on a copy of the workspace (`file`); `profileName`: under --cpu-prof, profiles in data/bench/profiles/<name>. */
 export async function startPunchlist(
   file: string,
@@ -33,19 +51,11 @@ export async function startPunchlist(
     port,
     probePath: '/healthz',
     env: {
-      NODE_ENV: 'production',
+      ...serverEnv({ databaseUrl: `sqlite:${file}`, dataDir: dir, port }),
       // As `npm start` and docs/deployment.md run a node: glibc keeps fewer malloc arenas (RSS).
       MALLOC_ARENA_MAX: '2',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
       METRICS: metrics,
       NOTIFICATIONS: notifications,
-      DATABASE_URL: `sqlite:${file}`,
-      STORAGE_URL: `file:${join(dir, 'storage')}`,
-      DATA_DIR: dir,
-      SESSION_SECRET: 'bench',
-      HOST: '127.0.0.1',
-      PORT: String(port),
     },
   });
 }
