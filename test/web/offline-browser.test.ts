@@ -51,18 +51,19 @@ const v1Item = async (id: number) => {
   return response.body.data.item;
 };
 
-/** Waits until the service worker keeps `path` for this user (it fetches My items' items ahead). */
+/**
+ * Waits until the service worker keeps `path` for this user (it fetches My items' items ahead). Polled from here:
+ * waitForFunction does not wait for a promise, so an async condition there would be met at once.
+ */
 async function kept(page: Page, path: string) {
-  await page.waitForFunction(
-    async (address) => {
+  const keptHere = (address: string) =>
+    page.evaluate(async (url) => {
       for (const name of await caches.keys()) {
-        if (name.startsWith('punchlist-user-') && (await (await caches.open(name)).match(address))) return true;
+        if (name.startsWith('punchlist-user-') && (await (await caches.open(name)).match(url))) return true;
       }
       return false;
-    },
-    server.url + path,
-    WAIT,
-  );
+    }, address);
+  await expect.poll(() => keptHere(server.url + path), WAIT).toBe(true);
 }
 
 async function goOffline(page: Page) {
@@ -100,6 +101,32 @@ describe('on site without a network', { timeout: 180_000 }, () => {
 
     await page.goto(server.url + '/projects/1');
     expect(await page.locator('h1').textContent()).toBe('You are offline');
+    await page.context().close();
+  });
+
+  it('keeps the first page opened even when its worker takes control of it before the page script runs', async () => {
+    // The page's answer came from the network (no worker yet); the worker then activates and claims the page
+    // before offline.js runs, as on a slow phone: the script is held until the claim, and must still ask for the
+    // page to be kept, since the worker never saw it.
+    const page = await phone('executor');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let requested = false;
+    await page.route(
+      (url) => url.pathname === '/assets/offline.js',
+      async (route) => {
+        requested = true;
+        await held;
+        await route.continue();
+      },
+    );
+    await page.goto(server.url + '/my-items', { waitUntil: 'commit' });
+    await page.waitForFunction(() => document.querySelector('h1') !== null, undefined, WAIT);
+    await page.evaluate(() => navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(() => undefined));
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, WAIT);
+    expect(requested, 'the page script was held until the claim').toBe(true);
+    release();
+    await kept(page, '/my-items');
     await page.context().close();
   });
 

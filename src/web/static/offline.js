@@ -59,8 +59,10 @@
     navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(function () {});
     if (!navigator.onLine) return;
     var urls = [];
-    // The first visit is not seen by the worker (it starts with it): this page is kept on request.
-    if (!navigator.serviceWorker.controller) urls.push(location.pathname + location.search);
+    // The first visit is not seen by the worker (it starts with it): this page is kept on request. Whether the
+    // worker answered this page is in its navigation timing (workerStart), not in the controller, which the
+    // worker's activation (clients.claim) may set between the page's answer and this script.
+    if (!servedByWorker()) urls.push(location.pathname + location.search);
     if (location.pathname === '/my-items') {
       document.querySelectorAll('main a[href^="/items/"]').forEach(function (a) {
         if (urls.length < 200 && urls.indexOf(a.getAttribute('href')) < 0) urls.push(a.getAttribute('href'));
@@ -73,6 +75,12 @@
     navigator.serviceWorker.ready.then(function (registration) {
       if (registration.active) registration.active.postMessage({ type: 'keep', urls: urls });
     });
+  }
+
+  function servedByWorker() {
+    var timing = window.performance;
+    var navigation = timing && timing.getEntriesByType ? timing.getEntriesByType('navigation')[0] : null;
+    return navigation ? navigation.workerStart > 0 : Boolean(navigator.serviceWorker.controller);
   }
 
   // ---- Drafts: "Comment" and "Answer" kept in localStorage per user, page and field until sent. ----
