@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,16 +7,19 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 describe('health and readiness', () => {
   let server: TestServer;
   let broken: TestServer;
+  let blockerDir: string;
   beforeAll(async () => {
     server = await startTestServer({ workspace: false });
     // Storage below a plain file can never be written: the node is alive but not ready.
-    const blocker = join(mkdtempSync(join(tmpdir(), 'punchlist-blocker-')), 'not-a-directory');
+    blockerDir = mkdtempSync(join(tmpdir(), 'punchlist-blocker-'));
+    const blocker = join(blockerDir, 'not-a-directory');
     writeFileSync(blocker, 'x');
     broken = await startTestServer({ workspace: false, env: { STORAGE_URL: `file:${blocker}/storage` } });
   });
   afterAll(async () => {
     await server.close();
     await broken.close();
+    rmSync(blockerDir, { recursive: true, force: true });
   });
 
   it('answers /healthz and /readyz without a token', async () => {

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { refuseInserts } from '../../../test/helpers/database.js';
 import {
   archiveProject,
@@ -34,9 +34,12 @@ const auditOf = (requestId: string) =>
   db().selectFrom('audit_log').select(['user_id', 'path']).where('request_id', '=', requestId).execute();
 const itemsIn = (checklistId: number) => db().selectFrom('items').select(['id', 'text']).where('checklist_id', '=', checklistId).execute();
 
+/** Where the photos wait, as the upload reader's temp files do; removed after the tests. */
+const photos = mkdtempSync(join(tmpdir(), 'punchlist-structure-'));
+afterAll(() => rmSync(photos, { recursive: true, force: true }));
+
 async function photo(name: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'punchlist-structure-'));
-  const path = join(dir, name);
+  const path = join(mkdtempSync(join(photos, 'photo-')), name);
   const bytes = await solid(64, 48, 'png');
   writeFileSync(path, bytes);
   return { originalName: name, path, size: bytes.length, oversized: false };
