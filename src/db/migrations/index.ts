@@ -15,6 +15,7 @@ import * as m014 from './014-notifications.js';
 import * as m015 from './015-cache-versions.js';
 import * as m016 from './016-cache-versions-without-rowid.js';
 import * as m017 from './017-review-indexes.js';
+import * as m018 from './018-review-order-indexes.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '015-cache-versions': m015,
   '016-cache-versions-without-rowid': m016,
   '017-review-indexes': m017,
+  '018-review-order-indexes': m018,
 };

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/tables.js';
 
 /** The queries behind the work lists: the items a user takes part in. */
@@ -102,7 +102,7 @@ export function createWorklistsRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    /** How many rows reviewQueue would give, per checklist. */
+    /** How many rows reviewPage lists, per checklist (the policy is applied to each). */
     async reviewCounts(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
       const place = ['i.project_id', 'i.section_id', 'i.checklist_id'] as const;
@@ -122,31 +122,56 @@ export function createWorklistsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * What waits for a review in the active projects (`projectIds`, or all when null): answers pending review,
-     * and done items without a verdict; each with where it is (for the policy), oldest first.
+     * One page of what waits for a review in the active projects (`projectIds`, or all when null) and, when named,
+     * only in `checklistIds`: answers pending review and done items without a verdict, each with where it is,
+     * oldest first (then by item, answers before the verdict). Sorted and cut in SQL: an admin's queue in a large
+     * workspace is tens of thousands of rows (docs/performance.md, "To review").
      */
-    async reviewQueue(projectIds: readonly number[] | null) {
-      if (projectIds !== null && projectIds.length === 0) return [];
-      const place = [
-        'i.id as item_id',
-        'i.text as item_text',
-        'i.project_id',
-        'i.section_id',
-        'i.checklist_id',
-        'p.name as project_name',
-      ] as const;
-      const { answers, done } = waitingForReview(projectIds);
-      const [answerRows, doneRows] = await Promise.all([
-        answers
-          .innerJoin('users as u', 'u.id', 'a.author_id')
-          .select([...place, 'a.id as answer_id', 'a.created_at as since', 'u.name as author_name'])
-          .execute(),
-        done.select([...place, 'i.updated_at as since']).execute(),
-      ]);
-      return [
-        ...answerRows.map((r) => ({ ...r, kind: 'answer' as const })),
-        ...doneRows.map((r) => ({ ...r, kind: 'verdict' as const, answer_id: null, author_name: null })),
-      ].sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.item_id - b.item_id));
+    async reviewPage(projectIds: readonly number[] | null, checklistIds: readonly number[] | null, offset: number, limit: number) {
+      if (projectIds?.length === 0 || checklistIds?.length === 0) return [];
+      let { answers, done } = waitingForReview(projectIds);
+      if (checklistIds !== null) {
+        answers = answers.where('i.checklist_id', 'in', [...checklistIds]);
+        done = done.where('i.checklist_id', 'in', [...checklistIds]);
+      }
+      // The keys are sorted and cut first; only the page's rows are read whole.
+      const keys = done
+        .select([
+          sql<'answer' | 'verdict'>`'verdict'`.as('kind'),
+          'i.id as item_id',
+          sql<number | null>`null`.as('answer_id'),
+          'i.updated_at as since',
+        ])
+        .unionAll(answers.select([sql<'answer'>`'answer'`.as('kind'), 'a.item_id', 'a.id as answer_id', 'a.created_at as since']))
+        .orderBy('since')
+        .orderBy('item_id')
+        .orderBy('kind')
+        .orderBy('answer_id')
+        .limit(limit)
+        .offset(offset);
+      return db
+        .selectFrom(keys.as('k'))
+        .innerJoin('items as i', 'i.id', 'k.item_id')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .leftJoin('answers as a', 'a.id', 'k.answer_id')
+        .leftJoin('users as u', 'u.id', 'a.author_id')
+        .select([
+          'k.kind',
+          'k.item_id',
+          'k.answer_id',
+          'k.since',
+          'i.text as item_text',
+          'i.project_id',
+          'i.section_id',
+          'i.checklist_id',
+          'p.name as project_name',
+          'u.name as author_name',
+        ])
+        .orderBy('k.since')
+        .orderBy('k.item_id')
+        .orderBy('k.kind')
+        .orderBy('k.answer_id')
+        .execute();
     },
   };
 }

@@ -81,3 +81,45 @@ describe('worklists.reviewCount (the count beside "To review" on every page)', (
     expect(all).toBeGreaterThanOrEqual(8);
   });
 });
+
+describe('worklists.reviewQueue (the "To review" page)', () => {
+  it('lists page by page, oldest first (then by item, its answers before its verdict), only what the reviewer may review', async () => {
+    const section = await makeSection(t);
+    const other = await makeSection(t, { id: section.projectId, name: '' });
+    const [here, there] = [await makeChecklist(t, section), await makeChecklist(t, other)];
+    const expected: { kind: 'answer' | 'verdict'; item_id: number; answer_id: number | null; since: string; checklist: number }[] = [];
+    for (let k = 0; k < 160; k++) {
+      // Two items a minute, the minutes out of the items' order.
+      const since = new Date(Date.UTC(2030, 0, 1, 0, Math.floor(((k * 7) % 160) / 2))).toISOString();
+      t.clock.set(since);
+      const checklist = k % 2 ? there : here;
+      const item = await makeItem(t, { checklist, status: 'done' });
+      expected.push({ kind: 'verdict', item_id: item.id, answer_id: null, since, checklist: checklist.id });
+      if (k % 3 === 0) {
+        const answer = await makeAnswer(t, item);
+        expected.push({ kind: 'answer', item_id: item.id, answer_id: answer.id, since, checklist: checklist.id });
+      }
+    }
+    expected.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.item_id - b.item_id || (a.kind === 'answer' ? -1 : 1)));
+    const manager = await makeMember(t, section, 'manager');
+    const limited = await makeMember(t, section, 'manager', { sections: [other] });
+    for (const [who, rows] of [
+      [manager, expected],
+      [limited, expected.filter((r) => r.checklist === there.id)],
+    ] as const) {
+      const first = await t.ctx.worklists.reviewQueue(who, 1);
+      expect(first.total).toBe(rows.length);
+      expect(first.pages).toBe(Math.ceil(rows.length / 100));
+      const listed = [...first.rows];
+      for (let page = 2; page <= first.pages; page++) listed.push(...(await t.ctx.worklists.reviewQueue(who, page)).rows);
+      expect(
+        listed.map((r) => ({ kind: r.kind, item_id: r.item_id, answer_id: r.answer_id, since: r.since, checklist: r.checklist_id })),
+      ).toEqual(rows);
+      // A page past the last shows the last; the worker thread lists the same.
+      const last = await t.ctx.worklists.reviewQueue(who, 99);
+      expect(last.page).toBe(first.pages);
+      expect(await t.ctx.offloadedReads.reviewQueue(who, 99)).toEqual(last);
+    }
+    expect(expected.length).toBe(214);
+  });
+});

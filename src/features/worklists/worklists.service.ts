@@ -157,10 +157,16 @@ export interface ReviewQueue extends Page {
   rows: ReviewRow[];
 }
 
-function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
-  const pages = Math.max(1, Math.ceil(list.length / WORKLIST_PAGE_SIZE));
+/** Which page of `total` rows is shown for the page `requested`, and where it starts. */
+function pageAt(total: number, requested: number): Page & { offset: number } {
+  const pages = Math.max(1, Math.ceil(total / WORKLIST_PAGE_SIZE));
   const page = Math.min(Math.max(1, requested), pages);
-  return { rows: list.slice((page - 1) * WORKLIST_PAGE_SIZE, page * WORKLIST_PAGE_SIZE), page, pages, total: list.length };
+  return { page, pages, total, offset: (page - 1) * WORKLIST_PAGE_SIZE };
+}
+
+function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
+  const { offset, ...page } = pageAt(list.length, requested);
+  return { rows: list.slice(offset, offset + WORKLIST_PAGE_SIZE), ...page };
 }
 
 /** Where a row of a list across projects sits, for the policy: the row's project is an active one (the lists skip archived ones). */
@@ -200,29 +206,37 @@ export function createWorklistsService(deps: {
     return { memberships, projectIds: actor.role === 'admin' ? null : managed };
   }
 
-  /** The review queue of what the actor may review (null: they review nowhere), oldest first. */
+  /**
+   * What waits for the actor's review, counted per checklist in SQL with the policy applied to each checklist (it
+   * depends on nothing finer): every web page shows the count, and loading the whole queue cost an admin ~600 ms
+   * per page in the benchmark's 100 000-item workspace (docs/performance.md, "The web's pages"; the page itself is
+   * cut in SQL: "To review"). Null: they review nowhere. `checklists`: those to list, or null for all of the scope's.
+   */
   async function reviewable(actor: Actor) {
     const scope = await reviewScope(actor);
     if (!scope) return null;
-    const rows = await repo.reviewQueue(scope.projectIds);
-    return rows.filter((r) => can(actor, 'answer.review', rowTarget(r, scope.memberships)));
+    const counts = await repo.reviewCounts(scope.projectIds);
+    const allowed = counts.filter((c) => can(actor, 'answer.review', rowTarget(c, scope.memberships)));
+    return {
+      projectIds: scope.projectIds,
+      checklists: allowed.length === counts.length ? null : [...new Set(allowed.map((c) => c.checklist_id))],
+      total: allowed.reduce((n, c) => n + c.count, 0),
+    };
   }
 
   const service = {
     /** "To review" (DESIGN.md §14): answers waiting for review and done items without a verdict, oldest first. */
     async reviewQueue(actor: Actor, requestedPage: number): Promise<ReviewQueue> {
-      return { ...pageOf((await reviewable(actor)) ?? [], requestedPage) };
+      const queue = await reviewable(actor);
+      const { offset, ...page } = pageAt(queue?.total ?? 0, requestedPage);
+      if (!queue?.total) return { rows: [], ...page };
+      const rows = await repo.reviewPage(queue.projectIds, queue.checklists, offset, WORKLIST_PAGE_SIZE);
+      return { rows: rows as ReviewRow[], ...page };
     },
 
     /** The count beside "To review" in the navigation; null for those who review nowhere (no link). */
     async reviewCount(actor: Actor): Promise<number | null> {
-      // Counted per checklist in SQL, the policy applied to each (it depends on nothing finer): every web page
-      // shows this, and loading the whole queue cost an admin ~600 ms of the event loop per page in the
-      // benchmark's 100 000-item workspace (docs/performance.md, "The web's pages").
-      const scope = await reviewScope(actor);
-      if (!scope) return null;
-      const counts = await repo.reviewCounts(scope.projectIds);
-      return counts.reduce((n, c) => (can(actor, 'answer.review', rowTarget(c, scope.memberships)) ? n + c.count : n), 0);
+      return (await reviewable(actor))?.total ?? null;
     },
 
     /**
