@@ -34,12 +34,7 @@ interface Ack {
 const dir = mkdtempSync(join(tmpdir(), 'punchlist-crash-'));
 const storage = join(dir, 'storage');
 const dbFile = join(dir, 'punchlist.db');
-// The node's private temp folders (uploads waiting to be checked, the worker's spool) are left behind by every
-// SIGKILL, as by any crash: they go with the test's folder.
-const temp = join(dir, 'tmp');
-mkdirSync(temp);
 const env = {
-  TMPDIR: temp,
   DATABASE_URL: `sqlite:${dbFile}`,
   STORAGE_URL: `file:${storage}`,
   DATA_DIR: dir,
