@@ -1,6 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/tables.js';
 
+/** Where an item sits: what the policy decides on (the lists across projects check each row, or each checklist). */
+const PLACE = ['i.project_id', 'i.section_id', 'i.checklist_id'] as const;
+
 /** The queries behind the work lists: the items a user takes part in. */
 export function createWorklistsRepository(db: Kysely<Database>) {
   /** The two kinds of what waits for a review, in the active projects (`projectIds`, or all when null), unselected. */
@@ -82,17 +85,7 @@ export function createWorklistsRepository(db: Kysely<Database>) {
         .selectFrom('item_participants as ip')
         .innerJoin('items as i', 'i.id', 'ip.item_id')
         .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select([
-          'i.id',
-          'i.text',
-          'i.status',
-          'i.priority',
-          'i.deadline',
-          'i.project_id',
-          'i.section_id',
-          'i.checklist_id',
-          'p.name as project_name',
-        ])
+        .select(['i.id', 'i.text', 'i.status', 'i.priority', 'i.deadline', ...PLACE, 'p.name as project_name'])
         .where('ip.user_id', '=', userId)
         .where('p.archived', '=', 0)
         .orderBy((eb) => eb.case().when('i.status', '=', 'done').then(1).else(0).end())
@@ -105,17 +98,16 @@ export function createWorklistsRepository(db: Kysely<Database>) {
     /** How many rows reviewPage lists, per checklist (the policy is applied to each). */
     async reviewCounts(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
-      const place = ['i.project_id', 'i.section_id', 'i.checklist_id'] as const;
       const count = db.fn.countAll<number | string>().as('count');
       const { answers, done } = waitingForReview(projectIds);
       const rows = await Promise.all([
         answers
-          .select([...place, count])
-          .groupBy([...place])
+          .select([...PLACE, count])
+          .groupBy([...PLACE])
           .execute(),
         done
-          .select([...place, count])
-          .groupBy([...place])
+          .select([...PLACE, count])
+          .groupBy([...PLACE])
           .execute(),
       ]);
       return rows.flat().map((r) => ({ ...r, count: Number(r.count) }));
@@ -161,9 +153,7 @@ export function createWorklistsRepository(db: Kysely<Database>) {
           'k.answer_id',
           'k.since',
           'i.text as item_text',
-          'i.project_id',
-          'i.section_id',
-          'i.checklist_id',
+          ...PLACE,
           'p.name as project_name',
           'u.name as author_name',
         ])
