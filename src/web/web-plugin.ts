@@ -50,12 +50,14 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   // listens); before that (a test server's first pages) inline, rather than wait seconds for a thread's start.
   const heavyReads: HeavyReads = () => (ctx.offload.stats().workers > 0 ? ctx.offloadedReads : worklists);
   // The navigation's counts ("To review", "Notifications"), on the pages a signed-in user opens; not on the
-  // script's refresh of the unread count, which asks for that count alone.
+  // script's refresh of the unread count, which asks for that count alone. "To review" itself counts the queue it
+  // lists (web/pages/projects.ts): the same count is not made twice.
   app.addHook('preHandler', async (request) => {
     const session = request.webSession;
     if (request.method !== 'GET' || !session || request.url.startsWith('/assets/') || request.url === '/notifications/count') return;
+    const reviewPage = request.routeOptions.url === '/review';
     [session.toReview, session.unreadNotifications] = await Promise.all([
-      heavyReads().reviewCount(session.user),
+      reviewPage ? null : heavyReads().reviewCount(session.user),
       notifications.unreadCount(session.user.id),
     ]);
   });

@@ -155,6 +155,8 @@ export type ReviewRow =
 
 export interface ReviewQueue extends Page {
   rows: ReviewRow[];
+  /** The navigation's count beside "To review": `total`, or null for those who review nowhere (no link). */
+  toReview: number | null;
 }
 
 /** Which page of `total` rows is shown for the page `requested`, and where it starts. */
@@ -229,9 +231,10 @@ export function createWorklistsService(deps: {
     async reviewQueue(actor: Actor, requestedPage: number): Promise<ReviewQueue> {
       const queue = await reviewable(actor);
       const { offset, ...page } = pageAt(queue?.total ?? 0, requestedPage);
-      if (!queue?.total) return { rows: [], ...page };
+      const toReview = queue?.total ?? null;
+      if (!queue?.total) return { rows: [], ...page, toReview };
       const rows = await repo.reviewPage(queue.projectIds, queue.checklists, offset, WORKLIST_PAGE_SIZE);
-      return { rows: rows as ReviewRow[], ...page };
+      return { rows: rows as ReviewRow[], ...page, toReview };
     },
 
     /** The count beside "To review" in the navigation; null for those who review nowhere (no link). */

@@ -174,6 +174,7 @@ export async function projectPages(
   app.get('/review', async (request, reply) => {
     const session = sessionOf(request);
     const queue = await heavyReads().reviewQueue(session.user, pageParam(request.query as Record<string, string | undefined>));
+    session.toReview = queue.toReview;
     return reply.type('text/html; charset=utf-8').send(reviewQueueView({ ...queue, session }));
   });
 
