@@ -17,26 +17,26 @@ describe('smoke', () => {
   it('lists, gets, trees and reads an item', async () => {
     const list = await server.call(`${V1}/projects/list.php`, { token: server.tokens.partial });
     expect(list.status).toBe(200);
+    expect(list.body.data.projects.map((p: { id: number }) => p.id)).toContain(1);
     const tree = await server.call(`${V1}/projects/tree.php?id=1`, { token: server.tokens.partial });
     expect(tree.status).toBe(200);
+    expect(tree.body.data.sections.length).toBeGreaterThan(0);
     const item = await server.call(`${V1}/items/get.php?id=1000`, { token: server.tokens.manager });
     expect(item.status).toBe(200);
-    console.log(
-      JSON.stringify(list.body.data.projects[0]),
-      JSON.stringify(tree.body.data.sections.map((s: any) => [s.id, s.checklists.map((c: any) => c.id)])),
-    );
-    console.log(JSON.stringify(item.body.data.item).slice(0, 1500));
+    expect(item.body.data.item).toMatchObject({ id: 1000, project_id: 1, status: 'pending' });
   });
-  it('errors', async () => {
-    for (const [path, init] of [
-      [`${V1}/nope.php`, {}],
-      [`${V1}/auth/me.php`, { method: 'POST' }],
-      [`${V1}/auth/me.php`, {}],
-      [`${V1}/items/get.php?id=abc`, { token: server.tokens.manager }],
-      [`${V1}/items/get.php?id=4000`, { token: server.tokens.manager }],
-    ] as const) {
+  it('answers each kind of error with its status and code', async () => {
+    const cases = [
+      [`${V1}/nope.php`, {}, 404, 'not_found', null],
+      [`${V1}/auth/me.php`, { method: 'POST' }, 405, 'method_not_allowed', 'GET, HEAD'],
+      [`${V1}/auth/me.php`, {}, 401, 'unauthorized', null],
+      [`${V1}/items/get.php?id=abc`, { token: server.tokens.manager }, 422, 'validation_error', null],
+      [`${V1}/items/get.php?id=4000`, { token: server.tokens.manager }, 404, 'not_found', null],
+    ] as const;
+    for (const [path, init, status, code, allow] of cases) {
       const res = await server.call(path, init as any);
-      console.log(res.status, JSON.stringify(res.body), res.headers.get('allow'));
+      expect([path, res.status, res.body.ok, res.body.error?.code]).toEqual([path, status, false, code]);
+      expect(res.headers.get('allow')).toBe(allow);
     }
   });
 });
