@@ -30,6 +30,13 @@ export async function serve(options: { demo: boolean }) {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Blobs written by versions that used the process umask (0644) become the service account's only.
+  try {
+    const tightened = await ctx.blobs.restrictToOwner();
+    if (tightened > 0) app.log.info({ tightened }, 'storage: files and folders made readable by this account only (0600/0700)');
+  } catch (err) {
+    app.log.error({ err }, 'storage: could not restrict its files to this account; serving anyway');
+  }
   // What a crash left behind (blobs of uploads that never committed), before any new upload can start.
   try {
     const swept = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: config.orphanSweepGraceSeconds * 1000 });
