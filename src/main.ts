@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { sweepOrphanBlobs } from './features/attachments/orphan-sweep.js';
+import { nodeVersionWarning } from './node-support.js';
 
 /** How often each node deletes expired rows (docs/operations.md, "Retention"). */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -11,6 +12,8 @@ export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
+  const nodeWarning = nodeVersionWarning(process.versions.node);
+  if (nodeWarning) app.log.warn(nodeWarning);
   if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.
     app.log.warn(
