@@ -8,7 +8,7 @@ import { inflateSync } from 'node:zlib';
  * every character of the BMP (Chinese, Japanese, Korean among them) and the emoji; docs/decisions.md, "Report
  * fonts". The package ships it as WOFF, which PDFKit's font reader decompresses again at every glyph it reads
  * (seconds per line for a font this size), so it is unpacked once per process into the plain TrueType file it
- * wraps (~10 MB in memory, kept while the process lives).
+ * wraps (13.8 MB in memory, kept while the process lives).
  */
 const WOFF_FILE = join(
   dirname(createRequire(import.meta.url).resolve('@fontsource/unifontex/package.json')),
