@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** The only reader of process.env: typed, validated once, failing fast with a clear reason. */
 export interface Config {
@@ -111,11 +112,70 @@ function trustedProxies(raw: string | undefined): false | number | string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (list.length && list.every((entry) => isAddressOrCidr(entry))) return list;
+  if (list.length && list.every((entry) => isAddressOrCidr(entry))) {
+    refuseWideTrust(list);
+    return list;
+  }
   throw new ConfigError(
     `TRUST_PROXY must be the number of proxies in front (1-99) or a comma list of their addresses or CIDRs ` +
-      `(e.g. 10.0.0.0/8,::1), got "${value}"; trusting every hop ("true") would let clients choose their address`,
+      `(e.g. 10.1.0.0/16,::1), got "${value}"; trusting every hop ("true") would let clients choose their address`,
   );
+}
+
+/** The widest trust a list may give, in addresses: a /8 of IPv4, a /32 of IPv6. */
+const WIDEST_IPV4 = 2n ** 24n;
+const WIDEST_IPV6 = 2n ** 96n;
+/** ::ffff:0:0/96, where IPv4 clients appear to a dual-stack socket; proxy-addr matches it against IPv4 ranges. */
+const MAPPED_START = 0xffffn << 32n;
+const MAPPED_END = MAPPED_START + 2n ** 32n - 1n;
+
+/**
+ * A list whose ranges together cover more than a /8 of IPv4 or a /32 of IPv6 trusts nearly everyone (e.g.
+ * `0.0.0.0/1,128.0.0.0/1` is every IPv4 address): any client could then choose its address. The IPv4-mapped part
+ * of an IPv6 range counts as IPv4, since an IPv4 client matches it.
+ */
+function refuseWideTrust(list: string[]): void {
+  const v4: [bigint, bigint][] = [];
+  const v6: [bigint, bigint][] = [];
+  for (const entry of list) {
+    const [address, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), null];
+    const bytes = address.toByteArray();
+    const start = bytes.reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+    const size = 2n ** BigInt(bytes.length * 8 - (bits ?? bytes.length * 8));
+    const first = start - (start % size);
+    const last = first + size - 1n;
+    if (address.kind() === 'ipv4') {
+      v4.push([first, last]);
+      continue;
+    }
+    v6.push([first, last]);
+    if (first <= MAPPED_END && last >= MAPPED_START) {
+      v4.push([(first > MAPPED_START ? first : MAPPED_START) - MAPPED_START, (last < MAPPED_END ? last : MAPPED_END) - MAPPED_START]);
+    }
+  }
+  const wide = [
+    { family: 'IPv4', covered: coveredAddresses(v4), widest: WIDEST_IPV4, example: 'a /8' },
+    { family: 'IPv6', covered: coveredAddresses(v6), widest: WIDEST_IPV6, example: 'a /32' },
+  ].find((f) => f.covered > f.widest);
+  if (wide) {
+    throw new ConfigError(
+      `TRUST_PROXY trusts ${wide.covered} ${wide.family} addresses together, more than ${wide.example} (${wide.widest}): ` +
+        `clients in that range could choose their own address; list only your proxies' addresses or subnets`,
+    );
+  }
+}
+
+/** How many addresses the ranges cover together, overlaps counted once. */
+function coveredAddresses(ranges: [bigint, bigint][]): bigint {
+  const sorted = [...ranges].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let total = 0n;
+  let reached = -1n;
+  for (const [first, last] of sorted) {
+    if (last <= reached) continue;
+    total += last - (first > reached ? first : reached + 1n) + 1n;
+    reached = last;
+  }
+  return total;
 }
 
 function isAddressOrCidr(entry: string): boolean {

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createContext } from './context.js';
 import { sweepOrphanBlobs } from './features/attachments/orphan-sweep.js';
+import { nodeVersionWarning } from './node-support.js';
 
 /** How often each node deletes expired rows (docs/operations.md, "Retention"). */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -11,6 +12,8 @@ export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
+  const nodeWarning = nodeVersionWarning(process.versions.node);
+  if (nodeWarning) app.log.warn(nodeWarning);
   if (ctx.db.dialect === 'postgres' && !config.sessionSecretFromEnv) {
     // PostgreSQL is how several nodes share one deployment: each would have its own generated secret.
     app.log.warn(
@@ -30,6 +33,13 @@ export async function serve(options: { demo: boolean }) {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Blobs written by versions that used the process umask (0644) become the service account's only.
+  try {
+    const tightened = await ctx.blobs.restrictToOwner();
+    if (tightened > 0) app.log.info({ tightened }, 'storage: files and folders made readable by this account only (0600/0700)');
+  } catch (err) {
+    app.log.error({ err }, 'storage: could not restrict its files to this account; serving anyway');
+  }
   // What a crash left behind (blobs of uploads that never committed), before any new upload can start.
   try {
     const swept = await sweepOrphanBlobs({ db: ctx.db.kysely, blobs: ctx.blobs }, { graceMs: config.orphanSweepGraceSeconds * 1000 });

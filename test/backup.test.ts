@@ -36,6 +36,18 @@ function refused(result: Run): string {
 const live = () => ({ db: `sqlite:${join(server.dir, 'punchlist.db')}`, storage: `file:${join(server.dir, 'storage')}` });
 const fresh = (name: string) => ({ db: `sqlite:${join(dir, name, 'punchlist.db')}`, storage: `file:${join(dir, name, 'storage')}` });
 
+/** What under `root` (itself included) is not its owner's only: folders other than 0700, files other than 0600. */
+async function looseModes(root: string): Promise<string[]> {
+  const entries = await readdir(root, { withFileTypes: true, recursive: true });
+  expect(entries.filter((e) => e.isFile()).length, root).toBeGreaterThan(1);
+  const loose: string[] = [];
+  for (const path of [root, ...entries.map((e) => join(e.parentPath, e.name))]) {
+    const stats = await stat(path);
+    if ((stats.mode & 0o777) !== (stats.isDirectory() ? 0o700 : 0o600)) loose.push(`${path} ${(stats.mode & 0o777).toString(8)}`);
+  }
+  return loose;
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'punchlist-backup-'));
   server = await startTestServer();
@@ -90,15 +102,9 @@ describe('backup and restore', () => {
     expect(failures).toBe(0);
     const manifest = JSON.parse(await readFile(join(backupDir, 'manifest.json'), 'utf8'));
     // Like `export` and data/: the backup is its owner's only (folders 0700, files 0600).
-    const entries = await readdir(backupDir, { withFileTypes: true, recursive: true });
-    const loose: string[] = [];
-    for (const entry of entries) {
-      const path = join(entry.parentPath, entry.name);
-      const mode = (await stat(path)).mode & 0o777;
-      if (mode !== (entry.isDirectory() ? 0o700 : 0o600)) loose.push(`${path} ${mode.toString(8)}`);
-    }
-    expect(entries.length).toBeGreaterThan(3);
-    expect(loose).toEqual([]);
+    expect(await looseModes(backupDir)).toEqual([]);
+    // So is the live storage the server writes (issue 46).
+    expect(await looseModes(join(server.dir, 'storage'))).toEqual([]);
     expect(((await stat(backupDir)).mode & 0o777).toString(8)).toBe('700');
     const snapshotAt = Date.parse(manifest.snapshot_at);
     // The backup ran while writes were being acknowledged on both sides of its snapshot.
@@ -117,6 +123,7 @@ describe('backup and restore', () => {
     expect(restore.stderr).toMatch(/restore: done in [\d.]+ s/);
     expect(restore.code).toBe(0);
     expect(((await stat(join(dir, 'restored', 'punchlist.db'))).mode & 0o777).toString(8)).toBe('600');
+    expect(await looseModes(join(dir, 'restored', 'storage'))).toEqual([]);
 
     const restored = new SQLite(join(dir, 'restored', 'punchlist.db'), { readonly: true });
     try {

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmod, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,22 @@ interface Started {
   output(): string;
   /** Resolves once the process has exited and its output streams are closed. */
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Everything under `root`, `root` included. */
+async function filesAndFolders(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return [root, ...entries.filter((e) => e.isFile() || e.isDirectory()).map((e) => join(e.parentPath, e.name))];
+}
+
+/** What under `root` is not its owner's only (folders 0700, files 0600). */
+async function looseModes(root: string): Promise<string[]> {
+  const loose: string[] = [];
+  for (const path of await filesAndFolders(root)) {
+    const stats = await stat(path);
+    if ((stats.mode & 0o777) !== (stats.isDirectory() ? 0o700 : 0o600)) loose.push(`${path} ${(stats.mode & 0o777).toString(8)}`);
+  }
+  return loose;
 }
 
 /** `npm start` with only the operator's variables (and PATH, HOME, TMPDIR) in the environment. */
@@ -175,12 +192,24 @@ describe('npm start', () => {
     expect(await stop(server)).toEqual({ code: 0, signal: null });
     // Shown once: on its own line and inside the curl line, nowhere else (not in the logs).
     expect(server.output().split(token!).length - 1).toBe(2);
+    // On Node 20 (past its end of life) one warning line says to move to Node 24 LTS; on 22 and 24 none.
+    const warnings = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('move to Node.js 24 LTS'));
+    expect(warnings).toHaveLength(process.versions.node.startsWith('20.') ? 1 : 0);
+    // The demo's photos were written owner-only.
+    expect(await looseModes(join(dir, 'storage'))).toEqual([]);
   });
 
   it('on the second start, same database, loads nothing and prints no token; the first token still works', async () => {
     expect(demoToken, 'the first start printed a token').toBeDefined();
+    // What an earlier version left: blobs and folders with the umask's modes, tightened at start.
+    for (const path of await filesAndFolders(join(dir, 'storage'))) await chmod(path, (await stat(path)).isDirectory() ? 0o755 : 0o644);
+    expect((await looseModes(join(dir, 'storage'))).length).toBeGreaterThan(2);
     const server = await start();
     await waitForHealthy(server);
+    expect(await looseModes(join(dir, 'storage'))).toEqual([]);
     const me = await fetch(`${server.url}/api/external/v1/auth/me.php`, { headers: { Authorization: `Bearer ${demoToken}` } });
     expect(me.status).toBe(200);
     expect(await stop(server)).toEqual({ code: 0, signal: null });

@@ -17,8 +17,9 @@ export const importCommand: Command = {
 Loads a fixture (DESIGN.md section 2: users, projects with members, sections, checklists, items,
 comments, answers and links, tokens; or the output of "punchlist export", with status histories,
 reviews, attachment records and the audit log) into the database, keeping its ids. All or nothing, in one
-transaction: ids that already exist, references to missing users or entities, or a token whose "raw"
-is not of the token format refuse the whole file and change nothing. New rows created afterwards get
+transaction: ids that already exist, references to missing users or entities, a token whose "raw"
+is not of the token format, or a key the format does not know (a file from a newer version) refuse the
+whole file and change nothing. New rows created afterwards get
 ids above the highest imported one.
 
 Options:

@@ -44,6 +44,38 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect(tokens).toHaveLength(1);
   });
 
+  it('spreads its history over the past weeks: the timelines, comments, answers, reviews and events are not all of today', async () => {
+    const db = ctx.db.kysely;
+    const now = Date.now();
+    const day = (at: string) => at.slice(0, 10);
+    const rows = {
+      history: await db.selectFrom('item_history').select('at').execute(),
+      comments: await db.selectFrom('comments').select('created_at as at').execute(),
+      answers: await db.selectFrom('answers').select('created_at as at').execute(),
+      reviews: await db.selectFrom('answer_reviews').select('at').execute(),
+      events: await db.selectFrom('events').select('at').execute(),
+      items: await db.selectFrom('items').select('created_at as at').execute(),
+    };
+    for (const [kind, list] of Object.entries(rows)) {
+      const times = list.map((r) => Date.parse(r.at));
+      expect(times.length, kind).toBeGreaterThan(0);
+      // Nothing in the future, and not all of one day.
+      expect(Math.max(...times), kind).toBeLessThanOrEqual(now);
+      if (list.length > 1) expect(new Set(list.map((r) => day(r.at))).size, kind).toBeGreaterThan(1);
+      expect(list.filter((r) => day(r.at) !== day(new Date(now).toISOString())).length, kind).toBeGreaterThan(0);
+    }
+    // The fit-out's story (raised through the services) runs over three weeks, in order, up to a few days ago.
+    const events = rows.events.map((r) => Date.parse(r.at)).sort((a, b) => a - b);
+    expect(events.length).toBeGreaterThanOrEqual(10);
+    expect((events.at(-1)! - events[0]!) / 86_400_000).toBeGreaterThanOrEqual(14);
+    expect(new Set(rows.events.map((r) => day(r.at))).size).toBeGreaterThanOrEqual(6);
+    expect(now - events.at(-1)!).toBeGreaterThan(86_400_000);
+    const fitOut = await db.selectFrom('items').select(['created_at', 'updated_at']).where('project_id', '=', 3).execute();
+    for (const item of fitOut) expect(Date.parse(item.updated_at)).toBeGreaterThanOrEqual(Date.parse(item.created_at));
+    // The clock is the real one again afterwards.
+    expect(Math.abs(ctx.clock.now().getTime() - Date.now())).toBeLessThan(5_000);
+  });
+
   it('covers what the demos need: roles, partial access, every status, priority and review state', async () => {
     const db = ctx.db.kysely;
     const users = await db.selectFrom('users').select(['role']).execute();

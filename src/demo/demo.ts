@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Clock } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { UserRole } from '../domain/values.js';
 import { SCOPES } from '../domain/scopes.js';
@@ -260,7 +261,7 @@ function demoFixture(now: Date): Fixture {
         deadline: date(21),
         verdict: null,
         archived: false,
-        created_at: at(-7),
+        created_at: at(-24),
         members: [
           { user_id: 2, role: 'manager', sections: null, checklists: null },
           { user_id: 1, role: 'manager', sections: null, checklists: null },
@@ -354,7 +355,7 @@ const PHOTOS = fileURLToPath(new URL('./photos/', import.meta.url));
  * floor and raises defects with photos, executors work and answer, the manager reviews and returns one item
  * to rework. Every step is in the items' timelines, the audit-free service path (no request) and the event feed.
  */
-async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
+async function raisePunchList(ctx: AppContext, date: (days: number) => string, on: (days: number, hours?: number) => void) {
   const person = async (email: string) => {
     const user = await ctx.users.findByEmail(email);
     if (!user) throw new Error(`the demo user ${email} was not imported`);
@@ -370,6 +371,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
   const raise = (checklist: number, input: Parameters<AppContext['structure']['createItem']>[2]) =>
     ctx.structure.createItem(maria!, checklist, input);
 
+  on(-21, 9);
   const crack = await raise(300, {
     text: 'Crack in the plaster by the window, axis C',
     description: 'About 40 cm, from the window sill upwards. Check whether it is only the plaster.',
@@ -379,6 +381,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
     requires_answer: true,
     prepareImages: photo('crack.jpg'),
   });
+  on(-20, 10);
   const socket = await raise(301, {
     text: 'Socket cover missing, desk row C',
     participantIds: [elena!.id, oscar!.id],
@@ -386,6 +389,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
     deadline: date(-2),
     prepareImages: photo('socket.jpg'),
   });
+  on(-19, 14);
   const glass = await raise(310, {
     text: 'Scratched glass door, room 3.2',
     participantIds: [oscar!.id],
@@ -394,6 +398,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
     requires_answer: true,
     prepareImages: photo('glass.jpg'),
   });
+  on(-18, 11);
   const tile = await raise(300, {
     text: 'Stained ceiling tile above the kitchen',
     participantIds: [egor!.id],
@@ -401,21 +406,55 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string) {
     deadline: date(10),
   });
 
+  on(-14, 16);
   await raise(310, { text: 'Handover documents for the door closers', participantIds: [alice!.id], deadline: date(14) });
 
+  on(-16, 8);
   await ctx.itemWrites.setStatus(egor!, crack, 'in_progress');
+  on(-16, 8.5);
   await ctx.comments.addComment(egor!, crack, { text: 'Plasterer booked for Thursday; it is only the plaster layer.' });
+  on(-12, 13);
   await ctx.itemWrites.setStatus(elena!, socket, 'blocked');
+  on(-12, 13.5);
   await ctx.comments.addComment(elena!, socket, { text: 'Waiting for the covers from the supplier.' });
+  on(-9, 15);
   await ctx.answers.addAnswer(egor!, tile, { text: 'Tile replaced, the leak above was already fixed by the plumber.' });
+  on(-9, 15.5);
   await ctx.itemWrites.setStatus(egor!, tile, 'done');
+  on(-6, 11);
   const { answer } = await ctx.answers.addAnswer(oscar!, glass, { text: 'Glass polished, the scratch is gone.' });
+  on(-6, 11.5);
   await ctx.itemWrites.setStatus(oscar!, glass, 'done');
+  on(-3, 10);
   await ctx.review.reviewAnswer(maria!, answer.id, 'rejected');
+  on(-3, 10.5);
   await ctx.review.returnToRework(maria!, glass, {
     reason: 'The scratch is still visible in daylight: replace the pane.',
     deadline: date(3),
   });
+}
+
+/**
+ * The demo's story happened over the past weeks, not at load time: while it is written, the context's clock (the
+ * one every service reads for history, comments, answers, reviews and events) reads the day of each step,
+ * `on(days, hours)` from the start of today's day (UTC) `days` away, moving on with real time between two
+ * steps so that their order holds. The demo is loaded before the server listens (main.ts), so no request reads
+ * that clock meanwhile; `restore` puts the real clock back.
+ */
+function storyClock(clock: Clock, now: Date): { on: (days: number, hours?: number) => void; restore: () => void } {
+  const writable = clock as { now: () => Date };
+  const real = writable.now;
+  const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  let shift = 0;
+  writable.now = () => new Date(real.call(clock).getTime() + shift);
+  return {
+    on(days, hours = 12) {
+      shift = startOfToday + days * DAY + hours * 3_600_000 - real.call(clock).getTime();
+    },
+    restore() {
+      writable.now = real;
+    },
+  };
 }
 
 /** Who can sign in to the demo, for the start banner. */
@@ -438,7 +477,12 @@ export async function loadDemoWorkspaceIfEmpty(ctx: AppContext): Promise<{ token
   if (anyUser) return null;
   const now = ctx.clock.now();
   await importFixture(ctx.db.kysely, ctx.db.dialect, demoFixture(now), ctx.clock);
-  await raisePunchList(ctx, (days) => new Date(now.getTime() + days * DAY).toISOString().slice(0, 10));
+  const story = storyClock(ctx.clock, now);
+  try {
+    await raisePunchList(ctx, (days) => new Date(now.getTime() + days * DAY).toISOString().slice(0, 10), story.on);
+  } finally {
+    story.restore();
+  }
   const manager = await ctx.users.findByEmail(DEMO_EMAIL);
   if (!manager) throw new Error('the demo manager was not imported');
   const { token } = await ctx.tokens.createToken({

@@ -1,5 +1,5 @@
 import { validationError } from '../errors.js';
-import { isCalendarDate, LINK_KINDS, type LinkKind, MAX_LINK_TITLE_LENGTH, MAX_LINKS, MAX_TEXT_LENGTH } from './values.js';
+import { isCalendarDate, LINK_KINDS, type LinkKind, MAX_LINK_TITLE_LENGTH, MAX_LINKS, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from './values.js';
 
 /**
  * Rules for user-supplied values that a JSON schema cannot express (trimming, code-point lengths,
@@ -43,6 +43,34 @@ export function requiredText(field: string, value: string | undefined, max: numb
   const text = (value ?? '').trim();
   if (!text || codePoints(text) > max) throw validationError(field, `must be 1 to ${max} characters`);
   if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  return text;
+}
+
+/**
+ * What no name may hold: control characters (C0, DEL, C1, the line and paragraph separators) and the
+ * bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a name shown in a
+ * list, a notification or a report read as something else ("Trojan Source"). The plain direction marks (U+200E,
+ * U+200F) stay allowed: they cannot reorder what follows them.
+ */
+const NOT_IN_A_NAME = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
+
+/** Why `value` cannot be a name (the refusal's message, naming the first character), or null when it can. */
+export function nameProblem(value: string): string | null {
+  const found = NOT_IN_A_NAME.exec(value)?.[0];
+  if (found === undefined) return null;
+  const code = `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `must not contain control characters or text-direction overrides (found ${code})`;
+}
+
+/**
+ * A name or other short one-line text (a user's, a project's, a section's, a checklist's, a token's, an OAuth
+ * client's, a company's): trimmed, 1 to `max` characters, without control characters or direction overrides;
+ * otherwise a 422 naming the field. One rule for every name, wherever it is written.
+ */
+export function requiredName(field: string, value: string | undefined, max = MAX_NAME_LENGTH): string {
+  const text = requiredText(field, value, max);
+  const problem = nameProblem(text);
+  if (problem) throw validationError(field, problem);
   return text;
 }
 

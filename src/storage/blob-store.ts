@@ -20,6 +20,11 @@ export interface BlobStore {
    * store has one, when older than `olderThan`. Returns how many leftovers were removed.
    */
   clearLeftovers(olderThan: Date): Promise<number>;
+  /**
+   * Makes the stored bytes readable by the service's own account only (a disk store: folders 0700, files
+   * 0600), tightening what was written wider before; returns how many entries changed. At start.
+   */
+  restrictToOwner(): Promise<number>;
   /** Readiness: throws when the storage cannot be written. */
   check(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -39,6 +39,17 @@ async function listAll(prefix: string): Promise<string[]> {
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** `relative path → octal mode` of every folder and file under `dir` (symbolic links left out), `.` for `dir`. */
+async function modesUnder(dir: string): Promise<Record<string, string>> {
+  const modes: Record<string, string> = { '.': ((await stat(dir)).mode & 0o777).toString(8) };
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const path = join(entry.parentPath, entry.name);
+    modes[path.slice(dir.length + 1)] = ((await stat(path)).mode & 0o777).toString(8);
+  }
+  return modes;
 }
 
 describe('DiskBlobStore', () => {
@@ -126,6 +137,44 @@ describe('DiskBlobStore', () => {
     }
     await expect(listAll('../')).rejects.toThrow(/Invalid blob key/);
     expect(await filesUnder(root)).toEqual([]);
+  });
+
+  it('writes blobs 0600 in folders 0700, whatever the umask', async () => {
+    const previous = process.umask(0o002);
+    try {
+      const fresh = new DiskBlobStore(join(root, 'fresh'));
+      await fresh.put('items/1000/a.webp', Buffer.from('a'), 'image/webp');
+      await fresh.put('items/1000/a.webp', Buffer.from('b'), 'image/webp');
+      await fresh.check();
+      expect(await modesUnder(join(root, 'fresh'))).toEqual({
+        '.': '700',
+        '.tmp': '700',
+        items: '700',
+        'items/1000': '700',
+        'items/1000/a.webp': '600',
+      });
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('restrictToOwner tightens what was written wider, and leaves symbolic links and what they point to alone', async () => {
+    await store.put('items/1/a.webp', Buffer.from('a'), 'image/webp');
+    await chmod(join(root, 'items/1/a.webp'), 0o644);
+    await chmod(join(root, 'items/1'), 0o755);
+    await chmod(root, 0o775);
+    const outside = join(root, '..', `${root.split('/').pop()}-outside`);
+    await writeFile(outside, 'x', { mode: 0o644 });
+    try {
+      await symlink(outside, join(root, 'items/1/link.webp'));
+      expect(await store.restrictToOwner()).toBe(3);
+      expect(await modesUnder(root)).toMatchObject({ '.': '700', items: '700', 'items/1': '700', 'items/1/a.webp': '600' });
+      expect(((await stat(outside)).mode & 0o777).toString(8)).toBe('644');
+      expect(await store.restrictToOwner()).toBe(0);
+      expect(await new DiskBlobStore(join(root, 'absent')).restrictToOwner()).toBe(0);
+    } finally {
+      await rm(outside, { force: true });
+    }
   });
 
   it('passes check on a writable root and fails on an unusable one', async () => {

@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertValidKey, isValidKey, type BlobStore } from './blob-store.js';
 
 // Valid keys never start a segment with '.', so `list` cannot report anything in here.
 const TMP_DIR = '.tmp';
+/**
+ * The blobs are users' photos: readable by the service's own account only, whatever the process umask
+ * (issue 46). Folders 0700, files 0600; `restrictToOwner` tightens what older versions left wider.
+ */
+export const PRIVATE_DIR = 0o700;
+export const PRIVATE_FILE = 0o600;
 
 /** Blobs as plain files under `root`, one file per key. */
 export class DiskBlobStore implements BlobStore {
@@ -20,19 +26,19 @@ export class DiskBlobStore implements BlobStore {
   // The content type is not kept: every blob is served as the type its attachment row records.
   async put(key: string, data: Buffer, _contentType: string): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(this.tmpDir, { recursive: true, mode: PRIVATE_DIR });
     // Same file system as the target, so the rename below is atomic; the fsync before it makes sure a crash
     // cannot leave a renamed but empty file behind.
     const tmp = join(this.tmpDir, `${randomUUID()}.part`);
     try {
-      const file = await open(tmp, 'wx');
+      const file = await open(tmp, 'wx', PRIVATE_FILE);
       try {
         await file.writeFile(data);
         await file.sync();
       } finally {
         await file.close();
       }
-      await mkdir(dirname(target), { recursive: true });
+      await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR });
       await rename(tmp, target);
     } catch (err) {
       await rm(tmp, { force: true });
@@ -111,8 +117,16 @@ export class DiskBlobStore implements BlobStore {
     return removed;
   }
 
+  /**
+   * Folders 0700 and files 0600 under the root, the root included; returns how many were wider. Symbolic links
+   * are left alone (chmod would follow them out of the store).
+   */
+  async restrictToOwner(): Promise<number> {
+    return restrictTree(this.root);
+  }
+
   async check(): Promise<void> {
-    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(this.tmpDir, { recursive: true, mode: PRIVATE_DIR });
     const probe = join(this.tmpDir, `check-${randomUUID()}`);
     await writeFile(probe, 'ok');
     await rm(probe, { force: true });
@@ -145,6 +159,27 @@ export class DiskBlobStore implements BlobStore {
       }
     }
   }
+}
+
+async function restrictTree(path: string): Promise<number> {
+  let stats;
+  try {
+    stats = await lstat(path);
+  } catch (err) {
+    if (hasCode(err, 'ENOENT')) return 0;
+    throw err;
+  }
+  const wanted = stats.isDirectory() ? PRIVATE_DIR : stats.isFile() ? PRIVATE_FILE : null;
+  if (wanted === null) return 0;
+  let changed = 0;
+  if ((stats.mode & 0o777) !== wanted) {
+    await chmod(path, wanted);
+    changed++;
+  }
+  if (stats.isDirectory()) {
+    for (const name of await readdir(path)) changed += await restrictTree(join(path, name));
+  }
+  return changed;
 }
 
 // Makes the rename itself durable; Windows cannot open a directory for fsync.

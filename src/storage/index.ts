@@ -4,7 +4,7 @@ import { DiskBlobStore } from './disk-blob-store.js';
 import { parseS3Url, S3BlobStore } from './s3-blob-store.js';
 
 export type { BlobStore } from './blob-store.js';
-export { DiskBlobStore } from './disk-blob-store.js';
+export { DiskBlobStore, PRIVATE_DIR, PRIVATE_FILE } from './disk-blob-store.js';
 
 /**
  * `file:PATH` (relative to the working directory) or `s3://BUCKET[/PREFIX]?endpoint=…&region=…&forcePathStyle=true`,

@@ -111,6 +111,11 @@ export class S3BlobStore implements BlobStore {
     return 0;
   }
 
+  /** Access to a bucket is the bucket's policy, not file modes. */
+  async restrictToOwner(): Promise<number> {
+    return 0;
+  }
+
   async check(): Promise<void> {
     const { sdk, client } = await this.s3;
     await client.send(new sdk.HeadBucketCommand({ Bucket: this.location.bucket }));

@@ -16,11 +16,39 @@ describe('TRUST_PROXY values', () => {
     expect(trust('0')).toBe(false);
     expect(trust('1')).toBe(1);
     expect(trust('2')).toBe(2);
-    expect(trust('10.0.0.0/8, 192.0.2.7,::1, fd00::/8')).toEqual(['10.0.0.0/8', '192.0.2.7', '::1', 'fd00::/8']);
+    expect(trust('10.0.0.0/9, 192.0.2.7,::1, fd00::/48')).toEqual(['10.0.0.0/9', '192.0.2.7', '::1', 'fd00::/48']);
     for (const bad of ['true', 'yes', 'all', '-1', '10.0.0.0/33', 'proxy.example', '10.0.0.1/8/2']) {
       expect(() => trust(bad), bad).toThrow(ConfigError);
     }
     expect(() => trust('true')).toThrow(/number of proxies in front/);
+  });
+
+  it('refuses a list whose ranges together are wider than a /8 of IPv4 or a /32 of IPv6 (issue 46)', () => {
+    const trust = (value: string) => loadConfig({ ...base, TRUST_PROXY: value }).trustProxy;
+    // As wide as allowed, alone or made of pieces (overlaps counted once).
+    expect(trust('10.0.0.0/8')).toEqual(['10.0.0.0/8']);
+    expect(trust('10.0.0.0/9,10.128.0.0/9,10.1.2.3,10.0.0.0/16')).toHaveLength(4);
+    expect(trust('2001:db8::/32,2001:db8:1::/48')).toHaveLength(2);
+    expect(trust('10.0.0.0/8,2001:db8::/32')).toHaveLength(2);
+    const wide = [
+      '0.0.0.0/1,128.0.0.0/1', // everyone, the probe's finding
+      '0.0.0.0/0',
+      '10.0.0.0/7',
+      '10.0.0.0/8,192.168.0.1', // one address past a /8
+      '10.0.0.0/8,172.16.0.0/12',
+      '::/0',
+      '2001:db8::/31',
+      '2001:db8::/32,2001:db9::/48',
+      '10.0.0.0/8,2001:db8::/32,::1',
+      '::ffff:0:0/96', // every IPv4 client, as a dual-stack socket sees it
+      '::/32', // a /32 of IPv6, but it holds ::ffff:0:0/96
+      '::ffff:10.0.0.0/104,11.0.0.0/32',
+    ];
+    for (const value of wide) expect(() => trust(value), value).toThrow(ConfigError);
+    expect(() => trust('0.0.0.0/1,128.0.0.0/1')).toThrow(
+      /^TRUST_PROXY trusts 4294967296 IPv4 addresses together, more than a \/8 \(16777216\): .*list only your proxies' addresses/,
+    );
+    expect(() => trust('2000::/3')).toThrow(/IPv6 addresses together, more than a \/32/);
   });
 });
 

@@ -73,6 +73,14 @@ describe('bin/punchlist', { timeout: 180_000 }, () => {
       fails(['users', 'create', '--email', 'dan@x.test', '--name', 'Dan', '--password', 'secret']),
     ]);
     expect(short).toContain('password: must be at least 8 characters');
+    // A name with a direction override or a control character (issue 46): refused, one line, nobody created.
+    const [override, bell] = await Promise.all([
+      fails(['users', 'create', '--email', 'eve@x.test', '--name', 'Eve \u202Egnp.exe']),
+      fails(['users', 'create', '--email', 'fay@x.test', '--name', 'Fay\u0007']),
+    ]);
+    expect(override).toContain('name: must not contain control characters or text-direction overrides (found U+202E)');
+    expect(bell).toContain('(found U+0007)');
+    expect(await ok(['users', 'create', '--email', 'gil@x.test', '--name', 'גיל \u200F工事 ✅'])).toMatch(/gil@x\.test/);
     expect(duplicate).toContain('already exists'); // an ApiError of the service, as one line
     expect(missing).toContain('missing option --name');
     expect(badRole).toContain('--role');

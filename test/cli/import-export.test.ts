@@ -112,6 +112,47 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     expect(await cli.ctx.users.findByEmail('newer@fixture.test')).toBeUndefined();
   });
 
+  it('refuses a fixture with a key it does not know, as a whole, naming the first one with its path (issue 46)', async () => {
+    const before = await counts();
+    // What a newer version's export could hold: an item's key this version has no place for, and further on a
+    // whole list. Nothing of the file is imported, its users included.
+    const item = (id: number, more: Record<string, unknown> = {}) => ({ id, text: `Item ${id}`, status: 'pending', ...more });
+    const newer: Record<string, unknown> = {
+      users: [{ id: 151, email: 'newer-export@fixture.test', name: 'Newer' }],
+      projects: [
+        {
+          id: 251,
+          name: 'From a newer version',
+          sections: [
+            {
+              id: 351,
+              name: 'S',
+              checklists: [{ id: 451, name: 'C', items: [item(551), item(552, { company_id: 7, photos_markup: [] })] }],
+            },
+          ],
+        },
+      ],
+      companies: [{ id: 1, name: 'Acme' }],
+    };
+    await writeFile(join(cli.dir, 'newer.json'), JSON.stringify(newer));
+    const refusal = await spawned.fails(['import', join(cli.dir, 'newer.json')]);
+    expect(refusal).toBe(
+      'punchlist: unknown key projects[0].sections[0].checklists[0].items[1].company_id in the fixture: nothing was imported ' +
+        '(a file written by a newer version of Punchlist, or a misspelt key?)\n',
+    );
+    // The same file without them imports (so the refusal was the unknown keys alone); then a misspelt top-level key.
+    (newer.projects as { sections: { checklists: { items: unknown[] }[] }[] }[])[0]!.sections[0]!.checklists[0]!.items[1] = item(552);
+    await writeFile(join(cli.dir, 'newer.json'), JSON.stringify(newer));
+    expect(await fails(['import', join(cli.dir, 'newer.json')])).toMatch(/unknown key companies in the fixture/);
+    expect(await counts()).toEqual(before);
+    await writeFile(join(cli.dir, 'typo.json'), JSON.stringify({ users: [{ id: 152, email: 'typo@fixture.test', nmae: 'Typo' }] }));
+    expect(await fails(['import', join(cli.dir, 'typo.json')])).toMatch(/unknown key users\[0\]\.nmae in the fixture/);
+    delete newer.companies;
+    await writeFile(join(cli.dir, 'newer.json'), JSON.stringify(newer));
+    expect(await ok(['import', join(cli.dir, 'newer.json')])).toMatch(/1 users.*1 projects.*2 items/);
+    expect(await cli.ctx.users.findByEmail('typo@fixture.test')).toBeUndefined();
+  });
+
   it('shows the audit records of API calls, newest first, with filters', async () => {
     // A token revoked by the operator: its call is recorded with token_revoked.
     const revokedToken = await makeToken(cli, await makeUser(cli, { email: 'ann@x.test', name: 'Ann' }), ['auth:me']);

@@ -1,8 +1,8 @@
 import type { Clock } from '../../clock.js';
 import type { Project } from '../../db/tables.js';
-import { normalizeDeadline, optionalText, requiredText } from '../../domain/inputs.js';
+import { normalizeDeadline, optionalText, requiredName, requiredText } from '../../domain/inputs.js';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
-import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
+import { MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
@@ -226,7 +226,7 @@ export function createStructureService(deps: {
     async createProject(actor: Actor, input: ProjectInput, buildAudit?: AuditEntryBuilder): Promise<number> {
       assertAdmin(actor);
       const values = {
-        name: requiredText('name', input.name, MAX_NAME_LENGTH),
+        name: requiredName('name', input.name),
         description: optionalText('description', input.description, MAX_TEXT_LENGTH),
         deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
       };
@@ -241,7 +241,7 @@ export function createStructureService(deps: {
     async updateProject(actor: Actor, projectId: number, input: ProjectInput & { archived: boolean }, buildAudit?: AuditEntryBuilder) {
       assertAdmin(actor);
       const values = {
-        name: requiredText('name', input.name, MAX_NAME_LENGTH),
+        name: requiredName('name', input.name),
         description: optionalText('description', input.description, MAX_TEXT_LENGTH),
         deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
         archived: input.archived ? 1 : 0,
@@ -257,7 +257,7 @@ export function createStructureService(deps: {
     },
 
     async createSection(actor: Actor, projectId: number, name: string, buildAudit?: AuditEntryBuilder): Promise<number> {
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const text = requiredName('name', name);
       return structureWrite(actor, projectId, buildAudit, async ({ structure }, emit) => {
         const position = await structure.nextPosition('sections', projectId);
         const id = await structure.insertSection({ project_id: projectId, name: text, position, at: now() });
@@ -274,7 +274,7 @@ export function createStructureService(deps: {
       buildAudit?: AuditEntryBuilder,
       inProject?: number,
     ): Promise<number> {
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const text = requiredName('name', name);
       const section = await sectionOf(actor, sectionId).catch((err: unknown) => {
         if (inProject !== undefined) throw validationError('section', 'choose a section of this project');
         throw err;
@@ -299,7 +299,7 @@ export function createStructureService(deps: {
     },
 
     async renameSection(actor: Actor, sectionId: number, name: string, buildAudit?: AuditEntryBuilder) {
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const text = requiredName('name', name);
       const section = await sectionOf(actor, sectionId);
       await structureWrite(actor, section.project_id, buildAudit, async ({ structure }, emit) => {
         const current = (await structure.findSection(sectionId))!;
@@ -314,7 +314,7 @@ export function createStructureService(deps: {
     },
 
     async renameChecklist(actor: Actor, checklistId: number, name: string, buildAudit?: AuditEntryBuilder) {
-      const text = requiredText('name', name, MAX_NAME_LENGTH);
+      const text = requiredName('name', name);
       const checklist = await checklistOf(actor, checklistId);
       await structureWrite(actor, checklist.project_id, buildAudit, async ({ structure }, emit) => {
         const current = (await structure.findChecklist(checklistId))!;

@@ -4,7 +4,7 @@ import { chmod, copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writ
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { attachmentKeys, integrityCheck, lastMigration, snapshotSqlite } from '../../db/sqlite-backup.js';
-import { type BlobStore, DiskBlobStore, openBlobStore } from '../../storage/index.js';
+import { type BlobStore, DiskBlobStore, openBlobStore, PRIVATE_DIR, PRIVATE_FILE } from '../../storage/index.js';
 
 /**
  * `bin/punchlist backup DIR` and `restore DIR` for the embedded deployment: a SQLite file and `file:`
@@ -110,20 +110,6 @@ async function copyBlobs(keys: string[], from: BlobStore, to: DiskBlobStore, pro
   return bytes;
 }
 
-const PRIVATE_DIR = 0o700;
-const PRIVATE_FILE = 0o600;
-
-/** Folders 0700 and files 0600 under `root` (the blob store writes with the process umask). */
-async function makePrivate(root: string): Promise<void> {
-  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
-  await chmod(root, PRIVATE_DIR).catch(() => undefined);
-  for (const entry of entries) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory()) await makePrivate(path);
-    else await chmod(path, PRIVATE_FILE);
-  }
-}
-
 /** Takes a backup of the running (or stopped) service into `dir`, which must be absent or empty. */
 export async function takeBackup(locations: Locations, dir: string, progress: Progress): Promise<BackupManifest> {
   const { databaseFile, storage } = embeddedLocations('backup', locations);
@@ -147,9 +133,10 @@ export async function takeBackup(locations: Locations, dir: string, progress: Pr
   // The copy's own rows say which blobs it needs: a blob is written before its row commits, and
   // attachments are never deleted, so every one of them is in the storage now.
   const keys = attachmentKeys(copy);
-  const blobBytes = await copyBlobs(keys, storage, new DiskBlobStore(join(target, STORAGE_DIR)), progress);
+  const backupStore = new DiskBlobStore(join(target, STORAGE_DIR));
+  const blobBytes = await copyBlobs(keys, storage, backupStore, progress);
   await rm(join(target, STORAGE_DIR, '.tmp'), { recursive: true, force: true });
-  await makePrivate(join(target, STORAGE_DIR));
+  await backupStore.restrictToOwner();
 
   const manifest: BackupManifest = {
     format: 'punchlist-backup',
@@ -209,6 +196,8 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
     throw new BackupError(`${backupStore.root} holds ${keys.length} blobs, its manifest ${manifest.storage.blobs}: the backup is damaged`);
   }
   await copyBlobs(keys, backupStore, storage, progress);
+  // The blobs are written owner-only; the storage folder itself may have been made beforehand, wider.
+  await storage.restrictToOwner();
 
   // The database last, whole or not at all: a partial copy is never under the final name.
   await mkdir(resolve(databaseFile, '..'), { recursive: true, mode: PRIVATE_DIR });

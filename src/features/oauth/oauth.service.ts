@@ -5,6 +5,7 @@ import { type Scope, SCOPES } from '../../domain/scopes.js';
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { parseProjectIds, type TokensService } from '../tokens/tokens.service.js';
+import { nameProblem } from '../../domain/inputs.js';
 import {
   hasControlCharacter,
   isCodeVerifier,
@@ -221,6 +222,9 @@ export function createOAuthService(deps: {
       if (!grantTypes.includes('authorization_code')) throw clientMetadata('grant_types must include authorization_code');
       const responseTypes = stringList(fields, 'response_types', ['code'], ['code']);
       const name = optionalString(fields, 'client_name', MAX_CLIENT_NAME)?.trim() || DEFAULT_CLIENT_NAME;
+      // The consent page and the Profile show it as the application's name: the rule of every name.
+      const nameRefused = nameProblem(name);
+      if (nameRefused) throw clientMetadata(`client_name ${nameRefused}`);
       const clientUri = optionalString(fields, 'client_uri', MAX_URI_LENGTH);
       if (clientUri !== null && !/^https?:\/\/[^\s]+$/i.test(clientUri)) throw clientMetadata('client_uri must be an http(s) URL');
       const scope = optionalString(fields, 'scope', 1000);

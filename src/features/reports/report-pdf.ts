@@ -4,11 +4,42 @@ import { performance } from 'node:perf_hooks';
 import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
+import { fallbackFont } from './fallback-font.js';
 import type { ReportHeading, ReportRow } from './report-rows.js';
 
-// The fonts come from the npm package (Latin and Cyrillic), never from a path of the machine.
-const FONT_DIR = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+// The fonts come from npm packages, never from a path of the machine: DejaVu (Latin, Greek, Cyrillic, many
+// symbols) for the text, and a fallback (fallback-font.ts) for a text that DejaVu cannot show: Chinese, Japanese,
+// Korean, emoji (docs/decisions.md, "Report fonts").
+const require = createRequire(import.meta.url);
+const FONT_DIR = join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const FONTS = { body: join(FONT_DIR, 'DejaVuSans.ttf'), bold: join(FONT_DIR, 'DejaVuSans-Bold.ttf') };
+/** PDFKit's own font reader (fontkit), for which characters DejaVu has; it ships no types. */
+const fontkit = require('fontkit') as { openSync(path: string): { hasGlyphForCodePoint(codePoint: number): boolean } };
+let dejaVu: ReturnType<typeof fontkit.openSync> | undefined;
+
+/** Whether DejaVu (regular and bold cover the same characters here) can show every character of `text`. */
+function dejaVuShows(text: string): boolean {
+  if (/^[\x20-\x7e]*$/.test(text)) return true;
+  dejaVu ??= fontkit.openSync(FONTS.body);
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    // Line breaks, variation selectors and joiners are not drawn on their own.
+    if (code < 0x20 || code === 0x200d || (code >= 0xfe00 && code <= 0xfe0f)) continue;
+    if (!dejaVu.hasGlyphForCodePoint(code)) return false;
+  }
+  return true;
+}
+
+/** Combining marks kept on one character: enough for any script's accents, not for a pile over the lines around. */
+const MAX_MARKS = 3;
+
+/**
+ * A user's text as the report prints it: composed (NFC), and a pile of combining marks on one character ("Zalgo"
+ * text) cut to MAX_MARKS, so that it stays on its own line instead of covering the lines above and below.
+ */
+export function printable(text: string): string {
+  return text.normalize('NFC').replace(new RegExp(`(\\p{M}{${MAX_MARKS}})\\p{M}+`, 'gu'), '$1');
+}
 
 const MARGIN = 50;
 const THUMB = 72;
@@ -44,11 +75,16 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   });
   doc.registerFont('body', FONTS.body);
   doc.registerFont('bold', FONTS.bold);
+  doc.registerFont('fallback', fallbackFont());
+  /** The style's DejaVu font when it shows all of `text`, else the fallback (which has no bold). */
+  const fontFor = (style: 'body' | 'bold', text: string) => doc.font(dejaVuShows(text) ? style : 'fallback');
   const out = new PassThrough({ highWaterMark: 256 * 1024 });
   doc.pipe(out);
   const width = () => doc.page.width - 2 * MARGIN;
   const bottom = () => doc.page.height - MARGIN;
-  const made = `made ${dateTime(heading.madeAt)} by ${heading.madeBy}`;
+  const projectName = printable(project.name);
+  const madeBy = printable(heading.madeBy);
+  const made = `made ${dateTime(heading.madeAt)} by ${madeBy}`;
 
   let pageNumber = 0;
   doc.on('pageAdded', () => {
@@ -56,11 +92,11 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     const keep = doc.page.margins.bottom;
     // Written inside the bottom margin: lifted for the footer, or PDFKit would start another page.
     doc.page.margins.bottom = 0;
-    doc
-      .font('body')
+    const footer = `Page ${pageNumber} · ${clip(projectName, 60)} · ${made}`;
+    fontFor('body', footer)
       .fontSize(8)
       .fillColor('#555555')
-      .text(`Page ${pageNumber} · ${clip(project.name, 60)} · ${made}`, MARGIN, doc.page.height - MARGIN + 18, {
+      .text(footer, MARGIN, doc.page.height - MARGIN + 18, {
         width: width(),
         align: 'center',
         lineBreak: false,
@@ -74,8 +110,9 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   function cover() {
     doc.addPage();
     doc.font('body').fontSize(11).fillColor('#555555').text('Punch list').fillColor('#000000').moveDown(0.5);
-    doc.font('bold').fontSize(22).text(project.name).moveDown(0.5);
-    if (project.description) doc.font('body').fontSize(11).text(clip(project.description, 2000)).moveDown();
+    fontFor('bold', projectName).fontSize(22).text(projectName).moveDown(0.5);
+    const description = printable(clip(project.description, 2000));
+    if (description) fontFor('body', description).fontSize(11).text(description).moveDown();
     const { progress, counters } = project;
     doc.font('body').fontSize(11);
     doc.text(`Deadline: ${project.deadline ?? '—'}`);
@@ -92,7 +129,8 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     doc.moveDown();
     doc.text(`Items in this report: ${heading.items}${heading.filter.length ? ` (filter: ${heading.filter.join(', ')})` : ''}`);
     doc.moveDown();
-    doc.text(`Made ${dateTime(heading.madeAt)} by ${heading.madeBy}`);
+    const madeLine = `Made ${dateTime(heading.madeAt)} by ${madeBy}`;
+    fontFor('body', madeLine).text(madeLine);
   }
 
   let section: string | null = null;
@@ -103,12 +141,13 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   }
 
   function item(row: ReportRow) {
-    const title = `#${row.id}  ${row.text}`;
+    const title = `#${row.id}  ${printable(row.text)}`;
     const answer = row.lastAnswer;
-    doc.font('bold').fontSize(10);
+    const answerText = answer ? printable(clip(answer.text, LONG_TEXT)) : '';
+    fontFor('bold', title).fontSize(10);
     let height = doc.heightOfString(title, { width: width() }) + 40;
-    doc.font('body').fontSize(9);
-    if (answer) height += 14 + doc.heightOfString(clip(answer.text, LONG_TEXT), { width: width() - 12 });
+    fontFor('body', answerText).fontSize(9);
+    if (answer) height += 14 + doc.heightOfString(answerText, { width: width() - 12 });
     if (row.thumbnails.length) height += THUMB + 8;
     if (section !== row.section) height += 40;
     ensureSpace(Math.min(height, bottom() - MARGIN));
@@ -116,29 +155,40 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     if (section !== row.section) {
       section = row.section;
       checklist = null;
-      doc.moveDown(0.5).font('bold').fontSize(14).text(row.section, MARGIN, doc.y, { width: width() });
+      const name = printable(row.section);
+      doc.moveDown(0.5);
+      fontFor('bold', name).fontSize(14).text(name, MARGIN, doc.y, { width: width() });
     }
     if (checklist !== row.checklist) {
       checklist = row.checklist;
-      doc.moveDown(0.3).font('bold').fontSize(12).fillColor('#333333').text(row.checklist, MARGIN, doc.y, { width: width() });
+      const name = printable(row.checklist);
+      doc.moveDown(0.3);
+      fontFor('bold', name).fontSize(12).fillColor('#333333').text(name, MARGIN, doc.y, { width: width() });
       doc.fillColor('#000000');
     }
-    doc.moveDown(0.4).font('bold').fontSize(10).text(title, MARGIN, doc.y, { width: width() });
+    doc.moveDown(0.4);
+    fontFor('bold', title).fontSize(10).text(title, MARGIN, doc.y, { width: width() });
     doc.font('body').fontSize(9);
     doc.text(`Status: ${words(row.status)} · Priority: ${row.priority} · Deadline: ${row.deadline ?? '—'} · Answers: ${row.answers}`);
-    doc.text(`Participants: ${row.participants.length ? row.participants.join('; ') : '—'}`);
+    const participants = `Participants: ${row.participants.length ? printable(row.participants.join('; ')) : '—'}`;
+    fontFor('body', participants).text(participants);
     if (answer) {
       const review = answer.review
         ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${answer.review.at.slice(0, 10)}`
         : 'not reviewed';
-      doc.text(`Last answer by ${answer.author}, ${answer.created_at.slice(0, 10)}: ${words(answer.status)}, ${review}`);
-      doc.fillColor('#333333').text(clip(answer.text, LONG_TEXT), MARGIN + 12, doc.y, { width: width() - 12 });
+      const answered = printable(`Last answer by ${answer.author}, ${answer.created_at.slice(0, 10)}: ${words(answer.status)}, ${review}`);
+      fontFor('body', answered).text(answered);
+      fontFor('body', answerText)
+        .fillColor('#333333')
+        .text(answerText, MARGIN + 12, doc.y, { width: width() - 12 });
       doc.fillColor('#000000');
       doc.x = MARGIN;
     }
-    doc.text(`Verdict: ${row.verdict ?? '—'}${row.reworkReason ? ` · Rework: ${clip(row.reworkReason, 200)}` : ''}`, MARGIN, doc.y, {
+    const verdict = printable(`Verdict: ${row.verdict ?? '—'}${row.reworkReason ? ` · Rework: ${clip(row.reworkReason, 200)}` : ''}`);
+    fontFor('body', verdict).text(verdict, MARGIN, doc.y, {
       width: width(),
     });
+    doc.font('body');
     if (row.thumbnails.length) {
       if (doc.y + THUMB + 8 > bottom()) doc.addPage();
       const top = doc.y + 4;

@@ -4,7 +4,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser, unique, useTestContext } from '../../../test/helpers/factories.js';
 import type { Database } from '../../db/tables.js';
 import type { WebSignInFailuresTable } from './sessions.repository.js';
-import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT, SESSION_LIFETIME_MS, THROTTLE_WINDOW_MS } from './sessions.service.js';
+import {
+  ACCOUNT_FIRST_DELAY_MS,
+  ACCOUNT_FREE_FAILURES,
+  ACCOUNT_MAX_DELAY_MS,
+  accountDelayMs,
+  IP_FAILURE_LIMIT,
+  SESSION_LIFETIME_MS,
+} from './sessions.service.js';
 
 /**
  * Web sessions through the service, on both dialects, with the test clock. A password check costs a
@@ -111,15 +118,22 @@ describe('sessions.signIn and resolve', () => {
 });
 
 describe('sessions: sign-in throttling', () => {
-  it('throttles an account at its failure limit, the right password included, until the oldest failure leaves the window', async () => {
+  it('slows an account past its free failures, doubling up to a cap', () => {
+    const delays = Array.from({ length: ACCOUNT_FREE_FAILURES + 6 }, (_, failures) => accountDelayMs(failures));
+    expect(delays).toEqual([...Array(ACCOUNT_FREE_FAILURES).fill(0), 500, 1000, 2000, 4000, 4000, 4000]);
+    expect(ACCOUNT_FIRST_DELAY_MS).toBe(500);
+    expect(ACCOUNT_MAX_DELAY_MS).toBe(4000);
+  });
+
+  it('never refuses an account however many failures it has: the right password signs in after the delay, and forgets them', async () => {
     const target = await makeUser(t, { password: PASSWORD });
-    await bookFailures(`account:${target.email}`, ACCOUNT_FAILURE_LIMIT - 1, 60_000);
+    await bookFailures(`account:${target.email}`, 50, 60_000);
+    const started = performance.now();
     expect(await signIn(target, 'wrong')).toEqual({ ok: false, reason: 'invalid' });
-    const throttled = await signIn(target);
-    expect(throttled).toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: (THROTTLE_WINDOW_MS - 60_000) / 1000 });
-    t.clock.advance(THROTTLE_WINDOW_MS - 60_000);
-    // The oldest failures left the window: the right password works, and success forgets the account's failures.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(ACCOUNT_MAX_DELAY_MS - 5);
+    const again = performance.now();
     expect((await signIn(target)).ok).toBe(true);
+    expect(performance.now() - again).toBeGreaterThanOrEqual(ACCOUNT_MAX_DELAY_MS - 5);
     const left = await failures().selectFrom('web_sign_in_failures').select('key').where('key', '=', `account:${target.email}`).execute();
     expect(left).toEqual([]);
   });
@@ -131,12 +145,20 @@ describe('sessions: sign-in throttling', () => {
     expect((await signIn(user, PASSWORD, ip())).ok).toBe(true);
   });
 
-  it('books simultaneous attempts one by one: of a burst, only those within the limit are checked', async () => {
+  it('books simultaneous attempts one by one: each of a burst waits the delay of the failures booked before it', async () => {
     const target = await makeUser(t);
-    await bookFailures(`account:${target.email}`, ACCOUNT_FAILURE_LIMIT - 2);
-    const results = await Promise.all(Array.from({ length: 5 }, () => signIn(target, 'wrong')));
-    const reasons = results.map((r) => (r.ok ? 'ok' : r.reason)).sort();
-    expect(reasons).toEqual(['invalid', 'invalid', 'throttled', 'throttled', 'throttled']);
+    await bookFailures(`account:${target.email}`, ACCOUNT_FREE_FAILURES - 2);
+    const timed = async () => {
+      const started = performance.now();
+      const result = await signIn(target, 'wrong');
+      return { reason: result.ok ? 'ok' : result.reason, ms: performance.now() - started };
+    };
+    const results = await Promise.all(Array.from({ length: 5 }, timed));
+    expect(results.map((r) => r.reason)).toEqual(Array(5).fill('invalid'));
+    // Booked with 3, 4, 5, 6 and 7 failures before them: no delay twice, then 0.5, 1 and 2 s.
+    const slowest = results.map((r) => r.ms).sort((a, b) => a - b);
+    const delays = [0, 0, 500, 1000, 2000];
+    slowest.forEach((ms, i) => expect(ms, `attempt ${i}`).toBeGreaterThanOrEqual(delays[i]! - 5));
   });
 });
 

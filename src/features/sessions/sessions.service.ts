@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/tables.js';
@@ -10,11 +11,31 @@ import type { SessionsRepository, SignInFailures } from './sessions.repository.j
 
 /** A session lasts a working day from sign-in, whatever happens in between (no sliding renewal). */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
-/** Failures counted over a sliding window; at the limit, attempts are refused until old failures age out. */
+/** Failures counted over a sliding window. */
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
-export const ACCOUNT_FAILURE_LIMIT = 10;
-/** Higher than per account: several people behind one office address must not lock each other out. */
+/**
+ * Per address, a limit: at it, attempts from that address are refused (429) until old failures age out. High, so
+ * that several people behind one office address do not lock each other out.
+ */
 export const IP_FAILURE_LIMIT = 30;
+/**
+ * Per account, only a delay, never a refusal (OWASP's authentication cheat sheet): a lock per account would let
+ * anyone lock its owner out by guessing. After this many failures in the window, each attempt on the account
+ * waits before its password is checked, twice as long as the one before, up to the cap; the owner still signs
+ * in, a little slower, while someone guesses from elsewhere.
+ */
+export const ACCOUNT_FREE_FAILURES = 5;
+export const ACCOUNT_FIRST_DELAY_MS = 500;
+export const ACCOUNT_MAX_DELAY_MS = 4000;
+
+/** How long an attempt on an account waits, given the account's failures in the window before it. */
+export function accountDelayMs(failures: number): number {
+  if (failures < ACCOUNT_FREE_FAILURES) return 0;
+  return Math.min(ACCOUNT_MAX_DELAY_MS, ACCOUNT_FIRST_DELAY_MS * 2 ** (failures - ACCOUNT_FREE_FAILURES));
+}
+
+/** The account failures that can change the delay: beyond them, it is at its cap. */
+const ACCOUNT_FAILURES_COUNTED = ACCOUNT_FREE_FAILURES + Math.ceil(Math.log2(ACCOUNT_MAX_DELAY_MS / ACCOUNT_FIRST_DELAY_MS)) + 1;
 
 export interface SessionUser {
   id: number;
@@ -59,34 +80,38 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
 
   /** When the oldest failures that keep `key` at its limit leave the window; null when under the limit. */
   async function lockedUntil(failures: SignInFailures, key: string, limit: number, now: Date): Promise<number | null> {
-    const since = new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
-    const rows = await failures.recent(key, since, limit);
+    const rows = await failures.recent(key, windowStart(now), limit);
     const oldest = rows[limit - 1];
     return oldest ? Date.parse(oldest.at) + THROTTLE_WINDOW_MS : null;
   }
 
+  const windowStart = (now: Date) => new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
+
   /**
-   * Checks the throttle and books the attempt as a failure of both keys in one step, before the slow
-   * password check: otherwise a parallel burst would all pass the check before any failure is recorded.
-   * The step is serialized (SQLite: the one connection; PostgreSQL, which several nodes may share: an
-   * advisory lock held to the commit), so of N simultaneous attempts exactly those within the limits are
-   * booked. The lock covers three short statements, never the password check.
-   * Returns the booked row ids, or when the attempt is throttled the time the lock ends.
+   * Checks the address's limit and books the attempt as a failure of both keys in one step, before the slow
+   * password check: otherwise a parallel burst would all pass the check, and see the same account delay, before
+   * any failure is recorded. The step is serialized (SQLite: the one connection; PostgreSQL, which several nodes
+   * may share: an advisory lock held to the commit), so of N simultaneous attempts exactly those within the
+   * address's limit are booked, each seeing the account failures booked before it. The lock covers three short
+   * statements, never the password check nor the delay.
+   * Returns the booked row ids and the account's delay, or when the address is throttled the time that ends.
    */
-  async function bookAttempt(accountKey: string, ipKey: string, now: Date): Promise<{ booked: number[] } | { until: number }> {
+  async function bookAttempt(
+    accountKey: string,
+    ipKey: string,
+    now: Date,
+  ): Promise<{ booked: number[]; delayMs: number } | { until: number }> {
     return repo.serializedBooking(async (failures) => {
-      const until = Math.max(
-        (await lockedUntil(failures, accountKey, ACCOUNT_FAILURE_LIMIT, now)) ?? 0,
-        (await lockedUntil(failures, ipKey, IP_FAILURE_LIMIT, now)) ?? 0,
-      );
+      const until = (await lockedUntil(failures, ipKey, IP_FAILURE_LIMIT, now)) ?? 0;
       if (until > now.getTime()) return { until };
-      return { booked: await failures.book([accountKey, ipKey], now.toISOString()) };
+      const accountFailures = (await failures.recent(accountKey, windowStart(now), ACCOUNT_FAILURES_COUNTED)).length;
+      return { booked: await failures.book([accountKey, ipKey], now.toISOString()), delayMs: accountDelayMs(accountFailures) };
     });
   }
 
   const service = {
     /**
-     * Checks the throttle and books the attempt, then the password (constant time, unknown accounts
+     * Checks the throttle and books the attempt, waits the account's delay, then checks the password (constant time, unknown accounts
      * included); a deactivated user fails like a wrong password. Success opens a new session and ends
      * `replacing` (no fixation).
      */
@@ -105,11 +130,13 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
       if ('until' in booking) {
         return { ok: false, reason: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((booking.until - now.getTime()) / 1000)) };
       }
+      // Before the password check, right or wrong alike: a delay that ended early would tell the password.
+      if (booking.delayMs > 0) await sleep(booking.delayMs);
       const user = email ? await repo.findUserByEmail(email) : undefined;
       const passwordOk = await verifyPassword(input.password, user?.password_hash ?? null);
       if (!user || !passwordOk || user.active !== 1) {
         // The booked rows stay, as this failure; failures that left the window are swept.
-        await repo.deleteFailuresUntil(new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString());
+        await repo.deleteFailuresUntil(windowStart(now));
         return { ok: false, reason: 'invalid' };
       }
       // Success forgets the account's failures, and this attempt's booking against the address.

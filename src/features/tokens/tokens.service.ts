@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
-import { requiredText } from '../../domain/inputs.js';
+import { requiredName } from '../../domain/inputs.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import { MAX_NAME_LENGTH, type UserRole } from '../../domain/values.js';
@@ -127,7 +127,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
       options: { executor?: Kysely<Database>; recordAudit?: RecordAudit } = {},
     ): Promise<{ id: number; token: string; expires_at: string | null; scopes: Scope[]; project_ids: number[] | null }> {
       const { executor, recordAudit } = options;
-      const name = requiredText('name', input.name, MAX_NAME_LENGTH);
+      const name = requiredName('name', input.name, MAX_NAME_LENGTH);
       const scopes = parseScopes(input.scopes);
       const now = clock.now();
       if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');

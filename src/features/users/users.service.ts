@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import { requiredName } from '../../domain/inputs.js';
 import type { User } from '../../db/tables.js';
 import { hashPassword, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
@@ -57,10 +58,9 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
      */
     async createUser(input: NewUser, recordAudit?: RecordAudit): Promise<User> {
       const email = input.email.trim().toLowerCase();
-      const name = input.name.trim();
       const role = input.role ?? 'member';
       if (!EMAIL.test(email)) throw validationError('email', 'must be an email address');
-      if (!name) throw validationError('name', 'must not be empty');
+      const name = requiredName('name', input.name);
       if (!USER_ROLES.includes(role)) throw validationError('role', `must be one of ${USER_ROLES.join(', ')}`);
       if (input.password) checkNewPassword(input.password);
       if (await this.findByEmail(email)) throw conflict('user_exists', `A user with the email ${email} already exists`);

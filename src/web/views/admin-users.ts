@@ -3,6 +3,8 @@ import type { UserAccount } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
 import { badge, crumbs, csrfField, page, time, writeKeyField } from '../layout.js';
+import type { FormFailure } from '../web-write.js';
+import { FormState } from './forms.js';
 
 export interface NewUserForm {
   email: string;
@@ -17,8 +19,11 @@ export function usersPageView(m: {
   form: NewUserForm;
   notice?: string | null;
   error?: string | null;
+  /** The refused new-user form: its messages go beside their fields. */
+  failure?: FormFailure | null;
 }): string {
   const { session, users, form } = m;
+  const state = new FormState('new-user', m.failure ?? null);
   const csrf = csrfField(session);
   return page({
     title: 'Users',
@@ -47,8 +52,10 @@ ${csrf}${writeKeyField()}<input type="hidden" name="active" value="${u.active ? 
 <h2 id="new-user-title">New user</h2>
 <form method="post" action="/admin/users">
 ${csrf}${writeKeyField()}
-<label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}">
-<label for="user-name">Full name</label><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}">
+<label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}" ${state.aria('email', 'user-email')}>
+${state.message('email', 'user-email')}
+<label for="user-name">Full name</label><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}" ${state.aria('name', 'user-name')}>
+${state.message('name', 'user-name')}
 <label for="user-role">Global role</label>
 <select id="user-role" name="role">${USER_ROLES.map((r) => html`<option value="${r}" ${form.role === r ? html`selected` : ''}>${r}</option>`)}</select>
 <label for="user-password">Initial password</label>

@@ -3,13 +3,13 @@ import type { UsersAdminService } from '../../../features/admin/users-admin.serv
 import { formOf, idParam } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { type NewUserForm, usersPageView } from '../../views/admin-users.js';
-import type { WebWriter } from '../../web-write.js';
+import type { FormFailure, WebWriter } from '../../web-write.js';
 
 async function usersPage(
   usersAdmin: UsersAdminService,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { status?: number; error?: string | null; notice?: string | null; form?: NewUserForm } = {},
+  options: { status?: number; error?: string | null; notice?: string | null; form?: NewUserForm; failure?: FormFailure } = {},
 ) {
   const session = sessionOf(request);
   const users = await usersAdmin.listUsers(session.user);
@@ -40,7 +40,7 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
       entity: { type: 'user', id: 0 },
       redirect: () => '/admin/users?created=1',
       rerender: (failure, status) =>
-        usersPage(usersAdmin, request, reply, { status, error: `The user was not created: ${failure.message}`, form }),
+        usersPage(usersAdmin, request, reply, { status, error: `The user was not created: ${failure.message}`, form, failure }),
       write: (_, recordAudit) => usersAdmin.createUser(user, { ...form, password: body.get('password') ?? '' }, recordAudit),
     });
   });
