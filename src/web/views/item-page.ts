@@ -13,7 +13,8 @@ import { timeline, type TimelineModel } from './timeline.js';
 
 interface ItemPageModel extends ItemWorkspace {
   session: WebSession;
-  today: string;
+  /** The earliest deadline a form takes (today somewhere: domain/inputs.ts), the date inputs' `min`. */
+  earliestDeadline: string;
   notice: string | null;
   failure: FormFailure | null;
   timeline: TimelineModel;
@@ -189,7 +190,7 @@ ${
         m,
         `/items/${item.id}/verdict`,
         html`<label for="item-verdict-select">Item verdict</label>
-<select id="item-verdict-select" name="verdict"><option value="" ${selected(currentVerdict === '')}>No verdict</option>
+<select id="item-verdict-select" name="verdict" ${verdict.aria('verdict', 'item-verdict-select')}><option value="" ${selected(currentVerdict === '')}>No verdict</option>
 ${VERDICTS.map((v) => html`<option value="${v}" ${selected(currentVerdict === v)}>${v}</option>`)}</select>
 ${verdict.message('verdict', 'item-verdict-select')}
 <div class="actions"><button type="submit">Save verdict</button></div>`,
@@ -206,7 +207,7 @@ ${
 <textarea id="rework-reason" name="reason" required maxlength="2000" ${rework.aria('reason', 'rework-reason')}>${rework.value('reason')}</textarea>
 ${rework.message('reason', 'rework-reason')}
 <label for="rework-deadline">Rework deadline</label>
-<input id="rework-deadline" type="date" name="deadline" required min="${m.today}" value="${rework.value('deadline')}" ${rework.aria('deadline', 'rework-deadline')}>
+<input id="rework-deadline" type="date" name="deadline" required min="${m.earliestDeadline}" value="${rework.value('deadline')}" ${rework.aria('deadline', 'rework-deadline')}>
 ${rework.message('deadline', 'rework-deadline')}
 <div class="actions"><button type="submit">Return to rework</button></div>`,
         { id: 'rework' },
