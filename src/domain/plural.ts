@@ -9,9 +9,11 @@ const FORMS = {
   checklist: { one: 'checklist', other: 'checklists' },
   comment: { one: 'comment', other: 'comments' },
   item: { one: 'item', other: 'items' },
+  link: { one: 'link', other: 'links' },
   minute: { one: 'minute', other: 'minutes' },
   notification: { one: 'notification', other: 'notifications' },
   photo: { one: 'photo', other: 'photos' },
+  picture: { one: 'picture', other: 'pictures' },
   section: { one: 'section', other: 'sections' },
 } as const satisfies Record<string, { one: string; other: string }>;
 

@@ -129,3 +129,36 @@ describe('the navigation on a refused form', () => {
     expect(counts(forbidden.text)).toEqual(expected);
   });
 });
+
+describe('forms and words on every page', () => {
+  it('a refused form starts with an error summary linking to each field', async () => {
+    const planning = await submit('manager', '/items/1001', '/items/1001/planning', { deadline: '2027-02-30', priority: 'low' });
+    expect(planning.status).toBe(422);
+    const form = planning.text.slice(planning.text.indexOf('<form method="post" action="/items/1001/planning"'));
+    // The summary comes right after the form's hidden guards, before any field.
+    expect(form).toMatch(
+      /^<form[^>]*>\n<input type="hidden" name="_csrf"[^>]*><input type="hidden" name="_key"[^>]*>\n<div class="error-summary" role="alert"/,
+    );
+    expect(decode(form)).toMatch(/<li><a href="#planning-deadline">Deadline: must be a real date/);
+    // Another page's form, through the same helper: a section name.
+    const structure = await submit('manager', '/projects/1/structure', '/projects/1/sections', { name: ' ' });
+    expect(structure.status).toBe(422);
+    expect(structure.text).toMatch(/<div class="error-summary"[\s\S]*?<a href="#new-section-name">Section name: /);
+  });
+
+  it('says "1 item", and the Report page\'s breadcrumb ends on its last link', async () => {
+    // partial takes part in one item (1000).
+    const mine = await (await as('partial')).get('/my-items');
+    expect(mine.text).toContain('<p class="muted">1 item.</p>');
+    const report = await (await as('manager')).get('/projects/1/report');
+    expect(report.text).toContain(
+      '<nav aria-label="Breadcrumb" class="crumbs"><ol><li><a href="/projects">Projects</a></li><li><a href="/projects/1">Plant audit</a></li></ol></nav>',
+    );
+    expect(report.text).not.toMatch(/›\s*<\/p>/);
+  });
+
+  it('"Photos" on Add item is the item page\'s photo control', async () => {
+    const add = await (await as('manager')).get('/projects/1/items/new');
+    expect(add.text).toContain('<div class="photo-pick"><label for="item-photos" class="button secondary">Photos</label>');
+  });
+});

@@ -5,6 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
 import type { ReportHeading, ReportRow } from './report-rows.js';
+import { plural } from '../../domain/plural.js';
 
 // The fonts come from the npm package (Latin and Cyrillic), never from a path of the machine.
 const FONT_DIR = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
@@ -80,7 +81,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     doc.font('body').fontSize(11);
     doc.text(`Deadline: ${project.deadline ?? '—'}`);
     doc.text(`Verdict: ${project.verdict ?? '—'}${project.archived ? ' (archived)' : ''}`);
-    doc.text(`Progress: ${progress.percent}% (${progress.done} of ${progress.total} items done)`);
+    doc.text(`Progress: ${progress.percent}% (${progress.done} of ${plural(progress.total, 'item')} done)`);
     const y = doc.y + 4;
     doc.rect(MARGIN, y, width(), 10).stroke('#888888');
     if (progress.percent > 0) doc.rect(MARGIN, y, (width() * progress.percent) / 100, 10).fill('#3a7d44');

@@ -3,6 +3,7 @@ import type { UserAccount } from '../../features/admin/users-admin.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
 import { badge, crumbs, csrfField, page, time, writeKeyField } from '../layout.js';
+import { errorSummary } from './forms.js';
 
 export interface NewUserForm {
   email: string;
@@ -17,6 +18,8 @@ export function usersPageView(m: {
   form: NewUserForm;
   notice?: string | null;
   error?: string | null;
+  /** Why the new user's form was refused: its error summary. */
+  formError?: string | null;
 }): string {
   const { session, users, form } = m;
   const csrf = csrfField(session);
@@ -47,6 +50,7 @@ ${csrf}${writeKeyField()}<input type="hidden" name="active" value="${u.active ? 
 <h2 id="new-user-title">New user</h2>
 <form method="post" action="/admin/users">
 ${csrf}${writeKeyField()}
+${m.formError ? errorSummary('new-user', [{ text: m.formError, href: '#user-email' }]) : ''}
 <label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}">
 <label for="user-name">Full name</label><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}">
 <label for="user-role">Global role</label>

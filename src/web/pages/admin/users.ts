@@ -9,7 +9,7 @@ async function usersPage(
   usersAdmin: UsersAdminService,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { status?: number; error?: string | null; notice?: string | null; form?: NewUserForm } = {},
+  options: { status?: number; error?: string | null; formError?: string | null; notice?: string | null; form?: NewUserForm } = {},
 ) {
   const session = sessionOf(request);
   const users = await usersAdmin.listUsers(session.user);
@@ -40,7 +40,7 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
       entity: { type: 'user', id: 0 },
       redirect: () => '/admin/users?created=1',
       rerender: (failure, status) =>
-        usersPage(usersAdmin, request, reply, { status, error: `The user was not created: ${failure.message}`, form }),
+        usersPage(usersAdmin, request, reply, { status, formError: `The user was not created: ${failure.message}`, form }),
       write: (_, recordAudit) => usersAdmin.createUser(user, { ...form, password: body.get('password') ?? '' }, recordAudit),
     });
   });
