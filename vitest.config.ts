@@ -10,6 +10,7 @@ const DIALECT_TESTS = [
   'test/web/sessions.test.ts',
   'test/web/workplace.test.ts',
   'test/web/workplace-forms.test.ts',
+  'test/web/cycle-rules.test.ts',
   'test/web/webhooks-profile.test.ts',
   'test/web/project-lists.test.ts',
   'test/web/profile-settings.test.ts',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -60,7 +60,10 @@ export interface Config {
   mcpAllowedOrigins: string[] | null;
   /** SMTP_URL: `smtp://[user:pass@]host:port` or `smtps://…`; null (unset): notifications in the web only. */
   smtpUrl: string | null;
-  /** MAIL_FROM: the sender of notification emails (default `Punchlist <punchlist@HOST>`, HOST from BASE_URL). */
+  /**
+   * MAIL_FROM: the sender of notification emails (default `Punchlist <punchlist@HOST>`, HOST from BASE_URL; an IP
+   * address written as an address literal, `punchlist@[192.0.2.1]`).
+   */
   mailFrom: string;
   /** NOTIFICATION_RETENTION_DAYS: read notifications older than this are deleted (default 90). */
   notificationRetentionDays: number;
@@ -273,6 +276,16 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
+/**
+ * The domain of MAIL_FROM's default address, from BASE_URL's host: a name as it is; an IP address as an address
+ * literal (RFC 5321 §4.1.3), since `punchlist@192.0.2.1` is no valid address: `[192.0.2.1]`, `[IPv6:2001:db8::1]`
+ * (URL gives an IPv6 host in brackets already).
+ */
+function mailDomain(hostname: string): string {
+  if (hostname.startsWith('[')) return `[IPv6:${hostname.slice(1, -1)}]`;
+  return isIPv4(hostname) ? `[${hostname}]` : hostname;
+}
+
 /** SMTP_URL, MAIL_FROM and NOTIFICATION_RETENTION_DAYS (DESIGN.md §15). */
 function mailConfig(
   env: Env,
@@ -292,7 +305,7 @@ function mailConfig(
       );
     }
   }
-  const mailFrom = env.MAIL_FROM || `Punchlist <punchlist@${new URL(baseUrl).hostname.replace(/^\[|\]$/g, '')}>`;
+  const mailFrom = env.MAIL_FROM || `Punchlist <punchlist@${mailDomain(new URL(baseUrl).hostname)}>`;
   if (/[\r\n]/.test(mailFrom)) throw new ConfigError('MAIL_FROM must be one line');
   return {
     smtpUrl,

@@ -278,6 +278,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         projects,
         projectsRepo,
         itemWrites: () => ctx.itemWrites,
+        clock,
       }),
     comments: o.comments ?? createCommentsService(itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),

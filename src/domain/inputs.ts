@@ -82,11 +82,48 @@ export function optionalText(field: string, value: string | undefined, max: numb
   return text;
 }
 
-/** An item deadline: a real calendar date `YYYY-MM-DD`; `null` and `""` clear it. */
-export function normalizeDeadline(value: string | null, field = 'deadline'): string | null {
-  if (value === null || value === '') return null;
-  if (!isCalendarDate(value)) throw validationError(field, 'must be a real date written YYYY-MM-DD, or null to clear it');
-  return value;
+/**
+ * What a valid deadline is, written once for every place that takes one (the v1 planning write, the web's
+ * "Add item", planning, bulk changes and "Return to rework", a project's deadline): a real calendar date
+ * `YYYY-MM-DD`, spaces around it ignored; `null` and `""` clear it.
+ */
+export function normalizeDeadline(value: string | null | undefined, field = 'deadline'): string | null {
+  const deadline = value?.trim() ?? '';
+  if (deadline === '') return null;
+  if (!isCalendarDate(deadline)) throw validationError(field, 'must be a real date written YYYY-MM-DD, or empty to clear it');
+  return deadline;
+}
+
+/**
+ * The day that is still "today" somewhere (the earliest time zone, UTC−12): a deadline given in a web form is
+ * refused only when it has passed for everyone, so nobody's own "today" is ever refused, whatever their zone.
+ */
+export function earliestToday(now: Date): string {
+  return new Date(now.getTime() - 12 * 3600_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The web forms' rule beside the date's own (docs/decisions.md, "One deadline rule"): a deadline set or changed
+ * from a form (create, planning, bulk changes, rework) is today or later; the one the item already has is
+ * kept as it is, even when it has passed (an overdue item's priority can still be changed). The v1 planning
+ * write keeps its contract: any real date.
+ */
+export function assertDeadlineAhead(deadline: string | null, kept: string | null, now: Date, field = 'deadline'): void {
+  if (deadline === null || deadline === kept) return;
+  const today = earliestToday(now);
+  if (deadline < today) throw validationError(field, `must be today or later (${today} or after)`);
+}
+
+/** A deadline from a web form: the date's rule, then the forms' one; `required` (rework) refuses an empty one. */
+export function formDeadline(
+  value: string | null | undefined,
+  options: { now: Date; kept?: string | null; required?: boolean; field?: string },
+): string | null {
+  const field = options.field ?? 'deadline';
+  const deadline = normalizeDeadline(value, field);
+  if (deadline === null && options.required) throw validationError(field, 'give a date written YYYY-MM-DD');
+  assertDeadlineAhead(deadline, options.kept ?? null, options.now, field);
+  return deadline;
 }
 
 /** An absolute http(s) URL, returned in its normalized form (what a browser would open). */

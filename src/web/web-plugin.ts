@@ -1,6 +1,6 @@
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { STATIC_DIR } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
@@ -18,7 +18,7 @@ import { type HeavyReads, projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
 import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
-import { createWebWriter } from './web-write.js';
+import { createWebWriter, type NavigationCounts } from './web-write.js';
 
 /**
  * The web interface: server-rendered pages over the same services and access policy as the API.
@@ -44,22 +44,33 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   const { idempotency, audit, usersAdmin, structure, members, oauth, notifications } = ctx;
   await formBodies(app);
   webSessions(app, { sessions, config });
-  app.setErrorHandler(webErrorHandler);
   // The pages' heavy reads (a project's page, "To review" and its count on every page: tens to hundreds of ms
   // in a large workspace) run in the worker thread (features/offload) once it runs (`serve` starts it when it
   // listens); before that (a test server's first pages) inline, rather than wait seconds for a thread's start.
   const heavyReads: HeavyReads = () => (ctx.offload.stats().workers > 0 ? ctx.offloadedReads : worklists);
-  // The navigation's counts ("To review", "Notifications"), on the pages a signed-in user opens; not on the
-  // script's refresh of the unread count, which asks for that count alone. "To review" itself counts the queue it
-  // lists (web/pages/projects.ts): the same count is not made twice.
-  app.addHook('preHandler', async (request) => {
+  // The navigation's counts ("To review", "Notifications") of a page shown to a signed-in user, made once per
+  // request. "To review" itself counts the queue it lists (web/pages/projects.ts): the same count is not made twice.
+  const navigation: NavigationCounts = async (request) => {
     const session = request.webSession;
-    if (request.method !== 'GET' || !session || request.url.startsWith('/assets/') || request.url === '/notifications/count') return;
+    if (!session || session.unreadNotifications !== undefined) return;
     const reviewPage = request.routeOptions.url === '/review';
     [session.toReview, session.unreadNotifications] = await Promise.all([
       reviewPage ? null : heavyReads().reviewCount(session.user),
       notifications.unreadCount(session.user.id),
     ]);
+  };
+  // Every page a GET opens; not the script's refresh of the unread count, which asks for that count alone. A POST
+  // mostly answers with a redirect: its page (a refused form, a secret shown once, an error) counts when it is
+  // shown (web-write.ts, below).
+  app.addHook('preHandler', async (request) => {
+    if (request.method !== 'GET' || request.url.startsWith('/assets/') || request.url === '/notifications/count') return;
+    await navigation(request);
+  });
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // An error page of a POST keeps the navigation too; counting must not hide the error being shown (a database
+    // failure would fail the count as well): then the page goes without the counts.
+    if (request.method !== 'GET' && !request.url.startsWith('/assets/')) await navigation(request).catch(() => undefined);
+    return webErrorHandler(error, request, reply);
   });
   app.setNotFoundHandler(webNotFoundHandler);
 
@@ -106,7 +117,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   );
 
   // Every form that changes something goes through this one path (web-write.ts).
-  const webWrite = createWebWriter({ idempotency, audit });
+  const webWrite = createWebWriter({ idempotency, audit, navigation });
   // Each page module receives the services it calls, and nothing else.
   await notificationPages(app, { notifications, webWrite });
   await appShellPages(app);

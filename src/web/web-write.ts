@@ -57,6 +57,9 @@ export interface WebWrite<T> {
   write: (buildAudit: AuditEntryBuilder, recordAudit: RecordAudit) => Promise<T>;
 }
 
+/** Fills the navigation's counts of the request's session (web-plugin.ts), for a page shown in answer to a POST. */
+export type NavigationCounts = (request: FastifyRequest) => Promise<void>;
+
 /** The one path of every web form that changes something (STYLE.md 15). */
 export type WebWriter = <T>(request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>) => Promise<FastifyReply>;
 
@@ -68,8 +71,8 @@ export type WebWriter = <T>(request: FastifyRequest, reply: FastifyReply, w: Web
  * nothing and frees its key, so the corrected form can be sent again. CSRF is checked before
  * (web/session.ts; photo forms and sign-in check their own).
  */
-export function createWebWriter(deps: { idempotency: IdempotencyService; audit: AuditService }): WebWriter {
-  const { idempotency, audit } = deps;
+export function createWebWriter(deps: { idempotency: IdempotencyService; audit: AuditService; navigation: NavigationCounts }): WebWriter {
+  const { idempotency, audit, navigation } = deps;
   return async function webWrite<T>(request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>): Promise<FastifyReply> {
     const user = w.user === undefined ? sessionOf(request).user : w.user;
     const fields = w.fields ?? formOf(request);
@@ -104,12 +107,15 @@ export function createWebWriter(deps: { idempotency: IdempotencyService; audit: 
       const result = await w.write(buildAudit, recordAudit);
       const location = w.redirect(result);
       if (scope) await idempotency.complete(scope, request.id, 303, location);
-      return w.respond ? await w.respond.render(result) : reply.redirect(location, 303);
+      if (!w.respond) return reply.redirect(location, 303);
+      await navigation(request);
+      return await w.respond.render(result);
     } catch (err) {
       if (scope) await idempotency.release(scope, request.id);
       if (err instanceof ApiError && (err.status === 422 || err.status === 409 || w.refusals?.includes(err.status))) {
         if (err.headers) reply.headers(err.headers);
         const errors = err.details ?? [{ field: '', message: err.message }];
+        await navigation(request);
         return w.rerender({ form: w.form, values: formValues(fields), errors, message: err.message }, err.status);
       }
       throw err;

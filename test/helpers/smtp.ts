@@ -4,6 +4,8 @@ import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
   to: string;
+  /** The envelope's sender (MAIL FROM). */
+  from: string;
   parsed: ParsedMail;
   raw: string;
 }
@@ -41,7 +43,8 @@ export async function startSmtpReceiver(options: { refused?: string[] } = {}) {
             const raw = Buffer.concat(chunks).toString('utf8');
             simpleParser(raw)
               .then((parsed) => {
-                for (const rcpt of session.envelope.rcptTo) received.push({ to: rcpt.address, parsed, raw });
+                const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+                for (const rcpt of session.envelope.rcptTo) received.push({ to: rcpt.address, from, parsed, raw });
                 for (const wake of [...waiters]) wake();
                 callback();
               })

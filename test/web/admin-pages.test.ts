@@ -75,10 +75,21 @@ describe('review (manager and admin only)', () => {
     expect(item.answers.find((a: any) => a.id === 7000).status).toBe('approved');
   });
 
-  it('sets the item verdict, reflected in the API card', async () => {
+  it('sets the item verdict, reflected in the API card; accepts only a done item (422 beside "Item verdict")', async () => {
     expect((await card(1001)).can_verdict).toBe(true);
     expect((await card(1001, 'executor')).can_verdict).toBe(false);
     expect((await card(1001, 'executor')).can_return_to_rework).toBe(false);
+    const refused = await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: 'accepted' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(
+      /<label for="item-verdict-select">Item verdict<\/label>\n<select id="item-verdict-select" name="verdict" aria-invalid="true" aria-describedby="item-verdict-select-error">/,
+    );
+    expect(refused.text).toContain('<p class="field-error" id="item-verdict-select-error">Only a done item can be accepted');
+    expect((await card(1001)).verdict).toBeNull();
+    // Rejecting says the work is not acceptable as it stands: open whatever the status.
+    expect((await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: 'rejected' })).status).toBe(303);
+    expect((await card(1001)).verdict).toBe('rejected');
+    expect((await submit('manager', '/items/1001', '/items/1001/status', { status: 'done' })).status).toBe(303);
     const response = await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: 'accepted' });
     expect(response.status).toBe(303);
     const item = await card(1001, 'executor');
@@ -91,13 +102,19 @@ describe('review (manager and admin only)', () => {
     await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: '' });
     expect((await card(1001)).verdict).toBeNull();
     expect((await submit('manager', '/items/1001', '/items/1001/verdict', { verdict: 'maybe' })).status).toBe(422);
+    expect((await submit('manager', '/items/1001', '/items/1001/status', { status: 'in_progress' })).status).toBe(303);
   });
 
-  it('returns an item to rework with a reason and a deadline', async () => {
+  it('returns an item to rework with a reason and a deadline, clearing its verdict', async () => {
+    expect((await submit('manager', '/items/1010', '/items/1010/verdict', { verdict: 'accepted' })).status).toBe(303);
+    expect((await card(1010)).verdict).toBe('accepted');
     const response = await submit('manager', '/items/1010', '/items/1010/rework', { reason: 'Signs are missing', deadline: '2099-02-01' });
     expect(response.status).toBe(303);
     const item = await card(1010, 'executor');
-    expect(item).toMatchObject({ status: 'in_progress', rework_reason: 'Signs are missing', rework_deadline: '2099-02-01' });
+    expect(item).toMatchObject({ status: 'in_progress', rework_reason: 'Signs are missing', rework_deadline: '2099-02-01', verdict: null });
+    const [event] = (await server.call(`${V1}/events/list.php?item_id=1010&types=item.returned_to_rework`, { token: server.tokens.admin }))
+      .body.data.events;
+    expect(event.data).toMatchObject({ from: 'done', to: 'in_progress', verdict: { from: 'accepted', to: null } });
     expect(item.status_history.at(-1)).toMatchObject({
       kind: 'status_changed',
       from: 'done',

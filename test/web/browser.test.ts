@@ -48,7 +48,9 @@ describe('in a browser', () => {
     await page.getByLabel('Email').fill('executor@punchlist.test');
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid email or password.');
+    const summary = page.getByRole('alert');
+    await expect.poll(() => summary.getByRole('link').textContent()).toBe('Invalid email or password.');
+    expect(await summary.getByRole('link').getAttribute('href')).toBe('#login-email');
     await page.context().close();
   });
 

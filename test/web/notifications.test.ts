@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestClock } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp.js';
 import { USERS } from '../helpers/workspace.js';
@@ -11,6 +12,8 @@ import { decode, signedInClients } from './web-client.js';
  */
 let smtp: SmtpReceiver;
 let server: TestServer;
+/** Moved on by the test that sends emails: an item's email waits a minute for more changes of it. */
+const clock = createTestClock();
 const as = signedInClients(() => server.url);
 const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const drain = () => server.ctx.notificationWorker.drainNow();
@@ -26,7 +29,7 @@ const navCount = (page: string) =>
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver({ refused: ['bystander@punchlist.test'] });
-  server = await startTestServer({ env: { SMTP_URL: smtp.url } });
+  server = await startTestServer({ clock, env: { SMTP_URL: smtp.url } });
   await drain();
 });
 afterAll(async () => {
@@ -134,8 +137,16 @@ describe('the Profile’s "Notifications" block', () => {
     );
     server.ctx.events.committed();
     await drain();
+    clock.advance(120_000);
+    await drain();
     const profile = decode((await web.get('/profile')).text);
     expect(profile).toContain('Emails to your address bystander@punchlist.test are failing');
     expect(profile).toMatch(/550/);
+    // MAIL_FROM's default, BASE_URL's host being an IP address: a valid address (an address literal), header and envelope.
+    expect(smtp.received.length).toBeGreaterThan(0);
+    for (const message of smtp.received) {
+      expect(message.parsed.from?.value).toEqual([{ address: 'punchlist@[127.0.0.1]', name: 'Punchlist' }]);
+      expect(message.from).toBe('punchlist@[127.0.0.1]');
+    }
   });
 });

@@ -132,8 +132,9 @@ describe('Webhooks on /profile', () => {
     expect(refused.status).toBe(422);
     expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(refused.text).toContain('value="http://someone:pass@127.0.0.1:9/&quot;hook&quot;"');
+    // The form starts with its error summary, linking to the field.
     expect(refused.text).toMatch(
-      /<div class="error" role="alert" id="webhook-error">The webhook was not created: url: must not hold a user name or password<\/div>/,
+      /<div id="webhook-error"><div class="error-summary" role="alert"[^>]*>[\s\S]*?<li><a href="#webhook-url">The webhook was not created: url: must not hold a user name or password<\/a><\/li>/,
     );
     expect(refused.text).toContain('aria-describedby="webhook-url-help webhook-error" aria-invalid="true"');
     expect(refused.text).toMatch(/value="answer\.reviewed"\s+checked>/);

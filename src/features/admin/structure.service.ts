@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Project } from '../../db/tables.js';
-import { normalizeDeadline, optionalText, requiredName, requiredText } from '../../domain/inputs.js';
+import { formDeadline, normalizeDeadline, optionalText, requiredName, requiredText } from '../../domain/inputs.js';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
@@ -63,6 +63,8 @@ interface NewItemInput {
   deadline?: string | null;
   requires_answer?: boolean;
   prepareImages?: () => Promise<PreparedImages>;
+  /** Raised from the web form: a deadline must not have passed (the forms' rule, domain/inputs.ts); the demo backdates. */
+  fromForm?: boolean;
 }
 
 /** What "Edit item" changes; a field left out stays as it is. */
@@ -228,7 +230,7 @@ export function createStructureService(deps: {
       const values = {
         name: requiredName('name', input.name),
         description: optionalText('description', input.description, MAX_TEXT_LENGTH),
-        deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
+        deadline: normalizeDeadline(input.deadline),
       };
       return writer.writeNew({ actor, audit: buildAudit }, async ({ structure }, emit) => {
         const at = now();
@@ -243,7 +245,7 @@ export function createStructureService(deps: {
       const values = {
         name: requiredName('name', input.name),
         description: optionalText('description', input.description, MAX_TEXT_LENGTH),
-        deadline: normalizeDeadline(input.deadline?.trim() ?? ''),
+        deadline: normalizeDeadline(input.deadline),
         archived: input.archived ? 1 : 0,
       };
       await writer.writeProject({ projectId, actor, audit: buildAudit }, async ({ structure }, emit) => {
@@ -368,7 +370,7 @@ export function createStructureService(deps: {
       const text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
       const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
       const priority = priorityOf(input.priority);
-      const deadline = normalizeDeadline(input.deadline?.trim() ?? '');
+      const deadline = input.fromForm ? formDeadline(input.deadline, { now: clock.now() }) : normalizeDeadline(input.deadline);
       const participantIds = uniqueIds(input.participantIds ?? []);
       if (inProject !== undefined) await authorizeProject(actor, inProject, 'project.items');
       const checklist = await authorizeChecklist(actor, checklistId, undefined, inProject).catch((err: unknown) => {

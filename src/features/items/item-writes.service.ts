@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
+import { assertDeadlineAhead, type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
 import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
@@ -11,9 +11,11 @@ export interface PlanningInput {
   deadline?: string | null;
   priority?: Priority;
   requires_answer?: boolean;
+  /** Given in a web form: a new deadline must not have passed (the forms' rule, domain/inputs.ts); v1 takes any real date. */
+  fromForm?: boolean;
 }
 
-/** The planning fields given, checked and in the table's shape; at least one is required. */
+/** The planning fields given, checked and in the table's shape (at least one is required), and where they come from. */
 function planningChanges(input: PlanningInput) {
   const changes: { deadline?: string | null; priority?: Priority; requires_answer?: number } = {};
   if (input.deadline !== undefined) changes.deadline = normalizeDeadline(input.deadline);
@@ -22,7 +24,7 @@ function planningChanges(input: PlanningInput) {
   if (Object.keys(changes).length === 0) {
     throw validationError('body', 'give at least one of deadline, priority, requires_answer');
   }
-  return changes;
+  return { changes, fromForm: input.fromForm === true };
 }
 
 /** Several changes of one item at once (the web's bulk changes): all of them or none. */
@@ -53,8 +55,11 @@ export function createItemWritesService(writer: ItemWriter, clock: Clock) {
   }
 
   /** The planning change inside an item's write: updated_at moves when a value changes. */
-  async function planningStep({ items }: WriteRepositories, emit: EmitEvent, itemId: number, changes: ReturnType<typeof planningChanges>) {
+  async function planningStep({ items }: WriteRepositories, emit: EmitEvent, itemId: number, given: ReturnType<typeof planningChanges>) {
+    const { changes } = given;
     const current = await items.planning(itemId);
+    // The item's own deadline is read under its lock: keeping a passed one is allowed, setting one is not.
+    if (given.fromForm && changes.deadline !== undefined) assertDeadlineAhead(changes.deadline, current.deadline, clock.now());
     const differs = (Object.keys(changes) as (keyof typeof changes)[]).some((key) => changes[key] !== current[key]);
     const updated_at = differs ? clock.now().toISOString() : current.updated_at;
     const next = { ...current, ...changes };
@@ -79,9 +84,9 @@ export function createItemWritesService(writer: ItemWriter, clock: Clock) {
 
     /** Applies only the planning fields given; at least one is required. updated_at moves when a value changes. */
     async setPlanning(actor: Actor, itemId: number, input: PlanningInput, buildAudit?: AuditEntryBuilder) {
-      const changes = planningChanges(input);
+      const given = planningChanges(input);
       return writer.write({ itemId, actor, action: 'item.planning', audit: buildAudit }, async (repos, emit) => ({
-        item: (await planningStep(repos, emit, itemId, changes)).item,
+        item: (await planningStep(repos, emit, itemId, given)).item,
       }));
     },
 
@@ -90,15 +95,15 @@ export function createItemWritesService(writer: ItemWriter, clock: Clock) {
      * every change is allowed or none is made. `changed` tells whether anything differed.
      */
     async changeItem(actor: Actor, itemId: number, input: ItemChanges, buildAudit?: AuditEntryBuilder) {
-      const changes = input.planning ? planningChanges(input.planning) : null;
-      if (input.status === undefined && !changes && !input.extra) throw validationError('body', 'give a status or planning fields');
+      const given = input.planning ? planningChanges(input.planning) : null;
+      if (input.status === undefined && !given && !input.extra) throw validationError('body', 'give a status or planning fields');
       const action: ItemAction[] = [];
       if (input.status !== undefined) action.push('item.status');
-      if (changes) action.push('item.planning');
+      if (given) action.push('item.planning');
       if (input.extra) action.push(input.extra.action);
       return writer.write({ itemId, actor, action, audit: buildAudit }, async (repos, emit) => {
         const status = input.status !== undefined ? await statusStep(repos, emit, actor, itemId, input.status) : null;
-        const planning = changes ? await planningStep(repos, emit, itemId, changes) : null;
+        const planning = given ? await planningStep(repos, emit, itemId, given) : null;
         const extra = input.extra ? await input.extra.step(repos, emit) : false;
         return { changed: (status?.changed ?? false) || (planning?.changed ?? false) || extra };
       });

@@ -1,5 +1,6 @@
 import type { MailMessage } from '../mail/mailer.js';
 import { headerSafe } from '../mail/mailer.js';
+import { plural } from '../../domain/plural.js';
 import type { NotificationRow } from './notifications.repository.js';
 
 const escapeHtml = (value: string) =>
@@ -13,32 +14,45 @@ export function notificationLink(baseUrl: string, n: Pick<NotificationRow, 'item
 const cut = (value: string, max: number) => ([...value].length > max ? [...value].slice(0, max - 1).join('') + '…' : value);
 
 /**
- * The email of one notification, or the digest of several: plain text and HTML (everything users wrote
- * escaped), the subject naming the item or token, a link to it, a `List-Unsubscribe` header and a link to
- * the preferences. Headers are single lines: CR and LF never reach them from names or item texts.
+ * The email of one notification, of several about one item (gathered within a minute: one message listing them),
+ * or the digest of several: plain text and HTML (everything users wrote escaped), the subject naming the item or
+ * token, a link to it, a `List-Unsubscribe` header and a link to the preferences. Headers are single lines: CR and
+ * LF never reach them from names or item texts.
  */
-export function renderEmail(to: string, notifications: readonly NotificationRow[], baseUrl: string): MailMessage {
+export function renderEmail(to: string, notifications: readonly NotificationRow[], baseUrl: string, digest = false): MailMessage {
   const preferences = `${baseUrl}/profile#notifications`;
-  const single = notifications.length === 1 ? notifications[0]! : null;
-  const subject = single
-    ? `Punchlist: ${cut(headerSafe(single.subject), 120)}`
-    : `Punchlist: your daily digest (${notifications.length} notifications)`;
-  const lines = notifications.map((n) => `- ${n.text}\n  ${notificationLink(baseUrl, n)}`);
+  const first = notifications[0]!;
+  const single = notifications.length === 1 && !digest;
+  const subject = digest
+    ? `Punchlist: your daily digest (${plural(notifications.length, 'notification')})`
+    : single
+      ? `Punchlist: ${cut(headerSafe(first.subject), 120)}`
+      : `Punchlist: ${cut(headerSafe(first.subject), 100)} (${plural(notifications.length, 'change')})`;
+  const intro = digest ? 'What happened since your last digest:' : `${plural(notifications.length, 'change')} to ${first.subject}:`;
   const text = [
-    single ? single.text : 'What happened since your last digest:',
+    single ? first.text : intro,
     '',
-    single ? notificationLink(baseUrl, single) : lines.join('\n\n'),
+    single
+      ? notificationLink(baseUrl, first)
+      : digest
+        ? notifications.map((n) => `- ${n.text}\n  ${notificationLink(baseUrl, n)}`).join('\n\n')
+        : `${notifications.map((n) => `- ${n.text}`).join('\n')}\n\n${notificationLink(baseUrl, first)}`,
     '',
     '--',
     `You receive this because of your notification preferences: ${preferences}`,
     '',
   ].join('\n');
-  const items = notifications
-    .map((n) => `<li><a href="${escapeHtml(notificationLink(baseUrl, n))}">${escapeHtml(n.text)}</a></li>`)
-    .join('\n');
+  const open = `<p><a href="${escapeHtml(notificationLink(baseUrl, first))}">Open in Punchlist</a></p>`;
+  const body = single
+    ? `<p>${escapeHtml(first.text)}</p>\n${open}`
+    : digest
+      ? `<p>${escapeHtml(intro)}</p>\n<ul>\n${notifications
+          .map((n) => `<li><a href="${escapeHtml(notificationLink(baseUrl, n))}">${escapeHtml(n.text)}</a></li>`)
+          .join('\n')}\n</ul>`
+      : `<p>${escapeHtml(intro)}</p>\n<ul>\n${notifications.map((n) => `<li>${escapeHtml(n.text)}</li>`).join('\n')}\n</ul>\n${open}`;
   const html = `<!doctype html>
 <html><body>
-${single ? `<p>${escapeHtml(single.text)}</p>\n<p><a href="${escapeHtml(notificationLink(baseUrl, single))}">Open in Punchlist</a></p>` : `<p>What happened since your last digest:</p>\n<ul>\n${items}\n</ul>`}
+${body}
 <hr>
 <p style="font-size:small">You receive this because of your <a href="${escapeHtml(preferences)}">notification preferences</a>.</p>
 </body></html>`;

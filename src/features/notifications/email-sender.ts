@@ -56,7 +56,7 @@ export function createEmailSender(
       return;
     }
     try {
-      await mailer.send(renderEmail(user.email, visible, deps.baseUrl));
+      await mailer.send(renderEmail(user.email, visible, deps.baseUrl, email.key.startsWith('digest:')));
       counts.sent++;
       await repo.finishEmail(email.id, 'sent', { to_address: user.email, last_error: null, at: clock.now().toISOString() });
     } catch (err) {

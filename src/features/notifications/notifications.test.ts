@@ -9,11 +9,13 @@ import { startSmtpReceiver, type SmtpReceiver } from '../../../test/helpers/smtp
 import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { USERS } from '../../../test/helpers/workspace.js';
 import { excerpt, factsNeeded, recipientsOf } from './notification-kinds.js';
+import { ITEM_EMAIL_WINDOW_MS } from './notifications.repository.js';
 
 /**
  * Notifications end to end on a real server (both dialects) and a real SMTP server on loopback: who is told
- * what, never of their own action nor of what they cannot see, emails within seconds, retried while the
- * server is down, a refused address alone, digests, reminders, and two nodes sending each email once.
+ * what, never of their own action nor of what they cannot see, emails within a minute (the changes of one item
+ * for one person within it in one message), retried while the server is down, a refused address alone, digests,
+ * reminders, and two nodes sending each email once.
  */
 const clock = createTestClock();
 let smtp: SmtpReceiver;
@@ -114,6 +116,10 @@ describe('mail configuration', () => {
       new ConfigError('SMTP_URL must look like smtp://[user:pass@]host:port or smtps://…, got "http://…@mail.example.com"'),
     );
     expect(() => loadConfig({ ...base, MAIL_FROM: 'A <a@x.test>\r\nBcc: b@x.test' })).toThrow(ConfigError);
+    // An IP address is no mail domain: the default writes it as an address literal (RFC 5321 §4.1.3).
+    expect(loadConfig({ ...base, BASE_URL: 'http://192.168.1.20:3000' }).mailFrom).toBe('Punchlist <punchlist@[192.168.1.20]>');
+    expect(loadConfig({ ...base, BASE_URL: 'http://[2001:db8::1]:3000' }).mailFrom).toBe('Punchlist <punchlist@[IPv6:2001:db8::1]>');
+    expect(loadConfig({ ...base, BASE_URL: 'http://localhost:3000' }).mailFrom).toBe('Punchlist <punchlist@localhost>');
     expect(() => loadConfig({ ...base, NOTIFICATION_RETENTION_DAYS: '0' })).toThrow(ConfigError);
   });
 });
@@ -133,12 +139,16 @@ describe('email metrics', () => {
 });
 
 describe('notifications', () => {
-  it('emails the executor within 15 s when a manager returns the item to rework; the manager is not told', async () => {
+  it('emails the executor within a minute when a manager returns the item to rework; the manager is not told', async () => {
     server.ctx.notificationWorker.start();
     await server.ctx.review.returnToRework(member('manager'), 1001, {
       reason: 'Paint <again>\r\nBcc: x@evil.test',
       deadline: '2099-01-01',
     });
+    // The item's email waits its minute for more changes (none come), then the running sender sends it.
+    await drain();
+    expect(smtp.to(mail('executor'))).toEqual([]);
+    clock.advance(ITEM_EMAIL_WINDOW_MS);
     const [message] = await smtp.waitFor(mail('executor'), 1, 15_000);
     const parsed = message!.parsed;
     expect(parsed.subject).toBe('Punchlist: “Item 1001”');
@@ -152,6 +162,60 @@ describe('notifications', () => {
     expect(await kindsOf('manager')).not.toContain('returned_to_rework');
     expect((await server.ctx.notifications.list(USERS.executor))[0]).toMatchObject({ kind: 'returned_to_rework', item_id: 1001 });
     await drain();
+  });
+
+  it('sends the changes of one item for one person within a minute as one message listing them', async () => {
+    clock.advance(ITEM_EMAIL_WINDOW_MS);
+    await drain(); // what earlier tests left waiting
+    const before = smtp.to(mail('executor')).length;
+    const manager = member('manager');
+    await server.ctx.comments.addComment(manager, 1001, { text: 'The paint is still wet' });
+    await drain();
+    clock.advance(20_000);
+    await server.ctx.review.setItemVerdict(manager, 1001, 'rejected');
+    await drain();
+    clock.advance(20_000);
+    await server.ctx.review.returnToRework(manager, 1001, { reason: 'Second coat', deadline: '2099-01-01' });
+    // Another item's change in the same minute is another message.
+    await server.ctx.comments.addComment(manager, 1000, { text: 'Bracket next' });
+    await drain();
+    clock.advance(19_000); // 59 s after the first change: the minute is not over
+    await drain();
+    expect(smtp.to(mail('executor')).length).toBe(before);
+    clock.advance(1_000);
+    await drain();
+    const got = smtp.to(mail('executor')).slice(before);
+    expect(got.map((m) => m.parsed.subject)).toEqual(['Punchlist: “Item 1001” (3 changes)']);
+    const gathered = got[0]!.parsed;
+    expect(gathered.text).toContain('3 changes to “Item 1001”:');
+    const listed = gathered.text!.split('\n').filter((line) => line.startsWith('- '));
+    expect(listed).toEqual([
+      expect.stringContaining('The paint is still wet'),
+      expect.stringMatching(/Manager .*verdict.*rejected/i),
+      expect.stringContaining('Second coat'),
+    ]);
+    expect(gathered.text).toContain(`${server.url}/items/1001`);
+    expect(gathered.html).toContain('<li>');
+    // Item 1000's minute began with its own change, 40 s after 1001's.
+    clock.advance(40_000);
+    await drain();
+    expect(
+      smtp
+        .to(mail('executor'))
+        .slice(before)
+        .map((m) => m.parsed.subject),
+    ).toEqual(['Punchlist: “Item 1001” (3 changes)', 'Punchlist: “Extinguishers checked”']);
+    // Each notification is marked emailed; a change after the message went is a message of its own.
+    expect((await server.ctx.notifications.list(USERS.executor, 4)).filter((n) => n.item_id === 1001).every((n) => n.emailed_at)).toBe(
+      true,
+    );
+    await server.ctx.comments.addComment(manager, 1001, { text: 'One more thing' });
+    clock.advance(ITEM_EMAIL_WINDOW_MS);
+    await drain();
+    await drain();
+    const last = smtp.to(mail('executor')).at(-1)!.parsed;
+    expect(last.subject).toBe('Punchlist: “Item 1001”');
+    expect(last.text).toContain('One more thing');
   });
 
   it('never tells anybody of what they cannot see, nor of their own action', async () => {
@@ -184,9 +248,13 @@ describe('notifications', () => {
   });
 
   it('keeps an email while the SMTP server is down and sends it once when it is back', async () => {
+    clock.advance(ITEM_EMAIL_WINDOW_MS);
+    await drain(); // what earlier tests left waiting
     await smtp.stop();
     const before = smtp.to(mail('executor')).length;
     await server.ctx.comments.addComment(member('manager'), 1001, { text: 'While the mail server sleeps' });
+    clock.advance(ITEM_EMAIL_WINDOW_MS);
+    await drain();
     await drain();
     const waiting = (await emailsOf('executor')).at(-1)!;
     expect(waiting).toMatchObject({ state: 'waiting', attempts: 1 });
@@ -217,6 +285,8 @@ describe('notifications', () => {
     await appendEvent('item.updated', 1010, USERS.manager, {
       changes: { participants: { from: [], to: [USERS.bystander, USERS.executor] } },
     });
+    clock.advance(ITEM_EMAIL_WINDOW_MS);
+    await drain();
     await drain();
     expect(smtp.to(mail('executor')).at(-1)!.parsed.text).toContain('added you as a participant of “Item 1010”');
     expect(smtp.to(mail('bystander'))).toEqual([]);
@@ -345,6 +415,7 @@ describe('notifications', () => {
       const before = smtp.received.length;
       for (let i = 0; i < 6; i++) await server.ctx.comments.addComment(member('manager'), 1001, { text: `Batch ${i}` });
       await Promise.all([other.notificationWorker.drainNow(), drain()]);
+      clock.advance(ITEM_EMAIL_WINDOW_MS);
       await Promise.all([other.notificationWorker.drainNow(), drain()]);
       const texts = smtp.received.slice(before).map((m) => m.parsed.text ?? '');
       for (let i = 0; i < 6; i++) expect(texts.filter((t) => t.includes(`Batch ${i}`)).length).toBe(1);

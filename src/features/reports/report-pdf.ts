@@ -6,6 +6,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import PDFDocument from 'pdfkit';
 import { fallbackFont } from './fallback-font.js';
 import type { ReportHeading, ReportRow } from './report-rows.js';
+import { plural } from '../../domain/plural.js';
 
 // The fonts come from npm packages, never from a path of the machine: DejaVu (Latin, Greek, Cyrillic, many
 // symbols) for the text, and a fallback (fallback-font.ts) for a text that DejaVu cannot show: Chinese, Japanese,
@@ -117,7 +118,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     doc.font('body').fontSize(11);
     doc.text(`Deadline: ${project.deadline ?? '—'}`);
     doc.text(`Verdict: ${project.verdict ?? '—'}${project.archived ? ' (archived)' : ''}`);
-    doc.text(`Progress: ${progress.percent}% (${progress.done} of ${progress.total} items done)`);
+    doc.text(`Progress: ${progress.percent}% (${progress.done} of ${plural(progress.total, 'item')} done)`);
     const y = doc.y + 4;
     doc.rect(MARGIN, y, width(), 10).stroke('#888888');
     if (progress.percent > 0) doc.rect(MARGIN, y, (width() * progress.percent) / 100, 10).fill('#3a7d44');

@@ -26,7 +26,7 @@ export function createReviewRepository(db: Kysely<Database>) {
       /** Changes the item's columns and records the history entry that says why, at the entry's time. */
       async changeItem(
         itemId: number,
-        changes: { verdict: Verdict | null } | { status: 'in_progress'; rework_reason: string; rework_deadline: string },
+        changes: { verdict: Verdict | null } | { status: 'in_progress'; rework_reason: string; rework_deadline: string; verdict: null },
         entry: Omit<Insertable<ItemHistoryTable>, 'item_id'>,
       ): Promise<void> {
         await trx

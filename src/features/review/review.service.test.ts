@@ -87,6 +87,7 @@ describe('review.reviewAnswer', () => {
 describe('review.setItemVerdict', () => {
   it('sets, replaces and clears the verdict with a verdict_set history entry and an event each time', async () => {
     const { item, manager } = await setting();
+    await t.ctx.itemWrites.setStatus(manager, item.id, 'done');
     expect(await t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).toEqual({
       item: { id: item.id, verdict: 'accepted' },
       changed: true,
@@ -101,6 +102,21 @@ describe('review.setItemVerdict', () => {
       { from: 'rejected', to: null },
     ]);
     expect((await t.ctx.items.getItemCard(t.admin, item.id)).item.verdict).toBeNull();
+  });
+
+  it('accepts only a done item (422 on verdict, nothing written); rejecting is open whatever the status', async () => {
+    const { item, manager } = await setting();
+    for (const status of ['pending', 'in_progress', 'blocked'] as const) {
+      await t.ctx.itemWrites.setStatus(manager, item.id, status);
+      await expect(t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).rejects.toMatchObject({
+        status: 422,
+        details: [{ field: 'verdict', message: expect.stringContaining('Only a done item can be accepted') }],
+      });
+    }
+    expect(await historyOf(item.id, 'verdict_set')).toEqual([]);
+    expect((await t.ctx.review.setItemVerdict(manager, item.id, 'rejected')).changed).toBe(true);
+    await t.ctx.itemWrites.setStatus(manager, item.id, 'done');
+    expect((await t.ctx.review.setItemVerdict(manager, item.id, 'accepted')).changed).toBe(true);
   });
 
   it('refuses executors and observers (403), outsiders (404), an unknown verdict (422), an archived project (403)', async () => {
@@ -123,25 +139,27 @@ describe('review.returnToRework', () => {
   it('puts the item back in progress with the reason and deadline, a history entry from the status it had, and an event', async () => {
     const { item, manager } = await setting();
     await t.ctx.itemWrites.setStatus(manager, item.id, 'done');
+    await t.ctx.review.setItemVerdict(manager, item.id, 'accepted');
     t.clock.set('2030-05-10T23:30:00.000Z');
     const result = await t.ctx.review.returnToRework(manager, item.id, { reason: '  Photos missing ', deadline: '2030-05-10' });
     expect(result).toEqual({
-      item: { id: item.id, status: 'in_progress', rework_reason: 'Photos missing', rework_deadline: '2030-05-10' },
+      item: { id: item.id, status: 'in_progress', rework_reason: 'Photos missing', rework_deadline: '2030-05-10', verdict: null },
     });
     expect((await t.ctx.items.getItemCard(t.admin, item.id)).item).toMatchObject({
       status: 'in_progress',
       rework_reason: 'Photos missing',
       rework_deadline: '2030-05-10',
+      verdict: null,
     });
     expect(await historyOf(item.id, 'returned_to_rework')).toEqual([
       { from_status: 'done', to_status: 'in_progress', note: 'Photos missing', user_id: manager.id },
     ]);
     expect((await eventsOf('item.returned_to_rework', { item_id: item.id })).map((e) => e.data)).toEqual([
-      { from: 'done', to: 'in_progress', reason: 'Photos missing', rework_deadline: '2030-05-10' },
+      { from: 'done', to: 'in_progress', reason: 'Photos missing', rework_deadline: '2030-05-10', verdict: { from: 'accepted', to: null } },
     ]);
   });
 
-  it('validates the reason and the deadline (a date, today or later by the clock) before the access check', async () => {
+  it('validates the reason and the deadline (a date, today or later somewhere by the clock) before the access check', async () => {
     const { item, manager, participant } = await setting();
     t.clock.set('2030-05-10T08:00:00.000Z');
     const cases = [
@@ -149,7 +167,8 @@ describe('review.returnToRework', () => {
       [{ reason: 'x'.repeat(2001), deadline: '2030-05-11' }, 'reason'],
       [{ reason: 'Redo', deadline: '11.05.2030' }, 'deadline'],
       [{ reason: 'Redo', deadline: '2030-02-30' }, 'deadline'],
-      [{ reason: 'Redo', deadline: '2030-05-09' }, 'deadline'],
+      [{ reason: 'Redo', deadline: '2030-05-08' }, 'deadline'],
+      [{ reason: 'Redo', deadline: '' }, 'deadline'],
     ] as const;
     for (const [input, field] of cases) {
       await expect(t.ctx.review.returnToRework(manager, item.id, input)).rejects.toMatchObject({ status: 422, details: [{ field }] });

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
-import { isCalendarDate, VERDICTS, type Verdict } from '../../domain/values.js';
+import { formDeadline } from '../../domain/inputs.js';
+import { VERDICTS, type Verdict } from '../../domain/values.js';
 import { conflict, forbidden, notFound, validationError } from '../../errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { AuditEntryBuilder, EventOutbox, ItemWriter } from '../items/item-writer.js';
@@ -84,14 +85,18 @@ export function createReviewService(deps: {
 
     /**
      * Sets or clears (empty) the item's verdict, with a `verdict_set` history entry (note: the verdict).
-     * "Answer required" is enforced here (DESIGN.md §14): such an item is accepted only once one of its
-     * answers is approved (read under the item's lock, so a concurrent review cannot slip between).
+     * Only a done item is accepted, and one that requires an answer only once one of its answers is approved
+     * (DESIGN.md §14; both read under the item's lock, so a concurrent change cannot slip between).
+     * Rejecting is open whatever the status: it says the work is not acceptable as it stands.
      */
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {
       const verdict = parseVerdict(value);
       return writer.write({ itemId, actor, action: 'item.verdict', audit: buildAudit }, async ({ review }, emit) => {
         const current = await review.itemState(itemId);
         if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
+        if (verdict === 'accepted' && current.status !== 'done') {
+          throw validationError('verdict', 'Only a done item can be accepted: set its status to done first');
+        }
         if (verdict === 'accepted' && current.requires_answer === 1 && !(await review.hasApprovedAnswer(itemId))) {
           throw validationError('verdict', 'This item requires an answer: approve one of its answers before accepting it');
         }
@@ -107,29 +112,29 @@ export function createReviewService(deps: {
     },
 
     /**
-     * Returns the item to rework: status back to `in_progress`, the reason and the new deadline
-     * (today or later) recorded, and a `returned_to_rework` history entry whose note is the reason.
-     * The old status is read under the item's lock, so the history chain stays unbroken.
+     * Returns the item to rework: status back to `in_progress`, its verdict cleared (the work is to be judged
+     * again), the reason and the new deadline (the forms' deadline rule, required here) recorded, and a
+     * `returned_to_rework` history entry whose note is the reason. The old status and verdict are read under
+     * the item's lock, so the history chain stays unbroken; the event names the verdict cleared, if any.
      */
     async returnToRework(actor: Actor, itemId: number, input: { reason: string; deadline: string }, buildAudit?: AuditEntryBuilder) {
       const reason = input.reason.trim();
       if (!reason || [...reason].length > MAX_REWORK_REASON_LENGTH) {
         throw validationError('reason', `must be 1 to ${MAX_REWORK_REASON_LENGTH} characters`);
       }
-      const deadline = input.deadline.trim();
-      if (!isCalendarDate(deadline)) throw validationError('deadline', 'must be a date written YYYY-MM-DD');
       const now = clock.now();
-      if (deadline < now.toISOString().slice(0, 10)) throw validationError('deadline', 'must be today or later');
+      const deadline = formDeadline(input.deadline, { now, required: true })!;
       const at = now.toISOString();
       return writer.write({ itemId, actor, action: 'item.rework', audit: buildAudit }, async ({ review }, emit) => {
         const current = await review.itemState(itemId);
         await review.changeItem(
           itemId,
-          { status: 'in_progress', rework_reason: reason, rework_deadline: deadline },
+          { status: 'in_progress', rework_reason: reason, rework_deadline: deadline, verdict: null },
           { kind: 'returned_to_rework', from_status: current.status, to_status: 'in_progress', user_id: actor.id, note: reason, at },
         );
-        emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline });
-        return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline } };
+        const verdict = current.verdict === null ? {} : { verdict: { from: current.verdict, to: null } };
+        emit('item.returned_to_rework', { from: current.status, to: 'in_progress', reason, rework_deadline: deadline, ...verdict });
+        return { item: { id: itemId, status: 'in_progress', rework_reason: reason, rework_deadline: deadline, verdict: null } };
       });
     },
 

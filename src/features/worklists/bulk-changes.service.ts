@@ -1,5 +1,6 @@
+import type { Clock } from '../../clock.js';
 import { type Actor, can, type Membership } from '../../domain/policy.js';
-import { normalizeDeadline } from '../../domain/inputs.js';
+import { formDeadline } from '../../domain/inputs.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { ApiError, forbidden, validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
@@ -68,6 +69,7 @@ export function createBulkChangesService(deps: {
   projects: ProjectsService;
   projectsRepo: ProjectsRepository;
   itemWrites: () => ItemWritesService;
+  clock: Clock;
 }) {
   const { projects, projectsRepo } = deps;
 
@@ -107,10 +109,11 @@ export function createBulkChangesService(deps: {
       const ids = [...new Set(itemIds)];
       if (ids.length === 0) throw validationError('items', 'select at least one item');
       if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
-      const planning: PlanningInput = {};
+      const planning: PlanningInput = { fromForm: true };
       if (change.priority !== undefined) planning.priority = change.priority;
-      if (change.deadline !== undefined) planning.deadline = normalizeDeadline(change.deadline);
-      const planned = Object.keys(planning).length > 0;
+      // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
+      if (change.deadline !== undefined) planning.deadline = formDeadline(change.deadline, { now: deps.clock.now() });
+      const planned = planning.priority !== undefined || planning.deadline !== undefined;
       const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
       if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
       if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {

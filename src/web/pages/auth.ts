@@ -8,6 +8,7 @@ import { formOf } from '../form.js';
 import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import type { WebWriter } from '../web-write.js';
+import { plural } from '../../domain/plural.js';
 
 const INVALID_CREDENTIALS = 'Invalid email or password.';
 
@@ -78,7 +79,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
         });
         if (!result.ok && result.reason === 'throttled') {
           const minutes = Math.ceil(result.retryAfterSeconds / 60);
-          const message = `Too many failed sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`;
+          const message = `Too many failed sign-in attempts. Please wait ${plural(minutes, 'minute')} and try again.`;
           throw new ApiError(429, 'rate_limited', message, undefined, { 'retry-after': String(result.retryAfterSeconds) });
         }
         if (!result.ok) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);

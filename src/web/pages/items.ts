@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import { documentLinksOf, formOf, idParam, idsOf, parseId } from '../form.js';
@@ -39,7 +40,7 @@ export async function itemPages(
       return itemPageView({
         ...workspace,
         session,
-        today: clock.now().toISOString().slice(0, 10),
+        earliestDeadline: earliestToday(clock.now()),
         notice,
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
@@ -86,6 +87,7 @@ export async function itemPages(
           deadline: form.get('deadline') ?? '',
           priority: oneOf<Priority>(PRIORITIES, 'priority', form.get('priority')),
           requires_answer: form.has('requires_answer'),
+          fromForm: true,
         },
         audit,
       ),

@@ -152,6 +152,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                 deadline: fields.get('deadline') ?? '',
                 requires_answer: fields.has('requires_answer'),
                 prepareImages: form.files.length ? () => attachments.prepare(form.files) : undefined,
+                fromForm: true,
               },
               audit,
               id,

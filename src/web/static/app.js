@@ -14,6 +14,10 @@
       }
     });
   }
+  // A refused form starts with its error summary (views/forms.ts): focused, and so scrolled to, when the page opens,
+  // so what to fix is read first; each of its links leads to a field.
+  var summary = document.querySelector('[data-error-summary]');
+  if (summary) summary.focus();
   // Forms that ask before submitting: a confirm() dialog; accepting it marks the form as confirmed.
   document.addEventListener('submit', function (event) {
     var form = event.target;

@@ -19,6 +19,15 @@
   /** Photos are sent at most this long on their long side (a 12-megapixel photo: about 1.5 MB instead of 5). */
   var MAX_SIDE = 2560;
   var SERVER_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+  /** A count with its noun, by the count's plural category (as src/domain/plural.ts does on the server): English for now. */
+  var pluralRules = new Intl.PluralRules('en');
+  var FORMS = { change: { one: 'change', other: 'changes' }, photo: { one: 'photo', other: 'photos' } };
+  function pluralForm(count, noun) {
+    return FORMS[noun][pluralRules.select(count)] || FORMS[noun].other;
+  }
+  function plural(count, noun) {
+    return count + ' ' + pluralForm(count, noun);
+  }
 
   worker();
   drafts();
@@ -263,7 +272,7 @@
     var count = data.getAll('attachments[]').filter(function (f) {
       return f && f.size;
     }).length;
-    return count === 1 ? '1 photo' : count + ' photos';
+    return plural(count, 'photo');
   }
 
   /** Keeps a submitted form in the outbox, then readies the form for the next entry (a fresh key). */
@@ -408,7 +417,7 @@
         return r.state === 'waiting';
       }).length;
       box.querySelector('[data-testid="outbox-count"]').textContent = String(waiting);
-      box.querySelector('[data-outbox-words]').textContent = waiting === 1 ? 'change' : 'changes';
+      box.querySelector('[data-outbox-words]').textContent = pluralForm(waiting, 'change');
       var list = box.querySelector('[data-outbox-list]');
       list.textContent = '';
       records.forEach(function (record) {
@@ -552,7 +561,9 @@
         }).length;
         if (
           waiting &&
-          !window.confirm(waiting + ' change(s) saved on this device have not been sent yet. Signing out deletes them. Sign out anyway?')
+          !window.confirm(
+            'Not sent yet: ' + plural(waiting, 'change') + ' saved on this device. Signing out deletes them. Sign out anyway?',
+          )
         )
           return;
         return wipe().then(function () {

@@ -52,6 +52,7 @@ ${csrf}${writeKeyField()}<input type="hidden" name="active" value="${u.active ? 
 <h2 id="new-user-title">New user</h2>
 <form method="post" action="/admin/users">
 ${csrf}${writeKeyField()}
+${state.summary({ email: ['user-email', 'Email address'], name: ['user-name', 'Full name'], password: ['user-password', 'Initial password'], role: ['user-role', 'Global role'] })}
 <label for="user-email">Email address</label><input id="user-email" type="email" name="email" required value="${form.email}" ${state.aria('email', 'user-email')}>
 ${state.message('email', 'user-email')}
 <label for="user-name">Full name</label><input id="user-name" type="text" name="name" required maxlength="200" value="${form.name}" ${state.aria('name', 'user-name')}>

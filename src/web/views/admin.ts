@@ -7,6 +7,7 @@ import { html } from '../html.js';
 import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState } from './forms.js';
+import { plural } from '../../domain/plural.js';
 
 function accessFields(structure: ProjectStructure, prefix: string, member: ProjectMember | null) {
   const limited = member !== null && (member.section_ids !== null || member.checklist_ids !== null);
@@ -88,7 +89,7 @@ function structureLinks(structure: ProjectStructure) {
   const p = structure.project;
   return html`<section class="card" id="structure" aria-labelledby="structure-title">
 <h2 id="structure-title">Structure</h2>
-<p>${structure.sections.length} sections, ${structure.checklists.length} checklists, ${structure.items.length} items.
+<p>${plural(structure.sections.length, 'section')}, ${plural(structure.checklists.length, 'checklist')}, ${plural(structure.items.length, 'item')}.
 Sections, checklists and items are added, renamed and moved from the project, by its managers and by administrators:</p>
 <p><a href="/projects/${p.id}/structure">Sections and checklists</a> · <a href="/projects/${p.id}/items/new">Add item</a> · <a href="/projects/${p.id}">Open the project</a></p>
 </section>`;
@@ -129,6 +130,7 @@ export function adminProjectsView(session: WebSession, list: AdminProjectRow[], 
 <section class="card" aria-labelledby="new-project-title">
 <h2 id="new-project-title">New project</h2>
 <form method="post" action="/admin/projects">${csrfField(session)}${writeKeyField()}
+${form.summary({ name: ['new-project-name', 'Project name'], description: ['new-project-description', 'Description'], deadline: ['new-project-deadline', 'Deadline'] })}
 <label for="new-project-name">Project name</label><input id="new-project-name" type="text" name="name" required maxlength="200" value="${form.value('name')}" ${form.aria('name', 'new-project-name')}>
 ${form.message('name', 'new-project-name')}
 <label for="new-project-description">Description</label><textarea id="new-project-description" name="description">${form.value('description')}</textarea>
@@ -167,6 +169,7 @@ export function projectEditorView(m: {
 <section class="card" aria-labelledby="project-title">
 <h2 id="project-title">Project</h2>
 <form method="post" action="/admin/projects/${p.id}">${csrf}${writeKeyField()}
+${form.summary({ name: ['project-name', 'Project name'], description: ['project-description', 'Description'], deadline: ['project-deadline', 'Deadline'] })}
 <label for="project-name">Project name</label><input id="project-name" type="text" name="name" required maxlength="200" value="${form.value('name', p.name)}" ${form.aria('name', 'project-name')}>
 ${form.message('name', 'project-name')}
 <label for="project-description">Description</label><textarea id="project-description" name="description">${form.value('description', p.description)}</textarea>

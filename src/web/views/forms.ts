@@ -1,6 +1,24 @@
 import { html, type SafeHtml } from '../html.js';
 import type { FormFailure } from '../web-write.js';
 
+/** A form's fields for its error summary: name → [the id of its input, its label]. */
+export type SummaryFields = Record<string, readonly [id: string, label: string | ((field: string) => string)]>;
+
+/**
+ * The error summary a refused form starts with, on every form page (GOV.UK's pattern): a heading, then each
+ * problem as a link to the field it is about (`href`: `#<input id>`), or as text when it is about no one field.
+ * Announced when shown (role="alert") and focused by the page's script, so a keyboard or screen reader user
+ * starts there.
+ */
+export function errorSummary(form: string, problems: readonly { text: string; href?: string }[]): SafeHtml {
+  if (problems.length === 0) return html``;
+  const title = `${form}-error-summary-title`;
+  return html`<div class="error-summary" role="alert" aria-labelledby="${title}" tabindex="-1" data-error-summary>
+<p class="error-summary-title" id="${title}">There is a problem</p>
+<ul>${problems.map((p) => html`<li>${p.href ? html`<a href="${p.href}">${p.text}</a>` : p.text}</li>`)}</ul>
+</div>`;
+}
+
 /**
  * What a form shows: the values the user sent when it failed (so nothing typed is lost), otherwise the
  * current ones; and the message beside the field it is about.
@@ -53,19 +71,36 @@ export class FormState {
     return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
   }
 
-  /** A message about the form as a whole, for the errors not shown beside one of `fields`. */
-  summary(fields: readonly string[]): SafeHtml {
+  /**
+   * The error summary the refused form starts with (errorSummary): every message, each linking to its field.
+   * `fields` names the form's fields: their input's id and label. A key ending in `*` stands for every field it
+   * begins (link rows: `link-2-url` is the input `<id prefix>2-url`, its label given by a function); `attachments[]`
+   * for each file's (`attachments[2]` is photo 3). A message of no field listed is shown as text.
+   */
+  summary(fields: SummaryFields): SafeHtml {
     if (!this.failed) return html``;
-    // A field ending in `*` stands for every field it begins (link rows); `attachments[]` for each file's.
-    const shown = (error: string) =>
-      fields.some(
-        (f) =>
-          f === error || (f.endsWith('*') && error.startsWith(f.slice(0, -1))) || (f.endsWith('[]') && error.startsWith(f.slice(0, -1))),
-      );
-    const loose = this.failure!.errors.filter((e) => !shown(e.field));
-    return loose.length
-      ? html`<div class="error" role="alert">${loose.map((e) => html`<p>${e.field ? `${e.field}: ` : ''}${e.message}</p>`)}</div>`
-      : html``;
+    const entries = Object.entries(fields);
+    const target = (field: string): { href: string; label: string } | null => {
+      for (const [name, [id, label]] of entries) {
+        if (name === field) return { href: `#${id}`, label: typeof label === 'string' ? label : label(field) };
+        if (name.endsWith('*') && field.startsWith(name.slice(0, -1))) {
+          const rest = field.slice(name.length - 1);
+          return { href: `#${id.replace(/\*$/, '')}${rest}`, label: typeof label === 'string' ? label : label(field) };
+        }
+        if (name.endsWith('[]') && field.startsWith(name.slice(0, -1))) {
+          const file = /\[(\d+)\]$/.exec(field);
+          return { href: `#${id}`, label: file ? `Photo ${Number(file[1]) + 1}` : typeof label === 'string' ? label : label(field) };
+        }
+      }
+      return null;
+    };
+    return errorSummary(
+      this.name,
+      this.failure!.errors.map((e) => {
+        const to = target(e.field);
+        return to ? { href: to.href, text: `${to.label}: ${e.message}` } : { text: e.field ? `${e.field}: ${e.message}` : e.message };
+      }),
+    );
   }
 }
 

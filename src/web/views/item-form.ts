@@ -1,7 +1,7 @@
 import { PRIORITIES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, page, writeKeyField } from '../layout.js';
+import { crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 
@@ -17,7 +17,19 @@ export interface ChecklistChoice {
   checklists: { id: number; name: string }[];
 }
 
-const ACCEPTED_IMAGES = 'image/png,image/jpeg,image/gif,image/webp';
+// Any image: the page converts what the server does not take (a phone's HEIC) to JPEG, scaled down (static/offline.js).
+const ACCEPTED_IMAGES = 'image/*';
+
+/**
+ * The photo control of every photo form (Add item, the item page, an answer): the label drawn as a button of at
+ * least 44 px (DESIGN.md §16) with the file input laid over it, so the whole button opens the camera or the files.
+ */
+export function photoPicker(form: FormState, id: string, text: string, options: { capture?: boolean; hint: string }) {
+  return html`<div class="photo-pick"><label for="${id}" class="button secondary">${text}</label>
+<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}></div>
+<p class="hint">${options.hint}</p>
+${form.message('attachments[]', id)}`;
+}
 
 /** The project's members to pick participants from: a multiple select (a native picker on phones). */
 function participantsField(form: FormState, id: string, members: readonly Member[], current: readonly number[]) {
@@ -65,14 +77,25 @@ export function newItemView(m: NewItemModel): string {
     session: m.session,
     path: '/projects',
     error: m.failure ? html`Nothing was saved: please check the form.` : null,
-    body: html`<nav aria-label="Breadcrumb" class="crumbs muted"><a href="/projects">Projects</a> › <a href="/projects/${p.id}">${p.name}</a></nav>
+    body: html`${crumbs([
+      { href: '/projects', label: 'Projects' },
+      { href: `/projects/${p.id}`, label: p.name },
+    ])}
 <h1>Add item</h1>
 ${
   m.choices.length === 0
     ? html`<p class="muted">This project has no checklist yet: <a href="/projects/${p.id}/structure">add a section and a checklist</a> first.</p>`
     : html`<form method="post" action="/projects/${p.id}/items" enctype="multipart/form-data" class="card" id="item">
 ${csrfField(m.session)}${writeKeyField()}
-${form.summary(['text', 'description', 'checklist', 'participants', 'priority', 'deadline', 'attachments[]'])}
+${form.summary({
+  text: ['item-text', 'Text'],
+  description: ['item-description', 'Description'],
+  checklist: ['item-checklist', 'Checklist'],
+  participants: ['item-participants', 'Participants'],
+  priority: ['item-priority', 'Priority'],
+  deadline: ['item-deadline', 'Deadline'],
+  'attachments[]': ['item-photos', 'Photos'],
+})}
 <label for="item-text">Text</label>
 <textarea id="item-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'item-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'item-text')}
@@ -90,10 +113,10 @@ ${form.message('deadline', 'item-deadline')}</div>
 <label for="item-description">Description (optional)</label>
 <textarea id="item-description" name="description" maxlength="20000" ${form.aria('description', 'item-description')}>${form.value('description')}</textarea>
 ${form.message('description', 'item-description')}
-<label for="item-photos">Photos</label>
-<input id="item-photos" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple capture="environment" data-preview ${form.aria('attachments[]', 'item-photos')}>
-<p class="hint">Optional: PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. The item is created with all of them or not at all.</p>
-${form.message('attachments[]', 'item-photos')}
+${photoPicker(form, 'item-photos', 'Photos', {
+  capture: true,
+  hint: 'Optional: PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. The item is created with all of them or not at all.',
+})}
 <div class="preview" data-preview-for="item-photos" aria-live="polite"></div>
 <div class="actions"><button type="submit">Create item</button><a href="/projects/${p.id}">Cancel</a></div>
 </form>`
@@ -120,7 +143,12 @@ export function editItemForm(m: EditItemModel): SafeHtml {
   return html`<details class="card" ${form.failed ? html`open` : ''} id="edit-item"><summary>Edit item</summary>
 ${m.writeForm(
   `/items/${m.item.id}/edit`,
-  html`${form.summary(['text', 'description', 'participants', 'checklist'])}
+  html`${form.summary({
+    text: ['edit-text', 'Text'],
+    description: ['edit-description', 'Description'],
+    participants: ['edit-participants', 'Participants'],
+    checklist: ['edit-checklist', 'Checklist'],
+  })}
 <label for="edit-text">Text</label>
 <textarea id="edit-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'edit-text')}>${form.value('text', m.item.text)}</textarea>
 ${form.message('text', 'edit-text')}

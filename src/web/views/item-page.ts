@@ -8,12 +8,13 @@ import { html, type SafeHtml } from '../html.js';
 import { badge, crumbs, csrfField, page, safeLink, time, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
-import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member } from './item-form.js';
+import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member, photoPicker } from './item-form.js';
 import { timeline, type TimelineModel } from './timeline.js';
 
 interface ItemPageModel extends ItemWorkspace {
   session: WebSession;
-  today: string;
+  /** The earliest deadline a form takes (today somewhere: domain/inputs.ts), the date inputs' `min`. */
+  earliestDeadline: string;
   notice: string | null;
   failure: FormFailure | null;
   timeline: TimelineModel;
@@ -49,9 +50,12 @@ export const ITEM_NOTICES: Record<string, string> = {
   edit: 'The item was saved.',
 };
 
-// Any image: the page converts what the server does not take (a phone's HEIC) to JPEG, scaled down (static/offline.js).
-const ACCEPTED_IMAGES = 'image/*';
 const label = (value: string) => value.replace(/_/g, ' ');
+/** A link row's field as the summary names it: `link-1-url` is "Link 2 address". */
+const linkFieldLabel = (field: string) => {
+  const [, row = '0', part = ''] = /^link-(\d+)-(\w+)$/.exec(field) ?? [];
+  return `Link ${Number(row) + 1} ${part === 'url' ? 'address' : part}`;
+};
 
 const linkList = (list: LinkLike[]) =>
   list.length
@@ -80,12 +84,8 @@ ${body}
 </form>`;
 }
 
-function fileInput(form: FormState, id: string, text: string, options: { capture?: boolean } = {}) {
-  return html`<div class="photo-pick"><label for="${id}" class="button secondary">${text}</label>
-<input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}></div>
-<p class="hint">PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. They are stored as WebP.</p>
-${form.message('attachments[]', id)}`;
-}
+const fileInput = (form: FormState, id: string, text: string, options: { capture?: boolean } = {}) =>
+  photoPicker(form, id, text, { ...options, hint: 'PNG, JPEG, GIF or WebP; up to 10 images of 20 MiB each. They are stored as WebP.' });
 
 function linkRows(form: FormState, prefix: string, current: LinkLike[]) {
   const rows = [...current, ...Array.from({ length: EMPTY_LINK_ROWS }, () => ({ kind: 'document', title: '', url: '' }))];
@@ -110,7 +110,7 @@ function statusForm(m: ItemPageModel, item: ItemCard) {
   return writeForm(
     m,
     `/items/${item.id}/status`,
-    html`<label for="item-status-select">Status</label>
+    html`${form.summary({ status: ['item-status-select', 'Status'] })}<label for="item-status-select">Status</label>
 <select id="item-status-select" name="status" ${form.aria('status', 'item-status-select')}>${ITEM_STATUSES.map(
       (s) => html`<option value="${s}" ${selected(current === s)}>${label(s)}</option>`,
     )}</select>
@@ -126,7 +126,11 @@ function planningForm(m: ItemPageModel, item: ItemCard) {
   return html`<details class="fold" ${form.failed ? html`open` : ''}><summary>Planning</summary>${writeForm(
     m,
     `/items/${item.id}/planning`,
-    html`${form.summary(['deadline', 'priority', 'requires_answer'])}
+    html`${form.summary({
+      deadline: ['planning-deadline', 'Deadline'],
+      priority: ['planning-priority', 'Priority'],
+      requires_answer: ['planning-requires', 'Answer required'],
+    })}
 <label for="planning-deadline">Deadline</label>
 <input id="planning-deadline" type="date" name="deadline" value="${form.value('deadline', item.deadline ?? '')}" ${form.aria('deadline', 'planning-deadline')}>
 ${form.message('deadline', 'planning-deadline')}
@@ -152,7 +156,7 @@ ${
 ${writeForm(
   m,
   `/items/${item.id}/links`,
-  html`${links.summary(['link-*'])}<p class="hint">Empty a row to remove its link. Saving replaces the whole list.</p>
+  html`${links.summary({ 'link-*': ['item-link-*', linkFieldLabel] })}<p class="hint">Empty a row to remove its link. Saving replaces the whole list.</p>
 ${linkRows(links, 'item-link', item.document_links)}
 <div class="actions"><button type="submit">Save links</button></div>`,
   { id: 'links' },
@@ -166,7 +170,7 @@ ${
     ? writeForm(
         m,
         `/items/${item.id}/photos`,
-        html`${photos.summary(['attachments[]'])}${fileInput(photos, 'item-photos', 'Photos', { capture: true })}
+        html`${photos.summary({ 'attachments[]': ['item-photos', 'Photos'] })}${fileInput(photos, 'item-photos', 'Photos', { capture: true })}
 <div class="preview" data-preview-for="item-photos" aria-live="polite"></div>
 <div class="actions"><button type="submit">Upload photos</button></div>`,
         { multipart: true, id: 'photos' },
@@ -188,8 +192,8 @@ ${
     ? writeForm(
         m,
         `/items/${item.id}/verdict`,
-        html`<label for="item-verdict-select">Item verdict</label>
-<select id="item-verdict-select" name="verdict"><option value="" ${selected(currentVerdict === '')}>No verdict</option>
+        html`${verdict.summary({ verdict: ['item-verdict-select', 'Item verdict'] })}<label for="item-verdict-select">Item verdict</label>
+<select id="item-verdict-select" name="verdict" ${verdict.aria('verdict', 'item-verdict-select')}><option value="" ${selected(currentVerdict === '')}>No verdict</option>
 ${VERDICTS.map((v) => html`<option value="${v}" ${selected(currentVerdict === v)}>${v}</option>`)}</select>
 ${verdict.message('verdict', 'item-verdict-select')}
 <div class="actions"><button type="submit">Save verdict</button></div>`,
@@ -202,11 +206,11 @@ ${
     ? html`<h3>Return to rework</h3>${writeForm(
         m,
         `/items/${item.id}/rework`,
-        html`<label for="rework-reason">Reason</label>
+        html`${rework.summary({ reason: ['rework-reason', 'Reason'], deadline: ['rework-deadline', 'Rework deadline'] })}<label for="rework-reason">Reason</label>
 <textarea id="rework-reason" name="reason" required maxlength="2000" ${rework.aria('reason', 'rework-reason')}>${rework.value('reason')}</textarea>
 ${rework.message('reason', 'rework-reason')}
 <label for="rework-deadline">Rework deadline</label>
-<input id="rework-deadline" type="date" name="deadline" required min="${m.today}" value="${rework.value('deadline')}" ${rework.aria('deadline', 'rework-deadline')}>
+<input id="rework-deadline" type="date" name="deadline" required min="${m.earliestDeadline}" value="${rework.value('deadline')}" ${rework.aria('deadline', 'rework-deadline')}>
 ${rework.message('deadline', 'rework-deadline')}
 <div class="actions"><button type="submit">Return to rework</button></div>`,
         { id: 'rework' },
@@ -224,7 +228,7 @@ function answerArticle(m: ItemPageModel, item: ItemCard, a: AnswerView) {
 <p class="text">${a.text}</p>
 ${linkList(a.document_links)}
 ${thumbnails(a.attachments)}
-${review.summary([])}
+${review.summary({})}
 ${
   m.rights['answer.review']
     ? html`<div class="actions">${(['approved', 'rejected'] as const)
@@ -244,7 +248,7 @@ ${
     ? html`<details ${photos.failed ? html`open` : ''}><summary>Add pictures to this answer</summary>${writeForm(
         m,
         `/answers/${a.id}/photos`,
-        html`${photos.summary(['attachments[]'])}${fileInput(photos, `answer-${a.id}-photos`, 'Pictures for this answer', { capture: true })}
+        html`${photos.summary({ 'attachments[]': [`answer-${a.id}-photos`, 'Pictures'] })}${fileInput(photos, `answer-${a.id}-photos`, 'Pictures for this answer', { capture: true })}
 <div class="preview" data-preview-for="answer-${a.id}-photos" aria-live="polite"></div>
 <div class="actions"><button type="submit" class="small">Upload pictures</button></div>`,
         { multipart: true },
@@ -265,7 +269,11 @@ function answerForm(m: ItemPageModel, item: ItemCard) {
   return html`<h3>Add an answer</h3>${writeForm(
     m,
     `/items/${item.id}/answers`,
-    html`${form.summary(['text', 'attachments[]', 'link-*'])}
+    html`${form.summary({
+      text: ['answer-text', 'Answer'],
+      'attachments[]': ['answer-photos', 'Pictures'],
+      'link-*': ['answer-link-*', linkFieldLabel],
+    })}
 <label for="answer-text">Answer</label>
 <textarea id="answer-text" name="text" required maxlength="20000" ${form.aria('text', 'answer-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'answer-text')}
@@ -282,7 +290,7 @@ function commentForm(m: ItemPageModel, item: ItemCard) {
   return writeForm(
     m,
     `/items/${item.id}/comments`,
-    html`<label for="comment-text">Comment</label>
+    html`${form.summary({ text: ['comment-text', 'Comment'] })}<label for="comment-text">Comment</label>
 <textarea id="comment-text" name="text" required maxlength="20000" ${form.aria('text', 'comment-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'comment-text')}
 <div class="actions"><button type="submit">Add comment</button></div>`,

@@ -1,5 +1,6 @@
 import { html } from '../html.js';
 import { page } from '../layout.js';
+import { errorSummary } from './forms.js';
 
 /** The sign-in form (the landmarks of DESIGN.md §8: "Email", "Password", "Sign in"). */
 export function loginPageView(options: { csrf: string; next: string; error: string | null; email: string }): string {
@@ -9,8 +10,8 @@ export function loginPageView(options: { csrf: string; next: string; error: stri
     session: null,
     body: html`<section class="card login" aria-labelledby="login-title">
 <h1 id="login-title">Sign in to Punchlist</h1>
-${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
 <form method="post" action="/login">
+${options.error ? errorSummary('login', [{ text: options.error, href: '#login-email' }]) : ''}
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="time_zone" value="" data-browser-time-zone>
 <input type="hidden" name="next" value="${next}">

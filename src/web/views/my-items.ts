@@ -3,6 +3,7 @@ import type { MyItems } from '../../features/worklists/worklists.service.js';
 import { html } from '../html.js';
 import { badge, page } from '../layout.js';
 import { deadline, pager } from './project-page.js';
+import { plural } from '../../domain/plural.js';
 
 /** "My items": where the user is a participant, across projects; open first, then by deadline. */
 export function myItemsView(m: MyItems & { session: WebSession }): string {
@@ -22,7 +23,12 @@ ${
 <td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td>
 <td data-label="Deadline">${deadline(i, m.today)}</td></tr>`,
       )}</tbody></table>
-${pager('/my-items', (n) => (n > 1 ? `?page=${n}` : ''), m, 'items')}`
+${pager(
+  '/my-items',
+  (n) => (n > 1 ? `?page=${n}` : ''),
+  m,
+  (n) => plural(n, 'item'),
+)}`
     : html`<p class="muted" data-testid="no-items">You are not a participant of any item yet.</p>`
 }`,
   }).value;

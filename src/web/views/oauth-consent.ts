@@ -4,6 +4,7 @@ import { html } from '../html.js';
 import { csrfField, page } from '../layout.js';
 import { ALL_PROJECTS, EXPIRY_CHOICES, type ProjectChoice } from '../token-expiry.js';
 import { projectChoiceFieldset, SCOPE_HELP } from './profile-page.js';
+import { errorSummary } from './forms.js';
 
 export interface ConsentModel {
   session: WebSession;
@@ -37,9 +38,9 @@ limited to the scopes you allow. Your answer is sent to <strong data-testid="oau
 ${request.client.clientUri ? html`<p class="muted">The application gives this address as its home page: <code>${request.client.clientUri}</code></p>` : ''}
 <p class="warning">Punchlist has not checked this application: its name is what whoever registered it chose. Allow only an
 application you are connecting yourself, right now.</p>
-${model.error ? html`<div class="error" role="alert">${model.error}</div>` : ''}
 <form method="post" action="/oauth/authorize">
 ${csrfField(session)}
+${model.error ? errorSummary('consent', [{ text: model.error }]) : ''}
 <input type="hidden" name="response_type" value="code">
 <input type="hidden" name="client_id" value="${request.client.id}">
 <input type="hidden" name="redirect_uri" value="${request.redirectUri}">

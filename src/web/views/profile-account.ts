@@ -49,7 +49,7 @@ export function timeZoneBlock(m: AccountModel) {
       : ' (none chosen yet: UTC)'
   }.</p>
 <form method="post" action="/profile/time-zone">${csrfField(m.session)}${writeKeyField()}
-${state.summary(['time_zone'])}
+${state.summary({ time_zone: ['time-zone', 'Time zone'] })}
 <label for="time-zone">Time zone</label>
 <select id="time-zone" name="time_zone" data-browser-time-zone aria-describedby="time-zone-help${state.errorOf('time_zone') ? ' time-zone-error' : ''}"${
     state.errorOf('time_zone') ? html` aria-invalid="true"` : ''
@@ -73,7 +73,11 @@ ${help ? html`<p class="muted" id="${id}-help">${help}</p>` : ''}${state.message
   return html`<section class="card" aria-labelledby="password-title">
 <h2 id="password-title">Password</h2>
 <form method="post" action="/profile/password">${csrfField(m.session)}${writeKeyField()}
-${state.summary(['current_password', 'new_password', 'confirm_password'])}
+${state.summary({
+  current_password: ['current-password', 'Current password'],
+  new_password: ['new-password', 'New password'],
+  confirm_password: ['confirm-password', 'New password again'],
+})}
 ${field('current_password', 'current-password', 'Current password', 'current-password')}
 ${field('new_password', 'new-password', 'New password', 'new-password', 'At least 8 characters.')}
 ${field('confirm_password', 'confirm-password', 'New password again', 'new-password')}

@@ -10,6 +10,7 @@ import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField, page, time, writeKeyField } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 import { type AccountModel, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
+import { errorSummary } from './forms.js';
 
 /** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
 export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
@@ -139,9 +140,9 @@ ${
 </div>`
     : ''
 }
-${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
 <form method="post" action="/profile/tokens">
 ${csrf}${writeKeyField()}
+${options.error ? errorSummary('token', [{ text: options.error, href: '#token-name' }]) : ''}
 <label for="token-name">Name</label>
 <input id="token-name" type="text" name="name" maxlength="200" required value="${form.name}" aria-describedby="token-name-help">
 <p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
@@ -268,9 +269,9 @@ each request’s <code>webhook-signature</code> header with it. Store it like a 
 </section>`
     : ''
 }
-${error ? html`<div class="error" role="alert" id="webhook-error">${error.message}</div>` : ''}
 <form method="post" action="/profile/webhooks">
 ${csrf}${writeKeyField()}
+${error ? html`<div id="webhook-error">${errorSummary('webhook', [{ text: error.message, href: urlInvalid ? '#webhook-url' : undefined }])}</div>` : ''}
 <label for="webhook-url">URL</label>
 <input id="webhook-url" type="url" name="url" maxlength="2000" required value="${form.url}" autocomplete="off"
   aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"${urlInvalid ? html` aria-invalid="true"` : ''}>

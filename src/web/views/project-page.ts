@@ -8,6 +8,7 @@ import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 import { reportLinks } from './report-links.js';
+import { plural } from '../../domain/plural.js';
 
 interface ProjectPageModel extends ProjectItems {
   session: WebSession;
@@ -66,12 +67,17 @@ export function filterQuery(filter: ItemFilter, pageNumber?: number): string {
   return query ? `?${query}` : '';
 }
 
-/** Previous / next links of a paged list. */
-export function pager(base: string, query: (page: number) => string, p: { page: number; pages: number; total: number }, noun: string) {
-  if (p.pages <= 1) return html`<p class="muted">${p.total} ${noun}.</p>`;
+/** Previous / next links of a paged list; `counted` writes the total with its noun ("1 item", "12 items"). */
+export function pager(
+  base: string,
+  query: (page: number) => string,
+  p: { page: number; pages: number; total: number },
+  counted: (total: number) => string,
+) {
+  if (p.pages <= 1) return html`<p class="muted">${counted(p.total)}.</p>`;
   return html`<nav class="pager" aria-label="Pages">
 ${p.page > 1 ? html`<a href="${base}${query(p.page - 1)}" rel="prev">Previous</a>` : ''}
-<span>Page ${p.page} of ${p.pages} <span class="muted">(${p.total} ${noun})</span></span>
+<span>Page ${p.page} of ${p.pages} <span class="muted">(${counted(p.total)})</span></span>
 ${p.page < p.pages ? html`<a href="${base}${query(p.page + 1)}" rel="next">Next</a>` : ''}
 </nav>`;
 }
@@ -164,7 +170,15 @@ function bulkForm(m: ProjectPageModel) {
   return html`<form id="bulk" method="post" action="/projects/${m.project.id}/bulk${back}" class="card filters" aria-labelledby="bulk-title">
 <h2 id="bulk-title">Change the selected items</h2>
 ${csrfField(m.session)}${writeKeyField()}
-${state.summary(['items', 'status', 'priority', 'deadline', 'change', 'add_participant', 'remove_participant'])}
+${state.summary({
+  items: ['bulk-title', 'Items'],
+  status: ['bulk-status', 'New status'],
+  priority: ['bulk-priority', 'New priority'],
+  deadline: ['bulk-deadline', 'New deadline'],
+  change: ['bulk-title', 'Change'],
+  add_participant: ['bulk-add-participant', 'Add participant'],
+  remove_participant: ['bulk-remove-participant', 'Remove participant'],
+})}
 <p class="muted" id="bulk-help">Tick items in the list above, choose what to change, then apply. Each item is changed on its own: one you may not change is left as it is and named in the summary.</p>
 ${state.message('items', 'bulk-items')}${state.message('change', 'bulk-change')}
 <div><label for="bulk-status">New status</label><select id="bulk-status" name="status" ${state.aria('status', 'bulk-status')}>${option('status', '', 'Keep')}
@@ -232,6 +246,15 @@ ${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}
 ${bulkSummaryBlock(m)}
-${m.sections.length ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(`/projects/${p.id}`, (n) => filterQuery(m.filter, n), m, 'items')}${bulkForm(m)}` : html`<p class="muted">This project has no sections yet.</p>`}`,
+${
+  m.sections.length
+    ? html`${filterForm(m)}${contents(m)}${itemRows(m)}${pager(
+        `/projects/${p.id}`,
+        (n) => filterQuery(m.filter, n),
+        m,
+        (n) => plural(n, 'item'),
+      )}${bulkForm(m)}`
+    : html`<p class="muted">This project has no sections yet.</p>`
+}`,
   }).value;
 }

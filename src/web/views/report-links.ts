@@ -1,7 +1,7 @@
 import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { page } from '../layout.js';
+import { crumbs, page } from '../layout.js';
 
 /**
  * The project page's link "Report" (DESIGN.md §17): it keeps the page's filter (`query`, as the page's
@@ -18,7 +18,10 @@ export function reportPageView(m: { session: WebSession; project: ProjectCard; q
     title: `Report: ${m.project.name}`,
     session: m.session,
     path: '/projects',
-    body: html`<p class="muted crumbs"><a href="/projects">Projects</a> › <a href="/projects/${m.project.id}${m.query}">${m.project.name}</a> ›</p>
+    body: html`${crumbs([
+      { href: '/projects', label: 'Projects' },
+      { href: `/projects/${m.project.id}${m.query}`, label: m.project.name },
+    ])}
 <h1>Report</h1>
 <section class="card" aria-label="Report files">
 <p>The punch list of <strong>${m.project.name}</strong>: ${m.filter.length ? `the items the page shows (${m.filter.join(', ')})` : 'every item you can see'}.</p>

@@ -23,7 +23,12 @@ ${
 <td data-label="Waiting for">${r.kind === 'answer' ? `a review of the answer by ${r.author_name ?? 'someone'}` : 'a verdict (the item is done)'}</td>
 <td data-label="Since">${time(r.since, '—', m.session.timeZone)}</td></tr>`,
       )}</tbody></table>
-${pager('/review', (n) => (n > 1 ? `?page=${n}` : ''), m, 'waiting')}`
+${pager(
+  '/review',
+  (n) => (n > 1 ? `?page=${n}` : ''),
+  m,
+  (n) => `${n} waiting`,
+)}`
     : html`<p class="muted" data-testid="no-items">Nothing waits for your review.</p>`
 }`,
   }).value;

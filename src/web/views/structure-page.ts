@@ -1,9 +1,10 @@
 import type { ProjectRights } from '../../features/admin/structure.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { page } from '../layout.js';
+import { crumbs, page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
+import { plural } from '../../domain/plural.js';
 
 interface StructureModel {
   session: WebSession;
@@ -37,7 +38,7 @@ function renameForm(m: StructureModel, form: string, action: string, label: stri
   const id = `${form}-name`;
   return m.writeForm(
     action,
-    html`<label for="${id}">${label}</label>
+    html`${state.summary({ name: [id, label] })}<label for="${id}">${label}</label>
 <div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="200" value="${state.value('name', value)}" ${state.aria('name', id)}>
 <button type="submit" class="secondary small">Rename</button></div>
 ${state.message('name', id)}`,
@@ -57,14 +58,17 @@ export function structurePageView(m: StructureModel): string {
     path: '/projects',
     notice: m.notice,
     error: m.failure ? html`Nothing was saved: please check the form. <a href="#${m.failure.form}">Go to the form</a>` : null,
-    body: html`<nav aria-label="Breadcrumb" class="crumbs muted"><a href="/projects">Projects</a> › <a href="/projects/${p.id}">${p.name}</a></nav>
+    body: html`${crumbs([
+      { href: '/projects', label: 'Projects' },
+      { href: `/projects/${p.id}`, label: p.name },
+    ])}
 <h1>Sections and checklists</h1>
 <div class="card-grid">
 <section class="card" aria-labelledby="new-section-title">
 <h2 id="new-section-title">Add section</h2>
 ${m.writeForm(
   `/projects/${p.id}/sections`,
-  html`<label for="new-section-name">Section name</label>
+  html`${newSection.summary({ name: ['new-section-name', 'Section name'] })}<label for="new-section-name">Section name</label>
 <input id="new-section-name" type="text" name="name" required maxlength="200" value="${newSection.value('name')}" ${newSection.aria('name', 'new-section-name')}>
 ${newSection.message('name', 'new-section-name')}
 <div class="actions"><button type="submit">Add section</button></div>`,
@@ -77,7 +81,7 @@ ${
 <h2 id="new-checklist-title">Add checklist</h2>
 ${m.writeForm(
   `/projects/${p.id}/checklists`,
-  html`<label for="new-checklist-section">Section</label>
+  html`${newChecklist.summary({ section: ['new-checklist-section', 'Section'], name: ['new-checklist-name', 'Checklist name'] })}<label for="new-checklist-section">Section</label>
 <select id="new-checklist-section" name="section" ${newChecklist.aria('section', 'new-checklist-section')}>${m.sections.map(
     (s, i) =>
       html`<option value="${s.id}" ${selected(chosenSection ? chosenSection === String(s.id) : i === m.sections.length - 1)}>${s.name}</option>`,
@@ -100,7 +104,7 @@ ${renameForm(m, `section-${s.id}`, `/sections/${s.id}/rename`, `Rename section �
 ${
   s.checklists.length
     ? html`<ul class="structure">${s.checklists.map(
-        (c) => html`<li id="checklist-${c.id}"><p><strong>${c.name}</strong> <span class="muted">(${c.items.length} items)</span>
+        (c) => html`<li id="checklist-${c.id}"><p><strong>${c.name}</strong> <span class="muted">(${plural(c.items.length, 'item')})</span>
 ${moveButtons(m, `/checklists/${c.id}/move`, `checklist ${c.name}`)} <a href="/projects/${p.id}/items/new?checklist=${c.id}">Add item here</a></p>
 ${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename checklist “${c.name}”`, c.name)}</li>`,
       )}</ul>`

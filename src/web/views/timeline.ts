@@ -1,6 +1,7 @@
 import type { EventView } from '../../features/events/events.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, time } from '../layout.js';
+import { plural } from '../../domain/plural.js';
 
 export interface TimelineModel {
   events: EventView[];
@@ -22,7 +23,6 @@ const quote = (text: unknown) => {
   const chars = [...String(text ?? '')];
   return `“${chars.length > 140 ? `${chars.slice(0, 140).join('')}…` : chars.join('')}”`;
 };
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 function statusChange(from: unknown, to: unknown): SafeHtml {
   return html`${from ? html`${badge(String(from))} → ` : ''}${badge(String(to))}`;
@@ -45,7 +45,7 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       const item = d.item as { participants?: { name: string }[]; attachments?: unknown[] };
       const extra = [
         item.participants?.length ? `for ${item.participants.map((p) => p.name).join(', ')}` : '',
-        item.attachments?.length ? `with ${count(item.attachments.length, 'photo', 'photos')}` : '',
+        item.attachments?.length ? `with ${plural(item.attachments.length, 'photo')}` : '',
       ].filter(Boolean);
       return html`raised the item${extra.length ? ` ${extra.join(', ')}` : ''}`;
     }
@@ -77,15 +77,15 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       return html`${parts.map((p, i) => html`${i ? '; ' : ''}${p}`)}`;
     }
     case 'item.links_replaced':
-      return html`replaced the document links (${count((d.document_links as unknown[]).length, 'link', 'links')})`;
+      return html`replaced the document links (${plural((d.document_links as unknown[]).length, 'link')})`;
     case 'item.attachments_added':
-      return html`added ${count((d.attachments as unknown[]).length, 'photo', 'photos')}`;
+      return html`added ${plural((d.attachments as unknown[]).length, 'photo')}`;
     case 'comment.created':
       return html`commented: ${quote((d.comment as { text: string }).text)}`;
     case 'answer.created':
       return html`answered: ${quote((d.answer as { text: string }).text)}`;
     case 'answer.attachments_added':
-      return html`added ${count((d.attachments as unknown[]).length, 'picture', 'pictures')} to an answer`;
+      return html`added ${plural((d.attachments as unknown[]).length, 'picture')} to an answer`;
     case 'answer.reviewed':
       return html`${d.to === 'approved' ? 'approved' : d.to === 'rejected' ? 'rejected' : 'reviewed'} an answer`;
     case 'item.verdict_set':
