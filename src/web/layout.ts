@@ -12,6 +12,8 @@ interface PageOptions {
   notice?: string | null;
   error?: HtmlValue;
   body: HtmlValue;
+  /** Scripts of this page alone (the plan viewer), after the shared one. */
+  scripts?: readonly { path: string }[];
 }
 
 const NAV = [
@@ -52,7 +54,10 @@ export function page(options: PageOptions): SafeHtml {
 <link rel="icon" href="${FAVICON.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
-${appHead(session)}
+${(options.scripts ?? []).map(
+  (script) => html`<script src="${script.path}" defer></script>
+`,
+)}${appHead(session)}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
