@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
+import { validationError } from '../../errors.js';
+import { idParam, parseId } from '../form.js';
+import { formPage } from '../form-page.js';
+import { sessionOf } from '../session.js';
+import { readPlanForm, uploadRoutes } from '../uploads.js';
+import { planPage, plansPage } from '../views/plans-page.js';
+import type { WebWriter } from '../web-write.js';
+
+type PlanDeps = Pick<AppContext, 'plans' | 'planUploads' | 'itemLocations'> & { webWrite: WebWriter };
+
+const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
+
+/** `?status=` and `?participant=` of the plan's page, as the project page reads them (anything else: no filter). */
+function pinFilter(request: FastifyRequest) {
+  const status = query(request).status;
+  return {
+    status: ITEM_STATUSES.includes(status as ItemStatus) ? (status as ItemStatus) : null,
+    participant: parseId(query(request).participant),
+  };
+}
+
+/**
+ * Plans and pins in the web (docs/design.md §19): the project's plans with "Upload plan" and the progress of an
+ * upload, the plan's page (the drawing, its pins, "Items on this plan", versions, "Upload new version"), and an
+ * item's place ("Place on plan" / "Remove from plan" post here from the item's page, the tap on the plan's page).
+ * Every post goes through webWrite (CSRF, idempotency key, audit, 422 shown again, 303).
+ */
+export async function planPages(app: FastifyInstance, deps: PlanDeps) {
+  const { plans, planUploads, itemLocations, webWrite } = deps;
+
+  const listPage = formPage(webWrite, {
+    entity: 'project',
+    async view(request, projectId, failure) {
+      const session = sessionOf(request);
+      const uploadId = parseId(query(request).upload);
+      const [list, canUpload, upload] = await Promise.all([
+        plans.planList(session.user, projectId),
+        plans.canUpload(session.user, projectId),
+        uploadId === null ? null : planUploads.uploadStatus(session.user, uploadId).catch(() => null),
+      ]);
+      const uploads = upload && upload.project_id === projectId && upload.status !== 'done' ? [upload] : [];
+      return plansPage({
+        session,
+        project: list.project,
+        plans: list.plans,
+        uploads: uploads.map((u) => ({
+          id: u.id,
+          name: u.name,
+          state: u.status === 'failed' ? 'failed' : 'processing',
+          done: u.pages_done,
+          total: u.pages_total,
+          error: u.error,
+        })),
+        canUpload,
+        failure,
+        notice: upload?.status === 'done' ? `Plan uploaded: ${upload.plan_ids.length} ${upload.plan_ids.length === 1 ? 'sheet' : 'sheets'}.` : null,
+      }).value;
+    },
+  });
+
+  const sheetPage = formPage(webWrite, {
+    entity: 'plan',
+    async view(request, planId, failure) {
+      const session = sessionOf(request);
+      const filter = pinFilter(request);
+      const shown = await plans.planPage(session.user, planId, { version: parseId(query(request).version), ...filter });
+      return planPage({ session, ...shown, filter, failure, notice: query(request).saved === 'version' ? 'New version uploaded.' : null })
+        .value;
+    },
+  });
+
+  app.get('/projects/:id/plans', async (request, reply) => listPage.show(request, reply, idParam(request)));
+  app.get('/plans/:id', async (request, reply) => sheetPage.show(request, reply, idParam(request)));
+
+  /** A plan or a version uploaded: the upload starts (checked, 422 beside "Plan file"), its progress is shown. */
+  async function upload(request: FastifyRequest, reply: FastifyReply, target: { projectId: number; planId?: number }) {
+    const session = sessionOf(request);
+    const form = await readPlanForm(request, session);
+    const page = target.planId === undefined ? listPage : sheetPage;
+    try {
+      return await page.write(request, reply, target.planId ?? target.projectId, {
+        form: target.planId === undefined ? 'plan-upload' : 'plan-version',
+        fields: new URLSearchParams(form.entries),
+        fingerprint: form.fingerprint,
+        redirect: (started) =>
+          target.planId === undefined
+            ? `/projects/${target.projectId}/plans?upload=${started.id}`
+            : `/projects/${target.projectId}/plans?upload=${started.id}`,
+        write: (audit) => {
+          const file = form.files[0];
+          if (!file) throw validationError('file', 'choose a PDF or an image of the plan');
+          return planUploads.startUpload(
+            session.user,
+            target.projectId,
+            { path: file.path, filename: file.originalName },
+            { name: form.fields.name?.trim() || undefined, planId: target.planId },
+            audit,
+          );
+        },
+      });
+    } finally {
+      await form.cleanup();
+    }
+  }
+
+  await uploadRoutes(
+    app,
+    (scope) => {
+      scope.post('/projects/:id/plans', { config: { ownCsrf: true } }, (request, reply) => upload(request, reply, { projectId: idParam(request) }));
+      scope.post('/plans/:id/versions', { config: { ownCsrf: true } }, async (request, reply) => {
+        const planId = idParam(request);
+        const projectId = await plans.projectOf(sessionOf(request).user, planId);
+        return upload(request, reply, { projectId, planId });
+      });
+    },
+    plans.uploadLimits(),
+  );
+}
