@@ -9,7 +9,7 @@ import { readPlanForm, uploadRoutes } from '../uploads.js';
 import { planPage, plansPage } from '../views/plans-page.js';
 import type { WebWriter } from '../web-write.js';
 
-type PlanDeps = Pick<AppContext, 'plans' | 'planUploads' | 'itemLocations'> & { webWrite: WebWriter };
+type PlanDeps = Pick<AppContext, 'plans' | 'planUploads' | 'items'> & { webWrite: WebWriter };
 
 const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
 
@@ -29,7 +29,7 @@ function pinFilter(request: FastifyRequest) {
  * Every post goes through webWrite (CSRF, idempotency key, audit, 422 shown again, 303).
  */
 export async function planPages(app: FastifyInstance, deps: PlanDeps) {
-  const { plans, planUploads, itemLocations, webWrite } = deps;
+  const { plans, planUploads, items, webWrite } = deps;
 
   const listPage = formPage(webWrite, {
     entity: 'project',
@@ -66,13 +66,23 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
     async view(request, planId, failure) {
       const session = sessionOf(request);
       const filter = pinFilter(request);
-      const shown = await plans.planPage(session.user, planId, { version: parseId(query(request).version), ...filter });
-      return planPage({ session, ...shown, filter, failure, notice: query(request).saved === 'version' ? 'New version uploaded.' : null })
+      const placeId = parseId(query(request).place);
+      const [shown, placing] = await Promise.all([
+        plans.planPage(session.user, planId, { version: parseId(query(request).version), ...filter }),
+        placeId === null ? null : items.getItemCard(session.user, placeId).then(({ item }) => ({ itemId: item.id, text: item.text })),
+      ]);
+      return planPage({ session, ...shown, placing: shown.canManage ? placing : null, filter, failure, notice: query(request).saved === 'version' ? 'New version uploaded.' : null })
         .value;
     },
   });
 
   app.get('/projects/:id/plans', async (request, reply) => listPage.show(request, reply, idParam(request)));
+  // "Place on plan" on an item's page: the plan chosen there opens ready for the tap.
+  app.get('/plans/choose', async (request, reply) => {
+    const [plan, item] = [parseId(query(request).plan), parseId(query(request).item)];
+    if (plan === null || item === null) throw validationError('plan', 'choose a plan');
+    return reply.redirect(`/plans/${plan}?place=${item}`, 303);
+  });
   app.get('/plans/:id', async (request, reply) => sheetPage.show(request, reply, idParam(request)));
 
   /** A plan or a version uploaded: the upload starts (checked, 422 beside "Plan file"), its progress is shown. */

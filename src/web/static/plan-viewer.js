@@ -47,6 +47,7 @@
   var card = document.querySelector('[data-pin-card]');
   var addButton = document.querySelector('[data-plan-add]');
   var hint = document.querySelector('[data-plan-add-hint]');
+  var placeForm = document.querySelector('[data-plan-place-form]');
   var adding = false;
 
   // The static image stands in until the first tiles are drawn; then the viewer takes its place.
@@ -138,9 +139,10 @@
     });
   }
 
-  // "Add item here": the next tap on the sheet opens the new-item form with that place.
+  // "Add item here": the next tap on the sheet opens the new-item form with that place; "Place on plan" (from an
+  // item's page): every tap sends the item's place.
   viewer.addHandler('canvas-click', function (event) {
-    if (!adding || !event.quick) return;
+    if ((!adding && !placeForm) || !event.quick) return;
     var target = event.originalEvent && event.originalEvent.target;
     if (target && target.closest && target.closest('[data-testid="pin"]')) return;
     event.preventDefaultAction = true;
@@ -148,6 +150,12 @@
     var x = point.x / width;
     var y = point.y / height;
     if (x < 0 || x > 1 || y < 0 || y > 1) return;
+    if (placeForm) {
+      placeForm.querySelector('[data-place-x]').value = x.toFixed(5);
+      placeForm.querySelector('[data-place-y]').value = y.toFixed(5);
+      placeForm.requestSubmit();
+      return;
+    }
     setAdding(false);
     var address = new URL(addButton.getAttribute('data-plan-add'), window.location.href);
     address.searchParams.set('x', x.toFixed(5));

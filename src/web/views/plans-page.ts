@@ -111,6 +111,8 @@ export interface PlanPageModel {
   members: { id: number; name: string }[];
   /** "Add item here" and "Upload new version", for managers and admins. */
   canManage: boolean;
+  /** "Place on plan" from an item's page: the item whose place the next tap sets. */
+  placing: { itemId: number; text: string } | null;
   failure: FormFailure | null;
   notice: string | null;
 }
@@ -138,6 +140,7 @@ ${filterForm(m)}
 ${m.canManage && current ? html`<button type="button" data-plan-add="${addUrl}" aria-pressed="false" hidden>Add item here</button>` : ''}
 </div>
 <p class="notice" data-plan-add-hint hidden role="status">Tap the drawing where the new item is.</p>
+${m.placing && current ? placeForm(m, m.placing) : ''}
 <div class="plan-view" data-testid="plan-view" data-tiles="${shown.tiles}" data-width="${shown.width}" data-height="${shown.height}" data-tile-size="${shown.tileSize}" data-overlap="${shown.overlap}" data-format="webp" style="--ratio: ${shown.width} / ${shown.height}" role="region" aria-label="${`Drawing of ${plan.name}`}">
 <img data-plan-fallback src="${shown.sheet}" alt="${`Drawing of ${plan.name}`}" width="${shown.width}" height="${shown.height}">
 ${m.pins.map(
@@ -160,6 +163,20 @@ ${
 ${m.canManage ? html`<h3>Upload new version</h3>${uploadForm(m.session, `/plans/${plan.id}/versions`, 'Upload version', new FormState('plan-version', m.failure), false)}` : ''}
 </section>`,
   });
+}
+
+/**
+ * "Place on plan": the tap on the drawing fills the place and sends the form (the script); without it, or
+ * from a keyboard, the place is typed as fractions of the sheet.
+ */
+function placeForm(m: PlanPageModel, placing: { itemId: number; text: string }): SafeHtml {
+  return html`<form method="post" action="/items/${placing.itemId}/location" class="card" data-plan-place-form aria-label="Place on plan">
+${csrfField(m.session)}${writeKeyField()}<input type="hidden" name="plan_id" value="${m.plan.id}">
+<p role="status"><strong>Tap the drawing where “${placing.text}” is</strong>, or give its place below.</p>
+<div class="row"><div><label for="place-x">Across (0 = left, 1 = right)</label><input id="place-x" name="x" inputmode="decimal" required pattern="0(\.[0-9]+)?|1(\.0+)?" data-place-x></div>
+<div><label for="place-y">Down (0 = top, 1 = bottom)</label><input id="place-y" name="y" inputmode="decimal" required pattern="0(\.[0-9]+)?|1(\.0+)?" data-place-y></div></div>
+<div class="actions"><button type="submit">Place item</button><a href="/items/${placing.itemId}">Cancel</a></div>
+</form>`;
 }
 
 const pct = (fraction: number) => `${(fraction * 100).toFixed(3)}%`;
