@@ -17,22 +17,29 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
   return value as T;
 }
 
+/** A coordinate typed or tapped: a decimal number, else NaN (refused by the place's check, 422). */
+export const fractionOf = (value: string | null | undefined) => (value && /^[0-9]*\.?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN);
+
 export async function itemPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure'> & {
+  deps: Pick<
+    AppContext,
+    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure' | 'plans' | 'itemLocations'
+  > & {
     webWrite: WebWriter;
   },
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite } = deps;
+  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, plans, itemLocations, webWrite } = deps;
 
   const itemPage = formPage(webWrite, {
     entity: 'item',
     async view(request, itemId, failure) {
       const session = sessionOf(request);
       const workspace = await items.getItemWorkspace(session.user, itemId);
-      const [{ events: itemEvents, names }, edit] = await Promise.all([
+      const [{ events: itemEvents, names }, edit, place] = await Promise.all([
         events.ofItem(itemId),
         workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
+        plans.placeOf(session.user, workspace.item),
       ]);
       const saved = (request.query as Record<string, string | undefined>).saved;
       const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
@@ -44,6 +51,7 @@ export async function itemPages(
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
         edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
+        place,
       });
     },
   });
@@ -66,6 +74,19 @@ export async function itemPages(
   }
 
   app.get('/items/:id', async (request, reply) => itemPage.show(request, reply, idParam(request)));
+
+  // "Place on plan" (the tap on the plan's page, or the place typed there) and "Remove from plan" (docs/design.md §19).
+  app.post('/items/:id/location', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const place = { planId: parseId(form.get('plan_id')) ?? 0, x: fractionOf(form.get('x')), y: fractionOf(form.get('y')) };
+    return itemWrite(request, reply, id, 'place', form, (audit) => itemLocations.placeItem(user, id, place, audit));
+  });
+  app.post('/items/:id/location/remove', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const id = idParam(request);
+    return itemWrite(request, reply, id, 'unplace', formOf(request), (audit) => itemLocations.removeFromPlan(user, id, audit));
+  });
 
   app.post('/items/:id/status', async (request, reply) => {
     const { user } = sessionOf(request);

@@ -1,4 +1,5 @@
 import type { ItemAction } from '../../domain/policy.js';
+import { itemPlace, type ItemPlaceModel } from './item-place.js';
 import { ITEM_STATUSES, LINK_KINDS, PRIORITIES, VERDICTS } from '../../domain/values.js';
 import type { AnswerView, ItemCard } from '../../features/items/item-views.js';
 import type { ItemWorkspace } from '../../features/items/items.service.js';
@@ -19,6 +20,8 @@ interface ItemPageModel extends ItemWorkspace {
   timeline: TimelineModel;
   /** What "Edit item" offers, for those who may edit the item. */
   edit: { choices: ChecklistChoice[]; members: Member[] } | null;
+  /** Where the item is on the project's plans (docs/design.md §19). */
+  place: ItemPlaceModel;
 }
 
 interface LinkLike {
@@ -47,6 +50,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   rework: 'The item was returned to rework.',
   created: 'The item was created.',
   edit: 'The item was saved.',
+  place: 'The item was placed on the plan.',
+  unplace: 'The item was removed from its plan.',
 };
 
 // Any image: the page converts what the server does not take (a phone's HEIC) to JPEG, scaled down (static/offline.js).
@@ -320,6 +325,7 @@ ${item.rework_reason ? html`<dt>Rework</dt><dd data-testid="item-rework"><span c
 </dl>
 ${item.description ? html`<h2>Description</h2><p class="text">${item.description}</p>` : ''}
 </section>
+${itemPlace(m.session, m.place, m.failure)}
 ${m.edit ? editItemForm({ session: m.session, item, ...m.edit, failure: m.failure, writeForm: (action, body, options) => writeForm(m, action, body, options) }) : ''}
 ${
   may('item.status') || may('item.planning')
