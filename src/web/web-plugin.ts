@@ -16,6 +16,7 @@ import { oauthPages } from './pages/oauth.js';
 import { accountPages, profilePages } from './pages/profile.js';
 import { type HeavyReads, projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
+import { planPages } from './pages/plans.js';
 import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
 import { createWebWriter } from './web-write.js';
@@ -133,10 +134,24 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     bulkChanges: ctx.bulkChanges,
     webWrite,
   });
-  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite });
+  await itemPages(app, {
+    items,
+    itemWrites,
+    comments,
+    answers,
+    attachments,
+    review,
+    clock,
+    events,
+    structure,
+    plans: ctx.plans,
+    itemLocations: ctx.itemLocations,
+    webWrite,
+  });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
   await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
-  await structurePages(app, { structure, attachments, webWrite });
+  await structurePages(app, { structure, attachments, plans: ctx.plans, webWrite });
+  await planPages(app, { plans: ctx.plans, planUploads: ctx.planUploads, items, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
 }

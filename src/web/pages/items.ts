@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { documentLinksOf, formOf, idParam, idsOf, parseId } from '../form.js';
+import { documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
@@ -16,9 +16,6 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
   if (!(values as readonly (string | null)[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
   return value as T;
 }
-
-/** A coordinate typed or tapped: a decimal number, else NaN (refused by the place's check, 422). */
-export const fractionOf = (value: string | null | undefined) => (value && /^[0-9]*\.?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN);
 
 export async function itemPages(
   app: FastifyInstance,
