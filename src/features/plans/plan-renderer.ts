@@ -12,6 +12,8 @@ export interface RenderLimits {
   timeoutMs: number;
   /** The thread's JavaScript heap (old generation), MB; a file that needs more is refused. */
   memoryMb: number;
+  /** Stops the thread (the node shuts down). */
+  signal?: AbortSignal;
 }
 
 /** Runs one task in a thread of its own (why not the shared pool: docs/decisions.md, "Plans and pins"). */
@@ -45,6 +47,7 @@ export function createPlanRenderer(): PlanRenderer {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
+        limits.signal?.removeEventListener('abort', abort);
         outcome();
         // The thread ends with its task; terminate() only hurries one that does not.
         void worker.terminate();
@@ -58,6 +61,9 @@ export function createPlanRenderer(): PlanRenderer {
           ),
         limits.timeoutMs,
       );
+      const abort = () => settle(() => reject(new ApiError(503, 'service_unavailable', 'The server is shutting down')));
+      if (limits.signal?.aborted) abort();
+      limits.signal?.addEventListener('abort', abort, { once: true });
       worker.on('message', (message: RenderMessage) => {
         if (message.type === 'progress') return onProgress?.(message);
         if (message.type === 'result') return settle(() => resolve(message.value as T));
