@@ -66,6 +66,7 @@ import { createItemLocationService, type ItemLocationService } from './features/
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
 import { createPlanUploads, type PlanUploads } from './features/plans/plan-uploads.js';
 import { createPlansRepository } from './features/plans/plans.repository.js';
+import { createPlanViews, type PlanViews } from './features/plans/plan-views.js';
 import { createPlansService, type PlansService } from './features/plans/plans.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
@@ -136,6 +137,8 @@ export interface AppContext {
   plans: PlansService;
   /** Uploads of plans and of their new versions, rendered in a thread of their own, progress polled. */
   planUploads: PlanUploads;
+  /** What the web's plan pages read: pins with their items' texts, filters, an item's place. */
+  planViews: PlanViews;
   /** An item's place on a plan: place, move, remove, through the item's write path. */
   itemLocations: ItemLocationService;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
@@ -374,6 +377,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     responseCache,
     plans,
     planUploads,
+    planViews: createPlanViews({ repo: plansRepo, plans, projects }),
     itemLocations: o.itemLocations ?? createItemLocationService(itemWriter, clock),
     async close() {
       // First: the workers' own connections close before the database they read; running plan uploads stop.

@@ -144,14 +144,14 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     clock,
     events,
     structure,
-    plans: ctx.plans,
+    planViews: ctx.planViews,
     itemLocations: ctx.itemLocations,
     webWrite,
   });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
   await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
-  await structurePages(app, { structure, attachments, plans: ctx.plans, webWrite });
-  await planPages(app, { plans: ctx.plans, planUploads: ctx.planUploads, items, webWrite });
+  await structurePages(app, { structure, attachments, planViews: ctx.planViews, webWrite });
+  await planPages(app, { planViews: ctx.planViews, planUploads: ctx.planUploads, items, config, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
 }

@@ -41,6 +41,39 @@ export function createPlansRepository(db: Kysely<Database>) {
         .orderBy('id')
         .execute(),
 
+    /** The items on one plan with their text and participants: the plan's page (pins, filters, "Items on this plan"). */
+    async itemsOnPlan(planId: number) {
+      const [items, participants] = await Promise.all([
+        executor
+          .selectFrom('items')
+          .select(['id', 'text', 'status', 'plan_x', 'plan_y', 'section_id', 'checklist_id'])
+          .where('plan_id', '=', planId)
+          .orderBy('id')
+          .execute(),
+        executor
+          .selectFrom('item_participants')
+          .select(['item_id', 'user_id'])
+          .where('item_id', 'in', (eb) => eb.selectFrom('items').select('id').where('plan_id', '=', planId))
+          .execute(),
+      ]);
+      return items.map((item) => ({
+        ...item,
+        participantIds: participants.filter((p) => p.item_id === item.id).map((p) => p.user_id),
+      }));
+    },
+
+    /** The project's active members, in name order: the plan page's "Participant" filter. */
+    projectMembers: (projectId: number) =>
+      executor
+        .selectFrom('project_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['u.id', 'u.name'])
+        .where('m.project_id', '=', projectId)
+        .where('u.active', '=', 1)
+        .orderBy('u.name')
+        .orderBy('u.id')
+        .execute(),
+
     findUpload: (uploadId: number) => executor.selectFrom('plan_uploads').selectAll().where('id', '=', uploadId).executeTakeFirst(),
   });
 

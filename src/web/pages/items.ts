@@ -21,12 +21,12 @@ export async function itemPages(
   app: FastifyInstance,
   deps: Pick<
     AppContext,
-    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure' | 'plans' | 'itemLocations'
+    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure' | 'planViews' | 'itemLocations'
   > & {
     webWrite: WebWriter;
   },
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, plans, itemLocations, webWrite } = deps;
+  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, planViews, itemLocations, webWrite } = deps;
 
   const itemPage = formPage(webWrite, {
     entity: 'item',
@@ -36,7 +36,7 @@ export async function itemPages(
       const [{ events: itemEvents, names }, edit, place] = await Promise.all([
         events.ofItem(itemId),
         workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
-        plans.placeOf(session.user, workspace.item),
+        planViews.placeOf(session.user, workspace.item),
       ]);
       const saved = (request.query as Record<string, string | undefined>).saved;
       const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);

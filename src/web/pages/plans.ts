@@ -9,7 +9,7 @@ import { readPlanForm, uploadRoutes } from '../uploads.js';
 import { planPage, plansPage } from '../views/plans-page.js';
 import type { WebWriter } from '../web-write.js';
 
-type PlanDeps = Pick<AppContext, 'plans' | 'planUploads' | 'items'> & { webWrite: WebWriter };
+type PlanDeps = Pick<AppContext, 'planViews' | 'planUploads' | 'items' | 'config'> & { webWrite: WebWriter };
 
 const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
 
@@ -29,16 +29,15 @@ function pinFilter(request: FastifyRequest) {
  * Every post goes through webWrite (CSRF, idempotency key, audit, 422 shown again, 303).
  */
 export async function planPages(app: FastifyInstance, deps: PlanDeps) {
-  const { plans, planUploads, items, webWrite } = deps;
+  const { planViews, planUploads, items, config, webWrite } = deps;
 
   const listPage = formPage(webWrite, {
     entity: 'project',
     async view(request, projectId, failure) {
       const session = sessionOf(request);
       const uploadId = parseId(query(request).upload);
-      const [list, canUpload, upload] = await Promise.all([
-        plans.planList(session.user, projectId),
-        plans.canUpload(session.user, projectId),
+      const [list, upload] = await Promise.all([
+        planViews.planList(session.user, projectId),
         uploadId === null ? null : planUploads.uploadStatus(session.user, uploadId).catch(() => null),
       ]);
       const uploads = upload && upload.project_id === projectId && upload.status !== 'done' ? [upload] : [];
@@ -54,7 +53,7 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
           total: u.pages_total,
           error: u.error,
         })),
-        canUpload,
+        canUpload: list.canUpload,
         failure,
         notice: upload?.status === 'done' ? `Plan uploaded: ${upload.plan_ids.length} ${upload.plan_ids.length === 1 ? 'sheet' : 'sheets'}.` : null,
       }).value;
@@ -68,7 +67,7 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
       const filter = pinFilter(request);
       const placeId = parseId(query(request).place);
       const [shown, placing] = await Promise.all([
-        plans.planPage(session.user, planId, { version: parseId(query(request).version), ...filter }),
+        planViews.planPage(session.user, planId, { version: parseId(query(request).version), ...filter }),
         placeId === null ? null : items.getItemCard(session.user, placeId).then(({ item }) => ({ itemId: item.id, text: item.text })),
       ]);
       return planPage({ session, ...shown, placing: shown.canManage ? placing : null, filter, failure, notice: query(request).saved === 'version' ? 'New version uploaded.' : null })
@@ -95,10 +94,7 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
         form: target.planId === undefined ? 'plan-upload' : 'plan-version',
         fields: new URLSearchParams(form.entries),
         fingerprint: form.fingerprint,
-        redirect: (started) =>
-          target.planId === undefined
-            ? `/projects/${target.projectId}/plans?upload=${started.id}`
-            : `/projects/${target.projectId}/plans?upload=${started.id}`,
+        redirect: (started) => `/projects/${target.projectId}/plans?upload=${(started as { id: number }).id}`,
         write: (audit) => {
           const file = form.files[0];
           if (!file) throw validationError('file', 'choose a PDF or an image of the plan');
@@ -122,10 +118,11 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
       scope.post('/projects/:id/plans', { config: { ownCsrf: true } }, (request, reply) => upload(request, reply, { projectId: idParam(request) }));
       scope.post('/plans/:id/versions', { config: { ownCsrf: true } }, async (request, reply) => {
         const planId = idParam(request);
-        const projectId = await plans.projectOf(sessionOf(request).user, planId);
+        const projectId = await planViews.projectOf(sessionOf(request).user, planId);
         return upload(request, reply, { projectId, planId });
       });
     },
-    plans.uploadLimits(),
+    // One file, as large as PLAN_MAX_MB allows (a byte over it is read as too large, 422).
+    { files: 1, fileSize: config.plans.maxMb * 1024 * 1024 + 1 },
   );
 }

@@ -14,7 +14,7 @@ import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
-type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'plans'> & { webWrite: WebWriter };
+type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
 export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
@@ -38,7 +38,7 @@ ${body}
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, attachments, plans, webWrite } = deps;
+  const { structure, attachments, planViews, webWrite } = deps;
 
   const structurePage = formPage(webWrite, {
     entity: 'project',
@@ -122,7 +122,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const planId = parseId(query.plan);
       const [{ tree, members }, place] = await Promise.all([
         structure.newItemChoices(session.user, projectId),
-        planId === null ? null : plans.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
+        planId === null ? null : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
       ]);
       const checklistId = parseId(query.checklist);
       return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, place, failure });
