@@ -73,7 +73,7 @@ async function raiseHere(page: Page, text: string, fx: number, fy: number, tap: 
   if (tap === 'tap') await page.touchscreen.tap(point.x, point.y);
   else await page.mouse.click(point.x, point.y);
   await page.waitForURL(/\/projects\/1\/items\/new\?plan=/, WAIT);
-  await expect(page.getByTestId('item-place')).toBeVisible();
+  await page.getByTestId('item-place').waitFor(WAIT);
   await page.getByLabel('Text').fill(text);
   await page.getByLabel('Checklist').selectOption({ label: 'Fire' });
   return { point };
@@ -95,14 +95,12 @@ describe('plans and pins in the browser', { timeout: 240_000 }, () => {
     expect(item.location).toMatchObject({ plan_id: planId, plan_name: 'Floor 3' });
     await openPlan(page, planId);
     const pin = page.locator(`[data-testid="pin"][data-item-id="${itemId}"]`);
-    await expect(pin).toHaveAttribute('data-status', 'pending');
+    expect(await pin.getAttribute('data-status')).toBe('pending');
     const box = (await pin.boundingBox())!;
     // The same page at the same size opens fitted the same way: the pin's centre is the click, within a few pixels.
     expect(Math.abs(box.x + box.width / 2 - point.x)).toBeLessThan(4);
     expect(Math.abs(box.y + box.height / 2 - point.y)).toBeLessThan(4);
-    await expect(page.getByRole('region', { name: 'Items on this plan' }).or(page.locator('.pin-list'))).toContainText(
-      'Cracked tile by the east door',
-    );
+    expect(await page.locator('.pin-list').textContent()).toContain('Cracked tile by the east door');
     await page.context().close();
   });
 
@@ -119,7 +117,7 @@ describe('plans and pins in the browser', { timeout: 240_000 }, () => {
     await expect.poll(async () => Math.round((await pin.boundingBox())!.x), WAIT).toBe(Math.round(before.x));
     const at = (await pin.boundingBox())!;
     await page.touchscreen.tap(at.x + at.width / 2, at.y + at.height / 2);
-    await expect(page.getByRole('link', { name: 'Open item' })).toBeVisible();
+    await page.getByRole('link', { name: 'Open item' }).waitFor(WAIT);
     const { point } = await raiseHere(page, 'Socket loose in room 3.02', 0.7, 0.25, 'tap');
     await page.getByRole('button', { name: 'Create item' }).click();
     await page.waitForURL(/\/items\/\d+/, WAIT);
