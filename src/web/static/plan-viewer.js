@@ -86,7 +86,8 @@
       var x = Number(pin.getAttribute('data-x'));
       var y = Number(pin.getAttribute('data-y'));
       // Viewport coordinates: the sheet's width is 1, its height height/width.
-      viewer.addOverlay({ element: pin, location: new OSD.Point(x, (y * height) / width), placement: OSD.Placement.CENTER });
+      // Its top left corner at the place; its negative margins (the stylesheet) centre it there, as without the script.
+      viewer.addOverlay({ element: pin, location: new OSD.Point(x, (y * height) / width), placement: OSD.Placement.TOP_LEFT });
       // The viewer takes the pointer on its canvas: a tap on a pin is seen through a tracker of its own.
       new OSD.MouseTracker({
         element: pin,
