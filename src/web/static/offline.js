@@ -281,12 +281,38 @@
       return 'Status: ' + (option ? option.textContent : data.get('status'));
     }
     if (kind === 'planning') return 'Planning';
-    if (kind === 'comments') return 'Comment: “' + short + '”';
-    if (kind === 'answers') return 'Answer: “' + short + '”';
     var count = data.getAll('attachments[]').filter(function (f) {
       return f && f.size;
     }).length;
-    return count === 1 ? '1 photo' : count + ' photos';
+    var photos = count === 1 ? '1 photo' : count + ' photos';
+    if (kind === 'comments') return 'Comment: “' + short + '”';
+    if (kind === 'answers') return 'Answer: “' + short + '”' + (count ? ' with ' + photos : '');
+    return photos;
+  }
+
+  /** The images a queued write holds, shown in its entry (object URLs, released at the next rendering). */
+  var previews = [];
+  function photosOf(record) {
+    var images = record.fields
+      .map(function (pair) {
+        return pair[1];
+      })
+      .filter(function (value) {
+        return value instanceof Blob && value.size && String(value.type).indexOf('image/') === 0;
+      });
+    if (!images.length) return null;
+    var list = document.createElement('span');
+    list.className = 'outbox-photos';
+    images.forEach(function (image) {
+      var url = URL.createObjectURL(image);
+      previews.push(url);
+      var img = document.createElement('img');
+      img.src = url;
+      img.alt = image.name || 'Photo';
+      img.setAttribute('data-testid', 'outbox-photo');
+      list.appendChild(img);
+    });
+    return list;
   }
 
   /** Keeps a submitted form in the outbox, then readies the form for the next entry (a fresh key). */
@@ -440,6 +466,9 @@
       box.querySelector('[data-outbox-words]').textContent = waiting === 1 ? 'change' : 'changes';
       var list = box.querySelector('[data-outbox-list]');
       list.textContent = '';
+      previews.splice(0).forEach(function (url) {
+        URL.revokeObjectURL(url);
+      });
       records.forEach(function (record) {
         var li = document.createElement('li');
         li.setAttribute('data-testid', record.state === 'refused' ? 'outbox-refused' : 'outbox-waiting');
@@ -447,6 +476,8 @@
         what.href = '/items/' + record.item;
         what.textContent = record.page + ' — ' + record.what;
         li.appendChild(what);
+        var shown = photosOf(record);
+        if (shown) li.appendChild(shown);
         if (record.state === 'refused') {
           var reason = document.createElement('p');
           reason.className = 'field-error';
