@@ -48,12 +48,14 @@ export function webSessions(app: FastifyInstance, deps: { sessions: SessionsServ
   // the service worker reads it offline (web/static/sw.js).
   app.addHook('onSend', async (request, reply) => {
     if (request.url.startsWith('/assets/')) return;
-    const marked = request.cookies[sessionUserCookieName(config.baseUrl)];
+    const name = sessionUserCookieName(config.baseUrl);
+    const marked = request.cookies[name];
     const user = request.webSession ? String(request.webSession.user.id) : undefined;
-    if (marked === user || reply.hasHeader('set-cookie')) return;
-    if (user)
-      reply.setCookie(sessionUserCookieName(config.baseUrl), user, userCookieOptions(config.baseUrl, request.webSession!.expiresAt));
-    else reply.setCookie(sessionUserCookieName(config.baseUrl), '', { ...cookieOptions(config.baseUrl, 0), httpOnly: false });
+    // Signing in or out sets it with the session cookie (written by @fastify/cookie's onSend, registered first).
+    const setHere = [reply.getHeader('set-cookie') ?? []].flat().some((cookie) => String(cookie).startsWith(`${name}=`));
+    if (marked === user || setHere) return;
+    if (user) reply.setCookie(name, user, userCookieOptions(config.baseUrl, request.webSession!.expiresAt));
+    else reply.setCookie(name, '', { ...cookieOptions(config.baseUrl, 0), httpOnly: false });
   });
 
   app.addHook('preHandler', async (request) => {
@@ -88,9 +90,12 @@ function cookieOptions(baseUrl: string, maxAgeSeconds: number | null): CookieSer
 }
 
 /** The session cookie and, beside it, the readable cookie that names its user (session-cookie.ts). */
-export function setSessionCookie(reply: FastifyReply, baseUrl: string, value: string, session: Pick<WebSession, 'user' | 'expiresAt'>) {
+export function setSessionCookie(reply: FastifyReply, baseUrl: string, value: string, session: Pick<WebSession, 'user'>) {
   reply.setCookie(sessionCookieName(baseUrl), value, cookieOptions(baseUrl, SESSION_LIFETIME_MS / 1000));
-  reply.setCookie(sessionUserCookieName(baseUrl), String(session.user.id), userCookieOptions(baseUrl, session.expiresAt));
+  reply.setCookie(sessionUserCookieName(baseUrl), String(session.user.id), {
+    ...cookieOptions(baseUrl, SESSION_LIFETIME_MS / 1000),
+    httpOnly: false,
+  });
 }
 
 export function clearSessionCookie(reply: FastifyReply, baseUrl: string) {
