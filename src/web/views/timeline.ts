@@ -12,7 +12,8 @@ export interface TimelineModel {
 interface Entry {
   at: string;
   who: string | null;
-  what: SafeHtml;
+  /** Put in words only for the entries shown (a long history has thousands). */
+  what: () => SafeHtml;
 }
 
 type Change = { from: unknown; to: unknown };
@@ -138,8 +139,8 @@ export function timeline(m: TimelineModel, zone: string | null = null, paging: {
   const entries: Entry[] = [
     ...m.history
       .filter((h) => firstEvent === null || h.at < firstEvent)
-      .map((h) => ({ at: h.at, who: h.user?.name ?? null, what: fromHistory(h) })),
-    ...m.events.map((e) => ({ at: e.at, who: e.actor?.name ?? null, what: describe(e, m.names) })),
+      .map((h) => ({ at: h.at, who: h.user?.name ?? null, what: () => fromHistory(h) })),
+    ...m.events.map((e) => ({ at: e.at, who: e.actor?.name ?? null, what: () => describe(e, m.names) })),
   ];
   const page = paging ? Math.max(1, Math.min(paging.page, Math.ceil(entries.length / TIMELINE_PER_PAGE))) : 1;
   const end = paging ? entries.length - (page - 1) * TIMELINE_PER_PAGE : entries.length;
@@ -154,7 +155,7 @@ ${
 ${paging && start > 0 ? html`<p class="pager"><a href="${paging.address}?timeline=${page + 1}#timeline" data-testid="timeline-earlier">Show earlier entries</a> <span class="muted">(${start} more)</span></p>` : ''}
 <ol class="timeline">${shown.map(
         (e) =>
-          html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at, '—', zone)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what}</li>`,
+          html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at, '—', zone)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what()}</li>`,
       )}</ol>
 ${paging && page > 1 ? html`<p class="pager"><a href="${paging.address}#timeline" data-testid="timeline-latest">Show the latest entries</a></p>` : ''}</details>`
     : html`<p class="muted">Nothing has happened to this item yet.</p>`
