@@ -24,7 +24,8 @@ var USER_PREFIX = 'punchlist-user-';
  * Every cache the worker keeps for a user, declared here only: its name's last part, how many answers it
  * keeps (the oldest stored go first), and for those that are not pages, the same-origin paths it keeps
  * (network first; the copy when the network fails). The naming and the rule "only the signed-in user's
- * caches exist" cover every entry.
+ * caches exist" cover every entry. An answer is kept only when it names its user (USER_HEADER): the server's
+ * routes for a kind's paths send it for the session, as the downloads do (api/files.routes.ts).
  */
 var USER_CACHES = {
   pages: { max: 300 },
