@@ -3,7 +3,7 @@ import { type TObject, Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Scope } from '../domain/scopes.js';
-import { sessionCookieName } from '../features/sessions/session-cookie.js';
+import { SESSION_USER_HEADER, sessionCookieName } from '../features/sessions/session-cookie.js';
 import { type OperationTag, readErrors } from './v1/define-operation.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
@@ -70,22 +70,26 @@ export async function filesRoutes(
     await bearer(request);
   });
 
+  // A photo answered through the session names its user (even a 404): the service worker keeps it for that user
+  // only, and a photo answered without one tells it that nobody is signed in (web/static/sw.js).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.api.sessionUser) reply.header(SESSION_USER_HEADER, String(request.api.sessionUser.id));
+  });
+
   const send = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
     const id = Number((request.query as { id: string }).id);
     request.api.auditEntity = { type: 'attachment', id };
-    const file = await attachments.openDownload(request.api.principal?.user ?? request.api.sessionUser!, owner, id);
+    const actor = request.api.principal?.user ?? request.api.sessionUser!;
+    const file = await attachments.openDownload(actor, owner, id, request.headers['if-none-match']);
     reply.headers({
-      'content-type': 'image/webp',
-      'content-length': String(file.size),
       etag: file.etag,
-      // The bytes under an id never change; private because access is checked per user.
-      'cache-control': 'private, max-age=31536000, immutable',
+      // Revalidated at every use, at a URL the same for everyone: a browser's cache never hands one user's photo
+      // to the next user of the device, since the 304 comes only after the access check (DESIGN.md §6, §16).
+      'cache-control': 'private, no-cache',
       'x-content-type-options': 'nosniff',
     });
-    if (request.headers['if-none-match'] === file.etag) {
-      file.stream.destroy();
-      return reply.code(304).send();
-    }
+    if (file.notModified) return reply.code(304).send();
+    reply.headers({ 'content-type': 'image/webp', 'content-length': String(file.size) });
     return reply.send(file.stream);
   };
 

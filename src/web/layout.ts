@@ -102,6 +102,7 @@ function outbox(): SafeHtml {
   return html`<section class="outbox" data-outbox hidden aria-label="Saved on this device">
 <p role="status"><span data-testid="outbox-count">0</span> <span data-outbox-words>changes</span> waiting to be sent when the network is back.</p>
 <ul data-outbox-list></ul>
+<p data-outbox-others hidden>Changes saved on this device by another account are kept for it: they are sent when that account signs in again here.</p>
 </section>`;
 }
 

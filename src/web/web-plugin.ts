@@ -120,7 +120,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   const webWrite = createWebWriter({ idempotency, audit });
   // Each page module receives the services it calls, and nothing else.
   await notificationPages(app, { notifications, webWrite });
-  await appShellPages(app);
+  await appShellPages(app, { config });
   await authPages(app, { sessions, config, webWrite });
   const profileDeps = { tokens, webhooks, projects, config, clock, oauth, notifications, users: ctx.users, webWrite };
   await profilePages(app, profileDeps);

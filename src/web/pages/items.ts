@@ -8,13 +8,19 @@ import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
-import { ITEM_NOTICES, itemPageView } from '../views/item-page.js';
+import { type HistoryPaging, ITEM_NOTICES, itemPageView } from '../views/item-page.js';
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
 function oneOf<T extends string>(values: readonly T[], field: string, value: string | null): T {
   if (!(values as readonly (string | null)[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
   return value as T;
+}
+
+/** The screenful of comments and timeline asked for; anything else than a positive number means the newest. */
+function historyPaging(query: Record<string, string | undefined>): HistoryPaging {
+  const positive = (value: string | undefined) => (value && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : null);
+  return { commentsBefore: positive(query.comments_before), timelinePage: positive(query.timeline) ?? 1 };
 }
 
 export async function itemPages(
@@ -38,7 +44,8 @@ export async function itemPages(
         workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
         planViews.placeOf(session.user, workspace.item),
       ]);
-      const saved = (request.query as Record<string, string | undefined>).saved;
+      const query = request.query as Record<string, string | undefined>;
+      const saved = query.saved;
       const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
       return itemPageView({
         ...workspace,
@@ -47,6 +54,7 @@ export async function itemPages(
         notice,
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
+        paging: historyPaging(query),
         edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
         place,
       });

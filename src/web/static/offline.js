@@ -1,6 +1,6 @@
 // On site with a phone (DESIGN.md §16): the menu of narrow screens, the service worker, the queue of the
 // item page's writes made offline (IndexedDB), drafts of "Comment" and "Answer", photos scaled down
-// before upload, and sign-out wiping what this device keeps. Every page works without it.
+// before upload, and sign-out wiping what this device keeps of the user. Every page works without it.
 (function () {
   'use strict';
 
@@ -9,6 +9,8 @@
   var user = meta && meta.getAttribute('content');
   if (!user) return;
 
+  /** The readable cookie that the server sets and clears with the session, naming its user (session-cookie.ts). */
+  var USER_COOKIE = /(?:^|;\s*)(?:__Host-)?punchlist_user=([0-9]+)/;
   var DB_NAME = 'punchlist';
   var STORE = 'outbox';
   var DRAFT_PREFIX = 'punchlist-draft:';
@@ -226,15 +228,36 @@
       return done(work(db.transaction(STORE, mode).objectStore(STORE)));
     });
   }
-  /** This user's queued writes, oldest first (another user's stay for them, never shown or sent here). */
-  function mine() {
+  /** Every queued write on this device, oldest first, whoever made it. */
+  function everyone() {
     return store('readonly', function (s) {
       return s.getAll();
-    }).then(function (all) {
+    });
+  }
+  /** This user's queued writes, oldest first (another user's stay for them, never shown or sent here). */
+  function mine() {
+    return everyone().then(function (all) {
       return all.filter(function (r) {
         return r.user === user;
       });
     });
+  }
+  /** Whether another user's writes wait on this device (they are never shown here, only that they exist). */
+  function othersWaiting() {
+    return everyone().then(function (all) {
+      return all.some(function (r) {
+        return r.user !== user;
+      });
+    });
+  }
+
+  /**
+   * The user this browser is signed in as now, by the cookie the server keeps beside the session ('' for
+   * nobody): a page kept from earlier, or left open when the session ended, never sends as someone else.
+   */
+  function signedInAs() {
+    var match = USER_COOKIE.exec(document.cookie);
+    return match ? match[1] : '';
   }
 
   function newKey() {
@@ -258,12 +281,38 @@
       return 'Status: ' + (option ? option.textContent : data.get('status'));
     }
     if (kind === 'planning') return 'Planning';
-    if (kind === 'comments') return 'Comment: “' + short + '”';
-    if (kind === 'answers') return 'Answer: “' + short + '”';
     var count = data.getAll('attachments[]').filter(function (f) {
       return f && f.size;
     }).length;
-    return count === 1 ? '1 photo' : count + ' photos';
+    var photos = count === 1 ? '1 photo' : count + ' photos';
+    if (kind === 'comments') return 'Comment: “' + short + '”';
+    if (kind === 'answers') return 'Answer: “' + short + '”' + (count ? ' with ' + photos : '');
+    return photos;
+  }
+
+  /** The images a queued write holds, shown in its entry (object URLs, released at the next rendering). */
+  var previews = [];
+  function photosOf(record) {
+    var images = record.fields
+      .map(function (pair) {
+        return pair[1];
+      })
+      .filter(function (value) {
+        return value instanceof Blob && value.size && String(value.type).indexOf('image/') === 0;
+      });
+    if (!images.length) return null;
+    var list = document.createElement('span');
+    list.className = 'outbox-photos';
+    images.forEach(function (image) {
+      var url = URL.createObjectURL(image);
+      previews.push(url);
+      var img = document.createElement('img');
+      img.src = url;
+      img.alt = image.name || 'Photo';
+      img.setAttribute('data-testid', 'outbox-photo');
+      list.appendChild(img);
+    });
+    return list;
   }
 
   /** Keeps a submitted form in the outbox, then readies the form for the next entry (a fresh key). */
@@ -346,6 +395,11 @@
   /** Sends the waiting writes in order, one at a time; stops at the first that cannot reach the server. */
   function flush() {
     if (sending || !navigator.onLine) return Promise.resolve();
+    if (signedInAs() !== user) {
+      // The session ended, or another user signed in on this browser since this page was made: kept for this user.
+      signInNeeded = true;
+      return render();
+    }
     sending = true;
     var sentHere = 0;
     var send = function () {
@@ -358,7 +412,7 @@
             if (!go) return false;
             return fetch(record.path, { method: 'POST', body: bodyOf(record), credentials: 'same-origin' }).then(
               function (response) {
-                if (new URL(response.url).pathname === '/login') {
+                if (new URL(response.url).pathname === '/login' || signedInAs() !== user) {
                   signInNeeded = true;
                   return false;
                 }
@@ -403,7 +457,8 @@
   function render() {
     var box = document.querySelector('[data-outbox]');
     if (!box) return Promise.resolve();
-    return mine().then(function (records) {
+    return Promise.all([mine(), othersWaiting()]).then(function (found) {
+      var records = found[0];
       var waiting = records.filter(function (r) {
         return r.state === 'waiting';
       }).length;
@@ -411,6 +466,9 @@
       box.querySelector('[data-outbox-words]').textContent = waiting === 1 ? 'change' : 'changes';
       var list = box.querySelector('[data-outbox-list]');
       list.textContent = '';
+      previews.splice(0).forEach(function (url) {
+        URL.revokeObjectURL(url);
+      });
       records.forEach(function (record) {
         var li = document.createElement('li');
         li.setAttribute('data-testid', record.state === 'refused' ? 'outbox-refused' : 'outbox-waiting');
@@ -418,6 +476,8 @@
         what.href = '/items/' + record.item;
         what.textContent = record.page + ' — ' + record.what;
         li.appendChild(what);
+        var shown = photosOf(record);
+        if (shown) li.appendChild(shown);
         if (record.state === 'refused') {
           var reason = document.createElement('p');
           reason.className = 'field-error';
@@ -444,7 +504,9 @@
         li.textContent = 'Your session has ended: sign in again to send them.';
         list.appendChild(li);
       }
-      box.hidden = records.length === 0;
+      var others = box.querySelector('[data-outbox-others]');
+      others.hidden = !found[1];
+      box.hidden = records.length === 0 && !found[1];
     });
   }
 
@@ -474,12 +536,26 @@
         }),
       );
     }
+    // This user's queued writes; another user's stay for them (the database goes once nobody's are left).
     jobs.push(
-      (connection || Promise.resolve(null))
-        .then(function (db) {
-          if (db) db.close();
-          connection = null;
-          return done(window.indexedDB.deleteDatabase(DB_NAME));
+      mine()
+        .then(function (records) {
+          return Promise.all(
+            records.map(function (record) {
+              return store('readwrite', function (s) {
+                return s.delete(record.seq);
+              });
+            }),
+          );
+        })
+        .then(everyone)
+        .then(function (left) {
+          if (left.length) return;
+          return database().then(function (db) {
+            db.close();
+            connection = null;
+            return done(window.indexedDB.deleteDatabase(DB_NAME));
+          });
         })
         .catch(function () {}),
     );
@@ -542,12 +618,12 @@
   function signOut(event, form) {
     event.preventDefault();
     event.stopImmediatePropagation();
-    mine()
+    Promise.all([mine(), othersWaiting()])
       .catch(function () {
-        return [];
+        return [[], false];
       })
-      .then(function (records) {
-        var waiting = records.filter(function (r) {
+      .then(function (found) {
+        var waiting = found[0].filter(function (r) {
           return r.state === 'waiting';
         }).length;
         if (
@@ -555,6 +631,15 @@
           !window.confirm(waiting + ' change(s) saved on this device have not been sent yet. Signing out deletes them. Sign out anyway?')
         )
           return;
+        // Another user's queued writes stay on the device: the server then clears its cache but not the storage
+        // that holds them (this user's part of it is wiped here).
+        if (found[1]) {
+          var keep = document.createElement('input');
+          keep.type = 'hidden';
+          keep.name = 'others_waiting';
+          keep.value = '1';
+          form.appendChild(keep);
+        }
         return wipe().then(function () {
           HTMLFormElement.prototype.submit.call(form);
         });
