@@ -1,7 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PDFDocument from 'pdfkit';
+import sharp from 'sharp';
+import type { AppContext } from '../../src/context.js';
+import { tileSheet } from '../../src/imaging/plan-sheets.js';
 
 /** Plans made in the test (PDFKit, already a dependency): no binary fixtures in the repository. */
 export interface PdfOptions {
@@ -41,4 +44,47 @@ export function tempFile(bytes: Buffer | string, name: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'punchlist-plan-test-')), name);
   writeFileSync(path, bytes);
   return path;
+}
+
+/**
+ * Plan 1 of the standard workspace: "Ground floor" of project 1, one version, its sheet and tiles in the blob
+ * store as an upload leaves them (tiled by the app's own imaging from a made image), no pin. Written directly: the
+ * workspace is data, and an upload's thread would cost every test server seconds.
+ */
+export async function seedWorkspacePlan(ctx: AppContext): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'punchlist-plan-seed-'));
+  try {
+    const bytes = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#f4f1ea' } })
+      .png()
+      .toBuffer();
+    const sheet = await tileSheet({ bytes }, dir, { maxSide: 8192, maxPixels: 24_000_000 });
+    const prefix = 'plans/workspace/p1/';
+    for (const file of sheet.files) await ctx.blobs.put(prefix + file, readFileSync(join(dir, file)), 'application/octet-stream');
+    const at = '2026-03-02T08:00:00.000Z';
+    const { id } = await ctx.db.kysely
+      .insertInto('plans')
+      .values({ project_id: 1, name: 'Ground floor', current_version: 1, position: 0, created_by: 1, created_at: at, updated_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await ctx.db.kysely
+      .insertInto('plan_versions')
+      .values({
+        plan_id: id,
+        version: 1,
+        width: sheet.width,
+        height: sheet.height,
+        source_kind: 'png',
+        source_name: 'Ground floor',
+        source_page: null,
+        tile_size: sheet.tileSize,
+        tile_overlap: sheet.overlap,
+        levels: sheet.levels,
+        blob_prefix: prefix,
+        created_by: 1,
+        created_at: at,
+      })
+      .execute();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -252,6 +252,7 @@ export const Plan = Type.Object({
   height: Type.Integer(),
   versions: Type.Array(Type.Object({ version: Type.Integer(), width: Type.Integer(), height: Type.Integer(), created_at: DateTime() })),
   file_url: Type.String({ description: 'The current sheet as one WebP image (`/api/plans/file.php`)' }),
+  tiles_url: Type.String({ description: 'The Deep Zoom descriptor (DZI) of the current version, for a zooming viewer' }),
   pins: Type.Array(Pin),
   created_at: DateTime(),
   updated_at: DateTime(),
