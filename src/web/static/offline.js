@@ -65,6 +65,11 @@
     // worker answered this page is in its navigation timing (workerStart), not in the controller, which the
     // worker's activation (clients.claim) may set between the page's answer and this script.
     if (!servedByWorker()) urls.push(location.pathname + location.search);
+    // Pages a page names as needed offline (the plan's "Add item here" form, its items).
+    document.querySelectorAll('[data-keep-ahead]').forEach(function (element) {
+      var address = element.getAttribute('data-keep-ahead') || element.getAttribute('href');
+      if (address && urls.length < 200 && urls.indexOf(address) < 0) urls.push(address);
+    });
     if (location.pathname === '/my-items') {
       document.querySelectorAll('main a[href^="/items/"]').forEach(function (a) {
         if (urls.length < 200 && urls.indexOf(a.getAttribute('href')) < 0) urls.push(a.getAttribute('href'));

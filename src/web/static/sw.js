@@ -30,6 +30,8 @@ var USER_PREFIX = 'punchlist-user-';
 var USER_CACHES = {
   pages: { max: 300 },
   photos: { max: 300, match: /^\/api\/(?:items|answers)\/file\.php$/ },
+  // A plan's sheet and the Deep Zoom tiles its page drew (docs/design.md §19): a few plans at a few zooms.
+  plans: { max: 1500, match: /^\/api\/plans\/(?:file\.php$|tiles\/)/ },
 };
 
 self.addEventListener('install', function (event) {
@@ -175,6 +177,12 @@ function keptCopy(kind, key) {
 function keyOf(address) {
   var url = new URL(address);
   url.searchParams.delete('saved');
+  // "Add item here" opens the form of a plan at the place tapped: one kept form serves every place (its script
+  // fills the place from the address).
+  if (/\/items\/new$/.test(url.pathname)) {
+    url.searchParams.delete('x');
+    url.searchParams.delete('y');
+  }
   url.hash = '';
   return url.href;
 }

@@ -137,7 +137,7 @@ export function planPage(m: PlanPageModel): SafeHtml {
 ${filterForm(m)}
 <div class="plan-tools" role="toolbar" aria-label="Plan">
 <button type="button" data-plan-zoom="in" hidden>Zoom in</button><button type="button" data-plan-zoom="out" hidden>Zoom out</button><button type="button" data-plan-zoom="fit" hidden>Fit</button>
-${m.canManage && current ? html`<button type="button" data-plan-add="${addUrl}" aria-pressed="false" hidden>Add item here</button>` : ''}
+${m.canManage && current ? html`<button type="button" data-plan-add="${addUrl}" data-keep-ahead="${addUrl}" aria-pressed="false" hidden>Add item here</button>` : ''}
 </div>
 <p class="notice" data-plan-add-hint hidden role="status">Tap the drawing where the new item is.</p>
 ${m.placing && current ? placeForm(m, m.placing) : ''}
@@ -152,7 +152,7 @@ ${m.pins.map(
 <section aria-labelledby="pins-heading"><h2 id="pins-heading">Items on this plan</h2>
 ${
   m.pins.length
-    ? html`<ol class="pin-list">${m.pins.map((p) => html`<li><a href="/items/${p.itemId}">${p.text}</a> ${badge(p.status)}</li>`)}</ol>`
+    ? html`<ol class="pin-list">${m.pins.map((p) => html`<li><a href="/items/${p.itemId}" data-keep-ahead>${p.text}</a> ${badge(p.status)}</li>`)}</ol>`
     : html`<p class="muted">No item is placed on this plan${m.filter.status || m.filter.participant !== null ? ' with these filters' : ''}.</p>`
 }</section>
 <section aria-labelledby="versions-heading"><h2 id="versions-heading">Versions</h2>
