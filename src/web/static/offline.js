@@ -15,7 +15,9 @@
   var STORE = 'outbox';
   var DRAFT_PREFIX = 'punchlist-draft:';
   /** The forms whose writes wait offline: the item page's status, planning, comment, answer and photos. */
-  var QUEUED = /^\/items\/([0-9]+)\/(status|planning|comments|answers|photos)$/;
+  // The writes kept offline: an item page's forms, and "Add item" (from the project or a plan: a new item, its place
+  // and its photos), whose idempotency key is the new item's identity until the server has made it.
+  var QUEUED = /^\/(?:items\/([0-9]+)\/(status|planning|comments|answers|photos)|projects\/[0-9]+\/items)$/;
   /** Typed text kept on the device until sent, and the notice (?saved=) that says it was sent. */
   var DRAFTS = { 'comment-text': 'comment', 'answer-text': 'answer' };
   /** Photos are sent at most this long on their long side (a 12-megapixel photo: about 1.5 MB instead of 5). */
@@ -292,6 +294,7 @@
     var photos = count === 1 ? '1 photo' : count + ' photos';
     if (kind === 'comments') return 'Comment: “' + short + '”';
     if (kind === 'answers') return 'Answer: “' + short + '”' + (count ? ' with ' + photos : '');
+    if (kind === 'item') return 'New item: “' + short + '”' + (count ? ' with ' + photos : '') + (data.get('plan_id') ? ', placed on the plan' : '');
     return photos;
   }
 
@@ -329,9 +332,9 @@
     var record = {
       user: user,
       path: match[0],
-      item: match[1],
+      item: match[1] || null,
       page: heading ? heading.textContent : 'Item ' + match[1],
-      what: describe(match[2], data, form),
+      what: describe(match[2] || 'item', data, form),
       multipart: form.enctype === 'multipart/form-data',
       fields: Array.from(data.entries()),
       state: 'waiting',
@@ -478,7 +481,8 @@
         var li = document.createElement('li');
         li.setAttribute('data-testid', record.state === 'refused' ? 'outbox-refused' : 'outbox-waiting');
         var what = document.createElement('a');
-        what.href = '/items/' + record.item;
+        // A new item has no page yet: its entry leads back to the form it was raised with.
+        what.href = record.item ? '/items/' + record.item : record.path + '/new';
         what.textContent = record.page + ' — ' + record.what;
         li.appendChild(what);
         var shown = photosOf(record);
