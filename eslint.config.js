@@ -44,6 +44,7 @@ export default tseslint.config(
         PRECACHE: 'readonly',
         OFFLINE_PAGE: 'readonly',
         USER_HEADER: 'readonly',
+        USER_COOKIE: 'readonly',
       },
     },
   },

@@ -17,6 +17,7 @@ const DIALECT_TESTS = [
   'test/web/structure.test.ts',
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',
+  'test/web/item-history.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

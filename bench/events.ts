@@ -22,6 +22,7 @@ import { createAnswersRepository } from '../src/features/answers/answers.reposit
 import { createAttachmentsRepository } from '../src/features/attachments/attachments.repository.js';
 import { createReviewRepository } from '../src/features/review/review.repository.js';
 import { createStructureRepository } from '../src/features/admin/structure.repository.js';
+import { createPlansRepository } from '../src/features/plans/plans.repository.js';
 import { startReceiver } from '../test/helpers/receiver.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { USERS } from '../test/helpers/workspace.js';
@@ -47,6 +48,7 @@ const paths = {
         attachments: createAttachmentsRepository(ctx.db.kysely),
         review: createReviewRepository(ctx.db.kysely),
         structure: createStructureRepository(ctx.db.kysely),
+        plans: createPlansRepository(ctx.db.kysely),
       }),
       items: ctx.items,
       audit: ctx.audit,

@@ -78,6 +78,23 @@ export interface Config {
   workerThreads: number;
   workerQueueLimit: number;
   readQueueLimit: number;
+  /** Plans (DESIGN.md §19, features/plans): what an upload may be, and the limits of the thread that renders it. */
+  plans: PlanLimits;
+}
+
+export interface PlanLimits {
+  /** PLAN_MAX_MB: a larger file is refused with 422 (default 100). */
+  maxMb: number;
+  /** PLAN_MAX_PAGES: a PDF of more pages is refused with 422 (default 100). */
+  maxPages: number;
+  /**
+   * PLAN_RENDER_TIMEOUT_SECONDS: the rendering thread of an upload is stopped after this long (a PDF that makes
+   * pdf.js loop) and the upload refused (default 600: a 50-page A1 set takes ~2 minutes). Its first step, reading
+   * the file (pages, encryption), has a tenth of it, at least 5 s, while the upload request waits.
+   */
+  renderTimeoutSeconds: number;
+  /** PLAN_RENDER_MEMORY_MB: the JavaScript heap of that thread (default 256); a PDF that needs more is refused. */
+  renderMemoryMb: number;
 }
 
 export interface ServerTimeouts {
@@ -272,6 +289,12 @@ export function loadConfig(env: Env = process.env): Config {
     workerThreads: integer(env, 'WORKER_THREADS', 1, 1, 64),
     workerQueueLimit: integer(env, 'WORKER_QUEUE_LIMIT', 4, 0, 1000),
     readQueueLimit: integer(env, 'READ_QUEUE_LIMIT', 256, 0, 10_000),
+    plans: {
+      maxMb: integer(env, 'PLAN_MAX_MB', 100, 1, 2000),
+      maxPages: integer(env, 'PLAN_MAX_PAGES', 100, 1, 10_000),
+      renderTimeoutSeconds: integer(env, 'PLAN_RENDER_TIMEOUT_SECONDS', 600, 1, 86_400),
+      renderMemoryMb: integer(env, 'PLAN_RENDER_MEMORY_MB', 256, 16, 16_384),
+    },
     ...mailConfig(env, baseUrl),
   };
 }

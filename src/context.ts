@@ -62,6 +62,12 @@ import { createEmailSender, type EmailSender } from './features/notifications/em
 import { createNotificationWorker, type NotificationWorker } from './features/notifications/notification-worker.js';
 import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
+import { createItemLocationService, type ItemLocationService } from './features/items/item-location.service.js';
+import { createPlanRenderer } from './features/plans/plan-renderer.js';
+import { createPlanUploads, type PlanUploads } from './features/plans/plan-uploads.js';
+import { createPlansRepository } from './features/plans/plans.repository.js';
+import { createPlanViews, type PlanViews } from './features/plans/plan-views.js';
+import { createPlansService, type PlansService } from './features/plans/plans.service.js';
 import { createImageConverter, type ImageConverter } from './imaging/images.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
 import { type BlobStore, openBlobStore } from './storage/index.js';
@@ -127,6 +133,14 @@ export interface AppContext {
   /** DESIGN.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
   cacheVersions: CacheVersionsRepository;
   responseCache: ResponseCache | null;
+  /** DESIGN.md §19: a project's plans, their sheets and tiles, and the pins the reader sees. */
+  plans: PlansService;
+  /** Uploads of plans and of their new versions, rendered in a thread of their own, progress polled. */
+  planUploads: PlanUploads;
+  /** What the web's plan pages read: pins with their items' texts, filters, an item's place. */
+  planViews: PlanViews;
+  /** An item's place on a plan: place, move, remove, through the item's write path. */
+  itemLocations: ItemLocationService;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
   close(): Promise<void>;
 }
@@ -164,6 +178,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const attachmentsRepo = createAttachmentsRepository(db.kysely);
   const reviewRepo = createReviewRepository(db.kysely);
   const structureRepo = createStructureRepository(db.kysely);
+  const plansRepo = createPlansRepository(db.kysely);
   const itemWriter = createItemWriter({
     transactions: createTransactionRunner(db.kysely, db.dialect),
     // The writes' callbacks get these repositories bound to their transaction, never the database.
@@ -175,6 +190,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       attachments: attachmentsRepo,
       review: reviewRepo,
       structure: structureRepo,
+      plans: plansRepo,
     }),
     items,
     audit,
@@ -256,6 +272,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       data: workerConfig(config),
       onError: logError('worker thread failed'),
     });
+  const plans = o.plans ?? createPlansService({ repo: plansRepo, projects, blobs, urls: config });
+  const planUploads =
+    o.planUploads ??
+    createPlanUploads({ repo: plansRepo, plans, writer: itemWriter, renderer: createPlanRenderer(), blobs, clock, limits: config.plans });
   const ctx: AppContext = {
     config,
     clock,
@@ -356,9 +376,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     offloadedReads: o.offloadedReads ?? createOffloadedReads(offload, clock),
     cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
     responseCache,
+    plans,
+    planUploads,
+    planViews: createPlanViews({ repo: plansRepo, plans, projects }),
+    itemLocations: o.itemLocations ?? createItemLocationService(itemWriter, clock),
     async close() {
-      // First: the workers' own connections close before the database they read.
+      // First: the workers' own connections close before the database they read; running plan uploads stop.
       await offload.close();
+      await planUploads.close();
       await retention.stop();
       await notificationWorker.stop();
       await searchIndexer.stop();

@@ -59,6 +59,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
       'get_project_tree',
       'search_project',
       'get_item',
+      'list_plans',
       'get_project_report',
     ]);
 

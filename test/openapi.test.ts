@@ -77,7 +77,7 @@ describe('the OpenAPI document', () => {
         .map((method) => `${method.toUpperCase()} ${path}`),
     );
     const expected = OPERATION_IDS.map((id) => `${OPERATIONS[id].method} ${OPERATIONS[id].path}`);
-    expect(operations.sort()).toEqual([...expected, 'GET /items/file.php', 'GET /answers/file.php'].sort());
+    expect(operations.sort()).toEqual([...expected, 'GET /items/file.php', 'GET /answers/file.php', 'GET /plans/file.php'].sort());
     expect(document.servers).toEqual([{ url: V1, description: 'This server' }]);
     for (const path of ['/items/file.php', '/answers/file.php']) {
       const item = document.paths[path];
@@ -88,6 +88,12 @@ describe('the OpenAPI document', () => {
       ]);
       expect(Object.keys(item.get.responses['200'].content)).toEqual(['image/webp']);
     }
+    const sheet = document.paths['/plans/file.php'];
+    expect(sheet.get.security).toEqual([{ bearer: ['projects:read'] }, { oauth2: ['projects:read'] }]);
+    expect(sheet.get.parameters.map((p: Json) => [p.name, p.required])).toEqual([
+      ['id', true],
+      ['version', false],
+    ]);
   });
 
   it('names its shapes under components.schemas, refers to them, and gives enumerations as enums', () => {

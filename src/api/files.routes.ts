@@ -3,7 +3,8 @@ import { type TObject, Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { Scope } from '../domain/scopes.js';
-import { sessionCookieName } from '../features/sessions/session-cookie.js';
+import type { PlanFile } from '../features/plans/plans.service.js';
+import { SESSION_USER_HEADER, sessionCookieName } from '../features/sessions/session-cookie.js';
 import { type OperationTag, readErrors } from './v1/define-operation.js';
 import { QueryId } from './v1/schemas.js';
 import { bearerAuth } from './v1/bearer-auth.js';
@@ -14,7 +15,7 @@ import { bearerAuth } from './v1/bearer-auth.js';
  * Each is defined once below: the route and its OpenAPI entry (openapi.ts) are made from the definition.
  */
 export interface DownloadDefinition {
-  owner: 'item' | 'answer';
+  owner: 'item' | 'answer' | 'plan';
   /** Relative to `/api` (beside v1, not under it). */
   path: string;
   scope: Scope;
@@ -52,13 +53,40 @@ const download = (owner: 'item' | 'answer', path: string): DownloadDefinition =>
 export const DOWNLOADS = {
   downloadItemImage: download('item', '/items/file.php'),
   downloadAnswerImage: download('answer', '/answers/file.php'),
+  downloadPlanSheet: {
+    owner: 'plan',
+    path: '/plans/file.php',
+    scope: 'projects:read',
+    tag: 'plans',
+    summary: 'Download a plan’s sheet (WebP bytes, not an envelope)',
+    description:
+      'The whole sheet of a plan as one WebP image, its longest side at most 2048 px (for a closer look, the Deep Zoom ' +
+      'tiles of `tiles_url`): the current version, or `version`. The v1 token with `projects:read`, or the web session. ' +
+      'A plan (or version) unknown or not visible: 404 in the envelope. Revalidated by ETag (`no-cache`).',
+    query: Type.Object(
+      {
+        id: QueryId('The plan id (`plans[].id` of plans/list.php)'),
+        version: Type.Optional(QueryId('A version of the plan (default: its current one)')),
+      },
+      { additionalProperties: false },
+    ),
+    mediaType: 'image/webp',
+    errors: readErrors('not_found', 'validation_error'),
+  },
 } satisfies Record<string, DownloadDefinition>;
+
+/**
+ * The viewer's tiles of a plan's version (DESIGN.md §19): `GET /api/plans/tiles/<plan>/<version>/sheet.dzi` and
+ * `…/sheet_files/<level>/<column>_<row>.webp` beside it (the Deep Zoom layout OpenSeadragon reads). Not in the
+ * OpenAPI document: the web's viewer reads them (a v1 client may, with `projects:read`).
+ */
+export const PLAN_TILES_PATH = '/plans/tiles/:plan/:version/*';
 
 export async function filesRoutes(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'attachments' | 'sessions' | 'config' | 'tokens' | 'rateLimiter'>,
+  deps: Pick<AppContext, 'attachments' | 'sessions' | 'config' | 'tokens' | 'rateLimiter' | 'plans'>,
 ) {
-  const { attachments, sessions, config } = deps;
+  const { attachments, sessions, config, plans } = deps;
   // The same per-token quota as v1: a download is a request made with the token.
   const bearer = bearerAuth(deps.tokens, deps.rateLimiter);
   // Without an Authorization header the web session may stand in (images in the web pages).
@@ -70,30 +98,82 @@ export async function filesRoutes(
     await bearer(request);
   });
 
+  // A photo answered through the session names its user (even a 404): the service worker keeps it for that user
+  // only, and a photo answered without one tells it that nobody is signed in (web/static/sw.js).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.api.sessionUser) reply.header(SESSION_USER_HEADER, String(request.api.sessionUser.id));
+  });
+
   const send = (owner: 'item' | 'answer') => async (request: FastifyRequest, reply: FastifyReply) => {
     const id = Number((request.query as { id: string }).id);
     request.api.auditEntity = { type: 'attachment', id };
-    const file = await attachments.openDownload(request.api.principal?.user ?? request.api.sessionUser!, owner, id);
+    const actor = request.api.principal?.user ?? request.api.sessionUser!;
+    const file = await attachments.openDownload(actor, owner, id, request.headers['if-none-match']);
     reply.headers({
-      'content-type': 'image/webp',
-      'content-length': String(file.size),
       etag: file.etag,
-      // The bytes under an id never change; private because access is checked per user.
-      'cache-control': 'private, max-age=31536000, immutable',
+      // Revalidated at every use, at a URL the same for everyone: a browser's cache never hands one user's photo
+      // to the next user of the device, since the 304 comes only after the access check (DESIGN.md §6, §16).
+      'cache-control': 'private, no-cache',
+      'x-content-type-options': 'nosniff',
+    });
+    if (file.notModified) return reply.code(304).send();
+    reply.headers({ 'content-type': 'image/webp', 'content-length': String(file.size) });
+    return reply.send(file.stream);
+  };
+
+  /**
+   * A plan's files: after the plan's access check, `no-cache` with a strong ETag, so that a browser revalidates
+   * every use (a 304 costs the check only) and its cache never hands one user's plan to the next user or to a
+   * signed-out visitor (DESIGN.md §19, docs/decisions.md "Plans and pins").
+   */
+  const sendPlanFile = async (request: FastifyRequest, reply: FastifyReply, file: PlanFile) => {
+    reply.headers({
+      'content-type': file.contentType,
+      etag: file.etag,
+      'cache-control': 'private, no-cache',
+      vary: 'Authorization, Cookie',
       'x-content-type-options': 'nosniff',
     });
     if (request.headers['if-none-match'] === file.etag) {
       file.stream.destroy();
       return reply.code(304).send();
     }
+    reply.header('content-length', String(file.size));
     return reply.send(file.stream);
   };
+  const actorOf = (request: FastifyRequest) => request.api.principal?.user ?? request.api.sessionUser!;
 
   for (const { owner, path, scope, query } of Object.values(DOWNLOADS)) {
+    if (owner === 'plan') {
+      app.get(path, { config: { scope }, schema: { querystring: query } }, async (request, reply) => {
+        const { id, version } = request.query as { id: string; version?: string };
+        const file = await plans.openSheet(actorOf(request), Number(id), version === undefined ? undefined : Number(version));
+        return sendPlanFile(request, reply, file);
+      });
+      continue;
+    }
     app.get(path, { config: { scope }, schema: { querystring: query } }, send(owner));
   }
+  app.get(
+    PLAN_TILES_PATH,
+    {
+      config: { scope: 'projects:read' },
+      schema: {
+        params: Type.Object({
+          plan: QueryId('The plan id'),
+          version: QueryId('The version'),
+          '*': Type.String({ maxLength: 64 }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const params = request.params as { plan: string; version: string; '*': string };
+      const file = await plans.openTile(actorOf(request), Number(params.plan), Number(params.version), params['*']);
+      return sendPlanFile(request, reply, file);
+    },
+  );
   // Another method on a download path: 405 with Allow, before the token is looked at (DESIGN.md §6).
-  for (const { path: url } of Object.values(DOWNLOADS)) {
+  for (const url of [...Object.values(DOWNLOADS).map((d) => d.path), PLAN_TILES_PATH]) {
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url,

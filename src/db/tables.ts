@@ -74,7 +74,65 @@ export interface ItemsTable {
   rework_reason: string | null;
   rework_deadline: string | null;
   position: number;
+  /** The item's place (migration 019): on at most one plan, at fractions 0–1 of its sheet from the top left. */
+  plan_id: number | null;
+  plan_x: number | null;
+  plan_y: number | null;
   created_at: string;
+  updated_at: string;
+}
+
+/** A project's drawing (DESIGN.md §19); `current_version` is the one everybody sees. */
+export interface PlansTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  current_version: number;
+  position: number;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One version of a plan: its sheet as rendered, and where its tiles are (`blob_prefix`). */
+export interface PlanVersionsTable {
+  id: Generated<number>;
+  plan_id: number;
+  version: number;
+  width: number;
+  height: number;
+  /** `pdf`, `png`, `jpeg` or `webp`. */
+  source_kind: string;
+  source_name: string;
+  /** The PDF page it was made from (1-based); null for an image. */
+  source_page: number | null;
+  tile_size: number;
+  tile_overlap: number;
+  /** Deep Zoom levels: 0 (1×1 px) to levels − 1 (full size). */
+  levels: number;
+  blob_prefix: string;
+  created_by: number | null;
+  created_at: string;
+}
+
+/** An upload while it renders, then what it became (or why it failed). */
+export interface PlanUploadsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** Set for a new version of this plan; null for new plans. */
+  plan_id: number | null;
+  name: string;
+  source_kind: string;
+  /** `processing`, `done` or `failed`. */
+  status: string;
+  pages_total: number;
+  pages_done: number;
+  error: string | null;
+  /** JSON array of the plans it made (or the plan it versioned), once done. */
+  plan_ids: string | null;
+  created_by: number;
+  created_at: string;
+  /** Moved by every page done: a `processing` upload not moved for long is one whose node stopped. */
   updated_at: string;
 }
 
@@ -443,6 +501,9 @@ export interface Database {
   notification_preferences: NotificationPreferencesTable;
   outbox_consumers: OutboxConsumersTable;
   cache_versions: CacheVersionsTable;
+  plans: PlansTable;
+  plan_versions: PlanVersionsTable;
+  plan_uploads: PlanUploadsTable;
 }
 
 export type User = Selectable<UsersTable>;

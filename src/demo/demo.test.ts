@@ -130,4 +130,13 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect(queue.rows.some((r) => r.kind === 'answer')).toBe(true);
     expect(queue.rows.some((r) => r.kind === 'verdict')).toBe(true);
   });
+
+  it('pins the fit-out punch list on a floor plan whose second version keeps the pins', async () => {
+    const manager = (await ctx.users.findByEmail(DEMO_EMAIL))!;
+    const { plans } = await ctx.plans.listPlans({ id: manager.id, role: 'member' }, 3);
+    expect(plans.map((p) => [p.name, p.version, p.versions.length])).toEqual([['Floor 3', 2, 2]]);
+    expect(plans[0]!.pins).toHaveLength(4);
+    const events = await ctx.db.kysely.selectFrom('events').select('type').where('type', 'like', 'plan.%').execute();
+    expect(events.map((e) => e.type).sort()).toEqual(['plan.created', 'plan.version_added']);
+  });
 });

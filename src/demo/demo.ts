@@ -1,8 +1,10 @@
-import { statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
 import type { AppContext } from '../context.js';
+import type { Actor } from '../domain/policy.js';
 import type { UserRole } from '../domain/values.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Fixture } from '../features/fixtures/fixture.schema.js';
@@ -349,6 +351,27 @@ function demoFixture(now: Date): Fixture {
 }
 
 const PHOTOS = fileURLToPath(new URL('./photos/', import.meta.url));
+/** The fit-out's floor plan in two revisions, drawn for the demo by scripts/make-demo-plan.mjs. */
+const PLANS = fileURLToPath(new URL('./plans/', import.meta.url));
+
+/**
+ * Uploads a drawing of the demo through the plans service as a manager would, and waits for its rendering. The
+ * service takes the file it is given (and removes it), so it gets a copy.
+ */
+async function uploadDemoPlan(ctx: AppContext, actor: Actor, projectId: number, file: string, options: { name?: string; planId?: number }) {
+  const folder = mkdtempSync(join(tmpdir(), 'punchlist-demo-plan-'));
+  try {
+    const path = join(folder, file);
+    copyFileSync(join(PLANS, file), path);
+    const started = await ctx.planUploads.startUpload(actor, projectId, { path, filename: file }, options);
+    await ctx.planUploads.waitForUpload(started.id);
+    const done = await ctx.planUploads.uploadStatus(actor, started.id);
+    if (done.status !== 'done') throw new Error(`the demo plan ${file} was not rendered: ${done.error}`);
+    return done.plan_ids[0]!;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 /**
  * The punch-list cycle on the fit-out project, through the same services as the web: the manager walks the
@@ -432,6 +455,18 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     reason: 'The scratch is still visible in daylight: replace the pane.',
     deadline: date(3),
   });
+
+  // Where each defect is: floor 3's plan (revision A), its items pinned, then revision B uploaded as the plan's
+  // second version: every pin stays where it was.
+  const floor = await uploadDemoPlan(ctx, maria!, FIT_OUT, 'floor-3-rev-a.pdf', { name: 'Floor 3' });
+  const places: [number, number, number][] = [
+    [crack, 0.41, 0.14],
+    [socket, 0.25, 0.58],
+    [glass, 0.65, 0.45],
+    [tile, 0.74, 0.52],
+  ];
+  for (const [item, x, y] of places) await ctx.itemLocations.placeItem(maria!, item, { planId: floor, x, y });
+  await uploadDemoPlan(ctx, maria!, FIT_OUT, 'floor-3-rev-b.pdf', { planId: floor });
 }
 
 /**
@@ -456,6 +491,8 @@ function storyClock(clock: Clock, now: Date): { on: (days: number, hours?: numbe
     },
   };
 }
+/** The fit-out project of the demo fixture. */
+const FIT_OUT = 3;
 
 /** Who can sign in to the demo, for the start banner. */
 export const DEMO_SIGN_INS = [

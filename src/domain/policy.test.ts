@@ -34,15 +34,16 @@ const COLUMNS = [
   'item.verdict',
   'item.rework',
   'item.edit',
+  'item.place',
 ] as const;
-//                                      read status plan comm answ mater aimg review verdict rework edit
+//                                      read status plan comm answ mater aimg review verdict rework edit place
 const TABLE: Record<Who, boolean[]> = {
-  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
-  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
-  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N],
-  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N],
-  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N],
-  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N],
+  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
+  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
+  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N, N],
+  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N, N],
+  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N, N],
+  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N, N],
 };
 
 type Access = 'full' | 'partial via section' | 'partial via checklist' | 'partial excluding it';
@@ -186,6 +187,7 @@ describe('canOnProject()', () => {
     expect(canOnProject(actor, 'project.verdict', target)).toBe(verdict);
     expect(canOnProject(actor, 'project.structure', target)).toBe(structure);
     expect(canOnProject(actor, 'project.items', target)).toBe(verdict);
+    expect(canOnProject(actor, 'project.plans', target)).toBe(verdict);
   });
 });
 

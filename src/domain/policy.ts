@@ -40,9 +40,10 @@ export interface ItemTarget extends ProjectTarget {
 /**
  * `project.structure`: add, rename and move sections and checklists (DESIGN.md §14); a manager limited to
  * some sections or checklists may not, as the structure reaches beyond what they see. `project.items`: raise
- * items in the project (in the checklists one sees; `item.edit` decides per checklist).
+ * items in the project (in the checklists one sees; `item.edit` decides per checklist). `project.plans`: upload
+ * plans and their new versions (DESIGN.md §19); any member reads them (`read`).
  */
-type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items';
+type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items' | 'project.plans';
 export type ItemAction =
   | 'read'
   | 'item.status'
@@ -55,7 +56,9 @@ export type ItemAction =
   | 'item.verdict'
   | 'item.rework'
   /** Create an item in this item's checklist, edit its text, description and participants, move it (DESIGN.md §14). */
-  | 'item.edit';
+  | 'item.edit'
+  /** Place the item on a plan, move its pin, take it off (DESIGN.md §19): managers and admins. */
+  | 'item.place';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [
   'read',
@@ -69,6 +72,7 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'item.verdict',
   'item.rework',
   'item.edit',
+  'item.place',
 ];
 
 function isLimited(membership: Membership): boolean {

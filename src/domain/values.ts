@@ -53,6 +53,9 @@ export const EVENT_TYPES = [
   'item.created',
   'item.updated',
   'structure.changed',
+  // Plans and pins (DESIGN.md §19): data is the plan.
+  'plan.created',
+  'plan.version_added',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -41,8 +41,9 @@ export interface UploadForm {
 export async function readUploadForm(
   request: FastifyRequest,
   schema: TObject | undefined,
-  options: { filesRequired?: boolean } = {},
+  options: { filesRequired?: boolean; fileFields?: ReadonlySet<string> } = {},
 ): Promise<UploadForm> {
+  const fileFields = options.fileFields ?? FILE_FIELDS;
   if (!request.isMultipart()) {
     throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data for uploads');
   }
@@ -56,7 +57,7 @@ export async function readUploadForm(
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         // A file part whose name the parser could not read arrives as a field: refused, never dropped.
-        if (FILE_FIELDS.has(part.fieldname)) throw validationError(part.fieldname, 'must be image files with a readable file name');
+        if (fileFields.has(part.fieldname)) throw validationError(part.fieldname, `must be ${options.fileFields ? '' : 'image '}files with a readable file name`);
         if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
         if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
         if (!schema?.properties[part.fieldname]) throw unknownFields([part.fieldname]);
@@ -64,7 +65,7 @@ export async function readUploadForm(
         entries.push([part.fieldname, part.value]);
         continue;
       }
-      if (!FILE_FIELDS.has(part.fieldname)) throw unknownFields([part.fieldname]);
+      if (!fileFields.has(part.fieldname)) throw unknownFields([part.fieldname]);
       const { path, stream } = temp.create(String(files.length));
       const hash = createHash('sha256');
       let size = 0;

@@ -50,7 +50,7 @@ let sharpLoaded: Promise<typeof Sharp> | null = null;
  * sharp and libvips load with the first image, not with the process: a server that is sent no image (and a
  * worker thread that makes no report) does without their ~10 MB (docs/performance.md, "Issue 31: server RSS").
  */
-function loadSharp(): Promise<typeof Sharp> {
+export function loadSharp(): Promise<typeof Sharp> {
   return (sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
     // Uploads are never processed twice, so libvips' operation cache would only hold memory (up to 50 MB).
     sharp.cache(false);
@@ -166,7 +166,7 @@ const OTHER_IMAGE_SIGNATURES: ReadonlyArray<[number, string]> = [
 ];
 
 /** The format as the bytes say, whatever the file name or declared type claimed. */
-function detectFormat(bytes: Buffer): ImageFormat {
+export function detectFormat(bytes: Buffer): ImageFormat {
   const head = bytes.subarray(0, 1024).toString('latin1');
   const at = (offset: number, signature: string) => head.startsWith(signature, offset);
   if (at(0, '\x89PNG\r\n\x1a\n')) return 'png';

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -23,6 +25,20 @@ export const SCRIPT = asset('app.js');
 
 /** The offline layer (service worker registration, write queue, drafts, photo scaling, menu): web/static/offline.js. */
 export const OFFLINE_SCRIPT = asset('offline.js');
+/** The plan's page (docs/design.md §19): its viewer, on top of OpenSeadragon. */
+export const PLAN_VIEWER_SCRIPT = asset('plan-viewer.js');
+
+/**
+ * Libraries the pages load from the app itself, never from a CDN: served by @fastify/static from their npm
+ * package under /assets/vendor/, named with their content hash like our own files.
+ */
+const openSeadragonFile = createRequire(import.meta.url).resolve('openseadragon/build/openseadragon/openseadragon.min.js');
+export const VENDOR_DIR = dirname(openSeadragonFile);
+export const VENDOR_FILES = ['openseadragon.min.js'];
+export const OPENSEADRAGON = {
+  path: `/assets/vendor/openseadragon.min.js?v=${createHash('sha256').update(readFileSync(openSeadragonFile)).digest('hex').slice(0, 12)}`,
+};
+
 export const ICONS = [192, 512].map((size) => ({ size, ...asset(`icon-${size}.png`) }));
 
 /**

@@ -68,3 +68,6 @@ export function documentLinksOf(get: (name: string) => string | null | undefined
   }
   return rows.map((r) => r.link);
 }
+
+/** A coordinate typed or tapped (a place on a plan): a decimal number, else NaN (refused by the place's check, 422). */
+export const fractionOf = (value: string | null | undefined) => (value && /^[0-9]*\.?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN);

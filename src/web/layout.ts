@@ -12,6 +12,8 @@ interface PageOptions {
   notice?: string | null;
   error?: HtmlValue;
   body: HtmlValue;
+  /** Scripts of this page alone (the plan viewer), after the shared one. */
+  scripts?: readonly { path: string }[];
 }
 
 const NAV = [
@@ -52,7 +54,10 @@ export function page(options: PageOptions): SafeHtml {
 <link rel="icon" href="${FAVICON.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
-${appHead(session)}
+${(options.scripts ?? []).map(
+  (script) => html`<script src="${script.path}" defer></script>
+`,
+)}${appHead(session)}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -97,6 +102,7 @@ function outbox(): SafeHtml {
   return html`<section class="outbox" data-outbox hidden aria-label="Saved on this device">
 <p role="status"><span data-testid="outbox-count">0</span> <span data-outbox-words>changes</span> waiting to be sent when the network is back.</p>
 <ul data-outbox-list></ul>
+<p data-outbox-others hidden>Changes saved on this device by another account are kept for it: they are sent when that account signs in again here.</p>
 </section>`;
 }
 

@@ -3,7 +3,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canAdminister } from '../domain/policy.js';
 import { ApiError } from '../errors.js';
-import { isSecure, sessionCookieName } from '../features/sessions/session-cookie.js';
+import { isSecure, sessionCookieName, sessionUserCookieName } from '../features/sessions/session-cookie.js';
 import { sameSecret, SESSION_LIFETIME_MS, type SessionsService, type WebSession } from '../features/sessions/sessions.service.js';
 import type { Config } from '../config.js';
 import { formOf } from './form.js';
@@ -44,6 +44,20 @@ export function webSessions(app: FastifyInstance, deps: { sessions: SessionsServ
     request.webSession = await sessions.resolve(request.cookies[sessionCookieName(config.baseUrl)]);
   });
 
+  // The readable cookie naming the user follows the session as the server sees it (ended elsewhere, or expired):
+  // the service worker reads it offline (web/static/sw.js).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/assets/')) return;
+    const name = sessionUserCookieName(config.baseUrl);
+    const marked = request.cookies[name];
+    const user = request.webSession ? String(request.webSession.user.id) : undefined;
+    // Signing in or out sets it with the session cookie (written by @fastify/cookie's onSend, registered first).
+    const setHere = [reply.getHeader('set-cookie') ?? []].flat().some((cookie) => String(cookie).startsWith(`${name}=`));
+    if (marked === user || setHere) return;
+    if (user) reply.setCookie(name, user, userCookieOptions(config.baseUrl, request.webSession!.expiresAt));
+    else reply.setCookie(name, '', { ...cookieOptions(config.baseUrl, 0), httpOnly: false });
+  });
+
   app.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.web ?? 'user';
     if (access === 'public') return;
@@ -75,12 +89,24 @@ function cookieOptions(baseUrl: string, maxAgeSeconds: number | null): CookieSer
   };
 }
 
-export function setSessionCookie(reply: FastifyReply, baseUrl: string, value: string) {
+/** The session cookie and, beside it, the readable cookie that names its user (session-cookie.ts). */
+export function setSessionCookie(reply: FastifyReply, baseUrl: string, value: string, session: Pick<WebSession, 'user'>) {
   reply.setCookie(sessionCookieName(baseUrl), value, cookieOptions(baseUrl, SESSION_LIFETIME_MS / 1000));
+  reply.setCookie(sessionUserCookieName(baseUrl), String(session.user.id), {
+    ...cookieOptions(baseUrl, SESSION_LIFETIME_MS / 1000),
+    httpOnly: false,
+  });
 }
 
 export function clearSessionCookie(reply: FastifyReply, baseUrl: string) {
   reply.setCookie(sessionCookieName(baseUrl), '', cookieOptions(baseUrl, 0));
+  reply.setCookie(sessionUserCookieName(baseUrl), '', { ...cookieOptions(baseUrl, 0), httpOnly: false });
+}
+
+/** Readable by the page and its worker, and gone when the session expires (never later than a session's lifetime). */
+function userCookieOptions(baseUrl: string, expiresAt: string): CookieSerializeOptions {
+  const seconds = Math.floor((Date.parse(expiresAt) - Date.now()) / 1000);
+  return { ...cookieOptions(baseUrl, Math.min(Math.max(seconds, 60), SESSION_LIFETIME_MS / 1000)), httpOnly: false };
 }
 
 /** The sign-in form's CSRF token: an HMAC of a random cookie, so no server state exists before sign-in. */

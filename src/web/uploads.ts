@@ -16,10 +16,17 @@ const WEB_MULTIPART_OPTIONS = {
   limits: { ...MULTIPART_OPTIONS.limits, fieldSize: 100_000, fields: 400, parts: 420 },
 };
 
-/** Registers multipart parsing for the routes that `routes` adds (their scope only). */
-export async function uploadRoutes(app: FastifyInstance, routes: (scope: FastifyInstance) => void) {
+/**
+ * Registers multipart parsing for the routes that `routes` adds (their scope only); `fileLimits` for forms of
+ * other files than photos (a plan: one file up to PLAN_MAX_MB).
+ */
+export async function uploadRoutes(
+  app: FastifyInstance,
+  routes: (scope: FastifyInstance) => void,
+  fileLimits?: { files: number; fileSize: number },
+) {
   await app.register(async (scope) => {
-    await scope.register(multipart, WEB_MULTIPART_OPTIONS);
+    await scope.register(multipart, fileLimits ? { ...WEB_MULTIPART_OPTIONS, limits: { ...WEB_MULTIPART_OPTIONS.limits, ...fileLimits } } : WEB_MULTIPART_OPTIONS);
     routes(scope);
   });
 }
@@ -47,8 +54,15 @@ export const PHOTO_FORMS = {
     priority: text,
     deadline: text,
     requires_answer: text,
+    // "Add item here" on a plan (docs/design.md §19): its place.
+    plan_id: text,
+    plan_x: text,
+    plan_y: text,
   }),
 };
+
+/** "Upload plan" and "Upload version" (docs/design.md §19): one file, `file`, and the plan's name. */
+const PLAN_FORM = Type.Object({ ...guards, name: text });
 
 /**
  * Reads a photo form to temp files (v1's reader: streamed, limited, unknown fields refused), then checks its
@@ -56,7 +70,17 @@ export const PHOTO_FORMS = {
  * part: dropped. The caller must `cleanup()` in every case.
  */
 export async function readPhotoForm(request: FastifyRequest, session: WebSession, form: keyof typeof PHOTO_FORMS): Promise<UploadForm> {
-  const upload = await readUploadForm(request, PHOTO_FORMS[form], { filesRequired: false });
+  return checkedForm(await readUploadForm(request, PHOTO_FORMS[form], { filesRequired: false }), session);
+}
+
+/** Reads a plan's upload form (its file in the field `file`, to a temp file), then checks its CSRF token. */
+export async function readPlanForm(request: FastifyRequest, session: WebSession): Promise<UploadForm> {
+  return checkedForm(await readUploadForm(request, PLAN_FORM, { filesRequired: false, fileFields: PLAN_FILE_FIELDS }), session);
+}
+
+const PLAN_FILE_FIELDS = new Set(['file']);
+
+async function checkedForm(upload: UploadForm, session: WebSession): Promise<UploadForm> {
   try {
     checkCsrf(session, upload.fields._csrf);
   } catch (err) {

@@ -2,7 +2,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { STATIC_DIR } from './assets.js';
+import { STATIC_DIR, VENDOR_DIR, VENDOR_FILES } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
 import { adminProjectPages } from './pages/admin/projects.js';
@@ -16,6 +16,7 @@ import { oauthPages } from './pages/oauth.js';
 import { accountPages, profilePages } from './pages/profile.js';
 import { type HeavyReads, projectPages } from './pages/projects.js';
 import { structurePages } from './pages/structure.js';
+import { planPages } from './pages/plans.js';
 import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
 import { createWebWriter, type NavigationCounts } from './web-write.js';
@@ -111,6 +112,16 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     index: false,
     wildcard: false,
   });
+  await app.register(fastifyStatic, {
+    root: VENDOR_DIR,
+    prefix: '/assets/vendor/',
+    maxAge: '365d',
+    immutable: true,
+    index: false,
+    wildcard: false,
+    decorateReply: false,
+    allowedPath: (path) => VENDOR_FILES.includes(path.replace(/^\//, '')),
+  });
   // Browsers ask for /favicon.ico on pages (and files) that do not name their icon: the same SVG.
   app.get('/favicon.ico', { config: { web: 'public' } }, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', STATIC_DIR),
@@ -120,7 +131,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   const webWrite = createWebWriter({ idempotency, audit, navigation });
   // Each page module receives the services it calls, and nothing else.
   await notificationPages(app, { notifications, webWrite });
-  await appShellPages(app);
+  await appShellPages(app, { config });
   await authPages(app, { sessions, config, webWrite });
   const profileDeps = { tokens, webhooks, projects, config, clock, oauth, notifications, users: ctx.users, webWrite };
   await profilePages(app, profileDeps);
@@ -134,10 +145,24 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     bulkChanges: ctx.bulkChanges,
     webWrite,
   });
-  await itemPages(app, { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite });
+  await itemPages(app, {
+    items,
+    itemWrites,
+    comments,
+    answers,
+    attachments,
+    review,
+    clock,
+    events,
+    structure,
+    planViews: ctx.planViews,
+    itemLocations: ctx.itemLocations,
+    webWrite,
+  });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
   await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
-  await structurePages(app, { structure, attachments, webWrite });
+  await structurePages(app, { structure, attachments, planViews: ctx.planViews, webWrite });
+  await planPages(app, { planViews: ctx.planViews, planUploads: ctx.planUploads, items, config, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
 }

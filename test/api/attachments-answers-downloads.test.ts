@@ -175,3 +175,50 @@ describe('downloads with the web session', () => {
     expect((await server.call(url, { headers: { cookie: 'punchlist_session=forged' } })).status).toBe(401);
   });
 });
+
+describe('downloads revalidated by every browser (issue 46: one device, several users)', () => {
+  it('answer no-cache with an ETag, and 304 only to whoever passes the access check', async () => {
+    const item = await upload('manager', 'items/attachments.php', { item_id: '2000' }, [{ name: 'shared.png', bytes: png16 }]);
+    const url = `/api/items/file.php?id=${item.body.data.attachments[0].id}`;
+    const cookieOf = async (who: string) => {
+      const result = await server.ctx.sessions.signIn({ email: `${who}@punchlist.test`, password: PASSWORD, ip: '127.0.0.1' });
+      if (!result.ok) throw new Error(`sign-in failed: ${result.reason}`);
+      return `punchlist_session=${result.cookieValue}`;
+    };
+    const observer = await cookieOf('observer');
+    const first = await server.request(url, { headers: { cookie: observer } });
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    // Never kept as fresh: a browser asks again at every use, at a URL the same for every user.
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f-]{36}"$/);
+    // The page's user, for the service worker (keeps the photo for them only).
+    expect(first.headers.get('x-punchlist-user')).toBe(String(USERS.observer));
+
+    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await server.request(url, { headers: { cookie: observer, 'if-none-match': header } });
+      expect(again.status, header).toBe(304);
+      expect(await again.text()).toBe('');
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('cache-control')).toBe('private, no-cache');
+    }
+    const changed = await server.request(url, { headers: { cookie: observer, 'if-none-match': '"other"' } });
+    expect(changed.status).toBe(200);
+    await changed.arrayBuffer();
+
+    // The same conditional request from the next user of the browser: the access check answers first.
+    const partial = await server.call(url, { headers: { cookie: await cookieOf('partial'), 'if-none-match': etag } });
+    expect(partial.status).toBe(404);
+    expect(partial.body.error.code).toBe('not_found');
+    expect(partial.headers.get('x-punchlist-user')).toBe(String(USERS.partial));
+    const signedOut = await server.call(url, { headers: { 'if-none-match': etag } });
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers.get('x-punchlist-user')).toBeNull();
+    const outsider = await server.call(url, { token: server.tokens.outsider, headers: { 'if-none-match': etag } });
+    expect(outsider.status).toBe(404);
+    const bearer = await server.request(url, { token: server.tokens.observer, headers: { 'if-none-match': etag } });
+    expect(bearer.status).toBe(304);
+    expect(bearer.headers.get('x-punchlist-user')).toBeNull();
+  });
+});

@@ -210,6 +210,7 @@ describe('projects/tree', () => {
       priority: 'medium',
       deadline: null,
       requires_answer: true,
+      location: null,
     });
     expect(second).toEqual({
       id: 1001,
@@ -218,6 +219,7 @@ describe('projects/tree', () => {
       priority: 'high',
       deadline: '2026-06-30',
       requires_answer: false,
+      location: null,
     });
     expect(data.sections[1].checklists[0].items[0]).toMatchObject({ id: 2000, text: 'Проверка документов', status: 'done' });
   });

@@ -46,7 +46,7 @@ export interface TestContext {
  * A context on a fresh database of the suite's dialect (a temp SQLite file, or a fresh PostgreSQL database
  * dropped by cleanup), with a test clock. The one place the service tests call createContext.
  */
-export async function createTestContext(options: { clock?: TestClock } = {}): Promise<TestContext> {
+export async function createTestContext(options: { clock?: TestClock; env?: Record<string, string> } = {}): Promise<TestContext> {
   const dir = mkdtempSync(join(tmpdir(), 'punchlist-service-'));
   const database = await createTestDatabase(dir);
   const config = loadConfig({
@@ -56,6 +56,7 @@ export async function createTestContext(options: { clock?: TestClock } = {}): Pr
     BASE_URL: 'http://punchlist.test',
     LOG_LEVEL: 'silent',
     SESSION_SECRET: 'test-secret',
+    ...options.env,
   });
   const clock = options.clock ?? createTestClock();
   const ctx = await createContext(config, { clock });
@@ -78,7 +79,7 @@ export async function createTestContext(options: { clock?: TestClock } = {}): Pr
  * createTestContext before the file's first test and cleans it up after its last. The object is filled in
  * by that first hook: read it inside tests and hooks, not while the file is being collected.
  */
-export function useTestContext(options: { clock?: TestClock } = {}): TestContext {
+export function useTestContext(options: { clock?: TestClock; env?: Record<string, string> } = {}): TestContext {
   const t = {} as TestContext;
   beforeAll(async () => {
     Object.assign(t, await createTestContext(options));

@@ -10,6 +10,7 @@ export const ALL_TOOLS = [
   'get_project_tree',
   'search_project',
   'get_item',
+  'list_plans',
   'set_item_status',
   'set_item_planning',
   'add_comment',
@@ -27,6 +28,7 @@ export const READ_TOOLS = [
   'get_project_tree',
   'search_project',
   'get_item',
+  'list_plans',
   'list_events',
   'get_project_report',
 ];

@@ -22,6 +22,8 @@ export interface SampleIds {
 }
 
 export interface Sample {
+  /** The path, for a route with parameters in it (default: the route's own). */
+  path?: string;
   query?: string;
   json?: Record<string, unknown>;
   /** Multipart fields; one 16×16 PNG is added as `attachments[]`. */
@@ -48,6 +50,9 @@ const SAMPLES: Record<string, (ids: SampleIds) => Sample> = {
   // The downloads are not v1 operations: their samples are here.
   ['GET /api/items/file.php']: (ids) => ({ query: `id=${ids.itemAttachmentId}` }),
   ['GET /api/answers/file.php']: (ids) => ({ query: `id=${ids.answerAttachmentId}` }),
+  // Plan 1 of the workspace (test/helpers/plans.ts).
+  ['GET /api/plans/file.php']: () => ({ query: 'id=1' }),
+  ['GET /api/plans/tiles/:plan/:version/*']: () => ({ path: '/api/plans/tiles/1/1/sheet_files/0/0_0.webp' }),
 };
 
 /** Routes of /api/ that need no token: the API contract is public (DESIGN.md §9). */
@@ -81,5 +86,8 @@ export function sampleRequest(op: Pick<Operation, 'method' | 'url'>, sample: Sam
   } else if (sample.form) {
     body = uploadForm(sample.form, [{ name: 'sample.png', bytes: png, type: 'image/png' }]);
   }
-  return { path: `${op.url}${sample.query ? `?${sample.query}` : ''}`, init: { method: op.method, headers, body } satisfies RequestInit };
+  return {
+    path: `${sample.path ?? op.url}${sample.query ? `?${sample.query}` : ''}`,
+    init: { method: op.method, headers, body } satisfies RequestInit,
+  };
 }

@@ -10,6 +10,7 @@ import { type AppContext, type ContextOverrides, createContext } from '../../src
 import { hashPassword } from '../../src/domain/passwords.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { createTestDatabase, testDialect } from './database.js';
+import { seedWorkspacePlan } from './plans.js';
 import { buildWorkspace, PASSWORD, type UserKey } from './workspace.js';
 
 export interface TestServer {
@@ -91,6 +92,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (options.workspace !== false) {
     const workspace = await hashedWorkspace();
     await importFixture(ctx.db.kysely, ctx.db.dialect, workspace.fixture, ctx.clock);
+    await seedWorkspacePlan(ctx);
     tokens = workspace.tokens;
   }
   // As main.ts does: FTS5 fed in the background (search reads what is still queued meanwhile).

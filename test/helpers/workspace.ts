@@ -4,7 +4,8 @@ import { generateToken } from '../../src/domain/token-format.js';
 /**
  * The standard test workspace: one user per kind of access, tokens with every scope.
  * Project 1 "Plant audit": sections 10 (checklists 100, 101) and 20 (checklists 200, 201).
- * Project 2 "Archived works": archived. Project 3 "Other": nobody but the admin.
+ * Project 2 "Archived works": archived. Project 3 "Other": nobody but the admin. Plan 1 "Ground floor" of
+ * project 1 (test/helpers/plans.ts seedWorkspacePlan, added by the test server), no pin.
  */
 export const USERS = {
   admin: 1,

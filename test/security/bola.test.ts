@@ -37,7 +37,7 @@ const MISSING = 999_999;
 /** Unlikely words written into the hidden parts: a search that finds them leaked. */
 const MARK = 'zebracrossing';
 
-type Kind = 'project' | 'item' | 'answer' | 'item-attachment' | 'answer-attachment';
+type Kind = 'project' | 'item' | 'answer' | 'item-attachment' | 'answer-attachment' | 'plan';
 
 interface Probe {
   name: string;
@@ -101,6 +101,9 @@ const PROBES: Probe[] = [
   // The other kind's download path: an item image asked for as an answer image and the reverse.
   { name: 'answers/file of an item image', kind: 'item-attachment', ...get('/api/answers/file.php?id=ID') },
   { name: 'items/file of an answer image', kind: 'answer-attachment', ...get('/api/items/file.php?id=ID') },
+  { name: 'plans/list', kind: 'project', ...get(`${V1}/plans/list.php?project_id=ID`) },
+  { name: 'plans/get', kind: 'plan', ...get(`${V1}/plans/get.php?id=ID`) },
+  { name: 'plans/file', kind: 'plan', ...get('/api/plans/file.php?id=ID') },
 ];
 
 /** The id fields of a request (`id`, `item_id`, `answer_id`, …) in its query, JSON body or form. */
@@ -118,6 +121,8 @@ function hidden(): Record<string, Record<Kind, number[]>> {
       answer: [7000, made.answer2000, made.answer4000],
       'item-attachment': [made.attachment1000.id, made.attachment2000.id, made.attachment4000.id],
       'answer-attachment': [made.answerAttachment2000.id, made.answerAttachment4000.id],
+      // The workspace's plan 1, of project 1 (test/helpers/plans.ts).
+      plan: [1],
     },
     partial: {
       project: [2, 3],
@@ -125,6 +130,7 @@ function hidden(): Record<string, Record<Kind, number[]>> {
       answer: [made.answer2000, made.answer4000],
       'item-attachment': [made.attachment2000.id, made.attachment4000.id],
       'answer-attachment': [made.answerAttachment2000.id, made.answerAttachment4000.id],
+      plan: [],
     },
     executor: {
       project: [3],
@@ -132,6 +138,7 @@ function hidden(): Record<string, Record<Kind, number[]>> {
       answer: [made.answer4000],
       'item-attachment': [made.attachment4000.id],
       'answer-attachment': [made.answerAttachment4000.id],
+      plan: [],
     },
   };
 }

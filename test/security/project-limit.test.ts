@@ -162,6 +162,7 @@ const TOOL_ARGS: Record<string, (png: string) => Record<string, unknown>> = {
   get_project_tree: () => ({ project_id: 1 }),
   search_project: () => ({ project_id: 1, q: 'Item' }),
   get_item: () => ({ item_id: 1000 }),
+  list_plans: () => ({ project_id: 1 }),
   set_item_status: () => ({ item_id: 1001, status: 'blocked' }),
   set_item_planning: () => ({ item_id: 1001, priority: 'low' }),
   add_comment: () => ({ item_id: 1000, text: 'limited' }),

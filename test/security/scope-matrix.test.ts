@@ -85,7 +85,13 @@ describe('the route table', () => {
     const defined = Object.fromEntries(
       OPERATION_IDS.map((id) => [`${OPERATIONS[id].method} ${V1_BASE_PATH}${OPERATIONS[id].path}`, OPERATIONS[id].scope]),
     );
-    expect(table).toEqual({ ...defined, ['GET /api/items/file.php']: 'items:read', ['GET /api/answers/file.php']: 'items:read' });
+    expect(table).toEqual({
+      ...defined,
+      ['GET /api/items/file.php']: 'items:read',
+      ['GET /api/answers/file.php']: 'items:read',
+      ['GET /api/plans/file.php']: 'projects:read',
+      ['GET /api/plans/tiles/:plan/:version/*']: 'projects:read',
+    });
     // The spec's table (§4), written out once: the definitions must keep matching it.
     expect(defined).toMatchObject({
       [`GET ${V1}/auth/me.php`]: 'auth:me',
@@ -158,7 +164,9 @@ describe('every operation × every token lacking its scope', () => {
     expect(tree.status).toBe(200);
     const items = tree.body.data.sections.flatMap((s: any) => s.checklists.flatMap((c: any) => c.items));
     expect(items.length).toBeGreaterThan(0);
-    for (const item of items) expect(Object.keys(item).sort()).toEqual(['deadline', 'id', 'priority', 'requires_answer', 'status', 'text']);
+    for (const item of items) {
+      expect(Object.keys(item).sort()).toEqual(['deadline', 'id', 'location', 'priority', 'requires_answer', 'status', 'text']);
+    }
     const text = JSON.stringify(tree.body);
     for (const secret of ['Description of item', 'On it', 'Done, see act', 'example.test/plan', 'status_history'])
       expect(text).not.toContain(secret);

@@ -200,6 +200,35 @@ describe('on site without a network', { timeout: 180_000 }, () => {
     await page.context().close();
   });
 
+  it('shows a queued answer with its photo, and the timeline names the photo once it is sent', async () => {
+    writeFileSync(join(files, 'corridor-b.png'), await solid(64, 48, 'png'));
+    const page = await phone('executor');
+    await page.goto(server.url + '/items/1001');
+    await goOffline(page);
+    const text = `Extinguisher replaced, photo attached ${Date.now()}`;
+    await page.getByLabel('Answer', { exact: true }).fill(text);
+    await page.getByLabel('Pictures (optional)', { exact: true }).setInputFiles(join(files, 'corridor-b.png'));
+    await page.getByRole('button', { name: 'Add answer' }).click();
+    await expect.poll(() => outboxCount(page).textContent(), WAIT).toBe('1');
+    const waiting = page.getByTestId('outbox-waiting');
+    expect(await waiting.textContent()).toContain('with 1 photo');
+    // The photo itself, from the device (the server has not seen it yet).
+    const photo = waiting.getByTestId('outbox-photo');
+    await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), WAIT).toBe(64);
+    expect(await photo.getAttribute('alt')).toBe('corridor-b.png');
+
+    const reloaded = page.waitForEvent('load', WAIT);
+    await page.context().setOffline(false);
+    await reloaded;
+    await expect.poll(async () => (await v1Item(1001)).answers.some((a: { text: string }) => a.text === text), WAIT).toBe(true);
+    const answer = (await v1Item(1001)).answers.find((a: { text: string }) => a.text === text);
+    expect(answer.attachments).toMatchObject([{ original_name: 'corridor-b.png' }]);
+    await expect.poll(() => page.locator('#timeline').textContent(), WAIT).toContain('with 1 photo: corridor-b.png');
+    const link = page.locator('#timeline a', { hasText: 'corridor-b.png' });
+    expect(await link.getAttribute('href')).toBe(answer.attachments[0].url);
+    await page.context().close();
+  });
+
   it('shows a write the server refuses with its reason, and keeps it until "Dismiss"', async () => {
     const before = await v1Item(1000);
     const page = await phone('executor');

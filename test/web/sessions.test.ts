@@ -298,3 +298,43 @@ describe('https deployment', () => {
     }
   });
 });
+
+describe('the readable cookie naming the signed-in user (the service worker reads it offline, issue 46)', () => {
+  const userCookie = (response: { headers: Headers }) => response.headers.getSetCookie().find((c) => c.startsWith('punchlist_user='));
+
+  it('is set with the session, readable by scripts, and follows the session as the server sees it', async () => {
+    const web = client();
+    const signedIn = await web.signIn('observer');
+    expect(signedIn.status).toBe(303);
+    const set = userCookie(signedIn)!;
+    expect(set.split('; ')[0]).toBe(`punchlist_user=${USERS.observer}`);
+    expect(attributesOf(set)).toEqual([`Max-Age=${SESSION_LIFETIME_MS / 1000}`, 'Path=/', 'SameSite=Lax']);
+    // Nothing more while it is right.
+    const page = await web.get('/projects');
+    expect(page.status).toBe(200);
+    expect(userCookie(page)).toBeUndefined();
+
+    // A cookie naming someone else (or a session ended elsewhere) is put right by the next answer.
+    web.cookies.set('punchlist_user', String(USERS.admin));
+    expect(userCookie(await web.get('/projects'))!.split('; ')[0]).toBe(`punchlist_user=${USERS.observer}`);
+    await server.ctx.sessions.signOut(web.cookies.get('punchlist_session')!);
+    const ended = await web.get('/projects');
+    expect(ended.status).toBe(303);
+    expect(userCookie(ended)).toMatch(/^punchlist_user=; Max-Age=0/);
+    expect(web.cookies.has('punchlist_user')).toBe(false);
+  });
+
+  it('is cleared by "Sign out", with the session cookie', async () => {
+    const web = client();
+    await web.signIn('observer');
+    const signedOut = await web.post('/logout', {}, (await web.get('/projects')).text);
+    expect(signedOut.status).toBe(303);
+    expect(userCookie(signedOut)).toMatch(/^punchlist_user=; Max-Age=0/);
+    expect(signedOut.headers.get('clear-site-data')).toBe('"cache", "storage"');
+    // Another account's writes wait on this device (the page says so): its storage stays.
+    await web.signIn('observer');
+    const keeping = await web.post('/logout', { others_waiting: '1' }, (await web.get('/projects')).text);
+    expect(keeping.status).toBe(303);
+    expect(keeping.headers.get('clear-site-data')).toBe('"cache"');
+  });
+});

@@ -20,7 +20,7 @@ export const V1_BASE_PATH = '/api/external/v1';
 
 type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
 export type OperationBody = 'none' | 'json' | 'multipart';
-export type OperationTag = 'auth' | 'projects' | 'items' | 'comments' | 'answers' | 'events';
+export type OperationTag = 'auth' | 'projects' | 'items' | 'comments' | 'answers' | 'events' | 'plans';
 
 /** MCP tool annotations (DESIGN.md §9); openWorldHint is always false (the tools reach only Punchlist). */
 export interface ToolHints {
@@ -43,7 +43,17 @@ export interface FileResponse {
 /** The services a handler may use: handed over explicitly when the routes are registered (v1-plugin.ts). */
 export type ApiServices = Pick<
   AppContext,
-  'projects' | 'items' | 'itemWrites' | 'attachments' | 'comments' | 'answers' | 'events' | 'reports' | 'cacheVersions' | 'offloadedReads'
+  | 'projects'
+  | 'items'
+  | 'itemWrites'
+  | 'attachments'
+  | 'comments'
+  | 'answers'
+  | 'events'
+  | 'reports'
+  | 'cacheVersions'
+  | 'offloadedReads'
+  | 'plans'
 >;
 
 /** What a handler receives: the principal's user and token, the validated input, and the audit builder of a write. */

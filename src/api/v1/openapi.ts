@@ -389,6 +389,7 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
         { name: 'comments', description: 'Comments on items' },
         { name: 'answers', description: 'Answers on items and their images' },
         { name: 'events', description: 'The change feed: what changed, in what the user can see (long polling)' },
+        { name: 'plans', description: 'Plans (drawings) of a project and the pins of its items' },
       ],
       components: {
         securitySchemes: {

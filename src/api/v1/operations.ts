@@ -7,8 +7,10 @@ import { attachItemImages } from './operations/attach-item-images.js';
 import { getItem } from './operations/get-item.js';
 import { getProject } from './operations/get-project.js';
 import { getProjectReport } from './operations/get-project-report.js';
+import { getPlan } from './operations/get-plan.js';
 import { getProjectTree } from './operations/get-project-tree.js';
 import { listEvents } from './operations/list-events.js';
+import { listPlans } from './operations/list-plans.js';
 import { listProjects } from './operations/list-projects.js';
 import { me } from './operations/me.js';
 import { replaceItemLinks } from './operations/replace-item-links.js';
@@ -32,6 +34,8 @@ export const OPERATIONS = {
   getProjectTree,
   searchProject,
   getItem,
+  listPlans,
+  getPlan,
   setItemStatus,
   setItemPlanning,
   addComment,

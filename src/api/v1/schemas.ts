@@ -90,6 +90,17 @@ export const ProjectCard = Type.Object({
   updated_at: DateTime(),
 });
 
+/** Where an item is (DESIGN.md §19): a plan of its project, at fractions of the sheet from its top left. */
+export const Location = Type.Object(
+  {
+    plan_id: Type.Integer(),
+    plan_name: Type.String(),
+    x: Type.Number({ minimum: 0, maximum: 1, description: 'From the left edge of the sheet (0) to the right (1)' }),
+    y: Type.Number({ minimum: 0, maximum: 1, description: 'From the top edge of the sheet (0) to the bottom (1)' }),
+  },
+  { description: 'The item’s place on a plan; every version of the plan keeps it' },
+);
+
 export const ItemSummary = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
@@ -97,6 +108,7 @@ export const ItemSummary = Type.Object({
   priority: Priority,
   deadline: NullableString({ format: 'date' }),
   requires_answer: Type.Boolean(),
+  location: Nullable(Location),
 });
 
 export const ProjectTree = Type.Object({
@@ -179,6 +191,7 @@ export const Item = Type.Object({
   attachments: Type.Array(Attachment),
   document_links: Type.Array(DocumentLink),
   status_history: Type.Array(HistoryEntry),
+  location: Nullable(Location),
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),
   created_at: DateTime(),
@@ -221,12 +234,39 @@ export const Event = Type.Object({
   }),
 });
 
+/** A pin of a plan: an item the reader can see, where it is, and its status (its colour). */
+export const Pin = Type.Object({
+  item_id: Type.Integer(),
+  x: Type.Number({ minimum: 0, maximum: 1 }),
+  y: Type.Number({ minimum: 0, maximum: 1 }),
+  status: ItemStatus,
+});
+
+/** A plan (DESIGN.md §19): its current version's sheet size in pixels, and the pins of the items the reader sees. */
+export const Plan = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Integer(),
+  name: Type.String(),
+  version: Type.Integer({ description: 'The current version (1 for a new plan); earlier ones stay viewable' }),
+  width: Type.Integer({ description: 'The sheet of the current version, in pixels' }),
+  height: Type.Integer(),
+  versions: Type.Array(Type.Object({ version: Type.Integer(), width: Type.Integer(), height: Type.Integer(), created_at: DateTime() })),
+  file_url: Type.String({ description: 'The current sheet as one WebP image (`/api/plans/file.php`)' }),
+  tiles_url: Type.String({ description: 'The Deep Zoom descriptor (DZI) of the current version, for a zooming viewer' }),
+  pins: Type.Array(Pin),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
 /** The shapes the OpenAPI document names under `components.schemas` and refers to wherever they occur. */
 export const NAMED_SCHEMAS: Record<string, TSchema> = {
   ProjectTree,
   Item,
   ProjectCard,
   ItemSummary,
+  Location,
+  Plan,
+  Pin,
   SearchHit,
   Identity,
   Answer,

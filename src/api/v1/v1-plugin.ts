@@ -47,7 +47,7 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
   // Public (no scope): /openapi.json and /docs; registered first so it sees every route.
   await openApiDocs(app, operations, ctx.config.baseUrl);
   // The services the handlers use, handed over here (no service locator in the handlers).
-  const { projects, items, itemWrites, attachments, comments, answers, events, reports, cacheVersions, offloadedReads } = ctx;
+  const { projects, items, itemWrites, attachments, comments, answers, events, reports, cacheVersions, offloadedReads, plans } = ctx;
   const services = {
     projects,
     items,
@@ -59,6 +59,7 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
     reports,
     cacheVersions,
     offloadedReads,
+    plans,
   };
   await registerOperations(app, operations, services, ctx.responseCache);
 

@@ -20,6 +20,10 @@ interface NewItemRow {
   priority: Priority;
   deadline: string | null;
   requires_answer: number;
+  /** Its place on a plan (DESIGN.md §19: "Add item here"), checked by the caller; absent: on none. */
+  plan_id?: number | null;
+  plan_x?: number | null;
+  plan_y?: number | null;
 }
 
 /** The fields of an item that "Edit item" changes. */

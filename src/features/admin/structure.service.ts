@@ -5,6 +5,7 @@ import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
+import { checkedPlace, type PlaceInput, planOfPlace } from '../items/item-location.service.js';
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';
@@ -65,6 +66,8 @@ interface NewItemInput {
   prepareImages?: () => Promise<PreparedImages>;
   /** Raised from the web form: a deadline must not have passed (the forms' rule, domain/inputs.ts); the demo backdates. */
   fromForm?: boolean;
+  /** Its place on a plan of the project (DESIGN.md §19, "Add item here"), set in the same write. */
+  location?: PlaceInput | null;
 }
 
 /** What "Edit item" changes; a field left out stays as it is. */
@@ -372,6 +375,7 @@ export function createStructureService(deps: {
       const priority = priorityOf(input.priority);
       const deadline = input.fromForm ? formDeadline(input.deadline, { now: clock.now() }) : normalizeDeadline(input.deadline);
       const participantIds = uniqueIds(input.participantIds ?? []);
+      const place = input.location ? checkedPlace(input.location) : null;
       if (inProject !== undefined) await authorizeProject(actor, inProject, 'project.items');
       const checklist = await authorizeChecklist(actor, checklistId, undefined, inProject).catch((err: unknown) => {
         if (inProject !== undefined && (err as { status?: number }).status === 404) {
@@ -385,6 +389,7 @@ export function createStructureService(deps: {
       const request = { projectId: checklist.project_id, actor, audit: buildAudit, authorize };
       const write = writer.writeProject(request, async (repos, emit) => {
         await checkParticipants(repos, checklist.project_id, participantIds);
+        if (place) await planOfPlace(repos, place, checklist.project_id);
         const at = now();
         const row = {
           project_id: checklist.project_id,
@@ -396,6 +401,7 @@ export function createStructureService(deps: {
           deadline,
           requires_answer: input.requires_answer ? 1 : 0,
           position: await repos.structure.nextPosition('items', checklistId),
+          ...(place ? { plan_id: place.planId, plan_x: place.x, plan_y: place.y } : {}),
         };
         const id = await repos.structure.insertItem(row, participantIds, actor.id, at);
         if (images) await images.insert(repos, { itemId: id, answerId: null, actorId: actor.id }, at);

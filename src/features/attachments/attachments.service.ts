@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import type { EventType } from '../../domain/values.js';
@@ -223,8 +224,17 @@ export function createAttachmentsService(deps: {
       return { attachments, status_reset: statusReset, answer_status: answerStatus };
     },
 
-    /** An attachment's bytes for whoever may see its item; 404 otherwise (same as a missing id). */
-    async openDownload(actor: Actor, owner: 'item' | 'answer', attachmentId: number) {
+    /**
+     * An attachment's bytes for whoever may see its item; 404 otherwise (same as a missing id). `ifNoneMatch`: the
+     * request's header; when it names the attachment's tag, the answer is "not modified" (no bytes read), and only
+     * after the access check, so a 304 never tells who may not see it that the attachment exists.
+     */
+    async openDownload(
+      actor: Actor,
+      owner: 'item' | 'answer',
+      attachmentId: number,
+      ifNoneMatch?: string,
+    ): Promise<{ etag: string; notModified: true } | { etag: string; notModified: false; stream: Readable; size: number }> {
       const row = await repo.findForDownload(attachmentId);
       if (!row || (owner === 'item') !== (row.answer_id === null)) throw notFound('The attachment');
       try {
@@ -232,11 +242,21 @@ export function createAttachmentsService(deps: {
       } catch {
         throw notFound('The attachment');
       }
+      const etag = `"${row.path.split('/').pop()?.replace('.webp', '')}"`;
+      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) return { etag, notModified: true };
       const blob = await blobs.get(row.path);
       if (!blob) throw notFound('The attachment');
-      return { stream: blob.stream, size: blob.size, etag: `"${row.path.split('/').pop()?.replace('.webp', '')}"` };
+      return { etag, notModified: false, stream: blob.stream, size: blob.size };
     },
   };
+}
+
+/** If-None-Match (RFC 9110 §13.1.2): `*` or a list of tags, compared weakly. */
+function matchesEtag(header: string, etag: string): boolean {
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
 }
 
 export type AttachmentsService = ReturnType<typeof createAttachmentsService>;

@@ -64,6 +64,23 @@ export interface HistoryEntryView {
   note: string | null;
 }
 
+/**
+ * Where an item is (DESIGN.md §19): on a plan, at fractions 0–1 of its sheet from the top left. Every version
+ * of the plan keeps it, since it is relative to the sheet.
+ */
+export interface ItemLocation {
+  plan_id: number;
+  plan_name: string;
+  x: number;
+  y: number;
+}
+
+/** The item's place as its row holds it, with its plan's name; null when it is on no plan. */
+export function locationView(row: { plan_id: number | null; plan_x: number | null; plan_y: number | null }, planName: string | null) {
+  if (row.plan_id === null || row.plan_x === null || row.plan_y === null || planName === null) return null;
+  return { plan_id: row.plan_id, plan_name: planName, x: row.plan_x, y: row.plan_y } satisfies ItemLocation;
+}
+
 /** The item card: the item with its participants, comments, answers, materials and history (v1 items/get, the item page). */
 export interface ItemCard {
   id: number;
@@ -85,6 +102,7 @@ export interface ItemCard {
   attachments: AttachmentView[];
   document_links: LinkView[];
   status_history: HistoryEntryView[];
+  location: ItemLocation | null;
   can_verdict: boolean;
   can_return_to_rework: boolean;
   created_at: string;

@@ -10,7 +10,7 @@ import { linkView, type LinkView } from './item-views.js';
  */
 /**
  * The queries of an item's access check and card, compiled once (db/precompiled.ts): they run on every
- * items/get and every item write. A fixed set: 4 for the access check, 5 more for the card.
+ * items/get and every item write. A fixed set: 4 for the access check, 6 more for the card.
  */
 function itemQueries(db: Kysely<Database>) {
   type ById = { itemId: number };
@@ -56,6 +56,9 @@ function itemQueries(db: Kysely<Database>) {
         .where('item_id', '=', p.itemId)
         .orderBy('id'),
     ),
+    plan: precompile(db, (db, p: ById) =>
+      db.selectFrom('items as i').innerJoin('plans as p', 'p.id', 'i.plan_id').select(['p.id', 'p.name']).where('i.id', '=', p.itemId),
+    ),
     history: precompile(db, (db, p: ById) =>
       db
         .selectFrom('item_history as h')
@@ -98,17 +101,21 @@ export function createItemsRepository(db: Kysely<Database>) {
     findItem: (itemId: number) => q.item.executeTakeFirst({ itemId }, executor),
     participants: (itemId: number, projectId: number) => q.participants.execute({ itemId, projectId }, executor),
 
-    /** What the card shows besides the item row: comments, answers, links, images and history, in their order. */
+    /**
+     * What the card shows besides the item row: comments, answers, links, images and history, in their order,
+     * and the name of the plan it is on (null: on none).
+     */
     async cardParts(itemId: number) {
       const byId = { itemId };
-      const [comments, answers, links, attachments, history] = await Promise.all([
+      const [comments, answers, links, attachments, history, plan] = await Promise.all([
         q.comments.execute(byId, executor),
         q.answers.execute(byId, executor),
         q.links.execute(byId, executor),
         q.attachments.execute(byId, executor),
         q.history.execute(byId, executor),
+        q.plan.executeTakeFirst(byId, executor),
       ]);
-      return { comments, answers, links, attachments, history };
+      return { comments, answers, links, attachments, history, planName: plan?.name ?? null };
     },
   });
 
@@ -142,6 +149,46 @@ export function createItemsRepository(db: Kysely<Database>) {
         changes: { deadline?: string | null; priority?: string; requires_answer?: number; updated_at: string },
       ) {
         await trx.updateTable('items').set(changes).where('id', '=', itemId).execute();
+      },
+
+      /** The item's place as its row holds it, with its plan's name. */
+      location: (itemId: number) =>
+        trx
+          .selectFrom('items as i')
+          .leftJoin('plans as p', 'p.id', 'i.plan_id')
+          .select(['i.plan_id', 'i.plan_x', 'i.plan_y', 'p.name as plan_name'])
+          .where('i.id', '=', itemId)
+          .executeTakeFirstOrThrow(),
+
+      /** A plan of the project (its name), or undefined: the place must be on a plan of the item's own project. */
+      planOfProject: (planId: number, projectId: number) =>
+        trx.selectFrom('plans').select(['id', 'name']).where('id', '=', planId).where('project_id', '=', projectId).executeTakeFirst(),
+
+      /** The new place (null: on no plan), its history entry (`note`: the plan's name, null when taken off). */
+      async setLocation(p: {
+        itemId: number;
+        place: { planId: number; x: number; y: number } | null;
+        note: string | null;
+        userId: number;
+        now: string;
+      }) {
+        await trx
+          .updateTable('items')
+          .set({ plan_id: p.place?.planId ?? null, plan_x: p.place?.x ?? null, plan_y: p.place?.y ?? null, updated_at: p.now })
+          .where('id', '=', p.itemId)
+          .execute();
+        await trx
+          .insertInto('item_history')
+          .values({
+            item_id: p.itemId,
+            kind: 'location_changed',
+            from_status: null,
+            to_status: null,
+            user_id: p.userId,
+            note: p.note,
+            at: p.now,
+          })
+          .execute();
       },
 
       async deleteItemLinks(itemId: number) {

@@ -180,6 +180,7 @@ describe('items.getItemWorkspace', () => {
       'comment.add',
       'item.edit',
       'item.materials',
+      'item.place',
       'item.planning',
       'item.rework',
       'item.status',

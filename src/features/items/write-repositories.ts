@@ -4,6 +4,7 @@ import type { StructureRepository } from '../admin/structure.repository.js';
 import type { AnswersRepository } from '../answers/answers.repository.js';
 import type { AttachmentsRepository } from '../attachments/attachments.repository.js';
 import type { CommentsRepository } from '../comments/comments.repository.js';
+import type { PlansRepository } from '../plans/plans.repository.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ReviewRepository } from '../review/review.repository.js';
 import type { ItemsRepository } from './items.repository.js';
@@ -17,6 +18,7 @@ export interface RepositoriesOfWrites {
   attachments: AttachmentsRepository;
   review: ReviewRepository;
   structure: StructureRepository;
+  plans: PlansRepository;
 }
 
 /**
@@ -44,6 +46,7 @@ export function createWriteRepositories(repositories: RepositoriesOfWrites): (tr
         attachments: repositories.attachments.bind(trx),
         review: repositories.review.bind(trx),
         structure: repositories.structure.bind(trx),
+        plans: repositories.plans.bind(trx),
       };
       bound.set(trx, repos);
     }

@@ -135,13 +135,27 @@ export function createProjectsRepository(db: Kysely<Database>) {
       return rows.map((r) => ({ ...r, count: Number(r.count) }));
     },
 
+    /** The project's items in their order, each with its place on a plan (the plan's name: null when on none). */
     itemsOf(projectId: number) {
       return db
-        .selectFrom('items')
-        .select(['id', 'checklist_id', 'text', 'status', 'priority', 'deadline', 'requires_answer'])
-        .where('project_id', '=', projectId)
-        .orderBy('position')
-        .orderBy('id')
+        .selectFrom('items as i')
+        .leftJoin('plans as pl', 'pl.id', 'i.plan_id')
+        .select([
+          'i.id',
+          'i.checklist_id',
+          'i.text',
+          'i.status',
+          'i.priority',
+          'i.deadline',
+          'i.requires_answer',
+          'i.plan_id',
+          'i.plan_x',
+          'i.plan_y',
+          'pl.name as plan_name',
+        ])
+        .where('i.project_id', '=', projectId)
+        .orderBy('i.position')
+        .orderBy('i.id')
         .execute();
     },
   };

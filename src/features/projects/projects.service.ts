@@ -25,6 +25,8 @@ export interface TreeItem {
   priority: string;
   deadline: string | null;
   requires_answer: boolean;
+  /** Its place on a plan (DESIGN.md §19), as the item card shows it; null when on none. */
+  location: { plan_id: number; plan_name: string; x: number; y: number } | null;
 }
 
 export interface TreeChecklist {
@@ -185,6 +187,10 @@ export function createProjectsService(repo: ProjectsRepository) {
                 priority: i.priority,
                 deadline: i.deadline,
                 requires_answer: i.requires_answer === 1,
+                location:
+                  i.plan_id === null || i.plan_name === null
+                    ? null
+                    : { plan_id: i.plan_id, plan_name: i.plan_name, x: i.plan_x!, y: i.plan_y! },
               })),
             })),
         })),

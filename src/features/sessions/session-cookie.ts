@@ -10,3 +10,18 @@ export function sessionCookieName(baseUrl: string): string {
 export function isSecure(baseUrl: string): boolean {
   return baseUrl.startsWith('https://');
 }
+
+/**
+ * The response header naming the signed-in user (web session) of a page or a photo: the service worker keeps
+ * only such answers, in that user's caches, and learns from its absence that nobody is signed in (DESIGN.md §16).
+ */
+export const SESSION_USER_HEADER = 'x-punchlist-user';
+
+/**
+ * A cookie beside the session's, readable by scripts and the service worker: the signed-in user's id, set and
+ * cleared with the session cookie and expiring with it. It proves nothing (the server never reads it); it lets
+ * the worker see, without a network, that this browser's session ended or changed hands.
+ */
+export function sessionUserCookieName(baseUrl: string): string {
+  return isSecure(baseUrl) ? '__Host-punchlist_user' : 'punchlist_user';
+}

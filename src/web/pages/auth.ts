@@ -83,7 +83,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
           throw new ApiError(429, 'rate_limited', message, undefined, { 'retry-after': String(result.retryAfterSeconds) });
         }
         if (!result.ok) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
-        setSessionCookie(reply, config.baseUrl, result.cookieValue);
+        setSessionCookie(reply, config.baseUrl, result.cookieValue, result.session);
         request.log.info({ userId: result.session.user.id }, 'web sign-in');
       },
     });
@@ -101,7 +101,10 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
         if (cookie) await sessions.signOut(cookie, recordAudit);
         clearSessionCookie(reply, config.baseUrl);
         // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (DESIGN.md §16).
-        reply.header('clear-site-data', '"cache", "storage"');
+        // When another user's queued writes wait on the device (the page says so), the storage that holds them
+        // stays: the page wiped this user's part of it before posting (static/offline.js).
+        const othersWaiting = formOf(request).get('others_waiting') === '1';
+        reply.header('clear-site-data', othersWaiting ? '"cache"' : '"cache", "storage"');
       },
     });
   });

@@ -3,13 +3,13 @@ import type { AppContext } from '../../context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { documentLinksOf, formOf, idParam, idsOf, parseId } from '../form.js';
+import { documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
-import { ITEM_NOTICES, itemPageView } from '../views/item-page.js';
+import { type HistoryPaging, ITEM_NOTICES, itemPageView } from '../views/item-page.js';
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
@@ -18,24 +18,35 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
   return value as T;
 }
 
+/** The screenful of comments and timeline asked for; anything else than a positive number means the newest. */
+function historyPaging(query: Record<string, string | undefined>): HistoryPaging {
+  const positive = (value: string | undefined) => (value && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : null);
+  return { commentsBefore: positive(query.comments_before), timelinePage: positive(query.timeline) ?? 1 };
+}
+
 export async function itemPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure'> & {
+  deps: Pick<
+    AppContext,
+    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure' | 'planViews' | 'itemLocations'
+  > & {
     webWrite: WebWriter;
   },
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, webWrite } = deps;
+  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, planViews, itemLocations, webWrite } = deps;
 
   const itemPage = formPage(webWrite, {
     entity: 'item',
     async view(request, itemId, failure) {
       const session = sessionOf(request);
       const workspace = await items.getItemWorkspace(session.user, itemId);
-      const [{ events: itemEvents, names }, edit] = await Promise.all([
+      const [{ events: itemEvents, names }, edit, place] = await Promise.all([
         events.ofItem(itemId),
         workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
+        planViews.placeOf(session.user, workspace.item),
       ]);
-      const saved = (request.query as Record<string, string | undefined>).saved;
+      const query = request.query as Record<string, string | undefined>;
+      const saved = query.saved;
       const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
       return itemPageView({
         ...workspace,
@@ -44,7 +55,9 @@ export async function itemPages(
         notice,
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
+        paging: historyPaging(query),
         edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
+        place,
       });
     },
   });
@@ -67,6 +80,19 @@ export async function itemPages(
   }
 
   app.get('/items/:id', async (request, reply) => itemPage.show(request, reply, idParam(request)));
+
+  // "Place on plan" (the tap on the plan's page, or the place typed there) and "Remove from plan" (docs/design.md §19).
+  app.post('/items/:id/location', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const place = { planId: parseId(form.get('plan_id')) ?? 0, x: fractionOf(form.get('x')), y: fractionOf(form.get('y')) };
+    return itemWrite(request, reply, id, 'place', form, (audit) => itemLocations.placeItem(user, id, place, audit));
+  });
+  app.post('/items/:id/location/remove', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const id = idParam(request);
+    return itemWrite(request, reply, id, 'unplace', formOf(request), (audit) => itemLocations.removeFromPlan(user, id, audit));
+  });
 
   app.post('/items/:id/status', async (request, reply) => {
     const { user } = sessionOf(request);

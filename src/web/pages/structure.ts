@@ -4,7 +4,7 @@ import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../errors.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import { formOf, idParam, idsOf, parseId } from '../form.js';
+import { formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
 import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -14,7 +14,7 @@ import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
-type StructureDeps = Pick<AppContext, 'structure' | 'attachments'> & { webWrite: WebWriter };
+type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
 export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
@@ -38,7 +38,7 @@ ${body}
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, attachments, webWrite } = deps;
+  const { structure, attachments, planViews, webWrite } = deps;
 
   const structurePage = formPage(webWrite, {
     entity: 'project',
@@ -118,9 +118,14 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     entity: 'project',
     async view(request, projectId, failure) {
       const session = sessionOf(request);
-      const { tree, members } = await structure.newItemChoices(session.user, projectId);
-      const checklistId = parseId((request.query as Record<string, string | undefined>).checklist);
-      return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, failure });
+      const query = request.query as Record<string, string | undefined>;
+      const planId = parseId(query.plan);
+      const [{ tree, members }, place] = await Promise.all([
+        structure.newItemChoices(session.user, projectId),
+        planId === null ? null : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
+      ]);
+      const checklistId = parseId(query.checklist);
+      return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, place, failure });
     },
   });
 
@@ -151,6 +156,9 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                 priority: fields.get('priority') ?? undefined,
                 deadline: fields.get('deadline') ?? '',
                 requires_answer: fields.has('requires_answer'),
+                location: fields.get('plan_id')
+                  ? { planId: parseId(fields.get('plan_id')) ?? 0, x: fractionOf(fields.get('plan_x')), y: fractionOf(fields.get('plan_y')) }
+                  : null,
                 prepareImages: form.files.length ? () => attachments.prepare(form.files) : undefined,
                 fromForm: true,
               },

@@ -160,4 +160,11 @@
     window.setInterval(refresh, 45000);
     document.addEventListener('visibilitychange', refresh);
   }
+  // Work in progress (a plan being rendered): the page shows its progress again every few seconds while online.
+  var refreshing = document.querySelector('[data-refresh]');
+  if (refreshing) {
+    window.setTimeout(function () {
+      if (navigator.onLine) window.location.reload();
+    }, Number(refreshing.getAttribute('data-refresh')) * 1000);
+  }
 })();

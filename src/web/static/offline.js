@@ -1,6 +1,6 @@
 // On site with a phone (DESIGN.md §16): the menu of narrow screens, the service worker, the queue of the
 // item page's writes made offline (IndexedDB), drafts of "Comment" and "Answer", photos scaled down
-// before upload, and sign-out wiping what this device keeps. Every page works without it.
+// before upload, and sign-out wiping what this device keeps of the user. Every page works without it.
 (function () {
   'use strict';
 
@@ -9,11 +9,15 @@
   var user = meta && meta.getAttribute('content');
   if (!user) return;
 
+  /** The readable cookie that the server sets and clears with the session, naming its user (session-cookie.ts). */
+  var USER_COOKIE = /(?:^|;\s*)(?:__Host-)?punchlist_user=([0-9]+)/;
   var DB_NAME = 'punchlist';
   var STORE = 'outbox';
   var DRAFT_PREFIX = 'punchlist-draft:';
   /** The forms whose writes wait offline: the item page's status, planning, comment, answer and photos. */
-  var QUEUED = /^\/items\/([0-9]+)\/(status|planning|comments|answers|photos)$/;
+  // The writes kept offline: an item page's forms, and "Add item" (from the project or a plan: a new item, its place
+  // and its photos), whose idempotency key is the new item's identity until the server has made it.
+  var QUEUED = /^\/(?:items\/([0-9]+)\/(status|planning|comments|answers|photos)|projects\/[0-9]+\/items)$/;
   /** Typed text kept on the device until sent, and the notice (?saved=) that says it was sent. */
   var DRAFTS = { 'comment-text': 'comment', 'answer-text': 'answer' };
   /** Photos are sent at most this long on their long side (a 12-megapixel photo: about 1.5 MB instead of 5). */
@@ -72,6 +76,11 @@
     // worker answered this page is in its navigation timing (workerStart), not in the controller, which the
     // worker's activation (clients.claim) may set between the page's answer and this script.
     if (!servedByWorker()) urls.push(location.pathname + location.search);
+    // Pages a page names as needed offline (the plan's "Add item here" form, its items).
+    document.querySelectorAll('[data-keep-ahead]').forEach(function (element) {
+      var address = element.getAttribute('data-keep-ahead') || element.getAttribute('href');
+      if (address && urls.length < 200 && urls.indexOf(address) < 0) urls.push(address);
+    });
     if (location.pathname === '/my-items') {
       document.querySelectorAll('main a[href^="/items/"]').forEach(function (a) {
         if (urls.length < 200 && urls.indexOf(a.getAttribute('href')) < 0) urls.push(a.getAttribute('href'));
@@ -235,15 +244,36 @@
       return done(work(db.transaction(STORE, mode).objectStore(STORE)));
     });
   }
-  /** This user's queued writes, oldest first (another user's stay for them, never shown or sent here). */
-  function mine() {
+  /** Every queued write on this device, oldest first, whoever made it. */
+  function everyone() {
     return store('readonly', function (s) {
       return s.getAll();
-    }).then(function (all) {
+    });
+  }
+  /** This user's queued writes, oldest first (another user's stay for them, never shown or sent here). */
+  function mine() {
+    return everyone().then(function (all) {
       return all.filter(function (r) {
         return r.user === user;
       });
     });
+  }
+  /** Whether another user's writes wait on this device (they are never shown here, only that they exist). */
+  function othersWaiting() {
+    return everyone().then(function (all) {
+      return all.some(function (r) {
+        return r.user !== user;
+      });
+    });
+  }
+
+  /**
+   * The user this browser is signed in as now, by the cookie the server keeps beside the session ('' for
+   * nobody): a page kept from earlier, or left open when the session ended, never sends as someone else.
+   */
+  function signedInAs() {
+    var match = USER_COOKIE.exec(document.cookie);
+    return match ? match[1] : '';
   }
 
   function newKey() {
@@ -267,12 +297,40 @@
       return 'Status: ' + (option ? option.textContent : data.get('status'));
     }
     if (kind === 'planning') return 'Planning';
-    if (kind === 'comments') return 'Comment: “' + short + '”';
-    if (kind === 'answers') return 'Answer: “' + short + '”';
     var count = data.getAll('attachments[]').filter(function (f) {
       return f && f.size;
     }).length;
-    return plural(count, 'photo');
+    var photos = plural(count, 'photo');
+    if (kind === 'comments') return 'Comment: “' + short + '”';
+    if (kind === 'answers') return 'Answer: “' + short + '”' + (count ? ' with ' + photos : '');
+    if (kind === 'item')
+      return 'New item: “' + short + '”' + (count ? ' with ' + photos : '') + (data.get('plan_id') ? ', placed on the plan' : '');
+    return photos;
+  }
+
+  /** The images a queued write holds, shown in its entry (object URLs, released at the next rendering). */
+  var previews = [];
+  function photosOf(record) {
+    var images = record.fields
+      .map(function (pair) {
+        return pair[1];
+      })
+      .filter(function (value) {
+        return value instanceof Blob && value.size && String(value.type).indexOf('image/') === 0;
+      });
+    if (!images.length) return null;
+    var list = document.createElement('span');
+    list.className = 'outbox-photos';
+    images.forEach(function (image) {
+      var url = URL.createObjectURL(image);
+      previews.push(url);
+      var img = document.createElement('img');
+      img.src = url;
+      img.alt = image.name || 'Photo';
+      img.setAttribute('data-testid', 'outbox-photo');
+      list.appendChild(img);
+    });
+    return list;
   }
 
   /** Keeps a submitted form in the outbox, then readies the form for the next entry (a fresh key). */
@@ -284,9 +342,9 @@
     var record = {
       user: user,
       path: match[0],
-      item: match[1],
+      item: match[1] || null,
       page: heading ? heading.textContent : 'Item ' + match[1],
-      what: describe(match[2], data, form),
+      what: describe(match[2] || 'item', data, form),
       multipart: form.enctype === 'multipart/form-data',
       fields: Array.from(data.entries()),
       state: 'waiting',
@@ -355,6 +413,11 @@
   /** Sends the waiting writes in order, one at a time; stops at the first that cannot reach the server. */
   function flush() {
     if (sending || !navigator.onLine) return Promise.resolve();
+    if (signedInAs() !== user) {
+      // The session ended, or another user signed in on this browser since this page was made: kept for this user.
+      signInNeeded = true;
+      return render();
+    }
     sending = true;
     var sentHere = 0;
     var send = function () {
@@ -367,7 +430,7 @@
             if (!go) return false;
             return fetch(record.path, { method: 'POST', body: bodyOf(record), credentials: 'same-origin' }).then(
               function (response) {
-                if (new URL(response.url).pathname === '/login') {
+                if (new URL(response.url).pathname === '/login' || signedInAs() !== user) {
                   signInNeeded = true;
                   return false;
                 }
@@ -412,7 +475,8 @@
   function render() {
     var box = document.querySelector('[data-outbox]');
     if (!box) return Promise.resolve();
-    return mine().then(function (records) {
+    return Promise.all([mine(), othersWaiting()]).then(function (found) {
+      var records = found[0];
       var waiting = records.filter(function (r) {
         return r.state === 'waiting';
       }).length;
@@ -420,13 +484,19 @@
       box.querySelector('[data-outbox-words]').textContent = pluralForm(waiting, 'change');
       var list = box.querySelector('[data-outbox-list]');
       list.textContent = '';
+      previews.splice(0).forEach(function (url) {
+        URL.revokeObjectURL(url);
+      });
       records.forEach(function (record) {
         var li = document.createElement('li');
         li.setAttribute('data-testid', record.state === 'refused' ? 'outbox-refused' : 'outbox-waiting');
         var what = document.createElement('a');
-        what.href = '/items/' + record.item;
+        // A new item has no page yet: its entry leads back to the form it was raised with.
+        what.href = record.item ? '/items/' + record.item : record.path + '/new';
         what.textContent = record.page + ' — ' + record.what;
         li.appendChild(what);
+        var shown = photosOf(record);
+        if (shown) li.appendChild(shown);
         if (record.state === 'refused') {
           var reason = document.createElement('p');
           reason.className = 'field-error';
@@ -453,7 +523,9 @@
         li.textContent = 'Your session has ended: sign in again to send them.';
         list.appendChild(li);
       }
-      box.hidden = records.length === 0;
+      var others = box.querySelector('[data-outbox-others]');
+      others.hidden = !found[1];
+      box.hidden = records.length === 0 && !found[1];
     });
   }
 
@@ -483,12 +555,26 @@
         }),
       );
     }
+    // This user's queued writes; another user's stay for them (the database goes once nobody's are left).
     jobs.push(
-      (connection || Promise.resolve(null))
-        .then(function (db) {
-          if (db) db.close();
-          connection = null;
-          return done(window.indexedDB.deleteDatabase(DB_NAME));
+      mine()
+        .then(function (records) {
+          return Promise.all(
+            records.map(function (record) {
+              return store('readwrite', function (s) {
+                return s.delete(record.seq);
+              });
+            }),
+          );
+        })
+        .then(everyone)
+        .then(function (left) {
+          if (left.length) return;
+          return database().then(function (db) {
+            db.close();
+            connection = null;
+            return done(window.indexedDB.deleteDatabase(DB_NAME));
+          });
         })
         .catch(function () {}),
     );
@@ -551,12 +637,12 @@
   function signOut(event, form) {
     event.preventDefault();
     event.stopImmediatePropagation();
-    mine()
+    Promise.all([mine(), othersWaiting()])
       .catch(function () {
-        return [];
+        return [[], false];
       })
-      .then(function (records) {
-        var waiting = records.filter(function (r) {
+      .then(function (found) {
+        var waiting = found[0].filter(function (r) {
           return r.state === 'waiting';
         }).length;
         if (
@@ -566,6 +652,15 @@
           )
         )
           return;
+        // Another user's queued writes stay on the device: the server then clears its cache but not the storage
+        // that holds them (this user's part of it is wiped here).
+        if (found[1]) {
+          var keep = document.createElement('input');
+          keep.type = 'hidden';
+          keep.name = 'others_waiting';
+          keep.value = '1';
+          form.appendChild(keep);
+        }
         return wipe().then(function () {
           HTMLFormElement.prototype.submit.call(form);
         });

@@ -1,5 +1,6 @@
 import { PRIORITIES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
+import { PLAN_VIEWER_SCRIPT } from '../assets.js';
 import { html, type SafeHtml } from '../html.js';
 import { crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
@@ -65,7 +66,32 @@ interface NewItemModel {
   members: Member[];
   /** The checklist chosen beforehand (`?checklist=`), if any. */
   checklistId: number | null;
+  /** "Add item here" on a plan (`?plan=&x=&y=`): the plan and the place tapped. */
+  place: NewItemPlace | null;
   failure: FormFailure | null;
+}
+
+/** Where a new item raised on a plan is: the fields the script fills from the address, and the crop shown. */
+export interface NewItemPlace {
+  plan: { id: number; name: string; sheet: string };
+  x: number | null;
+  y: number | null;
+}
+
+/**
+ * The place of an item raised on a plan (docs/design.md §19): hidden fields and a crop of the sheet around the
+ * pin. A copy of the form kept for offline use was kept for another tap, so the script fills both from the address.
+ */
+function placeField(form: FormState, place: NewItemPlace): SafeHtml {
+  const x = form.value('plan_x', place.x === null ? '' : String(place.x));
+  const y = form.value('plan_y', place.y === null ? '' : String(place.y));
+  return html`<fieldset class="place" data-testid="item-place"><legend>Place on plan</legend>
+<p>${place.plan.name}</p>
+<input type="hidden" name="plan_id" value="${place.plan.id}" data-place-field="plan">
+<input type="hidden" name="plan_x" value="${x}" data-place-field="x">
+<input type="hidden" name="plan_y" value="${y}" data-place-field="y">
+<div class="place-crop" data-place-crop style="--x: ${x || '0.5'}; --y: ${y || '0.5'}" ${x && y ? '' : html`hidden`}><img src="${place.plan.sheet}" alt="${`Where the item is on ${place.plan.name}`}"></div>
+${form.message('plan_x', 'item-place')}</fieldset>`;
 }
 
 /** "Add item": a defect raised with its planning, its people and its photos in one step (DESIGN.md §14). */
@@ -75,6 +101,7 @@ export function newItemView(m: NewItemModel): string {
   return page({
     title: `Add item · ${p.name}`,
     session: m.session,
+    scripts: m.place ? [PLAN_VIEWER_SCRIPT] : [],
     path: '/projects',
     error: m.failure ? html`Nothing was saved: please check the form.` : null,
     body: html`${crumbs([
@@ -85,7 +112,7 @@ export function newItemView(m: NewItemModel): string {
 ${
   m.choices.length === 0
     ? html`<p class="muted">This project has no checklist yet: <a href="/projects/${p.id}/structure">add a section and a checklist</a> first.</p>`
-    : html`<form method="post" action="/projects/${p.id}/items" enctype="multipart/form-data" class="card" id="item">
+    : html`<form method="post" action="/projects/${p.id}/items" enctype="multipart/form-data" class="card" id="item" ${m.place ? html`data-place-from-query` : ''}>
 ${csrfField(m.session)}${writeKeyField()}
 ${form.summary({
   text: ['item-text', 'Text'],
@@ -99,6 +126,7 @@ ${form.summary({
 <label for="item-text">Text</label>
 <textarea id="item-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'item-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'item-text')}
+${m.place ? placeField(form, m.place) : ''}
 ${checklistField(form, 'item-checklist', m.choices, m.checklistId)}
 ${participantsField(form, 'item-participants', m.members, [])}
 <div class="row">

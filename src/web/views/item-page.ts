@@ -1,4 +1,5 @@
 import type { ItemAction } from '../../domain/policy.js';
+import { itemPlace, type ItemPlaceModel } from './item-place.js';
 import { ITEM_STATUSES, LINK_KINDS, PRIORITIES, VERDICTS } from '../../domain/values.js';
 import type { AnswerView, ItemCard } from '../../features/items/item-views.js';
 import type { ItemWorkspace } from '../../features/items/items.service.js';
@@ -11,15 +12,29 @@ import { checked, FormState, selected } from './forms.js';
 import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member, photoPicker } from './item-form.js';
 import { timeline, type TimelineModel } from './timeline.js';
 
+/** Which screenful of the item's history the page shows (the newest by default; "Show earlier" pages back). */
+export interface HistoryPaging {
+  /** Comments older than this comment id; null: the newest. */
+  commentsBefore: number | null;
+  /** The timeline's screenful, 1 being the newest. */
+  timelinePage: number;
+}
+
+/** How many comments a page shows at once: an item's page stays small however long its history (issue 46). */
+export const COMMENTS_PER_PAGE = 20;
+
 interface ItemPageModel extends ItemWorkspace {
   session: WebSession;
   /** The earliest deadline a form takes (today somewhere: domain/inputs.ts), the date inputs' `min`. */
   earliestDeadline: string;
+  paging: HistoryPaging;
   notice: string | null;
   failure: FormFailure | null;
   timeline: TimelineModel;
   /** What "Edit item" offers, for those who may edit the item. */
   edit: { choices: ChecklistChoice[]; members: Member[] } | null;
+  /** Where the item is on the project's plans (docs/design.md §19). */
+  place: ItemPlaceModel;
 }
 
 interface LinkLike {
@@ -48,6 +63,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   rework: 'The item was returned to rework.',
   created: 'The item was created.',
   edit: 'The item was saved.',
+  place: 'The item was placed on the plan.',
+  unplace: 'The item was removed from its plan.',
 };
 
 const label = (value: string) => value.replace(/_/g, ' ');
@@ -298,6 +315,31 @@ ${form.message('text', 'comment-text')}
   );
 }
 
+/**
+ * The comments, one screenful: the newest COMMENTS_PER_PAGE (or those before `commentsBefore`), oldest first, with
+ * links (no script needed) to the screenful before and back to the newest.
+ */
+function commentsSection(m: ItemPageModel, item: ItemCard) {
+  const before = m.paging.commentsBefore;
+  const eligible = before === null ? item.comments : item.comments.filter((c) => c.id < before);
+  const shown = eligible.slice(-COMMENTS_PER_PAGE);
+  const earlier = eligible.length > shown.length;
+  return html`<section class="card comments" aria-labelledby="comments-title" id="comments">
+<h2 id="comments-title">Comments (${item.comments.length})</h2>
+${earlier ? html`<p class="pager"><a href="/items/${item.id}?comments_before=${shown[0]!.id}#comments" data-testid="comments-earlier">Show earlier comments</a> <span class="muted">(${eligible.length - shown.length} more)</span></p>` : ''}
+${
+  shown.length
+    ? shown.map(
+        (c) =>
+          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at, '—', m.session.timeZone)}</p><p class="text">${c.text}</p></article>`,
+      )
+    : html`<p class="muted">No comments yet.</p>`
+}
+${before !== null ? html`<p class="pager"><a href="/items/${item.id}#comments" data-testid="comments-latest">Show the latest comments</a></p>` : ''}
+${m.rights['comment.add'] ? commentForm(m, item) : ''}
+</section>`;
+}
+
 /** Where a form is on the page: an answer's own forms (review, pictures) are in its article. */
 const formAnchor = (form: string) => form.replace(/^(?:review|answer-photos)-(\d+)$/, 'answer-$1');
 
@@ -328,6 +370,7 @@ ${item.rework_reason ? html`<dt>Rework</dt><dd data-testid="item-rework"><span c
 </dl>
 ${item.description ? html`<h2>Description</h2><p class="text">${item.description}</p>` : ''}
 </section>
+${itemPlace(m.session, m.place, m.failure)}
 ${m.edit ? editItemForm({ session: m.session, item, ...m.edit, failure: m.failure, writeForm: (action, body, options) => writeForm(m, action, body, options) }) : ''}
 ${
   may('item.status') || may('item.planning')
@@ -345,18 +388,7 @@ ${reviewSection(m, item)}
 ${item.answers.length ? item.answers.map((a) => answerArticle(m, item, a)) : html`<p class="muted">No answers yet.</p>`}
 ${may('answer.add') ? answerForm(m, item) : ''}
 </section>
-<section class="card comments" aria-labelledby="comments-title">
-<h2 id="comments-title">Comments (${item.comments.length})</h2>
-${
-  item.comments.length
-    ? item.comments.map(
-        (c) =>
-          html`<article data-testid="comment"><p><strong>${c.author.name}</strong> · ${time(c.created_at, '—', m.session.timeZone)}</p><p class="text">${c.text}</p></article>`,
-      )
-    : html`<p class="muted">No comments yet.</p>`
-}
-${may('comment.add') ? commentForm(m, item) : ''}
-</section>
-${timeline(m.timeline, m.session.timeZone)}`,
+${commentsSection(m, item)}
+${timeline(m.timeline, m.session.timeZone, { page: m.paging.timelinePage, address: `/items/${item.id}` })}`,
   }).value;
 }

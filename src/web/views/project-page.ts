@@ -242,6 +242,7 @@ ${p.description ? html`<p class="text">${p.description}</p>` : ''}
 <dt>Verdict</dt><dd data-testid="project-verdict">${badge(p.verdict)}</dd>
 </dl>
 ${m.verdictForm ?? ''}
+<p class="project-links"><a href="/projects/${p.id}/plans" data-testid="plans-link">Plans</a></p>
 ${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}

@@ -13,7 +13,8 @@ export interface TimelineModel {
 interface Entry {
   at: string;
   who: string | null;
-  what: SafeHtml;
+  /** Put in words only for the entries shown (a long history has thousands). */
+  what: () => SafeHtml;
 }
 
 type Change = { from: unknown; to: unknown };
@@ -36,6 +37,19 @@ function participantsChange(change: { from: number[]; to: number[] }, users: Map
     removed.length ? `removed ${removed.join(', ')} from the participants` : ''
   }`;
 }
+
+type NamedImage = { original_name: string; url?: string };
+
+/** Photos by their names, each linked to its image (which checks access like every download). */
+const imageNames = (list: NamedImage[]) =>
+  html`${list.map(
+    (a, i) =>
+      html`${i ? ', ' : ''}${a.url ? html`<a href="${a.url}" target="_blank" rel="noopener">${a.original_name}</a>` : a.original_name}`,
+  )}`;
+
+/** "with 2 photos: crack.jpg, frame.jpg", or nothing. */
+const withPhotos = (list: NamedImage[] | undefined) =>
+  list?.length ? html` with ${plural(list.length, 'photo')}: ${imageNames(list)}` : '';
 
 /** What one event says, in words. */
 function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
@@ -82,10 +96,12 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       return html`added ${plural((d.attachments as unknown[]).length, 'photo')}`;
     case 'comment.created':
       return html`commented: ${quote((d.comment as { text: string }).text)}`;
-    case 'answer.created':
-      return html`answered: ${quote((d.answer as { text: string }).text)}`;
+    case 'answer.created': {
+      const answer = d.answer as { text: string; attachments?: NamedImage[] };
+      return html`answered: ${quote(answer.text)}${withPhotos(answer.attachments)}`;
+    }
     case 'answer.attachments_added':
-      return html`added ${plural((d.attachments as unknown[]).length, 'picture')} to an answer`;
+      return html`added ${plural((d.attachments as unknown[]).length, 'picture')} to an answer: ${imageNames(d.attachments as NamedImage[])}`;
     case 'answer.reviewed':
       return html`${d.to === 'approved' ? 'approved' : d.to === 'rejected' ? 'rejected' : 'reviewed'} an answer`;
     case 'item.verdict_set':
@@ -111,24 +127,37 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
   }
 }
 
-/** The item's timeline (DESIGN.md §14): every kind of change, who made it and when, oldest first. */
-export function timeline(m: TimelineModel, zone: string | null = null): SafeHtml {
+/** How many entries the timeline shows at once (the newest first screenful; "Show earlier" pages back). */
+export const TIMELINE_PER_PAGE = 30;
+
+/**
+ * The item's timeline (DESIGN.md §14): every kind of change, who made it and when, oldest first; one screenful
+ * of TIMELINE_PER_PAGE entries (`paging.page`, 1 the newest), with links to the one before and back to the newest.
+ */
+export function timeline(m: TimelineModel, zone: string | null = null, paging: { page: number; address: string } | null = null): SafeHtml {
   const firstEvent = m.events[0]?.at ?? null;
   const entries: Entry[] = [
     ...m.history
       .filter((h) => firstEvent === null || h.at < firstEvent)
-      .map((h) => ({ at: h.at, who: h.user?.name ?? null, what: fromHistory(h) })),
-    ...m.events.map((e) => ({ at: e.at, who: e.actor?.name ?? null, what: describe(e, m.names) })),
+      .map((h) => ({ at: h.at, who: h.user?.name ?? null, what: () => fromHistory(h) })),
+    ...m.events.map((e) => ({ at: e.at, who: e.actor?.name ?? null, what: () => describe(e, m.names) })),
   ];
+  const page = paging ? Math.max(1, Math.min(paging.page, Math.ceil(entries.length / TIMELINE_PER_PAGE))) : 1;
+  const end = paging ? entries.length - (page - 1) * TIMELINE_PER_PAGE : entries.length;
+  const start = paging ? Math.max(0, end - TIMELINE_PER_PAGE) : 0;
+  const shown = entries.slice(start, end);
   return html`<section class="card" aria-labelledby="timeline-title" id="timeline">
 <h2 id="timeline-title">Timeline</h2>
 ${
   entries.length
-    ? // Folded, as the item page opens on its work controls (DESIGN.md §16).
-      html`<details class="fold"><summary>Show the timeline (${entries.length})</summary><ol class="timeline">${entries.map(
+    ? // Folded, as the item page opens on its work controls (DESIGN.md §16); open when a screenful was asked for.
+      html`<details class="fold" ${page > 1 ? html`open` : ''}><summary>Show the timeline (${entries.length})</summary>
+${paging && start > 0 ? html`<p class="pager"><a href="${paging.address}?timeline=${page + 1}#timeline" data-testid="timeline-earlier">Show earlier entries</a> <span class="muted">(${start} more)</span></p>` : ''}
+<ol class="timeline">${shown.map(
         (e) =>
-          html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at, '—', zone)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what}</li>`,
-      )}</ol></details>`
+          html`<li data-testid="timeline-entry"><span class="when muted">${time(e.at, '—', zone)}</span> · <strong>${e.who ?? 'system'}</strong> ${e.what()}</li>`,
+      )}</ol>
+${paging && page > 1 ? html`<p class="pager"><a href="${paging.address}#timeline" data-testid="timeline-latest">Show the latest entries</a></p>` : ''}</details>`
     : html`<p class="muted">Nothing has happened to this item yet.</p>`
 }
 </section>`;

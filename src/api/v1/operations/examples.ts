@@ -46,3 +46,22 @@ export const answer = {
   created_at: AT,
   updated_at: AT,
 };
+
+/** A plan of project 1 (the test workspace's plan 1), at its second version, with one pin. */
+export const plan = {
+  id: 1,
+  project_id: 1,
+  name: 'Ground floor',
+  version: 2,
+  width: 3507,
+  height: 2480,
+  versions: [
+    { version: 1, width: 3507, height: 2480, created_at: CREATED },
+    { version: 2, width: 3507, height: 2480, created_at: AT },
+  ],
+  file_url: 'https://punchlist.example.com/api/plans/file.php?id=1',
+  tiles_url: 'https://punchlist.example.com/api/plans/tiles/1/2/sheet.dzi',
+  pins: [{ item_id: 1000, x: 0.42, y: 0.31, status: 'in_progress' }],
+  created_at: CREATED,
+  updated_at: AT,
+};

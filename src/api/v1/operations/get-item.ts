@@ -59,6 +59,7 @@ export const getItem = defineOperation({
           { kind: 'created', from: null, to: 'pending', at: CREATED, user: null, note: null },
           { kind: 'status_changed', from: 'pending', to: 'in_progress', at: AT, user: executor, note: null },
         ],
+        location: { plan_id: 1, plan_name: 'Ground floor', x: 0.42, y: 0.31 },
         can_verdict: true,
         can_return_to_rework: true,
         created_at: CREATED,

@@ -41,6 +41,7 @@ export const getProjectTree = defineOperation({
                   priority: 'high',
                   deadline: '2026-05-15',
                   requires_answer: true,
+                  location: { plan_id: 1, plan_name: 'Ground floor', x: 0.42, y: 0.31 },
                 },
               ],
             },

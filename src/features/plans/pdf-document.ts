@@ -1,0 +1,102 @@
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+
+/**
+ * The one file that knows pdf.js (`pdfjs-dist`, its legacy build for Node) and its canvas (`@napi-rs/canvas`,
+ * Skia in an npm package: no system library), behind a small interface: open a PDF, its pages' sizes, a page's
+ * pixels. Used only in the plan rendering thread (plan-render-jobs.ts), never on the event loop.
+ */
+
+/** Why a PDF is refused: the reason is for the uploader (422). */
+export class PdfRejected extends Error {
+  override readonly name = 'PdfRejected';
+}
+
+export interface PdfPage {
+  /** In PDF points (1/72 in), as displayed (rotation applied). */
+  width: number;
+  height: number;
+}
+
+export interface PdfDocument {
+  readonly pages: number;
+  pageSize(page: number): Promise<PdfPage>;
+  /** The page's pixels (RGBA, on white) at `scale` pixels per point. */
+  render(page: number, scale: number): Promise<{ raw: Buffer; width: number; height: number }>;
+  close(): Promise<void>;
+}
+
+// pdf.js's own data files, from its package: the 14 standard fonts (a PDF may use them without embedding them,
+// as PDFKit does), CMaps of CJK text, and its WebAssembly decoders (JPEG 2000, colour profiles).
+const packageDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const dataDir = (name: string) => `${join(packageDir, name)}/`;
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+type Canvas = typeof import('@napi-rs/canvas');
+let modules: Promise<[PdfJs, Canvas]> | null = null;
+const load = () => (modules ??= Promise.all([import('pdfjs-dist/legacy/build/pdf.mjs'), import('@napi-rs/canvas')]));
+
+/** Opens a PDF from its bytes; throws PdfRejected when it is broken, needs a password, or has no page. */
+export async function openPdf(data: Uint8Array): Promise<PdfDocument> {
+  const [pdfjs, canvases] = await load();
+  const task = pdfjs.getDocument({
+    data,
+    // No code from the file is ever compiled (pdf.js would otherwise build fonts' drawing functions with eval).
+    isEvalSupported: false,
+    verbosity: 0,
+    standardFontDataUrl: dataDir('standard_fonts'),
+    cMapUrl: dataDir('cmaps'),
+    cMapPacked: true,
+    wasmUrl: dataDir('wasm'),
+    iccUrl: dataDir('iccs'),
+  });
+  let document;
+  try {
+    document = await task.promise;
+  } catch (err) {
+    await task.destroy();
+    const name = (err as { name?: string } | null)?.name;
+    if (name === 'PasswordException') throw new PdfRejected('The PDF is encrypted: upload it without a password', { cause: err });
+    throw new PdfRejected('The PDF cannot be read: the file is damaged or not a PDF', { cause: err });
+  }
+  if (document.numPages < 1) {
+    await task.destroy();
+    throw new PdfRejected('The PDF has no page');
+  }
+  // One canvas for every page: its pixels are native memory that only a garbage collection of the object would
+  // free, so a canvas per page would hold every page's pixels until V8 collects (tens of MB each).
+  const canvas = canvases.createCanvas(1, 1);
+  return {
+    pages: document.numPages,
+    async pageSize(number) {
+      const page = await document.getPage(number);
+      const { width, height } = page.getViewport({ scale: 1 });
+      return { width, height };
+    },
+    async render(number, scale) {
+      const page = await document.getPage(number);
+      try {
+        const viewport = page.getViewport({ scale });
+        const width = Math.max(1, Math.floor(viewport.width));
+        const height = Math.max(1, Math.floor(viewport.height));
+        canvas.width = width;
+        canvas.height = height;
+        const context = canvas.getContext('2d');
+        context.fillStyle = '#ffffff';
+        context.fillRect(0, 0, width, height);
+        await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+        const raw = canvas.data();
+        // The pixels are copied out: the canvas's own surface goes until the next page, so that the tiling that
+        // follows does not hold the page twice.
+        canvas.width = 1;
+        canvas.height = 1;
+        return { raw, width, height };
+      } finally {
+        page.cleanup();
+      }
+    },
+    async close() {
+      await task.destroy();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { TiledSheet } from '../../imaging/plan-sheets.js';
+
+/** What a plan's rendering thread is asked (plan-renderer.ts → plan-render-worker.ts, as its workerData). */
+export type RenderTask =
+  /** What the file is: a PDF (its pages, each opened) or an image; refused (422) when it is not a plan. */
+  | { kind: 'inspect'; path: string; maxPages: number }
+  /** Tiles of each page asked for (1-based) into `outDir/p<page>/`. */
+  | { kind: 'render'; path: string; source: PlanSource; pages: number[]; outDir: string };
+
+/** What a plan is made from. */
+export type PlanSource = 'pdf' | 'png' | 'jpeg' | 'webp';
+
+export interface Inspection {
+  source: PlanSource;
+  pages: number;
+}
+
+/** The thread's messages: a page done (render), then the result, or an error (a 422 keeps its status and field). */
+export type RenderMessage =
+  | { type: 'progress'; page: number; sheet: TiledSheet }
+  | { type: 'result'; value: Inspection | TiledSheet[] }
+  | { type: 'error'; error: { message: string; status?: number; code?: string; field?: string } };

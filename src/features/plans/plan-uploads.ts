@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, extname, join } from 'node:path';
+import type { Clock } from '../../clock.js';
+import type { PlanLimits } from '../../config.js';
+import { concurrencyLimit } from '../../concurrency-limit.js';
+import { requiredText } from '../../domain/inputs.js';
+import type { Actor } from '../../domain/policy.js';
+import { MAX_NAME_LENGTH } from '../../domain/values.js';
+import { ApiError, notFound, validationError } from '../../errors.js';
+import type { TiledSheet } from '../../imaging/plan-sheets.js';
+import type { BlobStore } from '../../storage/index.js';
+import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
+import type { WriteRepositories } from '../items/write-repositories.js';
+import type { PlanRenderer, RenderLimits } from './plan-renderer.js';
+import type { Inspection } from './plan-render-protocol.js';
+import type { PlanUploadRow, PlansRepository } from './plans.repository.js';
+import type { PlansService } from './plans.service.js';
+
+/** An upload as the page that polls it reads it (DESIGN.md §19: "the page showing its progress"). */
+export interface UploadView {
+  id: number;
+  project_id: number;
+  /** The plan this upload versions; null for new plans. */
+  plan_id: number | null;
+  name: string;
+  /** `processing`, then `done` (its plans in `plan_ids`) or `failed` (why in `error`). */
+  status: 'processing' | 'done' | 'failed';
+  pages_done: number;
+  pages_total: number;
+  error: string | null;
+  plan_ids: number[];
+}
+
+/** The file of an upload: where it is now (the service moves it to its own folder) and the name it was sent with. */
+export interface PlanFileInput {
+  path: string;
+  filename: string;
+}
+
+export interface UploadOptions {
+  /** The plan's name (default: the file's name without its extension); a PDF of several pages gets "— p. N". */
+  name?: string | undefined;
+  /** Upload a new version of this plan (a PDF of one page or an image) rather than new plans. */
+  planId?: number | undefined;
+}
+
+/** Blob keys of an upload's pages: `plans/u<upload>/p<page>/sheet.dzi`, `…/sheet.webp`, `…/sheet_files/…`. */
+const uploadPrefix = (uploadId: number) => `plans/u${uploadId}/`;
+const pagePrefix = (uploadId: number, page: number) => `${uploadPrefix(uploadId)}p${page}/`;
+/** Blobs written at once while a page's tiles are stored. */
+const PARALLEL_PUTS = 8;
+/** An upload still `processing` this long after its last page (beyond the deadline) belonged to a node that stopped. */
+const STALE_MARGIN_MS = 60_000;
+
+function viewOf(row: PlanUploadRow, now: Date, deadlineMs: number): UploadView {
+  // A node that stopped mid-upload (a crash, a deploy) leaves its row: it reads as failed once nobody moved it.
+  const stale = row.status === 'processing' && now.getTime() - Date.parse(row.updated_at) > deadlineMs + STALE_MARGIN_MS;
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    plan_id: row.plan_id,
+    name: row.name,
+    status: stale ? 'failed' : (row.status as UploadView['status']),
+    pages_done: row.pages_done,
+    pages_total: row.pages_total,
+    error: stale ? 'The server stopped while it processed the file; upload it again' : row.error,
+    plan_ids: row.plan_ids ? (JSON.parse(row.plan_ids) as number[]) : [],
+  };
+}
+
+/** The plan's name: as given (trimmed), else the file's name without its extension. */
+function nameOf(given: string | undefined, filename: string): string {
+  if (given !== undefined && given.trim() !== '') return requiredText('name', given, MAX_NAME_LENGTH);
+  const base = basename(filename, extname(filename)).trim() || 'Plan';
+  return [...base].slice(0, MAX_NAME_LENGTH).join('');
+}
+
+/**
+ * Uploads of plans (DESIGN.md §19, docs/decisions.md "Plans and pins"). The request waits for the checks only:
+ * the file's size, then what it is (a rendering thread reads it: a PDF's pages, its encryption; an image's
+ * header), each refusal a 422 with its reason, nothing kept. It then records an upload (`processing`, its
+ * pages) and answers; the pages are rendered in the background, one upload at a time per node, each page's
+ * tiles stored as it is done (the upload's `pages_done`), and the plans made (or the new version added) in one
+ * write with their events once every page is there. A failure keeps only the upload's row with its reason (the
+ * page that polls says why): no plan, no blob, no file.
+ */
+export function createPlanUploads(deps: {
+  repo: PlansRepository;
+  plans: PlansService;
+  writer: ItemWriter;
+  renderer: PlanRenderer;
+  blobs: BlobStore;
+  clock: Clock;
+  limits: PlanLimits;
+}) {
+  const { repo, plans, writer, renderer, blobs, clock, limits } = deps;
+  const renderLimits: RenderLimits = { timeoutMs: limits.renderTimeoutSeconds * 1000, memoryMb: limits.renderMemoryMb };
+  const inspectLimits: RenderLimits = { ...renderLimits, timeoutMs: Math.max(5000, renderLimits.timeoutMs / 10) };
+  // One upload renders at a time on a node: a render keeps a core busy, and the others wait their turn.
+  const oneAtATime = concurrencyLimit(1);
+  const running = new Map<number, Promise<void>>();
+  let workRoot: Promise<string> | null = null;
+  let closed = false;
+  // Aborts the running renders when the node stops (their uploads fail, nothing of them is kept).
+  const stopping = new AbortController();
+
+  /** The service's own folder (0700), a folder per upload inside it; removed with the upload. */
+  const workFolder = () => (workRoot ??= mkdtemp(join(tmpdir(), 'punchlist-plans-')));
+
+  async function takeFile(file: PlanFileInput): Promise<{ dir: string; path: string }> {
+    const dir = join(await workFolder(), randomUUID());
+    await mkdir(dir, { mode: 0o700 });
+    const path = join(dir, 'source');
+    try {
+      await rename(file.path, path);
+    } catch {
+      // Another file system: copied, and the original removed.
+      await copyFile(file.path, path);
+      await rm(file.path, { force: true });
+    }
+    return { dir, path };
+  }
+
+  /** Stores a page's files; returns its blob prefix. */
+  async function storePage(uploadId: number, page: number, dir: string, sheet: TiledSheet) {
+    const prefix = pagePrefix(uploadId, page);
+    const queue = [...sheet.files];
+    const store = async () => {
+      for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+        const type = file.endsWith('.dzi') ? 'application/xml' : 'image/webp';
+        await blobs.put(prefix + file, await readFile(join(dir, `p${page}`, file)), type);
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_PUTS }, store));
+    await rm(join(dir, `p${page}`), { recursive: true, force: true });
+    return prefix;
+  }
+
+  async function removeBlobs(uploadId: number) {
+    const keys: string[] = [];
+    for await (const key of blobs.list(uploadPrefix(uploadId))) keys.push(key);
+    for (const key of keys) await blobs.delete(key);
+  }
+
+  /** The background part: render, store, then the plans and their events in one write. */
+  async function process(actor: Actor, upload: PlanUploadRow, inspection: Inspection, work: { dir: string; path: string }) {
+    const pages = Array.from({ length: inspection.pages }, (_, i) => i + 1);
+    const stored = new Map<number, { prefix: string; sheet: TiledSheet }>();
+    let storing = Promise.resolve();
+    try {
+      await oneAtATime(async () => {
+        if (closed) throw new Error('The server is shutting down');
+        const task = { path: work.path, source: inspection.source, pages, outDir: work.dir };
+        await renderer.render(task, { ...renderLimits, signal: stopping.signal }, (page, sheet) => {
+          storing = storing.then(async () => {
+            stored.set(page, { prefix: await storePage(upload.id, page, work.dir, sheet), sheet });
+            await repo.recordProgress(upload.id, stored.size, clock.now().toISOString());
+          });
+        });
+        await storing;
+      });
+      // The uploader may have lost the right meanwhile: checked again under the project's lock.
+      const authorize = (repos: WriteRepositories) => plans.authorizeUpload(actor, upload.project_id, repos.projects);
+      await writer.writeProject({ projectId: upload.project_id, actor, authorize }, async (repos, emit) => {
+        const now = clock.now().toISOString();
+        const versionOf = (page: number) => {
+          const { prefix, sheet } = stored.get(page)!;
+          return {
+            width: sheet.width,
+            height: sheet.height,
+            source_kind: inspection.source,
+            source_name: upload.name,
+            source_page: inspection.source === 'pdf' ? page : null,
+            tile_size: sheet.tileSize,
+            tile_overlap: sheet.overlap,
+            levels: sheet.levels,
+            blob_prefix: prefix,
+          };
+        };
+        const planIds: number[] = [];
+        if (upload.plan_id !== null) {
+          const plan = await repos.plans.findPlan(upload.plan_id);
+          if (!plan || plan.project_id !== upload.project_id) throw notFound('The plan');
+          await repos.plans.addVersion({ planId: plan.id, userId: actor.id, now, version: versionOf(1) });
+          planIds.push(plan.id);
+          emit('plan.version_added', { plan: await plans.planForEvent(plan.id, repos.plans) }, {});
+        } else {
+          let position = await repos.plans.nextPosition(upload.project_id);
+          for (const page of pages) {
+            const name = pages.length > 1 ? `${upload.name} — p. ${page}` : upload.name;
+            const id = await repos.plans.insertPlan({
+              projectId: upload.project_id,
+              name,
+              position: position++,
+              userId: actor.id,
+              now,
+              version: versionOf(page),
+            });
+            planIds.push(id);
+            emit('plan.created', { plan: await plans.planForEvent(id, repos.plans) }, {});
+          }
+        }
+        await repos.plans.finishUpload(upload.id, planIds, now);
+      });
+    } catch (err) {
+      await storing.catch(() => undefined);
+      await removeBlobs(upload.id).catch(() => undefined);
+      const reason =
+        err instanceof ApiError && err.status < 500 ? (err.details?.[0]?.message ?? err.message) : 'The file could not be processed';
+      await repo.recordFailure(upload.id, reason, clock.now().toISOString()).catch(() => undefined);
+    } finally {
+      await rm(work.dir, { recursive: true, force: true });
+    }
+  }
+
+  const uploads = {
+    /**
+     * Starts an upload: 404 when the project (or the plan to version) is not visible, 403 unless a manager or an
+     * admin, 422 with a reason when the file is not a plan (text, a broken, encrypted or empty PDF, an image under
+     * 16×16, over PLAN_MAX_MB or PLAN_MAX_PAGES; a new version of more than one page). The service takes the file
+     * (moves it to its own folder) and removes it whatever happens. Answers the upload `processing`.
+     */
+    async startUpload(
+      actor: Actor,
+      projectId: number,
+      file: PlanFileInput,
+      options: UploadOptions = {},
+      buildAudit?: AuditEntryBuilder,
+    ): Promise<UploadView> {
+      let work: { dir: string; path: string } | null = null;
+      try {
+        await plans.authorizeUpload(actor, projectId);
+        if (options.planId !== undefined) {
+          const plan = await repo.findPlan(options.planId);
+          if (!plan || plan.project_id !== projectId) throw notFound('The plan');
+        }
+        const name = nameOf(options.name, file.filename);
+        const { size } = await stat(file.path);
+        if (size === 0) throw validationError('file', 'The file is empty');
+        if (size > limits.maxMb * 1024 * 1024) throw validationError('file', `The file is larger than ${limits.maxMb} MB`);
+        work = await takeFile(file);
+        const inspection = await renderer.inspect(work.path, limits.maxPages, inspectLimits);
+        if (options.planId !== undefined && inspection.pages !== 1) {
+          throw validationError('file', 'A new version is one sheet: upload a PDF of one page or an image');
+        }
+        const now = clock.now().toISOString();
+        const authorize = (repos: WriteRepositories) => plans.authorizeUpload(actor, projectId, repos.projects);
+        const request = { projectId, actor, audit: buildAudit, authorize };
+        const uploadId = await writer.writeProject(request, (repos) =>
+          repos.plans.insertUpload({
+            project_id: projectId,
+            plan_id: options.planId ?? null,
+            name,
+            source_kind: inspection.source,
+            pages_total: inspection.pages,
+            created_by: actor.id,
+            created_at: now,
+            updated_at: now,
+          }),
+        );
+        const row = (await repo.findUpload(uploadId))!;
+        const owned = work;
+        work = null;
+        const job = process(actor, row, inspection, owned).finally(() => running.delete(uploadId));
+        running.set(uploadId, job);
+        return viewOf(row, clock.now(), renderLimits.timeoutMs);
+      } finally {
+        await rm(file.path, { force: true });
+        if (work) await rm(work.dir, { recursive: true, force: true });
+      }
+    },
+
+    /** An upload's progress (the web page polls it); 404 unless the actor sees its project. */
+    async uploadStatus(actor: Actor, uploadId: number): Promise<UploadView> {
+      const row = await repo.findUpload(uploadId);
+      if (!row) throw notFound('The upload');
+      await plans.seeProject(actor, row.project_id, 'The upload');
+      return viewOf(row, clock.now(), renderLimits.timeoutMs);
+    },
+
+    /** Resolves once the upload's background work is over on this node (tests, the demo, the CLI). */
+    async waitForUpload(uploadId: number): Promise<void> {
+      await running.get(uploadId);
+    },
+
+    /** The service's working folder (each upload's folder is inside it, removed with the upload). */
+    workFolder,
+
+    /** Stops the running uploads (they fail, leaving nothing), refuses new ones, removes the working folder. */
+    async close() {
+      closed = true;
+      stopping.abort();
+      await Promise.allSettled([...running.values()]);
+      if (workRoot) await rm(await workRoot, { recursive: true, force: true });
+      workRoot = null;
+    },
+  };
+  return uploads;
+}
+
+export type PlanUploads = ReturnType<typeof createPlanUploads>;

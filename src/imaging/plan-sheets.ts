@@ -1,0 +1,149 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { detectFormat, ImageRejected, loadSharp } from './images.js';
+
+/**
+ * Plan sheets (DESIGN.md §19): a drawing as Deep Zoom tiles for the viewer, one downscaled WebP of the whole
+ * sheet (`/api/plans/file.php`, thumbnails, reports), and crops of it around a pin. sharp stays behind this
+ * folder (STYLE.md habit 5); the rendering thread (features/plans) gives it the pixels of a PDF page or the
+ * bytes of an image.
+ */
+
+/** Deep Zoom tiles: 510 px plus a pixel of overlap on each side, a 512-px WebP for the common case. */
+export const TILE_SIZE = 510;
+export const TILE_OVERLAP = 1;
+/** The whole sheet as one image: its longest side at most this. */
+export const SHEET_FILE_SIDE = 2048;
+/** The DZI's name in a tile folder: `sheet.dzi` and `sheet_files/<level>/<column>_<row>.webp` beside it. */
+export const DZI_NAME = 'sheet';
+
+/** Tiles are looked at zoomed in: a fast encoder, at a quality where a thin line stays a line. */
+const TILE_WEBP = { quality: 80, effort: 0 } as const;
+const SHEET_WEBP = { quality: 82, effort: 2 } as const;
+
+export type PlanImageFormat = 'png' | 'jpeg' | 'webp';
+
+/** A sheet to tile: the RGBA pixels of a rendered PDF page, or the bytes of an image file. */
+export type SheetSource = { raw: Buffer; width: number; height: number } | { bytes: Buffer };
+
+export interface TiledSheet {
+  /** The sheet's size as tiled, in pixels. */
+  width: number;
+  height: number;
+  /** Deep Zoom levels: 0 (1 px) up to `levels − 1`, the full size. */
+  levels: number;
+  tileSize: number;
+  overlap: number;
+  /** The files written, relative to the folder: `sheet.dzi`, `sheet.webp`, `sheet_files/…`. */
+  files: string[];
+}
+
+/** How large a sheet is tiled: no side over `maxSide`, no more than `maxPixels`; never enlarged. */
+export interface SheetBounds {
+  maxSide: number;
+  maxPixels: number;
+}
+
+/** The factor that brings `width × height` within the bounds (1 when it already is). */
+export function fitScale(width: number, height: number, bounds: SheetBounds): number {
+  return Math.min(1, bounds.maxSide / Math.max(width, height), Math.sqrt(bounds.maxPixels / (width * height)));
+}
+
+/**
+ * Reads an image plan's header: PNG, JPEG or WebP (GIF, SVG and the rest refused), at least `minSide` px
+ * each way, at most `maxPixels`. Throws ImageRejected.
+ */
+export async function inspectPlanImage(
+  bytes: Buffer,
+  limits: { minSide: number; maxPixels: number },
+): Promise<{ format: PlanImageFormat; width: number; height: number }> {
+  const format = detectFormat(bytes);
+  if (format === 'gif') throw new ImageRejected('unsupported_format', 'A plan is a PDF, PNG, JPEG or WebP file');
+  const sharp = await loadSharp();
+  let metadata;
+  try {
+    metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
+  } catch (err) {
+    throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
+  }
+  const { width, height } = metadata.autoOrient;
+  if (metadata.format !== format || !(width > 0 && height > 0)) throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
+  if (width < limits.minSide || height < limits.minSide) {
+    throw new ImageRejected('too_small', `The image is ${width}×${height} pixels; each side must be ${limits.minSide} or more`);
+  }
+  if (width * height > limits.maxPixels) {
+    throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${limits.maxPixels}`);
+  }
+  return { format, width, height };
+}
+
+/**
+ * Tiles a sheet into `dir`: `sheet.dzi` with `sheet_files/` (Deep Zoom, WebP tiles) and `sheet.webp`, the whole
+ * sheet at most SHEET_FILE_SIDE px. An image is oriented (EXIF), flattened on white and brought within
+ * `bounds`; rendered pixels come within them already. Throws ImageRejected when an image cannot be decoded.
+ */
+export async function tileSheet(source: SheetSource, dir: string, bounds: SheetBounds): Promise<TiledSheet> {
+  const sharp = await loadSharp();
+  const open = () =>
+    'raw' in source
+      ? sharp(source.raw, { raw: { width: source.width, height: source.height, channels: 4 } })
+      : sharp(source.bytes, { failOn: 'error', limitInputPixels: false, pages: 1 }).autoOrient();
+  let width: number;
+  let height: number;
+  if ('raw' in source) {
+    ({ width, height } = source);
+  } else {
+    const meta = await sharp(source.bytes, { limitInputPixels: false }).metadata();
+    ({ width, height } = meta.autoOrient);
+  }
+  const scale = fitScale(width, height, bounds);
+  const target = { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+  const fitted = () => {
+    const image = open().flatten({ background: '#ffffff' });
+    return scale < 1 ? image.resize({ ...target, fit: 'fill' }) : image;
+  };
+  try {
+    await fitted()
+      .webp(TILE_WEBP)
+      .tile({ size: TILE_SIZE, overlap: TILE_OVERLAP, layout: 'dz', container: 'fs' })
+      .toFile(join(dir, `${DZI_NAME}.dz`));
+    const side = SHEET_FILE_SIDE;
+    await fitted()
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
+      .webp(SHEET_WEBP)
+      .toFile(join(dir, `${DZI_NAME}.webp`));
+  } catch (err) {
+    throw new ImageRejected('corrupt', 'The image data cannot be decoded', { cause: err });
+  }
+  // libvips' own notes on the pyramid are not part of the sheet.
+  await rm(join(dir, `${DZI_NAME}_files`, 'vips-properties.xml'), { force: true });
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) =>
+      join(entry.parentPath, entry.name)
+        .slice(dir.length + 1)
+        .replaceAll('\\', '/'),
+    );
+  const levels = Math.ceil(Math.log2(Math.max(target.width, target.height))) + 1;
+  return { ...target, levels, tileSize: TILE_SIZE, overlap: TILE_OVERLAP, files };
+}
+
+/**
+ * A square crop of a sheet (its WebP, `sheet.webp`) around a place given as fractions, `side` px at most, as
+ * WebP; `pin` is where the place falls in the crop (fractions), for a marker drawn over it (the new-item form).
+ */
+export async function cropSheet(
+  sheet: Buffer,
+  place: { x: number; y: number },
+  side: number,
+): Promise<{ data: Buffer; width: number; height: number; pin: { x: number; y: number } }> {
+  const sharp = await loadSharp();
+  const { width = 0, height = 0 } = await sharp(sheet).metadata();
+  const size = Math.max(1, Math.min(side, width, height));
+  const cx = Math.round(place.x * width);
+  const cy = Math.round(place.y * height);
+  const left = Math.min(Math.max(0, cx - Math.floor(size / 2)), width - size);
+  const top = Math.min(Math.max(0, cy - Math.floor(size / 2)), height - size);
+  const data = await sharp(sheet).extract({ left, top, width: size, height: size }).webp(SHEET_WEBP).toBuffer();
+  return { data, width: size, height: size, pin: { x: (cx - left) / size, y: (cy - top) / size } };
+}
