@@ -15,6 +15,7 @@ import { operationsOf, type SampleIds, sampleFor, sampleRequest } from '../helpe
 import { rawRequest } from '../helpers/raw-http.js';
 import { freeLoopbackPort, V1 } from '../helpers/server.js';
 import { buildWorkspace, PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
+import { seedWorkspacePlan } from '../helpers/plans.js';
 import { decode, WebClient } from '../web/web-client.js';
 
 /**
@@ -61,6 +62,7 @@ beforeAll(async () => {
   ctx = await createContext(config);
   const workspace = buildWorkspace();
   await importFixture(ctx.db.kysely, ctx.db.dialect, workspace.fixture, ctx.clock);
+  await seedWorkspacePlan(ctx);
   workspaceTokens = workspace.tokens;
   for (const raw of Object.values(workspace.tokens)) secrets.add(raw);
   secrets.add(PASSWORD);

@@ -280,6 +280,13 @@ export function createPlanUploads(deps: {
       return viewOf(row, clock.now(), renderLimits.timeoutMs);
     },
 
+    /** The project's latest uploads, newest first (the plans page shows those still processing, and failures). */
+    async recentUploads(actor: Actor, projectId: number, limit = 10): Promise<UploadView[]> {
+      await plans.seeProject(actor, projectId, 'The project');
+      const now = clock.now();
+      return (await repo.uploadsOf(projectId, limit)).map((row) => viewOf(row, now, renderLimits.timeoutMs));
+    },
+
     /** Resolves once the upload's background work is over on this node (tests, the demo, the CLI). */
     async waitForUpload(uploadId: number): Promise<void> {
       await running.get(uploadId);

@@ -74,6 +74,10 @@ export function createPlansRepository(db: Kysely<Database>) {
         .orderBy('u.id')
         .execute(),
 
+    /** The project's latest uploads, newest first. */
+    uploadsOf: (projectId: number, limit: number) =>
+      executor.selectFrom('plan_uploads').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(limit).execute(),
+
     findUpload: (uploadId: number) => executor.selectFrom('plan_uploads').selectAll().where('id', '=', uploadId).executeTakeFirst(),
   });
 

@@ -69,6 +69,7 @@ describe('plan uploads', () => {
     const ended = await t.ctx.planUploads.uploadStatus(manager, started.id);
     expect(ended).toMatchObject({ status: 'done', pages_done: 3, pages_total: 3, error: null });
     expect(ended.plan_ids).toHaveLength(3);
+    expect((await t.ctx.planUploads.recentUploads(manager, project.id)).map((u) => [u.id, u.status])).toEqual([[started.id, 'done']]);
 
     const { plans } = await t.ctx.plans.listPlans(manager, project.id);
     expect(plans.map((p) => p.name)).toEqual(['Ground floor — p. 1', 'Ground floor — p. 2', 'Ground floor — p. 3']);

@@ -45,6 +45,9 @@ export const planTilesPath = (planId: number, version: number) => `/api/plans/ti
 export const planFilePath = (planId: number, version?: number) =>
   `/api/plans/file.php?id=${planId}${version === undefined ? '' : `&version=${version}`}`;
 
+/** Version rows kept in memory (a few hundred bytes each). */
+const VERSION_ROWS_KEPT = 1000;
+
 /** A tile's path under its version: `sheet_files/<level>/<column>_<row>.webp`. */
 const TILE_PATH = /^sheet_files\/(0|[1-9][0-9]?)\/(0|[1-9][0-9]{0,4})_(0|[1-9][0-9]{0,4})\.webp$/;
 
@@ -106,10 +109,24 @@ export function createPlansService(deps: {
     return plan;
   }
 
+  // A version's row never changes once made: the tiles of a viewer (tens per view) read it from here.
+  const versionRows = new Map<string, PlanVersionRow>();
+  async function findVersion(planId: number, version: number) {
+    const key = `${planId}:${version}`;
+    let row = versionRows.get(key);
+    if (!row) {
+      row = await repo.findVersion(planId, version);
+      if (!row) return undefined;
+      if (versionRows.size >= VERSION_ROWS_KEPT) versionRows.delete(versionRows.keys().next().value!);
+      versionRows.set(key, row);
+    }
+    return row;
+  }
+
   /** A version of a visible plan (the current one by default); 404 for a version it does not have. */
   async function visibleVersion(actor: Actor, planId: number, version?: number): Promise<{ plan: PlanRow; version: PlanVersionRow }> {
     const plan = await visiblePlan(actor, planId);
-    const row = await repo.findVersion(planId, version ?? plan.current_version);
+    const row = await findVersion(planId, version ?? plan.current_version);
     if (!row) throw notFound('The plan version');
     return { plan, version: row };
   }
