@@ -17,7 +17,7 @@ interface Entry {
   what: () => SafeHtml;
 }
 
-type Change = { from: unknown; to: unknown };
+type Change<T = unknown> = { from: T; to: T };
 
 const label = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value).replace(/_/g, ' '));
 const quote = (text: unknown) => {
@@ -88,6 +88,7 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       }
       if (changes.position)
         parts.push(html`moved the item ${Number(changes.position.to) < Number(changes.position.from) ? 'up' : 'down'} in its checklist`);
+      if (changes.location) parts.push(placeChange(changes.location as Change<Place | null>));
       return html`${parts.map((p, i) => html`${i ? '; ' : ''}${p}`)}`;
     }
     case 'item.links_replaced':
@@ -113,6 +114,19 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
   }
 }
 
+interface Place {
+  plan_id: number;
+  plan_name: string;
+}
+
+/** "placed the item on Floor 3", "moved its pin on Floor 3", "removed it from Floor 3" (docs/design.md §19). */
+function placeChange(change: Change<Place | null>): SafeHtml {
+  const plan = (p: Place) => html`<a href="/plans/${p.plan_id}">${p.plan_name}</a>`;
+  if (!change.to) return change.from ? html`removed the item from ${plan(change.from)}` : html``;
+  if (change.from?.plan_id === change.to.plan_id) return html`moved its pin on ${plan(change.to)}`;
+  return html`placed the item on ${plan(change.to)}`;
+}
+
 /** A status-history entry older than the events still kept. */
 function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
   switch (h.kind) {
@@ -122,6 +136,8 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
       return html`returned the item to rework${h.from !== h.to ? html` (it was ${badge(h.from)})` : ''}${h.note ? `: ${quote(h.note)}` : ''}`;
     case 'verdict_set':
       return h.note === 'cleared' ? html`cleared the verdict` : html`set the verdict: ${badge(h.note)}`;
+    case 'location_changed':
+      return h.note ? html`placed the item on ${h.note}` : html`removed the item from its plan`;
     default:
       return html`changed the status: ${statusChange(h.from, h.to)}`;
   }
