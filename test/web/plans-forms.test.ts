@@ -30,7 +30,7 @@ async function uploadForm(user: UserKey, path: string, file: { bytes: Buffer | s
   const client = await web(user);
   const page = await client.get('/projects/1');
   const form = new FormData();
-  form.append('file', new Blob([file.bytes], { type: file.type }), file.name);
+  form.append('file', new Blob([typeof file.bytes === 'string' ? file.bytes : new Uint8Array(file.bytes)], { type: file.type }), file.name);
   if (name !== undefined) form.append('name', name);
   form.append('_key', crypto.randomUUID());
   return client.postMultipart(path, form, page.text);
@@ -58,7 +58,11 @@ describe('plans in the web, for every role', () => {
     const text = await uploadForm('manager', '/projects/1/plans', { bytes: 'not a drawing', name: 'notes.txt', type: 'text/plain' });
     expect(text.status).toBe(422);
     expect(text.text).toMatch(/class="field-error" id="plan-file-error"/);
-    const broken = await uploadForm('manager', '/projects/1/plans', { bytes: pdf.subarray(0, 200), name: 'broken.pdf', type: 'application/pdf' });
+    const broken = await uploadForm('manager', '/projects/1/plans', {
+      bytes: pdf.subarray(0, 200),
+      name: 'broken.pdf',
+      type: 'application/pdf',
+    });
     expect(broken.status).toBe(422);
     expect([await planCount(), await uploadCount()]).toEqual([plans, uploads]);
     const blobs: string[] = [];
@@ -67,7 +71,12 @@ describe('plans in the web, for every role', () => {
   });
 
   it('uploads a plan for a manager: the progress page, then the plan listed with its page', async () => {
-    const response = await uploadForm('manager', '/projects/1/plans', { bytes: await makePdf(), name: 'level-2.pdf', type: 'application/pdf' }, 'Level 2');
+    const response = await uploadForm(
+      'manager',
+      '/projects/1/plans',
+      { bytes: await makePdf(), name: 'level-2.pdf', type: 'application/pdf' },
+      'Level 2',
+    );
     expect(response.status).toBe(303);
     const uploadId = Number(/upload=(\d+)/.exec(response.location!)![1]);
     await server.ctx.planUploads.waitForUpload(uploadId);
@@ -94,12 +103,21 @@ describe('plans in the web, for every role', () => {
     const executor = await web('executor');
     const executorItem = await executor.get('/items/1000');
     expect(decode(executorItem.text)).not.toContain('Place on plan');
-    const refused = await executor.post('/items/1000/location', { plan_id: '1', x: '0.5', y: '0.5', _key: crypto.randomUUID() }, executorItem.text);
+    const refused = await executor.post(
+      '/items/1000/location',
+      { plan_id: '1', x: '0.5', y: '0.5', _key: crypto.randomUUID() },
+      executorItem.text,
+    );
     expect(refused.status).toBe(403);
     const off = await manager.post('/items/1000/location', { plan_id: '1', x: '1.5', y: '0.5', _key: crypto.randomUUID() }, item.text);
     expect(off.status).toBe(422);
     expect(await location(1000)).toMatchObject({ x: 0.25, y: 0.75 });
-    const events = await server.ctx.db.kysely.selectFrom('events').select(['type', 'data']).where('item_id', '=', 1000).orderBy('id', 'desc').execute();
+    const events = await server.ctx.db.kysely
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('item_id', '=', 1000)
+      .orderBy('id', 'desc')
+      .execute();
     expect(events[0]!.type).toBe('item.updated');
     expect(JSON.stringify(events[0]!.data)).toContain('location');
     const page = await manager.get('/items/1000');
