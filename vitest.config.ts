@@ -26,6 +26,7 @@ const DIALECT_TESTS = [
   'src/features/**/*.test.ts',
   'test/reports/report-api.test.ts',
   'test/reports/report-web.test.ts',
+  'test/reports/report-plans.test.ts',
 ];
 
 export default defineConfig({

@@ -55,6 +55,8 @@ async function reportHandler(
     { createWorklistsService },
     { createImageConverter },
     { openBlobStore },
+    { createPlansRepository },
+    { createPlansService },
   ] = await Promise.all([
     import('./features/reports/report.repository.js'),
     import('./features/reports/report.service.js'),
@@ -62,16 +64,20 @@ async function reportHandler(
     import('./features/worklists/worklists.service.js'),
     import('./imaging/images.js'),
     import('./storage/index.js'),
+    import('./features/plans/plans.repository.js'),
+    import('./features/plans/plans.service.js'),
   ]);
   const blobs = openBlobStore(config.storageUrl, config.s3Credentials);
   const images = createImageConverter();
   const worklistsRepo = createWorklistsRepository(db.kysely);
   const reportRepo = createReportRepository(db.kysely);
+  const plans = createPlansService({ repo: createPlansRepository(db.kysely), projects, blobs, urls: config });
   // Per job: the main thread's clock at the time it was asked for (a test's clock included).
   return reportJob((clock: Clock) =>
     createReportsService({
       worklists: createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search, clock }),
       repo: reportRepo,
+      plans,
       blobs,
       images,
       clock,

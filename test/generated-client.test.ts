@@ -108,7 +108,9 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     expect(priority).toBe('high');
     expect(found).toBe('true');
     expect(code).toBe('not_found');
-    expect(header).toBe('item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url');
+    expect(header).toBe(
+      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url,plan,plan_x,plan_y',
+    );
     expect(hiddenCode).toBe('not_found');
   });
 });

@@ -59,6 +59,7 @@ Options:
       const reports = createReportsService({
         worklists: ctx.worklists,
         repo: createReportRepository(ctx.db.kysely),
+        plans: ctx.plans,
         blobs: ctx.blobs,
         images: ctx.images,
         clock: ctx.clock,

@@ -147,3 +147,22 @@ export async function cropSheet(
   const data = await sharp(sheet).extract({ left, top, width: size, height: size }).webp(SHEET_WEBP).toBuffer();
   return { data, width: size, height: size, pin: { x: (cx - left) / size, y: (cy - top) / size } };
 }
+
+/** A printed sheet is a few dozen centimetres of paper: JPEG keeps it small, at a quality where lines stay sharp. */
+const PRINT_JPEG = { quality: 85, mozjpeg: false } as const;
+
+/**
+ * A sheet (its WebP, `sheet.webp`) as JPEG for the PDF report (PDFKit embeds JPEG and PNG only), with its size in
+ * pixels so that pins can be drawn over it. Throws ImageRejected when the bytes cannot be decoded.
+ */
+export async function sheetForPrint(sheet: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
+  const sharp = await loadSharp();
+  try {
+    const { data, info } = await sharp(sheet, { failOn: 'error' }).flatten({ background: '#ffffff' }).jpeg(PRINT_JPEG).toBuffer({
+      resolveWithObject: true,
+    });
+    return { data, width: info.width, height: info.height };
+  } catch (err) {
+    throw new ImageRejected('corrupt', 'The sheet cannot be decoded', { cause: err });
+  }
+}

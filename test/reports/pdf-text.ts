@@ -29,3 +29,24 @@ export function parseCsvReport(text: string): { header: string[]; rows: Record<s
   const [header = [], ...rest] = records;
   return { header, rows: rest.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? '']))) };
 }
+
+/** The images of a PDF as poppler's `pdfimages -list` lists them: the page each is on and its size in pixels. */
+export async function pdfImages(bytes: Uint8Array): Promise<{ page: number; width: number; height: number }[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'punchlist-pdf-'));
+  try {
+    const file = join(dir, 'report.pdf');
+    writeFileSync(file, bytes);
+    const { stdout } = await promisify(execFile)('pdfimages', ['-list', file]);
+    // Two heading lines ("page num type width height …" and a rule), then one line per image.
+    return stdout
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const [page, , , width, height] = line.trim().split(/\s+/);
+        return { page: Number(page), width: Number(width), height: Number(height) };
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -44,6 +44,9 @@ describe('GET /projects/report.php as CSV', () => {
       last_answer_status: 'pending',
       verdict: '',
       url: `${server.url}/items/1000`,
+      plan: '',
+      plan_x: '',
+      plan_y: '',
     });
     expect(rows[1]).toMatchObject({
       status: 'in_progress',

@@ -4,6 +4,7 @@ import { CSV_COLUMNS, csvRecord, csvReport, neutralise } from './report-csv.js';
 import type { ReportRow } from './report-rows.js';
 
 const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
+  number: 1,
   id: 1000,
   section: 'Safety',
   checklist: 'Fire',
@@ -19,6 +20,7 @@ const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
   url: 'https://punchlist.test/items/1000',
   photoCount: 0,
   thumbnails: [],
+  location: null,
   ...overrides,
 });
 
@@ -63,6 +65,21 @@ describe('the CSV report writer', () => {
       '',
       'accepted',
       row().url,
+      '',
+      '',
+      '',
+    ]);
+  });
+
+  it('appends the place on a plan (DESIGN.md §19): the plan, x and y as fractions; the name neutralised', async () => {
+    expect(CSV_COLUMNS.slice(-3)).toEqual(['plan', 'plan_x', 'plan_y']);
+    const placed = row({ location: { plan_id: 7, plan_name: 'Floor 3', x: 0.25, y: 0.75 } });
+    const odd = row({ id: 1001, location: { plan_id: 8, plan_name: '=B1', x: 1, y: 0 } });
+    const records = parse((await textOf([[placed, odd, row({ id: 1002 })]])).slice(1)) as string[][];
+    expect(records.slice(1).map((r) => r.slice(-3))).toEqual([
+      ['Floor 3', '0.25', '0.75'],
+      ["'=B1", '1', '0'],
+      ['', '', ''],
     ]);
   });
 

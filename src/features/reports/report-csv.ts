@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { ReportRow } from './report-rows.js';
 
-/** The columns of DESIGN.md §17, in that order. */
+/** The columns of DESIGN.md §17, in that order, then §19's place on a plan (empty when on none). */
 export const CSV_COLUMNS = [
   'item_id',
   'section',
@@ -16,6 +16,9 @@ export const CSV_COLUMNS = [
   'last_answer_status',
   'verdict',
   'url',
+  'plan',
+  'plan_x',
+  'plan_y',
 ] as const;
 
 const BOM = '\uFEFF';
@@ -43,6 +46,9 @@ export function csvRecord(row: ReportRow): (string | number)[] {
     row.lastAnswer?.status ?? '',
     row.verdict ?? '',
     row.url,
+    row.location ? neutralise(row.location.plan_name) : '',
+    row.location?.x ?? '',
+    row.location?.y ?? '',
   ];
 }
 

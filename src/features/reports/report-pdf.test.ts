@@ -31,9 +31,11 @@ const heading: ReportHeading = {
   items: 2,
   madeBy: '王小明',
   madeAt: new Date('2026-11-28T09:00:00Z'),
+  plans: [],
 };
 
 const row = (id: number, text: string, more: Partial<ReportRow> = {}): ReportRow => ({
+  number: id,
   id,
   section: '一階',
   checklist: 'Électricité',
@@ -49,6 +51,7 @@ const row = (id: number, text: string, more: Partial<ReportRow> = {}): ReportRow
   url: `http://x.test/items/${id}`,
   photoCount: 0,
   thumbnails: [],
+  location: null,
   ...more,
 });
 

@@ -5,7 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
 import { fallbackFont } from './fallback-font.js';
-import type { ReportHeading, ReportRow } from './report-rows.js';
+import type { ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
 import { plural } from '../../domain/plural.js';
 
 // The fonts come from npm packages, never from a path of the machine: DejaVu (Latin, Greek, Cyrillic, many
@@ -44,6 +44,8 @@ export function printable(text: string): string {
 
 const MARGIN = 50;
 const THUMB = 72;
+/** A pin on a plan's page: a numbered circle, this radius (pt). */
+const PIN_RADIUS = 7;
 /** Bytes of finished PDF the document may hold while the reader is slower than the writer. */
 const BUFFERED_LIMIT = 1024 * 1024;
 const LONG_TEXT = 600;
@@ -60,7 +62,8 @@ const words = (value: string) => value.replace(/_/g, ' ');
 
 /**
  * The punch list as an A4 PDF: a cover (the project, its progress and counters, who made the report and
- * when), then the items by section and checklist with their status, planning, participants, last answer
+ * when), one page per plan with items of the report on it (the sheet fitted to the page, each item a circle
+ * numbered as in the list: DESIGN.md §19), then the numbered items by section and checklist with their status, planning, participants, last answer
  * and its review, verdict and photo thumbnails. Every page has a footer with its number, the date and who
  * made it ("Page N": the total is unknown while streaming). Written item by item, yielding to the event
  * loop between items and waiting while the reader is behind, so nothing but the fonts and one page of
@@ -134,6 +137,50 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     fontFor('body', madeLine).text(madeLine);
   }
 
+  /** A plan's page: its name, the sheet fitted below (a landscape page for a landscape sheet), the pins over it. */
+  async function planPage(plan: ReportPlan) {
+    const sheet = await plan.sheet();
+    doc.addPage({ layout: sheet && sheet.width > sheet.height ? 'landscape' : 'portrait' });
+    const title = `Plan: ${printable(plan.name)}`;
+    fontFor('bold', title).fontSize(14).text(title, MARGIN, MARGIN, { width: width() });
+    const count = plan.pins.length;
+    doc
+      .font('body')
+      .fontSize(9)
+      .fillColor('#555555')
+      .text(`${plural(count, 'item')} of this report; each pin carries the item's number in the list.`, {
+        width: width(),
+      });
+    doc.fillColor('#000000');
+    const top = doc.y + 8;
+    if (!sheet) {
+      doc.font('body').fontSize(11).text('The drawing cannot be read.', MARGIN, top, { width: width() });
+      return;
+    }
+    const scale = Math.min(width() / sheet.width, (bottom() - top) / sheet.height);
+    const w = sheet.width * scale;
+    const h = sheet.height * scale;
+    const left = MARGIN + (width() - w) / 2;
+    doc.image(sheet.data, left, top, { width: w, height: h });
+    doc.rect(left, top, w, h).lineWidth(0.5).stroke('#888888');
+    // Numbers near the sheet's foot are written inside the bottom margin: lifted, or PDFKit would start another page.
+    const keep = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc.font('bold').fontSize(7);
+    for (const pin of plan.pins) {
+      const cx = left + pin.x * w;
+      const cy = top + pin.y * h;
+      doc.circle(cx, cy, PIN_RADIUS).lineWidth(1).fillAndStroke('#c62828', '#ffffff');
+      doc.fillColor('#ffffff').text(String(pin.number), cx - PIN_RADIUS * 2, cy - 3.5, {
+        width: PIN_RADIUS * 4,
+        align: 'center',
+        lineBreak: false,
+      });
+    }
+    doc.page.margins.bottom = keep;
+    doc.fillColor('#000000').lineWidth(1);
+  }
+
   let section: string | null = null;
   let checklist: string | null = null;
 
@@ -142,12 +189,13 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   }
 
   function item(row: ReportRow) {
-    const title = `#${row.id}  ${printable(row.text)}`;
+    const title = `${row.number}.  #${row.id}  ${printable(row.text)}`;
     const answer = row.lastAnswer;
     const answerText = answer ? printable(clip(answer.text, LONG_TEXT)) : '';
     fontFor('bold', title).fontSize(10);
     let height = doc.heightOfString(title, { width: width() }) + 40;
     fontFor('body', answerText).fontSize(9);
+    if (row.location) height += 12;
     if (answer) height += 14 + doc.heightOfString(answerText, { width: width() - 12 });
     if (row.thumbnails.length) height += THUMB + 8;
     if (section !== row.section) height += 40;
@@ -173,6 +221,10 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     doc.text(`Status: ${words(row.status)} · Priority: ${row.priority} · Deadline: ${row.deadline ?? '—'} · Answers: ${row.answers}`);
     const participants = `Participants: ${row.participants.length ? printable(row.participants.join('; ')) : '—'}`;
     fontFor('body', participants).text(participants);
+    if (row.location) {
+      const plan = `Plan: ${printable(row.location.plan_name)}`;
+      fontFor('body', plan).text(plan);
+    }
     if (answer) {
       const review = answer.review
         ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${answer.review.at.slice(0, 10)}`
@@ -218,6 +270,11 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   async function render() {
     cover();
     if (heading.items === 0) doc.moveDown().text('No items to list.');
+    for (const plan of heading.plans) {
+      if (out.destroyed) return;
+      await planPage(plan);
+      await readerCaughtUp();
+    }
     let first = true;
     let sliceStart = performance.now();
     for await (const page of pages) {

@@ -13,6 +13,8 @@ export interface ReportAnswer {
 
 /** One item as the report shows it; values as v1 writes them (statuses, dates), null for none. */
 export interface ReportRow {
+  /** Its number in the report's list (1, 2, …): the PDF's entry and its pin on the plan's page carry it. */
+  number: number;
   id: number;
   section: string;
   checklist: string;
@@ -29,6 +31,24 @@ export interface ReportRow {
   photoCount: number;
   /** JPEG thumbnails of the first photos (PDF only; empty for CSV). */
   thumbnails: Buffer[];
+  /** Its place on a plan (DESIGN.md §19): fractions of the sheet from its top left; null when on none. */
+  location: { plan_id: number; plan_name: string; x: number; y: number } | null;
+}
+
+/** A sheet ready to print: JPEG, with its size in pixels. */
+export interface PrintedSheet {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** A plan with at least one item of the report on it: its page in the PDF, after the cover. */
+export interface ReportPlan {
+  name: string;
+  /** The items of the report on it, by their number in the list. */
+  pins: { number: number; x: number; y: number }[];
+  /** Its current sheet, read when its page is written; null when it cannot be read (the page says so). */
+  sheet: () => Promise<PrintedSheet | null>;
 }
 
 /** What the cover says, and who and what the report is for. */
@@ -39,4 +59,6 @@ export interface ReportHeading {
   items: number;
   madeBy: string;
   madeAt: Date;
+  /** The plans with items of the report on them, in the project's order (PDF only; empty for CSV). */
+  plans: ReportPlan[];
 }

@@ -7,6 +7,10 @@ import type { Database } from '../../db/tables.js';
  */
 export function createReportRepository(db: Kysely<Database>) {
   return {
+    /** The project's plans in their order (the PDF's plan pages). */
+    plansOf: (projectId: number) =>
+      db.selectFrom('plans').select(['id', 'name']).where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),
+
     async details(itemIds: readonly number[]) {
       if (itemIds.length === 0) return { items: [], participants: [], answers: [], reviews: [], photos: [] };
       const ids = [...itemIds];

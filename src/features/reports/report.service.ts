@@ -4,12 +4,14 @@ import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { concurrencyLimit } from '../../concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
+import { sheetForPrint } from '../../imaging/plan-sheets.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import type { PlansService } from '../plans/plans.service.js';
 import { describeFilter, type ItemFilter, type ItemRow, type WorklistsService } from '../worklists/worklists.service.js';
 import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
-import type { ReportHeading, ReportRow } from './report-rows.js';
+import type { PrintedSheet, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
 
 export const REPORT_FORMATS = ['csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -60,12 +62,14 @@ export interface ReportOptions {
 export function createReportsService(deps: {
   worklists: WorklistsService;
   repo: ReportRepository;
+  /** The plans' sheets (the PDF's plan pages), read as the report's reader. */
+  plans: Pick<PlansService, 'openSheet'>;
   blobs: BlobStore;
   images: ImageConverter;
   clock: Clock;
   urls: { baseUrl: string };
 }) {
-  const { worklists, repo, blobs, images, clock, urls } = deps;
+  const { worklists, repo, plans, blobs, images, clock, urls } = deps;
   const inPhotoSlot = concurrencyLimit(PHOTOS_AT_ONCE);
 
   async function read(key: string): Promise<Buffer | null> {
@@ -99,7 +103,37 @@ export function createReportsService(deps: {
     }
   }
 
-  async function detailed(rows: ItemRow[], withThumbnails: boolean): Promise<ReportRow[]> {
+  /** A plan's current sheet as JPEG; null when it cannot be read (the page says so rather than failing the report). */
+  async function sheetOf(actor: Actor, planId: number): Promise<PrintedSheet | null> {
+    try {
+      const sheet = await plans.openSheet(actor, planId);
+      const chunks: Buffer[] = [];
+      for await (const chunk of sheet.stream) chunks.push(chunk as Buffer);
+      return await sheetForPrint(Buffer.concat(chunks));
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The plans with items of the report on them, in the project's order, each with its pins numbered as the items
+   * in the list. Only the report's rows (its filter, the reader's visibility) are pinned.
+   */
+  async function plansOf(actor: Actor, projectId: number, rows: ItemRow[]): Promise<ReportPlan[]> {
+    const pins = new Map<number, ReportPlan['pins']>();
+    rows.forEach(({ item }, index) => {
+      if (!item.location) return;
+      const onPlan = pins.get(item.location.plan_id) ?? [];
+      onPlan.push({ number: index + 1, x: item.location.x, y: item.location.y });
+      pins.set(item.location.plan_id, onPlan);
+    });
+    if (pins.size === 0) return [];
+    return (await repo.plansOf(projectId))
+      .filter((plan) => pins.has(plan.id))
+      .map((plan) => ({ name: plan.name, pins: pins.get(plan.id)!, sheet: () => sheetOf(actor, plan.id) }));
+  }
+
+  async function detailed(rows: ItemRow[], first: number, withThumbnails: boolean): Promise<ReportRow[]> {
     const d = await repo.details(rows.map((r) => r.item.id));
     const verdicts = new Map(d.items.map((i) => [i.id, i]));
     const group = <T extends { item_id: number }>(list: T[]) => {
@@ -116,13 +150,14 @@ export function createReportsService(deps: {
     const photos = group(d.photos);
     const reviews = new Map(d.reviews.map((r) => [r.answer_id, r]));
     return Promise.all(
-      rows.map(async ({ section, checklist, item }) => {
+      rows.map(async ({ section, checklist, item }, index) => {
         const itemAnswers = answers.get(item.id) ?? [];
         const last = itemAnswers.at(-1);
         const review = last ? reviews.get(last.id) : undefined;
         const itemPhotos = photos.get(item.id) ?? [];
         const thumbnails = withThumbnails ? await Promise.all(itemPhotos.slice(0, PHOTOS_PER_ITEM).map((p) => thumbnailOf(p.path))) : [];
         return {
+          number: first + index + 1,
           id: item.id,
           section: section.name,
           checklist: checklist.name,
@@ -146,6 +181,7 @@ export function createReportsService(deps: {
           url: `${urls.baseUrl}/items/${item.id}`,
           photoCount: itemPhotos.length,
           thumbnails: thumbnails.filter((t): t is Buffer => t !== null),
+          location: item.location,
         };
       }),
     );
@@ -153,7 +189,7 @@ export function createReportsService(deps: {
 
   /** The rows page after page; the next page is read (and its thumbnails made) while the current one is written. */
   async function* pagesOf(rows: ItemRow[], format: ReportFormat, onProgress?: ReportOptions['onProgress']): AsyncGenerator<ReportRow[]> {
-    const load = (start: number) => detailed(rows.slice(start, start + REPORT_PAGE_SIZE), format === 'pdf');
+    const load = (start: number) => detailed(rows.slice(start, start + REPORT_PAGE_SIZE), start, format === 'pdf');
     let next = rows.length > 0 ? load(0) : null;
     for (let start = 0; next; start += REPORT_PAGE_SIZE) {
       const current = await next;
@@ -178,6 +214,7 @@ export function createReportsService(deps: {
         items: rows.length,
         madeBy: options.madeBy,
         madeAt,
+        plans: options.format === 'pdf' ? await plansOf(actor, projectId, rows) : [],
       };
       const pages = pagesOf(rows, options.format, options.onProgress);
       const stream = options.format === 'csv' ? csvReport(pages) : pdfReport(heading, pages);

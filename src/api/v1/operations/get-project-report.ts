@@ -18,10 +18,13 @@ export const getProjectReport = defineOperation({
     'The items of the project that the user can see, streamed as a file (`Content-Disposition: attachment`; errors ' +
     'are answered in the envelope before the first byte). `format=csv` (default): UTF-8 with BOM, one row per item, ' +
     'columns `item_id, section, checklist, text, status, priority, deadline, participants, answers, ' +
-    'last_answer_status, verdict, url`; values as v1 writes them, empty for none; participants joined by `; `; a cell ' +
+    'last_answer_status, verdict, url, plan, plan_x, plan_y`; values as v1 writes them, empty for none; participants ' +
+    'joined by `; `; `plan` is the name of the plan the item is placed on, `plan_x`/`plan_y` its place as fractions ' +
+    'of the sheet from its top left (empty when not placed); a cell ' +
     "starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` (no spreadsheet formulas). `format=pdf`: A4, a " +
-    'cover with the progress and counters, then the items by section and checklist with their last answer, review, ' +
-    'verdict and photo thumbnails. Another `format` → 422.',
+    'cover with the progress and counters, a page per plan with items on it (the sheet, each item a pin numbered as in ' +
+    'the list), then the numbered items by section and checklist with their plan, last answer, review, verdict and ' +
+    'photo thumbnails. Another `format` → 422.',
   query: strict({
     id: QueryId('The project id'),
     format: Type.Optional(Type.Enum(['csv', 'pdf'], { description: '`csv` (default) or `pdf`' })),
@@ -37,9 +40,10 @@ export const getProjectReport = defineOperation({
       content_type: 'text/csv; charset=utf-8',
       encoding: 'utf-8',
       content:
-        'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url\r\n' +
+        'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url,' +
+        'plan,plan_x,plan_y\r\n' +
         '1000,Safety,Fire protection,Extinguishers checked and tagged,in_progress,high,2026-05-15,Eve Executor,1,approved,,' +
-        'https://punchlist.example/items/1000\r\n',
+        'https://punchlist.example/items/1000,Floor 3,0.25,0.5\r\n',
     },
   },
   handler: async ({ user, query }, { reports }): Promise<FileResponse> => {
@@ -57,7 +61,8 @@ export const getProjectReport = defineOperation({
     hints: READ,
     description:
       'Returns the punch list of a project as CSV text (one row per item the user can see: item_id, section, checklist, ' +
-      'text, status, priority, deadline, participants, answers, last_answer_status, verdict, url). Use it to hand a ' +
+      'text, status, priority, deadline, participants, answers, last_answer_status, verdict, url, plan, plan_x, plan_y: ' +
+      'the plan the item is placed on and where, as fractions of the sheet). Use it to hand a ' +
       'whole list over (a CRM, a spreadsheet); to browse, prefer get_project_tree.',
     rename: { id: ProjectIdArgument },
     fixed: { format: 'csv' },
