@@ -1,12 +1,12 @@
 /**
- * Benchmark: the event layer (DESIGN.md §11), in-process on SQLite with the test workspace.
+ * Benchmark: the event layer (docs/design.md §11), in-process on SQLite with the test workspace.
  * 1. What recording an event adds to a write: CPU µs per status change through the real item write path,
  *    against the same path whose outbox writes nothing, in the same run (alternating rounds).
  * 2. Delivery throughput: events/s a webhook endpoint receives on a local receiver (loopback HTTP), from a
  *    backlog of events, with signing and the per-event visibility check.
  * 3. Notifications throughput: events/s the notification worker turns into notifications (the rules, the
  *    per-recipient visibility check, the inserts; web only, no SMTP), from a backlog of comments and status
- *    changes on items with participants (DESIGN.md §15 asks for 1 000 events/s on SQLite).
+ *    changes on items with participants (docs/design.md §15 asks for 1 000 events/s on SQLite).
  * Run: npm run bench:events   (not part of npm test)
  */
 import { createTransactionRunner } from '../src/db/group-commit.js';

@@ -1,5 +1,5 @@
 /**
- * Benchmark: what notifications cost the writes (DESIGN.md §15, issue 28), in-process on a copy of the bench
+ * Benchmark: what notifications cost the writes (docs/design.md §15, issue 28), in-process on a copy of the bench
  * workspace (bench/lib/workspace.ts: 100 000 items, 200 projects with 2 managers each), SQLite, web only.
  * 1. CPU per write with the notification worker running (commits wake it; it turns the events into
  *    notifications) and stopped, 50 writers at once as in `npm run bench` (group commit), status changes

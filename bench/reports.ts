@@ -1,5 +1,5 @@
 /**
- * Benchmark of reports (DESIGN.md §17, §10): a 5 000-item project with 1 000 photos, its PDF and CSV
+ * Benchmark of reports (docs/design.md §17, §10): a 5 000-item project with 1 000 photos, its PDF and CSV
  * streamed by a server process in production mode, while items/get is driven beside it.
  *
  *   npm run bench:reports

@@ -286,7 +286,7 @@ async function searchIsWired(server: ServerProcess, token: string): Promise<bool
 
 // ---------------------------------------------------------------------------------------------------
 
-/** Issues 16 and 31 (DESIGN.md §10): ratios to the run's Fastify ceiling (the median of its measurements). */
+/** Issues 16 and 31 (docs/design.md §10): ratios to the run's Fastify ceiling (the median of its measurements). */
 const TARGETS = { 'items/get': 0.25, 'auth/me': 0.5, 'PATCH items/status': 0.2, 'POST comments/create': 0.15 };
 
 function checkTargets(results: ScenarioResult[]): Target[] {

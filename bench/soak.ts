@@ -157,7 +157,7 @@ async function main() {
         else if (data.attachments) acked.attachments.push(...data.attachments.map((a) => a.id));
       } else if (status === 200) recordUpdate(body);
     };
-    // A 200 write is told from a read by its answer's shape (DESIGN.md §5): `changed` is only in the status
+    // A 200 write is told from a read by its answer's shape (docs/design.md §5): `changed` is only in the status
     // answer; the planning answer's item has the planning fields but no text; the links answer is the list alone.
     const recordUpdate = (body: string) => {
       if (!body.startsWith('{')) return; // a download

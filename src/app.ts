@@ -68,7 +68,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}) {
   await app.register(healthRoutes, { db: ctx.db, blobs: ctx.blobs });
   await app.register(apiPlugin, { prefix: '/api', ctx, operations: options.operations });
   await app.register(mcpPlugin, { config: ctx.config, tokens: ctx.tokens, operations: options.operations });
-  // OAuth 2.1 (DESIGN.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
+  // OAuth 2.1 (docs/design.md §12): metadata, registration, token and revocation; the consent page is in the web plugin.
   await app.register(oauthEndpoints, { oauth: ctx.oauth, urls: ctx.config, limits: ctx.oauthRateLimits });
   await app.register(webPlugin, { ctx });
   app.addHook('onClose', removeUploadFolder);

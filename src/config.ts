@@ -78,7 +78,7 @@ export interface Config {
   workerThreads: number;
   workerQueueLimit: number;
   readQueueLimit: number;
-  /** Plans (DESIGN.md §19, features/plans): what an upload may be, and the limits of the thread that renders it. */
+  /** Plans (docs/design.md §19, features/plans): what an upload may be, and the limits of the thread that renders it. */
   plans: PlanLimits;
 }
 
@@ -309,7 +309,7 @@ function mailDomain(hostname: string): string {
   return isIPv4(hostname) ? `[${hostname}]` : hostname;
 }
 
-/** SMTP_URL, MAIL_FROM and NOTIFICATION_RETENTION_DAYS (DESIGN.md §15). */
+/** SMTP_URL, MAIL_FROM and NOTIFICATION_RETENTION_DAYS (docs/design.md §15). */
 function mailConfig(
   env: Env,
   baseUrl: string,

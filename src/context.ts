@@ -92,7 +92,7 @@ export interface AppContext {
   /** Feeds SQLite's FTS5 outside the writes' transactions (migration 010); started by the server. */
   searchIndexer: SearchIndexer;
   worklists: WorklistsService;
-  /** The project page's bulk changes of selected items (DESIGN.md §14). */
+  /** The project page's bulk changes of selected items (docs/design.md §14). */
   bulkChanges: BulkChangesService;
   itemWrites: ItemWritesService;
   comments: CommentsService;
@@ -100,7 +100,7 @@ export interface AppContext {
   idempotency: IdempotencyService;
   /** null when RATE_LIMIT_PER_MINUTE is 0. */
   rateLimiter: RateLimiter | null;
-  /** DESIGN.md §12: Punchlist is the authorization server of v1 and /mcp; its access tokens are API tokens. */
+  /** docs/design.md §12: Punchlist is the authorization server of v1 and /mcp; its access tokens are API tokens. */
   oauth: OAuthService;
   /** Per address, on registration and on the token endpoint; null when set to 0. */
   oauthRateLimits: { register: RateLimiter | null; token: RateLimiter | null };
@@ -115,7 +115,7 @@ export interface AppContext {
   structure: StructureService;
   members: MembersService;
   usersAdmin: UsersAdminService;
-  /** DESIGN.md §15: notifications in the web, and by email when SMTP_URL is set. */
+  /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
   notificationWorker: NotificationWorker;
@@ -126,14 +126,14 @@ export interface AppContext {
    * close() stops them.
    */
   offload: WorkerPool;
-  /** DESIGN.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
+  /** docs/design.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
   reports: Reports;
   /** v1's project trees and searches, in the worker pool's read lane (beside a report, not behind it). */
   offloadedReads: OffloadedReads;
-  /** DESIGN.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
+  /** docs/design.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
   cacheVersions: CacheVersionsRepository;
   responseCache: ResponseCache | null;
-  /** DESIGN.md §19: a project's plans, their sheets and tiles, and the pins the reader sees. */
+  /** docs/design.md §19: a project's plans, their sheets and tiles, and the pins the reader sees. */
   plans: PlansService;
   /** Uploads of plans and of their new versions, rendered in a thread of their own, progress polled. */
   planUploads: PlanUploads;

@@ -77,7 +77,7 @@ export function validationError(field: string, message: string): ApiError {
   return new ApiError(422, 'validation_error', `${field}: ${message}`, [{ field, message }]);
 }
 
-/** A body field, form field or query parameter the operation does not define (DESIGN.md §6): never ignored. */
+/** A body field, form field or query parameter the operation does not define (docs/design.md §6): never ignored. */
 export function unknownFields(fields: string[]): ApiError {
   const message = 'is not a field of this operation (check its spelling)';
   return new ApiError(

@@ -87,7 +87,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(byName.get_project_report?.inputSchema.properties).not.toHaveProperty('format');
   });
 
-  it('gives each tool a title, the annotations of DESIGN.md §9 and an outputSchema; results carry valid structuredContent', async () => {
+  it('gives each tool a title, the annotations of docs/design.md §9 and an outputSchema; results carry valid structuredContent', async () => {
     const { tools } = await (await connect(server.tokens.manager)).listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     for (const tool of tools) {

@@ -8,7 +8,7 @@ import { type AppContext, createContext } from '../src/context.js';
 import { buildWorkspace, USERS } from './helpers/workspace.js';
 
 /**
- * `bin/punchlist notifications list` (DESIGN.md §15) against a temp SQLite database. The commands run in the test
+ * `bin/punchlist notifications list` (docs/design.md §15) against a temp SQLite database. The commands run in the test
  * process (test/helpers/cli.ts); the JSON list and the unknown user go through the real binary, a child process.
  */
 let dir: string;

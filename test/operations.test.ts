@@ -174,7 +174,7 @@ describe('an operation added by its definition alone', () => {
 });
 
 describe('the definitions', () => {
-  it('each has prose, an example and a sample request; the MCP tools are the ones DESIGN.md §9 names', () => {
+  it('each has prose, an example and a sample request; the MCP tools are the ones docs/design.md §9 names', () => {
     for (const id of OPERATION_IDS) {
       const op = OPERATIONS[id];
       expect(op.description.length, id).toBeGreaterThan(20);

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT } from './helpers/child-server.js';
 
 /**
- * The operator contract's `npm start` (DESIGN.md §1): on an empty database it creates the schema, loads
+ * The operator contract's `npm start` (docs/design.md §1): on an empty database it creates the schema, loads
  * the demo workspace and prints, once, a demo token and a `curl` line that works; SIGTERM stops it
  * cleanly. The script's commands are run directly rather than through npm, which would sit between the
  * test and the server's signals and exit status: the build (scripts/build.mjs, src/ as JavaScript under

@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../src/domain/values.js';
 import { buildWorkspace, USERS } from './helpers/workspace.js';
 
 /**
- * `bin/punchlist webhooks create|list|disable` (DESIGN.md §1, §11) against a temp SQLite database holding the
+ * `bin/punchlist webhooks create|list|disable` (docs/design.md §1, §11) against a temp SQLite database holding the
  * standard test workspace. The commands run in the test process (test/helpers/cli.ts); the first secret and a
  * malformed id go through the real binary, a child process.
  */

@@ -171,7 +171,7 @@ function toApiError(error: FastifyError): ApiError {
 
 /**
  * The RFC 6750 challenge of a 401: `error="invalid_token"` when a token was sent but cannot be used.
- * v1 keeps this challenge as DESIGN.md §6 fixes it; `/mcp` adds `resource_metadata` (mcp/http.ts), and v1's
+ * v1 keeps this challenge as docs/design.md §6 fixes it; `/mcp` adds `resource_metadata` (mcp/http.ts), and v1's
  * own metadata is at /.well-known/oauth-protected-resource/api/external/v1 (RFC 9728).
  */
 export function bearerChallenge(code: string): string {

@@ -76,7 +76,7 @@ export const DOWNLOADS = {
 } satisfies Record<string, DownloadDefinition>;
 
 /**
- * The viewer's tiles of a plan's version (DESIGN.md §19): `GET /api/plans/tiles/<plan>/<version>/sheet.dzi` and
+ * The viewer's tiles of a plan's version (docs/design.md §19): `GET /api/plans/tiles/<plan>/<version>/sheet.dzi` and
  * `…/sheet_files/<level>/<column>_<row>.webp` beside it (the Deep Zoom layout OpenSeadragon reads). Not in the
  * OpenAPI document: the web's viewer reads them (a v1 client may, with `projects:read`).
  */
@@ -112,7 +112,7 @@ export async function filesRoutes(
     reply.headers({
       etag: file.etag,
       // Revalidated at every use, at a URL the same for everyone: a browser's cache never hands one user's photo
-      // to the next user of the device, since the 304 comes only after the access check (DESIGN.md §6, §16).
+      // to the next user of the device, since the 304 comes only after the access check (docs/design.md §6, §16).
       'cache-control': 'private, no-cache',
       'x-content-type-options': 'nosniff',
     });
@@ -124,7 +124,7 @@ export async function filesRoutes(
   /**
    * A plan's files: after the plan's access check, `no-cache` with a strong ETag, so that a browser revalidates
    * every use (a 304 costs the check only) and its cache never hands one user's plan to the next user or to a
-   * signed-out visitor (DESIGN.md §19, docs/decisions.md "Plans and pins").
+   * signed-out visitor (docs/design.md §19, docs/decisions.md "Plans and pins").
    */
   const sendPlanFile = async (request: FastifyRequest, reply: FastifyReply, file: PlanFile) => {
     reply.headers({
@@ -172,7 +172,7 @@ export async function filesRoutes(
       return sendPlanFile(request, reply, file);
     },
   );
-  // Another method on a download path: 405 with Allow, before the token is looked at (DESIGN.md §6).
+  // Another method on a download path: 405 with Allow, before the token is looked at (docs/design.md §6).
   for (const url of [...Object.values(DOWNLOADS).map((d) => d.path), PLAN_TILES_PATH]) {
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],

@@ -7,7 +7,7 @@ import { formatTable, longTime, printJson, printLine, writeStdout } from './outp
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 100_000;
 
-/** The fields of DESIGN.md §7, in that order (the stored client_request_id is not part of it). */
+/** The fields of docs/design.md §7, in that order (the stored client_request_id is not part of it). */
 function publicRecord(r: AuditRecord) {
   return Object.fromEntries(AUDIT_RECORD_FIELDS.map((field) => [field, r[field]])) as Pick<
     AuditRecord,

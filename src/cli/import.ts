@@ -14,7 +14,7 @@ export const importCommand: Command = {
   name: 'import',
   usage: `Usage: punchlist import FILE.json [--json]
 
-Loads a fixture (DESIGN.md section 2: users, projects with members, sections, checklists, items,
+Loads a fixture (docs/design.md section 2: users, projects with members, sections, checklists, items,
 comments, answers and links, tokens; or the output of "punchlist export", with status histories,
 reviews, attachment records and the audit log) into the database, keeping its ids. All or nothing, in one
 transaction: ids that already exist, references to missing users or entities, a token whose "raw"

@@ -58,7 +58,7 @@ over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
     } catch (err) {
       if (!(err instanceof PunchlistApiError)) throw err;
       // GET /auth/me.php is the only call of v1 that tells a token its scopes. Offering every tool would list
-      // tools the token cannot use (DESIGN.md §9); probing each operation would spend the token's quota and
+      // tools the token cannot use (docs/design.md §9); probing each operation would spend the token's quota and
       // fill the audit log with refusals. So the command refuses to start.
       if (err.code === 'scope_missing') {
         throw new CliError(

@@ -8,7 +8,7 @@ export const notificationsListCommand = userListCommand({
   name: 'notifications list',
   usage: `Usage: punchlist notifications list --user EMAIL [--json]
 
-Lists a user's notifications (DESIGN.md §15), newest first (at most ${LISTED}): what they were told, when,
+Lists a user's notifications (docs/design.md §15), newest first (at most ${LISTED}): what they were told, when,
 whether they read it and when it was emailed. Kinds: see docs/notifications.md.
 
 Options:

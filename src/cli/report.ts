@@ -15,7 +15,7 @@ export const reportCommand: Command = {
   name: 'report',
   usage: `Usage: punchlist report --project ID [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]
 
-Writes a project's punch list (DESIGN.md §17): CSV (default; UTF-8 with BOM, one row per item) or PDF (A4:
+Writes a project's punch list (docs/design.md §17): CSV (default; UTF-8 with BOM, one row per item) or PDF (A4:
 a cover with the progress and counters, then the items by section and checklist with their last answer,
 review, verdict and photos).
 

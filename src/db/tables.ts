@@ -82,7 +82,7 @@ export interface ItemsTable {
   updated_at: string;
 }
 
-/** A project's drawing (DESIGN.md §19); `current_version` is the one everybody sees. */
+/** A project's drawing (docs/design.md §19); `current_version` is the one everybody sees. */
 export interface PlansTable {
   id: Generated<number>;
   project_id: number;
@@ -245,7 +245,7 @@ export interface AuditLogTable {
   client_request_id: string | null;
 }
 
-/** The audit record's fields, in the order of DESIGN.md §7 (what `bin/punchlist audit` shows). */
+/** The audit record's fields, in the order of docs/design.md §7 (what `bin/punchlist audit` shows). */
 export const AUDIT_RECORD_FIELDS = [
   'request_id',
   'at',
@@ -408,7 +408,7 @@ export interface OAuthRefreshTokensTable {
   used_at: string | null;
 }
 
-/** One thing a person is told (DESIGN.md §15, migration 014). */
+/** One thing a person is told (docs/design.md §15, migration 014). */
 export interface NotificationsTable {
   id: Generated<number>;
   user_id: number;

@@ -18,7 +18,7 @@ export const DEMO_EMAIL = 'manager@demo.test';
 const DAY = 86_400_000;
 
 /**
- * The demo workspace as a fixture (DESIGN.md §2), so the demo goes through the same import path as
+ * The demo workspace as a fixture (docs/design.md §2), so the demo goes through the same import path as
  * `punchlist import`. Dates are relative to `now` so deadlines stay meaningful whenever it is loaded.
  */
 function demoFixture(now: Date): Fixture {

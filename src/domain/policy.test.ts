@@ -14,7 +14,7 @@ import {
 import type { MemberRole } from './values.js';
 
 /*
- * DESIGN.md §3, written out as data. The expectations below never call the policy:
+ * docs/design.md §3, written out as data. The expectations below never call the policy:
  * a row is what the table says for an item the user can see in an active project.
  */
 type Who = 'admin' | 'manager' | 'executor participant' | 'executor non-participant' | 'observer' | 'non-member';
@@ -109,7 +109,7 @@ const CASES = WHO.flatMap((who) =>
   ),
 );
 
-describe('can(): DESIGN.md §3 for items', () => {
+describe('can(): docs/design.md §3 for items', () => {
   it('covers every action of the policy, in the table', () => {
     expect([...ITEM_ACTIONS].sort()).toEqual([...COLUMNS].sort());
     expect(CASES).toHaveLength(6 * 4 * 2 * COLUMNS.length);
@@ -239,7 +239,7 @@ describe('seesSection() / seesChecklist()', () => {
   });
 });
 
-describe('a token limited to projects (DESIGN.md §18)', () => {
+describe('a token limited to projects (docs/design.md §18)', () => {
   const everyone: [string, Actor, Membership | null][] = [
     ['admin', { id: ACTOR_ID, role: 'admin' }, null],
     ['manager', { id: ACTOR_ID, role: 'member' }, { role: 'manager', sectionIds: null, checklistIds: null }],

@@ -10,7 +10,7 @@ export interface Actor {
   id: number;
   role: UserRole;
   /**
-   * The projects the request's token is limited to (DESIGN.md §18); absent or null: no limit (the web
+   * The projects the request's token is limited to (docs/design.md §18); absent or null: no limit (the web
    * session, an unlimited token). Limits only narrow: outside them the actor reads nothing, even as admin.
    */
   projectIds?: readonly number[] | null;
@@ -38,10 +38,10 @@ export interface ItemTarget extends ProjectTarget {
 }
 
 /**
- * `project.structure`: add, rename and move sections and checklists (DESIGN.md §14); a manager limited to
+ * `project.structure`: add, rename and move sections and checklists (docs/design.md §14); a manager limited to
  * some sections or checklists may not, as the structure reaches beyond what they see. `project.items`: raise
  * items in the project (in the checklists one sees; `item.edit` decides per checklist). `project.plans`: upload
- * plans and their new versions (DESIGN.md §19); any member reads them (`read`).
+ * plans and their new versions (docs/design.md §19); any member reads them (`read`).
  */
 type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items' | 'project.plans';
 export type ItemAction =
@@ -55,9 +55,9 @@ export type ItemAction =
   | 'answer.review'
   | 'item.verdict'
   | 'item.rework'
-  /** Create an item in this item's checklist, edit its text, description and participants, move it (DESIGN.md §14). */
+  /** Create an item in this item's checklist, edit its text, description and participants, move it (docs/design.md §14). */
   | 'item.edit'
-  /** Place the item on a plan, move its pin, take it off (DESIGN.md §19): managers and admins. */
+  /** Place the item on a plan, move its pin, take it off (docs/design.md §19): managers and admins. */
   | 'item.place';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [

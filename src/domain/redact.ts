@@ -18,7 +18,7 @@ function literalOrEncoded(ch: string): string {
 // A base62 character, literal or percent-encoded (%30-%39, %41-%5A, %61-%7A).
 const BASE62 = '(?:[0-9A-Za-z]|%(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]))';
 
-// The token format (DESIGN.md §4) is `plk_` + 36 base62 characters; a shorter run after the prefix is
+// The token format (docs/design.md §4) is `plk_` + 36 base62 characters; a shorter run after the prefix is
 // still most of a secret (a mistyped or cut token).
 const TOKEN_LIKE = new RegExp(`${[...'plk_'].map(literalOrEncoded).join('')}${BASE62}{8,}`, 'g');
 

@@ -1,7 +1,7 @@
 import { isCalendarDate } from './values.js';
 
 /**
- * Time zones (DESIGN.md §14): IANA names such as `Europe/Berlin`, as the runtime's Intl knows them. A name is
+ * Time zones (docs/design.md §14): IANA names such as `Europe/Berlin`, as the runtime's Intl knows them. A name is
  * kept in the spelling Intl resolves it to (`europe/berlin` → `Europe/Berlin`, `Etc/UTC` → `UTC`); an alias a
  * browser reports and the list lacks (`Asia/Calcutta`) is accepted too and offered beside the list.
  */

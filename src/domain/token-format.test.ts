@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { generateToken, hashToken, isWellFormedToken } from './token-format.js';
 
-// DESIGN.md §4, re-implemented here without the module: digits, upper case, lower case.
+// docs/design.md §4, re-implemented here without the module: digits, upper case, lower case.
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Base62 of the CRC-32 of the 30 body characters, most significant digit first, zero-padded to 6. */

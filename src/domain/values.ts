@@ -19,7 +19,7 @@ export type MemberRole = (typeof MEMBER_ROLES)[number];
 export const LINK_KINDS = ['document', 'spreadsheet', 'presentation', 'folder', 'image', 'video', 'link'] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 
-/** What a search hit can be (DESIGN.md §5, projects/search). */
+/** What a search hit can be (docs/design.md §5, projects/search). */
 export const SEARCH_ENTITY_TYPES = ['project', 'section', 'checklist', 'item', 'comment', 'answer', 'link'] as const;
 export type SearchEntityType = (typeof SEARCH_ENTITY_TYPES)[number];
 
@@ -36,7 +36,7 @@ export function isCalendarDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
 }
 
-/** The kinds of change the event feed and webhooks report (DESIGN.md §11). */
+/** The kinds of change the event feed and webhooks report (docs/design.md §11). */
 export const EVENT_TYPES = [
   'item.status_changed',
   'item.planning_changed',
@@ -49,11 +49,11 @@ export const EVENT_TYPES = [
   'item.verdict_set',
   'item.returned_to_rework',
   'project.verdict_set',
-  // The punch-list cycle (DESIGN.md §14): structure edited from the web.
+  // The punch-list cycle (docs/design.md §14): structure edited from the web.
   'item.created',
   'item.updated',
   'structure.changed',
-  // Plans and pins (DESIGN.md §19): data is the plan.
+  // Plans and pins (docs/design.md §19): data is the plan.
   'plan.created',
   'plan.version_added',
 ] as const;

@@ -93,7 +93,7 @@ function bearerToken(header: string | undefined): string | null {
 
 /**
  * What the 401 body adds: a generic client follows the challenge's `resource_metadata` (RFC 9728) to the
- * authorization server (DESIGN.md §12); a person reading the body learns both ways in.
+ * authorization server (docs/design.md §12); a person reading the body learns both ways in.
  */
 const HOW_TO_AUTHENTICATE =
   'Connect with OAuth (the WWW-Authenticate header names the protected resource metadata), or send ' +
@@ -111,7 +111,7 @@ function sendUnauthorized(request: FastifyRequest, reply: FastifyReply, error: A
     .send({ ok: false, error: { code: error.code, message: `${error.message}. ${HOW_TO_AUTHENTICATE}` }, meta: meta(request) });
 }
 
-/** Read-only mode (DESIGN.md §9): `X-MCP-Readonly: true` or `/mcp?read_only=1`. */
+/** Read-only mode (docs/design.md §9): `X-MCP-Readonly: true` or `/mcp?read_only=1`. */
 function readOnlyRequested(request: FastifyRequest): boolean {
   const header = String(request.headers['x-mcp-readonly'] ?? '').toLowerCase();
   const query = new URL(request.url, 'http://mcp.invalid').searchParams.get('read_only')?.toLowerCase();

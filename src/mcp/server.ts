@@ -60,7 +60,7 @@ function errorResult(error: PunchlistApiError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** An MCP tool: the `mcp` block of a v1 operation's definition (DESIGN.md §9 fixes the names), with the operation behind it. */
+/** An MCP tool: the `mcp` block of a v1 operation's definition (docs/design.md §9 fixes the names), with the operation behind it. */
 interface ToolDefinition {
   /** The operation's id: the tool calls it through the client. */
   operation: string;

@@ -16,7 +16,7 @@ export interface Metrics {
 interface MetricSources {
   auditQueueDepth: () => number;
   webhookDeliveriesPending: () => number;
-  /** Notification emails sent and failed attempts on this node, and the emails waiting (DESIGN.md §15). */
+  /** Notification emails sent and failed attempts on this node, and the emails waiting (docs/design.md §15). */
   emails?: () => { sent: number; failed: number; waiting: number };
   /** The response cache of this node (features/caches), when it is on. */
   responseCache?: () => { hits: number; misses: number; bytes: number };

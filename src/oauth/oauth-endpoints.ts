@@ -16,7 +16,7 @@ interface OAuthEndpointsOptions {
 const FORM_LIMIT = 16 * 1024;
 
 /**
- * The machine side of OAuth 2.1 (DESIGN.md §12): metadata (RFC 8414, RFC 9728), dynamic client
+ * The machine side of OAuth 2.1 (docs/design.md §12): metadata (RFC 8414, RFC 9728), dynamic client
  * registration (RFC 7591), the token endpoint and revocation (RFC 7009). Errors in the RFC 6749 §5.2
  * shape. Public and token-less, so CORS is open to any origin (never with credentials): browser-based
  * MCP clients discover and exchange from their own page. The consent page is a web page (web/pages/oauth.ts).

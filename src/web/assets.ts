@@ -42,7 +42,7 @@ export const OPENSEADRAGON = {
 export const ICONS = [192, 512].map((size) => ({ size, ...asset(`icon-${size}.png`) }));
 
 /**
- * The release of the static files, for the service worker (DESIGN.md §16): a hash of every file under
+ * The release of the static files, for the service worker (docs/design.md §16): a hash of every file under
  * static/ taken at start-up, so a release that changes any of them installs a new worker, whose
  * activation deletes the caches of the old one.
  */

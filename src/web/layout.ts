@@ -35,7 +35,7 @@ function nav(session: WebSession, path: string) {
   );
 }
 
-/** The navigation's "Notifications" link with the unread count, refreshed by the script (DESIGN.md §15). */
+/** The navigation's "Notifications" link with the unread count, refreshed by the script (docs/design.md §15). */
 function notificationsLink(session: WebSession, path: string): SafeHtml {
   const unread = session.unreadNotifications ?? 0;
   const current = path === '/notifications' || path.startsWith('/notifications/');
@@ -85,7 +85,7 @@ ${options.body}
 }
 
 /**
- * Installable app and offline layer (DESIGN.md §16): the manifest, and for a signed-in user the script that
+ * Installable app and offline layer (docs/design.md §16): the manifest, and for a signed-in user the script that
  * registers the service worker and queues writes, told whose device data it handles.
  */
 function appHead(session: WebSession | null): SafeHtml {

@@ -2,7 +2,7 @@ import { READ_ONLY_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isCalendarDate } from '../domain/values.js';
 import { validationError } from '../errors.js';
 
-/** Expiry choices (DESIGN.md §4): days from now, a date (valid through the end of that day, UTC), or none. */
+/** Expiry choices (docs/design.md §4): days from now, a date (valid through the end of that day, UTC), or none. */
 export const EXPIRY_CHOICES = [
   { value: '7d', label: '7 days', days: 7 },
   { value: '30d', label: '30 days', days: 30 },
@@ -34,7 +34,7 @@ export interface TokenFormState extends ProjectChoice {
 }
 
 /**
- * "Projects" of the token form and of the OAuth consent (DESIGN.md §18): `all` (every project the user can
+ * "Projects" of the token form and of the OAuth consent (docs/design.md §18): `all` (every project the user can
  * see, now and later) or `chosen`, with the ticked project ids as posted.
  */
 export interface ProjectChoice {

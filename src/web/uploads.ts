@@ -44,7 +44,7 @@ const linkRows = Object.fromEntries(
 export const PHOTO_FORMS = {
   photos: Type.Object(guards),
   answer: Type.Object({ ...guards, text, ...linkRows }),
-  /** "Add item" (DESIGN.md §14): the item's fields, its participants (a multiple select: repeated) and its photos. */
+  /** "Add item" (docs/design.md §14): the item's fields, its participants (a multiple select: repeated) and its photos. */
   item: Type.Object({
     ...guards,
     text,

@@ -157,7 +157,7 @@ describe('token checks', () => {
     expectOk(await server.call(`${V1}/auth/me.php`, { token }));
     await server.ctx.db.kysely.updateTable('users').set({ active: 0 }).where('id', '=', user.id).execute();
     try {
-      // This node may serve its cached token state for at most 1 s (DESIGN.md §4).
+      // This node may serve its cached token state for at most 1 s (docs/design.md §4).
       skewMs = 1000;
       expectError(await server.call(`${V1}/auth/me.php`, { token }), 401, 'token_revoked');
     } finally {

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { scopesExcept, USERS } from '../helpers/workspace.js';
 import { WebClient } from '../web/web-client.js';
 
-/** GET /events/list.php: the change feed over real HTTP, on both dialects (DESIGN.md §11). */
+/** GET /events/list.php: the change feed over real HTTP, on both dialects (docs/design.md §11). */
 let server: TestServer;
 const list = (query: string, token = server.tokens.manager) => server.call(`${V1}/events/list.php${query ? `?${query}` : ''}`, { token });
 const last = async () => (await list('limit=500')).body.data.events.at(-1)?.id ?? 0;

@@ -11,7 +11,7 @@ import { expectError, expectOk, type CallResult } from '../helpers/envelope.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import type { UserKey } from '../helpers/workspace.js';
 
-/** Idempotency-Key on v1 writes (DESIGN.md §6), through real HTTP. */
+/** Idempotency-Key on v1 writes (docs/design.md §6), through real HTTP. */
 
 // The server's clock runs `skewMs` ahead of real time: tests move it to expire keys.
 let skewMs = 0;

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 
 /**
- * What integrators rely on beyond the spec's shapes (DESIGN.md §6): unknown inputs refused, CORS,
+ * What integrators rely on beyond the spec's shapes (docs/design.md §6): unknown inputs refused, CORS,
  * RFC 6750 challenges, one Authorization header, clear messages where integrators stumbled, and
  * secrets kept out of the database.
  */

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { decode, WebClient } from '../web/web-client.js';
 
 /**
- * OAuth 2.1 over real HTTP (DESIGN.md §12), both dialects: metadata (RFC 8414, RFC 9728), registration
+ * OAuth 2.1 over real HTTP (docs/design.md §12), both dialects: metadata (RFC 8414, RFC 9728), registration
  * (RFC 7591), the consent page and its answers (RFC 6749 §4.1, RFC 7636), the token endpoint's errors
  * (RFC 6749 §5.2), revocation (RFC 7009), the Profile, and the /mcp 401 that starts it all.
  */

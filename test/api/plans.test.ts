@@ -6,7 +6,7 @@ import { signedInClients } from '../web/web-client.js';
 /**
  * Plans over HTTP (both dialects): v1's plans/list and plans/get, the sheet (`/api/plans/file.php`) and the viewer's
  * tiles for every role, a token limited to another project, the session, revalidation; and `location` in items/get
- * and the tree, fresh right after a placement although both answers are cached (DESIGN.md §10, §19).
+ * and the tree, fresh right after a placement although both answers are cached (docs/design.md §10, §19).
  */
 let server: TestServer;
 const as = signedInClients(() => server.url);

@@ -48,7 +48,7 @@ describe('auth/me', () => {
 describe('projects/list', () => {
   const ids = (data: any) => data.projects.map((p: any) => p.id);
 
-  it('gives the project card of DESIGN.md §5, ordered by id, with total, limit and offset', async () => {
+  it('gives the project card of docs/design.md §5, ordered by id, with total, limit and offset', async () => {
     const data = expectOk(await get('manager', '/projects/list.php'));
     expect(ids(data)).toEqual([1, 4]);
     expect(data).toMatchObject({ total: 2, limit: 50, offset: 0 });

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { USERS, type UserKey } from '../helpers/workspace.js';
 
 /*
- * DESIGN.md §10: a cached card or tree is never older than the last committed write its reader could see.
+ * docs/design.md §10: a cached card or tree is never older than the last committed write its reader could see.
  * Random writes through every write path (v1, the web's services, the admin's, import, retention, and SQL by
  * hand) interleave with reads; after each write, two caching nodes answer exactly what a node without a
  * cache answers, for readers of every kind of access. The same database serves all three nodes (on

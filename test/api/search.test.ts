@@ -27,7 +27,7 @@ const search = (who: UserKey, query: string) => server.call(`${V1}/projects/sear
 const kinds = (hits: { entity_type: string; entity_id: number }[]) => hits.map((h) => `${h.entity_type}:${h.entity_id}`);
 
 describe('GET projects/search.php', () => {
-  it('finds every kind of entity with the DESIGN.md hit shape', async () => {
+  it('finds every kind of entity with the docs/design.md hit shape', async () => {
     const cases: [string, string][] = [
       ['plant', 'project:1'],
       ['yearly audit', 'project:1'],
@@ -115,7 +115,7 @@ describe('GET projects/search.php', () => {
     expect((await search('partial', 'id=1&item_id=2000')).status).toBe(404);
   });
 
-  it('answers 422 and 404 as DESIGN.md says', async () => {
+  it('answers 422 and 404 as docs/design.md says', async () => {
     expect((await search('manager', 'id=1')).body.error).toMatchObject({
       code: 'validation_error',
       message: 'q: is required unless item_id is given',
@@ -144,7 +144,7 @@ describe('GET projects/search.php', () => {
     expect((await search('manager', 'id=1&q=evacuation')).body.data.total).toBe(0);
   });
 
-  it('finds a comment by the very next search after its 201, while the indexer runs (DESIGN.md §10)', async () => {
+  it('finds a comment by the very next search after its 201, while the indexer runs (docs/design.md §10)', async () => {
     // Back to back, faster than the background indexer's turn: each comment is found at once, and
     // only once, whether FTS5 already holds it or search reads it from the queue.
     for (let i = 0; i < 30; i += 1) {

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 
 /**
- * The token cache (DESIGN.md §4): what this node revokes or deactivates is refused at once; a change
+ * The token cache (docs/design.md §4): what this node revokes or deactivates is refused at once; a change
  * made elsewhere (another node, the CLI in another process, SQL) within CACHE_TTL_MS = 1 s.
  * The server's clock is moved by hand: the cache ages by it, and only by it (it stands still meanwhile, so a
  * slow machine cannot age an entry past a bound the test means to stay within).

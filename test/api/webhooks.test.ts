@@ -7,7 +7,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 
 /**
- * Webhook deliveries end to end (DESIGN.md §11), on both dialects: real receivers on loopback, signatures
+ * Webhook deliveries end to end (docs/design.md §11), on both dialects: real receivers on loopback, signatures
  * checked with the standardwebhooks package, retries on a clock the test moves, 410, visibility when sent,
  * a hanging receiver (two nodes on one database: test/scale/webhooks-two-nodes.test.ts).
  */

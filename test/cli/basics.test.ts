@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useCliFile } from '../helpers/cli.js';
 
 /**
- * The operator contract of DESIGN.md §1 against a temp SQLite database: help, usage mistakes, migrate, users.
+ * The operator contract of docs/design.md §1 against a temp SQLite database: help, usage mistakes, migrate, users.
  * The commands run in the test process (test/helpers/cli.ts); help, a usage mistake and a relative
  * DATABASE_URL go through the real `bin/punchlist` run as a child process (from another working directory, by
  * absolute path).

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { generateToken } from '../../src/domain/token-format.js';
 
 /**
- * `bin/punchlist import`, `audit` and `export` (DESIGN.md §1) against a temp SQLite database: a fixture keeps its
+ * `bin/punchlist import`, `audit` and `export` (docs/design.md §1) against a temp SQLite database: a fixture keeps its
  * ids, the API calls made on it are listed, and the export comes back whole. The commands run in the test
  * process (test/helpers/cli.ts); the first import and its refused repetition go through the real binary.
  */

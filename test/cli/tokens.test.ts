@@ -3,7 +3,7 @@ import { useCliFile } from '../helpers/cli.js';
 import { makeProject, makeUser } from '../helpers/factories.js';
 
 /**
- * `bin/punchlist tokens create|list|revoke` (DESIGN.md §1, §4, §18) against a temp SQLite database: an
+ * `bin/punchlist tokens create|list|revoke` (docs/design.md §1, §4, §18) against a temp SQLite database: an
  * administrator Ann, a member Bob of nothing, and one project. The commands run in the test process
  * (test/helpers/cli.ts); the first token and a malformed id go through the real binary, a child process.
  */
@@ -69,7 +69,7 @@ describe('bin/punchlist tokens', { timeout: 180_000 }, () => {
     const crmId = (await cli.ctx.tokens.listTokens((await cli.ctx.users.findByEmail('ann@x.test'))!.id)).find((t) => t.name === 'crm')!.id;
     expect(await ok(['tokens', 'revoke', String(crmId)])).toContain(String(crmId));
     // The test's context is another node with its own token cache: it may serve the state it read for up to 1 s
-    // (DESIGN.md §4), so the refusal is awaited rather than expected at once (10 s: room for a busy machine).
+    // (docs/design.md §4), so the refusal is awaited rather than expected at once (10 s: room for a busy machine).
     await vi.waitFor(() => expect(cli.ctx.tokens.authenticate(raws[0]!, '127.0.0.1')).rejects.toMatchObject({ code: 'token_revoked' }), {
       timeout: 10_000,
       interval: 100,

@@ -8,7 +8,7 @@ export interface CallResult {
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
-/** `meta` of DESIGN.md §5 / spec §2: request_id equal to the X-Request-Id header, v1, a current UTC timestamp. */
+/** `meta` of docs/design.md §5 / spec §2: request_id equal to the X-Request-Id header, v1, a current UTC timestamp. */
 export function expectMeta(res: CallResult) {
   expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   const meta = res.body?.meta;

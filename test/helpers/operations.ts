@@ -55,7 +55,7 @@ const SAMPLES: Record<string, (ids: SampleIds) => Sample> = {
   ['GET /api/plans/tiles/:plan/:version/*']: () => ({ path: '/api/plans/tiles/1/1/sheet_files/0/0_0.webp' }),
 };
 
-/** Routes of /api/ that need no token: the API contract is public (DESIGN.md §9). */
+/** Routes of /api/ that need no token: the API contract is public (docs/design.md §9). */
 export const PUBLIC_PATHS = [/^\/api\/external\/v1\/openapi\.json$/, /^\/api\/external\/v1\/docs(\/.*)?$/];
 
 export function operationsOf(app: Parameters<typeof registeredRoutes>[0]): Operation[] {

@@ -7,7 +7,7 @@ import type { BlobStore } from '../../src/storage/blob-store.js';
  * "the data did not change" means in the fuzz and BOLA tests (a refused upload that leaves a file behind
  * changes the data as much as one that leaves a row). Bookkeeping that every request may write is left
  * out: the audit log (one record per request), idempotency keys (a 4xx answer is stored for replay,
- * DESIGN.md §6) and a token's last use. So is SQLite's text index (FTS5, its queue and rowids: migration 010):
+ * docs/design.md §6) and a token's last use. So is SQLite's text index (FTS5, its queue and rowids: migration 010):
  * the search indexer feeds it in the background from `search_docs`, which is compared like any table.
  */
 export type Snapshot = Record<string, { rows: number; checksum: string; blobs?: string[] }>;

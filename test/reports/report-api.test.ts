@@ -5,7 +5,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS } from '../helpers/workspace.js';
 import { parseCsvReport, pdfText } from './pdf-text.js';
 
-/** v1 `projects/report.php` (DESIGN.md §17): the file streamed, errors in the envelope, audited like a read. */
+/** v1 `projects/report.php` (docs/design.md §17): the file streamed, errors in the envelope, audited like a read. */
 let server: TestServer;
 
 beforeAll(async () => {

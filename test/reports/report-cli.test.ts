@@ -10,7 +10,7 @@ import { buildWorkspace } from '../helpers/workspace.js';
 import { parseCsvReport, pdfText } from './pdf-text.js';
 
 /**
- * `bin/punchlist report` (DESIGN.md §17) on the standard workspace. The commands run in the test process
+ * `bin/punchlist report` (docs/design.md §17) on the standard workspace. The commands run in the test process
  * (test/helpers/cli.ts); the CSV on stdout and a hidden project go through the real binary, as an operator runs it.
  */
 let dir: string;

@@ -7,7 +7,7 @@ import { USERS } from '../helpers/workspace.js';
 import { parseCsvReport, pdfImages, pdfText } from './pdf-text.js';
 
 /**
- * Reports with plans (DESIGN.md §19, "Reports"): a plan uploaded as a PDF and rendered for real, items of the
+ * Reports with plans (docs/design.md §19, "Reports"): a plan uploaded as a PDF and rendered for real, items of the
  * workspace placed on it and on the workspace's "Ground floor"; the PDF (made in the worker pool) read back with
  * poppler, the CSV parsed back. The list of project 1 is 1000, 1001, 1010, 1011, 2000, 2001, 2010 (numbers 1–7);
  * the partial member sees 1000, 1001, 1010, 1011 and 2010 (numbers 1–5).

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { decode, signedInClients, type WebClient } from '../web/web-client.js';
 import { parseCsvReport, pdfText } from './pdf-text.js';
 
-/** The project page's link "Report" and the web routes of the files (DESIGN.md §17). */
+/** The project page's link "Report" and the web routes of the files (docs/design.md §17). */
 let server: TestServer;
 const as = signedInClients(() => server.url);
 

@@ -68,7 +68,7 @@ describe('export + import from SQLite to PostgreSQL', () => {
     const status = (token: string, id: number, value: string) =>
       call(source, `${V1}/items/status.php`, { method: 'PATCH', token, json: { id, status: value } });
     expectOk(await status(tokens.executor, 1001, 'done'));
-    // A token limited to a project (DESIGN.md §18) must come back limited, not widened.
+    // A token limited to a project (docs/design.md §18) must come back limited, not widened.
     await source.ctx.tokens.createToken({ userId: 2, name: 'one project', scopes: ['auth:me'], expiresAt: null, projectIds: [1] });
     expectOk(await status(tokens.manager, 2001, 'blocked'));
     expectOk(await status(tokens.manager, 2001, 'in_progress'));

@@ -78,7 +78,7 @@ export const text = fc.oneof(
   { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String) },
   { weight: 1, arbitrary: fc.integer({ min: 200, max: 5000 }).map((n) => 'x'.repeat(n)) },
 );
-// Typos and parameters of other operations: unknown parameters are 422 (DESIGN.md §6).
+// Typos and parameters of other operations: unknown parameters are 422 (docs/design.md §6).
 const paramName = fc.constantFrom(
   'id',
   'item_id',

@@ -11,7 +11,7 @@ import { snapshot } from '../helpers/snapshot.js';
 import { USERS } from '../helpers/workspace.js';
 
 /**
- * Tokens limited to projects (DESIGN.md §18), through the same route table as the scope matrix and the BOLA
+ * Tokens limited to projects (docs/design.md §18), through the same route table as the scope matrix and the BOLA
  * probes: every operation and every MCP tool, with a token limited to project A, on objects of project B that
  * its user can see, answers exactly like a missing id (404, same body and length) and writes nothing; lists
  * hold only A; and a token limited to B still does everything there. The samples (test/helpers/operations.ts)

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, USERS, type UserKey } from '../helpers/workspace.js';
 
 /**
- * The punch-list cycle in a real browser on a phone (DESIGN.md §14): a manager raises a defect with a photo
+ * The punch-list cycle in a real browser on a phone (docs/design.md §14): a manager raises a defect with a photo
  * and assigns it, the executor fixes and answers, the manager finds it in "To review", approves and accepts;
  * every step shows in the timeline, the audit log and the event feed. Executors see no structure control.
  */
@@ -74,7 +74,7 @@ describe('the punch-list cycle on a 390-pixel phone', () => {
     expect(await executor.locator('a[href="/review"]').count()).toBe(0);
 
     await manager.goto(server.url + '/projects');
-    // At 390 px the navigation folds into its menu (DESIGN.md §16).
+    // At 390 px the navigation folds into its menu (docs/design.md §16).
     await manager.getByRole('button', { name: 'Menu' }).click();
     const reviewLink = manager.getByRole('link', { name: /To review/ });
     expect(Number(await reviewLink.getByTestId('review-count').textContent())).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PASSWORD, USERS } from '../helpers/workspace.js';
 
 /**
- * Notifications in a real browser (DESIGN.md §15): the navigation's count refreshed by the script without a
+ * Notifications in a real browser (docs/design.md §15): the navigation's count refreshed by the script without a
  * reload, following a notification to its item, "Mark all read"; a 390-pixel viewport and axe-core clean.
  */
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');

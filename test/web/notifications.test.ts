@@ -6,7 +6,7 @@ import { USERS } from '../helpers/workspace.js';
 import { decode, signedInClients } from './web-client.js';
 
 /**
- * Notifications in the web (DESIGN.md §15) over real HTTP: the navigation's unread count, the list, following
+ * Notifications in the web (docs/design.md §15) over real HTTP: the navigation's unread count, the list, following
  * one marks it read, "Mark all read" (CSRF), the count for the script, the Profile's preferences and the
  * warning when the user's address is refused by the mail server.
  */

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD } from '../helpers/workspace.js';
 
 /**
- * The whole OAuth 2.1 flow as a generic MCP client lives it (DESIGN.md §12): the MCP SDK's own OAuth
+ * The whole OAuth 2.1 flow as a generic MCP client lives it (docs/design.md §12): the MCP SDK's own OAuth
  * client support against a listening server (401 → RFC 9728 → RFC 8414 → RFC 7591 → authorization with
  * PKCE), sign-in and consent in Chromium, the callback on a loopback port, the code exchange, tools over
  * /mcp, a refresh, and revocation from the Profile.

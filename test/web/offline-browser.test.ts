@@ -9,7 +9,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
 
 /**
- * On site with a phone (DESIGN.md §16), in a real Chromium at 390×844: pages read without a network, the
+ * On site with a phone (docs/design.md §16), in a real Chromium at 390×844: pages read without a network, the
  * item page's writes queued offline and applied once when the network is back (checked through v1 and the
  * audit log), a refused write kept until dismissed, drafts, and signing out wiping the device.
  * The phone layout (header, menu, touch targets, axe-core) is in offline-layout-browser.test.ts.

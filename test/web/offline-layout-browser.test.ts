@@ -8,7 +8,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { PASSWORD, type UserKey } from '../helpers/workspace.js';
 
 /**
- * On site with a phone (DESIGN.md §16): an installable app (manifest, icons, the worker's headers), and the
+ * On site with a phone (docs/design.md §16): an installable app (manifest, icons, the worker's headers), and the
  * phone layout at 390×844 in a real Chromium: the header at most 64 px tall with its menu, touch targets of
  * 44 px, the item page opening on its work controls, no horizontal scrolling and no serious or critical
  * axe-core violation.

@@ -9,7 +9,7 @@ import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
 /**
  * A shared phone whose session ends without "Sign out" (its cookie cleared, as when it expires): neither the
  * signed-out visitor nor the next user, online or offline, is shown the first user's item page or photo, and
- * the first user's queued writes are neither shown to nor sent as the next user (DESIGN.md §16, issue 46).
+ * the first user's queued writes are neither shown to nor sent as the next user (docs/design.md §16, issue 46).
  */
 
 const WAIT = { timeout: 45_000 };

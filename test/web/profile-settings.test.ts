@@ -4,7 +4,7 @@ import { USERS, type UserKey } from '../helpers/workspace.js';
 import { csrfOf, decode, signedInClients, WebClient } from './web-client.js';
 
 /**
- * The Profile's account blocks (DESIGN.md §14): the time zone every time is shown in (the browser's by
+ * The Profile's account blocks (docs/design.md §14): the time zone every time is shown in (the browser's by
  * default, at sign-in), the password change that ends the other sessions, the user's project roles.
  */
 let server: TestServer;

@@ -5,7 +5,7 @@ import { USERS, type UserKey } from '../helpers/workspace.js';
 import { decode, signedInClients } from './web-client.js';
 
 /**
- * The project page's lists (DESIGN.md §14): sorting, the participant filter, the participants column, and
+ * The project page's lists (docs/design.md §14): sorting, the participant filter, the participants column, and
  * bulk changes of selected items for every role — one write, audit record and event per item, all or nothing
  * per item, refusals named in the summary, a double submission applied once, bad input answered 422.
  */

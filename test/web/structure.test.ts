@@ -5,7 +5,7 @@ import { USERS, type UserKey } from '../helpers/workspace.js';
 import { decode, signedInClients } from './web-client.js';
 
 /**
- * The punch-list cycle's forms (DESIGN.md §14), role by role: managers and admins raise, edit and structure;
+ * The punch-list cycle's forms (docs/design.md §14), role by role: managers and admins raise, edit and structure;
  * executors and observers see none of it and get the 403 page; refusals are 422 with what was typed.
  */
 let server: TestServer;

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { decode, signedInClients, WebClient } from './web-client.js';
 
 /**
- * Tokens limited to projects in the web (DESIGN.md §18), both dialects: the Profile's "Projects" choice and
+ * Tokens limited to projects in the web (docs/design.md §18), both dialects: the Profile's "Projects" choice and
  * scope presets (without the script), the token list, and the same choice on the OAuth consent page, kept by
  * the grant's refreshed tokens. The manager sees projects 1 and 2 (archived), not 3.
  */

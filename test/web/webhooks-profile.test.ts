@@ -7,7 +7,7 @@ import { USERS } from '../helpers/workspace.js';
 import { decode, signedInClients } from './web-client.js';
 
 /**
- * The Profile's "Webhooks" block (DESIGN.md §8, §11) over real HTTP: create (secret once), list, a refused
+ * The Profile's "Webhooks" block (docs/design.md §8, §11) over real HTTP: create (secret once), list, a refused
  * URL, disable after confirmation, owners only, and Redeliver to a real receiver on loopback.
  */
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

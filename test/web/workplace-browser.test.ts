@@ -198,7 +198,7 @@ describe('the item page as a workplace, in a browser', () => {
   describe('works at a 390-pixel viewport and has no serious or critical axe-core violation', () => {
     const PHONE_WIDTH = 390;
     const PAGES = ['/projects', '/projects/1', '/projects/1/report?status=pending', '/items/1000', '/my-items', '/profile'];
-    // The punch-list cycle's pages (DESIGN.md §14): for those who structure and review.
+    // The punch-list cycle's pages (docs/design.md §14): for those who structure and review.
     const MANAGER_PAGES = ['/projects/1/items/new', '/projects/1/structure', '/review'];
     const VIEWPORTS = {
       phone: { viewport: { width: PHONE_WIDTH, height: 844 }, isMobile: true, hasTouch: true },

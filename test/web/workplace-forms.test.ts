@@ -6,7 +6,7 @@ import { keyOf, photos } from './item-forms.js';
 import { csrfOf, decode, signedInClients, WebClient } from './web-client.js';
 
 /**
- * The item page's forms (DESIGN.md §3, §8): what a refused form keeps, idempotency and CSRF, the item write
+ * The item page's forms (docs/design.md §3, §8): what a refused form keeps, idempotency and CSRF, the item write
  * path behind them; the project page and My items; sign-in redirects (every action role by role:
  * workplace.test.ts).
  */

@@ -5,7 +5,7 @@ import { photos } from './item-forms.js';
 import { signedInClients, type WebClient } from './web-client.js';
 
 /**
- * The item page as the place where the work is done (DESIGN.md §3, §8): every action as every role.
+ * The item page as the place where the work is done (docs/design.md §3, §8): every action as every role.
  * What a role may do succeeds and shows through v1; what it may not is absent from the page and, posted
  * anyway, answers the 403 page and changes nothing.
  */

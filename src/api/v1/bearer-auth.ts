@@ -11,7 +11,7 @@ function authorizationHeaderCount(rawHeaders: string[]): number {
 
 /**
  * onRequest hook of v1: runs after routing (so unknown paths and wrong methods answer first),
- * then the check order of DESIGN.md §4: header, token (invalid, revoked, expired), the token's rate
+ * then the check order of docs/design.md §4: header, token (invalid, revoked, expired), the token's rate
  * limit (so a token over its quota gets 429 whatever it asks), scope.
  */
 export function bearerAuth(tokens: TokensService, limiter: RateLimiter | null = null) {

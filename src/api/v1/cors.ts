@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * CORS for browser-based integration panels (DESIGN.md §6). Bearer tokens are not ambient credentials,
+ * CORS for browser-based integration panels (docs/design.md §6). Bearer tokens are not ambient credentials,
  * so `*` is safe by default and credentials are never allowed. `origins`: ['*'] any, a list only those,
  * [] disabled. A preflight (OPTIONS with Access-Control-Request-Method) on a known path answers 204
  * without a token; any other OPTIONS stays the 405 of the path. @fastify/cors was not used: it answers

@@ -22,7 +22,7 @@ type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'PUT';
 export type OperationBody = 'none' | 'json' | 'multipart';
 export type OperationTag = 'auth' | 'projects' | 'items' | 'comments' | 'answers' | 'events' | 'plans';
 
-/** MCP tool annotations (DESIGN.md §9); openWorldHint is always false (the tools reach only Punchlist). */
+/** MCP tool annotations (docs/design.md §9); openWorldHint is always false (the tools reach only Punchlist). */
 export interface ToolHints {
   readOnlyHint: boolean;
   destructiveHint?: boolean;
@@ -245,7 +245,7 @@ export interface OperationDefinition<
   /** The typed client's method of the same name as the operation: see ClientArguments. */
   client: C;
   /**
-   * The MCP tool behind this operation, if any (DESIGN.md §9 names them): a call runs the operation through
+   * The MCP tool behind this operation, if any (docs/design.md §9 names them): a call runs the operation through
    * the client. Its input schema is the operation's query or fields (and `images`, base64, for an upload),
    * renamed where the tool's argument names differ; arguments go to v1 as given, which validates them.
    */

@@ -3,7 +3,7 @@ import { ApiError, validationError } from '../../errors.js';
 import { hashJsonRequest, type IdempotencyScope, type IdempotencyService } from '../../features/idempotency/idempotency.service.js';
 
 /**
- * `Idempotency-Key` on every v1 POST/PATCH/PUT (DESIGN.md §6), as one mechanism:
+ * `Idempotency-Key` on every v1 POST/PATCH/PUT (docs/design.md §6), as one mechanism:
  *
  * - preValidation (after routing, bearer auth and scope; the JSON body is parsed, not yet validated):
  *   checks the key (1–255 printable ASCII, else 422), then reserves it for token + method + path

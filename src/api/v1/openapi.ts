@@ -399,7 +399,7 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
             bearerFormat: 'plk_ + 36 base62 characters',
             description: 'A personal API token; the scopes an operation needs are listed in its security requirement.',
           },
-          // The same tokens, obtained with OAuth 2.1 (DESIGN.md §12): authorization code with PKCE, public clients.
+          // The same tokens, obtained with OAuth 2.1 (docs/design.md §12): authorization code with PKCE, public clients.
           oauth2: {
             type: 'oauth2',
             description:

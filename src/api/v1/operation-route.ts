@@ -32,7 +32,7 @@ const auditBuilder = (request: FastifyRequest, reply: FastifyReply, status: numb
 
 /**
  * Runs the handler of a validated request. A write's audit record commits in the write's own transaction
- * (DESIGN.md §7); only once it committed is the request marked audited, so a failure is still recorded by
+ * (docs/design.md §7); only once it committed is the request marked audited, so a failure is still recorded by
  * the onResponse hook. Answers the operation's status (201 for creating writes).
  */
 async function run(

@@ -17,7 +17,7 @@ import { apiNotFoundHandler, dataText, etagOf } from '../envelope.js';
  * - `ETag` on successful GETs, a weak validator over `data` only (meta changes on every response);
  *   `If-None-Match` with a matching tag answers 304 without a body.
  *
- * The quota is consumed right after authentication and before the scope check (DESIGN.md §4 order:
+ * The quota is consumed right after authentication and before the scope check (docs/design.md §4 order:
  * routing, token, rate limit, scope, input, visibility, right), so a token over its quota gets 429
  * whatever it asks: bearerAuth consumes it and keeps the decision on the request for these headers.
  */

@@ -90,7 +90,7 @@ export const ProjectCard = Type.Object({
   updated_at: DateTime(),
 });
 
-/** Where an item is (DESIGN.md §19): a plan of its project, at fractions of the sheet from its top left. */
+/** Where an item is (docs/design.md §19): a plan of its project, at fractions of the sheet from its top left. */
 export const Location = Type.Object(
   {
     plan_id: Type.Integer(),
@@ -205,7 +205,7 @@ export const Identity = Type.Object({
     label: Type.String(),
     scopes: Type.Array(Type.String()),
     expires_at: NullableString({ format: 'date-time' }),
-    /** The projects the token is limited to; null: every project its user can see (DESIGN.md §18). */
+    /** The projects the token is limited to; null: every project its user can see (docs/design.md §18). */
     project_ids: Nullable(Type.Array(Type.Integer())),
   }),
   scopes: Type.Array(Type.String()),
@@ -220,7 +220,7 @@ export const SearchHit = Type.Object({
   snippet: Type.String(),
 });
 
-/** One change (DESIGN.md §11): `data` holds what changed, shaped as the rest of v1 shows it. */
+/** One change (docs/design.md §11): `data` holds what changed, shaped as the rest of v1 shows it. */
 export const Event = Type.Object({
   id: Type.Integer({ description: 'Increases with every event: the cursor of `after`' }),
   type: Type.Enum([...EVENT_TYPES]),
@@ -242,7 +242,7 @@ export const Pin = Type.Object({
   status: ItemStatus,
 });
 
-/** A plan (DESIGN.md §19): its current version's sheet size in pixels, and the pins of the items the reader sees. */
+/** A plan (docs/design.md §19): its current version's sheet size in pixels, and the pins of the items the reader sees. */
 export const Plan = Type.Object({
   id: Type.Integer(),
   project_id: Type.Integer(),

@@ -4,7 +4,7 @@ import { LINK_KINDS, MAX_LINKS } from '../../domain/values.js';
 /**
  * Request shapes shared by v1 writes. The schema checks types and enums (422 before any lookup);
  * trimming, lengths in characters, URLs and dates are checked by domain/inputs.ts, also before
- * any lookup, so the check order of DESIGN.md §4 holds either way.
+ * any lookup, so the check order of docs/design.md §4 holds either way.
  */
 export const Text = Type.String({ errorMessage: 'must be a string' });
 

@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /*
- * Project search (DESIGN.md §5, `projects/search`).
+ * Project search (docs/design.md §5, `projects/search`).
  *
  * `search_docs` holds one row per searchable entity (project, section, checklist, item, comment,
  * answer, document link) with its text and where it sits (project, section, checklist, item), so that

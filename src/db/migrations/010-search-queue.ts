@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /*
- * SQLite's text index (FTS5, migration 002) leaves the writing transaction (DESIGN.md §10), and is keyed by
+ * SQLite's text index (FTS5, migration 002) leaves the writing transaction (docs/design.md §10), and is keyed by
  * project.
  *
  * - Feeding FTS5 one document per commit made every comment pay for segment merges inside its COMMIT. A

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /*
- * Tokens limited to projects (DESIGN.md §18): `project_ids`, a JSON list of project ids, on tokens and on OAuth
+ * Tokens limited to projects (docs/design.md §18): `project_ids`, a JSON list of project ids, on tokens and on OAuth
  * grants (a refreshed token keeps its grant's list); null means every project the user can see.
  */
 export async function up(db: Kysely<any>): Promise<void> {

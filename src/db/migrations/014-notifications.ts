@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /**
- * Notifications (DESIGN.md §15).
+ * Notifications (docs/design.md §15).
  *
  * - `notifications`: one row per person and reason; `key` names the reason (`event:<id>` for what an event
  *   caused, `deadline_tomorrow:<item>:<date>`, `token_7d:<token>`, …): unique per user, so nobody is told twice,

@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /*
- * Versions that validate the response caches (DESIGN.md §10, docs/performance.md "Caches"). A row per
+ * Versions that validate the response caches (docs/design.md §10, docs/performance.md "Caches"). A row per
  * scope and id, bumped by triggers in the transaction of the write, whichever code path made it (the API,
  * the web, the admin pages, import, retention, a hand-written UPDATE):
  *

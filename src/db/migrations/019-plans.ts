@@ -3,7 +3,7 @@ import { type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from 'kyse
 // Frozen: never edit after it has landed; add a new numbered migration instead.
 
 /*
- * Plans and pins (DESIGN.md §19, docs/decisions.md "Plans and pins"):
+ * Plans and pins (docs/design.md §19, docs/decisions.md "Plans and pins"):
  *
  * - `plans`: a project's drawings, each with the version everyone sees (`current_version`);
  * - `plan_versions`: every version of a plan, kept (earlier ones stay viewable): the sheet's size in pixels as

@@ -10,7 +10,7 @@ const ORDERED = {
 } as const;
 type OrderedTable = keyof typeof ORDERED;
 
-/** A new item as the punch-list cycle raises it (DESIGN.md §14): pending, with its planning. */
+/** A new item as the punch-list cycle raises it (docs/design.md §14): pending, with its planning. */
 interface NewItemRow {
   project_id: number;
   section_id: number;
@@ -20,7 +20,7 @@ interface NewItemRow {
   priority: Priority;
   deadline: string | null;
   requires_answer: number;
-  /** Its place on a plan (DESIGN.md §19: "Add item here"), checked by the caller; absent: on none. */
+  /** Its place on a plan (docs/design.md §19: "Add item here"), checked by the caller; absent: on none. */
   plan_id?: number | null;
   plan_x?: number | null;
   plan_y?: number | null;

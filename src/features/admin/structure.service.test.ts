@@ -17,7 +17,7 @@ import {
 import { solid } from '../../../test/helpers/images.js';
 
 /**
- * Structure through the one write path (DESIGN.md §14): every change takes its lock, writes its history,
+ * Structure through the one write path (docs/design.md §14): every change takes its lock, writes its history,
  * its audit record and its event in one transaction, or nothing at all; managers and admins only.
  */
 const t = useTestContext();

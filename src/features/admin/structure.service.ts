@@ -15,7 +15,7 @@ import { assertAdmin } from './admin-guard.js';
 import type { ItemFields, StructureRepository } from './structure.repository.js';
 
 /**
- * Structure (DESIGN.md §14): sections, checklists and items created, renamed, moved, and items edited, by the
+ * Structure (docs/design.md §14): sections, checklists and items created, renamed, moved, and items edited, by the
  * project's managers and by admins, from the project page and /admin alike. Every change goes through the
  * item write path or its project-level counterpart (lock, history, audit record, event). Projects themselves
  * are for admins only. The API v1 never edits structure (spec §1.3); there is no deletion.
@@ -66,7 +66,7 @@ interface NewItemInput {
   prepareImages?: () => Promise<PreparedImages>;
   /** Raised from the web form: a deadline must not have passed (the forms' rule, domain/inputs.ts); the demo backdates. */
   fromForm?: boolean;
-  /** Its place on a plan of the project (DESIGN.md §19, "Add item here"), set in the same write. */
+  /** Its place on a plan of the project (docs/design.md §19, "Add item here"), set in the same write. */
   location?: PlaceInput | null;
 }
 
@@ -358,7 +358,7 @@ export function createStructureService(deps: {
     },
 
     /**
-     * Raises an item (DESIGN.md §14): text, planning, participants (members of the project) and photos in one
+     * Raises an item (docs/design.md §14): text, planning, participants (members of the project) and photos in one
      * all-or-nothing write under the project's lock; the item starts with its `created` history entry and
      * its `item.created` event holds the item as items/get shows it. Returns the new item's id.
      */

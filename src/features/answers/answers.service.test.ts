@@ -3,7 +3,7 @@ import { refuseInserts } from '../../../test/helpers/database.js';
 import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../test/helpers/factories.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 
-/** Answers through the service, on both dialects: managers, participating executors and admins answer (DESIGN.md §3). */
+/** Answers through the service, on both dialects: managers, participating executors and admins answer (docs/design.md §3). */
 const t = useTestContext();
 
 const answersOf = async (itemId: number) => (await t.ctx.items.getItemCard(t.admin, itemId)).item.answers;

@@ -6,7 +6,7 @@
  * A crash loses at most the records of the last `maxDelayMs` (docs/performance.md).
  *
  * Successful writes never come here: they insert their record inside their own transaction
- * (DESIGN.md §7, features/items/item-writer.ts).
+ * (docs/design.md §7, features/items/item-writer.ts).
  *
  * Records are written in the order they were queued: one flush at a time, each in queue order.
  */

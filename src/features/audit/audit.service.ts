@@ -7,7 +7,7 @@ export type { AuditFilter, AuditRecord } from './audit.repository.js';
 
 /**
  * Writes the audit record of the request a write serves, inside that write's transaction `trx`, so that the
- * record commits with the change or not at all (DESIGN.md §7). A write that creates what it acts on names it
+ * record commits with the change or not at all (docs/design.md §7). A write that creates what it acts on names it
  * (`entity`: the new token, user or webhook). The web's form path (web/web-write.ts) gives one to the services
  * whose writes have no item transaction (item writes take an AuditEntryBuilder: features/items/item-writer.ts).
  */

@@ -11,7 +11,7 @@ import {
   useTestContext,
 } from '../../../test/helpers/factories.js';
 
-/** Comments through the service, on both dialects: anyone who sees the item may comment (DESIGN.md §3). */
+/** Comments through the service, on both dialects: anyone who sees the item may comment (docs/design.md §3). */
 const t = useTestContext();
 
 const commentsOf = async (itemId: number) => (await t.ctx.items.getItemCard(t.admin, itemId)).item.comments;

@@ -113,7 +113,7 @@ function toView(r: Awaited<ReturnType<EventsRepository['list']>>[number]): Event
 }
 
 /**
- * The change feed (DESIGN.md §11): events written in the transaction of their change (the item write path
+ * The change feed (docs/design.md §11): events written in the transaction of their change (the item write path
  * calls `append`), read by whoever may see what they are about, decided when the feed is read.
  */
 export function createEventsService(deps: {
@@ -127,7 +127,7 @@ export function createEventsService(deps: {
   const committedListeners: (() => void)[] = [];
 
   async function visibilityOf(actor: Actor): Promise<EventVisibility> {
-    // A token's project limit narrows what the user sees (DESIGN.md §18): an admin's token to its projects.
+    // A token's project limit narrows what the user sees (docs/design.md §18): an admin's token to its projects.
     const limit = projectLimit(actor);
     if (actor.role === 'admin')
       return limit === null ? 'all' : limit.map((projectId) => ({ projectId, sectionIds: null, checklistIds: null }));

@@ -35,7 +35,7 @@ export async function planOfPlace(repos: WriteRepositories, place: PlaceInput, p
 }
 
 /**
- * Places an item on a plan, moves its pin, or takes it off (DESIGN.md §19): a command of the item's one write
+ * Places an item on a plan, moves its pin, or takes it off (docs/design.md §19): a command of the item's one write
  * path (item-writer.ts), so it takes the item's lock (two managers placing the same item serialize on it), checks
  * `item.place` under it (managers and admins; an archived project refuses), writes the history entry
  * `location_changed`, the request's audit record, and the event `item.updated` with `changes.location`

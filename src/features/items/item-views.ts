@@ -65,7 +65,7 @@ export interface HistoryEntryView {
 }
 
 /**
- * Where an item is (DESIGN.md §19): on a plan, at fractions 0–1 of its sheet from the top left. Every version
+ * Where an item is (docs/design.md §19): on a plan, at fractions 0–1 of its sheet from the top left. Every version
  * of the plan keeps it, since it is relative to the sheet.
  */
 export interface ItemLocation {

@@ -17,7 +17,7 @@ import type { WriteRepositories } from './write-repositories.js';
  */
 export type AuditEntryBuilder = () => NewAuditRecord;
 
-/** Records an event of the change being written (DESIGN.md §11); it commits with the change or not at all. */
+/** Records an event of the change being written (docs/design.md §11); it commits with the change or not at all. */
 export type EmitEvent = (type: EventType, data: unknown) => void;
 
 /** Where in the project an event of a project-level write happened (what decides who sees it). */

@@ -12,7 +12,7 @@ import {
   useTestContext,
 } from '../../../test/helpers/factories.js';
 
-/** Item reads and the access check every item use case starts with, on both dialects (DESIGN.md §3, §5). */
+/** Item reads and the access check every item use case starts with, on both dialects (docs/design.md §3, §5). */
 const t = useTestContext();
 
 describe('items.getItemCard', () => {

@@ -1,7 +1,7 @@
 import type { EventType } from '../../domain/values.js';
 
 /**
- * The kinds of notification (DESIGN.md §15): stable names, documented in docs/notifications.md, used by the
+ * The kinds of notification (docs/design.md §15): stable names, documented in docs/notifications.md, used by the
  * preferences, the CLI and the emails. A new kind is added at the end; none is renamed.
  */
 export const NOTIFICATION_KINDS = [
@@ -74,7 +74,7 @@ function tellOnce(told: Map<number, NotificationKind>, actorId: number | null, i
 }
 
 /**
- * Who is told of an event, and as what (DESIGN.md §15): one kind per person whatever the number of reasons
+ * Who is told of an event, and as what (docs/design.md §15): one kind per person whatever the number of reasons
  * (a participant who also manages the project is told once), never the actor. Visibility is checked by the
  * caller, per person, when the notification is made.
  */

@@ -80,7 +80,7 @@ interface Recipient {
 type ItemFact = Awaited<ReturnType<NotificationsRepository['itemFacts']>>[number];
 
 /**
- * Notifications (DESIGN.md §15): made from the events by the outbox consumer (`handleEvents`), by the
+ * Notifications (docs/design.md §15): made from the events by the outbox consumer (`handleEvents`), by the
  * scheduled pass (deadlines, token expiry, digests) and by a direct call where no event exists (an OAuth
  * client connected, a webhook disabled); read and marked in the web and the CLI.
  */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { isScope, type Scope } from '../../domain/scopes.js';
 
 /**
- * The pure rules of the OAuth 2.1 profile Punchlist implements (DESIGN.md §12): redirect URIs (RFC 8252,
+ * The pure rules of the OAuth 2.1 profile Punchlist implements (docs/design.md §12): redirect URIs (RFC 8252,
  * MCP authorization), PKCE S256 (RFC 7636), scope strings (RFC 6749 §3.3), the secrets' formats.
  */
 

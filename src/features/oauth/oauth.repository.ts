@@ -12,7 +12,7 @@ interface OAuthConnectionRow extends OAuthGrantRow {
 }
 
 /**
- * The SQL of OAuth (DESIGN.md §12): clients, grants, codes and refresh tokens; `transaction` gives the
+ * The SQL of OAuth (docs/design.md §12): clients, grants, codes and refresh tokens; `transaction` gives the
  * same statements inside one transaction.
  */
 export function createOAuthRepository(db: Kysely<Database>) {

@@ -119,7 +119,7 @@ export function createOAuthService(deps: {
   tokens: TokensService;
   clock: Clock;
   urls: { baseUrl: string };
-  /** Called once a user allowed a client (the user is notified, DESIGN.md §15). */
+  /** Called once a user allowed a client (the user is notified, docs/design.md §15). */
   onConnected?: (connection: { userId: number; grantId: number; clientName: string }) => void;
 }) {
   const { repo, tokens, clock, urls } = deps;
@@ -330,7 +330,7 @@ export function createOAuthService(deps: {
       if (!kept.length) throw new OAuthError('invalid_scope', 'Choose at least one scope to allow.');
       const now = clock.now();
       if (choice.expiresAt && choice.expiresAt <= now) throw new OAuthError('invalid_request', 'The expiry must be in the future.');
-      // The grant's project limit (DESIGN.md §18), checked now; its tokens, refreshed or not, keep it.
+      // The grant's project limit (docs/design.md §18), checked now; its tokens, refreshed or not, keep it.
       const projectIds = await tokens.checkProjectLimit(userId, choice.projectIds);
       const code = randomSecret('plo_');
       const grantId = await repo.transaction(async (trxRepo, trx) => {

@@ -19,7 +19,7 @@ interface SerializedTree {
 const READS = { lane: 'reads' satisfies OffloadLane };
 
 /**
- * The reads that may take more than a few milliseconds of CPU (DESIGN.md §10): a project tree (23 ms for 5 000
+ * The reads that may take more than a few milliseconds of CPU (docs/design.md §10): a project tree (23 ms for 5 000
  * items) and a search (a broad one reads thousands of rows) run in the worker pool's read lane, on the
  * worker's own connections (beside a report, between its awaits, never queued behind it), so the event loop keeps answering the cheap requests meanwhile. The worker checks access
  * as the inline service would (the same services, its own connection). A tree crosses back as JSON bytes, ready

@@ -182,7 +182,7 @@ class SpoolReader extends Readable {
 
 /**
  * A fixed number of worker threads (one by default) that run heavy reads off the event loop (STYLE.md habit
- * 14, DESIGN.md §10), with a bounded queue per lane in front. Each worker opens its own connections (the
+ * 14, docs/design.md §10), with a bounded queue per lane in front. Each worker opens its own connections (the
  * worker module's createJobs) and runs several jobs at once, at most `perWorker` of each lane. A worker that
  * crashes fails its jobs with a clear error and is replaced; one that cannot start fails the jobs waiting for
  * it, and the next job tries again.

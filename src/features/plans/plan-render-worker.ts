@@ -17,7 +17,7 @@ import type { RenderMessage, RenderTask } from './plan-render-protocol.js';
 const PDF_DPI = 150;
 /** An image or a page is tiled at most this large: ~96 MB of RGBA at once, A1 at 150 dpi fits whole. */
 export const SHEET_BOUNDS: SheetBounds = { maxSide: 8192, maxPixels: 24_000_000 };
-/** The smallest side of an image plan (DESIGN.md §6's rule for images). */
+/** The smallest side of an image plan (docs/design.md §6's rule for images). */
 const MIN_SIDE = 16;
 /** An image plan may have at most this many pixels (decoded ~400 MB at most, streamed by libvips). */
 const MAX_IMAGE_PIXELS = 100_000_000;

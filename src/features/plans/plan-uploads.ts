@@ -18,7 +18,7 @@ import type { Inspection } from './plan-render-protocol.js';
 import type { PlanUploadRow, PlansRepository } from './plans.repository.js';
 import type { PlansService } from './plans.service.js';
 
-/** An upload as the page that polls it reads it (DESIGN.md §19: "the page showing its progress"). */
+/** An upload as the page that polls it reads it (docs/design.md §19: "the page showing its progress"). */
 export interface UploadView {
   id: number;
   project_id: number;
@@ -78,7 +78,7 @@ function nameOf(given: string | undefined, filename: string): string {
 }
 
 /**
- * Uploads of plans (DESIGN.md §19, docs/decisions.md "Plans and pins"). The request waits for the checks only:
+ * Uploads of plans (docs/design.md §19, docs/decisions.md "Plans and pins"). The request waits for the checks only:
  * the file's size, then what it is (a rendering thread reads it: a PDF's pages, its encryption; an image's
  * header), each refusal a 422 with its reason, nothing kept. It then records an upload (`processing`, its
  * pages) and answers; the pages are rendered in the background, one upload at a time per node, each page's

@@ -8,7 +8,7 @@ export type PlanUploadRow = Selectable<PlanUploadsTable>;
 /** A new version's row, as the upload made it. */
 export type NewPlanVersion = Omit<PlanVersionRow, 'id' | 'plan_id' | 'version' | 'created_at' | 'created_by'>;
 
-/** The SQL of plans (DESIGN.md §19): plans, their versions, the pins of a project, the uploads while they render. */
+/** The SQL of plans (docs/design.md §19): plans, their versions, the pins of a project, the uploads while they render. */
 export function createPlansRepository(db: Kysely<Database>) {
   const reads = (executor: Kysely<Database>) => ({
     findPlan: (planId: number) => executor.selectFrom('plans').selectAll().where('id', '=', planId).executeTakeFirst(),

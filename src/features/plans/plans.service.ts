@@ -14,7 +14,7 @@ export interface PinView {
   status: string;
 }
 
-/** A plan as v1 and the web show it (DESIGN.md §19); `pins` are those of the items the reader can see. */
+/** A plan as v1 and the web show it (docs/design.md §19); `pins` are those of the items the reader can see. */
 export interface PlanView {
   id: number;
   project_id: number;
@@ -72,7 +72,7 @@ function planView(baseUrl: string, plan: PlanRow, versions: PlanVersionRow[], pi
 }
 
 /**
- * Plans to read (DESIGN.md §19): any member of the project sees its plans (404 for anybody else, a token limited to
+ * Plans to read (docs/design.md §19): any member of the project sees its plans (404 for anybody else, a token limited to
  * other projects included), and on them the pins of the items they can see only: a partial member's plan shows
  * neither the place, the status nor the count of the others. The sheet, its tiles and crops are served after the
  * same check.

@@ -25,7 +25,7 @@ export interface TreeItem {
   priority: string;
   deadline: string | null;
   requires_answer: boolean;
-  /** Its place on a plan (DESIGN.md §19), as the item card shows it; null when on none. */
+  /** Its place on a plan (docs/design.md §19), as the item card shows it; null when on none. */
   location: { plan_id: number; plan_name: string; x: number; y: number } | null;
 }
 

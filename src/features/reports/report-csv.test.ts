@@ -71,7 +71,7 @@ describe('the CSV report writer', () => {
     ]);
   });
 
-  it('appends the place on a plan (DESIGN.md §19): the plan, x and y as fractions; the name neutralised', async () => {
+  it('appends the place on a plan (docs/design.md §19): the plan, x and y as fractions; the name neutralised', async () => {
     expect(CSV_COLUMNS.slice(-3)).toEqual(['plan', 'plan_x', 'plan_y']);
     const placed = row({ location: { plan_id: 7, plan_name: 'Floor 3', x: 0.25, y: 0.75 } });
     const odd = row({ id: 1001, location: { plan_id: 8, plan_name: '=B1', x: 1, y: 0 } });

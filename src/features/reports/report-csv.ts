@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { ReportRow } from './report-rows.js';
 
-/** The columns of DESIGN.md §17, in that order, then §19's place on a plan (empty when on none). */
+/** The columns of docs/design.md §17, in that order, then §19's place on a plan (empty when on none). */
 export const CSV_COLUMNS = [
   'item_id',
   'section',

@@ -23,7 +23,7 @@ type ReportHead = Omit<ReportFile, 'stream'>;
 /**
  * Reports made in the worker pool (features/offload): the tree of a 5 000-item project, the details read
  * page by page, PDFKit's layout and font subsetting no longer run on the event loop that answers the cheap
- * requests (DESIGN.md §10, docs/performance.md "Reports"). The access check stays here, on the main thread:
+ * requests (docs/design.md §10, docs/performance.md "Reports"). The access check stays here, on the main thread:
  * a project the actor cannot see is a 404 before the queue, and never takes a worker.
  */
 export function createOffloadedReports(deps: { projects: ProjectsService; pool: WorkerPool; clock: Clock }) {

@@ -63,7 +63,7 @@ const words = (value: string) => value.replace(/_/g, ' ');
 /**
  * The punch list as an A4 PDF: a cover (the project, its progress and counters, who made the report and
  * when), one page per plan with items of the report on it (the sheet fitted to the page, each item a circle
- * numbered as in the list: DESIGN.md §19), then the numbered items by section and checklist with their status, planning, participants, last answer
+ * numbered as in the list: docs/design.md §19), then the numbered items by section and checklist with their status, planning, participants, last answer
  * and its review, verdict and photo thumbnails. Every page has a footer with its number, the date and who
  * made it ("Page N": the total is unknown while streaming). Written item by item, yielding to the event
  * loop between items and waiting while the reader is behind, so nothing but the fonts and one page of

@@ -31,7 +31,7 @@ export interface ReportRow {
   photoCount: number;
   /** JPEG thumbnails of the first photos (PDF only; empty for CSV). */
   thumbnails: Buffer[];
-  /** Its place on a plan (DESIGN.md §19): fractions of the sheet from its top left; null when on none. */
+  /** Its place on a plan (docs/design.md §19): fractions of the sheet from its top left; null when on none. */
   location: { plan_id: number; plan_name: string; x: number; y: number } | null;
 }
 

@@ -28,7 +28,7 @@ export function retentionRules(options: {
     // expires_at is 24 h after the key's first use (idempotency.service.ts); reserve() already ignores expired rows.
     { name: 'idempotency_keys', table: 'idempotency_keys', key: ['token_id', 'key', 'method', 'path'], column: 'expires_at', maxAgeMs: 0 },
     { name: 'web_sessions', table: 'web_sessions', key: ['id'], column: 'expires_at', maxAgeMs: 0 },
-    // The change feed (DESIGN.md §11): a reader whose cursor is older than this misses what was dropped.
+    // The change feed (docs/design.md §11): a reader whose cursor is older than this misses what was dropped.
     { name: 'events', table: 'events', key: ['id'], column: 'at', maxAgeMs: options.eventRetentionDays * DAY_MS },
     // OAuth codes live 60 s; kept a day after that so that a late second use still ends its grant (009).
     { name: 'oauth_codes', table: 'oauth_codes', key: ['id'], column: 'expires_at', maxAgeMs: DAY_MS },
@@ -46,7 +46,7 @@ export function retentionRules(options: {
       keptIfReferencedBy: { table: 'oauth_grants', column: 'client_id' },
     },
   ];
-  // Read notifications (DESIGN.md §15) after NOTIFICATION_RETENTION_DAYS; unread ones stay. Emails that reached an
+  // Read notifications (docs/design.md §15) after NOTIFICATION_RETENTION_DAYS; unread ones stay. Emails that reached an
   // end go after the same time (migration 014).
   const notificationDays = options.notificationRetentionDays ?? 90;
   rules.push(

@@ -10,7 +10,7 @@ import type { AnswersRepository } from '../answers/answers.repository.js';
 import type { ReviewRepository } from './review.repository.js';
 
 /**
- * The manager's side of the work (web only, DESIGN.md §3): reviewing answers, item and project
+ * The manager's side of the work (web only, docs/design.md §3): reviewing answers, item and project
  * verdicts, returning an item to rework. Every right comes from the one policy.
  */
 const REVIEW_DECISIONS = ['approved', 'rejected'] as const;
@@ -86,7 +86,7 @@ export function createReviewService(deps: {
     /**
      * Sets or clears (empty) the item's verdict, with a `verdict_set` history entry (note: the verdict).
      * Only a done item is accepted, and one that requires an answer only once one of its answers is approved
-     * (DESIGN.md §14; both read under the item's lock, so a concurrent change cannot slip between).
+     * (docs/design.md §14; both read under the item's lock, so a concurrent change cannot slip between).
      * Rejecting is open whatever the status: it says the work is not acceptable as it stands.
      */
     async setItemVerdict(actor: Actor, itemId: number, value: string | null, buildAudit?: AuditEntryBuilder) {

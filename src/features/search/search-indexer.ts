@@ -14,7 +14,7 @@ export interface SearchIndexer {
 }
 
 /**
- * The search indexer (DESIGN.md §10, migration 010): on SQLite, writes queue the documents they change and
+ * The search indexer (docs/design.md §10, migration 010): on SQLite, writes queue the documents they change and
  * this feeds them to FTS5 in batches, outside the writes' transactions. SQLite has one node, so one loop
  * per process is one per database. Search stays exact meanwhile: it also reads the queued documents.
  */

@@ -77,7 +77,7 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
   /** Every document of the scope that matches, unsorted. */
   async function matchesOf(visibility: SearchVisibility, query: Omit<SearchQuery, 'limit' | 'offset'>): Promise<Match[]> {
     const scope: SearchScope = { ...visibility, entityType: query.entityType };
-    // Blank counts as absent (DESIGN.md §5), whoever forgot to normalise it.
+    // Blank counts as absent (docs/design.md §5), whoever forgot to normalise it.
     const q = query.q !== null && query.q.trim() !== '' ? query.q : null;
     let matches: Match[];
     if (q === null) {

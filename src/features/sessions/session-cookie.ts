@@ -13,7 +13,7 @@ export function isSecure(baseUrl: string): boolean {
 
 /**
  * The response header naming the signed-in user (web session) of a page or a photo: the service worker keeps
- * only such answers, in that user's caches, and learns from its absence that nobody is signed in (DESIGN.md §16).
+ * only such answers, in that user's caches, and learns from its absence that nobody is signed in (docs/design.md §16).
  */
 export const SESSION_USER_HEADER = 'x-punchlist-user';
 

@@ -142,7 +142,7 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
       // Success forgets the account's failures, and this attempt's booking against the address.
       await repo.deleteFailures(accountKey, booking.booked);
       if (input.replacing) await service.signOut(input.replacing);
-      // A user who never chose a time zone gets the browser's (DESIGN.md §14); they may change it in the Profile.
+      // A user who never chose a time zone gets the browser's (docs/design.md §14); they may change it in the Profile.
       let timeZone = user.time_zone;
       const browserZone = timeZone === null ? canonicalTimeZone(input.browserTimeZone) : null;
       if (browserZone) {
@@ -185,7 +185,7 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
 
     /**
      * The signed-in user behind a session cookie's value, for routes outside the web scope that also
-     * accept the web session (attachment downloads, DESIGN.md §6). Null when there is no live session.
+     * accept the web session (attachment downloads, docs/design.md §6). Null when there is no live session.
      */
     async userFromCookie(cookieValue: string | undefined): Promise<SessionUser | null> {
       return (await service.resolve(cookieValue))?.user ?? null;

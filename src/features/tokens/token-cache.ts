@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 
 /**
  * What authentication reads of a token and its user, kept per token hash for at most `ttlMs`
- * (DESIGN.md §4: another node may serve a cached token state for at most 1 s). The tokens service
+ * (docs/design.md §4: another node may serve a cached token state for at most 1 s). The tokens service
  * evicts an entry the moment this node revokes the token or deactivates its user, so revocation
  * through this node is immediate; a change made elsewhere (another node, the CLI, SQL) is seen
  * within `ttlMs`.

@@ -14,7 +14,7 @@ import {
 import type { Actor } from '../../domain/policy.js';
 import { READ_ONLY_SCOPES } from '../../domain/scopes.js';
 
-/** Tokens limited to projects (DESIGN.md §18) through the services, on both dialects. */
+/** Tokens limited to projects (docs/design.md §18) through the services, on both dialects. */
 const t = useTestContext();
 
 const tokenRow = (id: number) => t.ctx.db.kysely.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

@@ -48,7 +48,7 @@ export function createTokensRepository(db: Kysely<Database>) {
     },
 
     /**
-     * Ends the OAuth grant whose access token this is (DESIGN.md §12), so that its refresh tokens stop too;
+     * Ends the OAuth grant whose access token this is (docs/design.md §12), so that its refresh tokens stop too;
      * a grant already ended keeps its reason.
      */
     async endGrantOfToken(tokenId: number, at: string, executor: Kysely<Database> = db): Promise<void> {

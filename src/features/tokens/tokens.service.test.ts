@@ -3,7 +3,7 @@ import { makeToken, makeUser, useTestContext } from '../../../test/helpers/facto
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import { CACHE_TTL_MS } from './tokens.service.js';
 
-/** API tokens through the service, on both dialects, with the test clock for expiry and the cache (DESIGN.md §4). */
+/** API tokens through the service, on both dialects, with the test clock for expiry and the cache (docs/design.md §4). */
 const t = useTestContext();
 
 const HOUR = 3_600_000;

@@ -22,7 +22,7 @@ export interface TokenView {
   revoked_at: string | null;
   last_used_at: string | null;
   last_used_ip: string | null;
-  /** The projects the token is limited to (DESIGN.md §18); null: every project its user can see. */
+  /** The projects the token is limited to (docs/design.md §18); null: every project its user can see. */
   project_ids: number[] | null;
   state: TokenState;
 }
@@ -53,7 +53,7 @@ const TOUCH_INTERVAL_MS = 1000;
 
 /**
  * How long a token's state (revoked, expiry, scopes, user active) may be served from this node's cache
- * without reading the database: DESIGN.md §4 allows other nodes at most 1 s. Revoking a token or
+ * without reading the database: docs/design.md §4 allows other nodes at most 1 s. Revoking a token or
  * deactivating a user through this node evicts at once.
  */
 export const CACHE_TTL_MS = 1000;
@@ -97,7 +97,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
   const cache = createTokenCache<AuthRow>(clock, { ttlMs: CACHE_TTL_MS });
   const service = {
     /**
-     * A project limit checked against what the user sees now (DESIGN.md §18): deduplicated and sorted, or null
+     * A project limit checked against what the user sees now (docs/design.md §18): deduplicated and sorted, or null
      * for none. A project that does not exist or that the user cannot see is refused alike (422 `project_ids`).
      */
     async checkProjectLimit(userId: number, projectIds: readonly number[] | null | undefined): Promise<number[] | null> {
@@ -201,11 +201,11 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
         await repo.endGrantOfToken(id, at, trx);
         await recordAudit?.(trx, { type: 'token', id });
       }, executor);
-      // Immediate on this node (DESIGN.md §4); other nodes drop their cached state within CACHE_TTL_MS.
+      // Immediate on this node (docs/design.md §4); other nodes drop their cached state within CACHE_TTL_MS.
       cache.evictToken(id);
     },
 
-    /** Resolves a raw bearer token, in the check order of DESIGN.md §4; throws the matching 401. */
+    /** Resolves a raw bearer token, in the check order of docs/design.md §4; throws the matching 401. */
     async authenticate(raw: string, ip: string): Promise<Principal> {
       if (!isWellFormedToken(raw)) throw tokenInvalid();
       const hash = hashToken(raw);

@@ -21,7 +21,7 @@ interface DeliveryWorkerOptions {
   /** How often the outbox is looked at when no commit on this node woke the worker (other nodes' events, retries). */
   pollMs?: number;
   onError?: (err: unknown) => void;
-  /** Called once an endpoint was disabled by the worker (its owner is notified, DESIGN.md §15). */
+  /** Called once an endpoint was disabled by the worker (its owner is notified, docs/design.md §15). */
   onDisabled?: (endpoint: { id: number; user_id: number; url: string }, reason: string) => void;
 }
 

@@ -61,7 +61,7 @@ export interface BulkOutcome {
 }
 
 /**
- * Changes of several items of one project at once (DESIGN.md §14): one write per item through the item
+ * Changes of several items of one project at once (docs/design.md §14): one write per item through the item
  * write path (its lock, its audit record, an event per kind of change), all-or-nothing per item; an item
  * the user may not change is refused and the others go on.
  */

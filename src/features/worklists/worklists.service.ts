@@ -227,7 +227,7 @@ export function createWorklistsService(deps: {
   }
 
   const service = {
-    /** "To review" (DESIGN.md §14): answers waiting for review and done items without a verdict, oldest first. */
+    /** "To review" (docs/design.md §14): answers waiting for review and done items without a verdict, oldest first. */
     async reviewQueue(actor: Actor, requestedPage: number): Promise<ReviewQueue> {
       const queue = await reviewable(actor);
       const { offset, ...page } = pageAt(queue?.total ?? 0, requestedPage);

@@ -39,7 +39,7 @@ const workerScript = (config: Pick<Config, 'baseUrl'>) =>
   ].join('\n');
 
 /**
- * What makes Punchlist an installable app that opens without a network (DESIGN.md §16): the web app
+ * What makes Punchlist an installable app that opens without a network (docs/design.md §16): the web app
  * manifest, the service worker at the root (scope `/`, never cached by HTTP so a release reaches every
  * phone at its next visit) and the offline page.
  */

@@ -100,7 +100,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
       write: async (_, recordAudit) => {
         if (cookie) await sessions.signOut(cookie, recordAudit);
         clearSessionCookie(reply, config.baseUrl);
-        // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (DESIGN.md §16).
+        // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (docs/design.md §16).
         // When another user's queued writes wait on the device (the page says so), the storage that holds them
         // stays: the page wiped this user's part of it before posting (static/offline.js).
         const othersWaiting = formOf(request).get('others_waiting') === '1';

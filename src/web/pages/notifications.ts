@@ -8,7 +8,7 @@ import { notificationsPageView } from '../views/notifications-page.js';
 import type { WebWriter } from '../web-write.js';
 
 /**
- * Notifications in the web (DESIGN.md §15): the list, following one (marks it read), "Mark all read",
+ * Notifications in the web (docs/design.md §15): the list, following one (marks it read), "Mark all read",
  * the unread count for the script's refresh (the navigation's is counted in web-plugin.ts), and the Profile's preferences.
  */
 export async function notificationPages(app: FastifyInstance, deps: Pick<AppContext, 'notifications'> & { webWrite: WebWriter }) {

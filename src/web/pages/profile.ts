@@ -105,7 +105,7 @@ const ACCOUNT_NOTICES: Record<string, string> = {
 };
 
 /**
- * The account forms (DESIGN.md §14): the time zone, and a password change that ends the user's other
+ * The account forms (docs/design.md §14): the time zone, and a password change that ends the user's other
  * sessions. Both go through the web's one form path (CSRF, idempotency key, audit record, 422, 303).
  */
 export async function accountPages(app: FastifyInstance, deps: ProfileDeps & AccountDeps) {

@@ -15,7 +15,7 @@ function filterQueryOf(request: FastifyRequest): string {
 }
 
 /**
- * The project's report in the web (DESIGN.md §17): `/projects/<id>/report` offers the files, which stream
+ * The project's report in the web (docs/design.md §17): `/projects/<id>/report` offers the files, which stream
  * from `/projects/<id>/report.pdf` and `.csv` with the project page's filter. A project the user cannot
  * see is the 404 page, before any byte of a file.
  */

@@ -33,7 +33,7 @@ ${body}
 }
 
 /**
- * Structure from the project side (DESIGN.md §14), for the project's managers and admins: sections and
+ * Structure from the project side (docs/design.md §14), for the project's managers and admins: sections and
  * checklists on /projects/<id>/structure, "Add item" on /projects/<id>/items/new. Every post goes through
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */

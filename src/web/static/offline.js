@@ -1,4 +1,4 @@
-// On site with a phone (DESIGN.md §16): the menu of narrow screens, the service worker, the queue of the
+// On site with a phone (docs/design.md §16): the menu of narrow screens, the service worker, the queue of the
 // item page's writes made offline (IndexedDB), drafts of "Comment" and "Answer", photos scaled down
 // before upload, and sign-out wiping what this device keeps of the user. Every page works without it.
 (function () {

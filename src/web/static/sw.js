@@ -1,4 +1,4 @@
-// The service worker of Punchlist (DESIGN.md §16), hand-written. /sw.js serves this file with VERSION,
+// The service worker of Punchlist (docs/design.md §16), hand-written. /sw.js serves this file with VERSION,
 // PRECACHE, OFFLINE_PAGE, USER_HEADER and USER_COOKIE written in front of it (web/pages/app-shell.ts).
 //
 // What it keeps, and where:

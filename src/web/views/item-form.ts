@@ -23,7 +23,7 @@ const ACCEPTED_IMAGES = 'image/*';
 
 /**
  * The photo control of every photo form (Add item, the item page, an answer): the label drawn as a button of at
- * least 44 px (DESIGN.md §16) with the file input laid over it, so the whole button opens the camera or the files.
+ * least 44 px (docs/design.md §16) with the file input laid over it, so the whole button opens the camera or the files.
  */
 export function photoPicker(form: FormState, id: string, text: string, options: { capture?: boolean; hint: string }) {
   return html`<div class="photo-pick"><label for="${id}" class="button secondary">${text}</label>
@@ -94,7 +94,7 @@ function placeField(form: FormState, place: NewItemPlace): SafeHtml {
 ${form.message('plan_x', 'item-place')}</fieldset>`;
 }
 
-/** "Add item": a defect raised with its planning, its people and its photos in one step (DESIGN.md §14). */
+/** "Add item": a defect raised with its planning, its people and its photos in one step (docs/design.md §14). */
 export function newItemView(m: NewItemModel): string {
   const form = new FormState('item', m.failure);
   const p = m.project;
@@ -152,7 +152,7 @@ ${photoPicker(form, 'item-photos', 'Photos', {
   }).value;
 }
 
-/** What "Answer required" enforces (DESIGN.md §14), said where it is set. */
+/** What "Answer required" enforces (docs/design.md §14), said where it is set. */
 export const ANSWER_REQUIRED_HINT = 'With an answer required, the item cannot be accepted until one of its answers is approved.';
 
 interface EditItemModel {

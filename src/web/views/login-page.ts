@@ -2,7 +2,7 @@ import { html } from '../html.js';
 import { page } from '../layout.js';
 import { errorSummary } from './forms.js';
 
-/** The sign-in form (the landmarks of DESIGN.md §8: "Email", "Password", "Sign in"). */
+/** The sign-in form (the landmarks of docs/design.md §8: "Email", "Password", "Sign in"). */
 export function loginPageView(options: { csrf: string; next: string; error: string | null; email: string }): string {
   const { csrf, next } = options;
   return page({

@@ -13,14 +13,14 @@ export interface ConsentModel {
   scopes?: string[];
   expiry?: string;
   date?: string;
-  /** The projects the user sees, offered as the grant's project limit (DESIGN.md §18), and the choice made. */
+  /** The projects the user sees, offered as the grant's project limit (docs/design.md §18), and the choice made. */
   projects: { id: number; name: string }[];
   choice?: ProjectChoice;
   error?: string | null;
 }
 
 /**
- * The OAuth consent page (DESIGN.md §8, §12): names the client and where the answer goes, one ticked
+ * The OAuth consent page (docs/design.md §8, §12): names the client and where the answer goes, one ticked
  * checkbox per scope asked for (unticking narrows the grant), an expiry, "Allow" and "Deny". Everything
  * the client registered is shown escaped, as text: never a link or an image it chose.
  */

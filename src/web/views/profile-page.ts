@@ -16,7 +16,7 @@ import { errorSummary } from './forms.js';
 export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
 
 /**
- * "Projects" of a token form (DESIGN.md §18): "All my projects" or a choice among `offered` (the projects the
+ * "Projects" of a token form (docs/design.md §18): "All my projects" or a choice among `offered` (the projects the
  * user sees). Plain radios and checkboxes: it works without the script.
  */
 export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[]) {
@@ -97,7 +97,7 @@ export interface ProfileModel {
   webhooks: WebhooksModel;
   /** The blocks about the account: who you are, time zone, password. */
   account: AccountModel;
-  /** The "Notifications" block (DESIGN.md §15). */
+  /** The "Notifications" block (docs/design.md §15). */
   notifications?: NotificationPreferencesModel;
 }
 
@@ -250,7 +250,7 @@ ${
 </article>`;
 }
 
-/** The Webhooks block (DESIGN.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
+/** The Webhooks block (docs/design.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
 function webhooksBlock(model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
   const { form, error } = model;
   const urlInvalid = error?.field === 'url';

@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../html.js';
 import { crumbs, page } from '../layout.js';
 
 /**
- * The project page's link "Report" (DESIGN.md §17): it keeps the page's filter (`query`, as the page's
+ * The project page's link "Report" (docs/design.md §17): it keeps the page's filter (`query`, as the page's
  * own links write it, `?…` or empty) so the report lists what the page shows.
  */
 export function reportLinks(projectId: number, query: string): SafeHtml {

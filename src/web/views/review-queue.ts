@@ -4,7 +4,7 @@ import { html } from '../html.js';
 import { page, time } from '../layout.js';
 import { pager } from './project-page.js';
 
-/** "To review" (DESIGN.md §14): answers waiting for a review and done items without a verdict, oldest first. */
+/** "To review" (docs/design.md §14): answers waiting for a review and done items without a verdict, oldest first. */
 export function reviewQueueView(m: ReviewQueue & { session: WebSession }): string {
   return page({
     title: 'To review',

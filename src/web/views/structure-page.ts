@@ -46,7 +46,7 @@ ${state.message('name', id)}`,
   );
 }
 
-/** The project's sections and checklists, to add, rename and reorder (managers and admins; DESIGN.md §14). */
+/** The project's sections and checklists, to add, rename and reorder (managers and admins; docs/design.md §14). */
 export function structurePageView(m: StructureModel): string {
   const p = m.project;
   const newSection = new FormState('new-section', m.failure);
@@ -115,7 +115,7 @@ ${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename check
   }).value;
 }
 
-/** The project page's structure links, for those who may use them (DESIGN.md §14). */
+/** The project page's structure links, for those who may use them (docs/design.md §14). */
 export function structureLinks(projectId: number, rights: ProjectRights) {
   if (!rights.addItems && !rights.structure) return null;
   return html`<p class="toolbar" data-testid="structure-links">

@@ -147,7 +147,7 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
 export const TIMELINE_PER_PAGE = 30;
 
 /**
- * The item's timeline (DESIGN.md §14): every kind of change, who made it and when, oldest first; one screenful
+ * The item's timeline (docs/design.md §14): every kind of change, who made it and when, oldest first; one screenful
  * of TIMELINE_PER_PAGE entries (`paging.page`, 1 the newest), with links to the one before and back to the newest.
  */
 export function timeline(m: TimelineModel, zone: string | null = null, paging: { page: number; address: string } | null = null): SafeHtml {
@@ -166,7 +166,7 @@ export function timeline(m: TimelineModel, zone: string | null = null, paging: {
 <h2 id="timeline-title">Timeline</h2>
 ${
   entries.length
-    ? // Folded, as the item page opens on its work controls (DESIGN.md §16); open when a screenful was asked for.
+    ? // Folded, as the item page opens on its work controls (docs/design.md §16); open when a screenful was asked for.
       html`<details class="fold" ${page > 1 ? html`open` : ''}><summary>Show the timeline (${entries.length})</summary>
 ${paging && start > 0 ? html`<p class="pager"><a href="${paging.address}?timeline=${page + 1}#timeline" data-testid="timeline-earlier">Show earlier entries</a> <span class="muted">(${start} more)</span></p>` : ''}
 <ol class="timeline">${shown.map(

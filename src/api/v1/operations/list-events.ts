@@ -10,7 +10,7 @@ const EVENTS_LIMIT = { default: 100, max: 500 };
 
 const TYPE_PATTERN = EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|');
 
-/** The change feed (DESIGN.md §11). */
+/** The change feed (docs/design.md §11). */
 export const listEvents = defineOperation({
   method: 'GET',
   path: '/events/list.php',

@@ -14,7 +14,7 @@ export const listPlans = defineOperation({
   status: 200,
   summary: 'The plans of a project, each with the pins the user can see',
   description:
-    'The drawings of a project in their order (DESIGN.md §19), each at its current version (`version`, the sheet’s ' +
+    'The drawings of a project in their order (docs/design.md §19), each at its current version (`version`, the sheet’s ' +
     '`width` × `height` in pixels, earlier versions in `versions`), with a pin per item placed on it that the user ' +
     'can see: `x`, `y` are fractions of the sheet from its top left, `status` the item’s. A user with partial access ' +
     'gets the pins of the items they see only. The sheet itself: `file_url` (`/api/plans/file.php`).',
