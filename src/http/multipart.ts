@@ -57,7 +57,8 @@ export async function readUploadForm(
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         // A file part whose name the parser could not read arrives as a field: refused, never dropped.
-        if (fileFields.has(part.fieldname)) throw validationError(part.fieldname, `must be ${options.fileFields ? '' : 'image '}files with a readable file name`);
+        if (fileFields.has(part.fieldname))
+          throw validationError(part.fieldname, `must be ${options.fileFields ? '' : 'image '}files with a readable file name`);
         if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
         if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
         if (!schema?.properties[part.fieldname]) throw unknownFields([part.fieldname]);

@@ -70,4 +70,5 @@ export function documentLinksOf(get: (name: string) => string | null | undefined
 }
 
 /** A coordinate typed or tapped (a place on a plan): a decimal number, else NaN (refused by the place's check, 422). */
-export const fractionOf = (value: string | null | undefined) => (value && /^[0-9]*\.?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN);
+export const fractionOf = (value: string | null | undefined) =>
+  value && /^[0-9]*\.?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN;

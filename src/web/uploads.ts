@@ -26,7 +26,10 @@ export async function uploadRoutes(
   fileLimits?: { files: number; fileSize: number },
 ) {
   await app.register(async (scope) => {
-    await scope.register(multipart, fileLimits ? { ...WEB_MULTIPART_OPTIONS, limits: { ...WEB_MULTIPART_OPTIONS.limits, ...fileLimits } } : WEB_MULTIPART_OPTIONS);
+    await scope.register(
+      multipart,
+      fileLimits ? { ...WEB_MULTIPART_OPTIONS, limits: { ...WEB_MULTIPART_OPTIONS.limits, ...fileLimits } } : WEB_MULTIPART_OPTIONS,
+    );
     routes(scope);
   });
 }

@@ -58,8 +58,14 @@ export function createPlanViews(deps: { repo: PlansRepository; plans: PlansServi
         repo.projectMembers(plan.project_id),
       ]);
       const pins = items
-        .filter((i) => can(actor, 'read', { ...target, sectionId: i.section_id, checklistId: i.checklist_id, participantIds: i.participantIds }))
-        .filter((i) => (filter.status === null || i.status === filter.status) && (filter.participant === null || i.participantIds.includes(filter.participant)))
+        .filter((i) =>
+          can(actor, 'read', { ...target, sectionId: i.section_id, checklistId: i.checklist_id, participantIds: i.participantIds }),
+        )
+        .filter(
+          (i) =>
+            (filter.status === null || i.status === filter.status) &&
+            (filter.participant === null || i.participantIds.includes(filter.participant)),
+        )
         .map((i) => ({ itemId: i.id, text: i.text, status: i.status as ItemStatus, x: i.plan_x!, y: i.plan_y! }));
       const version = await repo.findVersion(planId, shownVersion);
       return {

@@ -28,7 +28,17 @@ export async function itemPages(
   app: FastifyInstance,
   deps: Pick<
     AppContext,
-    'items' | 'itemWrites' | 'comments' | 'answers' | 'attachments' | 'review' | 'clock' | 'events' | 'structure' | 'planViews' | 'itemLocations'
+    | 'items'
+    | 'itemWrites'
+    | 'comments'
+    | 'answers'
+    | 'attachments'
+    | 'review'
+    | 'clock'
+    | 'events'
+    | 'structure'
+    | 'planViews'
+    | 'itemLocations'
   > & {
     webWrite: WebWriter;
   },

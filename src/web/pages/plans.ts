@@ -55,7 +55,10 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
         })),
         canUpload: list.canUpload,
         failure,
-        notice: upload?.status === 'done' ? `Plan uploaded: ${upload.plan_ids.length} ${upload.plan_ids.length === 1 ? 'sheet' : 'sheets'}.` : null,
+        notice:
+          upload?.status === 'done'
+            ? `Plan uploaded: ${upload.plan_ids.length} ${upload.plan_ids.length === 1 ? 'sheet' : 'sheets'}.`
+            : null,
       }).value;
     },
   });
@@ -70,8 +73,14 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
         planViews.planPage(session.user, planId, { version: parseId(query(request).version), ...filter }),
         placeId === null ? null : items.getItemCard(session.user, placeId).then(({ item }) => ({ itemId: item.id, text: item.text })),
       ]);
-      return planPage({ session, ...shown, placing: shown.canManage ? placing : null, filter, failure, notice: query(request).saved === 'version' ? 'New version uploaded.' : null })
-        .value;
+      return planPage({
+        session,
+        ...shown,
+        placing: shown.canManage ? placing : null,
+        filter,
+        failure,
+        notice: query(request).saved === 'version' ? 'New version uploaded.' : null,
+      }).value;
     },
   });
 
@@ -115,7 +124,9 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
   await uploadRoutes(
     app,
     (scope) => {
-      scope.post('/projects/:id/plans', { config: { ownCsrf: true } }, (request, reply) => upload(request, reply, { projectId: idParam(request) }));
+      scope.post('/projects/:id/plans', { config: { ownCsrf: true } }, (request, reply) =>
+        upload(request, reply, { projectId: idParam(request) }),
+      );
       scope.post('/plans/:id/versions', { config: { ownCsrf: true } }, async (request, reply) => {
         const planId = idParam(request);
         const projectId = await planViews.projectOf(sessionOf(request).user, planId);

@@ -122,7 +122,9 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const planId = parseId(query.plan);
       const [{ tree, members }, place] = await Promise.all([
         structure.newItemChoices(session.user, projectId),
-        planId === null ? null : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
+        planId === null
+          ? null
+          : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
       ]);
       const checklistId = parseId(query.checklist);
       return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, place, failure });
@@ -157,7 +159,11 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                 deadline: fields.get('deadline') ?? '',
                 requires_answer: fields.has('requires_answer'),
                 location: fields.get('plan_id')
-                  ? { planId: parseId(fields.get('plan_id')) ?? 0, x: fractionOf(fields.get('plan_x')), y: fractionOf(fields.get('plan_y')) }
+                  ? {
+                      planId: parseId(fields.get('plan_id')) ?? 0,
+                      x: fractionOf(fields.get('plan_x')),
+                      y: fractionOf(fields.get('plan_y')),
+                    }
                   : null,
                 prepareImages: form.files.length ? () => attachments.prepare(form.files) : undefined,
                 fromForm: true,

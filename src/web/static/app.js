@@ -163,8 +163,11 @@
   // Work in progress (a plan being rendered): the page shows its progress again every few seconds while online.
   var refreshing = document.querySelector('[data-refresh]');
   if (refreshing) {
-    window.setTimeout(function () {
-      if (navigator.onLine) window.location.reload();
-    }, Number(refreshing.getAttribute('data-refresh')) * 1000);
+    window.setTimeout(
+      function () {
+        if (navigator.onLine) window.location.reload();
+      },
+      Number(refreshing.getAttribute('data-refresh')) * 1000,
+    );
   }
 })();
