@@ -85,9 +85,10 @@ export async function openPdf(data: Uint8Array): Promise<PdfDocument> {
         context.fillStyle = '#ffffff';
         context.fillRect(0, 0, width, height);
         await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
-        const raw = canvas.data();
-        // The pixels are copied out: the canvas's own surface goes until the next page, so that the tiling that
-        // follows does not hold the page twice.
+        // The pixels are copied out: data() is a view on the canvas's own surface, which the resize below frees
+        // (read after that, the tiling crashed the process with SIGSEGV run from dist/: docs/performance.md,
+        // "Plans"); the surface goes now, so that the tiling that follows does not hold the page twice.
+        const raw = Buffer.from(canvas.data());
         canvas.width = 1;
         canvas.height = 1;
         return { raw, width, height };
