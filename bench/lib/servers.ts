@@ -60,12 +60,13 @@ export async function startPunchlist(
   });
 }
 
-export async function startCeiling(kind: 'fastify' | 'http'): Promise<ServerProcess> {
+/** A ceiling of the same run; `static` serves the files of `dir` with @fastify/static. */
+export async function startCeiling(kind: 'fastify' | 'http' | 'static', dir?: string): Promise<ServerProcess> {
   const port = await freePort();
   return startServer({
     name: kind,
     script: join(ROOT, 'bench/lib/ceiling-server.ts'),
-    args: [kind, String(port)],
+    args: [kind, String(port), ...(dir ? [dir] : [])],
     port,
     probePath: '/',
     env: { NODE_ENV: 'production' },

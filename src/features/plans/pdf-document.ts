@@ -21,7 +21,10 @@ export interface PdfPage {
 export interface PdfDocument {
   readonly pages: number;
   pageSize(page: number): Promise<PdfPage>;
-  /** The page's pixels (RGBA, on white) at `scale` pixels per point. */
+  /**
+   * The page's pixels (RGBA, on white) at `scale` pixels per point: a view on the document's one canvas, valid
+   * until the next render() or close() (which free it); use them, or copy them, before.
+   */
   render(page: number, scale: number): Promise<{ raw: Buffer; width: number; height: number }>;
   close(): Promise<void>;
 }
@@ -85,17 +88,17 @@ export async function openPdf(data: Uint8Array): Promise<PdfDocument> {
         context.fillStyle = '#ffffff';
         context.fillRect(0, 0, width, height);
         await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
-        const raw = canvas.data();
-        // The pixels are copied out: the canvas's own surface goes until the next page, so that the tiling that
-        // follows does not hold the page twice.
-        canvas.width = 1;
-        canvas.height = 1;
-        return { raw, width, height };
+        // Not copied: data() is a view on the canvas's surface, freed by the next page's resize or by close(), so
+        // the page is held once while it is tiled (a copy cost ~70 MB and a fifth of the thread's CPU for an A1
+        // page; freed before its tiling, it crashed the process: docs/performance.md, "Plans").
+        return { raw: canvas.data(), width, height };
       } finally {
         page.cleanup();
       }
     },
     async close() {
+      canvas.width = 1;
+      canvas.height = 1;
       await task.destroy();
     },
   };
