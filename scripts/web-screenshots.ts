@@ -5,9 +5,10 @@
  *   node --import tsx scripts/web-screenshots.ts
  *
  * Writes docs/images/item-page-desktop.png (1280 wide, the top 1600 px) and docs/images/item-page-phone.png
- * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit.
+ * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit; and the
+ * plan's page (the demo's floor plan, three items pinned) as docs/images/plan-page-desktop.png and plan-page-phone.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +99,35 @@ async function main() {
     const phone = await signedInPage(browser, server, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await phone.goto(server.url + '/items/1000');
     await shoot(phone, 'item-page-phone.png', 2400);
+
+    // Plans and pins (docs/design.md §19): the demo's floor plan in project 1, three items pinned on it.
+    const manager = { id: 2, role: 'member' as const };
+    const drawing = join(photos, 'floor-3.pdf');
+    copyFileSync(join(ROOT, 'src', 'demo', 'plans', 'floor-3-rev-a.pdf'), drawing);
+    const started = await server.ctx.planUploads.startUpload(manager, 1, { path: drawing, filename: 'floor-3.pdf' }, { name: 'Floor 3' });
+    await server.ctx.planUploads.waitForUpload(started.id);
+    const planId = (await server.ctx.planUploads.uploadStatus(manager, started.id)).plan_ids[0]!;
+    const places: [number, number, number][] = [
+      [1000, 0.41, 0.14],
+      [1001, 0.25, 0.58],
+      [1010, 0.65, 0.45],
+    ];
+    for (const [item, x, y] of places) await server.ctx.itemLocations.placeItem(manager, item, { planId, x, y });
+    for (const [page, name, height] of [
+      [desktop, 'plan-page-desktop.png', 1400],
+      [phone, 'plan-page-phone.png', 2000],
+    ] as const) {
+      await page.goto(`${server.url}/plans/${planId}`);
+      await page.locator('[data-testid="plan-view"][data-ready="true"]').waitFor({ timeout: 60_000 });
+      await page.waitForLoadState('networkidle');
+      // The viewer fades its tiles in: the drawing is whole once every tile it asked for is drawn.
+      await page.waitForFunction(() => {
+        const viewer = document.querySelector('[data-testid="plan-view"] canvas');
+        return viewer !== null;
+      });
+      await page.waitForTimeout(2_000);
+      await shoot(page, name, height);
+    }
   } finally {
     await browser.close();
     await server.close();

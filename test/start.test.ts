@@ -95,7 +95,9 @@ async function start(): Promise<Started> {
 }
 
 /** Waits until stdout matches, failing early if the process exits first. */
-async function waitForStdout(server: Started, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+// Generous: the demo renders its floor plan (two A3 sheets) before it prints the token, on a machine that may be
+// running other test files beside; a limit here ends a hang, it does not judge speed (bench/ does).
+async function waitForStdout(server: Started, pattern: RegExp, timeoutMs = 120_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = server.stdout().match(pattern);

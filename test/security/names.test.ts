@@ -121,8 +121,7 @@ describe('names refuse control characters and direction overrides', () => {
     const before = await count();
     const refused = await submit('manager', '/profile', '/profile/tokens', { name: 'CRM \u2067sync', expiry: '30d', scopes: 'auth:me' });
     expect(refused.status).toBe(422);
-    const shown = /<div class="error" role="alert">([^<]*)<\/div>/.exec(refused.text)?.[1];
-    expect(shown).toContain('must not contain control characters or text-direction overrides (found U+2067)');
+    expect(refused.text).toContain('must not contain control characters or text-direction overrides (found U+2067)');
     expect(await count()).toBe(before);
   });
 

@@ -327,10 +327,13 @@ describe('notifications', () => {
     await server.ctx.itemWrites.setPlanning(member('manager'), 1000, { deadline: '2030-05-11' });
     const token = await server.ctx.tokens.createToken({
       userId: USERS.observer,
-      name: 'CI\r\nBcc: x@evil.test',
+      name: 'CI',
       scopes: ['projects:read'],
       expiresAt: new Date('2030-05-13T09:00:00Z'),
     });
+    // A name with a line break, as stored before names refused control characters (kept as they were): the email's
+    // headers must still not carry it.
+    await server.ctx.db.kysely.updateTable('api_tokens').set({ name: 'CI\r\nBcc: x@evil.test' }).where('id', '=', token.id).execute();
     await drain();
     await drain();
     const reminded = async (key: keyof typeof USERS) =>
