@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder, sql, SqliteDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../db/tables.js';
@@ -248,31 +248,47 @@ const versionOf = (read: CachedReadName, trx: Transaction<Database>) => {
   return read === 'card' ? versions.card(ITEM) : versions.tree(PROJECT);
 };
 
+/** The read's answer for an admin, as the services build it, on `trx` (null: not found). */
+async function answerOf(read: CachedReadName, trx: Transaction<Database>): Promise<string | null> {
+  const projectsRepo = createProjectsRepository(trx);
+  const answer =
+    read === 'card'
+      ? createItemsService(createItemsRepository(trx), projectsRepo, server.ctx.config).getItemCard(admin, ITEM)
+      : createProjectsService(projectsRepo).getTree(admin, PROJECT);
+  return JSON.stringify(await answer.catch(() => null));
+}
+
 class Rollback extends Error {}
 
 /**
- * Whether an UPDATE of `table.column` alone, to `value`, moves the read's version: in a transaction rolled back
- * after (every column starts from the same data), deferred triggers fired before the version is read again.
- * Null when the database refuses the value (a unique or foreign key).
+ * What `statement` does to the read, in a transaction rolled back after (every probe starts from the same data),
+ * deferred triggers fired before the version is read again: whether it moved the version, and whether it changed
+ * the answer. Null when the database refuses it (a unique or foreign key).
  */
-async function bumps(read: CachedReadName, table: string, column: string, value: unknown): Promise<boolean | null> {
-  let moved: boolean | null = null;
+async function change(read: CachedReadName, statement: RawBuilder<unknown>): Promise<{ moved: boolean; shown: boolean } | null> {
+  let result: { moved: boolean; shown: boolean } | null = null;
   try {
     await server.ctx.db.kysely.transaction().execute(async (trx) => {
-      const before = await versionOf(read, trx);
+      const [version, answer] = [await versionOf(read, trx), await answerOf(read, trx)];
       try {
-        await sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${value} WHERE ${sql.raw(SUBJECT[table]!)}`.execute(trx);
+        await statement.execute(trx);
       } catch {
         throw new Rollback();
       }
       if (postgres()) await sql`SET CONSTRAINTS ALL IMMEDIATE`.execute(trx);
-      moved = (await versionOf(read, trx)) !== before;
+      result = { moved: (await versionOf(read, trx)) !== version, shown: (await answerOf(read, trx)) !== answer };
       throw new Rollback();
     });
   } catch (err) {
     if (!(err instanceof Rollback)) throw err;
   }
-  return moved;
+  return result;
+}
+
+/** Whether an UPDATE of `table.column` alone, to `value`, moves the read's version (null: refused). */
+async function bumps(read: CachedReadName, table: string, column: string, value: unknown): Promise<boolean | null> {
+  const update = sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${value} WHERE ${sql.raw(SUBJECT[table]!)}`;
+  return (await change(read, update))?.moved ?? null;
 }
 
 /** The declared columns of `read` probed ("table.column"), and those whose UPDATE left its version where it was. */
@@ -299,22 +315,45 @@ async function probe(read: CachedReadName, declaration: CachedRead = CACHED_READ
   return { probed, uncovered };
 }
 
-/** Runs `body` with the trigger that bumps the tree for an item's place switched off, then puts it back. */
-async function withoutPlaceTrigger(body: () => Promise<void>) {
+/**
+ * A row of each declared table inserted (a copy of the read's row) and deleted, alone: the probes the database
+ * accepted ("table insert"), those that changed the answer, and those of these that left the version where it was.
+ */
+async function probeRows(read: CachedReadName, declaration: CachedRead = CACHED_READS[read]) {
+  const shown: string[] = [];
+  const uncovered: string[] = [];
+  for (const table of Object.keys(declaration)) {
+    const columns = (await columnsOf(table)).filter((c) => c.name !== 'id').map((c) => sql.ref(c.name));
+    const list = sql.join(columns);
+    const where = sql.raw(SUBJECT[table]!);
+    const statements = {
+      insert: sql`INSERT INTO ${sql.table(table)} (${list}) SELECT ${list} FROM ${sql.table(table)} WHERE ${where}`,
+      delete: sql`DELETE FROM ${sql.table(table)} WHERE ${where}`,
+    };
+    for (const [event, statement] of Object.entries(statements)) {
+      const result = await change(read, statement);
+      if (!result?.shown) continue;
+      shown.push(`${table} ${event}`);
+      if (!result.moved) uncovered.push(`${table} ${event}`);
+    }
+  }
+  return { shown, uncovered };
+}
+
+/** Runs `body` with a trigger switched off (PostgreSQL: its name there; SQLite: its name there), then puts it back. */
+async function withoutTrigger(table: string, names: { postgres: string; sqlite: string }, body: () => Promise<void>) {
   const db = server.ctx.db.kysely;
   if (postgres()) {
-    await sql`ALTER TABLE items DISABLE TRIGGER cache_items_place_bump`.execute(db);
+    await sql`ALTER TABLE ${sql.table(table)} DISABLE TRIGGER ${sql.ref(names.postgres)}`.execute(db);
     try {
       await body();
     } finally {
-      await sql`ALTER TABLE items ENABLE TRIGGER cache_items_place_bump`.execute(db);
+      await sql`ALTER TABLE ${sql.table(table)} ENABLE TRIGGER ${sql.ref(names.postgres)}`.execute(db);
     }
     return;
   }
-  const { rows } = await sql<{
-    sql: string;
-  }>`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'cache_items_place_update'`.execute(db);
-  await sql`DROP TRIGGER cache_items_place_update`.execute(db);
+  const { rows } = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ${names.sqlite}`.execute(db);
+  await sql`DROP TRIGGER ${sql.ref(names.sqlite)}`.execute(db);
   try {
     await body();
   } finally {
@@ -339,7 +378,7 @@ describe('cached columns: an UPDATE of any declared column alone moves the versi
   });
 
   it('names the columns of a trigger gone missing', async () => {
-    await withoutPlaceTrigger(async () => {
+    await withoutTrigger('items', { postgres: 'cache_items_place_bump', sqlite: 'cache_items_place_update' }, async () => {
       expect((await probe('tree', { items: ['text', 'plan_id', 'plan_x', 'plan_y'] })).uncovered).toEqual([
         'items.plan_id',
         'items.plan_x',
@@ -347,5 +386,22 @@ describe('cached columns: an UPDATE of any declared column alone moves the versi
       ]);
     });
     expect((await probe('tree', { items: ['plan_x'] })).uncovered).toEqual([]);
+  });
+});
+
+describe('cached columns: a row inserted or deleted alone, when the answer shows it, moves the version of the read', () => {
+  it.each(Object.keys(CACHED_READS) as CachedReadName[])('%s', async (read) => {
+    const { shown, uncovered } = await probeRows(read);
+    expect(uncovered, `rows the ${read} shows whose insert or delete no trigger watches: add one in a migration`).toEqual([]);
+    const expected =
+      read === 'card' ? ['comments insert', 'comments delete', 'item_participants delete'] : ['items insert', 'checklists insert'];
+    expect(shown).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('names the table whose trigger went missing', async () => {
+    await withoutTrigger('comments', { postgres: 'cache_comments_bump', sqlite: 'cache_comments_insert' }, async () => {
+      expect((await probeRows('card', { comments: ['id'] })).uncovered).toContain('comments insert');
+    });
+    expect((await probeRows('card', { comments: ['id'] })).uncovered).toEqual([]);
   });
 });
