@@ -9,7 +9,8 @@ import { createItemsRepository } from '../items/items.repository.js';
 import { createItemsService } from '../items/items.service.js';
 import { createProjectsRepository } from '../projects/projects.repository.js';
 import { createProjectsService } from '../projects/projects.service.js';
-import { CACHED_READS, type CachedRead, type CachedReadName } from './cached-columns.js';
+import { OPERATIONS } from '../../api/v1/operations.js';
+import { CACHED_OPERATIONS, CACHED_READS, type CachedRead, type CachedReadName } from './cached-columns.js';
 import { createCacheVersionsRepository } from './cache-versions.repository.js';
 
 /*
@@ -146,6 +147,13 @@ async function sqlOf(read: CachedReadName): Promise<string[]> {
 }
 
 describe('cached columns: the SQL of a cached read touches exactly the declared columns', () => {
+  it('declares the read of every v1 operation the response cache serves', () => {
+    const cached = Object.entries(OPERATIONS).filter(([, op]) => 'cache' in op && op.cache);
+    expect(cached.map(([name]) => name).sort(), 'cached operations: declare their read in CACHED_OPERATIONS').toEqual(
+      Object.keys(CACHED_OPERATIONS).sort(),
+    );
+  });
+
   it('reads the columns of a Kysely query, aliases of results aside', () => {
     const touched = touchedColumns(
       'select "u"."id", "u"."name" as "author_name", "m".* from "comments" as "c" inner join "users" as "u" on "u"."id" = "c"."author_id" ' +
