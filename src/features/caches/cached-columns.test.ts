@@ -15,8 +15,10 @@ import { createCacheVersionsRepository } from './cache-versions.repository.js';
 
 /*
  * The declaration of what the cached reads show (cached-columns.ts) against the truth, on a real database of
- * each dialect: the SQL the card and the tree run touches exactly the declared columns, and an UPDATE of each
- * declared column alone, by hand, moves the read's version. Either failure names the table.column.
+ * each dialect (docs/db-plumbing.md, "Cached columns"): every cached v1 operation has its read declared; the SQL
+ * the card and the tree run touches exactly the declared columns; an UPDATE of each declared column alone, by
+ * hand, moves the read's version; so does a row of a declared table inserted or deleted alone, when the answer
+ * shows it. Each failure names the table.column (or the table and the event).
  */
 
 const ITEM = 1000;
