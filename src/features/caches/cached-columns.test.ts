@@ -313,11 +313,15 @@ async function probe(read: CachedReadName, declaration: CachedRead = CACHED_READ
     // A row's id is never rewritten; its insert and delete bump as a whole row.
     for (const column of columns.filter((c) => c.name !== 'id')) {
       let result: boolean | null = null;
-      for (const value of await newValues(table, column)) {
+      const values = await newValues(table, column);
+      for (const value of values) {
         result = await bumps(read, table, column.name, value);
         if (result !== null) break;
       }
-      if (result === null) throw new Error(`${table}.${column.name}: the database refused every new value tried`);
+      if (result === null) {
+        const tried = values.length === 0 ? 'there is no other row to refer to' : `the database refused all ${values.length} values tried`;
+        throw new Error(`${table}.${column.name}: ${tried}; give the test's workspace a row it can take (beforeAll)`);
+      }
       probed.push(`${table}.${column.name}`);
       if (!result) uncovered.push(`${table}.${column.name}`);
     }
