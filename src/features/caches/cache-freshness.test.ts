@@ -128,7 +128,7 @@ describe('cached cards and trees after random writes', () => {
           expect(await stale(), `after ${write.name}`).toEqual([]);
         }
       }),
-      { numRuns: Number(process.env.CACHE_FRESHNESS_RUNS ?? 25) },
+      { numRuns: Number(process.env.CACHE_FRESHNESS_RUNS ?? 20) },
     );
     // The caches were in use: a good part of the reads were answered from them.
     expect(server.ctx.responseCache!.stats.hits - hits).toBeGreaterThan(50);
