@@ -3,6 +3,7 @@ import { precompile } from '../../db/precompiled.js';
 import type { Database, Project } from '../../db/tables.js';
 import type { Membership } from '../../domain/policy.js';
 import type { MemberRole } from '../../domain/values.js';
+import { qualified, TREE_CHECKLIST_FIELDS, TREE_ITEM_FIELDS, TREE_SECTION_FIELDS } from '../caches/cached-columns.js';
 
 export type ArchivedFilter = 'active' | 'archived' | 'all';
 
@@ -107,14 +108,14 @@ export function createProjectsRepository(db: Kysely<Database>) {
       const [sections, checklists] = await Promise.all([
         db
           .selectFrom('sections')
-          .select(['id', 'project_id', 'name', 'position'])
+          .select(TREE_SECTION_FIELDS)
           .where('project_id', 'in', projectIds)
           .orderBy('position')
           .orderBy('id')
           .execute(),
         db
           .selectFrom('checklists')
-          .select(['id', 'project_id', 'section_id', 'name', 'position'])
+          .select(TREE_CHECKLIST_FIELDS)
           .where('project_id', 'in', projectIds)
           .orderBy('position')
           .orderBy('id')
@@ -137,26 +138,17 @@ export function createProjectsRepository(db: Kysely<Database>) {
 
     /** The project's items in their order, each with its place on a plan (the plan's name: null when on none). */
     itemsOf(projectId: number) {
-      return db
-        .selectFrom('items as i')
-        .leftJoin('plans as pl', 'pl.id', 'i.plan_id')
-        .select([
-          'i.id',
-          'i.checklist_id',
-          'i.text',
-          'i.status',
-          'i.priority',
-          'i.deadline',
-          'i.requires_answer',
-          'i.plan_id',
-          'i.plan_x',
-          'i.plan_y',
-          'pl.name as plan_name',
-        ])
-        .where('i.project_id', '=', projectId)
-        .orderBy('i.position')
-        .orderBy('i.id')
-        .execute();
+      return (
+        db
+          .selectFrom('items as i')
+          .leftJoin('plans as pl', 'pl.id', 'i.plan_id')
+          // What a line of the tree shows is declared with the cache's columns (features/caches/cached-columns.ts).
+          .select([...qualified('i', TREE_ITEM_FIELDS), 'pl.name as plan_name'])
+          .where('i.project_id', '=', projectId)
+          .orderBy('i.position')
+          .orderBy('i.id')
+          .execute()
+      );
     },
   };
 }
