@@ -16,8 +16,9 @@ const number = (n: number) => n.toLocaleString('en');
 
 /**
  * A horizontal bar chart drawn on the server (docs/design.md §23): an `svg` with `role="img"` named by its title,
- * each bar a link to the list it counts, and beside it a table of the same numbers (what a screen reader reads,
- * and what prints). No script: readable as it is sent, and offline from the page's cache.
+ * and beside it a table of the same numbers, each a link to the list it counts (what a keyboard, a screen reader
+ * and print use). A click or tap on a bar opens the same list (app.js, `data-href`): an image holds no controls
+ * for assistive technology. Readable as it is sent without a script, and offline from the page's cache.
  */
 export function barChart(id: string, title: string, bars: readonly Bar[]): SafeHtml {
   const max = Math.max(1, ...bars.map((b) => b.value));
@@ -29,7 +30,7 @@ export function barChart(id: string, title: string, bars: readonly Bar[]): SafeH
 ${bars.map((bar, i) => {
   const y = 4 + i * ROW;
   const width = bar.value === 0 ? 0 : Math.max(2, Math.round((bar.value / max) * room));
-  return html`<a href="${bar.href}" aria-label="${bar.label}: ${number(bar.value)}"><text x="${LABEL_WIDTH - 8}" y="${y + 18}" text-anchor="end" class="chart-label">${bar.label}</text><rect x="${LABEL_WIDTH}" y="${y + 4}" width="${width}" height="${ROW - 8}" class="chart-bar"></rect><text x="${LABEL_WIDTH + width + 6}" y="${y + 18}" class="chart-value">${number(bar.value)}</text></a>`;
+  return html`<g data-href="${bar.href}" data-value="${bar.value}" class="chart-hit"><text x="${LABEL_WIDTH - 8}" y="${y + 18}" text-anchor="end" class="chart-label">${bar.label}</text><rect x="${LABEL_WIDTH}" y="${y + 4}" width="${width}" height="${ROW - 8}" class="chart-bar"></rect><text x="${LABEL_WIDTH + width + 6}" y="${y + 18}" class="chart-value">${number(bar.value)}</text></g>`;
 })}
 </svg>
 <table class="chart-numbers"><caption class="sr-only">${title}</caption><tbody>
@@ -53,7 +54,7 @@ export function weeklyChart(id: string, title: string, weeks: readonly WeekBars[
   const step = WIDTH / Math.max(1, weeks.length);
   const bar = (b: Bar, x: number, kind: string) => {
     const h = b.value === 0 ? 0 : Math.max(2, Math.round((b.value / max) * plot));
-    return html`<a href="${b.href}" aria-label="${b.label}: ${number(b.value)}"><rect x="${x}" y="${8 + plot - h}" width="${step * 0.32}" height="${h}" class="chart-bar ${kind}"></rect></a>`;
+    return html`<g data-href="${b.href}" data-value="${b.value}" class="chart-hit"><rect x="${x}" y="${8 + plot - h}" width="${step * 0.32}" height="${h}" class="chart-bar ${kind}"></rect></g>`;
   };
   return html`<figure class="card chart" aria-labelledby="${id}-title">
 <figcaption id="${id}-title"><h2>${title}</h2>
