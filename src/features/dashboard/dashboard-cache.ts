@@ -7,9 +7,6 @@ import type { DashboardOverview, DashboardService, ProjectFigures } from './dash
 /** The dashboard's reads, wherever they run (the worker pool, or inline before it has started). */
 export type DashboardReads = Pick<DashboardService, 'project' | 'overview'>;
 
-/** The most projects an overview covers: every active project an admin sees, in pages of the projects' list. */
-const PROJECTS_PAGE = 200;
-
 /**
  * The dashboard's figures, cached against the data's version (docs/performance.md, "Dashboard"): the last committed
  * event (every write has one), each project's tree version (structure, access, items) and the day (what "overdue"
@@ -36,16 +33,6 @@ export function createCachedDashboard(deps: {
     return value;
   }
 
-  /** The active projects the actor sees, in id order. */
-  async function activeProjectIds(actor: Actor): Promise<number[]> {
-    const ids: number[] = [];
-    for (let offset = 0; ; offset += PROJECTS_PAGE) {
-      const page = await projects.listProjects(actor, { archived: 'active', limit: PROJECTS_PAGE, offset });
-      ids.push(...page.projects.map((p) => p.id));
-      if (offset + PROJECTS_PAGE >= page.total) return ids;
-    }
-  }
-
   return {
     async project(actor: Actor, projectId: number): Promise<ProjectFigures> {
       // The version first: the figures built after it are at least as new.
@@ -55,7 +42,7 @@ export function createCachedDashboard(deps: {
     },
 
     async overview(actor: Actor): Promise<DashboardOverview> {
-      const ids = await activeProjectIds(actor);
+      const ids = await projects.projectIds(actor, 'active');
       const [trees, last] = await Promise.all([Promise.all(ids.map(treeVersion)), lastEventId()]);
       const version = `${last}.${today()}.${ids.map((id, i) => `${id}:${trees[i] ?? '-'}`).join(',')}`;
       return cached(`dashboard:${actor.role}:${actor.id}:all`, version, () => reads().overview(actor, ids));
