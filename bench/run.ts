@@ -23,15 +23,13 @@
  * a server with NOTIFICATIONS=off and one with it on (each on its own copy of the workspace), alternating
  * BENCH_NOTIFICATIONS_ROUNDS times (default 3); it prints the ratios and writes bench/results/notifications-<date>.json.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE } from './lib/workspace.js';
+import { type BenchActor, type BenchWorkspace, copyOfWorkspace, SEARCH_QUERIES, SHAPE, webSession } from './lib/workspace.js';
 import { drive, eventLoopDelay, type LoadResult, median, type RequestSpec, type ServerProcess, waitUntilIdle } from './lib/load.js';
 import { startCeiling, startPunchlist } from './lib/servers.js';
 import { random } from './lib/random.js';
-import { openDatabase } from '../src/db/database.js';
 import {
   budgetTable,
   machine,
@@ -64,28 +62,6 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 async function workspace(): Promise<{ file: string; meta: BenchWorkspace }> {
   const file = join(DATA, `run-${process.pid}`, 'punchlist.db');
   return { file, meta: await copyOfWorkspace(DATA, file, log) };
-}
-
-/** A web session of the admin on the copy, as signing in would leave it: the cookie's value. */
-async function webSession(file: string, meta: BenchWorkspace): Promise<string> {
-  const cookie = randomBytes(32).toString('base64url');
-  const db = openDatabase(`sqlite:${file}`);
-  try {
-    const now = new Date();
-    await db.kysely
-      .insertInto('web_sessions')
-      .values({
-        id: createHash('sha256').update(cookie).digest('hex'),
-        user_id: meta.actors.find((a) => a.key === 'admin')!.userId,
-        csrf_token: randomBytes(32).toString('base64url'),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
-      })
-      .execute();
-  } finally {
-    await db.close();
-  }
-  return cookie;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@
  *
  * Writes docs/images/item-page-desktop.png (1280 wide, the top 1600 px) and docs/images/item-page-phone.png
  * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit; and the
- * plan's page (the demo's floor plan, three items pinned) as docs/images/plan-page-desktop.png and plan-page-phone.png.
+ * plan's page (the demo's floor plan, three items pinned) as docs/images/plan-page-desktop.png and plan-page-phone.png;
+ * a project's dashboard as docs/images/dashboard-desktop.png and dashboard-phone.png.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,6 +127,21 @@ async function main() {
         return viewer !== null;
       });
       await page.waitForTimeout(2_000);
+      await shoot(page, name, height);
+    }
+
+    // The dashboard (docs/design.md §23) of project 1, two items done and accepted, one overdue.
+    const admin = { id: 1, role: 'admin' as const };
+    for (const item of [1011, 2001]) {
+      await server.ctx.itemWrites.setStatus(admin, item, 'done');
+      await server.ctx.review.setItemVerdict(admin, item, 'accepted');
+    }
+    await server.ctx.itemWrites.setPlanning(admin, 2010, { deadline: '2020-01-01' });
+    for (const [page, name, height] of [
+      [desktop, 'dashboard-desktop.png', 1400],
+      [phone, 'dashboard-phone.png', 2600],
+    ] as const) {
+      await page.goto(`${server.url}/projects/1/dashboard`);
       await shoot(page, name, height);
     }
   } finally {

@@ -55,6 +55,8 @@ import { createDeliveryWorker, type DeliveryWorker } from './features/webhooks/d
 import { createWebhooksRepository } from './features/webhooks/webhooks.repository.js';
 import { createWebhooksService, type WebhooksService } from './features/webhooks/webhooks.service.js';
 import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
+import { type CachedDashboard, createCachedDashboard } from './features/dashboard/dashboard-cache.js';
+import { createDashboardService } from './features/dashboard/dashboard.service.js';
 import { createWorklistsService, type WorklistsService } from './features/worklists/worklists.service.js';
 import { type BulkChangesService, createBulkChangesService } from './features/worklists/bulk-changes.service.js';
 import { createSmtpMailer } from './features/mail/mailer.js';
@@ -92,6 +94,8 @@ export interface AppContext {
   /** Feeds SQLite's FTS5 outside the writes' transactions (migration 010); started by the server. */
   searchIndexer: SearchIndexer;
   worklists: WorklistsService;
+  /** The dashboard's figures (docs/design.md §23): computed in the worker pool, cached against the data's version. */
+  dashboard: CachedDashboard;
   /** The project page's bulk changes of selected items (docs/design.md §14). */
   bulkChanges: BulkChangesService;
   itemWrites: ItemWritesService;
@@ -258,9 +262,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       },
     );
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
-  const worklists =
-    o.worklists ??
-    createWorklistsService({ repo: createWorklistsRepository(db.kysely), projects, projectsRepo, search: projectSearch, clock });
+  const worklistsRepo = createWorklistsRepository(db.kysely);
+  const worklists = o.worklists ?? createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search: projectSearch, clock });
+  const inlineDashboard = createDashboardService({ projects, repo: worklistsRepo, clock });
   const responseCache = o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024);
   const offload =
     o.offload ??
@@ -291,6 +295,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     projectSearch,
     searchIndexer,
     worklists,
+    dashboard: createCachedDashboard({
+      // In the worker pool once it runs (as the web's heavy reads, web-plugin.ts); inline before.
+      reads: () => (offload.stats().workers > 0 ? ctx.offloadedReads.dashboard : inlineDashboard),
+      projects,
+      cache: responseCache,
+      treeVersion: (projectId) => ctx.cacheVersions.tree(projectId),
+      lastEventId: () => eventsRepo.lastId(),
+      clock,
+    }),
     itemWrites: o.itemWrites ?? createItemWritesService(itemWriter, clock),
     bulkChanges:
       o.bulkChanges ??

@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { WorkerConfig } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import type { JobHandler, Jobs } from './features/offload/job-runner.js';
+import { createDashboardService } from './features/dashboard/dashboard.service.js';
 import { readJobs } from './features/offload/offloaded-reads.js';
 import { createItemsRepository } from './features/items/items.repository.js';
 import { createItemsService } from './features/items/items.service.js';
@@ -38,7 +39,8 @@ export async function createJobs(config: WorkerConfig): Promise<Jobs> {
   await db.kysely.selectFrom('projects').select('id').limit(1).execute();
   const worklistsRepo = createWorklistsRepository(db.kysely);
   const worklistsAt = (clock: Clock) => createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search, clock });
-  return { handlers: { report, ...readJobs(projects, search, worklistsAt) }, close: () => db.close() };
+  const dashboardAt = (clock: Clock) => createDashboardService({ projects, repo: worklistsRepo, clock });
+  return { handlers: { report, ...readJobs(projects, search, worklistsAt, dashboardAt) }, close: () => db.close() };
 }
 
 /** The report job with what it needs, its modules loaded now. */

@@ -7,7 +7,7 @@
  * items, 200 000 comments + 100 000 answers, 50 000 links (half on items, half on answers), and
  * tokens for a few users the scenarios act as. Seeded: every build is the same (bar the raw tokens).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -333,4 +333,26 @@ export async function copyOfWorkspace(cacheDir: string, file: string, log: (line
   mkdirSync(join(file, '..'), { recursive: true });
   copyFileSync(cached, file);
   return JSON.parse(readFileSync(metaFile, 'utf8')) as BenchWorkspace;
+}
+
+/** A web session of the workspace's admin on the copy `file`, as signing in would leave it: the cookie's value. */
+export async function webSession(file: string, meta: BenchWorkspace): Promise<string> {
+  const cookie = randomBytes(32).toString('base64url');
+  const db = openDatabase(`sqlite:${file}`);
+  try {
+    const now = new Date();
+    await db.kysely
+      .insertInto('web_sessions')
+      .values({
+        id: createHash('sha256').update(cookie).digest('hex'),
+        user_id: meta.actors.find((a) => a.key === 'admin')!.userId,
+        csrf_token: randomBytes(32).toString('base64url'),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+      })
+      .execute();
+  } finally {
+    await db.close();
+  }
+  return cookie;
 }

@@ -26,7 +26,10 @@ const NAV = [
 function nav(session: WebSession, path: string) {
   const review = typeof session.toReview === 'number' ? [{ href: '/review', label: 'To review', count: session.toReview }] : [];
   const admin = session.user.role === 'admin' ? [{ href: '/admin', label: 'Administration' }] : [];
-  const entries: { href: string; label: string; count?: number }[] = [NAV[0]!, NAV[1]!, ...review, ...NAV.slice(2), ...admin];
+  // The dashboard across projects for those who manage somewhere (they review: a count, even 0) and admins.
+  const dashboard =
+    typeof session.toReview === 'number' || session.user.role === 'admin' ? [{ href: '/dashboard', label: 'Dashboard' }] : [];
+  const entries: { href: string; label: string; count?: number }[] = [NAV[0]!, ...dashboard, NAV[1]!, ...review, ...NAV.slice(2), ...admin];
   return entries.map(
     (e) =>
       html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}${

@@ -15,6 +15,7 @@ import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
 import { accountPages, profilePages } from './pages/profile.js';
 import { type HeavyReads, projectPages } from './pages/projects.js';
+import { dashboardPages } from './pages/dashboard.js';
 import { structurePages } from './pages/structure.js';
 import { planPages } from './pages/plans.js';
 import { reportPages } from './pages/reports.js';
@@ -145,6 +146,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     bulkChanges: ctx.bulkChanges,
     webWrite,
   });
+  await dashboardPages(app, { dashboard: ctx.dashboard });
   await itemPages(app, {
     items,
     itemWrites,

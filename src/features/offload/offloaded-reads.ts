@@ -1,6 +1,8 @@
 import { deflateAhead, type Deflated } from '../../http/gzip.js';
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
+import type { DashboardReads } from '../dashboard/dashboard-cache.js';
+import type { DashboardService } from '../dashboard/dashboard.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { ProjectSearch, ProjectSearchResult } from '../search/project-search.js';
 import type { SearchQuery } from '../search/search.service.js';
@@ -47,7 +49,24 @@ export function createOffloadedReads(pool: WorkerPool, clock: Clock) {
     myItems: worklistsRead('myItems'),
     reviewQueue: worklistsRead('reviewQueue'),
     reviewCount: worklistsRead('reviewCount'),
+    /** The dashboard's figures (features/dashboard): every visible item of the projects asked for. */
+    dashboard: {
+      project: async (actor: Actor, projectId: number) =>
+        (await pool.run<Awaited<ReturnType<DashboardService['project']>>>('dashboard', dashboardJob('project', [actor, projectId]), READS))
+          .value,
+      overview: async (actor: Actor, projectIds: readonly number[]) =>
+        (
+          await pool.run<Awaited<ReturnType<DashboardService['overview']>>>(
+            'dashboard',
+            dashboardJob('overview', [actor, projectIds]),
+            READS,
+          )
+        ).value,
+    } satisfies DashboardReads,
   };
+  function dashboardJob(name: DashboardJob['name'], args: unknown[]): DashboardJob {
+    return { name, args, now: clock.now().toISOString() };
+  }
 }
 
 export type OffloadedReads = ReturnType<typeof createOffloadedReads>;
@@ -60,7 +79,8 @@ export function readJobs(
   projects: ProjectsService,
   search: ProjectSearch,
   worklistsAt: (clock: Clock) => WorklistsService,
-): Record<'tree' | 'search' | 'worklists', JobHandler> {
+  dashboardAt: (clock: Clock) => DashboardService,
+): Record<'tree' | 'search' | 'worklists' | 'dashboard', JobHandler> {
   return {
     tree: async ({ actor, projectId }: { actor: Actor; projectId: number }) => {
       const bytes = Buffer.from(JSON.stringify(await projects.getTree(actor, projectId)));
@@ -74,7 +94,19 @@ export function readJobs(
       const read = worklistsAt({ now: () => new Date(now) })[name] as (...args: unknown[]) => Promise<unknown>;
       return { value: await read(...args) };
     },
+    dashboard: async ({ name, args, now }: DashboardJob) => {
+      if (name !== 'project' && name !== 'overview') throw new Error(`"${String(name)}" is not a dashboard read`);
+      const read = dashboardAt({ now: () => new Date(now) })[name] as (...args: unknown[]) => Promise<unknown>;
+      return { value: await read(...args) };
+    },
   };
+}
+
+interface DashboardJob {
+  name: keyof DashboardReads;
+  args: unknown[];
+  /** The main thread's clock (ISO): the dashboard's "today". */
+  now: string;
 }
 
 const WORKLIST_READS = ['projectItems', 'myItems', 'reviewQueue', 'reviewCount'] as const;

@@ -148,6 +148,13 @@ export function createProjectsService(repo: ProjectsRepository) {
       return { projects: await cards(actor, rows, memberships), total, limit: filter.limit, offset: filter.offset };
     },
 
+    /** The ids of the projects the actor sees (as listProjects lists them), without their cards: the dashboard's. */
+    async projectIds(actor: Actor, archived: ArchivedFilter): Promise<number[]> {
+      const memberId = actor.role === 'admin' ? null : actor.id;
+      const { rows } = await repo.page({ archived, memberId, projectIds: projectLimit(actor), limit: Number.MAX_SAFE_INTEGER, offset: 0 });
+      return rows.map((p) => p.id);
+    },
+
     async getProject(actor: Actor, projectId: number): Promise<{ project: ProjectCard }> {
       const { project, membership } = await service.access(actor, projectId);
       const [card] = await cards(actor, [project], new Map(membership ? [[project.id, membership]] : []));

@@ -46,6 +46,29 @@ export function createWorklistsRepository(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.id, r.updated_at]));
     },
 
+    /**
+     * When each item of a project was raised, and when it was accepted (its last "accepted" verdict, while it still
+     * has that verdict; an imported item accepted without a history entry: its last change). The dashboard's weeks
+     * and its median, and the project list's filters they link to.
+     */
+    async itemDates(projectId: number): Promise<Map<number, { created_at: string; accepted_at: string | null }>> {
+      const rows = await db
+        .selectFrom('items as i')
+        .leftJoin('item_history as h', (join) =>
+          join.onRef('h.item_id', '=', 'i.id').on('h.kind', '=', 'verdict_set').on('h.note', '=', 'accepted'),
+        )
+        .select(['i.id', 'i.created_at', 'i.verdict', 'i.updated_at', (eb) => eb.fn.max('h.at').as('accepted_at')])
+        .where('i.project_id', '=', projectId)
+        .groupBy(['i.id', 'i.created_at', 'i.verdict', 'i.updated_at'])
+        .execute();
+      return new Map(
+        rows.map((r) => [
+          r.id,
+          { created_at: r.created_at, accepted_at: r.verdict === 'accepted' ? (r.accepted_at ?? r.updated_at) : null },
+        ]),
+      );
+    },
+
     /** The participants of each item of a project (by item id), with their names, in name order. */
     async participantsOf(projectId: number): Promise<Map<number, { id: number; name: string }[]>> {
       const rows = await db

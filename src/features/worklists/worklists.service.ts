@@ -1,6 +1,7 @@
 import { type Actor, type ItemTarget, type Membership, can } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
 import type { Clock } from '../../clock.js';
+import { parseWeek, weekOf } from '../../domain/weeks.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectCard, ProjectsService, ProjectTree, TreeChecklist, TreeItem, TreeSection } from '../projects/projects.service.js';
 import type { ProjectSearch } from '../search/project-search.js';
@@ -17,6 +18,13 @@ export interface ItemFilter {
   q: string | null;
   /** Only items where this user (a member of the project) is a participant. */
   participant: number | null;
+  // The dashboard's links (features/dashboard): absent is "any".
+  /** Only items not done (the dashboard's "open"). */
+  open?: boolean;
+  /** Only items raised in the week starting that Monday (YYYY-MM-DD, UTC; domain/weeks.ts). */
+  raised?: string | null;
+  /** Only accepted items: accepted in the week starting that Monday, or at any time (`all`). */
+  accepted?: string | null;
   /** The order of the list: the project's tree (grouped by checklist), or one flat list by a field. */
   sort: ItemSort;
 }
@@ -37,6 +45,9 @@ export function parseItemFilter(query: Record<string, string | undefined>): Item
     overdue: query.overdue === '1',
     q: query.q?.trim() || null,
     participant,
+    open: query.open === '1',
+    raised: parseWeek(query.raised),
+    accepted: query.accepted === 'all' ? 'all' : parseWeek(query.accepted),
     sort: parseItemSort(query.sort),
   };
 }
@@ -49,9 +60,16 @@ export function describeFilter(filter: ItemFilter): string[] {
   if (filter.overdue) words.push('overdue');
   if (filter.q) words.push(`text "${filter.q}"`);
   if (filter.participant !== null) words.push(`participant #${filter.participant}`);
+  if (filter.open) words.push('open');
+  if (filter.raised) words.push(`raised in the week of ${filter.raised}`);
+  if (filter.accepted) words.push(filter.accepted === 'all' ? 'accepted' : `accepted in the week of ${filter.accepted}`);
   if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
   return words;
 }
+
+/** Past its deadline (before `day`, YYYY-MM-DD) and not done: the "Overdue" filter and the dashboard's figure. */
+export const isOverdue = (item: { deadline: string | null; status: string }, day: string) =>
+  item.deadline !== null && item.deadline < day && item.status !== 'done';
 
 /** Sorted lists: open work first (blocked, then in progress, then pending), done last. */
 const STATUS_ORDER: Record<string, number> = { blocked: 0, in_progress: 1, pending: 2, done: 3 };
@@ -286,21 +304,26 @@ export function createWorklistsService(deps: {
     /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
     async filteredItems(actor: Actor, projectId: number, filter: ItemFilter): Promise<FilteredItems> {
       const tree = await projects.getTree(actor, projectId);
-      const [mine, matching, participants, updated, members, membership] = await Promise.all([
+      const [mine, matching, participants, updated, members, membership, dates] = await Promise.all([
         filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
         filter.q ? search.matchingItemIds(actor, projectId, filter.q) : null,
         repo.participantsOf(projectId),
         repo.updatedAt(projectId),
         repo.projectMembers(projectId),
         projectsRepo.membership(actor.id, projectId),
+        filter.raised || filter.accepted ? repo.itemDates(projectId) : null,
       ]);
       const day = today();
+      const acceptedAt = (id: number) => dates?.get(id)?.accepted_at ?? null;
       const passes = (i: { id: number; status: string; deadline: string | null }) =>
         (filter.status === null || i.status === filter.status) &&
         (mine === null || mine.has(i.id)) &&
         (matching === null || matching.has(i.id)) &&
         (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&
-        (!filter.overdue || (i.deadline !== null && i.deadline < day && i.status !== 'done'));
+        (!filter.overdue || isOverdue(i, day)) &&
+        (!filter.open || i.status !== 'done') &&
+        (!filter.raised || weekOf(dates?.get(i.id)?.created_at ?? '') === filter.raised) &&
+        (!filter.accepted || (acceptedAt(i.id) !== null && (filter.accepted === 'all' || weekOf(acceptedAt(i.id)!) === filter.accepted)));
       const rows = tree.sections.flatMap((section) =>
         section.checklists.flatMap((checklist) =>
           checklist.items.filter(passes).map((i) => ({

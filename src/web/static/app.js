@@ -18,6 +18,12 @@
   // so what to fix is read first; each of its links leads to a field.
   var summary = document.querySelector('[data-error-summary]');
   if (summary) summary.focus();
+  // A dashboard chart's bar (views/charts.ts): a click or a tap opens the list it counts, as the number's link in
+  // the table beside it does (the chart itself is an image: no controls inside it for assistive technology).
+  document.addEventListener('click', function (event) {
+    var bar = event.target.closest && event.target.closest('svg [data-href]');
+    if (bar) window.location.assign(bar.getAttribute('data-href'));
+  });
   // Forms that ask before submitting: a confirm() dialog; accepting it marks the form as confirmed.
   document.addEventListener('submit', function (event) {
     var form = event.target;

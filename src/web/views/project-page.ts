@@ -61,6 +61,9 @@ export function filterQuery(filter: ItemFilter, pageNumber?: number): string {
   if (filter.overdue) params.set('overdue', '1');
   if (filter.q) params.set('q', filter.q);
   if (filter.participant !== null) params.set('participant', String(filter.participant));
+  if (filter.open) params.set('open', '1');
+  if (filter.raised) params.set('raised', filter.raised);
+  if (filter.accepted) params.set('accepted', filter.accepted);
   if (filter.sort !== 'tree') params.set('sort', filter.sort);
   if (pageNumber && pageNumber > 1) params.set('page', String(pageNumber));
   const query = params.toString();
@@ -94,11 +97,29 @@ ${m.members.map((u) => html`<option value="${u.id}" ${selected(f.participant ===
 ${ITEM_SORTS.map((k) => html`<option value="${k}" ${selected(f.sort === k)}>${SORT_LABELS[k]}</option>`)}</select></div>
 <div><label class="inline" for="filter-mine"><input id="filter-mine" type="checkbox" name="mine" value="1" ${checked(f.mine)}> Assigned to me</label>
 <label class="inline" for="filter-overdue"><input id="filter-overdue" type="checkbox" name="overdue" value="1" ${checked(f.overdue)}> Overdue</label></div>
-<div class="actions"><button type="submit">Filter</button><a href="/projects/${m.project.id}">Clear</a></div>
+${dashboardFilter(f)}<div class="actions"><button type="submit">Filter</button><a href="/projects/${m.project.id}">Clear</a></div>
 </form>`;
 }
 
-const filtered = (f: ItemFilter) => f.status !== null || f.mine || f.overdue || f.q !== null || f.participant !== null;
+/**
+ * The filters a dashboard's figure opens the list with (open, raised or accepted in a week): named above the
+ * button and kept while the other filters change; "Clear" drops them.
+ */
+function dashboardFilter(f: ItemFilter) {
+  const kept = [
+    f.open ? { name: 'open', value: '1', words: 'Open items only' } : null,
+    f.raised ? { name: 'raised', value: f.raised, words: `Raised in the week of ${f.raised}` } : null,
+    f.accepted
+      ? { name: 'accepted', value: f.accepted, words: f.accepted === 'all' ? 'Accepted' : `Accepted in the week of ${f.accepted}` }
+      : null,
+  ].filter((k) => k !== null);
+  if (kept.length === 0) return '';
+  return html`<p class="muted" data-testid="dashboard-filter">${kept.map((k, i) => html`${i ? ', ' : ''}${k.words}`)}
+${kept.map((k) => html`<input type="hidden" name="${k.name}" value="${k.value}">`)}</p>`;
+}
+
+const filtered = (f: ItemFilter) =>
+  f.status !== null || f.mine || f.overdue || f.q !== null || f.participant !== null || Boolean(f.open || f.raised || f.accepted);
 
 /** Sections and checklists with their counts: the whole visible tree, whatever page is shown. */
 function contents(m: ProjectPageModel) {
@@ -242,7 +263,7 @@ ${p.description ? html`<p class="text">${p.description}</p>` : ''}
 <dt>Verdict</dt><dd data-testid="project-verdict">${badge(p.verdict)}</dd>
 </dl>
 ${m.verdictForm ?? ''}
-<p class="project-links"><a href="/projects/${p.id}/plans" data-testid="plans-link">Plans</a></p>
+<p class="project-links"><a href="/projects/${p.id}/plans" data-testid="plans-link">Plans</a> · <a href="/projects/${p.id}/dashboard">Dashboard</a></p>
 ${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}
