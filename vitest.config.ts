@@ -17,6 +17,7 @@ const DIALECT_TESTS = [
   'test/web/structure.test.ts',
   'test/web/plans-forms.test.ts',
   'test/web/dashboard.test.ts',
+  'test/web/languages.test.ts',
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',
   'test/web/item-history.test.ts',

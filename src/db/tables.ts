@@ -14,6 +14,8 @@ export interface UsersTable {
   active: number;
   /** IANA time zone name (migration 012); null: not chosen. */
   time_zone: string | null;
+  /** The interface's language (src/i18n, migration 025); null: the browser's. */
+  language: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -3,6 +3,7 @@ import type { WebSession } from '../features/sessions/sessions.service.js';
 import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { zonedTime } from '../domain/time-zones.js';
+import { type Language, type Translate, translator } from '../i18n/i18n.js';
 
 interface PageOptions {
   title: string;
@@ -14,22 +15,31 @@ interface PageOptions {
   body: HtmlValue;
   /** Scripts of this page alone (the plan viewer), after the shared one. */
   scripts?: readonly { path: string }[];
+  /** The page's language when nobody is signed in (the sign-in page: the browser's); else the session's. */
+  language?: Language;
 }
 
 const NAV = [
-  { href: '/projects', label: 'Projects' },
-  { href: '/my-items', label: 'My items' },
-  { href: '/audit', label: 'Audit log' },
-  { href: '/profile', label: 'Profile' },
-];
+  { href: '/projects', label: 'nav.projects' },
+  { href: '/my-items', label: 'nav.myItems' },
+  { href: '/audit', label: 'nav.audit' },
+  { href: '/profile', label: 'nav.profile' },
+] as const;
 
-function nav(session: WebSession, path: string) {
-  const review = typeof session.toReview === 'number' ? [{ href: '/review', label: 'To review', count: session.toReview }] : [];
-  const admin = session.user.role === 'admin' ? [{ href: '/admin', label: 'Administration' }] : [];
+/** The language a page is written in, and its translator: the session's (the web fills it per request), else English. */
+export function languageOf(session: WebSession | null, language?: Language): { language: Language; t: Translate } {
+  const chosen = language ?? session?.language ?? 'en';
+  return { language: chosen, t: translator(chosen) };
+}
+
+function nav(session: WebSession, path: string, t: Translate) {
+  const review = typeof session.toReview === 'number' ? [{ href: '/review', label: t('nav.toReview'), count: session.toReview }] : [];
+  const admin = session.user.role === 'admin' ? [{ href: '/admin', label: t('nav.admin') }] : [];
   // The dashboard across projects for those who manage somewhere (they review: a count, even 0) and admins.
   const dashboard =
-    typeof session.toReview === 'number' || session.user.role === 'admin' ? [{ href: '/dashboard', label: 'Dashboard' }] : [];
-  const entries: { href: string; label: string; count?: number }[] = [NAV[0]!, ...dashboard, NAV[1]!, ...review, ...NAV.slice(2), ...admin];
+    typeof session.toReview === 'number' || session.user.role === 'admin' ? [{ href: '/dashboard', label: t('nav.dashboard') }] : [];
+  const [projects, myItems, ...rest] = NAV.map((e) => ({ href: e.href, label: t(e.label) }));
+  const entries: { href: string; label: string; count?: number }[] = [projects!, ...dashboard, myItems!, ...review, ...rest, ...admin];
   return entries.map(
     (e) =>
       html`<a href="${e.href}" ${path === e.href || path.startsWith(e.href + '/') ? html`aria-current="page"` : ''}>${e.label}${
@@ -39,17 +49,18 @@ function nav(session: WebSession, path: string) {
 }
 
 /** The navigation's "Notifications" link with the unread count, refreshed by the script (docs/design.md §15). */
-function notificationsLink(session: WebSession, path: string): SafeHtml {
+function notificationsLink(session: WebSession, path: string, t: Translate): SafeHtml {
   const unread = session.unreadNotifications ?? 0;
   const current = path === '/notifications' || path.startsWith('/notifications/');
-  return html`<a href="/notifications" ${current ? html`aria-current="page"` : ''}>Notifications<span class="nav-count" data-notification-count ${unread ? '' : html`hidden`}><span class="sr-only">, unread: </span><span data-count>${unread}</span></span></a>`;
+  return html`<a href="/notifications" ${current ? html`aria-current="page"` : ''}>${t('nav.notifications')}<span class="nav-count" data-notification-count ${unread ? '' : html`hidden`}><span class="sr-only">${t('nav.unread')}</span><span data-count>${unread}</span></span></a>`;
 }
 
 /** The one layout: skip link, top bar with navigation and sign-out, messages, content. */
 export function page(options: PageOptions): SafeHtml {
   const { session } = options;
+  const { language, t } = languageOf(session, options.language);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -63,16 +74,16 @@ ${(options.scripts ?? []).map(
 )}${appHead(session)}
 </head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="#main">${t('layout.skip')}</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/">Punchlist</a>
 ${
   session
-    ? html`<button type="button" class="menu-button" aria-expanded="false" aria-controls="site-menu">Menu</button>
+    ? html`<button type="button" class="menu-button" aria-expanded="false" aria-controls="site-menu">${t('layout.menu')}</button>
 <div class="menu" id="site-menu">
-<nav aria-label="Main">${nav(session, options.path ?? '')}${notificationsLink(session, options.path ?? '')}</nav>
+<nav aria-label="${t('nav.label')}">${nav(session, options.path ?? '', t)}${notificationsLink(session, options.path ?? '', t)}</nav>
 <span class="who">${session.user.name}</span>
-<form method="post" action="/logout" data-sign-out>${csrfField(session)}${writeKeyField()}<button type="submit">Sign out</button></form>
+<form method="post" action="/logout" data-sign-out>${csrfField(session)}${writeKeyField()}<button type="submit">${t('layout.signOut')}</button></form>
 </div>`
     : ''
 }

@@ -1,3 +1,4 @@
+import { type Language, resolveLanguage } from '../i18n/i18n.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in web session, resolved from the cookie (web routes only). */
     webSession: WebSession | null;
+    /** The language the page answers in (src/i18n). */
+    language: Language;
   }
   interface FastifyContextConfig {
     /** Who may open a web route: `public` (anyone), `user` (signed in, the default), `admin`. */
@@ -38,10 +41,14 @@ function loginCookieName(baseUrl: string) {
 export function webSessions(app: FastifyInstance, deps: { sessions: SessionsService; config: Pick<Config, 'baseUrl'> }) {
   const { sessions, config } = deps;
   app.decorateRequest('webSession', null);
+  app.decorateRequest('language', 'en');
 
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/assets/')) return;
     request.webSession = await sessions.resolve(request.cookies[sessionCookieName(config.baseUrl)]);
+    // The page's language (docs/design.md §23): the user's choice, else the browser's; English when neither is ours.
+    request.language = resolveLanguage(request.webSession?.chosenLanguage, request.headers['accept-language']);
+    if (request.webSession) request.webSession.language = request.language;
   });
 
   // The readable cookie naming the user follows the session as the server sees it (ended elsewhere, or expired):

@@ -90,7 +90,18 @@ export function createSessionsRepository(database: Db) {
       return db
         .selectFrom('web_sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['s.id', 's.csrf_token', 's.created_at', 's.expires_at', 'u.id as user_id', 'u.name', 'u.email', 'u.role', 'u.time_zone'])
+        .select([
+          's.id',
+          's.csrf_token',
+          's.created_at',
+          's.expires_at',
+          'u.id as user_id',
+          'u.name',
+          'u.email',
+          'u.role',
+          'u.time_zone',
+          'u.language',
+        ])
         .where('s.id', '=', id)
         .where('s.expires_at', '>', now)
         .where('u.active', '=', 1)

@@ -1,3 +1,4 @@
+import type { Language } from '../../i18n/i18n.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
@@ -55,6 +56,10 @@ export interface WebSession {
   expiresAt: string;
   /** The user's IANA time zone, in which the web shows times; null: none chosen (UTC). */
   timeZone: string | null;
+  /** The language chosen in the Profile (src/i18n); null: none, the browser's decides. */
+  chosenLanguage: string | null;
+  /** The page's language, filled by the web for each request (the choice, else `Accept-Language`). */
+  language?: Language;
   /** What the navigation counts, filled by the web for the pages it renders: "To review" (null: reviews nowhere). */
   toReview?: number | null;
 }
@@ -157,6 +162,7 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
         createdAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
         timeZone,
+        chosenLanguage: user.language,
       };
       await repo.insert({
         id: session.id,
@@ -180,6 +186,7 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
         createdAt: row.created_at,
         expiresAt: row.expires_at,
         timeZone: row.time_zone,
+        chosenLanguage: row.language,
       };
     },
 

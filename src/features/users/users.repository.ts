@@ -32,6 +32,10 @@ export function createUsersRepository(db: Kysely<Database>) {
       await trx.updateTable('users').set({ time_zone: zone, updated_at: at }).where('id', '=', id).execute();
     },
 
+    async setLanguage(trx: Kysely<Database>, id: number, language: string | null, at: string): Promise<void> {
+      await trx.updateTable('users').set({ language, updated_at: at }).where('id', '=', id).execute();
+    },
+
     async setPasswordHash(trx: Kysely<Database>, id: number, hash: string, at: string): Promise<void> {
       await trx.updateTable('users').set({ password_hash: hash, updated_at: at }).where('id', '=', id).execute();
     },

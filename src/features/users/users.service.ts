@@ -1,3 +1,4 @@
+import { isLanguage, type Language } from '../../i18n/i18n.js';
 import type { Clock } from '../../clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { User } from '../../db/tables.js';
@@ -82,6 +83,19 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
         await recordAudit?.(trx);
       });
       return canonical;
+    },
+
+    /**
+     * Sets the interface's language (docs/design.md §23): one we speak, or null for the browser's. A code we do not
+     * speak is no error: it is stored as no choice, and the browser's language (else English) is used.
+     */
+    async setLanguage(id: number, language: string | null, recordAudit?: RecordAudit): Promise<Language | null> {
+      const chosen = isLanguage(language) ? language : null;
+      await repo.transaction(async (trx) => {
+        await repo.setLanguage(trx, id, chosen, clock.now().toISOString());
+        await recordAudit?.(trx);
+      });
+      return chosen;
     },
 
     /**

@@ -34,10 +34,14 @@ function loginPage(
 ) {
   const csrf = loginCsrf(request, reply, config.sessionSecret, config.baseUrl);
   const next = safeNext(options.next);
-  return reply
-    .code(options.status ?? 200)
-    .type('text/html; charset=utf-8')
-    .send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '' }));
+  return (
+    reply
+      .code(options.status ?? 200)
+      .type('text/html; charset=utf-8')
+      // Written in the browser's language (nobody is signed in yet).
+      .header('vary', 'Accept-Language')
+      .send(loginPageView({ csrf, next, error: options.error ?? null, email: options.email ?? '', language: request.language }))
+  );
 }
 
 export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'sessions' | 'config'> & { webWrite: WebWriter }) {

@@ -1,3 +1,4 @@
+import { message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
@@ -129,6 +130,13 @@ export async function accountPages(app: FastifyInstance, deps: ProfileDeps & Acc
     );
   });
 
+  app.post('/profile/language', async (request, reply) => {
+    const { user } = sessionOf(request);
+    return accountWrite(request, reply, 'language', (_, recordAudit) =>
+      users.setLanguage(user.id, formOf(request).get('language') || null, recordAudit),
+    );
+  });
+
   app.post('/profile/password', async (request, reply) => {
     const session = sessionOf(request);
     const form = formOf(request);
@@ -178,7 +186,9 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
   app.get('/profile', async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     const notice = query.saved
-      ? (ACCOUNT_NOTICES[query.saved] ?? null)
+      ? query.saved === 'language'
+        ? message(request.language, 'profile.language.saved')
+        : (ACCOUNT_NOTICES[query.saved] ?? null)
       : query.revoked
         ? 'The token was revoked.'
         : query.webhook_disabled

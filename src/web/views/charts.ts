@@ -11,8 +11,14 @@ const WIDTH = 640;
 const LABEL_WIDTH = 200;
 const ROW = 28;
 
-/** Numbers for people, with the page's separators (docs/decisions.md, "Dashboard"). */
-const number = (n: number) => n.toLocaleString('en');
+/** The words and numbers of a chart, in the page's language (views/dashboard-page.ts). */
+export interface ChartWords {
+  number(value: number): string;
+  raised: string;
+  closed: string;
+  closedAccepted: string;
+  weekOf: string;
+}
 
 /**
  * A horizontal bar chart drawn on the server (docs/design.md §23): an `svg` with `role="img"` named by its title,
@@ -20,7 +26,8 @@ const number = (n: number) => n.toLocaleString('en');
  * and print use). A click or tap on a bar opens the same list (app.js, `data-href`): an image holds no controls
  * for assistive technology. Readable as it is sent without a script, and offline from the page's cache.
  */
-export function barChart(id: string, title: string, bars: readonly Bar[]): SafeHtml {
+export function barChart(id: string, title: string, bars: readonly Bar[], words: ChartWords): SafeHtml {
+  const number = words.number;
   const max = Math.max(1, ...bars.map((b) => b.value));
   const height = Math.max(1, bars.length) * ROW + 8;
   const room = WIDTH - LABEL_WIDTH - 60;
@@ -47,7 +54,8 @@ export interface WeekBars {
 }
 
 /** Two bars per week (raised, closed), oldest week first, each a link; the table beside has a row per week. */
-export function weeklyChart(id: string, title: string, weeks: readonly WeekBars[]): SafeHtml {
+export function weeklyChart(id: string, title: string, weeks: readonly WeekBars[], words: ChartWords): SafeHtml {
+  const number = words.number;
   const max = Math.max(1, ...weeks.flatMap((w) => [w.raised.value, w.closed.value]));
   const height = 180;
   const plot = height - 40;
@@ -58,7 +66,7 @@ export function weeklyChart(id: string, title: string, weeks: readonly WeekBars[
   };
   return html`<figure class="card chart" aria-labelledby="${id}-title">
 <figcaption id="${id}-title"><h2>${title}</h2>
-<p class="chart-legend"><span class="key raised"></span> Raised <span class="key closed"></span> Closed (accepted)</p></figcaption>
+<p class="chart-legend"><span class="key raised"></span> ${words.raised} <span class="key closed"></span> ${words.closedAccepted}</p></figcaption>
 <svg role="img" aria-labelledby="${id}-title" viewBox="0 0 ${WIDTH} ${height}" preserveAspectRatio="xMinYMin meet" data-testid="chart-${id}">
 <line x1="0" x2="${WIDTH}" y1="${8 + plot}" y2="${8 + plot}" class="chart-axis"></line>
 ${weeks.map((w, i) => {
@@ -67,7 +75,7 @@ ${weeks.map((w, i) => {
 })}
 </svg>
 <table class="chart-numbers"><caption class="sr-only">${title}</caption>
-<thead><tr><th scope="col">Week of</th><th scope="col">Raised</th><th scope="col">Closed</th></tr></thead><tbody>
+<thead><tr><th scope="col">${words.weekOf}</th><th scope="col">${words.raised}</th><th scope="col">${words.closed}</th></tr></thead><tbody>
 ${weeks.map(
   (w) =>
     html`<tr><th scope="row">${w.week}</th><td><a href="${w.raised.href}">${number(w.raised.value)}</a></td><td><a href="${w.closed.href}">${number(w.closed.value)}</a></td></tr>`,

@@ -1,58 +1,82 @@
 import type { DashboardOverview, ProjectFigures } from '../../features/dashboard/dashboard.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
+import { formatNumber, type Language, type Translate } from '../../i18n/i18n.js';
 import { html, type SafeHtml } from '../html.js';
-import { crumbs, page } from '../layout.js';
+import { crumbs, languageOf, page } from '../layout.js';
 import { barChart, weeklyChart } from './charts.js';
-
-const statusLabel = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).replace(/_/g, ' ');
-
-/** Days with one decimal, or a dash when nothing was accepted. */
-const days = (value: number | null) => (value === null ? '—' : value.toFixed(1));
 
 /** The project list filtered as a figure counts (worklists' filters: open, overdue, status, raised, accepted). */
 const listOf = (projectId: number, query: string) => `/projects/${projectId}?${query}`;
 
+/** How the dashboard writes in the page's language: its words, numbers and days (one decimal, a dash for none). */
+function writer(session: WebSession) {
+  const { language, t } = languageOf(session);
+  return {
+    language,
+    t,
+    n: (value: number) => formatNumber(language, value),
+    days: (value: number | null) => (value === null ? '—' : formatNumber(language, value, 1)),
+    status: (s: (typeof ITEM_STATUSES)[number]) => t(`status.${s}`),
+  };
+}
+
+type Writer = ReturnType<typeof writer>;
+
 /** The headline numbers, each a link to what it counts. */
-function headline(f: Omit<ProjectFigures, 'project'>, link: (query: string) => string): SafeHtml {
+function headline(w: Writer, f: Omit<ProjectFigures, 'project'>, link: (query: string) => string): SafeHtml {
   const figure = (label: string, value: string, href: string) => html`<li><a href="${href}"><strong>${value}</strong> ${label}</a></li>`;
   return html`<ul class="figures card" data-testid="dashboard-figures">
-${figure('open', f.open.toLocaleString('en'), link('open=1'))}
-${figure('overdue', f.overdue.toLocaleString('en'), link('overdue=1'))}
-${figure('accepted', f.accepted.toLocaleString('en'), link('accepted=all'))}
-${figure('median days from raised to accepted', days(f.medianDaysToAccept), link('accepted=all'))}
+${figure(w.t('dashboard.open'), w.n(f.open), link('open=1'))}
+${figure(w.t('dashboard.overdue'), w.n(f.overdue), link('overdue=1'))}
+${figure(w.t('dashboard.accepted'), w.n(f.accepted), link('accepted=all'))}
+${figure(w.t('dashboard.medianDays'), w.days(f.medianDaysToAccept), link('accepted=all'))}
 </ul>`;
 }
+
+/** The charts' own words (legend, table headings) and numbers, in the page's language. */
+const chartWords = (language: Language, t: Translate) => ({
+  number: (value: number) => formatNumber(language, value),
+  raised: t('chart.raised'),
+  closed: t('chart.closed'),
+  closedAccepted: t('chart.closedAccepted'),
+  weekOf: t('chart.weekOf'),
+});
 
 /** A project's "Dashboard" tab: its figures, of the items the user sees. */
 export function projectDashboardView(m: { session: WebSession; figures: ProjectFigures }): SafeHtml {
   const f = m.figures;
+  const w = writer(m.session);
+  const { t } = w;
   const link = (query: string) => listOf(f.project.id, query);
+  const words = chartWords(w.language, t);
   return page({
-    title: `Dashboard · ${f.project.name}`,
+    title: `${t('dashboard.title')} · ${f.project.name}`,
     session: m.session,
     path: `/projects/${f.project.id}/dashboard`,
     body: html`${crumbs([
-      { href: '/projects', label: 'Projects' },
+      { href: '/projects', label: t('nav.projects') },
       { href: `/projects/${f.project.id}`, label: f.project.name },
     ])}
-<h1>Dashboard</h1>
-<p class="muted">${f.total.toLocaleString('en')} items you can see in this project. Every figure opens the list of the items it counts.</p>
-${headline(f, link)}
+<h1>${t('dashboard.title')}</h1>
+<p class="muted">${t('dashboard.projectLead', { count: f.total })}</p>
+${headline(w, f, link)}
 <div class="charts">
 ${barChart(
   'status',
-  'Items by status',
-  ITEM_STATUSES.map((s) => ({ label: statusLabel(s), value: f.byStatus[s], href: link(`status=${s}`) })),
+  t('dashboard.byStatus'),
+  ITEM_STATUSES.map((s) => ({ label: w.status(s), value: f.byStatus[s], href: link(`status=${s}`) })),
+  words,
 )}
 ${weeklyChart(
   'weeks',
-  'Raised and closed per week',
-  f.weeks.map((w) => ({
-    week: w.week,
-    raised: { label: `Raised in the week of ${w.week}`, value: w.raised, href: link(`raised=${w.week}`) },
-    closed: { label: `Accepted in the week of ${w.week}`, value: w.accepted, href: link(`accepted=${w.week}`) },
+  t('dashboard.weekly'),
+  f.weeks.map((week) => ({
+    week: week.week,
+    raised: { label: t('dashboard.raisedInWeek', { week: week.week }), value: week.raised, href: link(`raised=${week.week}`) },
+    closed: { label: t('dashboard.acceptedInWeek', { week: week.week }), value: week.accepted, href: link(`accepted=${week.week}`) },
   })),
+  words,
 )}
 </div>`,
   });
@@ -61,39 +85,47 @@ ${weeklyChart(
 /** `/dashboard`: every active project the user sees, side by side, and the totals. */
 export function dashboardView(m: { session: WebSession; overview: DashboardOverview }): SafeHtml {
   const { projects, totals } = m.overview;
+  const w = writer(m.session);
+  const { t } = w;
+  const words = chartWords(w.language, t);
+  const cell = (label: string, href: string, value: string) => html`<td data-label="${label}"><a href="${href}">${value}</a></td>`;
   return page({
-    title: 'Dashboard',
+    title: t('dashboard.title'),
     session: m.session,
     path: '/dashboard',
-    body: html`<h1>Dashboard</h1>
-<p class="muted">${projects.length.toLocaleString('en')} active projects, ${totals.total.toLocaleString('en')} items you can see. Totals open the table by project below; every other figure opens the list of the items it counts.</p>
-${headline(totals, () => '#projects')}
+    body: html`<h1>${t('dashboard.title')}</h1>
+<p class="muted">${t('dashboard.overviewLead', { projects: projects.length, count: totals.total })}</p>
+${headline(w, totals, () => '#projects')}
 ${
   projects.length
     ? html`<div class="charts">
 ${barChart(
   'open',
-  'Open items by project',
+  t('dashboard.openByProject'),
   projects.map((p) => ({ label: p.project.name, value: p.open, href: listOf(p.project.id, 'open=1') })),
+  words,
 )}
 ${barChart(
   'overdue',
-  'Overdue items by project',
+  t('dashboard.overdueByProject'),
   projects.map((p) => ({ label: p.project.name, value: p.overdue, href: listOf(p.project.id, 'overdue=1') })),
+  words,
 )}
 </div>
-<h2 id="projects">By project</h2>
-<table data-testid="dashboard-projects"><thead><tr><th scope="col">Project</th>${ITEM_STATUSES.map(
-        (s) => html`<th scope="col">${statusLabel(s)}</th>`,
-      )}<th scope="col">Overdue</th><th scope="col">Accepted</th><th scope="col">Median days to accept</th></tr></thead>
+<h2 id="projects">${t('dashboard.byProject')}</h2>
+<table data-testid="dashboard-projects"><thead><tr><th scope="col">${t('dashboard.project')}</th>${ITEM_STATUSES.map(
+        (s) => html`<th scope="col">${w.status(s)}</th>`,
+      )}<th scope="col">${t('dashboard.overdueColumn')}</th><th scope="col">${t('dashboard.acceptedColumn')}</th><th scope="col">${t(
+        'dashboard.medianColumn',
+      )}</th></tr></thead>
 <tbody>${projects.map(
         (p) => html`<tr><th scope="row"><a href="/projects/${p.project.id}/dashboard">${p.project.name}</a></th>
-${ITEM_STATUSES.map((s) => html`<td data-label="${statusLabel(s)}"><a href="${listOf(p.project.id, `status=${s}`)}">${p.byStatus[s].toLocaleString('en')}</a></td>`)}
-<td data-label="Overdue"><a href="${listOf(p.project.id, 'overdue=1')}">${p.overdue.toLocaleString('en')}</a></td>
-<td data-label="Accepted"><a href="${listOf(p.project.id, 'accepted=all')}">${p.accepted.toLocaleString('en')}</a></td>
-<td data-label="Median days to accept"><a href="${listOf(p.project.id, 'accepted=all')}">${days(p.medianDaysToAccept)}</a></td></tr>`,
+${ITEM_STATUSES.map((s) => cell(w.status(s), listOf(p.project.id, `status=${s}`), w.n(p.byStatus[s])))}
+${cell(t('dashboard.overdueColumn'), listOf(p.project.id, 'overdue=1'), w.n(p.overdue))}
+${cell(t('dashboard.acceptedColumn'), listOf(p.project.id, 'accepted=all'), w.n(p.accepted))}
+${cell(t('dashboard.medianColumn'), listOf(p.project.id, 'accepted=all'), w.days(p.medianDaysToAccept))}</tr>`,
       )}</tbody></table>`
-    : html`<p class="muted">You are not a member of an active project.</p>`
+    : html`<p class="muted">${t('dashboard.noProjects')}</p>`
 }`,
   });
 }

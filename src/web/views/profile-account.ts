@@ -2,7 +2,8 @@ import { timeZoneChoices, zonedTime } from '../../domain/time-zones.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { ProjectRole } from '../../features/users/users.service.js';
 import { html } from '../html.js';
-import { csrfField, writeKeyField } from '../layout.js';
+import { LANGUAGE_NAMES, LANGUAGES } from '../../i18n/i18n.js';
+import { csrfField, languageOf, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 
@@ -58,6 +59,24 @@ ${state.summary({ time_zone: ['time-zone', 'Time zone'] })}
 ${[...extra, ...zones].map((z) => html`<option value="${z}" ${selected(current === z)}>${z.replace(/_/g, ' ')}</option>`)}
 </select>${state.message('time_zone', 'time-zone')}
 <div class="actions"><button type="submit">Save time zone</button></div>
+</form>
+</section>`;
+}
+
+/** The interface's language (docs/design.md §23): the languages named in themselves, or the browser's choice. */
+export function languageBlock(m: AccountModel) {
+  const { language, t } = languageOf(m.session);
+  const chosen = m.session.chosenLanguage;
+  return html`<section class="card" aria-labelledby="language-title">
+<h2 id="language-title">${t('profile.language.title')}</h2>
+<p class="muted" id="language-help">${t('profile.language.help', { language: LANGUAGE_NAMES[language] })}</p>
+<form method="post" action="/profile/language">${csrfField(m.session)}${writeKeyField()}
+<label for="language">${t('profile.language.title')}</label>
+<select id="language" name="language" aria-describedby="language-help">
+<option value="" ${selected(chosen === null)}>${t('profile.language.browser')}</option>
+${LANGUAGES.map((l) => html`<option value="${l}" lang="${l}" ${selected(chosen === l)}>${LANGUAGE_NAMES[l]}</option>`)}
+</select>
+<div class="actions"><button type="submit">${t('profile.language.save')}</button></div>
 </form>
 </section>`;
 }

@@ -9,7 +9,7 @@ import type { WebhookWithDeliveries } from '../../features/webhooks/webhooks.ser
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField, page, time, writeKeyField } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
-import { type AccountModel, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
+import { type AccountModel, languageBlock, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
 import { errorSummary } from './forms.js';
 
 /** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
@@ -125,6 +125,7 @@ export function profilePageView(options: ProfileModel): string {
     notice: options.notice,
     body: html`<h1>Profile</h1>
 ${youBlock(options.account)}
+${languageBlock(options.account)}
 ${timeZoneBlock(options.account)}
 ${passwordBlock(options.account)}
 <section class="card" aria-labelledby="tokens-title">

@@ -1,0 +1,75 @@
+import { IntlMessageFormat } from 'intl-messageformat';
+import de from './messages/de.json' with { type: 'json' };
+import en from './messages/en.json' with { type: 'json' };
+import ru from './messages/ru.json' with { type: 'json' };
+
+/**
+ * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
+ * one JSON file per language under messages/; English is complete and the fallback of every other. A language is
+ * one file and one line here. v1, events, webhooks, CSV headers and machine codes never pass through here.
+ */
+export const LANGUAGES = ['en', 'ru', 'de'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** Each language named in itself, as the Profile's select offers it. */
+export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
+
+export type MessageKey = keyof typeof en;
+/** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
+export type MessageValues = Record<string, string | number>;
+
+const CATALOGS: Record<Language, Partial<Record<MessageKey, string>>> = { en, ru, de };
+
+export function isLanguage(value: unknown): value is Language {
+  return (LANGUAGES as readonly unknown[]).includes(value);
+}
+
+/**
+ * The language of a page: the one chosen in the Profile, else the first of the browser's `Accept-Language` we speak
+ * (by weight, a region falls back to its language: `de-AT` is German), else English. Never an error: anything
+ * unknown or malformed is skipped.
+ */
+export function resolveLanguage(chosen: string | null | undefined, acceptLanguage: string | undefined): Language {
+  if (isLanguage(chosen)) return chosen;
+  const wanted = (acceptLanguage ?? '')
+    .slice(0, 1000)
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([01](?:\.\d{0,3})?)\s*$/.exec(p)).find(Boolean);
+      return { language: tag.trim().toLowerCase().split('-')[0]!, weight: q ? Number(q[1]) : 1, index };
+    })
+    .filter((w) => w.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.index - b.index);
+  return wanted.map((w) => w.language).find(isLanguage) ?? 'en';
+}
+
+const formats = new Map<string, IntlMessageFormat>();
+
+/** A message in `language` (English where the language lacks it), its arguments filled in. */
+export function message(language: Language, key: MessageKey, values?: MessageValues): string {
+  const own = CATALOGS[language][key];
+  const [lang, source] = own === undefined ? (['en', en[key]] as const) : ([language, own] as const);
+  const id = `${lang}\u0000${key}`;
+  let format = formats.get(id);
+  if (!format) {
+    format = new IntlMessageFormat(source, lang, undefined, { ignoreTag: true });
+    formats.set(id, format);
+  }
+  return String(format.format(values));
+}
+
+/** The translator of one language: `t('nav.projects')`, `t('items.count', { count: 3 })`. */
+export type Translate = (key: MessageKey, values?: MessageValues) => string;
+
+export function translator(language: Language): Translate {
+  return (key, values) => message(language, key, values);
+}
+
+/** A number as the language writes it (1,234 · 1 234 · 1.234). */
+export function formatNumber(language: Language, value: number, fractionDigits = 0): string {
+  return value.toLocaleString(language, { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits });
+}
+
+/** The catalogues, for the test that every key and placeholder exists in every language. */
+export const catalogs = (): Readonly<Record<Language, Readonly<Record<string, string>>>> => CATALOGS;
