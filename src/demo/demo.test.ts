@@ -131,6 +131,14 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect(queue.rows.some((r) => r.kind === 'verdict')).toBe(true);
   });
 
+  it('signs one foreman in Russian, and the banner says which (docs/design.md §23)', async () => {
+    const foreman = DEMO_SIGN_INS.find((s) => s.who.includes('Russian'))!;
+    const row = await ctx.db.kysely.selectFrom('users').select('language').where('email', '=', foreman.email).executeTakeFirstOrThrow();
+    expect(row.language).toBe('ru');
+    const others = await ctx.db.kysely.selectFrom('users').select('language').where('email', '!=', foreman.email).execute();
+    expect(others.every((u) => u.language === null)).toBe(true);
+  });
+
   it('pins the fit-out punch list on a floor plan whose second version keeps the pins', async () => {
     const manager = (await ctx.users.findByEmail(DEMO_EMAIL))!;
     const { plans } = await ctx.plans.listPlans({ id: manager.id, role: 'member' }, 3);

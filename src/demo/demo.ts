@@ -16,6 +16,8 @@ const DEMO_PASSWORD = 'punchlist-demo';
 export const DEMO_EMAIL = 'manager@demo.test';
 
 const DAY = 86_400_000;
+/** The demo's foreman, whose interface speaks Russian. */
+const DEMO_FOREMAN = 'executor@demo.test';
 
 /**
  * The demo workspace as a fixture (docs/design.md §2), so the demo goes through the same import path as
@@ -498,7 +500,7 @@ const FIT_OUT = 3;
 export const DEMO_SIGN_INS = [
   { email: 'admin@demo.test', who: 'Alice Admin, administrator' },
   { email: DEMO_EMAIL, who: 'Maria Manager, manager of every project (the token acts as her)' },
-  { email: 'executor@demo.test', who: 'Egor Executor' },
+  { email: 'executor@demo.test', who: 'Egor Executor, who reads the interface in Russian (his Profile\'s "Language")' },
   { email: 'executor2@demo.test', who: 'Elena Executor' },
   { email: 'observer@demo.test', who: 'Oscar Observer: observer of the plant audit, executor on the fit-out' },
   { email: 'partial@demo.test', who: 'Pavel Partial: executor limited to part of the plant audit' },
@@ -522,6 +524,9 @@ export async function loadDemoWorkspaceIfEmpty(ctx: AppContext): Promise<{ token
   }
   const manager = await ctx.users.findByEmail(DEMO_EMAIL);
   if (!manager) throw new Error('the demo manager was not imported');
+  // A foreman who works in his own language (docs/design.md §23): the banner says so.
+  const foreman = await ctx.users.findByEmail(DEMO_FOREMAN);
+  if (foreman) await ctx.users.setLanguage(foreman.id, 'ru');
   const { token } = await ctx.tokens.createToken({
     userId: manager.id,
     name: 'demo (all scopes)',
