@@ -85,9 +85,9 @@ export async function openPdf(data: Uint8Array): Promise<PdfDocument> {
         canvas.width = width;
         canvas.height = height;
         const context = canvas.getContext('2d');
-        context.fillStyle = '#ffffff';
-        context.fillRect(0, 0, width, height);
-        await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+        // pdf.js paints the page's white itself (its `background`): a fill of ours before it was the same ~70 MB
+        // written twice for an A1 page (docs/performance.md, "Plans").
+        await page.render({ canvas: canvas as never, canvasContext: context as never, viewport, background: '#ffffff' }).promise;
         // Not copied: data() is a view on the canvas's surface, freed by the next page's resize or by close(), so
         // the page is held once while it is tiled (a copy cost ~70 MB and a fifth of the thread's CPU for an A1
         // page; freed before its tiling, it crashed the process: docs/performance.md, "Plans").
