@@ -5,7 +5,8 @@
  *
  * 1. A 50-page A1 PDF (made here with PDFKit: dense line work and text on every page, like a drawing) uploaded
  *    through the web form ("Upload plan", in Chromium): the time until all 50 plans are listed (rendered and
- *    tiled), and the server's peak RSS meanwhile (VmRSS sampled every 100 ms, and VmHWM).
+ *    tiled), and the server's peak RSS meanwhile (VmRSS sampled every 100 ms, and VmHWM), its rendering process's
+ *    (a child of the server) and the two summed.
  * 2. items/get (autocannon) while that upload renders vs. alone, in the same run: the ratio of the p99s.
  * 3. A tile served after the access check (bearer token) vs. @fastify/static serving the same bytes from a file,
  *    in the same run: requests/s and their ratio; and the 304 path (If-None-Match with the tile's ETag).
@@ -16,7 +17,7 @@
  * BENCH_CONNECTIONS (default 10), BENCH_PAGES (default 50), BENCH_PROFILE=1 (the server under --cpu-prof,
  * profiles in data/bench/profiles/plans).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -123,6 +124,17 @@ function vmHwmMb(pid: number | undefined): number | null {
   }
 }
 
+/** The server's child processes (a plan's rendering process renders outside it), from /proc. */
+function childPids(pid: number | undefined): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
 interface PlanListed {
   id: number;
   version: number;
@@ -179,7 +191,16 @@ async function main() {
     await page.locator('#plan-name').fill('Levels');
     const rssBefore = rssMb(pid) ?? 0;
     let peak = rssBefore;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid) ?? 0)), 100);
+    // The node's whole memory: the server and its rendering process, summed at each sample; the latter's alone too.
+    let peakWithChildren = rssBefore;
+    let peakChildren = 0;
+    const sampler = setInterval(() => {
+      const server = rssMb(pid) ?? 0;
+      const children = childPids(pid).reduce((n, child) => n + (rssMb(child) ?? 0), 0);
+      peak = Math.max(peak, server);
+      peakChildren = Math.max(peakChildren, children);
+      peakWithChildren = Math.max(peakWithChildren, server + children);
+    }, 100);
     t = performance.now();
     await page.getByRole('button', { name: 'Upload plan' }).click();
     await page.waitForURL('**/projects/1/plans?upload=*');
@@ -202,7 +223,8 @@ async function main() {
     const hwm = vmHwmMb(pid);
     log(
       `upload: accepted in ${Math.round(accepted)} ms, ${plans.length} plans listed after ${(renderedMs / 1000).toFixed(1)} s; ` +
-        `server RSS ${rssBefore} MB before, peak ${peak} MB sampled, VmHWM ${hwm} MB`,
+        `server RSS ${rssBefore} MB before, peak ${peak} MB sampled, VmHWM ${hwm} MB; ` +
+        `its rendering process's peak ${peakChildren} MB, server + rendering peak ${peakWithChildren} MB`,
     );
     log(
       `items/get during the upload: p50 ${during.latency_ms.p50} ms, p99 ${during.latency_ms.p99} ms, ${during.requests_per_s} req/s ` +
@@ -310,6 +332,8 @@ async function main() {
         server_rss_mb_before: rssBefore,
         server_rss_mb_peak_sampled: peak,
         server_vm_hwm_mb: hwm,
+        rendering_process_rss_mb_peak_sampled: peakChildren,
+        server_and_rendering_rss_mb_peak_sampled: peakWithChildren,
       },
       items_get_alone: alone,
       items_get_during_upload: during,

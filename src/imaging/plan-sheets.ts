@@ -5,7 +5,7 @@ import { detectFormat, ImageRejected, loadSharp } from './images.js';
 /**
  * Plan sheets (docs/design.md §19): a drawing as Deep Zoom tiles for the viewer, one downscaled WebP of the whole
  * sheet (`/api/plans/file.php`, thumbnails, reports), and crops of it around a pin. sharp stays behind this
- * folder (STYLE.md habit 5); the rendering thread (features/plans) gives it the pixels of a PDF page or the
+ * folder (STYLE.md habit 5); the rendering process (features/plans) gives it the pixels of a PDF page or the
  * bytes of an image.
  */
 
