@@ -41,7 +41,7 @@ try {
   const wall = performance.now() - started;
   process.stderr.write(
     `${PAGES} pages in ${ms(wall)} ms (${ms(wall / PAGES)} ms a page): render ${ms(totals.render)} ms, tile ${ms(totals.tile)} ms; ` +
-      `CPU ${ms(cpuMs)} ms (${(cpuMs / wall).toFixed(2)} cores)\n`,
+      `CPU ${ms(cpuMs)} ms (${(cpuMs / wall).toFixed(2)} cores); peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`,
   );
   await pdf.close();
 } finally {

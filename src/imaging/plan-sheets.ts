@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { detectFormat, ImageRejected, loadSharp } from './images.js';
+import { detectFormat, ImageRejected, loadSharp, readImageHeader } from './images.js';
 
 /**
  * Plan sheets (docs/design.md §19): a drawing as Deep Zoom tiles for the viewer, one downscaled WebP of the whole
@@ -59,31 +59,17 @@ export function fitScale(width: number, height: number, bounds: SheetBounds): nu
 }
 
 /**
- * Reads an image plan's header: PNG, JPEG or WebP (GIF, SVG and the rest refused), at least `minSide` px
- * each way, at most `maxPixels`. Throws ImageRejected.
+ * Reads an image plan's header (readImageHeader): PNG, JPEG or WebP (GIF, SVG and the rest refused), at least
+ * `minSide` px each way, at most `maxPixels`. Throws ImageRejected.
  */
 export async function inspectPlanImage(
   bytes: Buffer,
   limits: { minSide: number; maxPixels: number },
 ): Promise<{ format: PlanImageFormat; width: number; height: number }> {
-  const format = detectFormat(bytes);
-  if (format === 'gif') throw new ImageRejected('unsupported_format', 'A plan is a PDF, PNG, JPEG or WebP file');
-  const sharp = await loadSharp();
-  let metadata;
-  try {
-    metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
-  } catch (err) {
-    throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
-  }
-  const { width, height } = metadata.autoOrient;
-  if (metadata.format !== format || !(width > 0 && height > 0)) throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
-  if (width < limits.minSide || height < limits.minSide) {
-    throw new ImageRejected('too_small', `The image is ${width}×${height} pixels; each side must be ${limits.minSide} or more`);
-  }
-  if (width * height > limits.maxPixels) {
-    throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${limits.maxPixels}`);
-  }
-  return { format, width, height };
+  if (detectFormat(bytes) === 'gif') throw new ImageRejected('unsupported_format', 'A plan is a PDF, PNG, JPEG or WebP file');
+  const { format, width, height } = await readImageHeader(bytes, limits);
+  // Not a GIF: refused above, before its header was read.
+  return { format: format as PlanImageFormat, width, height };
 }
 
 /** Whether rendered pixels are mostly pure white paper (a drawing, not a scan): a sample of ~1 pixel in 61. */
