@@ -117,17 +117,10 @@ export async function tileSheet(source: SheetSource, dir: string, bounds: SheetB
       .webp(SHEET_WEBP)
       .toFile(join(dir, `${DZI_NAME}.webp`));
   try {
-    if ('raw' in source) {
-      // A rendered page's pixels are in memory: the pyramid and the whole sheet are made from them side by side
-      // (libvips writes the tiles mostly on one thread; the sheet takes the other core meanwhile). Both end before
-      // a failure is told, so that nothing still writes into `dir` when the caller removes it.
-      const written = await Promise.allSettled([pyramid(), whole()]);
-      for (const outcome of written) if (outcome.status === 'rejected') throw outcome.reason;
-    } else {
-      // An image is decoded by each: one after the other, not two decodings of it in memory at once.
-      await pyramid();
-      await whole();
-    }
+    // One after the other: side by side, the two pipelines' buffers made the rendering process ~25 MB larger
+    // (docs/performance.md, "Plans").
+    await pyramid();
+    await whole();
   } catch (err) {
     throw new ImageRejected('corrupt', 'The image data cannot be decoded', { cause: err });
   }
