@@ -88,8 +88,9 @@ export interface PlanLimits {
   /** PLAN_MAX_PAGES: a PDF of more pages is refused with 422 (default 100). */
   maxPages: number;
   /**
-   * PLAN_RENDER_TIMEOUT_SECONDS: the rendering process of an upload is stopped after this long (a PDF that makes
-   * pdf.js loop) and the upload refused (default 600: a 50-page A1 set takes ~2 minutes). Its first step, reading
+   * PLAN_RENDER_TIMEOUT_SECONDS: the rendering process of an upload is stopped after this much CPU time (a PDF
+   * that makes pdf.js loop) and the upload refused (default 600: a 50-page A1 set takes ~2 minutes). On Linux the
+   * process's CPU time is counted (a rendering that waits for a core is not refused for waiting), elsewhere time. Its first step, reading
    * the file (pages, encryption), has a tenth of it, at least 5 s, while the upload request waits.
    */
   renderTimeoutSeconds: number;

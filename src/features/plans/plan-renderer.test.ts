@@ -35,21 +35,22 @@ describe.skipIf(!existsSync('/proc/self/task'))('the plan renderer', () => {
   afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
   it('renders in a child process whose every thread runs at the low priority it is given, and ends with its task', async () => {
-    const path = tempFile(await makePdf({ pages: 3, size: 'A4', lines: 200 }), 'plan.pdf');
+    // Small pages: at nice 17 on a machine that other work keeps busy, the rendering gets little CPU.
+    const path = tempFile(await makePdf({ pages: 3, size: 'A6' }), 'plan.pdf');
     const outDir = mkdtempSync(join(tmpdir(), 'punchlist-render-test-'));
     dirs.push(join(path, '..'), outDir);
     const before = new Set(children());
     const seen: Array<{ page: number; pids: number[]; nices: number[] }> = [];
     const sheets = await createPlanRenderer().render(
       { path, source: 'pdf', pages: [1, 2, 3], outDir },
-      { timeoutMs: 60_000, memoryMb: 256, nice: 17 },
+      { timeoutMs: 280_000, memoryMb: 256, nice: 17 },
       (page) => {
         // While the process tiles the next page: libvips' and libuv's threads have started.
         const pids = children().filter((pid) => !before.has(pid));
         seen.push({ page, pids, nices: pids.flatMap(threadNices) });
       },
     );
-    expect(sheets.map((sheet) => sheet.width)).toEqual([1240, 1240, 1240]);
+    expect(sheets.map((sheet) => sheet.width)).toEqual([620, 620, 620]);
     // Pages 1 and 2 (the process may have ended by the time the last page's message is read).
     const rendering = seen.filter((s) => s.page < 3);
     expect(rendering.map((s) => s.pids.length)).toEqual([1, 1]);
@@ -60,5 +61,5 @@ describe.skipIf(!existsSync('/proc/self/task'))('the plan renderer', () => {
     expect(threadNices(process.pid)).not.toContain(17);
     // The process has ended with its task.
     await expect.poll(() => children().filter((pid) => !before.has(pid))).toEqual([]);
-  });
+  }, 300_000);
 });

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiError, validationError } from '../../errors.js';
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
@@ -12,8 +13,25 @@ const OUT_OF_MEMORY = /heap limit|heap out of memory/i;
 /** The end of the process's stderr is kept: what a crash said, for the error. */
 const STDERR_KEPT = 4096;
 
+/** How often the deadline is checked. */
+const DEADLINE_CHECK_MS = 250;
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux's architectures). */
+const CLOCK_TICKS = 100;
+
+/** The CPU time (user + system, ms) a process has used, from /proc/PID/stat; null where there is none. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (in parentheses, may hold spaces): utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
 export interface RenderLimits {
-  /** The process is killed after this long, and the task refused. */
+  /** The process is killed once it has used this much CPU time (elsewhere than Linux: this long), and the task refused. */
   timeoutMs: number;
   /** The process's JavaScript heap (old generation), MB; a file that needs more is refused. */
   memoryMb: number;
@@ -54,21 +72,22 @@ export function createPlanRenderer(): PlanRenderer {
       const settle = (outcome: () => void) => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
+        clearInterval(deadline);
         limits.signal?.removeEventListener('abort', abort);
         outcome();
         // The process ends with its task; the kill only hurries one that does not.
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       };
-      const deadline = setTimeout(
-        () =>
-          settle(() =>
-            reject(
-              validationError('file', `The file took longer than ${Math.round(limits.timeoutMs / 1000)} s to process and was stopped`),
-            ),
-          ),
-        limits.timeoutMs,
-      );
+      // The deadline counts the process's CPU time where /proc tells it: a PDF that makes pdf.js loop spends it,
+      // while a rendering that waits for a core (its low priority, a busy server) is not refused for waiting.
+      const started = Date.now();
+      const deadline = setInterval(() => {
+        const used = (child.pid === undefined ? null : cpuMs(child.pid)) ?? Date.now() - started;
+        if (used < limits.timeoutMs) return;
+        settle(() =>
+          reject(validationError('file', `The file took longer than ${Math.round(limits.timeoutMs / 1000)} s to process and was stopped`)),
+        );
+      }, DEADLINE_CHECK_MS);
       const abort = () => settle(() => reject(new ApiError(503, 'service_unavailable', 'The server is shutting down')));
       if (limits.signal?.aborted) abort();
       limits.signal?.addEventListener('abort', abort, { once: true });
