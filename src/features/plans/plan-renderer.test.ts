@@ -60,6 +60,6 @@ describe.skipIf(!existsSync('/proc/self/task'))('the plan renderer', () => {
     }
     expect(threadNices(process.pid)).not.toContain(17);
     // The process has ended with its task.
-    await expect.poll(() => children().filter((pid) => !before.has(pid))).toEqual([]);
+    await expect.poll(() => children().filter((pid) => !before.has(pid)), { timeout: 30_000 }).toEqual([]);
   }, 300_000);
 });
