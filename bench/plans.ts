@@ -5,7 +5,8 @@
  *
  * 1. A 50-page A1 PDF (made here with PDFKit: dense line work and text on every page, like a drawing) uploaded
  *    through the web form ("Upload plan", in Chromium): the time until all 50 plans are listed (rendered and
- *    tiled), and the server's peak RSS meanwhile (VmRSS sampled every 100 ms, and VmHWM).
+ *    tiled), and the server's peak RSS meanwhile (VmRSS sampled every 100 ms, and VmHWM), its rendering process's
+ *    (a child of the server) and the two summed.
  * 2. items/get (autocannon) while that upload renders vs. alone, in the same run: the ratio of the p99s.
  * 3. A tile served after the access check (bearer token) vs. @fastify/static serving the same bytes from a file,
  *    in the same run: requests/s and their ratio; and the 304 path (If-None-Match with the tile's ETag).
@@ -16,17 +17,17 @@
  * BENCH_CONNECTIONS (default 10), BENCH_PAGES (default 50), BENCH_PROFILE=1 (the server under --cpu-prof,
  * profiles in data/bench/profiles/plans).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import PDFDocument from 'pdfkit';
 import { chromium } from 'playwright-core';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { generateToken } from '../src/domain/token-format.js';
 import { importFixture } from '../src/features/fixtures/import.service.js';
+import { drawingPdf } from './lib/drawing-pdf.js';
 import { drive, type LoadResult, rssMb, type ServerProcess } from './lib/load.js';
 import { random } from './lib/random.js';
 import { machine } from './lib/report.js';
@@ -44,71 +45,6 @@ const ITEMS = 500;
 const NOW = '2026-01-01T00:00:00.000Z';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** An A1 drawing per page: a grid, walls (double lines), doors (arcs), hatching, dimension lines and labels. */
-function drawingPdf(pages: number): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A1', layout: 'landscape', autoFirstPage: false, compress: true });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<Buffer>((r) => doc.on('end', () => r(Buffer.concat(chunks))));
-  for (let page = 1; page <= pages; page++) {
-    const rand = random(page);
-    doc.addPage();
-    const { width, height } = doc.page;
-    // Grid every 24 pt, thin.
-    doc.lineWidth(0.2).strokeColor('#999999');
-    for (let x = 40; x < width - 40; x += 24) doc.moveTo(x, 40).lineTo(x, height - 40);
-    for (let y = 40; y < height - 40; y += 24) doc.moveTo(40, y).lineTo(width - 40, y);
-    doc.stroke();
-    // Rooms: walls as double lines, a door arc, hatching in some, a label and a dimension line each.
-    doc.strokeColor('#000000');
-    for (let r = 0; r < 120; r++) {
-      const x = 60 + rand() * (width - 320);
-      const y = 60 + rand() * (height - 260);
-      const w = 80 + rand() * 200;
-      const h = 60 + rand() * 160;
-      doc.lineWidth(1.2).rect(x, y, w, h).stroke();
-      doc
-        .lineWidth(0.4)
-        .rect(x + 4, y + 4, w - 8, h - 8)
-        .stroke();
-      doc
-        .lineWidth(0.3)
-        .moveTo(x + 30, y + h)
-        .quadraticCurveTo(x + 30, y + h - 20, x + 10, y + h - 20)
-        .lineTo(x + 10, y + h)
-        .stroke();
-      if (r % 3 === 0) {
-        doc.lineWidth(0.15);
-        for (let k = 6; k < w + h; k += 6)
-          doc.moveTo(x + Math.min(k, w), y + Math.max(0, k - w)).lineTo(x + Math.max(0, k - h), y + Math.min(k, h));
-        doc.stroke();
-      }
-      doc
-        .lineWidth(0.25)
-        .moveTo(x, y - 8)
-        .lineTo(x + w, y - 8)
-        .stroke();
-      doc
-        .fontSize(7)
-        .fillColor('#000000')
-        .text(`${(w * 10).toFixed(0)}`, x + w / 2 - 10, y - 16, { lineBreak: false });
-      doc.fontSize(9).text(`Room ${page}.${r + 1}`, x + 8, y + 8, { lineBreak: false });
-      doc.fontSize(6).text(`Finish: plaster, paint RAL 9010 · floor F${r % 7}`, x + 8, y + 20, { lineBreak: false });
-    }
-    // Title block.
-    doc
-      .lineWidth(1)
-      .rect(width - 420, height - 160, 380, 120)
-      .stroke();
-    doc.fontSize(16).text(`Level ${page}: general arrangement`, width - 410, height - 150, { lineBreak: false });
-    doc
-      .fontSize(9)
-      .text(`Drawing A-${String(page).padStart(3, '0')} · scale 1:100 · revision C`, width - 410, height - 120, { lineBreak: false });
-  }
-  doc.end();
-  return done;
-}
 
 async function buildWorkspace(file: string): Promise<string> {
   const db = openDatabase(`sqlite:${file}`);
@@ -188,6 +124,17 @@ function vmHwmMb(pid: number | undefined): number | null {
   }
 }
 
+/** The server's child processes (a plan's rendering process renders outside it), from /proc. */
+function childPids(pid: number | undefined): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
 interface PlanListed {
   id: number;
   version: number;
@@ -244,7 +191,16 @@ async function main() {
     await page.locator('#plan-name').fill('Levels');
     const rssBefore = rssMb(pid) ?? 0;
     let peak = rssBefore;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid) ?? 0)), 100);
+    // The node's whole memory: the server and its rendering process, summed at each sample; the latter's alone too.
+    let peakWithChildren = rssBefore;
+    let peakChildren = 0;
+    const sampler = setInterval(() => {
+      const server = rssMb(pid) ?? 0;
+      const children = childPids(pid).reduce((n, child) => n + (rssMb(child) ?? 0), 0);
+      peak = Math.max(peak, server);
+      peakChildren = Math.max(peakChildren, children);
+      peakWithChildren = Math.max(peakWithChildren, server + children);
+    }, 100);
     t = performance.now();
     await page.getByRole('button', { name: 'Upload plan' }).click();
     await page.waitForURL('**/projects/1/plans?upload=*');
@@ -267,7 +223,8 @@ async function main() {
     const hwm = vmHwmMb(pid);
     log(
       `upload: accepted in ${Math.round(accepted)} ms, ${plans.length} plans listed after ${(renderedMs / 1000).toFixed(1)} s; ` +
-        `server RSS ${rssBefore} MB before, peak ${peak} MB sampled, VmHWM ${hwm} MB`,
+        `server RSS ${rssBefore} MB before, peak ${peak} MB sampled, VmHWM ${hwm} MB; ` +
+        `its rendering process's peak ${peakChildren} MB, server + rendering peak ${peakWithChildren} MB`,
     );
     log(
       `items/get during the upload: p50 ${during.latency_ms.p50} ms, p99 ${during.latency_ms.p99} ms, ${during.requests_per_s} req/s ` +
@@ -375,6 +332,8 @@ async function main() {
         server_rss_mb_before: rssBefore,
         server_rss_mb_peak_sampled: peak,
         server_vm_hwm_mb: hwm,
+        rendering_process_rss_mb_peak_sampled: peakChildren,
+        server_and_rendering_rss_mb_peak_sampled: peakWithChildren,
       },
       items_get_alone: alone,
       items_get_during_upload: during,

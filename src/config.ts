@@ -78,7 +78,7 @@ export interface Config {
   workerThreads: number;
   workerQueueLimit: number;
   readQueueLimit: number;
-  /** Plans (docs/design.md §19, features/plans): what an upload may be, and the limits of the thread that renders it. */
+  /** Plans (docs/design.md §19, features/plans): what an upload may be, and the limits of the process that renders it. */
   plans: PlanLimits;
 }
 
@@ -88,13 +88,19 @@ export interface PlanLimits {
   /** PLAN_MAX_PAGES: a PDF of more pages is refused with 422 (default 100). */
   maxPages: number;
   /**
-   * PLAN_RENDER_TIMEOUT_SECONDS: the rendering thread of an upload is stopped after this long (a PDF that makes
-   * pdf.js loop) and the upload refused (default 600: a 50-page A1 set takes ~2 minutes). Its first step, reading
+   * PLAN_RENDER_TIMEOUT_SECONDS: the rendering process of an upload is stopped after this much CPU time (a PDF
+   * that makes pdf.js loop) and the upload refused (default 600: a 50-page A1 set takes ~2 minutes). On Linux the
+   * process's CPU time is counted (a rendering that waits for a core is not refused for waiting), elsewhere time. Its first step, reading
    * the file (pages, encryption), has a tenth of it, at least 5 s, while the upload request waits.
    */
   renderTimeoutSeconds: number;
-  /** PLAN_RENDER_MEMORY_MB: the JavaScript heap of that thread (default 256); a PDF that needs more is refused. */
+  /** PLAN_RENDER_MEMORY_MB: the JavaScript heap of that process (default 256); a PDF that needs more is refused. */
   renderMemoryMb: number;
+  /**
+   * PLAN_RENDER_NICE: the priority of that process, as `nice` (0 normal, 19 lowest; default 19): it renders with
+   * the CPU the server leaves (docs/performance.md, "Plans").
+   */
+  renderNice: number;
 }
 
 export interface ServerTimeouts {
@@ -294,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPages: integer(env, 'PLAN_MAX_PAGES', 100, 1, 10_000),
       renderTimeoutSeconds: integer(env, 'PLAN_RENDER_TIMEOUT_SECONDS', 600, 1, 86_400),
       renderMemoryMb: integer(env, 'PLAN_RENDER_MEMORY_MB', 256, 16, 16_384),
+      renderNice: integer(env, 'PLAN_RENDER_NICE', 19, 0, 19),
     },
     ...mailConfig(env, baseUrl),
   };

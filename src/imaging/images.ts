@@ -65,6 +65,34 @@ export function loadSharp(): Promise<typeof Sharp> {
   }));
 }
 
+/**
+ * Reads an image's header, no pixels decoded: its format (from its bytes, detectFormat) and its size as displayed
+ * (the EXIF orientation applied), refused when a side is under `minSide` pixels or it has more than `maxPixels`.
+ * The one reading of a header: the converter's uploads (inspect) and plans (plan-sheets.ts). Throws ImageRejected.
+ */
+export async function readImageHeader(bytes: Buffer, limits: { minSide: number; maxPixels: number }): Promise<ImageInfo> {
+  const format = detectFormat(bytes);
+  const sharp = await loadSharp();
+  let metadata;
+  try {
+    // Only the header is read here, so sharp's own pixel limit is lifted to report the size as ours.
+    metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
+  } catch (err) {
+    throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
+  }
+  const { width, height } = metadata.autoOrient;
+  if (metadata.format !== format || !(width > 0 && height > 0)) {
+    throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
+  }
+  if (width * height > limits.maxPixels) {
+    throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${limits.maxPixels}`);
+  }
+  if (width < limits.minSide || height < limits.minSide) {
+    throw new ImageRejected('too_small', `The image is ${width}×${height} pixels; each side must be ${limits.minSide} or more`);
+  }
+  return { format, width, height };
+}
+
 // sharp.concurrency (libvips threads per image) stays at sharp's default. What needs bounding is how many
 // images decode at once: each holds its full bitmap for the WebP encoder (a 50-megapixel photo is ~200 MB),
 // and every running conversion occupies one of libuv's 4 threads, which file system calls need as well.
@@ -79,28 +107,7 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
   const minSide = options.minSide ?? 16;
   const inSlot = concurrencyLimit(PARALLEL_CONVERSIONS);
 
-  async function inspect(bytes: Buffer): Promise<ImageInfo> {
-    const format = detectFormat(bytes);
-    const sharp = await loadSharp();
-    let metadata;
-    try {
-      // Only the header is read here, so sharp's own pixel limit is lifted to report the size as ours.
-      metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
-    } catch (err) {
-      throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
-    }
-    const { width, height } = metadata.autoOrient;
-    if (metadata.format !== format || !(width > 0 && height > 0)) {
-      throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
-    }
-    if (width * height > maxPixels) {
-      throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${maxPixels}`);
-    }
-    if (width < minSide || height < minSide) {
-      throw new ImageRejected('too_small', `The image is ${width}×${height} pixels, sides must be ${minSide} or more`);
-    }
-    return { format, width, height };
-  }
+  const inspect = (bytes: Buffer) => readImageHeader(bytes, { minSide, maxPixels });
 
   async function toWebp(bytes: Buffer): Promise<ConvertedImage> {
     const info = await inspect(bytes);

@@ -1,11 +1,11 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { detectFormat, ImageRejected, loadSharp } from './images.js';
+import { detectFormat, ImageRejected, loadSharp, readImageHeader } from './images.js';
 
 /**
  * Plan sheets (docs/design.md §19): a drawing as Deep Zoom tiles for the viewer, one downscaled WebP of the whole
  * sheet (`/api/plans/file.php`, thumbnails, reports), and crops of it around a pin. sharp stays behind this
- * folder (STYLE.md habit 5); the rendering thread (features/plans) gives it the pixels of a PDF page or the
+ * folder (STYLE.md habit 5); the rendering process (features/plans) gives it the pixels of a PDF page or the
  * bytes of an image.
  */
 
@@ -19,11 +19,20 @@ export const DZI_NAME = 'sheet';
 
 /** Tiles are looked at zoomed in: a fast encoder, at a quality where a thin line stays a line. */
 const TILE_WEBP = { quality: 80, effort: 0 } as const;
+/**
+ * A drawing's tiles (a rendered page that is mostly blank paper): lossless WebP, at its fastest effort, is both
+ * cheaper to encode and smaller than lossy for line work (the benchmark's A1 page: 0.58 s of CPU and 1.2 MB for
+ * its pyramid against 0.68 s and 3.2 MB), and its lines stay exact. Scans and photos keep TILE_WEBP: lossless
+ * would make them several times larger.
+ */
+const DRAWING_TILE_WEBP = { lossless: true, effort: 0 } as const;
+/** A rendered page is a drawing when at least this share of its pixels is pure white paper. */
+const DRAWING_PAPER_SHARE = 0.5;
 const SHEET_WEBP = { quality: 82, effort: 2 } as const;
 
 export type PlanImageFormat = 'png' | 'jpeg' | 'webp';
 
-/** A sheet to tile: the RGBA pixels of a rendered PDF page, or the bytes of an image file. */
+/** A sheet to tile: the RGBA pixels of a rendered PDF page (opaque, on white), or the bytes of an image file. */
 export type SheetSource = { raw: Buffer; width: number; height: number } | { bytes: Buffer };
 
 export interface TiledSheet {
@@ -50,31 +59,26 @@ export function fitScale(width: number, height: number, bounds: SheetBounds): nu
 }
 
 /**
- * Reads an image plan's header: PNG, JPEG or WebP (GIF, SVG and the rest refused), at least `minSide` px
- * each way, at most `maxPixels`. Throws ImageRejected.
+ * Reads an image plan's header (readImageHeader): PNG, JPEG or WebP (GIF, SVG and the rest refused), at least
+ * `minSide` px each way, at most `maxPixels`. Throws ImageRejected.
  */
 export async function inspectPlanImage(
   bytes: Buffer,
   limits: { minSide: number; maxPixels: number },
 ): Promise<{ format: PlanImageFormat; width: number; height: number }> {
-  const format = detectFormat(bytes);
-  if (format === 'gif') throw new ImageRejected('unsupported_format', 'A plan is a PDF, PNG, JPEG or WebP file');
-  const sharp = await loadSharp();
-  let metadata;
-  try {
-    metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
-  } catch (err) {
-    throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
-  }
-  const { width, height } = metadata.autoOrient;
-  if (metadata.format !== format || !(width > 0 && height > 0)) throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
-  if (width < limits.minSide || height < limits.minSide) {
-    throw new ImageRejected('too_small', `The image is ${width}×${height} pixels; each side must be ${limits.minSide} or more`);
-  }
-  if (width * height > limits.maxPixels) {
-    throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${limits.maxPixels}`);
-  }
-  return { format, width, height };
+  if (detectFormat(bytes) === 'gif') throw new ImageRejected('unsupported_format', 'A plan is a PDF, PNG, JPEG or WebP file');
+  const { format, width, height } = await readImageHeader(bytes, limits);
+  // Not a GIF: refused above, before its header was read.
+  return { format: format as PlanImageFormat, width, height };
+}
+
+/** Whether rendered pixels are mostly pure white paper (a drawing, not a scan): a sample of ~1 pixel in 61. */
+function mostlyPaper(raw: Buffer): boolean {
+  const pixels = new Uint32Array(raw.buffer, raw.byteOffset, Math.floor(raw.length / 4));
+  let white = 0;
+  let seen = 0;
+  for (let i = 0; i < pixels.length; i += 61, seen++) if (pixels[i] === 0xffffffff) white++;
+  return white >= seen * DRAWING_PAPER_SHARE;
 }
 
 /**
@@ -84,10 +88,11 @@ export async function inspectPlanImage(
  */
 export async function tileSheet(source: SheetSource, dir: string, bounds: SheetBounds): Promise<TiledSheet> {
   const sharp = await loadSharp();
+  // A rendered page is opaque already: its alpha is dropped, not composed on white (a pass less over ~70 MB).
   const open = () =>
     'raw' in source
-      ? sharp(source.raw, { raw: { width: source.width, height: source.height, channels: 4 } })
-      : sharp(source.bytes, { failOn: 'error', limitInputPixels: false, pages: 1 }).autoOrient();
+      ? sharp(source.raw, { raw: { width: source.width, height: source.height, channels: 4 } }).removeAlpha()
+      : sharp(source.bytes, { failOn: 'error', limitInputPixels: false, pages: 1 }).autoOrient().flatten({ background: '#ffffff' });
   let width: number;
   let height: number;
   if ('raw' in source) {
@@ -98,20 +103,24 @@ export async function tileSheet(source: SheetSource, dir: string, bounds: SheetB
   }
   const scale = fitScale(width, height, bounds);
   const target = { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
-  const fitted = () => {
-    const image = open().flatten({ background: '#ffffff' });
-    return scale < 1 ? image.resize({ ...target, fit: 'fill' }) : image;
-  };
-  try {
-    await fitted()
-      .webp(TILE_WEBP)
+  const fitted = () => (scale < 1 ? open().resize({ ...target, fit: 'fill' }) : open());
+  const tiles = 'raw' in source && mostlyPaper(source.raw) ? DRAWING_TILE_WEBP : TILE_WEBP;
+  const side = SHEET_FILE_SIDE;
+  const pyramid = () =>
+    fitted()
+      .webp(tiles)
       .tile({ size: TILE_SIZE, overlap: TILE_OVERLAP, layout: 'dz', container: 'fs' })
       .toFile(join(dir, `${DZI_NAME}.dz`));
-    const side = SHEET_FILE_SIDE;
-    await fitted()
+  const whole = () =>
+    fitted()
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .webp(SHEET_WEBP)
       .toFile(join(dir, `${DZI_NAME}.webp`));
+  try {
+    // One after the other: side by side, the two pipelines' buffers made the rendering process ~25 MB larger
+    // (docs/performance.md, "Plans").
+    await pyramid();
+    await whole();
   } catch (err) {
     throw new ImageRejected('corrupt', 'The image data cannot be decoded', { cause: err });
   }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 /**
  * The one file that knows pdf.js (`pdfjs-dist`, its legacy build for Node) and its canvas (`@napi-rs/canvas`,
  * Skia in an npm package: no system library), behind a small interface: open a PDF, its pages' sizes, a page's
- * pixels. Used only in the plan rendering thread (plan-render-jobs.ts), never on the event loop.
+ * pixels. Used only in a plan rendering process (plan-render-tasks.ts), never on the server.
  */
 
 /** Why a PDF is refused: the reason is for the uploader (422). */
@@ -85,11 +85,11 @@ export async function openPdf(data: Uint8Array): Promise<PdfDocument> {
         canvas.width = width;
         canvas.height = height;
         const context = canvas.getContext('2d');
-        context.fillStyle = '#ffffff';
-        context.fillRect(0, 0, width, height);
-        await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+        // pdf.js paints the page's white itself (its `background`): a fill of ours before it was the same ~70 MB
+        // written twice for an A1 page (docs/performance.md, "Plans").
+        await page.render({ canvas: canvas as never, canvasContext: context as never, viewport, background: '#ffffff' }).promise;
         // Not copied: data() is a view on the canvas's surface, freed by the next page's resize or by close(), so
-        // the page is held once while it is tiled (a copy cost ~70 MB and a fifth of the thread's CPU for an A1
+        // the page is held once while it is tiled (a copy cost ~70 MB and a fifth of the renderer's CPU for an A1
         // page; freed before its tiling, it crashed the process: docs/performance.md, "Plans").
         return { raw: canvas.data(), width, height };
       } finally {

@@ -5,8 +5,8 @@ import { makePdf, tempFile } from '../../../test/helpers/plans.js';
 import { makeMember, makeProject, type TestContext, useTestContext } from '../../../test/helpers/factories.js';
 
 /**
- * The rendering thread's limits, triggered for real (both dialects): a thread given a heap too small for pdf.js is
- * killed by V8's limit, and one past its deadline by terminate(); either way the upload is refused with its reason,
+ * The rendering process's limits, triggered for real (both dialects): a process given a heap too small for pdf.js
+ * is killed by V8's limit, and one past its deadline by a kill; either way the upload is refused with its reason,
  * at the request (while the file is read) or in the upload's status (while it renders), and nothing of it stays:
  * no plan, no blob, no file.
  */
@@ -37,7 +37,7 @@ async function refusedUpload(t: TestContext, bytes: Buffer) {
 describe('a PDF that makes the renderer eat memory', () => {
   const t = useTestContext({ env: { PLAN_RENDER_MEMORY_MB: '16' } });
 
-  it('is stopped by the thread’s heap limit and refused, leaving nothing', async () => {
+  it('is stopped by the process’s heap limit and refused, leaving nothing', async () => {
     expect(await refusedUpload(t, await makePdf({ pages: 2 }))).toMatch(/needs more than 16 MB of memory/);
   });
 });

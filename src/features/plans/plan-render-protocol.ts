@@ -1,6 +1,6 @@
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
 
-/** What a plan's rendering thread is asked (plan-renderer.ts → plan-render-worker.ts, as its workerData). */
+/** What a plan's rendering process is asked (plan-renderer.ts → plan-render-process.ts, as its first message). */
 export type RenderTask =
   /** What the file is: a PDF (its pages, each opened) or an image; refused (422) when it is not a plan. */
   | { kind: 'inspect'; path: string; maxPages: number }
@@ -15,7 +15,7 @@ export interface Inspection {
   pages: number;
 }
 
-/** The thread's messages: a page done (render), then the result, or an error (a 422 keeps its status and field). */
+/** The process's messages: a page done (render), then the result, or an error (a 422 keeps its status and field). */
 export type RenderMessage =
   | { type: 'progress'; page: number; sheet: TiledSheet }
   | { type: 'result'; value: Inspection | TiledSheet[] }

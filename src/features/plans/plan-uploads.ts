@@ -79,7 +79,7 @@ function nameOf(given: string | undefined, filename: string): string {
 
 /**
  * Uploads of plans (docs/design.md §19, docs/decisions.md "Plans and pins"). The request waits for the checks only:
- * the file's size, then what it is (a rendering thread reads it: a PDF's pages, its encryption; an image's
+ * the file's size, then what it is (a rendering process reads it: a PDF's pages, its encryption; an image's
  * header), each refusal a 422 with its reason, nothing kept. It then records an upload (`processing`, its
  * pages) and answers; the pages are rendered in the background, one upload at a time per node, each page's
  * tiles stored as it is done (the upload's `pages_done`), and the plans made (or the new version added) in one
@@ -96,8 +96,13 @@ export function createPlanUploads(deps: {
   limits: PlanLimits;
 }) {
   const { repo, plans, writer, renderer, blobs, clock, limits } = deps;
-  const renderLimits: RenderLimits = { timeoutMs: limits.renderTimeoutSeconds * 1000, memoryMb: limits.renderMemoryMb };
-  const inspectLimits: RenderLimits = { ...renderLimits, timeoutMs: Math.max(5000, renderLimits.timeoutMs / 10) };
+  const renderLimits: RenderLimits = {
+    timeoutMs: limits.renderTimeoutSeconds * 1000,
+    memoryMb: limits.renderMemoryMb,
+    nice: limits.renderNice,
+  };
+  // Reading the file is short and its request waits for it: at the normal priority.
+  const inspectLimits: RenderLimits = { ...renderLimits, timeoutMs: Math.max(5000, renderLimits.timeoutMs / 10), nice: 0 };
   // One upload renders at a time on a node: a render keeps a core busy, and the others wait their turn.
   const oneAtATime = concurrencyLimit(1);
   const running = new Map<number, Promise<void>>();

@@ -1,16 +1,15 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
-import { ApiError, validationError } from '../../errors.js';
+import { validationError } from '../../errors.js';
 import { ImageRejected } from '../../imaging/images.js';
 import { fitScale, inspectPlanImage, type SheetBounds, tileSheet, type TiledSheet } from '../../imaging/plan-sheets.js';
-import { openPdf, PdfRejected } from './pdf-document.js';
-import type { RenderMessage, RenderTask } from './plan-render-protocol.js';
+import { openPdf, type PdfPage, PdfRejected } from './pdf-document.js';
+import type { Inspection, RenderTask } from './plan-render-protocol.js';
 
 /**
- * The code of a plan's rendering thread (plan-renderer.ts starts one per task, with a memory limit and a
- * deadline): pdf.js, its canvas and sharp's tiling run here, never on the event loop. One task per thread: read
- * a file (what it is, its pages), or render its pages into tile folders, telling each page done.
+ * What a plan's rendering process does (plan-render-process.ts runs one task, plan-renderer.ts starts it): read a
+ * file (what it is, its pages), or render its pages into tile folders, telling each page done. pdf.js, its canvas
+ * and sharp's tiling run here, never on the server's event loop.
  */
 
 /** Resolution of a PDF page: 150 dpi-equivalent keeps a 2 mm line about 12 px wide (docs/decisions.md). */
@@ -22,7 +21,11 @@ const MIN_SIDE = 16;
 /** An image plan may have at most this many pixels (decoded ~400 MB at most, streamed by libvips). */
 const MAX_IMAGE_PIXELS = 100_000_000;
 
-const post = (message: RenderMessage) => parentPort!.postMessage(message);
+/** Pixels per point a PDF page is rendered at: PDF_DPI, less when the page would not fit SHEET_BOUNDS. */
+export function pdfPageScale(size: PdfPage): number {
+  const scale = PDF_DPI / 72;
+  return scale * fitScale(size.width * scale, size.height * scale, SHEET_BOUNDS);
+}
 
 function isPdf(bytes: Uint8Array): boolean {
   // The header may follow up to 1 KB of junk (PDF 1.7, §7.5.2), as readers accept.
@@ -30,7 +33,7 @@ function isPdf(bytes: Uint8Array): boolean {
 }
 
 /** A refusal the uploader reads (422), from what pdf.js or sharp said. */
-function refusal(err: unknown): Error {
+export function refusal(err: unknown): Error {
   if (err instanceof PdfRejected) return validationError('file', err.message);
   if (err instanceof ImageRejected) {
     if (err.problem === 'not_an_image') return validationError('file', 'The file is not a plan: upload a PDF, PNG, JPEG or WebP file');
@@ -39,7 +42,7 @@ function refusal(err: unknown): Error {
   return err as Error;
 }
 
-async function inspect(task: Extract<RenderTask, { kind: 'inspect' }>) {
+export async function inspectFile(task: Extract<RenderTask, { kind: 'inspect' }>): Promise<Inspection> {
   const bytes = await readFile(task.path);
   if (bytes.length === 0) throw validationError('file', 'The file is empty');
   if (isPdf(bytes)) {
@@ -60,7 +63,10 @@ async function inspect(task: Extract<RenderTask, { kind: 'inspect' }>) {
   return { source: image.format, pages: 1 };
 }
 
-async function render(task: Extract<RenderTask, { kind: 'render' }>) {
+export async function renderFile(
+  task: Extract<RenderTask, { kind: 'render' }>,
+  onPage: (page: number, sheet: TiledSheet) => void,
+): Promise<TiledSheet[]> {
   const bytes = await readFile(task.path);
   const sheets: TiledSheet[] = [];
   const folder = async (page: number) => {
@@ -70,41 +76,19 @@ async function render(task: Extract<RenderTask, { kind: 'render' }>) {
   };
   if (task.source !== 'pdf') {
     const sheet = await tileSheet({ bytes }, await folder(1), SHEET_BOUNDS);
-    post({ type: 'progress', page: 1, sheet });
+    onPage(1, sheet);
     return [sheet];
   }
   const pdf = await openPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
   try {
     for (const page of task.pages) {
-      const size = await pdf.pageSize(page);
-      const scale = (PDF_DPI / 72) * fitScale((size.width * PDF_DPI) / 72, (size.height * PDF_DPI) / 72, SHEET_BOUNDS);
-      const pixels = await pdf.render(page, scale);
+      const pixels = await pdf.render(page, pdfPageScale(await pdf.pageSize(page)));
       const sheet = await tileSheet(pixels, await folder(page), SHEET_BOUNDS);
       sheets.push(sheet);
-      post({ type: 'progress', page, sheet });
+      onPage(page, sheet);
     }
   } finally {
     await pdf.close();
   }
   return sheets;
-}
-
-const task = (workerData as { task: RenderTask }).task;
-try {
-  const value = task.kind === 'inspect' ? await inspect(task) : await render(task);
-  post({ type: 'result', value });
-} catch (err) {
-  const error = refusal(err);
-  post({
-    type: 'error',
-    error:
-      error instanceof ApiError
-        ? {
-            message: error.details?.[0]?.message ?? error.message,
-            status: error.status,
-            code: error.code,
-            field: error.details?.[0]?.field,
-          }
-        : { message: error instanceof Error ? error.message : String(error) },
-  });
 }
