@@ -7,6 +7,8 @@ import { createMembersRepository } from './features/admin/members.repository.js'
 import { createMembersService, type MembersService } from './features/admin/members.service.js';
 import { createStructureRepository } from './features/admin/structure.repository.js';
 import { createStructureService, type StructureService } from './features/admin/structure.service.js';
+import { createVocabularyRepository } from './features/vocabulary/vocabulary.repository.js';
+import { createVocabularyService, type VocabularyService } from './features/vocabulary/vocabulary.service.js';
 import { createUsersAdminService, type UsersAdminService } from './features/admin/users-admin.service.js';
 import { createAnswersRepository } from './features/answers/answers.repository.js';
 import { type AnswersService, createAnswersService } from './features/answers/answers.service.js';
@@ -113,6 +115,7 @@ export interface AppContext {
   webhookWorker: DeliveryWorker;
   review: ReviewService;
   structure: StructureService;
+  vocabulary: VocabularyService;
   members: MembersService;
   usersAdmin: UsersAdminService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
@@ -179,6 +182,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const reviewRepo = createReviewRepository(db.kysely);
   const structureRepo = createStructureRepository(db.kysely);
   const plansRepo = createPlansRepository(db.kysely);
+  const vocabularyRepo = createVocabularyRepository(db.kysely);
   const itemWriter = createItemWriter({
     transactions: createTransactionRunner(db.kysely, db.dialect),
     // The writes' callbacks get these repositories bound to their transaction, never the database.
@@ -191,12 +195,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       review: reviewRepo,
       structure: structureRepo,
       plans: plansRepo,
+      vocabulary: vocabularyRepo,
     }),
     items,
     audit,
     events,
     clock,
   });
+  const structure =
+    o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock });
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
@@ -366,7 +373,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         writer: itemWriter,
         events,
       }),
-    structure: o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock }),
+    structure,
+    vocabulary: o.vocabulary ?? createVocabularyService({ repo: vocabularyRepo, projects, structure, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,

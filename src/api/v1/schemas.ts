@@ -109,6 +109,8 @@ export const ItemSummary = Type.Object({
   deadline: NullableString({ format: 'date' }),
   requires_answer: Type.Boolean(),
   location: Nullable(Location),
+  category: NullableString(),
+  fields: Type.Record(Type.String(), Type.String()),
 });
 
 export const ProjectTree = Type.Object({
@@ -192,6 +194,10 @@ export const Item = Type.Object({
   document_links: Type.Array(DocumentLink),
   status_history: Type.Array(HistoryEntry),
   location: Nullable(Location),
+  category: NullableString(),
+  fields: Type.Record(Type.String(), Type.String(), {
+    description: 'The item’s custom field values by field name, as strings (numbers as written, dates YYYY-MM-DD)',
+  }),
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),
   created_at: DateTime(),

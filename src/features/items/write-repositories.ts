@@ -7,6 +7,7 @@ import type { CommentsRepository } from '../comments/comments.repository.js';
 import type { PlansRepository } from '../plans/plans.repository.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ReviewRepository } from '../review/review.repository.js';
+import type { VocabularyRepository } from '../vocabulary/vocabulary.repository.js';
 import type { ItemsRepository } from './items.repository.js';
 
 /** The repositories whose statements an item or structural write runs, as built on the database. */
@@ -19,6 +20,7 @@ export interface RepositoriesOfWrites {
   review: ReviewRepository;
   structure: StructureRepository;
   plans: PlansRepository;
+  vocabulary: VocabularyRepository;
 }
 
 /**
@@ -47,6 +49,7 @@ export function createWriteRepositories(repositories: RepositoriesOfWrites): (tr
         review: repositories.review.bind(trx),
         structure: repositories.structure.bind(trx),
         plans: repositories.plans.bind(trx),
+        vocabulary: repositories.vocabulary.bind(trx),
       };
       bound.set(trx, repos);
     }

@@ -140,7 +140,9 @@ export function createProjectsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('items as i')
         .leftJoin('plans as pl', 'pl.id', 'i.plan_id')
+        .leftJoin('categories as cat', 'cat.id', 'i.category_id')
         .select([
+          'cat.name as category',
           'i.id',
           'i.checklist_id',
           'i.text',
@@ -156,6 +158,18 @@ export function createProjectsRepository(db: Kysely<Database>) {
         .where('i.project_id', '=', projectId)
         .orderBy('i.position')
         .orderBy('i.id')
+        .execute();
+    },
+
+    /** The custom field values of the project's items (docs/design.md §21), with their field's name, in the fields' order. */
+    fieldValuesOf(projectId: number) {
+      return db
+        .selectFrom('item_field_values as v')
+        .innerJoin('custom_fields as f', 'f.id', 'v.field_id')
+        .select(['v.item_id', 'f.name', 'v.text_value', 'v.number_value', 'v.date_value', 'v.option_value'])
+        .where('v.project_id', '=', projectId)
+        .orderBy('f.position')
+        .orderBy('f.id')
         .execute();
     },
   };
