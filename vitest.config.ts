@@ -16,6 +16,7 @@ const DIALECT_TESTS = [
   'test/web/profile-settings.test.ts',
   'test/web/structure.test.ts',
   'test/web/plans-forms.test.ts',
+  'test/web/vocabulary-forms.test.ts',
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',
   'test/web/item-history.test.ts',

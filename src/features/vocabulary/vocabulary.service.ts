@@ -137,6 +137,11 @@ export function createVocabularyService(deps: {
   }
 
   return {
+    /** The project of a category or field the actor sees (404 otherwise). */
+    async projectOf(actor: Actor, kind: 'category' | 'field', id: number): Promise<number> {
+      return (kind === 'category' ? await categoryOf(actor, id) : await fieldOf(actor, id)).project_id;
+    },
+
     /** The project's vocabulary, for anyone who sees the project (404 otherwise). */
     async vocabularyOf(actor: Actor, projectId: number): Promise<Vocabulary> {
       await projects.access(actor, projectId);

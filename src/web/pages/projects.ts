@@ -90,12 +90,12 @@ export type HeavyReads = () => WorklistReads;
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges'> & {
+  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary'> & {
     webWrite: WebWriter;
     heavyReads: HeavyReads;
   },
 ) {
-  const { projects, review, heavyReads, structure, bulkChanges, webWrite } = deps;
+  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -122,10 +122,11 @@ export async function projectPages(
       const bulkSummary = bulkSummaryOf(query);
       // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
       const named = bulkSummary?.refused.map((r) => r.id) ?? [];
-      const [items, canVerdict, rights] = await Promise.all([
+      const [items, canVerdict, rights, projectVocabulary] = await Promise.all([
         heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
         review.canSetProjectVerdict(session.user, id),
         structure.rightsOn(session.user, id),
+        vocabulary.vocabularyOf(session.user, id),
       ]);
       const refused = failure?.form === 'project-verdict' ? failure.message : null;
       const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
@@ -141,6 +142,7 @@ export async function projectPages(
         bulk,
         bulkSummary,
         failure,
+        vocabulary: projectVocabulary,
       });
     },
   });

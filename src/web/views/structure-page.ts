@@ -5,11 +5,14 @@ import { crumbs, page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 import { plural } from '../../domain/plural.js';
+import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import { vocabularySections } from './vocabulary-forms.js';
 
 interface StructureModel {
   session: WebSession;
   project: { id: number; name: string };
   sections: { id: number; name: string; checklists: { id: number; name: string; items: unknown[] }[] }[];
+  vocabulary: Vocabulary;
   notice: string | null;
   failure: FormFailure | null;
   /** Wraps a form's fields with its CSRF token and idempotency key. */
@@ -21,6 +24,9 @@ export const STRUCTURE_NOTICES: Record<string, string> = {
   checklist: 'The checklist was added.',
   renamed: 'The name was saved.',
   moved: 'The order was saved.',
+  category: 'The category was added.',
+  field: 'The field was added.',
+  retired: 'The field was saved.',
 };
 
 function moveButtons(m: StructureModel, action: string, what: string) {
@@ -111,7 +117,8 @@ ${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename check
     : html`<p class="muted">No checklists in this section yet.</p>`
 }
 </section>`,
-)}`,
+)}
+${vocabularySections({ projectId: p.id, vocabulary: m.vocabulary, failure: m.failure, writeForm: m.writeForm })}`,
   }).value;
 }
 
