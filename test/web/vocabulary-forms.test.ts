@@ -153,6 +153,17 @@ describe('the item forms and the project page', () => {
     expect(rowsOf((await web.get('/projects/1?field.Severity=high')).text)).toEqual([1000]);
     expect(rowsOf((await web.get('/projects/1?field.Severity=low')).text)).toEqual([]);
     expect(rowsOf((await web.get('/projects/1?category=Plumbing')).text)).toEqual([]);
+    // The report of that filter: the CSV appends `category` and a column per field.
+    const csv = await web.get('/projects/1/report.csv?field.Severity=high');
+    expect(csv.status).toBe(200);
+    const [header, first, ...rest] = csv.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(header!.split(',').slice(-3)).toEqual(['category', 'Severity', 'Cost estimate']);
+    expect(first!.startsWith('1000,')).toBe(true);
+    expect(first!.split(',').slice(-3)).toEqual(['Electrics', 'high', '1250']);
+    expect(rest).toEqual([]);
   });
 
   it('requires a required field on Add item (422 beside it, nothing created)', async () => {

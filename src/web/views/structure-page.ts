@@ -6,7 +6,7 @@ import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 import { plural } from '../../domain/plural.js';
 import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
-import { vocabularySections } from './vocabulary-forms.js';
+import { renameRow, vocabularySections } from './vocabulary-forms.js';
 
 interface StructureModel {
   session: WebSession;
@@ -40,16 +40,7 @@ function moveButtons(m: StructureModel, action: string, what: string) {
 }
 
 function renameForm(m: StructureModel, form: string, action: string, label: string, value: string) {
-  const state = new FormState(form, m.failure);
-  const id = `${form}-name`;
-  return m.writeForm(
-    action,
-    html`${state.summary({ name: [id, label] })}<label for="${id}">${label}</label>
-<div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="200" value="${state.value('name', value)}" ${state.aria('name', id)}>
-<button type="submit" class="secondary small">Rename</button></div>
-${state.message('name', id)}`,
-    { id: form },
-  );
+  return renameRow({ failure: m.failure, writeForm: m.writeForm, maxLength: 200 }, form, action, label, value);
 }
 
 /** The project's sections and checklists, to add, rename and reorder (managers and admins; docs/design.md §14). */

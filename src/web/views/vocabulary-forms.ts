@@ -6,13 +6,21 @@ import { FormState, selected } from './forms.js';
 
 type WriteForm = (action: string, body: SafeHtml, options?: { id?: string; className?: string }) => SafeHtml;
 
-function renameRow(failure: FormFailure | null, writeForm: WriteForm, form: string, action: string, label: string, value: string) {
+/** A name's rename form (a section's, checklist's, category's, field's): its input and a "Rename" button. */
+export function renameRow(
+  context: { failure: FormFailure | null; writeForm: WriteForm; maxLength?: number },
+  form: string,
+  action: string,
+  label: string,
+  value: string,
+) {
+  const { failure, writeForm, maxLength = 100 } = context;
   const state = new FormState(form, failure);
   const id = `${form}-name`;
   return writeForm(
     action,
     html`${state.summary({ name: [id, label] })}<label for="${id}">${label}</label>
-<div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="100" value="${state.value('name', value)}" ${state.aria('name', id)}>
+<div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="${maxLength}" value="${state.value('name', value)}" ${state.aria('name', id)}>
 <button type="submit" class="secondary small">Rename</button></div>
 ${state.message('name', id)}`,
     { id: form },
@@ -37,7 +45,7 @@ ${
   vocabulary.categories.length
     ? html`<ul class="structure">${vocabulary.categories.map(
         (c) =>
-          html`<li id="category-${c.id}">${renameRow(failure, writeForm, `category-${c.id}`, `/categories/${c.id}/rename`, `Rename category “${c.name}”`, c.name)}</li>`,
+          html`<li id="category-${c.id}">${renameRow(m, `category-${c.id}`, `/categories/${c.id}/rename`, `Rename category “${c.name}”`, c.name)}</li>`,
       )}</ul>`
     : html`<p class="muted">No categories yet.</p>`
 }
@@ -59,7 +67,7 @@ ${
         (f) => html`<li id="field-${f.id}"><p><strong>${f.name}</strong> <span class="muted">(${f.kind}${f.required ? ', required' : ''}${
           f.kind === 'choice' ? html`: ${f.options.join(', ')}` : ''
         }${f.retired ? ', retired' : ''})</span></p>
-${renameRow(failure, writeForm, `field-${f.id}`, `/fields/${f.id}/rename`, `Rename field “${f.name}”`, f.name)}
+${renameRow(m, `field-${f.id}`, `/fields/${f.id}/rename`, `Rename field “${f.name}”`, f.name)}
 ${writeForm(
   `/fields/${f.id}/retire`,
   html`<input type="hidden" name="retired" value="${f.retired ? '0' : '1'}"><button type="submit" class="secondary small">${
