@@ -8,6 +8,8 @@ import { createMembersService, type MembersService } from './features/admin/memb
 import { createStructureRepository } from './features/admin/structure.repository.js';
 import { createStructureService, type StructureService } from './features/admin/structure.service.js';
 import { createVocabularyRepository } from './features/vocabulary/vocabulary.repository.js';
+import { createTemplatesRepository } from './features/templates/templates.repository.js';
+import { createTemplatesService, type TemplatesService } from './features/templates/templates.service.js';
 import { createVocabularyService, type VocabularyService } from './features/vocabulary/vocabulary.service.js';
 import { createUsersAdminService, type UsersAdminService } from './features/admin/users-admin.service.js';
 import { createAnswersRepository } from './features/answers/answers.repository.js';
@@ -116,6 +118,7 @@ export interface AppContext {
   review: ReviewService;
   structure: StructureService;
   vocabulary: VocabularyService;
+  templates: TemplatesService;
   members: MembersService;
   usersAdmin: UsersAdminService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
@@ -183,6 +186,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const structureRepo = createStructureRepository(db.kysely);
   const plansRepo = createPlansRepository(db.kysely);
   const vocabularyRepo = createVocabularyRepository(db.kysely);
+  const templatesRepo = createTemplatesRepository(db.kysely);
   const itemWriter = createItemWriter({
     transactions: createTransactionRunner(db.kysely, db.dialect),
     // The writes' callbacks get these repositories bound to their transaction, never the database.
@@ -196,6 +200,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       structure: structureRepo,
       plans: plansRepo,
       vocabulary: vocabularyRepo,
+      templates: templatesRepo,
     }),
     items,
     audit,
@@ -375,6 +380,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       }),
     structure,
     vocabulary: o.vocabulary ?? createVocabularyService({ repo: vocabularyRepo, projects, structure, clock }),
+    templates:
+      o.templates ??
+      createTemplatesService({ repo: templatesRepo, vocabularyRepo, projectsRepo, projects, structure, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,

@@ -8,6 +8,7 @@ import type { PlansRepository } from '../plans/plans.repository.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ReviewRepository } from '../review/review.repository.js';
 import type { VocabularyRepository } from '../vocabulary/vocabulary.repository.js';
+import type { TemplatesRepository } from '../templates/templates.repository.js';
 import type { ItemsRepository } from './items.repository.js';
 
 /** The repositories whose statements an item or structural write runs, as built on the database. */
@@ -21,6 +22,7 @@ export interface RepositoriesOfWrites {
   structure: StructureRepository;
   plans: PlansRepository;
   vocabulary: VocabularyRepository;
+  templates: TemplatesRepository;
 }
 
 /**
@@ -50,6 +52,7 @@ export function createWriteRepositories(repositories: RepositoriesOfWrites): (tr
         structure: repositories.structure.bind(trx),
         plans: repositories.plans.bind(trx),
         vocabulary: repositories.vocabulary.bind(trx),
+        templates: repositories.templates.bind(trx),
       };
       bound.set(trx, repos);
     }
