@@ -163,8 +163,15 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
-  await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
-  await structurePages(app, { structure, attachments, planViews: ctx.planViews, vocabulary: ctx.vocabulary, webWrite });
+  await adminProjectPages(app, { structure, members, usersAdmin, templates: ctx.templates, webWrite });
+  await structurePages(app, {
+    structure,
+    attachments,
+    planViews: ctx.planViews,
+    vocabulary: ctx.vocabulary,
+    templates: ctx.templates,
+    webWrite,
+  });
   await planPages(app, { planViews: ctx.planViews, planUploads: ctx.planUploads, items, config, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
 }

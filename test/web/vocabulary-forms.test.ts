@@ -186,3 +186,62 @@ describe('the item forms and the project page', () => {
     expect(count).toEqual([]);
   });
 });
+
+describe('templates in the web', () => {
+  it('Save as template (managers), New project from it (admins, /admin), Add checklist from template; others refused', async () => {
+    const page = (await (await as('manager')).get('/projects/1/structure')).text;
+    expect(page).toMatch(/<label for="save-template-name">Template name<\/label>/);
+    expect(page).toContain('>Save template</button>');
+    expect((await (await as('manager')).get('/projects/1')).text).toContain('>Save as template</a>');
+    for (const user of ['executor', 'observer'] as const) {
+      const web = await as(user);
+      const csrf = await web.csrf('/profile');
+      expect((await web.post('/projects/1/template', { name: `By ${user}`, _csrf: csrf })).status, user).toBe(403);
+    }
+    const saved = await submit('manager', '/projects/1/structure', '/projects/1/template', { name: 'Site handover' });
+    expect(saved.status, decode(saved.text)).toBe(303);
+    const again = await submit('manager', '/projects/1/structure', '/projects/1/template', { name: 'Site handover' });
+    expect(again.status).toBe(422);
+    expect(again.text).toMatch(/id="save-template-name-error"[^>]*>[^<]*exists already/);
+    const [template] = await server.ctx.templates.list();
+    expect(template).toMatchObject({ name: 'Site handover' });
+
+    // /admin lists it and offers it to "New project".
+    const adminHome = (await (await as('admin')).get('/admin')).text;
+    expect(adminHome).toContain('id="templates-title">Templates</h2>');
+    expect(adminHome).toContain('Site handover');
+    const projects = (await (await as('admin')).get('/admin/projects')).text;
+    expect(projects).toMatch(/<label for="new-project-template">Template<\/label>/);
+    const created = await submit('admin', '/admin/projects', '/admin/projects', {
+      name: 'From the template',
+      template: String(template!.id),
+    });
+    expect(created.status, decode(created.text)).toBe(303);
+    const projectId = Number(/\/admin\/projects\/(\d+)/.exec(created.location!)![1]);
+    const copied = await server.ctx.projects.getTree({ id: 1, role: 'admin' } as never, projectId);
+    expect(copied.sections.map((s) => s.name)).toEqual(
+      (await server.ctx.projects.getTree({ id: 1, role: 'admin' } as never, 1)).sections.map((s) => s.name),
+    );
+    expect((await server.ctx.vocabulary.definitions(projectId)).categories.map((c) => c.name)).toEqual(['Electrics', 'Plumbing']);
+    const refused = await submit('admin', '/admin/projects', '/admin/projects', { name: 'Bad template', template: '999999' });
+    expect(refused.status).toBe(422);
+
+    // Add checklist from template, into a section of the project.
+    const structure = (await (await as('manager')).get('/projects/1/structure')).text;
+    expect(structure).toMatch(/<label for="from-template-template">Template<\/label>/);
+    const choice = /<select id="from-template-template" name="template"[^>]*><option value="([^"]+)"/.exec(structure)![1]!;
+    const section = /<select id="from-template-section" name="section"[^>]*><option value="(\d+)"/.exec(structure)![1]!;
+    const before = (await server.ctx.projects.getTree({ id: 1, role: 'admin' } as never, 1)).sections.flatMap((s) => s.checklists).length;
+    const executor = await as('executor');
+    const forged = await executor.post('/projects/1/checklists/from-template', {
+      template: choice,
+      section,
+      _csrf: await executor.csrf('/profile'),
+    });
+    expect(forged.status).toBe(403);
+    const added = await submit('manager', '/projects/1/structure', '/projects/1/checklists/from-template', { template: choice, section });
+    expect(added.status, decode(added.text)).toBe(303);
+    const after = (await server.ctx.projects.getTree({ id: 1, role: 'admin' } as never, 1)).sections.flatMap((s) => s.checklists).length;
+    expect(after).toBe(before + 1);
+  });
+});

@@ -14,7 +14,7 @@ import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
-type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews' | 'vocabulary'> & { webWrite: WebWriter };
+type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews' | 'vocabulary' | 'templates'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
 export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
@@ -38,20 +38,21 @@ ${body}
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, attachments, planViews, vocabulary, webWrite } = deps;
+  const { structure, attachments, planViews, vocabulary, templates, webWrite } = deps;
 
   const structurePage = formPage(webWrite, {
     entity: 'project',
     async view(request, projectId, failure) {
       const session = sessionOf(request);
       const tree = await structure.structureOf(session.user, projectId);
-      const projectVocabulary = await vocabulary.vocabularyOf(session.user, projectId);
+      const [projectVocabulary, templateList] = await Promise.all([vocabulary.vocabularyOf(session.user, projectId), templates.list()]);
       const saved = (request.query as Record<string, string | undefined>).saved ?? '';
       return structurePageView({
         session,
         project: tree.project,
         sections: tree.sections,
         vocabulary: projectVocabulary,
+        templates: templateList,
         notice: failure ? null : (STRUCTURE_NOTICES[saved] ?? null),
         failure,
         writeForm: formWrapper(session),
@@ -120,6 +121,26 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     return structureWrite(request, reply, id, 'new-category', 'category', (audit) =>
       vocabulary.addCategory(user, id, form.get('name') ?? '', audit),
     );
+  });
+  // Templates (docs/design.md §21): save the project as one; add one of a template's checklists.
+  app.post('/projects/:id/template', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return structureWrite(request, reply, id, 'save-template', 'template', (audit) =>
+      templates.saveProject(user, id, form.get('name') ?? '', audit),
+    );
+  });
+  app.post('/projects/:id/checklists/from-template', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return structureWrite(request, reply, id, 'from-template', 'from-template', (audit) => {
+      const [template, checklist] = (form.get('template') ?? '').split(':');
+      const templateId = parseId(template);
+      if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw validationError('template', 'choose one of the templates');
+      const sectionId = parseId(form.get('section'));
+      if (sectionId === null) throw validationError('section', 'choose a section of this project');
+      return templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
+    });
   });
   app.post('/projects/:id/fields', async (request, reply) => {
     const { user } = sessionOf(request);
