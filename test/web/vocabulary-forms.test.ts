@@ -114,6 +114,8 @@ describe('the item forms and the project page', () => {
     const landed = (await (await as('observer')).get('/items/1000')).text;
     expect(landed).toContain('data-testid="item-category">Electrics<');
     expect(landed).not.toContain('action="/items/1000/edit"');
+    // The timeline says it, by name.
+    expect(decode(landed)).toContain('set the category: — → Electrical; set Severity: — → high; set Cost estimate: — → 1250');
     const feed = await server.call(`${V1}/events/list.php?item_id=1000&types=item.updated`, { token: server.tokens.manager });
     expect(feed.body.data.events.at(-1).data.changes).toMatchObject({
       category: { from: null, to: 'Electrical' },
