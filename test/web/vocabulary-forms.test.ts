@@ -168,6 +168,20 @@ describe('the item forms and the project page', () => {
     expect(rest).toEqual([]);
   });
 
+  it('sets the category of selected items in bulk (managers; one write and event per item); executors refused', async () => {
+    const plumbing = (await vocabulary()).categories.find((c) => c.name === 'Plumbing')!;
+    expect((await (await as('manager')).get('/projects/1')).text).toMatch(/<label for="bulk-category">New category<\/label>/);
+    const done = await submit('manager', '/projects/1', '/projects/1/bulk', { items: ['1001'], category: String(plumbing.id) });
+    expect(done.status, decode(done.text)).toBe(303);
+    expect((await card(1001)).category).toBe('Plumbing');
+    const feed = await server.call(`${V1}/events/list.php?item_id=1001&types=item.updated`, { token: server.tokens.manager });
+    expect(feed.body.data.events.at(-1).data.changes).toEqual({ category: { from: null, to: 'Plumbing' } });
+    const executor = await as('executor');
+    const forged = await executor.post('/projects/1/bulk', { items: '1000', category: 'none', _csrf: await executor.csrf('/profile') });
+    expect(forged.status).toBe(403);
+    expect((await card(1000)).category).toBe('Electrics');
+  });
+
   it('requires a required field on Add item (422 beside it, nothing created)', async () => {
     expect(
       (await submit('manager', '/projects/1/structure', '/projects/1/fields', { name: 'Trade ref', kind: 'text', required: '1' })).status,

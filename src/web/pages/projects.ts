@@ -41,6 +41,10 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
     return id;
   };
   change.addParticipant = person('add_participant');
+  // docs/design.md §21: "Keep" (empty), "No category" (none), or a category's id (one of the project's: the write checks).
+  const category = form.get('category') ?? '';
+  if (category === 'none') change.category = null;
+  else if (category !== '') change.category = parseId(category) ?? 0;
   change.removeParticipant = person('remove_participant');
   const deadline = form.get('deadline')?.trim() ?? '';
   if (form.get('clear_deadline') === '1') {

@@ -237,11 +237,18 @@ ${state.summary({
   change: ['bulk-title', 'Change'],
   add_participant: ['bulk-add-participant', 'Add participant'],
   remove_participant: ['bulk-remove-participant', 'Remove participant'],
+  category: ['bulk-category', 'New category'],
 })}
 <p class="muted" id="bulk-help">Tick items in the list above, choose what to change, then apply. Each item is changed on its own: one you may not change is left as it is and named in the summary.</p>
 ${state.message('items', 'bulk-items')}${state.message('change', 'bulk-change')}
 <div><label for="bulk-status">New status</label><select id="bulk-status" name="status" ${state.aria('status', 'bulk-status')}>${option('status', '', 'Keep')}
 ${ITEM_STATUSES.map((v) => option('status', v, v.replace(/_/g, ' ')))}</select>${state.message('status', 'bulk-status')}</div>
+${
+  m.bulk.participants && m.vocabulary.categories.length
+    ? html`<div><label for="bulk-category">New category</label><select id="bulk-category" name="category" ${state.aria('category', 'bulk-category')}>${option('category', '', 'Keep')}${option('category', 'none', 'No category')}
+${m.vocabulary.categories.map((c) => option('category', String(c.id), c.name))}</select>${state.message('category', 'bulk-category')}</div>`
+    : ''
+}
 ${
   m.bulk.planning
     ? html`<div><label for="bulk-priority">New priority</label><select id="bulk-priority" name="priority" ${state.aria('priority', 'bulk-priority')}>${option('priority', '', 'Keep')}
