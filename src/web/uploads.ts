@@ -48,27 +48,27 @@ export const PHOTO_FORMS = {
   photos: Type.Object(guards),
   answer: Type.Object({ ...guards, text, ...linkRows }),
   /** "Add item" (docs/design.md §14): the item's fields, its participants (a multiple select: repeated) and its photos. */
-  item: Type.Object(
-    {
-      ...guards,
-      text,
-      description: text,
-      checklist: text,
-      participants: Type.Optional(Type.Array(Type.String())),
-      priority: text,
-      deadline: text,
-      requires_answer: text,
-      // "Add item here" on a plan (docs/design.md §19): its place.
-      plan_id: text,
-      plan_x: text,
-      plan_y: text,
-      // The project's category and custom fields (docs/design.md §21): one `field_<id>` per field.
-      vocabulary_sent: text,
-      category: text,
-    },
-    { patternProperties: { '^field_[1-9][0-9]{0,15}$': Type.String() } },
-  ),
+  item: Type.Object({
+    ...guards,
+    text,
+    description: text,
+    checklist: text,
+    participants: Type.Optional(Type.Array(Type.String())),
+    priority: text,
+    deadline: text,
+    requires_answer: text,
+    // "Add item here" on a plan (docs/design.md §19): its place.
+    plan_id: text,
+    plan_x: text,
+    plan_y: text,
+    // The project's category and custom fields (docs/design.md §21).
+    vocabulary_sent: text,
+    category: text,
+  }),
 };
+
+// docs/design.md §21: one `field_<id>` control per custom field of the project (http/multipart.ts reads these).
+Object.assign(PHOTO_FORMS.item, { patternProperties: { '^field_[1-9][0-9]{0,15}$': Type.String() } });
 
 /** "Upload plan" and "Upload version" (docs/design.md §19): one file, `file`, and the plan's name. */
 const PLAN_FORM = Type.Object({ ...guards, name: text });
