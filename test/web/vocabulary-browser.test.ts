@@ -64,8 +64,8 @@ describe('categories and fields at 390 px', () => {
     expect(await page.getByTestId('item-category').textContent()).toBe('Electrical');
 
     await page.goto(`${server.url}/projects/1`);
-    await page.getByLabel('Category').selectOption({ label: 'Electrical' });
-    await page.getByLabel('Severity').selectOption('high');
+    await page.getByLabel('Category', { exact: true }).selectOption({ label: 'Electrical' });
+    await page.getByLabel('Severity', { exact: true }).selectOption('high');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/category=Electrical/, WAIT);
     expect(await page.getByTestId('item-row').count()).toBe(1);
