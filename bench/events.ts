@@ -23,6 +23,8 @@ import { createAttachmentsRepository } from '../src/features/attachments/attachm
 import { createReviewRepository } from '../src/features/review/review.repository.js';
 import { createStructureRepository } from '../src/features/admin/structure.repository.js';
 import { createPlansRepository } from '../src/features/plans/plans.repository.js';
+import { createVocabularyRepository } from '../src/features/vocabulary/vocabulary.repository.js';
+import { createTemplatesRepository } from '../src/features/templates/templates.repository.js';
 import { startReceiver } from '../test/helpers/receiver.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { USERS } from '../test/helpers/workspace.js';
@@ -49,6 +51,8 @@ const paths = {
         review: createReviewRepository(ctx.db.kysely),
         structure: createStructureRepository(ctx.db.kysely),
         plans: createPlansRepository(ctx.db.kysely),
+        vocabulary: createVocabularyRepository(ctx.db.kysely),
+        templates: createTemplatesRepository(ctx.db.kysely),
       }),
       items: ctx.items,
       audit: ctx.audit,

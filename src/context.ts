@@ -7,6 +7,10 @@ import { createMembersRepository } from './features/admin/members.repository.js'
 import { createMembersService, type MembersService } from './features/admin/members.service.js';
 import { createStructureRepository } from './features/admin/structure.repository.js';
 import { createStructureService, type StructureService } from './features/admin/structure.service.js';
+import { createVocabularyRepository } from './features/vocabulary/vocabulary.repository.js';
+import { createTemplatesRepository } from './features/templates/templates.repository.js';
+import { createTemplatesService, type TemplatesService } from './features/templates/templates.service.js';
+import { createVocabularyService, type VocabularyService } from './features/vocabulary/vocabulary.service.js';
 import { createUsersAdminService, type UsersAdminService } from './features/admin/users-admin.service.js';
 import { createAnswersRepository } from './features/answers/answers.repository.js';
 import { type AnswersService, createAnswersService } from './features/answers/answers.service.js';
@@ -117,6 +121,8 @@ export interface AppContext {
   webhookWorker: DeliveryWorker;
   review: ReviewService;
   structure: StructureService;
+  vocabulary: VocabularyService;
+  templates: TemplatesService;
   members: MembersService;
   usersAdmin: UsersAdminService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
@@ -183,6 +189,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const reviewRepo = createReviewRepository(db.kysely);
   const structureRepo = createStructureRepository(db.kysely);
   const plansRepo = createPlansRepository(db.kysely);
+  const vocabularyRepo = createVocabularyRepository(db.kysely);
+  const templatesRepo = createTemplatesRepository(db.kysely);
   const itemWriter = createItemWriter({
     transactions: createTransactionRunner(db.kysely, db.dialect),
     // The writes' callbacks get these repositories bound to their transaction, never the database.
@@ -195,12 +203,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       review: reviewRepo,
       structure: structureRepo,
       plans: plansRepo,
+      vocabulary: vocabularyRepo,
+      templates: templatesRepo,
     }),
     items,
     audit,
     events,
     clock,
   });
+  const structure =
+    o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock });
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
@@ -379,7 +391,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         writer: itemWriter,
         events,
       }),
-    structure: o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock }),
+    structure,
+    vocabulary: o.vocabulary ?? createVocabularyService({ repo: vocabularyRepo, projects, structure, clock }),
+    templates:
+      o.templates ??
+      createTemplatesService({ repo: templatesRepo, vocabularyRepo, projectsRepo, projects, structure, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     notifications,

@@ -41,6 +41,15 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "list a user's notifications, newest first",
     load: async () => (await import('./notifications.js')).notificationsListCommand,
   },
+  'templates list': { summary: 'list the templates', load: async () => (await import('./templates.js')).templatesListCommand },
+  'templates export': {
+    summary: "print a template's JSON document",
+    load: async () => (await import('./templates.js')).templatesExportCommand,
+  },
+  'templates import': {
+    summary: 'store a template from its JSON document',
+    load: async () => (await import('./templates.js')).templatesImportCommand,
+  },
   audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
   export: {
     summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',

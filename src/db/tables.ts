@@ -80,6 +80,53 @@ export interface ItemsTable {
   plan_id: number | null;
   plan_x: number | null;
   plan_y: number | null;
+  /** The item's category (migration 021), one of its project's; null: none. */
+  category_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A project's category (docs/design.md §21): a name its items may carry. */
+export interface CategoriesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A project's custom field (docs/design.md §21); retired (`retired_at`), never deleted. `options`: a JSON list. */
+export interface CustomFieldsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  kind: string;
+  options: string;
+  required: number;
+  position: number;
+  retired_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An item's value of a field, typed: exactly one of the columns holds it, the one of the field's kind. */
+export interface ItemFieldValuesTable {
+  item_id: number;
+  field_id: number;
+  project_id: number;
+  text_value: string | null;
+  number_value: number | null;
+  date_value: string | null;
+  option_value: string | null;
+}
+
+/** A saved project shape (docs/design.md §21): `body` is the template's JSON document (docs/cli.md). */
+export interface TemplatesTable {
+  id: Generated<number>;
+  name: string;
+  body: string;
+  created_by: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -506,6 +553,10 @@ export interface Database {
   plans: PlansTable;
   plan_versions: PlanVersionsTable;
   plan_uploads: PlanUploadsTable;
+  categories: CategoriesTable;
+  custom_fields: CustomFieldsTable;
+  item_field_values: ItemFieldValuesTable;
+  templates: TemplatesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -147,4 +147,14 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     const events = await ctx.db.kysely.selectFrom('events').select('type').where('type', 'like', 'plan.%').execute();
     expect(events.map((e) => e.type).sort()).toEqual(['plan.created', 'plan.version_added']);
   });
+
+  it('gives the fit-out trades as categories, severity and cost estimate, and ships the "Apartment handover" template', async () => {
+    const manager = (await ctx.users.findByEmail(DEMO_EMAIL))!;
+    const tree = await ctx.projects.getTree({ id: manager.id, role: 'member' }, 3);
+    const items = tree.sections.flatMap((s) => s.checklists).flatMap((c) => c.items);
+    const crack = items.find((i) => i.text.startsWith('Crack in the plaster'))!;
+    expect(crack).toMatchObject({ category: 'Plastering', fields: { Severity: 'major', 'Cost estimate': '350' } });
+    expect(items.filter((i) => i.fields.Severity !== undefined).length).toBeGreaterThanOrEqual(4);
+    expect((await ctx.templates.list()).map((t) => t.name)).toEqual(['Apartment handover']);
+  });
 });

@@ -393,6 +393,9 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     const path = join(PHOTOS, name);
     return () => ctx.attachments.prepare([{ originalName: name, path, size: statSync(path).size, oversized: false }]);
   };
+  // docs/design.md §21: the fit-out's own vocabulary — trades as categories, severity and a cost estimate.
+  on(-22, 9);
+  const trades = await demoVocabulary(ctx, maria!);
   const raise = (checklist: number, input: Parameters<AppContext['structure']['createItem']>[2]) =>
     ctx.structure.createItem(maria!, checklist, input);
 
@@ -405,6 +408,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     deadline: date(5),
     requires_answer: true,
     prepareImages: photo('crack.jpg'),
+    vocabulary: trades.of('Plastering', 'major', '350'),
   });
   on(-20, 10);
   const socket = await raise(301, {
@@ -413,6 +417,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     priority: 'medium',
     deadline: date(-2),
     prepareImages: photo('socket.jpg'),
+    vocabulary: trades.of('Electrical', 'minor', '25'),
   });
   on(-19, 14);
   const glass = await raise(310, {
@@ -422,6 +427,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     deadline: date(3),
     requires_answer: true,
     prepareImages: photo('glass.jpg'),
+    vocabulary: trades.of('Glazing', 'major', '1200'),
   });
   on(-18, 11);
   const tile = await raise(300, {
@@ -429,6 +435,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     participantIds: [egor!.id],
     priority: 'low',
     deadline: date(10),
+    vocabulary: trades.of('Ceilings', 'minor', '40'),
   });
 
   on(-14, 16);
@@ -469,7 +476,70 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   ];
   for (const [item, x, y] of places) await ctx.itemLocations.placeItem(maria!, item, { planId: floor, x, y });
   await uploadDemoPlan(ctx, maria!, FIT_OUT, 'floor-3-rev-b.pdf', { planId: floor });
+
+  // docs/design.md §21: one template ships with the demo, for "New project" and "Add checklist from template".
+  await ctx.templates.importTemplate(alice!, APARTMENT_HANDOVER);
 }
+
+/** The fit-out's categories (trades) and fields (severity, cost estimate); `of` gives an item's values by name. */
+async function demoVocabulary(ctx: AppContext, manager: { id: number; role: UserRole }) {
+  const categories = new Map<string, number>();
+  for (const trade of ['Plastering', 'Electrical', 'Glazing', 'Ceilings']) {
+    categories.set(trade, await ctx.vocabulary.addCategory(manager, FIT_OUT, trade));
+  }
+  const severity = await ctx.vocabulary.addField(manager, FIT_OUT, { name: 'Severity', kind: 'choice', options: 'minor\nmajor\ncritical' });
+  const cost = await ctx.vocabulary.addField(manager, FIT_OUT, { name: 'Cost estimate', kind: 'number' });
+  return {
+    of: (trade: string, level: string, estimate: string) => ({
+      categoryId: categories.get(trade)!,
+      values: new Map([
+        [severity, level],
+        [cost, estimate],
+      ]),
+    }),
+  };
+}
+
+/** The demo's template (docs/cli.md, "Templates"): an apartment's handover walk, room by room. */
+const APARTMENT_HANDOVER = {
+  name: 'Apartment handover',
+  categories: ['Plastering', 'Electrical', 'Plumbing', 'Joinery'],
+  fields: [
+    { name: 'Severity', kind: 'choice', options: ['minor', 'major', 'critical'], required: false },
+    { name: 'Cost estimate', kind: 'number', options: [], required: false },
+  ],
+  sections: [
+    {
+      name: 'Kitchen',
+      checklists: [
+        {
+          name: 'Kitchen walk',
+          items: [
+            { text: 'Worktop joints sealed', category: 'Joinery', priority: 'medium' },
+            { text: 'Sink and tap without leaks', category: 'Plumbing', priority: 'high', requires_answer: true },
+            { text: 'Sockets above the worktop work', category: 'Electrical' },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'Bathroom',
+      checklists: [
+        {
+          name: 'Bathroom walk',
+          items: [
+            { text: 'Silicone around the bath complete', category: 'Plumbing' },
+            { text: 'Extractor fan runs', category: 'Electrical' },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'Living room',
+      checklists: [{ name: 'Walls and doors', items: [{ text: 'Walls free of cracks and marks', category: 'Plastering' }] }],
+    },
+  ],
+};
 
 /**
  * The demo's story happened over the past weeks, not at load time: while it is written, the context's clock (the

@@ -61,7 +61,7 @@ export async function readUploadForm(
           throw validationError(part.fieldname, `must be ${options.fileFields ? '' : 'image '}files with a readable file name`);
         if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
         if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
-        if (!schema?.properties[part.fieldname]) throw unknownFields([part.fieldname]);
+        if (!knownField(schema, part.fieldname)) throw unknownFields([part.fieldname]);
         fields[part.fieldname] = part.value;
         entries.push([part.fieldname, part.value]);
         continue;
@@ -94,6 +94,14 @@ export async function readUploadForm(
     throw err;
   }
   return { fields, entries, files, fingerprint: hashMultipartRequest(entries, digests), cleanup };
+}
+
+/** A field the schema names, or whose name matches one of its `patternProperties` (a form's `field_<id>` controls). */
+function knownField(schema: TObject | undefined, name: string): boolean {
+  if (!schema) return false;
+  if (schema.properties[name]) return true;
+  const patterns = Object.keys((schema as { patternProperties?: Record<string, unknown> }).patternProperties ?? {});
+  return patterns.some((pattern) => new RegExp(pattern).test(name));
 }
 
 /** The text fields against the operation's schema (required, pattern), and 1 file at least: 422 before any lookup. */

@@ -72,3 +72,20 @@ export function documentLinksOf(get: (name: string) => string | null | undefined
 /** A coordinate typed or tapped (a place on a plan): a decimal number, else NaN (refused by the place's check, 422). */
 export const fractionOf = (value: string | null | undefined) =>
   value && /^[0-9]*\.?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN;
+
+/**
+ * The item forms' category and custom field values (docs/design.md §21), as the write takes them: undefined when
+ * the form had none of these controls (`vocabulary_sent` absent); "" for the category is none; a category that is
+ * no id is refused (422 beside it) by the write, as one of another project is.
+ */
+export function vocabularyOf(form: URLSearchParams): { categoryId?: number | null; values: Map<number, string> } | undefined {
+  if (!form.has('vocabulary_sent')) return undefined;
+  const values = new Map<number, string>();
+  for (const [key, value] of form) {
+    const id = /^field_([1-9][0-9]{0,15})$/.exec(key)?.[1];
+    if (id !== undefined) values.set(Number(id), value);
+  }
+  const category = form.get('category');
+  if (category === null) return { values };
+  return { categoryId: category === '' ? null : (parseId(category) ?? 0), values };
+}

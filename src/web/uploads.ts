@@ -61,8 +61,14 @@ export const PHOTO_FORMS = {
     plan_id: text,
     plan_x: text,
     plan_y: text,
+    // The project's category and custom fields (docs/design.md §21).
+    vocabulary_sent: text,
+    category: text,
   }),
 };
+
+// docs/design.md §21: one `field_<id>` control per custom field of the project (http/multipart.ts reads these).
+Object.assign(PHOTO_FORMS.item, { patternProperties: { '^field_[1-9][0-9]{0,15}$': Type.String() } });
 
 /** "Upload plan" and "Upload version" (docs/design.md §19): one file, `file`, and the plan's name. */
 const PLAN_FORM = Type.Object({ ...guards, name: text });

@@ -139,6 +139,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await accountPages(app, { ...profileDeps, sessions });
   await oauthPages(app, { oauth, clock, projects, webWrite });
   await projectPages(app, {
+    vocabulary: ctx.vocabulary,
     projects,
     review,
     heavyReads,
@@ -159,12 +160,20 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     structure,
     planViews: ctx.planViews,
     itemLocations: ctx.itemLocations,
+    vocabulary: ctx.vocabulary,
     webWrite,
   });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
-  await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
-  await structurePages(app, { structure, attachments, planViews: ctx.planViews, webWrite });
+  await adminProjectPages(app, { structure, members, usersAdmin, templates: ctx.templates, webWrite });
+  await structurePages(app, {
+    structure,
+    attachments,
+    planViews: ctx.planViews,
+    vocabulary: ctx.vocabulary,
+    templates: ctx.templates,
+    webWrite,
+  });
   await planPages(app, { planViews: ctx.planViews, planUploads: ctx.planUploads, items, config, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
 }

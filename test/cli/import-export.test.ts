@@ -28,6 +28,12 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
           id: 201,
           name: 'Imported project',
           members: [{ user_id: 102, role: 'executor', sections: [301], checklists: null }],
+          // docs/design.md §21: a category, a choice field and a retired number field whose value is kept.
+          categories: [{ id: 901, name: 'Electrical' }],
+          fields: [
+            { id: 911, name: 'Severity', kind: 'choice', options: ['low', 'high'], required: false },
+            { id: 912, name: 'Old cost', kind: 'number', retired: true },
+          ],
           sections: [
             {
               id: 301,
@@ -42,6 +48,8 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
                       text: 'Проверка документов',
                       status: 'in_progress',
                       participants: [102],
+                      category_id: 901,
+                      fields: { Severity: 'high', 'Old cost': '12.5' },
                       document_links: [{ kind: 'document', title: 'Plan', url: 'https://example.test/plan' }],
                       comments: [{ id: 601, author_id: 102, text: 'On it' }],
                       answers: [{ id: 701, author_id: 102, text: 'Done', status: 'approved', document_links: [] }],
@@ -105,6 +113,24 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     };
     await writeFile(join(cli.dir, 'missing-user.json'), JSON.stringify(missingUser));
     expect(await fails(['import', join(cli.dir, 'missing-user.json')])).toContain('nothing was imported');
+    // docs/design.md §21: a value of the wrong kind, a field the project does not have, refused as a whole.
+    const badValue = {
+      projects: [
+        {
+          id: 203,
+          name: 'Bad values',
+          fields: [{ id: 921, name: 'Cost', kind: 'number' }],
+          sections: [
+            { id: 321, name: 'S', checklists: [{ id: 421, name: 'C', items: [{ id: 521, text: 'X', fields: { Cost: 'much' } }] }] },
+          ],
+        },
+      ],
+    };
+    await writeFile(join(cli.dir, 'bad-value.json'), JSON.stringify(badValue));
+    expect(await fails(['import', join(cli.dir, 'bad-value.json')])).toMatch(/item 521: fields\.Cost: Cost: must be a number/);
+    badValue.projects[0]!.sections[0]!.checklists[0]!.items[0]!.fields = { Colour: 'red' } as never;
+    await writeFile(join(cli.dir, 'bad-value.json'), JSON.stringify(badValue));
+    expect(await fails(['import', join(cli.dir, 'bad-value.json')])).toContain('"Colour" is not a field of project 203');
     await writeFile(join(cli.dir, 'not-json.json'), '{"users": [');
     expect(await fails(['import', join(cli.dir, 'not-json.json')])).toContain('not valid JSON');
     expect(await fails(['import', join(cli.dir, 'absent.json')])).toContain('absent.json');
@@ -272,6 +298,16 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     });
     expect(fixture.audit_log).toHaveLength(3);
     expect(toStdout.stdout).not.toContain(fixtureRaw);
+    const imported = fixture.projects.find((p: { id: number }) => p.id === 201);
+    expect(imported.categories).toEqual([{ id: 901, name: 'Electrical', position: 1 }]);
+    expect(imported.fields).toEqual([
+      { id: 911, name: 'Severity', kind: 'choice', options: ['low', 'high'], required: false, retired: false, position: 1 },
+      { id: 912, name: 'Old cost', kind: 'number', options: [], required: false, retired: true, position: 2 },
+    ]);
+    expect(imported.sections[0].checklists[0].items[0]).toMatchObject({
+      category_id: 901,
+      fields: { Severity: 'high', 'Old cost': '12.5' },
+    });
 
     expect(toFile).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(fixture);

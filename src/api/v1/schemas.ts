@@ -101,6 +101,9 @@ export const Location = Type.Object(
   { description: 'The item’s place on a plan; every version of the plan keeps it' },
 );
 
+/** An item's custom field values (docs/design.md §21) by the field's name, as strings: numbers as written, dates YYYY-MM-DD. */
+const FieldValues = Type.Object({}, { additionalProperties: Type.String() });
+
 export const ItemSummary = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
@@ -109,6 +112,8 @@ export const ItemSummary = Type.Object({
   deadline: NullableString({ format: 'date' }),
   requires_answer: Type.Boolean(),
   location: Nullable(Location),
+  category: NullableString(),
+  fields: FieldValues,
 });
 
 export const ProjectTree = Type.Object({
@@ -192,6 +197,8 @@ export const Item = Type.Object({
   document_links: Type.Array(DocumentLink),
   status_history: Type.Array(HistoryEntry),
   location: Nullable(Location),
+  category: NullableString(),
+  fields: FieldValues,
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),
   created_at: DateTime(),

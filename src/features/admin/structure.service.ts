@@ -9,6 +9,7 @@ import { checkedPlace, type PlaceInput, planOfPlace } from '../items/item-locati
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';
+import { applyItemVocabulary, type ItemVocabularyInput, type VocabularyChanges } from '../vocabulary/vocabulary.service.js';
 import type { ProjectAccessReads, ProjectsRepository, StructureRows } from '../projects/projects.repository.js';
 import type { ProjectsService, ProjectTree } from '../projects/projects.service.js';
 import { assertAdmin } from './admin-guard.js';
@@ -68,6 +69,8 @@ interface NewItemInput {
   fromForm?: boolean;
   /** Its place on a plan of the project (docs/design.md §19, "Add item here"), set in the same write. */
   location?: PlaceInput | null;
+  /** Its category and custom field values (docs/design.md §21), checked and written in the same write. */
+  vocabulary?: ItemVocabularyInput;
 }
 
 /** What "Edit item" changes; a field left out stays as it is. */
@@ -76,9 +79,12 @@ interface ItemEdit {
   description?: string;
   participantIds?: readonly number[];
   checklistId?: number;
+  /** Category and field values (docs/design.md §21); a field left out keeps its value. */
+  vocabulary?: ItemVocabularyInput;
 }
 
-type ItemChanges = Partial<Record<'text' | 'description' | 'participants' | 'checklist', { from: unknown; to: unknown }>>;
+type ItemChanges = Partial<Record<'text' | 'description' | 'participants' | 'checklist', { from: unknown; to: unknown }>> &
+  VocabularyChanges;
 
 function priorityOf(value: string | undefined): Priority {
   if (value === undefined || value === '') return 'medium';
@@ -186,6 +192,9 @@ export function createStructureService(deps: {
   }
 
   const service = {
+    /** A structural write of the project (sections, checklists, its vocabulary): the project's lock, 404/403 as above. */
+    writeStructure: structureWrite,
+
     async listProjects(actor: Actor): Promise<AdminProjectRow[]> {
       assertAdmin(actor);
       return repo.listProjects();
@@ -404,6 +413,7 @@ export function createStructureService(deps: {
           ...(place ? { plan_id: place.planId, plan_x: place.x, plan_y: place.y } : {}),
         };
         const id = await repos.structure.insertItem(row, participantIds, actor.id, at);
+        await applyItemVocabulary(repos, { projectId: checklist.project_id, itemId: id, input: input.vocabulary ?? {}, creating: true });
         if (images) await images.insert(repos, { itemId: id, answerId: null, actorId: actor.id }, at);
         const { item } = await items.getItemCard(actor, id, repos);
         emit('item.created', { item }, { section_id: checklist.section_id, checklist_id: checklistId, item_id: id });
@@ -432,7 +442,7 @@ export function createStructureService(deps: {
       if (input.text !== undefined) next.text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
       if (input.description !== undefined) next.description = optionalText('description', input.description, MAX_TEXT_LENGTH);
       if (input.participantIds !== undefined) next.participants = uniqueIds(input.participantIds);
-      if (Object.keys(next).length === 0 && input.checklistId === undefined) {
+      if (Object.keys(next).length === 0 && input.checklistId === undefined && input.vocabulary === undefined) {
         throw validationError('body', 'give at least one of text, description, participants, checklist');
       }
       return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
@@ -462,6 +472,10 @@ export function createStructureService(deps: {
             checklist_id: target.id,
             position: await structure.nextPosition('items', target.id),
           });
+        }
+        if (input.vocabulary) {
+          const input_ = { projectId: current.project_id, itemId, input: input.vocabulary, creating: false };
+          Object.assign(changes, await applyItemVocabulary(repos, input_));
         }
         if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
         const at = now();

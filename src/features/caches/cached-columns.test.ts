@@ -60,6 +60,13 @@ beforeAll(async () => {
       at: '2026-01-02T00:00:00.000Z',
     })
     .execute();
+  // A category and a field value (docs/design.md §21), through the services as a manager sets them.
+  const category = await server.ctx.vocabulary.addCategory(admin, PROJECT, 'Electrical');
+  const field = await server.ctx.vocabulary.addField(admin, PROJECT, { name: 'Severity', kind: 'choice', options: ['low', 'high'] });
+  await server.ctx.structure.updateItem(admin, ITEM, { vocabulary: { categoryId: category, values: new Map([[field, 'high']]) } });
+  // A second field and category for the probes to move the item's to.
+  await server.ctx.vocabulary.addField(admin, PROJECT, { name: 'Cost', kind: 'number' });
+  await server.ctx.vocabulary.addCategory(admin, PROJECT, 'Plumbing');
 });
 
 afterAll(async () => {
@@ -203,6 +210,9 @@ const SUBJECT: Record<string, string> = {
   plans: `id = (SELECT plan_id FROM items WHERE id = ${ITEM})`,
   sections: 'id = (SELECT MIN(id) FROM sections WHERE project_id = 1)',
   checklists: 'id = (SELECT MIN(id) FROM checklists WHERE project_id = 1)',
+  categories: `id = (SELECT category_id FROM items WHERE id = ${ITEM})`,
+  custom_fields: `id = (SELECT MIN(field_id) FROM item_field_values WHERE item_id = ${ITEM})`,
+  item_field_values: `item_id = ${ITEM} AND field_id = (SELECT MIN(field_id) FROM item_field_values WHERE item_id = ${ITEM})`,
 };
 
 /** The table a column refers to: its new value is another row's id (a new reference column goes here). */
@@ -217,6 +227,8 @@ const REFERENCES: Record<string, keyof Database> = {
   author_id: 'users',
   created_by: 'users',
   uploaded_by: 'users',
+  category_id: 'categories',
+  field_id: 'custom_fields',
 };
 
 const postgres = () => server.ctx.db.dialect === 'postgres';

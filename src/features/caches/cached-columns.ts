@@ -33,6 +33,7 @@ export const TREE_ITEM_FIELDS = [
   'plan_id',
   'plan_x',
   'plan_y',
+  'category_id',
 ] as const satisfies readonly (keyof Database['items'])[];
 
 /** The fields of the sections and checklists of a tree (projects.repository.ts `structure` selects them). */
@@ -47,6 +48,10 @@ export const TREE_CHECKLIST_FIELDS = [
 
 /** The access check's reads (the actor's membership), in both reads: a changed access changes the answer. */
 const MEMBERSHIP = ['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'] as const;
+
+/** A custom field as an item shows it (its name, in the fields' order), and a value in each of its typed columns. */
+const VOCABULARY_FIELDS = ['id', 'name', 'position'] as const;
+const FIELD_VALUES = ['text_value', 'number_value', 'date_value', 'option_value'] as const;
 
 export const CACHED_READS = {
   /** items/get (v1), valid while cache-versions `card` (the item, its project, the users' names) is. */
@@ -63,6 +68,10 @@ export const CACHED_READS = {
     attachments: ['id', 'item_id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'],
     item_history: ['id', 'item_id', 'kind', 'from_status', 'to_status', 'at', 'note', 'user_id'],
     plans: ['id', 'name'],
+    // The project's own vocabulary (docs/design.md §21): the item's category and its fields' values by name.
+    categories: ['id', 'name'],
+    custom_fields: VOCABULARY_FIELDS,
+    item_field_values: ['item_id', 'field_id', ...FIELD_VALUES],
   },
   /** projects/tree (v1), valid while cache-versions `tree` (the project, its items' summaries) is. */
   tree: {
@@ -73,6 +82,9 @@ export const CACHED_READS = {
     // The listed fields, and what the tree filters (project), counts by (section) and orders by (position).
     items: [...TREE_ITEM_FIELDS, 'project_id', 'section_id', 'position'],
     plans: ['id', 'name'],
+    categories: ['id', 'name'],
+    custom_fields: VOCABULARY_FIELDS,
+    item_field_values: ['item_id', 'field_id', 'project_id', ...FIELD_VALUES],
   },
 } as const satisfies Record<string, CachedRead>;
 

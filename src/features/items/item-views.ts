@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { AttachmentsTable } from '../../db/tables.js';
+export { fieldsView } from '../../domain/vocabulary.js';
 
 /** How item materials are presented: one place, used by the item card and by the writes that return them. */
 interface LinkRow {
@@ -103,6 +104,10 @@ export interface ItemCard {
   document_links: LinkView[];
   status_history: HistoryEntryView[];
   location: ItemLocation | null;
+  /** The item's category's name (docs/design.md §21), null: none. */
+  category: string | null;
+  /** Its custom field values by field name, as strings in v1's formats (retired fields' values too). */
+  fields: Record<string, string>;
   can_verdict: boolean;
   can_return_to_rework: boolean;
   created_at: string;

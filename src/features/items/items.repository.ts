@@ -59,6 +59,18 @@ function itemQueries(db: Kysely<Database>) {
     plan: precompile(db, (db, p: ById) =>
       db.selectFrom('items as i').innerJoin('plans as p', 'p.id', 'i.plan_id').select(['p.id', 'p.name']).where('i.id', '=', p.itemId),
     ),
+    category: precompile(db, (db, p: ById) =>
+      db.selectFrom('items as i').innerJoin('categories as c', 'c.id', 'i.category_id').select(['c.name']).where('i.id', '=', p.itemId),
+    ),
+    fieldValues: precompile(db, (db, p: ById) =>
+      db
+        .selectFrom('item_field_values as v')
+        .innerJoin('custom_fields as f', 'f.id', 'v.field_id')
+        .select(['f.name', 'v.text_value', 'v.number_value', 'v.date_value', 'v.option_value'])
+        .where('v.item_id', '=', p.itemId)
+        .orderBy('f.position')
+        .orderBy('f.id'),
+    ),
     history: precompile(db, (db, p: ById) =>
       db
         .selectFrom('item_history as h')
@@ -107,15 +119,18 @@ export function createItemsRepository(db: Kysely<Database>) {
      */
     async cardParts(itemId: number) {
       const byId = { itemId };
-      const [comments, answers, links, attachments, history, plan] = await Promise.all([
+      const [comments, answers, links, attachments, history, plan, category, fieldValues] = await Promise.all([
         q.comments.execute(byId, executor),
         q.answers.execute(byId, executor),
         q.links.execute(byId, executor),
         q.attachments.execute(byId, executor),
         q.history.execute(byId, executor),
         q.plan.executeTakeFirst(byId, executor),
+        q.category.executeTakeFirst(byId, executor),
+        q.fieldValues.execute(byId, executor),
       ]);
-      return { comments, answers, links, attachments, history, planName: plan?.name ?? null };
+      const categoryName = category?.name ?? null;
+      return { comments, answers, links, attachments, history, planName: plan?.name ?? null, categoryName, fieldValues };
     },
   });
 

@@ -3,7 +3,7 @@ import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type M
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
 import type { ItemsRepository, ItemWrites } from './items.repository.js';
-import { attachmentView, type ItemCard, linkView, locationView } from './item-views.js';
+import { attachmentView, fieldsView, type ItemCard, linkView, locationView } from './item-views.js';
 
 interface ItemAccess {
   item: Item;
@@ -107,7 +107,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     { item, target, participants }: ItemAccess,
     reads: ItemReads = onDatabase,
   ): Promise<{ item: ItemCard }> {
-    const { comments, answers, links, attachments, history, planName } = await reads.items.cardParts(item.id);
+    const { comments, answers, links, attachments, history, planName, categoryName, fieldValues } = await reads.items.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
     return {
@@ -153,6 +153,8 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
           note: h.note,
         })),
         location: locationView(item, planName),
+        category: categoryName,
+        fields: fieldsView(fieldValues),
         can_verdict: can(actor, 'item.verdict', target),
         can_return_to_rework: can(actor, 'item.rework', target),
         created_at: item.created_at,

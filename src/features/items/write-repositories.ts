@@ -7,6 +7,8 @@ import type { CommentsRepository } from '../comments/comments.repository.js';
 import type { PlansRepository } from '../plans/plans.repository.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ReviewRepository } from '../review/review.repository.js';
+import type { VocabularyRepository } from '../vocabulary/vocabulary.repository.js';
+import type { TemplatesRepository } from '../templates/templates.repository.js';
 import type { ItemsRepository } from './items.repository.js';
 
 /** The repositories whose statements an item or structural write runs, as built on the database. */
@@ -19,6 +21,8 @@ export interface RepositoriesOfWrites {
   review: ReviewRepository;
   structure: StructureRepository;
   plans: PlansRepository;
+  vocabulary: VocabularyRepository;
+  templates: TemplatesRepository;
 }
 
 /**
@@ -47,6 +51,8 @@ export function createWriteRepositories(repositories: RepositoriesOfWrites): (tr
         review: repositories.review.bind(trx),
         structure: repositories.structure.bind(trx),
         plans: repositories.plans.bind(trx),
+        vocabulary: repositories.vocabulary.bind(trx),
+        templates: repositories.templates.bind(trx),
       };
       bound.set(trx, repos);
     }

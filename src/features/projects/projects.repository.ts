@@ -142,13 +142,26 @@ export function createProjectsRepository(db: Kysely<Database>) {
         db
           .selectFrom('items as i')
           .leftJoin('plans as pl', 'pl.id', 'i.plan_id')
+          .leftJoin('categories as cat', 'cat.id', 'i.category_id')
           // What a line of the tree shows is declared with the cache's columns (features/caches/cached-columns.ts).
-          .select([...qualified('i', TREE_ITEM_FIELDS), 'pl.name as plan_name'])
+          .select([...qualified('i', TREE_ITEM_FIELDS), 'pl.name as plan_name', 'cat.name as category'])
           .where('i.project_id', '=', projectId)
           .orderBy('i.position')
           .orderBy('i.id')
           .execute()
       );
+    },
+
+    /** The custom field values of the project's items (docs/design.md §21), with their field's name, in the fields' order. */
+    fieldValuesOf(projectId: number) {
+      return db
+        .selectFrom('item_field_values as v')
+        .innerJoin('custom_fields as f', 'f.id', 'v.field_id')
+        .select(['v.item_id', 'f.name', 'v.text_value', 'v.number_value', 'v.date_value', 'v.option_value'])
+        .where('v.project_id', '=', projectId)
+        .orderBy('f.position')
+        .orderBy('f.id')
+        .execute();
     },
   };
 }

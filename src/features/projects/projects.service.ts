@@ -2,6 +2,7 @@ import { type Actor, canOnProject, type Membership, projectLimit, seesChecklist,
 import { ITEM_STATUSES } from '../../domain/values.js';
 import type { Project } from '../../db/tables.js';
 import { notFound } from '../../errors.js';
+import { fieldsView } from '../../domain/vocabulary.js';
 import type { ArchivedFilter, ProjectAccessReads, ProjectsRepository, StatusCount, StructureRows } from './projects.repository.js';
 
 export interface ProjectCard {
@@ -27,6 +28,9 @@ export interface TreeItem {
   requires_answer: boolean;
   /** Its place on a plan (docs/design.md §19), as the item card shows it; null when on none. */
   location: { plan_id: number; plan_name: string; x: number; y: number } | null;
+  /** Its category's name and custom field values (docs/design.md §21), as the item card shows them. */
+  category: string | null;
+  fields: Record<string, string>;
 }
 
 export interface TreeChecklist {
@@ -163,11 +167,18 @@ export function createProjectsService(repo: ProjectsRepository) {
 
     async getTree(actor: Actor, projectId: number): Promise<ProjectTree> {
       const { project, membership } = await service.access(actor, projectId);
-      const [structure, counts, items] = await Promise.all([
+      const [structure, counts, items, fieldRows] = await Promise.all([
         repo.structure([projectId]),
         repo.statusCounts([projectId]),
         repo.itemsOf(projectId),
+        repo.fieldValuesOf(projectId),
       ]);
+      const valuesByItem = new Map<number, typeof fieldRows>();
+      for (const row of fieldRows) {
+        const list = valuesByItem.get(row.item_id) ?? [];
+        list.push(row);
+        valuesByItem.set(row.item_id, list);
+      }
       const parts = visibleParts(actor, membership, structure, projectId);
       const itemsByChecklist = new Map<number, typeof items>();
       for (const item of items) {
@@ -198,6 +209,8 @@ export function createProjectsService(repo: ProjectsRepository) {
                   i.plan_id === null || i.plan_name === null
                     ? null
                     : { plan_id: i.plan_id, plan_name: i.plan_name, x: i.plan_x!, y: i.plan_y! },
+                category: i.category,
+                fields: fieldsView(valuesByItem.get(i.id) ?? []),
               })),
             })),
         })),

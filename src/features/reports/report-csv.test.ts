@@ -71,12 +71,30 @@ describe('the CSV report writer', () => {
     ]);
   });
 
+  it('appends the category, then one column per field by its name (docs/design.md §21), neutralised; none without a vocabulary', async () => {
+    const fields = ['Severity', 'Cost estimate'];
+    const chunks: Buffer[] = [];
+    async function* pages() {
+      yield [
+        row({ category: 'Electrical', fields: { Severity: 'high', 'Cost estimate': '1250.5' } }),
+        row({ id: 1001, category: '=cmd', fields: { 'Cost estimate': '-3' } }),
+      ];
+    }
+    for await (const chunk of csvReport(pages(), { used: true, fieldNames: fields })) chunks.push(chunk as Buffer);
+    const records = parse(Buffer.concat(chunks).toString('utf8').slice(1)) as string[][];
+    expect(records[0]).toEqual([...CSV_COLUMNS, 'category', 'Severity', 'Cost estimate']);
+    expect(records.slice(1).map((r) => r.slice(CSV_COLUMNS.length))).toEqual([
+      ['Electrical', 'high', '1250.5'],
+      ["'=cmd", '', "'-3"],
+    ]);
+  });
+
   it('appends the place on a plan (docs/design.md §19): the plan, x and y as fractions; the name neutralised', async () => {
     expect(CSV_COLUMNS.slice(-3)).toEqual(['plan', 'plan_x', 'plan_y']);
     const placed = row({ location: { plan_id: 7, plan_name: 'Floor 3', x: 0.25, y: 0.75 } });
     const odd = row({ id: 1001, location: { plan_id: 8, plan_name: '=B1', x: 1, y: 0 } });
     const records = parse((await textOf([[placed, odd, row({ id: 1002 })]])).slice(1)) as string[][];
-    expect(records.slice(1).map((r) => r.slice(-3))).toEqual([
+    expect(records.slice(1).map((r) => r.slice(CSV_COLUMNS.length - 3, CSV_COLUMNS.length))).toEqual([
       ['Floor 3', '0.25', '0.75'],
       ["'=B1", '1', '0'],
       ['', '', ''],

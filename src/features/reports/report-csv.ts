@@ -32,7 +32,22 @@ export function neutralise(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-export function csvRecord(row: ReportRow): (string | number)[] {
+/**
+ * The columns of the project's vocabulary (docs/design.md §21), appended after the others when the project has
+ * categories or fields (`used`): `category`, then one per field (retired ones too: their values are kept), by name.
+ */
+export interface CsvVocabulary {
+  used: boolean;
+  fieldNames: readonly string[];
+}
+
+const NO_VOCABULARY: CsvVocabulary = { used: false, fieldNames: [] };
+
+export function vocabularyColumns(vocabulary: CsvVocabulary): string[] {
+  return vocabulary.used ? ['category', ...vocabulary.fieldNames] : [];
+}
+
+export function csvRecord(row: ReportRow, vocabulary: CsvVocabulary = NO_VOCABULARY): (string | number)[] {
   return [
     row.id,
     neutralise(row.section),
@@ -49,15 +64,23 @@ export function csvRecord(row: ReportRow): (string | number)[] {
     row.location ? neutralise(row.location.plan_name) : '',
     row.location?.x ?? '',
     row.location?.y ?? '',
+    // docs/design.md §21: the category, then one column per field.
+    ...(vocabulary.used
+      ? [neutralise(row.category ?? ''), ...vocabulary.fieldNames.map((name) => neutralise(row.fields?.[name] ?? ''))]
+      : []),
   ];
 }
 
-async function* chunks(pages: AsyncIterable<ReportRow[]>): AsyncGenerator<string> {
-  yield BOM + stringify([[...CSV_COLUMNS]], { record_delimiter: 'windows' });
-  for await (const page of pages) yield stringify(page.map(csvRecord), { record_delimiter: 'windows' });
+async function* chunks(pages: AsyncIterable<ReportRow[]>, vocabulary: CsvVocabulary): AsyncGenerator<string> {
+  yield BOM + stringify([[...CSV_COLUMNS, ...vocabularyColumns(vocabulary)]], { record_delimiter: 'windows' });
+  for await (const page of pages)
+    yield stringify(
+      page.map((row) => csvRecord(row, vocabulary)),
+      { record_delimiter: 'windows' },
+    );
 }
 
 /** UTF-8 with BOM (spreadsheets then read Cyrillic right), CRLF rows (RFC 4180), one page of items per chunk. */
-export function csvReport(pages: AsyncIterable<ReportRow[]>): Readable {
-  return Readable.from(chunks(pages), { objectMode: false });
+export function csvReport(pages: AsyncIterable<ReportRow[]>, vocabulary: CsvVocabulary = NO_VOCABULARY): Readable {
+  return Readable.from(chunks(pages, vocabulary), { objectMode: false });
 }

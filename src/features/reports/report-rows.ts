@@ -33,6 +33,9 @@ export interface ReportRow {
   thumbnails: Buffer[];
   /** Its place on a plan (docs/design.md §19): fractions of the sheet from its top left; null when on none. */
   location: { plan_id: number; plan_name: string; x: number; y: number } | null;
+  /** Its category's name and custom field values by field name (docs/design.md §21). */
+  category?: string | null;
+  fields?: Record<string, string>;
 }
 
 /** A sheet ready to print: JPEG, with its size in pixels. */

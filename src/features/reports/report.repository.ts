@@ -7,6 +7,18 @@ import type { Database } from '../../db/tables.js';
  */
 export function createReportRepository(db: Kysely<Database>) {
   return {
+    /**
+     * The project's vocabulary as the CSV's columns need it (docs/design.md §21): whether it has categories or
+     * fields at all, and its fields' names in their order, retired ones too (their values are kept).
+     */
+    async vocabularyOf(projectId: number): Promise<{ used: boolean; fieldNames: string[] }> {
+      const [fields, category] = await Promise.all([
+        db.selectFrom('custom_fields').select('name').where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),
+        db.selectFrom('categories').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst(),
+      ]);
+      return { used: fields.length > 0 || category !== undefined, fieldNames: fields.map((r) => r.name) };
+    },
+
     /** The project's plans in their order (the PDF's plan pages). */
     plansOf: (projectId: number) =>
       db.selectFrom('plans').select(['id', 'name']).where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),

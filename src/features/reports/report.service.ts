@@ -182,6 +182,8 @@ export function createReportsService(deps: {
           photoCount: itemPhotos.length,
           thumbnails: thumbnails.filter((t): t is Buffer => t !== null),
           location: item.location,
+          category: item.category,
+          fields: item.fields,
         };
       }),
     );
@@ -217,7 +219,7 @@ export function createReportsService(deps: {
         plans: options.format === 'pdf' ? await plansOf(actor, projectId, rows) : [],
       };
       const pages = pagesOf(rows, options.format, options.onProgress);
-      const stream = options.format === 'csv' ? csvReport(pages) : pdfReport(heading, pages);
+      const stream = options.format === 'csv' ? csvReport(pages, await repo.vocabularyOf(projectId)) : pdfReport(heading, pages);
       return {
         filename: `punchlist-project-${projectId}-${madeAt.toISOString().slice(0, 10)}.${options.format}`,
         contentType: REPORT_CONTENT_TYPES[options.format],

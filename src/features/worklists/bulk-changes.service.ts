@@ -8,6 +8,7 @@ import type { ItemWritesService, PlanningInput } from '../items/item-writes.serv
 import type { WriteRepositories } from '../items/write-repositories.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import { applyItemVocabulary } from '../vocabulary/vocabulary.service.js';
 
 /** Items changed together by one bulk form at most (two pages of the project list). */
 const MAX_BULK_ITEMS = 200;
@@ -22,6 +23,8 @@ export interface BulkChange {
   addParticipant?: number;
   /** A user to take off each item's participants. */
   removeParticipant?: number;
+  /** docs/design.md §21: the category of each item (a category's id of the project), or null for none. */
+  category?: number | null;
 }
 
 /** What the user may change in bulk on a project (the policy at the project's level; items decide for themselves). */
@@ -93,6 +96,20 @@ export function createBulkChangesService(deps: {
       return true;
     };
 
+  /** The edits of one item (participants, category) inside its write; true when something changed. */
+  const editStep =
+    (itemId: number, projectId: number, change: BulkChange) =>
+    async (repos: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
+      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+      const people = crew ? await participantsStep(itemId, projectId, change.addParticipant, change.removeParticipant)(repos, emit) : false;
+      if (change.category === undefined) return people;
+      const changes = await applyItemVocabulary(repos, { projectId, itemId, input: { categoryId: change.category }, creating: false });
+      if (!changes.category) return people;
+      await repos.items.touch(itemId, deps.clock.now().toISOString());
+      emit('item.updated', { changes });
+      return true;
+    };
+
   return {
     /**
      * Checks the whole form first (422: nothing selected, nothing to change, a bad date; 403: a change the
@@ -114,7 +131,7 @@ export function createBulkChangesService(deps: {
       // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
       if (change.deadline !== undefined) planning.deadline = formDeadline(change.deadline, { now: deps.clock.now() });
       const planned = planning.priority !== undefined || planning.deadline !== undefined;
-      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined || change.category !== undefined;
       if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
       if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
         throw validationError('remove_participant', 'cannot add and remove the same person');
@@ -147,9 +164,7 @@ export function createBulkChangesService(deps: {
             {
               status: change.status,
               planning: planned ? planning : undefined,
-              extra: crew
-                ? { action: 'item.edit', step: participantsStep(id, projectId, change.addParticipant, change.removeParticipant) }
-                : undefined,
+              extra: crew ? { action: 'item.edit', step: editStep(id, projectId, change) } : undefined,
             },
             auditOf(id),
           );

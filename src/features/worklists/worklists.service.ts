@@ -27,7 +27,14 @@ export interface ItemFilter {
   accepted?: string | null;
   /** The order of the list: the project's tree (grouped by checklist), or one flat list by a field. */
   sort: ItemSort;
+  /** Only items of this category (its name; docs/design.md §21). */
+  category?: string | null;
+  /** Only items holding these options, by choice field name (query `field.<name>=<option>`). */
+  fields?: Record<string, string>;
 }
+
+/** The query prefix of a field's filter: `field.Severity=high`. */
+export const FIELD_FILTER_PREFIX = 'field.';
 
 export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated'] as const;
 export type ItemSort = (typeof ITEM_SORTS)[number];
@@ -49,6 +56,14 @@ export function parseItemFilter(query: Record<string, string | undefined>): Item
     raised: parseWeek(query.raised),
     accepted: query.accepted === 'all' ? 'all' : parseWeek(query.accepted),
     sort: parseItemSort(query.sort),
+    category: query.category?.trim() || null,
+    fields: Object.fromEntries(
+      Object.entries(query).flatMap(([key, value]) =>
+        key.startsWith(FIELD_FILTER_PREFIX) && key.length > FIELD_FILTER_PREFIX.length && value
+          ? [[key.slice(FIELD_FILTER_PREFIX.length), value]]
+          : [],
+      ),
+    ),
   };
 }
 
@@ -63,6 +78,8 @@ export function describeFilter(filter: ItemFilter): string[] {
   if (filter.open) words.push('open');
   if (filter.raised) words.push(`raised in the week of ${filter.raised}`);
   if (filter.accepted) words.push(filter.accepted === 'all' ? 'accepted' : `accepted in the week of ${filter.accepted}`);
+  if (filter.category) words.push(`category ${filter.category}`);
+  for (const [name, value] of Object.entries(filter.fields ?? {})) words.push(`${name} ${value}`);
   if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
   return words;
 }
@@ -315,8 +332,17 @@ export function createWorklistsService(deps: {
       ]);
       const day = today();
       const acceptedAt = (id: number) => dates?.get(id)?.accepted_at ?? null;
-      const passes = (i: { id: number; status: string; deadline: string | null }) =>
+      const fieldFilters = Object.entries(filter.fields ?? {});
+      const passes = (i: {
+        id: number;
+        status: string;
+        deadline: string | null;
+        category: string | null;
+        fields: Record<string, string>;
+      }) =>
         (filter.status === null || i.status === filter.status) &&
+        (!filter.category || i.category === filter.category) &&
+        fieldFilters.every(([name, value]) => i.fields[name] === value) &&
         (mine === null || mine.has(i.id)) &&
         (matching === null || matching.has(i.id)) &&
         (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
+import { documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
@@ -39,21 +39,37 @@ export async function itemPages(
     | 'structure'
     | 'planViews'
     | 'itemLocations'
+    | 'vocabulary'
   > & {
     webWrite: WebWriter;
   },
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, planViews, itemLocations, webWrite } = deps;
+  const {
+    items,
+    itemWrites,
+    comments,
+    answers,
+    attachments,
+    review,
+    clock,
+    events,
+    structure,
+    planViews,
+    itemLocations,
+    vocabulary,
+    webWrite,
+  } = deps;
 
   const itemPage = formPage(webWrite, {
     entity: 'item',
     async view(request, itemId, failure) {
       const session = sessionOf(request);
       const workspace = await items.getItemWorkspace(session.user, itemId);
-      const [{ events: itemEvents, names }, edit, place] = await Promise.all([
+      const [{ events: itemEvents, names }, edit, place, projectVocabulary] = await Promise.all([
         events.ofItem(itemId),
         workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
         planViews.placeOf(session.user, workspace.item),
+        workspace.rights['item.edit'] ? vocabulary.vocabularyOf(session.user, workspace.project.id) : null,
       ]);
       const query = request.query as Record<string, string | undefined>;
       const saved = query.saved;
@@ -66,7 +82,7 @@ export async function itemPages(
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
         paging: historyPaging(query),
-        edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
+        edit: edit && { choices: checklistChoices(edit.tree), members: edit.members, vocabulary: projectVocabulary! },
         place,
       });
     },
@@ -150,6 +166,7 @@ export async function itemPages(
           description: form.get('description') ?? undefined,
           participantIds: form.has('participants_sent') ? idsOf(form, 'participants') : undefined,
           checklistId: form.has('checklist') ? (parseId(form.get('checklist')) ?? 0) : undefined,
+          vocabulary: vocabularyOf(form),
         },
         audit,
       ),

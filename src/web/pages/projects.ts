@@ -41,6 +41,10 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
     return id;
   };
   change.addParticipant = person('add_participant');
+  // docs/design.md §21: "Keep" (empty), "No category" (none), or a category's id (one of the project's: the write checks).
+  const category = form.get('category') ?? '';
+  if (category === 'none') change.category = null;
+  else if (category !== '') change.category = parseId(category) ?? 0;
   change.removeParticipant = person('remove_participant');
   const deadline = form.get('deadline')?.trim() ?? '';
   if (form.get('clear_deadline') === '1') {
@@ -90,12 +94,12 @@ export type HeavyReads = () => WorklistReads;
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges'> & {
+  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary'> & {
     webWrite: WebWriter;
     heavyReads: HeavyReads;
   },
 ) {
-  const { projects, review, heavyReads, structure, bulkChanges, webWrite } = deps;
+  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -122,10 +126,11 @@ export async function projectPages(
       const bulkSummary = bulkSummaryOf(query);
       // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
       const named = bulkSummary?.refused.map((r) => r.id) ?? [];
-      const [items, canVerdict, rights] = await Promise.all([
+      const [items, canVerdict, rights, projectVocabulary] = await Promise.all([
         heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
         review.canSetProjectVerdict(session.user, id),
         structure.rightsOn(session.user, id),
+        vocabulary.vocabularyOf(session.user, id),
       ]);
       const refused = failure?.form === 'project-verdict' ? failure.message : null;
       const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
@@ -141,6 +146,7 @@ export async function projectPages(
         bulk,
         bulkSummary,
         failure,
+        vocabulary: projectVocabulary,
       });
     },
   });

@@ -4,7 +4,7 @@ import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../errors.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import { formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
+import { formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
 import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -14,7 +14,7 @@ import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
-type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews'> & { webWrite: WebWriter };
+type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews' | 'vocabulary' | 'templates'> & { webWrite: WebWriter };
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
 export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
@@ -38,18 +38,21 @@ ${body}
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, attachments, planViews, webWrite } = deps;
+  const { structure, attachments, planViews, vocabulary, templates, webWrite } = deps;
 
   const structurePage = formPage(webWrite, {
     entity: 'project',
     async view(request, projectId, failure) {
       const session = sessionOf(request);
       const tree = await structure.structureOf(session.user, projectId);
+      const [projectVocabulary, templateList] = await Promise.all([vocabulary.vocabularyOf(session.user, projectId), templates.list()]);
       const saved = (request.query as Record<string, string | undefined>).saved ?? '';
       return structurePageView({
         session,
         project: tree.project,
         sections: tree.sections,
+        vocabulary: projectVocabulary,
+        templates: templateList,
         notice: failure ? null : (STRUCTURE_NOTICES[saved] ?? null),
         failure,
         writeForm: formWrapper(session),
@@ -110,6 +113,71 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     };
 
   app.post('/sections/:id/rename', rowWrite('section', 'renamed', structure.renameSection, 'name'));
+
+  // The project's categories and fields (docs/design.md §21).
+  app.post('/projects/:id/categories', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return structureWrite(request, reply, id, 'new-category', 'category', (audit) =>
+      vocabulary.addCategory(user, id, form.get('name') ?? '', audit),
+    );
+  });
+  // Templates (docs/design.md §21): save the project as one; add one of a template's checklists.
+  app.post('/projects/:id/template', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return structureWrite(request, reply, id, 'save-template', 'template', (audit) =>
+      templates.saveProject(user, id, form.get('name') ?? '', audit),
+    );
+  });
+  app.post('/projects/:id/checklists/from-template', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return structureWrite(request, reply, id, 'from-template', 'from-template', (audit) => {
+      const [template, checklist] = (form.get('template') ?? '').split(':');
+      const templateId = parseId(template);
+      if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw validationError('template', 'choose one of the templates');
+      const sectionId = parseId(form.get('section'));
+      if (sectionId === null) throw validationError('section', 'choose a section of this project');
+      return templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
+    });
+  });
+  app.post('/projects/:id/fields', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const input = {
+      name: form.get('name') ?? '',
+      kind: form.get('kind') ?? '',
+      options: form.get('options') ?? '',
+      required: form.has('required'),
+    };
+    return structureWrite(request, reply, id, 'new-field', 'field', (audit) => vocabulary.addField(user, id, input, audit));
+  });
+  /** A category's or field's change: the project comes from the row (404 when unseen), the form names the row. */
+  const vocabularyWrite =
+    (
+      kind: 'category' | 'field',
+      saved: keyof typeof STRUCTURE_NOTICES,
+      change: (actor: Actor, id: number, form: URLSearchParams, audit: Parameters<WebWrite<unknown>['write']>[0]) => Promise<unknown>,
+    ) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { user } = sessionOf(request);
+      const [id, form] = [idParam(request), formOf(request)];
+      const projectId = await vocabulary.projectOf(user, kind, id);
+      return structureWrite(request, reply, projectId, `${kind}-${id}`, saved, (audit) => change(user, id, form, audit));
+    };
+  app.post(
+    '/categories/:id/rename',
+    vocabularyWrite('category', 'renamed', (user, id, form, audit) => vocabulary.renameCategory(user, id, form.get('name') ?? '', audit)),
+  );
+  app.post(
+    '/fields/:id/rename',
+    vocabularyWrite('field', 'renamed', (user, id, form, audit) => vocabulary.renameField(user, id, form.get('name') ?? '', audit)),
+  );
+  app.post(
+    '/fields/:id/retire',
+    vocabularyWrite('field', 'retired', (user, id, form, audit) => vocabulary.retireField(user, id, form.get('retired') !== '0', audit)),
+  );
   app.post('/checklists/:id/rename', rowWrite('checklist', 'renamed', structure.renameChecklist, 'name'));
   app.post('/sections/:id/move', rowWrite('section', 'moved', structure.moveSection, 'direction'));
   app.post('/checklists/:id/move', rowWrite('checklist', 'moved', structure.moveChecklist, 'direction'));
@@ -120,14 +188,24 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const session = sessionOf(request);
       const query = request.query as Record<string, string | undefined>;
       const planId = parseId(query.plan);
-      const [{ tree, members }, place] = await Promise.all([
+      const [{ tree, members }, place, projectVocabulary] = await Promise.all([
         structure.newItemChoices(session.user, projectId),
         planId === null
           ? null
           : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
+        vocabulary.vocabularyOf(session.user, projectId),
       ]);
       const checklistId = parseId(query.checklist);
-      return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, place, failure });
+      return newItemView({
+        session,
+        project: tree.project,
+        choices: checklistChoices(tree),
+        members,
+        vocabulary: projectVocabulary,
+        checklistId,
+        place,
+        failure,
+      });
     },
   });
 
@@ -165,6 +243,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                       y: fractionOf(fields.get('plan_y')),
                     }
                   : null,
+                vocabulary: vocabularyOf(fields),
                 prepareImages: form.files.length ? () => attachments.prepare(form.files) : undefined,
                 fromForm: true,
               },

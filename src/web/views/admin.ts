@@ -1,3 +1,4 @@
+import type { TemplateSummary } from '../../features/templates/templates.service.js';
 import { MEMBER_ROLES } from '../../domain/values.js';
 import type { ProjectMember } from '../../features/admin/members.service.js';
 import type { AdminProjectRow, ProjectStructure } from '../../features/admin/structure.service.js';
@@ -102,18 +103,40 @@ const ADMIN_NOTICES: Record<string, string> = {
   removed: 'The member was removed.',
 };
 
-export function adminHomeView(session: WebSession): string {
+/** The workspace's templates (docs/design.md §21), as /admin lists them. */
+function templatesSection(templates: readonly TemplateSummary[]) {
+  return html`<section class="card" aria-labelledby="templates-title" id="templates">
+<h2 id="templates-title">Templates</h2>
+${
+  templates.length
+    ? html`<ul>${templates.map(
+        (t) =>
+          html`<li data-testid="template-row"><strong>${t.name}</strong> <span class="muted">(${plural(t.sections, 'section')}, ${plural(t.checklists.length, 'checklist')})</span></li>`,
+      )}</ul>`
+    : html`<p class="muted">No templates yet: a project's managers save one with “Save as template”.</p>`
+}
+<p class="hint">Templates are also kept in files: <code>bin/punchlist templates list|export|import</code> (docs/cli.md).</p>
+</section>`;
+}
+
+export function adminHomeView(session: WebSession, templates: readonly TemplateSummary[] = []): string {
   return page({
     title: 'Administration',
     session,
     path: '/admin',
     body: html`<h1>Administration</h1>
 <ul><li><a href="/admin/users">Users</a>: create, deactivate</li>
-<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li></ul>`,
+<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li></ul>
+${templatesSection(templates)}`,
   }).value;
 }
 
-export function adminProjectsView(session: WebSession, list: AdminProjectRow[], failure: FormFailure | null): string {
+export function adminProjectsView(
+  session: WebSession,
+  list: AdminProjectRow[],
+  failure: FormFailure | null,
+  templates: readonly TemplateSummary[] = [],
+): string {
   const form = new FormState('new-project', failure);
   return page({
     title: 'Projects · Administration',
@@ -130,14 +153,18 @@ export function adminProjectsView(session: WebSession, list: AdminProjectRow[], 
 <section class="card" aria-labelledby="new-project-title">
 <h2 id="new-project-title">New project</h2>
 <form method="post" action="/admin/projects">${csrfField(session)}${writeKeyField()}
-${form.summary({ name: ['new-project-name', 'Project name'], description: ['new-project-description', 'Description'], deadline: ['new-project-deadline', 'Deadline'] })}
+${form.summary({ name: ['new-project-name', 'Project name'], description: ['new-project-description', 'Description'], deadline: ['new-project-deadline', 'Deadline'], template: ['new-project-template', 'Template'] })}
 <label for="new-project-name">Project name</label><input id="new-project-name" type="text" name="name" required maxlength="200" value="${form.value('name')}" ${form.aria('name', 'new-project-name')}>
 ${form.message('name', 'new-project-name')}
 <label for="new-project-description">Description</label><textarea id="new-project-description" name="description">${form.value('description')}</textarea>
 <label for="new-project-deadline">Deadline</label><input id="new-project-deadline" type="date" name="deadline" value="${form.value('deadline')}" ${form.aria('deadline', 'new-project-deadline')}>
 ${form.message('deadline', 'new-project-deadline')}
+<label for="new-project-template">Template</label><select id="new-project-template" name="template" ${form.aria('template', 'new-project-template')}><option value="">No template (an empty project)</option>
+${templates.map((t) => html`<option value="${t.id}" ${form.value('template') === String(t.id) ? html`selected` : ''}>${t.name}</option>`)}</select>
+${form.message('template', 'new-project-template')}
 <div class="actions"><button type="submit">Create project</button></div>
-</form></section>`,
+</form></section>
+${templatesSection(templates)}`,
   }).value;
 }
 

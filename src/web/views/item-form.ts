@@ -5,6 +5,8 @@ import { html, type SafeHtml } from '../html.js';
 import { crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
+import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import { itemVocabularyFields, vocabularySummary } from './vocabulary-forms.js';
 
 export interface Member {
   id: number;
@@ -64,6 +66,7 @@ interface NewItemModel {
   project: { id: number; name: string };
   choices: ChecklistChoice[];
   members: Member[];
+  vocabulary: Vocabulary;
   /** The checklist chosen beforehand (`?checklist=`), if any. */
   checklistId: number | null;
   /** "Add item here" on a plan (`?plan=&x=&y=`): the plan and the place tapped. */
@@ -122,12 +125,14 @@ ${form.summary({
   priority: ['item-priority', 'Priority'],
   deadline: ['item-deadline', 'Deadline'],
   'attachments[]': ['item-photos', 'Photos'],
+  ...vocabularySummary('item', m.vocabulary),
 })}
 <label for="item-text">Text</label>
 <textarea id="item-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'item-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'item-text')}
 ${m.place ? placeField(form, m.place) : ''}
 ${checklistField(form, 'item-checklist', m.choices, m.checklistId)}
+${itemVocabularyFields(form, 'item', m.vocabulary, { categoryId: null, fields: {} })}
 ${participantsField(form, 'item-participants', m.members, [])}
 <div class="row">
 <div><label for="item-priority">Priority</label>
@@ -157,9 +162,18 @@ export const ANSWER_REQUIRED_HINT = 'With an answer required, the item cannot be
 
 interface EditItemModel {
   session: WebSession;
-  item: { id: number; text: string; description: string; checklist_id: number; participants: readonly { id: number }[] };
+  item: {
+    id: number;
+    text: string;
+    description: string;
+    checklist_id: number;
+    participants: readonly { id: number }[];
+    category: string | null;
+    fields: Record<string, string>;
+  };
   choices: ChecklistChoice[];
   members: Member[];
+  vocabulary: Vocabulary;
   failure: FormFailure | null;
   /** The form's fields, to be wrapped by the page (CSRF, idempotency key). */
   writeForm: (action: string, body: SafeHtml, options: { id: string }) => SafeHtml;
@@ -176,6 +190,7 @@ ${m.writeForm(
     description: ['edit-description', 'Description'],
     participants: ['edit-participants', 'Participants'],
     checklist: ['edit-checklist', 'Checklist'],
+    ...vocabularySummary('edit', m.vocabulary),
   })}
 <label for="edit-text">Text</label>
 <textarea id="edit-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'edit-text')}>${form.value('text', m.item.text)}</textarea>
@@ -191,6 +206,10 @@ ${participantsField(
 )}
 <input type="hidden" name="participants_sent" value="1">
 ${checklistField(form, 'edit-checklist', m.choices, m.item.checklist_id)}
+${itemVocabularyFields(form, 'edit', m.vocabulary, {
+  categoryId: m.vocabulary.categories.find((c) => c.name === m.item.category)?.id ?? null,
+  fields: m.item.fields,
+})}
 <div class="actions"><button type="submit">Save item</button></div>`,
   { id: 'edit' },
 )}</details>`;

@@ -2,7 +2,15 @@ import { ITEM_STATUSES, PRIORITIES } from '../../domain/values.js';
 import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { BulkAbilities, BulkOutcome } from '../../features/worklists/bulk-changes.service.js';
-import { ITEM_SORTS, type ItemFilter, type ItemRow, type ItemSort, type ProjectItems } from '../../features/worklists/worklists.service.js';
+import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import {
+  FIELD_FILTER_PREFIX,
+  ITEM_SORTS,
+  type ItemFilter,
+  type ItemRow,
+  type ItemSort,
+  type ProjectItems,
+} from '../../features/worklists/worklists.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
@@ -24,6 +32,8 @@ interface ProjectPageModel extends ProjectItems {
   failure: FormFailure | null;
   /** "Add item", "Add section", "Add checklist", for those who may. */
   structureLinks: SafeHtml | null;
+  /** The project's categories and fields: filters and columns (docs/design.md §21). */
+  vocabulary: Vocabulary;
 }
 
 export type BulkSummary = BulkOutcome;
@@ -64,6 +74,8 @@ export function filterQuery(filter: ItemFilter, pageNumber?: number): string {
   if (filter.open) params.set('open', '1');
   if (filter.raised) params.set('raised', filter.raised);
   if (filter.accepted) params.set('accepted', filter.accepted);
+  if (filter.category) params.set('category', filter.category);
+  for (const [name, value] of Object.entries(filter.fields ?? {})) params.set(`${FIELD_FILTER_PREFIX}${name}`, value);
   if (filter.sort !== 'tree') params.set('sort', filter.sort);
   if (pageNumber && pageNumber > 1) params.set('page', String(pageNumber));
   const query = params.toString();
@@ -85,6 +97,32 @@ ${p.page < p.pages ? html`<a href="${base}${query(p.page + 1)}" rel="next">Next<
 </nav>`;
 }
 
+/** The filters of the project's vocabulary (docs/design.md §21): "Category", and each active choice field by its name. */
+function vocabularyFilters(m: ProjectPageModel) {
+  const f = m.filter;
+  const choices = m.vocabulary.fields.filter((field) => field.kind === 'choice' && !field.retired);
+  return html`${
+    m.vocabulary.categories.length
+      ? html`<div><label for="filter-category">Category</label><select id="filter-category" name="category"><option value="">Any category</option>
+${m.vocabulary.categories.map((c) => html`<option value="${c.name}" ${selected(f.category === c.name)}>${c.name}</option>`)}</select></div>`
+      : ''
+  }${choices.map(
+    (
+      field,
+      n,
+    ) => html`<div><label for="filter-field-${n}">${field.name}</label><select id="filter-field-${n}" name="${FIELD_FILTER_PREFIX}${field.name}"><option value="">Any</option>
+${field.options.map((o) => html`<option value="${o}" ${selected(f.fields?.[field.name] === o)}>${o}</option>`)}</select></div>`,
+  )}`;
+}
+
+/** The columns of the project's vocabulary on a desk: the category (when the project has any) and each active field. */
+function vocabularyColumns(m: ProjectPageModel) {
+  return {
+    category: m.vocabulary.categories.length > 0,
+    fields: m.vocabulary.fields.filter((field) => !field.retired).map((field) => field.name),
+  };
+}
+
 function filterForm(m: ProjectPageModel) {
   const f = m.filter;
   return html`<form method="get" action="/projects/${m.project.id}" class="card filters" aria-label="Filter items">
@@ -93,6 +131,7 @@ function filterForm(m: ProjectPageModel) {
 ${ITEM_STATUSES.map((s) => html`<option value="${s}" ${selected(f.status === s)}>${s.replace(/_/g, ' ')}</option>`)}</select></div>
 <div><label for="filter-participant">Participant</label><select id="filter-participant" name="participant"><option value="">Anyone</option>
 ${m.members.map((u) => html`<option value="${u.id}" ${selected(f.participant === u.id)}>${u.name}</option>`)}</select></div>
+${vocabularyFilters(m)}
 <div><label for="filter-sort">Sort by</label><select id="filter-sort" name="sort">
 ${ITEM_SORTS.map((k) => html`<option value="${k}" ${selected(f.sort === k)}>${SORT_LABELS[k]}</option>`)}</select></div>
 <div><label class="inline" for="filter-mine"><input id="filter-mine" type="checkbox" name="mine" value="1" ${checked(f.mine)}> Assigned to me</label>
@@ -119,7 +158,14 @@ ${kept.map((k) => html`<input type="hidden" name="${k.name}" value="${k.value}">
 }
 
 const filtered = (f: ItemFilter) =>
-  f.status !== null || f.mine || f.overdue || f.q !== null || f.participant !== null || Boolean(f.open || f.raised || f.accepted);
+  f.status !== null ||
+  f.mine ||
+  f.overdue ||
+  f.q !== null ||
+  f.participant !== null ||
+  !!f.category ||
+  Object.keys(f.fields ?? {}).length > 0 ||
+  Boolean(f.open || f.raised || f.accepted);
 
 /** Sections and checklists with their counts: the whole visible tree, whatever page is shown. */
 function contents(m: ProjectPageModel) {
@@ -147,13 +193,26 @@ function itemRow(m: ProjectPageModel, row: ItemRow, picked: Set<string>, where: 
   }<td class="text"><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
 ${where ? html`<td data-label="Where">${row.section.name} › ${row.checklist.name}</td>` : ''}
 <td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td><td data-label="Deadline">${deadline(i, m.today)}</td>
-<td data-label="Participants" data-testid="item-participants">${i.participants.length ? i.participants.map((p) => p.name).join(', ') : html`<span class="muted">—</span>`}</td></tr>`;
+<td data-label="Participants" data-testid="item-participants">${i.participants.length ? i.participants.map((p) => p.name).join(', ') : html`<span class="muted">—</span>`}</td>${vocabularyCells(m, i)}</tr>`;
+}
+
+function vocabularyHeads(m: ProjectPageModel) {
+  const columns = vocabularyColumns(m);
+  return html`${columns.category ? html`<th scope="col">Category</th>` : ''}${columns.fields.map((name) => html`<th scope="col">${name}</th>`)}`;
+}
+
+function vocabularyCells(m: ProjectPageModel, i: { category: string | null; fields: Record<string, string> }) {
+  const columns = vocabularyColumns(m);
+  const empty = html`<span class="muted">—</span>`;
+  return html`${columns.category ? html`<td data-label="Category" data-testid="item-category">${i.category ?? empty}</td>` : ''}${columns.fields.map(
+    (name) => html`<td data-label="${name}">${i.fields[name] ?? empty}</td>`,
+  )}`;
 }
 
 function itemTable(m: ProjectPageModel, rows: ItemRow[], picked: Set<string>, where: boolean, caption: SafeHtml | null) {
   return html`<table>${caption ? html`<caption class="sr-only">${caption}</caption>` : ''}<thead><tr>${canBulk(m) ? html`<th scope="col" class="select"><span class="sr-only">Select</span></th>` : ''}<th scope="col">Item</th>${
     where ? html`<th scope="col">Where</th>` : ''
-  }<th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Participants</th></tr></thead>
+  }<th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Participants</th>${vocabularyHeads(m)}</tr></thead>
 <tbody>${rows.map((row) => itemRow(m, row, picked, where))}</tbody></table>`;
 }
 
@@ -199,11 +258,18 @@ ${state.summary({
   change: ['bulk-title', 'Change'],
   add_participant: ['bulk-add-participant', 'Add participant'],
   remove_participant: ['bulk-remove-participant', 'Remove participant'],
+  category: ['bulk-category', 'New category'],
 })}
 <p class="muted" id="bulk-help">Tick items in the list above, choose what to change, then apply. Each item is changed on its own: one you may not change is left as it is and named in the summary.</p>
 ${state.message('items', 'bulk-items')}${state.message('change', 'bulk-change')}
 <div><label for="bulk-status">New status</label><select id="bulk-status" name="status" ${state.aria('status', 'bulk-status')}>${option('status', '', 'Keep')}
 ${ITEM_STATUSES.map((v) => option('status', v, v.replace(/_/g, ' ')))}</select>${state.message('status', 'bulk-status')}</div>
+${
+  m.bulk.participants && m.vocabulary.categories.length
+    ? html`<div><label for="bulk-category">New category</label><select id="bulk-category" name="category" ${state.aria('category', 'bulk-category')}>${option('category', '', 'Keep')}${option('category', 'none', 'No category')}
+${m.vocabulary.categories.map((c) => option('category', String(c.id), c.name))}</select>${state.message('category', 'bulk-category')}</div>`
+    : ''
+}
 ${
   m.bulk.planning
     ? html`<div><label for="bulk-priority">New priority</label><select id="bulk-priority" name="priority" ${state.aria('priority', 'bulk-priority')}>${option('priority', '', 'Keep')}

@@ -5,11 +5,16 @@ import { crumbs, page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 import { plural } from '../../domain/plural.js';
+import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import type { TemplateSummary } from '../../features/templates/templates.service.js';
+import { renameRow, vocabularySections } from './vocabulary-forms.js';
 
 interface StructureModel {
   session: WebSession;
   project: { id: number; name: string };
   sections: { id: number; name: string; checklists: { id: number; name: string; items: unknown[] }[] }[];
+  vocabulary: Vocabulary;
+  templates: TemplateSummary[];
   notice: string | null;
   failure: FormFailure | null;
   /** Wraps a form's fields with its CSRF token and idempotency key. */
@@ -21,7 +26,58 @@ export const STRUCTURE_NOTICES: Record<string, string> = {
   checklist: 'The checklist was added.',
   renamed: 'The name was saved.',
   moved: 'The order was saved.',
+  category: 'The category was added.',
+  field: 'The field was added.',
+  retired: 'The field was saved.',
+  template: 'The template was saved.',
+  'from-template': 'The checklist was added from the template.',
 };
+
+/** "Save as template" and "Add checklist from template" (docs/design.md §21). */
+function templateForms(m: StructureModel) {
+  const p = m.project;
+  const save = new FormState('save-template', m.failure);
+  const add = new FormState('from-template', m.failure);
+  const choices = m.templates.flatMap((t) =>
+    t.checklists.map((c, index) => ({ value: `${t.id}:${index}`, label: `${t.name} › ${c.section} › ${c.name}` })),
+  );
+  return html`<div class="card-grid">
+<section class="card" aria-labelledby="save-template-title">
+<h2 id="save-template-title">Save as template</h2>
+${m.writeForm(
+  `/projects/${p.id}/template`,
+  html`${save.summary({ name: ['save-template-name', 'Template name'] })}<p class="hint">Keeps the sections, checklists, items, categories and fields — no states, people or photos.</p>
+<label for="save-template-name">Template name</label>
+<input id="save-template-name" type="text" name="name" required maxlength="200" value="${save.value('name')}" ${save.aria('name', 'save-template-name')}>
+${save.message('name', 'save-template-name')}
+<div class="actions"><button type="submit">Save template</button></div>`,
+  { id: 'save-template' },
+)}
+</section>
+${
+  choices.length && m.sections.length
+    ? html`<section class="card" aria-labelledby="from-template-title">
+<h2 id="from-template-title">Add checklist from template</h2>
+${m.writeForm(
+  `/projects/${p.id}/checklists/from-template`,
+  html`${add.summary({ template: ['from-template-template', 'Template'], section: ['from-template-section', 'Into section'] })}<label for="from-template-template">Template</label>
+<select id="from-template-template" name="template" ${add.aria('template', 'from-template-template')}>${choices.map(
+    (c) => html`<option value="${c.value}" ${selected(add.value('template') === c.value)}>${c.label}</option>`,
+  )}</select>
+${add.message('template', 'from-template-template')}
+<label for="from-template-section">Into section</label>
+<select id="from-template-section" name="section" ${add.aria('section', 'from-template-section')}>${m.sections.map(
+    (s) => html`<option value="${s.id}" ${selected(add.value('section') === String(s.id))}>${s.name}</option>`,
+  )}</select>
+${add.message('section', 'from-template-section')}
+<div class="actions"><button type="submit">Add checklist</button></div>`,
+  { id: 'from-template' },
+)}
+</section>`
+    : ''
+}
+</div>`;
+}
 
 function moveButtons(m: StructureModel, action: string, what: string) {
   return html`<span class="move">${(['up', 'down'] as const).map((direction) =>
@@ -34,16 +90,7 @@ function moveButtons(m: StructureModel, action: string, what: string) {
 }
 
 function renameForm(m: StructureModel, form: string, action: string, label: string, value: string) {
-  const state = new FormState(form, m.failure);
-  const id = `${form}-name`;
-  return m.writeForm(
-    action,
-    html`${state.summary({ name: [id, label] })}<label for="${id}">${label}</label>
-<div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="200" value="${state.value('name', value)}" ${state.aria('name', id)}>
-<button type="submit" class="secondary small">Rename</button></div>
-${state.message('name', id)}`,
-    { id: form },
-  );
+  return renameRow({ failure: m.failure, writeForm: m.writeForm, maxLength: 200 }, form, action, label, value);
 }
 
 /** The project's sections and checklists, to add, rename and reorder (managers and admins; docs/design.md §14). */
@@ -111,7 +158,9 @@ ${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename check
     : html`<p class="muted">No checklists in this section yet.</p>`
 }
 </section>`,
-)}`,
+)}
+${vocabularySections({ projectId: p.id, vocabulary: m.vocabulary, failure: m.failure, writeForm: m.writeForm })}
+${templateForms(m)}`,
   }).value;
 }
 
@@ -124,7 +173,8 @@ ${
   rights.structure
     ? html`<a class="button secondary" href="/projects/${projectId}/structure#new-section">Add section</a>
 <a class="button secondary" href="/projects/${projectId}/structure#new-checklist">Add checklist</a>
-<a href="/projects/${projectId}/structure">Rename and reorder</a>`
+<a href="/projects/${projectId}/structure">Rename and reorder</a>
+<a class="button secondary" href="/projects/${projectId}/structure#save-template">Save as template</a>`
     : ''
 }
 </p>`;

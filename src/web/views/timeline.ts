@@ -89,6 +89,12 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       if (changes.position)
         parts.push(html`moved the item ${Number(changes.position.to) < Number(changes.position.from) ? 'up' : 'down'} in its checklist`);
       if (changes.location) parts.push(placeChange(changes.location as Change<Place | null>));
+      // docs/design.md §21: the category and the custom field values, by name.
+      const shown = (value: unknown) => (value === null || value === undefined ? '—' : String(value));
+      if (changes.category) parts.push(html`set the category: ${shown(changes.category.from)} → ${shown(changes.category.to)}`);
+      for (const [field, change] of Object.entries((changes.fields ?? {}) as unknown as Record<string, Change>)) {
+        parts.push(html`set ${field}: ${shown(change.from)} → ${shown(change.to)}`);
+      }
       return html`${parts.map((p, i) => html`${i ? '; ' : ''}${p}`)}`;
     }
     case 'item.links_replaced':

@@ -60,6 +60,8 @@ export const getItem = defineOperation({
           { kind: 'status_changed', from: 'pending', to: 'in_progress', at: AT, user: executor, note: null },
         ],
         location: { plan_id: 1, plan_name: 'Ground floor', x: 0.42, y: 0.31 },
+        category: 'Electrical',
+        fields: { Severity: 'high', 'Cost estimate': '1250' },
         can_verdict: true,
         can_return_to_rework: true,
         created_at: CREATED,

@@ -8,7 +8,7 @@ import type { WebWrite, WebWriter } from '../../web-write.js';
 
 const admin = { config: { web: 'admin' as const } };
 
-type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin'> & { webWrite: WebWriter };
+type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin' | 'templates'> & { webWrite: WebWriter };
 
 const projectFields = (form: URLSearchParams) => ({
   name: form.get('name') ?? '',
@@ -17,7 +17,7 @@ const projectFields = (form: URLSearchParams) => ({
 });
 
 export async function adminProjectPages(app: FastifyInstance, deps: AdminProjectDeps) {
-  const { structure, members, usersAdmin, webWrite } = deps;
+  const { structure, members, usersAdmin, templates, webWrite } = deps;
 
   const projectEditor = formPage(webWrite, {
     entity: 'project',
@@ -35,13 +35,13 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
 
   app.get('/admin', admin, async (request, reply) => {
     const session = sessionOf(request);
-    return reply.type('text/html; charset=utf-8').send(adminHomeView(session));
+    return reply.type('text/html; charset=utf-8').send(adminHomeView(session, await templates.list()));
   });
 
   app.get('/admin/projects', admin, async (request, reply) => {
     const session = sessionOf(request);
-    const list = await structure.listProjects(session.user);
-    return reply.type('text/html; charset=utf-8').send(adminProjectsView(session, list, null));
+    const [list, templateList] = await Promise.all([structure.listProjects(session.user), templates.list()]);
+    return reply.type('text/html; charset=utf-8').send(adminProjectsView(session, list, null, templateList));
   });
 
   app.post('/admin/projects', admin, async (request, reply) => {
@@ -55,8 +55,13 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
         reply
           .code(status)
           .type('text/html; charset=utf-8')
-          .send(adminProjectsView(session, await structure.listProjects(session.user), failure)),
-      write: (audit) => structure.createProject(session.user, projectFields(form), audit),
+          .send(adminProjectsView(session, await structure.listProjects(session.user), failure, await templates.list())),
+      write: (audit) => {
+        // docs/design.md §21: "New project" may start from a template (its whole shape).
+        const template = form.get('template') ?? '';
+        if (template === '') return structure.createProject(session.user, projectFields(form), audit);
+        return templates.createProject(session.user, projectFields(form), parseId(template) ?? 0, audit);
+      },
     });
   });
 

@@ -1,0 +1,223 @@
+import type { Clock } from '../../clock.js';
+import { requiredName } from '../../domain/inputs.js';
+import type { Actor } from '../../domain/policy.js';
+import {
+  assertRequired,
+  fieldKey,
+  fieldKind,
+  fieldOptions,
+  NO_VALUE,
+  type TypedValue,
+  typedValue,
+  valueText,
+} from '../../domain/vocabulary.js';
+import { notFound, validationError } from '../../errors.js';
+import type { StructureService } from '../admin/structure.service.js';
+import type { AuditEntryBuilder } from '../items/item-writer.js';
+import type { WriteRepositories } from '../items/write-repositories.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { CategoryRow, FieldRow, VocabularyRepository } from './vocabulary.repository.js';
+
+/** A project's vocabulary: its categories and fields (retired ones too, flagged). */
+export interface Vocabulary {
+  categories: CategoryRow[];
+  fields: FieldRow[];
+}
+
+/** A new field as the structure page's "Add field" gives it. */
+export interface FieldInput {
+  name: string;
+  kind: string;
+  options?: string | readonly string[];
+  required?: boolean;
+}
+
+/** An item's category and values asked for: `categoryId` undefined leaves it, null clears it; `values` by field id. */
+export interface ItemVocabularyInput {
+  categoryId?: number | null;
+  values?: ReadonlyMap<number, string>;
+}
+
+/** What an item write changed of its vocabulary, for `item.updated` (names, as the card shows them). */
+export interface VocabularyChanges {
+  category?: { from: string | null; to: string | null };
+  fields?: Record<string, { from: string | null; to: string | null }>;
+}
+
+const MAX_VOCABULARY_NAME = 100;
+
+/**
+ * The item step of a write (create or edit), inside the item's transaction: checks the category (one of the
+ * project's, else 422 `category`) and every value given against its field (wrong kind → 422 beside it; a
+ * required field left empty → 422, on create and when cleared), then writes what differs. A retired field's
+ * value is never touched by a form. Returns the changes (empty when none).
+ */
+export async function applyItemVocabulary(
+  repos: WriteRepositories,
+  p: { projectId: number; itemId: number; input: ItemVocabularyInput; creating: boolean },
+): Promise<VocabularyChanges> {
+  const { vocabulary } = repos;
+  const changes: VocabularyChanges = {};
+  const { categoryId, values } = p.input;
+  if (categoryId !== undefined) {
+    const current = await vocabulary.categoryOf(p.itemId);
+    if (categoryId !== current) {
+      const categories = await vocabulary.categories(p.projectId);
+      const name = (id: number | null) => (id === null ? null : (categories.find((c) => c.id === id)?.name ?? null));
+      if (categoryId !== null && name(categoryId) === null) throw validationError('category', 'choose a category of this project');
+      await vocabulary.setCategory(p.itemId, categoryId);
+      changes.category = { from: name(current), to: name(categoryId) };
+    }
+  }
+  const fields = (await vocabulary.fields(p.projectId)).filter((f) => !f.retired);
+  if (!values && !p.creating) return changes;
+  const before = new Map((await vocabulary.valuesOf([p.itemId])).map((v) => [v.field_id, valueText(v)]));
+  const typed = new Map<number, TypedValue>();
+  for (const field of fields) {
+    const raw = values?.get(field.id);
+    if (raw === undefined) {
+      if (p.creating) assertRequired(field, NO_VALUE);
+      continue;
+    }
+    const value = typedValue(field, raw);
+    assertRequired(field, value);
+    typed.set(field.id, value);
+  }
+  for (const id of values?.keys() ?? []) {
+    if (!fields.some((f) => f.id === id)) throw validationError(fieldKey(id), 'is not a field of this project');
+  }
+  for (const field of fields) {
+    const value = typed.get(field.id);
+    if (!value) continue;
+    const from = before.get(field.id) ?? null;
+    const to = valueText(value);
+    if (from === to) continue;
+    await vocabulary.setValue({ itemId: p.itemId, projectId: p.projectId, fieldId: field.id, value: to === null ? null : value });
+    (changes.fields ??= {})[field.name] = { from, to };
+  }
+  return changes;
+}
+
+/**
+ * A project's categories and custom fields (docs/design.md §21), defined by its managers and admins on the
+ * structure page: each change is a structural write (the project's lock, audit record, `structure.changed`).
+ * Names are unique within the project (422 `name`); renames keep every value (items point at ids); a field is
+ * retired, never deleted.
+ */
+export function createVocabularyService(deps: {
+  repo: VocabularyRepository;
+  projects: ProjectsService;
+  structure: StructureService;
+  clock: Clock;
+}) {
+  const { repo, projects, structure, clock } = deps;
+  const now = () => clock.now().toISOString();
+
+  async function categoryOf(actor: Actor, id: number) {
+    const row = await repo.findCategory(id);
+    if (!row) throw notFound('The category');
+    await projects.access(actor, row.project_id).catch(() => {
+      throw notFound('The category');
+    });
+    return row;
+  }
+
+  async function fieldOf(actor: Actor, id: number) {
+    const row = await repo.findField(id);
+    if (!row) throw notFound('The field');
+    await projects.access(actor, row.project_id).catch(() => {
+      throw notFound('The field');
+    });
+    return row;
+  }
+
+  function assertUnique(rows: readonly { id: number; name: string }[], name: string, except?: number) {
+    const taken = rows.some((r) => r.id !== except && r.name.toLocaleLowerCase() === name.toLocaleLowerCase());
+    if (taken) throw validationError('name', 'is already used in this project');
+  }
+
+  return {
+    /** The project of a category or field the actor sees (404 otherwise). */
+    async projectOf(actor: Actor, kind: 'category' | 'field', id: number): Promise<number> {
+      return (kind === 'category' ? await categoryOf(actor, id) : await fieldOf(actor, id)).project_id;
+    },
+
+    /** The project's vocabulary, for anyone who sees the project (404 otherwise). */
+    async vocabularyOf(actor: Actor, projectId: number): Promise<Vocabulary> {
+      await projects.access(actor, projectId);
+      const [categories, fields] = await Promise.all([repo.categories(projectId), repo.fields(projectId)]);
+      return { categories, fields };
+    },
+
+    /** The vocabulary without an access check: for code that checked already (reports, exports). */
+    async definitions(projectId: number): Promise<Vocabulary> {
+      const [categories, fields] = await Promise.all([repo.categories(projectId), repo.fields(projectId)]);
+      return { categories, fields };
+    },
+
+    async addCategory(actor: Actor, projectId: number, name: string, buildAudit?: AuditEntryBuilder): Promise<number> {
+      const text = requiredName('name', name, MAX_VOCABULARY_NAME);
+      return structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+        assertUnique(await vocabulary.categories(projectId), text);
+        const position = await vocabulary.nextPosition('categories', projectId);
+        const id = await vocabulary.insertCategory({ project_id: projectId, name: text, position, at: now() });
+        emit('structure.changed', { change: 'category_added', category: { id, name: text } }, {});
+        return id;
+      });
+    },
+
+    async renameCategory(actor: Actor, categoryId: number, name: string, buildAudit?: AuditEntryBuilder) {
+      const text = requiredName('name', name, MAX_VOCABULARY_NAME);
+      const { project_id: projectId } = await categoryOf(actor, categoryId);
+      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+        const current = (await vocabulary.findCategory(categoryId))!;
+        if (current.name === text) return;
+        assertUnique(await vocabulary.categories(projectId), text, categoryId);
+        await vocabulary.rename('categories', categoryId, text, now());
+        emit('structure.changed', { change: 'category_renamed', category: { id: categoryId, name: text }, from: current.name }, {});
+      });
+      return projectId;
+    },
+
+    async addField(actor: Actor, projectId: number, input: FieldInput, buildAudit?: AuditEntryBuilder): Promise<number> {
+      const name = requiredName('name', input.name, MAX_VOCABULARY_NAME);
+      const kind = fieldKind(input.kind);
+      const options = fieldOptions(kind, input.options);
+      const required = input.required === true;
+      return structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+        assertUnique(await vocabulary.fields(projectId), name);
+        const position = await vocabulary.nextPosition('custom_fields', projectId);
+        const id = await vocabulary.insertField({ project_id: projectId, name, kind, options, required, position, at: now() });
+        emit('structure.changed', { change: 'field_added', field: { id, name, kind, options, required } }, {});
+        return id;
+      });
+    },
+
+    async renameField(actor: Actor, fieldId: number, name: string, buildAudit?: AuditEntryBuilder) {
+      const text = requiredName('name', name, MAX_VOCABULARY_NAME);
+      const { project_id: projectId } = await fieldOf(actor, fieldId);
+      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+        const current = (await vocabulary.findField(fieldId))!;
+        if (current.name === text) return;
+        assertUnique(await vocabulary.fields(projectId), text, fieldId);
+        await vocabulary.rename('custom_fields', fieldId, text, now());
+        emit('structure.changed', { change: 'field_renamed', field: { id: fieldId, name: text }, from: current.name }, {});
+      });
+      return projectId;
+    },
+
+    /** Retires a field (hidden from the forms, every value kept) or, `retired` false, brings it back. */
+    async retireField(actor: Actor, fieldId: number, retired: boolean, buildAudit?: AuditEntryBuilder) {
+      const { project_id: projectId } = await fieldOf(actor, fieldId);
+      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+        const current = (await vocabulary.findField(fieldId))!;
+        if ((current.retired_at !== null) === retired) return;
+        await vocabulary.setRetired(fieldId, retired, now());
+        emit('structure.changed', { change: retired ? 'field_retired' : 'field_restored', field: { id: fieldId, name: current.name } }, {});
+      });
+      return projectId;
+    },
+  };
+}
+
+export type VocabularyService = ReturnType<typeof createVocabularyService>;

@@ -1,0 +1,170 @@
+import { FIELD_KINDS, fieldKey, type FieldKind } from '../../domain/vocabulary.js';
+import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import { html, type SafeHtml } from '../html.js';
+import type { FormFailure } from '../web-write.js';
+import { FormState, selected } from './forms.js';
+
+type WriteForm = (action: string, body: SafeHtml, options?: { id?: string; className?: string }) => SafeHtml;
+
+/** A name's rename form (a section's, checklist's, category's, field's): its input and a "Rename" button. */
+export function renameRow(
+  context: { failure: FormFailure | null; writeForm: WriteForm; maxLength?: number },
+  form: string,
+  action: string,
+  label: string,
+  value: string,
+) {
+  const { failure, writeForm, maxLength = 100 } = context;
+  const state = new FormState(form, failure);
+  const id = `${form}-name`;
+  return writeForm(
+    action,
+    html`${state.summary({ name: [id, label] })}<label for="${id}">${label}</label>
+<div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="${maxLength}" value="${state.value('name', value)}" ${state.aria('name', id)}>
+<button type="submit" class="secondary small">Rename</button></div>
+${state.message('name', id)}`,
+    { id: form },
+  );
+}
+
+/**
+ * The project's categories and custom fields on the structure page (docs/design.md §21): "Category name" + "Add
+ * category"; "Field name", "Field kind", "Options" (one per line), "Required" + "Add field"; each one renamed, a
+ * field retired (its values kept) or brought back.
+ */
+export function vocabularySections(m: { projectId: number; vocabulary: Vocabulary; failure: FormFailure | null; writeForm: WriteForm }) {
+  const { projectId, vocabulary, failure, writeForm } = m;
+  const category = new FormState('new-category', failure);
+  const field = new FormState('new-field', failure);
+  const kind = field.value('kind', 'text');
+  return html`<div class="card-grid">
+<section class="card" aria-labelledby="categories-title" id="categories">
+<h2 id="categories-title">Categories</h2>
+<p class="hint">Trades or defect types: each item may carry one.</p>
+${
+  vocabulary.categories.length
+    ? html`<ul class="structure">${vocabulary.categories.map(
+        (c) =>
+          html`<li id="category-${c.id}">${renameRow(m, `category-${c.id}`, `/categories/${c.id}/rename`, `Rename category “${c.name}”`, c.name)}</li>`,
+      )}</ul>`
+    : html`<p class="muted">No categories yet.</p>`
+}
+${writeForm(
+  `/projects/${projectId}/categories`,
+  html`${category.summary({ name: ['new-category-name', 'Category name'] })}<label for="new-category-name">Category name</label>
+<input id="new-category-name" type="text" name="name" required maxlength="100" value="${category.value('name')}" ${category.aria('name', 'new-category-name')}>
+${category.message('name', 'new-category-name')}
+<div class="actions"><button type="submit">Add category</button></div>`,
+  { id: 'new-category' },
+)}
+</section>
+<section class="card" aria-labelledby="fields-title" id="fields">
+<h2 id="fields-title">Fields</h2>
+<p class="hint">Custom fields of every item of the project. A retired field leaves the forms; its values are kept.</p>
+${
+  vocabulary.fields.length
+    ? html`<ul class="structure">${vocabulary.fields.map(
+        (f) => html`<li id="field-${f.id}"><p><strong>${f.name}</strong> <span class="muted">(${f.kind}${f.required ? ', required' : ''}${
+          f.kind === 'choice' ? html`: ${f.options.join(', ')}` : ''
+        }${f.retired ? ', retired' : ''})</span></p>
+${renameRow(m, `field-${f.id}`, `/fields/${f.id}/rename`, `Rename field “${f.name}”`, f.name)}
+${writeForm(
+  `/fields/${f.id}/retire`,
+  html`<input type="hidden" name="retired" value="${f.retired ? '0' : '1'}"><button type="submit" class="secondary small">${
+    f.retired ? `Bring back “${f.name}”` : `Retire “${f.name}”`
+  }</button>`,
+  { className: 'inline' },
+)}</li>`,
+      )}</ul>`
+    : html`<p class="muted">No fields yet.</p>`
+}
+${writeForm(
+  `/projects/${projectId}/fields`,
+  html`${field.summary({
+    name: ['new-field-name', 'Field name'],
+    kind: ['new-field-kind', 'Field kind'],
+    options: ['new-field-options', 'Options'],
+  })}<label for="new-field-name">Field name</label>
+<input id="new-field-name" type="text" name="name" required maxlength="100" value="${field.value('name')}" ${field.aria('name', 'new-field-name')}>
+${field.message('name', 'new-field-name')}
+<label for="new-field-kind">Field kind</label>
+<select id="new-field-kind" name="kind" ${field.aria('kind', 'new-field-kind')}>${FIELD_KINDS.map(
+    (k) => html`<option value="${k}" ${selected(kind === k)}>${k}</option>`,
+  )}</select>
+${field.message('kind', 'new-field-kind')}
+<label for="new-field-options">Options</label>
+<textarea id="new-field-options" name="options" rows="3" aria-describedby="new-field-options-hint" ${field.aria('options', 'new-field-options')}>${field.value('options')}</textarea>
+<p class="hint" id="new-field-options-hint">For a choice: one option per line.</p>
+${field.message('options', 'new-field-options')}
+<label class="inline" for="new-field-required"><input id="new-field-required" type="checkbox" name="required" value="1" ${
+    field.checked('required', false) ? html`checked` : ''
+  }> Required</label>
+<div class="actions"><button type="submit">Add field</button></div>`,
+  { id: 'new-field' },
+)}
+</section>
+</div>`;
+}
+
+/** The control of one field in the item forms, labelled with the field's name; its key is `field_<id>`. */
+function fieldControl(
+  form: FormState,
+  prefix: string,
+  f: { id: number; name: string; kind: FieldKind; options: readonly string[]; required: boolean },
+  current: string,
+) {
+  const key = fieldKey(f.id);
+  const id = `${prefix}-${key}`;
+  const value = form.value(key, current);
+  const required = f.required ? html`required` : '';
+  const label = html`<label for="${id}">${f.name}${f.required ? '' : ' (optional)'}</label>`;
+  let control: SafeHtml;
+  if (f.kind === 'choice') {
+    control = html`<select id="${id}" name="${key}" ${required} ${form.aria(key, id)}><option value="">—</option>${f.options.map(
+      (o) => html`<option value="${o}" ${selected(value === o)}>${o}</option>`,
+    )}</select>`;
+  } else if (f.kind === 'date') {
+    control = html`<input id="${id}" type="date" name="${key}" value="${value}" ${required} ${form.aria(key, id)}>`;
+  } else if (f.kind === 'number') {
+    control = html`<input id="${id}" type="text" inputmode="decimal" name="${key}" value="${value}" ${required} ${form.aria(key, id)}>`;
+  } else {
+    control = html`<input id="${id}" type="text" name="${key}" maxlength="1000" value="${value}" ${required} ${form.aria(key, id)}>`;
+  }
+  return html`<div>${label}
+${control}
+${form.message(key, id)}</div>`;
+}
+
+/**
+ * The item forms' "Category" select and one control per active field (docs/design.md §21); `current` holds the
+ * item's category id and values by field name (empty on "Add item").
+ */
+export function itemVocabularyFields(
+  form: FormState,
+  prefix: string,
+  vocabulary: Vocabulary,
+  current: { categoryId: number | null; fields: Record<string, string> },
+): SafeHtml {
+  const active = vocabulary.fields.filter((f) => !f.retired);
+  if (vocabulary.categories.length === 0 && active.length === 0) return html``;
+  const chosen = form.value('category', current.categoryId === null ? '' : String(current.categoryId));
+  const id = `${prefix}-category`;
+  return html`<input type="hidden" name="vocabulary_sent" value="1">
+${
+  vocabulary.categories.length
+    ? html`<label for="${id}">Category</label>
+<select id="${id}" name="category" ${form.aria('category', id)}><option value="">No category</option>${vocabulary.categories.map(
+        (c) => html`<option value="${c.id}" ${selected(chosen === String(c.id))}>${c.name}</option>`,
+      )}</select>
+${form.message('category', id)}`
+    : ''
+}
+${active.length ? html`<div class="row">${active.map((f) => fieldControl(form, prefix, f, current.fields[f.name] ?? ''))}</div>` : ''}`;
+}
+
+/** The summary entries of the vocabulary controls, for the form's error summary. */
+export function vocabularySummary(prefix: string, vocabulary: Vocabulary): Record<string, readonly [string, string]> {
+  const entries: Record<string, readonly [string, string]> = { category: [`${prefix}-category`, 'Category'] };
+  for (const f of vocabulary.fields) entries[fieldKey(f.id)] = [`${prefix}-${fieldKey(f.id)}`, f.name];
+  return entries;
+}
