@@ -63,6 +63,8 @@ import { createNotificationWorker, type NotificationWorker } from './features/no
 import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createItemLocationService, type ItemLocationService } from './features/items/item-location.service.js';
+import { createCompaniesRepository } from './features/companies/companies.repository.js';
+import { createCompaniesService, type CompaniesService } from './features/companies/companies.service.js';
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
 import { createPlanUploads, type PlanUploads } from './features/plans/plan-uploads.js';
 import { createPlansRepository } from './features/plans/plans.repository.js';
@@ -115,6 +117,8 @@ export interface AppContext {
   structure: StructureService;
   members: MembersService;
   usersAdmin: UsersAdminService;
+  /** docs/design.md §20: the workspace's companies and a person's company. */
+  companies: CompaniesService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
@@ -178,6 +182,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const attachmentsRepo = createAttachmentsRepository(db.kysely);
   const reviewRepo = createReviewRepository(db.kysely);
   const structureRepo = createStructureRepository(db.kysely);
+  const companies = o.companies ?? createCompaniesService({ repo: createCompaniesRepository(db.kysely), clock });
   const plansRepo = createPlansRepository(db.kysely);
   const itemWriter = createItemWriter({
     transactions: createTransactionRunner(db.kysely, db.dialect),
@@ -366,9 +371,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         writer: itemWriter,
         events,
       }),
-    structure: o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock }),
+    structure:
+      o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock, companies }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
+    companies,
     notifications,
     notificationWorker,
     offload,

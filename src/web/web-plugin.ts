@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { STATIC_DIR, VENDOR_DIR, VENDOR_FILES } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
+import { adminCompanyPages } from './pages/admin/companies.js';
 import { adminProjectPages } from './pages/admin/projects.js';
 import { adminUserPages } from './pages/admin/users.js';
 import { appShellPages } from './pages/app-shell.js';
@@ -162,6 +163,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
   await adminProjectPages(app, { structure, members, usersAdmin, webWrite });
+  await adminCompanyPages(app, { companies: ctx.companies, webWrite });
   await structurePages(app, { structure, attachments, planViews: ctx.planViews, webWrite });
   await planPages(app, { planViews: ctx.planViews, planUploads: ctx.planUploads, items, config, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });

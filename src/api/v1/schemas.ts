@@ -1,4 +1,5 @@
 import { Type, type TSchema, type TString, type TUnsafe } from 'typebox';
+import { BALL_IN_COURT } from '../../domain/ball-in-court.js';
 import { ANSWER_STATUSES, EVENT_TYPES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
@@ -171,6 +172,12 @@ const HistoryEntry = Type.Object({
   note: NullableString(),
 });
 
+/** docs/design.md §20: the company that holds an item. */
+const CompanyRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+
+/** An open dispute: why, who raised it, when. */
+const Dispute = Type.Object({ reason: Type.String(), by: Nullable(UserRef), at: DateTime() });
+
 export const Item = Type.Object({
   id: Type.Integer(),
   project_id: Type.Integer(),
@@ -192,6 +199,11 @@ export const Item = Type.Object({
   document_links: Type.Array(DocumentLink),
   status_history: Type.Array(HistoryEntry),
   location: Nullable(Location),
+  responsible_company: Nullable(CompanyRef),
+  ball_in_court: Type.Enum([...BALL_IN_COURT], {
+    description: "Whose move it is: `company` (the responsible company's, or the participants'), `review` (the managers'), `none` (closed)",
+  }),
+  disputed: Nullable(Dispute),
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),
   created_at: DateTime(),

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
+import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
@@ -66,7 +66,7 @@ export async function itemPages(
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
         paging: historyPaging(query),
-        edit: edit && { choices: checklistChoices(edit.tree), members: edit.members },
+        edit: edit && { choices: checklistChoices(edit.tree), members: edit.members, companies: edit.companies },
         place,
       });
     },
@@ -150,6 +150,7 @@ export async function itemPages(
           description: form.get('description') ?? undefined,
           participantIds: form.has('participants_sent') ? idsOf(form, 'participants') : undefined,
           checklistId: form.has('checklist') ? (parseId(form.get('checklist')) ?? 0) : undefined,
+          companyId: companyOf(form),
         },
         audit,
       ),

@@ -4,7 +4,7 @@ import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../errors.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import { formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
+import { companyOf, formOf, fractionOf, idParam, idsOf, parseId } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
 import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -120,14 +120,23 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const session = sessionOf(request);
       const query = request.query as Record<string, string | undefined>;
       const planId = parseId(query.plan);
-      const [{ tree, members }, place] = await Promise.all([
+      const [{ tree, members, companies }, place] = await Promise.all([
         structure.newItemChoices(session.user, projectId),
         planId === null
           ? null
           : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
       ]);
       const checklistId = parseId(query.checklist);
-      return newItemView({ session, project: tree.project, choices: checklistChoices(tree), members, checklistId, place, failure });
+      return newItemView({
+        session,
+        project: tree.project,
+        choices: checklistChoices(tree),
+        members,
+        companies,
+        checklistId,
+        place,
+        failure,
+      });
     },
   });
 
@@ -155,6 +164,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                 text: fields.get('text') ?? '',
                 description: fields.get('description') ?? '',
                 participantIds: idsOf(fields, 'participants'),
+                companyId: companyOf(fields) ?? null,
                 priority: fields.get('priority') ?? undefined,
                 deadline: fields.get('deadline') ?? '',
                 requires_answer: fields.has('requires_answer'),

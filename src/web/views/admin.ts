@@ -109,7 +109,8 @@ export function adminHomeView(session: WebSession): string {
     path: '/admin',
     body: html`<h1>Administration</h1>
 <ul><li><a href="/admin/users">Users</a>: create, deactivate</li>
-<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li></ul>`,
+<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li>
+<li><a href="/admin/companies">Companies</a>: the subcontractors and trades on site; each person's company</li></ul>`,
   }).value;
 }
 

@@ -4,6 +4,8 @@ import { PLAN_VIEWER_SCRIPT } from '../assets.js';
 import { html, type SafeHtml } from '../html.js';
 import { crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
+import type { CompanyView } from '../../features/companies/companies.service.js';
+import { companyOptions } from './admin-companies.js';
 import { checked, FormState, selected } from './forms.js';
 
 export interface Member {
@@ -44,6 +46,14 @@ ${members.map((m) => html`<option value="${m.id}" ${selected(picked.includes(m.i
 ${form.message('participants', id)}`;
 }
 
+/** "Company" (docs/design.md §20): the active companies, the item's own kept even when retired, or none. */
+function companyField(form: FormState, id: string, companies: readonly CompanyView[], current: number | null) {
+  const value = form.value('company', current === null ? '' : String(current));
+  return html`<label for="${id}">Company</label>
+<select id="${id}" name="company" ${form.aria('company', id)}>${companyOptions(companies, value === '' ? null : Number(value))}</select>
+${form.message('company', id)}`;
+}
+
 function checklistField(form: FormState, id: string, choices: readonly ChecklistChoice[], current: number | null) {
   const value = form.value('checklist', current === null ? '' : String(current));
   return html`<label for="${id}">Checklist</label>
@@ -64,6 +74,8 @@ interface NewItemModel {
   project: { id: number; name: string };
   choices: ChecklistChoice[];
   members: Member[];
+  /** The companies to choose the responsible one from (docs/design.md §20). */
+  companies: CompanyView[];
   /** The checklist chosen beforehand (`?checklist=`), if any. */
   checklistId: number | null;
   /** "Add item here" on a plan (`?plan=&x=&y=`): the plan and the place tapped. */
@@ -119,6 +131,7 @@ ${form.summary({
   description: ['item-description', 'Description'],
   checklist: ['item-checklist', 'Checklist'],
   participants: ['item-participants', 'Participants'],
+  company: ['item-company', 'Company'],
   priority: ['item-priority', 'Priority'],
   deadline: ['item-deadline', 'Deadline'],
   'attachments[]': ['item-photos', 'Photos'],
@@ -129,6 +142,7 @@ ${form.message('text', 'item-text')}
 ${m.place ? placeField(form, m.place) : ''}
 ${checklistField(form, 'item-checklist', m.choices, m.checklistId)}
 ${participantsField(form, 'item-participants', m.members, [])}
+${companyField(form, 'item-company', m.companies, null)}
 <div class="row">
 <div><label for="item-priority">Priority</label>
 <select id="item-priority" name="priority">${PRIORITIES.map((v) => html`<option value="${v}" ${selected(form.value('priority', 'medium') === v)}>${v}</option>`)}</select></div>
@@ -157,9 +171,17 @@ export const ANSWER_REQUIRED_HINT = 'With an answer required, the item cannot be
 
 interface EditItemModel {
   session: WebSession;
-  item: { id: number; text: string; description: string; checklist_id: number; participants: readonly { id: number }[] };
+  item: {
+    id: number;
+    text: string;
+    description: string;
+    checklist_id: number;
+    participants: readonly { id: number }[];
+    responsible_company: { id: number } | null;
+  };
   choices: ChecklistChoice[];
   members: Member[];
+  companies: CompanyView[];
   failure: FormFailure | null;
   /** The form's fields, to be wrapped by the page (CSRF, idempotency key). */
   writeForm: (action: string, body: SafeHtml, options: { id: string }) => SafeHtml;
@@ -176,6 +198,7 @@ ${m.writeForm(
     description: ['edit-description', 'Description'],
     participants: ['edit-participants', 'Participants'],
     checklist: ['edit-checklist', 'Checklist'],
+    company: ['edit-company', 'Company'],
   })}
 <label for="edit-text">Text</label>
 <textarea id="edit-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'edit-text')}>${form.value('text', m.item.text)}</textarea>
@@ -191,6 +214,7 @@ ${participantsField(
 )}
 <input type="hidden" name="participants_sent" value="1">
 ${checklistField(form, 'edit-checklist', m.choices, m.item.checklist_id)}
+${companyField(form, 'edit-company', m.companies, m.item.responsible_company?.id ?? null)}
 <div class="actions"><button type="submit">Save item</button></div>`,
   { id: 'edit' },
 )}</details>`;

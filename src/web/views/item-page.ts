@@ -11,6 +11,8 @@ import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member, photoPicker } from './item-form.js';
 import { timeline, type TimelineModel } from './timeline.js';
+import type { CompanyView } from '../../features/companies/companies.service.js';
+import { ballInCourtLabel } from '../../domain/ball-in-court.js';
 
 /** Which screenful of the item's history the page shows (the newest by default; "Show earlier" pages back). */
 export interface HistoryPaging {
@@ -32,7 +34,7 @@ interface ItemPageModel extends ItemWorkspace {
   failure: FormFailure | null;
   timeline: TimelineModel;
   /** What "Edit item" offers, for those who may edit the item. */
-  edit: { choices: ChecklistChoice[]; members: Member[] } | null;
+  edit: { choices: ChecklistChoice[]; members: Member[]; companies: CompanyView[] } | null;
   /** Where the item is on the project's plans (docs/design.md §19). */
   place: ItemPlaceModel;
 }
@@ -366,6 +368,8 @@ export function itemPageView(m: ItemPageModel): string {
 <dt>Answer required</dt><dd>${item.requires_answer ? html`yes <span class="muted">(accepted only once an answer is approved)</span>` : 'no'}</dd>
 <dt>Participants</dt><dd>${item.participants.length ? item.participants.map((p, i) => html`${i ? ', ' : ''}${p.name}${p.role ? html` <span class="muted">(${p.role})</span>` : ''}`) : '—'}</dd>
 <dt>Verdict</dt><dd data-testid="item-verdict">${badge(item.verdict)}</dd>
+<dt>Company</dt><dd data-testid="item-company">${item.responsible_company?.name ?? '—'}</dd>
+<dt>Ball in court</dt><dd data-testid="item-ball-in-court" data-value="${item.ball_in_court}">${ballInCourtLabel(item.ball_in_court, item.responsible_company)}</dd>
 ${item.rework_reason ? html`<dt>Rework</dt><dd data-testid="item-rework"><span class="text">${item.rework_reason}</span> <span class="muted">— due ${item.rework_deadline ?? '—'}</span></dd>` : ''}
 </dl>
 ${item.description ? html`<h2>Description</h2><p class="text">${item.description}</p>` : ''}

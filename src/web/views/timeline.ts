@@ -89,6 +89,7 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       if (changes.position)
         parts.push(html`moved the item ${Number(changes.position.to) < Number(changes.position.from) ? 'up' : 'down'} in its checklist`);
       if (changes.location) parts.push(placeChange(changes.location as Change<Place | null>));
+      if (changes.responsible_company) parts.push(companyChange(changes.responsible_company as Change<{ name: string } | null>));
       return html`${parts.map((p, i) => html`${i ? '; ' : ''}${p}`)}`;
     }
     case 'item.links_replaced':
@@ -114,6 +115,12 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
   }
 }
 
+/** "gave the item to Sparks Ltd", "took the item from Sparks Ltd" (docs/design.md §20). */
+function companyChange(change: Change<{ name: string } | null>): SafeHtml {
+  if (change.to) return html`gave the item to ${change.to.name}${change.from ? html` (it was ${change.from.name})` : ''}`;
+  return change.from ? html`took the item from ${change.from.name}` : html``;
+}
+
 interface Place {
   plan_id: number;
   plan_name: string;
@@ -136,6 +143,8 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
       return html`returned the item to rework${h.from !== h.to ? html` (it was ${badge(h.from)})` : ''}${h.note ? `: ${quote(h.note)}` : ''}`;
     case 'verdict_set':
       return h.note === 'cleared' ? html`cleared the verdict` : html`set the verdict: ${badge(h.note)}`;
+    case 'company_changed':
+      return h.note ? html`gave the item to ${h.note}` : html`took the item from its company`;
     case 'location_changed':
       return h.note ? html`placed the item on ${h.note}` : html`removed the item from its plan`;
     default:
