@@ -304,6 +304,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         projectsRepo,
         itemWrites: () => ctx.itemWrites,
         clock,
+        companies,
       }),
     comments: o.comments ?? createCommentsService(itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),

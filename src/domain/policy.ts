@@ -21,6 +21,11 @@ export interface Membership {
   /** null: no limit of that kind. When either list is set, access is the union of both lists. */
   sectionIds: readonly number[] | null;
   checklistIds: readonly number[] | null;
+  /**
+   * docs/design.md §20: set when the member sees only the items whose responsible company is their own (`companyId`,
+   * null when they have none: then no item). Absent or null: no such limit.
+   */
+  companyItems?: { companyId: number | null } | null;
 }
 
 interface ProjectTarget {
@@ -33,6 +38,11 @@ export interface ItemTarget extends ProjectTarget {
   sectionId: number;
   checklistId: number;
   participantIds: readonly number[];
+  /**
+   * The item's responsible company (docs/design.md §20; null: none). A member limited to their company's items sees
+   * an item only when it is given and theirs: a caller that does not load it shows them nothing.
+   */
+  responsibleCompanyId?: number | null;
   /** Set when the action concerns an answer of the item. */
   answerAuthorId?: number;
 }
@@ -85,6 +95,13 @@ export function seesChecklist(membership: Membership, sectionId: number, checkli
   return (membership.sectionIds?.includes(sectionId) ?? false) || (membership.checklistIds?.includes(checklistId) ?? false);
 }
 
+/** Whether a member sees an item held by `companyId` (docs/design.md §20): always, unless limited to their company's items. */
+export function seesCompanyItem(membership: Membership, companyId: number | null | undefined): boolean {
+  const limit = membership.companyItems;
+  if (!limit) return true;
+  return limit.companyId !== null && companyId === limit.companyId;
+}
+
 /** Whether a member sees a section: granted whole, or holding at least one granted checklist. */
 export function seesSection(membership: Membership, sectionId: number, checklistIdsOfSection: readonly number[]): boolean {
   if (!isLimited(membership)) return true;
@@ -118,7 +135,9 @@ export function canOnProject(actor: Actor, action: ProjectAction, target: Projec
 export function can(actor: Actor, action: ItemAction, target: ItemTarget): boolean {
   if (!withinProjectLimit(actor, target.projectId)) return false;
   const m = target.membership;
-  const readable = actor.role === 'admin' || (m !== null && seesChecklist(m, target.sectionId, target.checklistId));
+  const readable =
+    actor.role === 'admin' ||
+    (m !== null && seesChecklist(m, target.sectionId, target.checklistId) && seesCompanyItem(m, target.responsibleCompanyId));
   if (action === 'read' || !readable) return readable;
   if (target.archived) return false;
   if (actor.role === 'admin' || m?.role === 'manager') return true;

@@ -139,6 +139,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await accountPages(app, { ...profileDeps, sessions });
   await oauthPages(app, { oauth, clock, projects, webWrite });
   await projectPages(app, {
+    companies: ctx.companies,
     projects,
     review,
     heavyReads,

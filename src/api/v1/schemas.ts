@@ -102,6 +102,13 @@ export const Location = Type.Object(
   { description: 'The item’s place on a plan; every version of the plan keeps it' },
 );
 
+/** docs/design.md §20: the company that holds an item. */
+const CompanyRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+
+const BallInCourtValue = Type.Enum([...BALL_IN_COURT], {
+  description: "Whose move it is: `company` (the responsible company's, or the participants'), `review` (the managers'), `none` (closed)",
+});
+
 export const ItemSummary = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
@@ -110,6 +117,8 @@ export const ItemSummary = Type.Object({
   deadline: NullableString({ format: 'date' }),
   requires_answer: Type.Boolean(),
   location: Nullable(Location),
+  responsible_company: Nullable(CompanyRef),
+  ball_in_court: BallInCourtValue,
 });
 
 export const ProjectTree = Type.Object({
@@ -172,9 +181,6 @@ const HistoryEntry = Type.Object({
   note: NullableString(),
 });
 
-/** docs/design.md §20: the company that holds an item. */
-const CompanyRef = Type.Object({ id: Type.Integer(), name: Type.String() });
-
 /** An open dispute: why, who raised it, when. */
 const Dispute = Type.Object({ reason: Type.String(), by: Nullable(UserRef), at: DateTime() });
 
@@ -200,9 +206,7 @@ export const Item = Type.Object({
   status_history: Type.Array(HistoryEntry),
   location: Nullable(Location),
   responsible_company: Nullable(CompanyRef),
-  ball_in_court: Type.Enum([...BALL_IN_COURT], {
-    description: "Whose move it is: `company` (the responsible company's, or the participants'), `review` (the managers'), `none` (closed)",
-  }),
+  ball_in_court: BallInCourtValue,
   disputed: Nullable(Dispute),
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),

@@ -15,8 +15,10 @@ import { type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from 'kyse
  *   password; `used_at` once used;
  * - `company_pack_sends`: one row per company pack sent to a person, so that a send is never made twice.
  *
- * Caches (migration 015): every UPDATE of an item bumps its card; the tree shows the responsible company, so a
- * change of it (or of a dispute) bumps the tree here, deferred to COMMIT on PostgreSQL as 015 and 019 do. A
+ * Caches (migration 015): every UPDATE of an item bumps its card; the tree shows the responsible company and whose
+ * move it is (ball in court: from the status, the verdict, a dispute and answers waiting for review), so a change of
+ * the company, the verdict or a dispute, and an answer added or reviewed, bump the tree here, deferred to COMMIT on
+ * PostgreSQL as 015 and 019 do. A
  * company's new name is shown on cards and trees of every project (rare: every project is bumped); a person's
  * new company changes what they see when limited to it, so each of their projects is bumped.
  */
@@ -28,11 +30,13 @@ function withId(db: Kysely<any>, table: Table): Table {
   return table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
-const HOLDER = ['responsible_company_id', 'dispute_at'];
+const HOLDER = ['responsible_company_id', 'dispute_at', 'verdict'];
 const holderChanged = HOLDER.map((c) => `old.${c} IS DISTINCT FROM new.${c}`).join(' OR ');
 
 const upsert = `ON CONFLICT (scope, id) DO UPDATE SET version = cache_versions.version + 1`;
 const bumpTree = `INSERT INTO cache_versions (scope, id, version) SELECT 'tree', new.project_id, 1 WHERE true ${upsert}`;
+const bumpAnswersTree = (row: 'new' | 'old') =>
+  `INSERT INTO cache_versions (scope, id, version) SELECT 'tree', project_id, 1 FROM items WHERE id = ${row}.item_id ${upsert}`;
 const bumpAllProjects = `INSERT INTO cache_versions (scope, id, version) SELECT 'project', id, 1 FROM projects WHERE true ${upsert}`;
 const bumpUsersProjects = `INSERT INTO cache_versions (scope, id, version)
      SELECT 'project', project_id, 1 FROM project_members WHERE user_id = new.id ${upsert}`;
@@ -46,6 +50,13 @@ async function triggersSqlite(db: Kysely<any>) {
     db,
     `CREATE TRIGGER cache_items_holder_update AFTER UPDATE OF ${HOLDER.join(', ')} ON items WHEN ${holderChanged} BEGIN
        ${bumpTree};
+     END`,
+  );
+  await run(db, `CREATE TRIGGER cache_answers_ball_insert AFTER INSERT ON answers BEGIN ${bumpAnswersTree('new')}; END`);
+  await run(
+    db,
+    `CREATE TRIGGER cache_answers_ball_update AFTER UPDATE OF status ON answers WHEN old.status IS DISTINCT FROM new.status BEGIN
+       ${bumpAnswersTree('new')};
      END`,
   );
   await run(
@@ -82,6 +93,24 @@ async function triggersPostgres(db: Kysely<any>) {
     db,
     `CREATE CONSTRAINT TRIGGER cache_items_holder_bump AFTER UPDATE ON items DEFERRABLE INITIALLY DEFERRED
        FOR EACH ROW EXECUTE FUNCTION cache_bump_items_holder()`,
+  );
+  await run(
+    db,
+    `CREATE FUNCTION cache_bump_answers_ball() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    ${bumpAnswersTree('new')};
+  ELSIF old.status IS DISTINCT FROM new.status THEN
+    ${bumpAnswersTree('new')};
+  END IF;
+  RETURN NULL;
+END
+$fn$`,
+  );
+  await run(
+    db,
+    `CREATE CONSTRAINT TRIGGER cache_answers_ball_bump AFTER INSERT OR UPDATE ON answers DEFERRABLE INITIALLY DEFERRED
+       FOR EACH ROW EXECUTE FUNCTION cache_bump_answers_ball()`,
   );
   await plpgsql(db, 'cache_bump_companies', 'old.name IS DISTINCT FROM new.name', bumpAllProjects);
   await run(db, `CREATE TRIGGER cache_companies_bump AFTER UPDATE ON companies FOR EACH ROW EXECUTE FUNCTION cache_bump_companies()`);
@@ -154,12 +183,16 @@ export async function down(db: Kysely<any>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await run(db, 'DROP TRIGGER IF EXISTS cache_users_company_bump ON users');
     await run(db, 'DROP FUNCTION IF EXISTS cache_bump_users_company()');
+    await run(db, 'DROP TRIGGER IF EXISTS cache_answers_ball_bump ON answers');
+    await run(db, 'DROP FUNCTION IF EXISTS cache_bump_answers_ball()');
     await run(db, 'DROP TRIGGER IF EXISTS cache_companies_bump ON companies');
     await run(db, 'DROP FUNCTION IF EXISTS cache_bump_companies()');
     await run(db, 'DROP TRIGGER IF EXISTS cache_items_holder_bump ON items');
     await run(db, 'DROP FUNCTION IF EXISTS cache_bump_items_holder()');
   } else {
     await run(db, 'DROP TRIGGER IF EXISTS cache_users_company_update');
+    await run(db, 'DROP TRIGGER IF EXISTS cache_answers_ball_update');
+    await run(db, 'DROP TRIGGER IF EXISTS cache_answers_ball_insert');
     await run(db, 'DROP TRIGGER IF EXISTS cache_companies_update');
     await run(db, 'DROP TRIGGER IF EXISTS cache_items_holder_update');
   }

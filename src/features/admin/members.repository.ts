@@ -47,7 +47,7 @@ export function createMembersRepository(db: Kysely<Database>) {
       trx: Kysely<Database>,
       projectId: number,
       userId: number,
-      values: { role: MemberRole; section_ids: string | null; checklist_ids: string | null },
+      values: { role: MemberRole; section_ids: string | null; checklist_ids: string | null; company_items_only: number },
       createdAt: string,
     ): Promise<void> {
       await trx

@@ -1,4 +1,5 @@
 import { validationError } from '../../errors.js';
+import type { EmitEvent } from './item-writer.js';
 import type { WriteRepositories } from './write-repositories.js';
 
 /** A company as the item card and events show it (docs/design.md §20). */
@@ -27,6 +28,22 @@ export async function companyChange(
   const to = await repos.items.choosableCompany(companyId);
   if (!to) throw validationError(field, 'choose one of the companies');
   return { from, to: { id: to.id, name: to.name } };
+}
+
+/**
+ * The company change inside an item's write (item-writer.ts): checked, written with its history entry, and the
+ * event `item.updated` with `changes.responsible_company`; null when the item already has that company.
+ */
+export async function companyStep(
+  repos: WriteRepositories,
+  emit: EmitEvent,
+  p: { itemId: number; companyId: number | null; userId: number; now: string },
+): Promise<CompanyChange | null> {
+  const change = await companyChange(repos, p.itemId, p.companyId);
+  if (!change) return null;
+  await applyCompanyChange(repos, p.itemId, change, p.userId, p.now);
+  emit('item.updated', { changes: { responsible_company: change } });
+  return change;
 }
 
 /** Writes a change made by companyChange: the column, `updated_at` and the history entry `company_changed`. */

@@ -4,7 +4,7 @@ import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-writer.js';
-import { applyCompanyChange, companyChange } from './item-company.js';
+import { companyStep } from './item-company.js';
 import type { WriteRepositories } from './write-repositories.js';
 
 export interface PlanningInput {
@@ -117,11 +117,9 @@ export function createItemWritesService(writer: ItemWriter, clock: Clock) {
      */
     async setCompany(actor: Actor, itemId: number, companyId: number | null, buildAudit?: AuditEntryBuilder) {
       return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
-        const change = await companyChange(repos, itemId, companyId);
-        if (!change) return { item: { id: itemId, responsible_company: await repos.items.responsibleCompany(itemId) }, changed: false };
         const now = clock.now().toISOString();
-        await applyCompanyChange(repos, itemId, change, actor.id, now);
-        emit('item.updated', { changes: { responsible_company: change } });
+        const change = await companyStep(repos, emit, { itemId, companyId, userId: actor.id, now });
+        if (!change) return { item: { id: itemId, responsible_company: await repos.items.responsibleCompany(itemId) }, changed: false };
         return { item: { id: itemId, responsible_company: change.to, updated_at: now }, changed: true };
       });
     },

@@ -56,6 +56,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
         sectionId: item.section_id,
         checklistId: item.checklist_id,
         participantIds: participants.map((p) => p.id),
+        responsibleCompanyId: item.responsible_company_id,
       };
       if (!project || !can(actor, 'read', target)) throw notFound('The item');
       return { item, project, membership, target, participants };

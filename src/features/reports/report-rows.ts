@@ -1,3 +1,4 @@
+import type { BallInCourt } from '../../domain/ball-in-court.js';
 import type { ProjectCard } from '../projects/projects.service.js';
 
 /** What a report holds, as report.service.ts reads it and report-csv.ts and report-pdf.ts write it. */
@@ -33,6 +34,9 @@ export interface ReportRow {
   thumbnails: Buffer[];
   /** Its place on a plan (docs/design.md §19): fractions of the sheet from its top left; null when on none. */
   location: { plan_id: number; plan_name: string; x: number; y: number } | null;
+  /** docs/design.md §20: the company that holds it (null: none) and whose move it is. */
+  company: { id: number; name: string } | null;
+  ballInCourt: BallInCourt;
 }
 
 /** A sheet ready to print: JPEG, with its size in pixels. */

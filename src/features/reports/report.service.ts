@@ -182,6 +182,8 @@ export function createReportsService(deps: {
           photoCount: itemPhotos.length,
           thumbnails: thumbnails.filter((t): t is Buffer => t !== null),
           location: item.location,
+          company: item.responsible_company,
+          ballInCourt: item.ball_in_court,
         };
       }),
     );

@@ -6,6 +6,8 @@ import { ApiError, forbidden, validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
 import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';
+import type { CompaniesService } from '../companies/companies.service.js';
+import { companyStep } from '../items/item-company.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 
@@ -22,6 +24,8 @@ export interface BulkChange {
   addParticipant?: number;
   /** A user to take off each item's participants. */
   removeParticipant?: number;
+  /** The responsible company of each item (docs/design.md §20); null: none. */
+  company?: number | null;
 }
 
 /** What the user may change in bulk on a project (the policy at the project's level; items decide for themselves). */
@@ -70,6 +74,7 @@ export function createBulkChangesService(deps: {
   projectsRepo: ProjectsRepository;
   itemWrites: () => ItemWritesService;
   clock: Clock;
+  companies: Pick<CompaniesService, 'choosable'>;
 }) {
   const { projects, projectsRepo } = deps;
 
@@ -114,8 +119,11 @@ export function createBulkChangesService(deps: {
       // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
       if (change.deadline !== undefined) planning.deadline = formDeadline(change.deadline, { now: deps.clock.now() });
       const planned = planning.priority !== undefined || planning.deadline !== undefined;
-      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+      const people = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+      // Participants and the company are both the item's edit (managers): one step of the item's write.
+      const crew = people || change.company !== undefined;
       if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
+      if (change.company != null) await deps.companies.choosable(change.company);
       if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
         throw validationError('remove_participant', 'cannot add and remove the same person');
       }
@@ -148,7 +156,18 @@ export function createBulkChangesService(deps: {
               status: change.status,
               planning: planned ? planning : undefined,
               extra: crew
-                ? { action: 'item.edit', step: participantsStep(id, projectId, change.addParticipant, change.removeParticipant) }
+                ? {
+                    action: 'item.edit',
+                    step: async (repos, emit) => {
+                      const moved = people
+                        ? await participantsStep(id, projectId, change.addParticipant, change.removeParticipant)(repos, emit)
+                        : false;
+                      if (change.company === undefined) return moved;
+                      const now = deps.clock.now().toISOString();
+                      const given = await companyStep(repos, emit, { itemId: id, companyId: change.company, userId: actor.id, now });
+                      return moved || given !== null;
+                    },
+                  }
                 : undefined,
             },
             auditOf(id),

@@ -81,18 +81,28 @@ export function createWorklistsRepository(db: Kysely<Database>) {
 
     /** The items of active projects where the user is a participant: open ones first, then by deadline (none last), then id. */
     participantItems(userId: number) {
-      return db
-        .selectFrom('item_participants as ip')
-        .innerJoin('items as i', 'i.id', 'ip.item_id')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select(['i.id', 'i.text', 'i.status', 'i.priority', 'i.deadline', ...PLACE, 'p.name as project_name'])
-        .where('ip.user_id', '=', userId)
-        .where('p.archived', '=', 0)
-        .orderBy((eb) => eb.case().when('i.status', '=', 'done').then(1).else(0).end())
-        .orderBy((eb) => eb.case().when('i.deadline', 'is', null).then(1).else(0).end())
-        .orderBy('i.deadline')
-        .orderBy('i.id')
-        .execute();
+      return (
+        db
+          .selectFrom('item_participants as ip')
+          .innerJoin('items as i', 'i.id', 'ip.item_id')
+          .innerJoin('projects as p', 'p.id', 'i.project_id')
+          .leftJoin('companies as co', 'co.id', 'i.responsible_company_id')
+          .select(['i.id', 'i.text', 'i.status', 'i.priority', 'i.deadline', ...PLACE, 'p.name as project_name'])
+          // What decides whose move it is (docs/design.md §20).
+          .select(['i.verdict', 'i.dispute_at', 'co.id as company_id', 'co.name as company_name'])
+          .select((eb) =>
+            eb
+              .exists(eb.selectFrom('answers as a').select('a.id').whereRef('a.item_id', '=', 'i.id').where('a.status', '=', 'pending'))
+              .as('answer_pending'),
+          )
+          .where('ip.user_id', '=', userId)
+          .where('p.archived', '=', 0)
+          .orderBy((eb) => eb.case().when('i.status', '=', 'done').then(1).else(0).end())
+          .orderBy((eb) => eb.case().when('i.deadline', 'is', null).then(1).else(0).end())
+          .orderBy('i.deadline')
+          .orderBy('i.id')
+          .execute()
+      );
     },
 
     /** How many rows reviewPage lists, per checklist (the policy is applied to each). */

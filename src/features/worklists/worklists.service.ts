@@ -1,5 +1,6 @@
 import { type Actor, type ItemTarget, type Membership, can } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
+import { BALL_IN_COURT, type BallInCourt, ballInCourt } from '../../domain/ball-in-court.js';
 import type { Clock } from '../../clock.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectCard, ProjectsService, ProjectTree, TreeChecklist, TreeItem, TreeSection } from '../projects/projects.service.js';
@@ -17,11 +18,15 @@ export interface ItemFilter {
   q: string | null;
   /** Only items where this user (a member of the project) is a participant. */
   participant: number | null;
+  /** Only items held by this company (docs/design.md §20). */
+  company?: number | null;
+  /** Only items whose move it is of `company`, `review` or `none` (docs/design.md §20, "Ball in court"). */
+  ball?: BallInCourt | null;
   /** The order of the list: the project's tree (grouped by checklist), or one flat list by a field. */
   sort: ItemSort;
 }
 
-export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated'] as const;
+export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated', 'company'] as const;
 export type ItemSort = (typeof ITEM_SORTS)[number];
 
 function parseItemSort(value: string | undefined): ItemSort {
@@ -30,13 +35,16 @@ function parseItemSort(value: string | undefined): ItemSort {
 
 /** The filter of a project's list from its query string (what `filterQuery` writes); anything malformed is left out. */
 export function parseItemFilter(query: Record<string, string | undefined>): ItemFilter {
-  const participant = query.participant && /^[1-9][0-9]{0,15}$/.test(query.participant) ? Number(query.participant) : null;
+  const id = (value: string | undefined) => (value && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : null);
+  const participant = id(query.participant);
   return {
     status: parseItemStatus(query.status),
     mine: query.mine === '1',
     overdue: query.overdue === '1',
     q: query.q?.trim() || null,
     participant,
+    company: id(query.company),
+    ball: (BALL_IN_COURT as readonly (string | undefined)[]).includes(query.ball) ? (query.ball as BallInCourt) : null,
     sort: parseItemSort(query.sort),
   };
 }
@@ -49,6 +57,8 @@ export function describeFilter(filter: ItemFilter): string[] {
   if (filter.overdue) words.push('overdue');
   if (filter.q) words.push(`text "${filter.q}"`);
   if (filter.participant !== null) words.push(`participant #${filter.participant}`);
+  if (filter.company != null) words.push(`company #${filter.company}`);
+  if (filter.ball != null) words.push(`ball in court: ${filter.ball}`);
   if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
   return words;
 }
@@ -62,6 +72,7 @@ interface SortableItem {
   priority: string;
   deadline: string | null;
   updated_at: string;
+  responsible_company: { name: string } | null;
 }
 
 /** Compares two items by `sort`; equal ones keep the tree order (the sort is stable). */
@@ -73,6 +84,11 @@ const COMPARE: Record<Exclude<ItemSort, 'tree'>, (a: SortableItem, b: SortableIt
   status: (a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9),
   // The most recently changed first.
   updated: (a, b) => (a.updated_at === b.updated_at ? 0 : a.updated_at > b.updated_at ? -1 : 1),
+  // By the company's name; items held by none last.
+  company: (a, b) => {
+    const [x, y] = [a.responsible_company?.name ?? null, b.responsible_company?.name ?? null];
+    return x === y ? 0 : x === null ? 1 : y === null ? -1 : x.localeCompare(y);
+  },
 };
 
 const WORKLIST_PAGE_SIZE = 100;
@@ -117,6 +133,8 @@ export interface ProjectItems extends Page {
   members: FilteredItems['members'];
   membership: Membership | null;
   rows: ItemRow[];
+  /** The companies holding items the user sees in the project, by name (the page's filter offers them). */
+  companies: { id: number; name: string }[];
 }
 
 /** A line of "My items": an item the user takes part in, with its project's name. */
@@ -130,6 +148,8 @@ export interface MyItemRow {
   priority: string;
   deadline: string | null;
   project_name: string;
+  responsible_company: { id: number; name: string } | null;
+  ball_in_court: BallInCourt;
 }
 
 export interface MyItems extends Page {
@@ -173,7 +193,7 @@ function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
 
 /** Where a row of a list across projects sits, for the policy: the row's project is an active one (the lists skip archived ones). */
 function rowTarget(
-  row: { project_id: number; section_id: number; checklist_id: number },
+  row: { project_id: number; section_id: number; checklist_id: number; company_id?: number | null },
   memberships: Map<number, Membership>,
 ): ItemTarget {
   return {
@@ -183,6 +203,7 @@ function rowTarget(
     sectionId: row.section_id,
     checklistId: row.checklist_id,
     participantIds: [],
+    responsibleCompanyId: row.company_id,
   };
 }
 
@@ -280,7 +301,13 @@ export function createWorklistsService(deps: {
         section: outline.get(r.section) as TreeSection,
         checklist: outline.get(r.checklist) as TreeChecklist,
       }));
-      return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows };
+      const holders = new Map(
+        tree.sections
+          .flatMap((s) => s.checklists.flatMap((c) => c.items.flatMap((i) => (i.responsible_company ? [i.responsible_company] : []))))
+          .map((c) => [c.id, c]),
+      );
+      const companies = [...holders.values()].sort((a, b) => a.name.localeCompare(b.name));
+      return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows, companies };
     },
 
     /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
@@ -295,10 +322,15 @@ export function createWorklistsService(deps: {
         projectsRepo.membership(actor.id, projectId),
       ]);
       const day = today();
-      const passes = (i: { id: number; status: string; deadline: string | null }) =>
+      // The text filter finds items by their company's name too (docs/design.md §20).
+      const needle = filter.q?.toLocaleLowerCase() ?? '';
+      const heldByMatching = (i: TreeItem) => needle !== '' && (i.responsible_company?.name.toLocaleLowerCase().includes(needle) ?? false);
+      const passes = (i: TreeItem) =>
         (filter.status === null || i.status === filter.status) &&
+        (filter.company == null || i.responsible_company?.id === filter.company) &&
+        (filter.ball == null || i.ball_in_court === filter.ball) &&
         (mine === null || mine.has(i.id)) &&
-        (matching === null || matching.has(i.id)) &&
+        (matching === null || matching.has(i.id) || heldByMatching(i)) &&
         (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&
         (!filter.overdue || (i.deadline !== null && i.deadline < day && i.status !== 'done'));
       const rows = tree.sections.flatMap((section) =>
@@ -322,7 +354,13 @@ export function createWorklistsService(deps: {
       const rows = await repo.participantItems(actor.id);
       const projectIds = [...new Set(rows.map((r) => r.project_id))];
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
-      const visible = rows.filter((r) => can(actor, 'read', rowTarget(r, memberships)));
+      const visible = rows
+        .filter((r) => can(actor, 'read', rowTarget(r, memberships)))
+        .map(({ verdict, dispute_at, company_id, company_name, answer_pending, ...r }) => ({
+          ...r,
+          responsible_company: company_id === null ? null : { id: company_id, name: company_name! },
+          ball_in_court: ballInCourt({ status: r.status, verdict, answerPending: Boolean(answer_pending), disputed: dispute_at !== null }),
+        }));
       return { today: today(), ...pageOf(visible, requestedPage) };
     },
   };

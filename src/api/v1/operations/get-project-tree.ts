@@ -42,6 +42,8 @@ export const getProjectTree = defineOperation({
                   deadline: '2026-05-15',
                   requires_answer: true,
                   location: { plan_id: 1, plan_name: 'Ground floor', x: 0.42, y: 0.31 },
+                  responsible_company: { id: 1, name: 'Sparks Ltd' },
+                  ball_in_court: 'company',
                 },
               ],
             },
