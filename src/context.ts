@@ -63,6 +63,7 @@ import { createNotificationWorker, type NotificationWorker } from './features/no
 import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createItemLocationService, type ItemLocationService } from './features/items/item-location.service.js';
+import { createItemDisputeService, type ItemDisputeService } from './features/items/item-dispute.service.js';
 import { createCompaniesRepository } from './features/companies/companies.repository.js';
 import { createCompaniesService, type CompaniesService } from './features/companies/companies.service.js';
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
@@ -117,6 +118,8 @@ export interface AppContext {
   structure: StructureService;
   members: MembersService;
   usersAdmin: UsersAdminService;
+  /** docs/design.md §20: disputes of items by their executors and their resolution by managers. */
+  itemDisputes: ItemDisputeService;
   /** docs/design.md §20: the workspace's companies and a person's company. */
   companies: CompaniesService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
@@ -388,6 +391,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     planUploads,
     planViews: createPlanViews({ repo: plansRepo, plans, projects }),
     itemLocations: o.itemLocations ?? createItemLocationService(itemWriter, clock),
+    itemDisputes: o.itemDisputes ?? createItemDisputeService(itemWriter, clock),
     async close() {
       // First: the workers' own connections close before the database they read; running plan uploads stop.
       await offload.close();

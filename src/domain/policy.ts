@@ -68,7 +68,11 @@ export type ItemAction =
   /** Create an item in this item's checklist, edit its text, description and participants, move it (docs/design.md §14). */
   | 'item.edit'
   /** Place the item on a plan, move its pin, take it off (docs/design.md §19): managers and admins. */
-  | 'item.place';
+  | 'item.place'
+  /** Dispute the item (docs/design.md §20): its executors (participants with the executor role) only. */
+  | 'item.dispute'
+  /** Resolve an open dispute (reassign the company or keep it): managers and admins. */
+  | 'item.resolve_dispute';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [
   'read',
@@ -83,6 +87,8 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'item.rework',
   'item.edit',
   'item.place',
+  'item.dispute',
+  'item.resolve_dispute',
 ];
 
 function isLimited(membership: Membership): boolean {
@@ -140,9 +146,10 @@ export function can(actor: Actor, action: ItemAction, target: ItemTarget): boole
     (m !== null && seesChecklist(m, target.sectionId, target.checklistId) && seesCompanyItem(m, target.responsibleCompanyId));
   if (action === 'read' || !readable) return readable;
   if (target.archived) return false;
+  const participant = target.participantIds.includes(actor.id);
+  if (action === 'item.dispute') return m?.role === 'executor' && participant;
   if (actor.role === 'admin' || m?.role === 'manager') return true;
   if (m?.role !== 'executor') return action === 'comment.add';
-  const participant = target.participantIds.includes(actor.id);
   switch (action) {
     case 'comment.add':
       return true;

@@ -159,6 +159,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     structure,
     planViews: ctx.planViews,
     itemLocations: ctx.itemLocations,
+    itemDisputes: ctx.itemDisputes,
     webWrite,
   });
   await auditPages(app, { audit, tokens, usersAdmin });

@@ -106,3 +106,40 @@ describe('cached v1 reads', () => {
     expect((await card(2001)).ball_in_court).toBe('review');
   });
 });
+
+describe('"Dispute" and "Resolve dispute"', () => {
+  it('lets the item’s executor dispute it and a manager resolve it; refuses everybody else with 403', async () => {
+    await server.ctx.itemWrites.setCompany(admin, 1000, sparks.id);
+    // Not on the item, or not an executor of it: no form, and a forged post is the 403 page.
+    for (const user of ['bystander', 'observer', 'manager'] as const) {
+      const web = await as(user);
+      const page = await web.get('/items/1000');
+      expect(page.text).not.toContain('Dispute item</button>');
+      expect((await web.post('/items/1000/dispute', { reason: 'Not ours' }, page.text)).status).toBe(403);
+    }
+    const executor = await as('executor');
+    let page = await executor.get('/items/1000');
+    expect(page.text).toMatch(/<label for="dispute-reason">Reason<\/label>/);
+    const empty = await executor.post('/items/1000/dispute', { reason: ' ' }, page.text);
+    expect(empty.status).toBe(422);
+    page = await executor.get('/items/1000');
+    expect((await executor.post('/items/1000/dispute', { reason: 'Not electrical' }, page.text)).status).toBe(303);
+    expect((await card(1000)).disputed).toMatchObject({ reason: 'Not electrical' });
+    // An executor cannot resolve it.
+    page = await executor.get('/items/1000');
+    expect(page.text).not.toContain('Resolve dispute</button>');
+    expect((await executor.post('/items/1000/resolve-dispute', { note: 'Mine', company: '' }, page.text)).status).toBe(403);
+
+    const manager = await as('manager');
+    page = await manager.get('/items/1000');
+    expect(page.text).toMatch(/<label for="resolve-company">Company<\/label>/);
+    expect(page.text).toMatch(/<label for="resolve-note">Note<\/label>/);
+    const noNote = await manager.post('/items/1000/resolve-dispute', { note: '', company: String(dry.id) }, page.text);
+    expect(noNote.status).toBe(422);
+    page = await manager.get('/items/1000');
+    const resolved = await manager.post('/items/1000/resolve-dispute', { note: 'Drywall then', company: String(dry.id) }, page.text);
+    expect(resolved.status).toBe(303);
+    expect(await card(1000)).toMatchObject({ disputed: null, responsible_company: dry });
+    expect((await manager.get('/items/1000')).text).toContain('resolved the dispute');
+  });
+});

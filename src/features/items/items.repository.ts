@@ -225,6 +225,25 @@ export function createItemsRepository(db: Kysely<Database>) {
         await noteInHistory(trx, 'company_changed', p);
       },
 
+      /** The item's open dispute (docs/design.md §20): its `dispute_*` columns, all null when none. */
+      dispute: (itemId: number) =>
+        trx.selectFrom('items').select(['dispute_reason', 'dispute_by', 'dispute_at']).where('id', '=', itemId).executeTakeFirstOrThrow(),
+
+      /** Opens (`dispute`) or closes (null) the item's dispute, with its history entry (`note`: the reason or the resolution). */
+      async setDispute(p: { itemId: number; dispute: { reason: string; by: number } | null; note: string; userId: number; now: string }) {
+        await trx
+          .updateTable('items')
+          .set({
+            dispute_reason: p.dispute?.reason ?? null,
+            dispute_by: p.dispute?.by ?? null,
+            dispute_at: p.dispute ? p.now : null,
+            updated_at: p.now,
+          })
+          .where('id', '=', p.itemId)
+          .execute();
+        await noteInHistory(trx, p.dispute ? 'disputed' : 'dispute_resolved', p);
+      },
+
       async deleteItemLinks(itemId: number) {
         await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
       },

@@ -39,11 +39,26 @@ export async function itemPages(
     | 'structure'
     | 'planViews'
     | 'itemLocations'
+    | 'itemDisputes'
   > & {
     webWrite: WebWriter;
   },
 ) {
-  const { items, itemWrites, comments, answers, attachments, review, clock, events, structure, planViews, itemLocations, webWrite } = deps;
+  const {
+    items,
+    itemWrites,
+    comments,
+    answers,
+    attachments,
+    review,
+    clock,
+    events,
+    structure,
+    planViews,
+    itemLocations,
+    itemDisputes,
+    webWrite,
+  } = deps;
 
   const itemPage = formPage(webWrite, {
     entity: 'item',
@@ -127,6 +142,23 @@ export async function itemPages(
         },
         audit,
       ),
+    );
+  });
+
+  // Disputes (docs/design.md §20).
+  app.post('/items/:id/dispute', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return itemWrite(request, reply, id, 'dispute', form, (audit) =>
+      itemDisputes.dispute(user, id, { reason: form.get('reason') ?? '' }, audit),
+    );
+  });
+
+  app.post('/items/:id/resolve-dispute', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return itemWrite(request, reply, id, 'resolve-dispute', form, (audit) =>
+      itemDisputes.resolve(user, id, { note: form.get('note') ?? '', companyId: companyOf(form) }, audit),
     );
   });
 

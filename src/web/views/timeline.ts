@@ -92,6 +92,10 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       if (changes.responsible_company) parts.push(companyChange(changes.responsible_company as Change<{ name: string } | null>));
       return html`${parts.map((p, i) => html`${i ? '; ' : ''}${p}`)}`;
     }
+    case 'item.disputed':
+      return html`disputed the item: ${quote(d.reason)}`;
+    case 'item.dispute_resolved':
+      return html`resolved the dispute: ${quote(d.note)}`;
     case 'item.links_replaced':
       return html`replaced the document links (${plural((d.document_links as unknown[]).length, 'link')})`;
     case 'item.attachments_added':
@@ -143,6 +147,10 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
       return html`returned the item to rework${h.from !== h.to ? html` (it was ${badge(h.from)})` : ''}${h.note ? `: ${quote(h.note)}` : ''}`;
     case 'verdict_set':
       return h.note === 'cleared' ? html`cleared the verdict` : html`set the verdict: ${badge(h.note)}`;
+    case 'disputed':
+      return html`disputed the item: ${quote(h.note)}`;
+    case 'dispute_resolved':
+      return html`resolved the dispute: ${quote(h.note)}`;
     case 'company_changed':
       return h.note ? html`gave the item to ${h.note}` : html`took the item from its company`;
     case 'location_changed':
