@@ -35,7 +35,13 @@ describe('disputes', () => {
     // A second dispute while one is open: 422, nothing changed.
     await expect(t.ctx.itemDisputes.dispute(executor, item.id, { reason: 'Again' })).rejects.toMatchObject({ status: 422 });
 
+    // In the managers' "To review" while open.
+    const queue = await t.ctx.worklists.reviewQueue(manager, 1);
+    expect(queue.rows.filter((r) => r.kind === 'dispute').map((r) => r.item_id)).toEqual([item.id]);
+    expect((await t.ctx.worklists.reviewQueue(executor, 1)).toReview).toBeNull();
+
     await t.ctx.itemDisputes.resolve(manager, item.id, { note: 'Right, drywall it is', companyId: dry.id });
+    expect((await t.ctx.worklists.reviewQueue(manager, 1)).rows.filter((r) => r.kind === 'dispute')).toEqual([]);
     const resolved = (await t.ctx.items.getItemCard(manager, item.id)).item;
     expect(resolved).toMatchObject({ disputed: null, responsible_company: { id: dry.id }, ball_in_court: 'company' });
     expect(resolved.status_history.filter((h) => h.kind.startsWith('dispute')).map((h) => [h.kind, h.note])).toEqual([

@@ -20,11 +20,18 @@ export function createWorklistsRepository(db: Kysely<Database>) {
       .where('i.status', '=', 'done')
       .where('i.verdict', 'is', null)
       .where('p.archived', '=', 0);
+    // Items an executor disputes (docs/design.md §20): a manager resolves them.
+    let disputes = db
+      .selectFrom('items as i')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .where('i.dispute_at', 'is not', null)
+      .where('p.archived', '=', 0);
     if (projectIds !== null) {
       answers = answers.where('i.project_id', 'in', [...projectIds]);
       done = done.where('i.project_id', 'in', [...projectIds]);
+      disputes = disputes.where('i.project_id', 'in', [...projectIds]);
     }
-    return { answers, done };
+    return { answers, done, disputes };
   }
 
   return {
@@ -109,8 +116,12 @@ export function createWorklistsRepository(db: Kysely<Database>) {
     async reviewCounts(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
       const count = db.fn.countAll<number | string>().as('count');
-      const { answers, done } = waitingForReview(projectIds);
+      const { answers, done, disputes } = waitingForReview(projectIds);
       const rows = await Promise.all([
+        disputes
+          .select([...PLACE, count])
+          .groupBy([...PLACE])
+          .execute(),
         answers
           .select([...PLACE, count])
           .groupBy([...PLACE])
@@ -131,20 +142,29 @@ export function createWorklistsRepository(db: Kysely<Database>) {
      */
     async reviewPage(projectIds: readonly number[] | null, checklistIds: readonly number[] | null, offset: number, limit: number) {
       if (projectIds?.length === 0 || checklistIds?.length === 0) return [];
-      let { answers, done } = waitingForReview(projectIds);
+      let { answers, done, disputes } = waitingForReview(projectIds);
       if (checklistIds !== null) {
         answers = answers.where('i.checklist_id', 'in', [...checklistIds]);
         done = done.where('i.checklist_id', 'in', [...checklistIds]);
+        disputes = disputes.where('i.checklist_id', 'in', [...checklistIds]);
       }
       // The keys are sorted and cut first; only the page's rows are read whole.
       const keys = done
         .select([
-          sql<'answer' | 'verdict'>`'verdict'`.as('kind'),
+          sql<'answer' | 'verdict' | 'dispute'>`'verdict'`.as('kind'),
           'i.id as item_id',
           sql<number | null>`null`.as('answer_id'),
           'i.updated_at as since',
         ])
         .unionAll(answers.select([sql<'answer'>`'answer'`.as('kind'), 'a.item_id', 'a.id as answer_id', 'a.created_at as since']))
+        .unionAll(
+          disputes.select([
+            sql<'dispute'>`'dispute'`.as('kind'),
+            'i.id as item_id',
+            sql<number | null>`null`.as('answer_id'),
+            sql<string>`i.dispute_at`.as('since'),
+          ]),
+        )
         .orderBy('since')
         .orderBy('item_id')
         .orderBy('kind')

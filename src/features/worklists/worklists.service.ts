@@ -171,7 +171,8 @@ interface ReviewPlace {
 /** A line of "To review": an answer waiting for its review, or a done item waiting for its verdict. */
 export type ReviewRow =
   | (ReviewPlace & { kind: 'answer'; answer_id: number; author_name: string })
-  | (ReviewPlace & { kind: 'verdict'; answer_id: null; author_name: null });
+  | (ReviewPlace & { kind: 'verdict'; answer_id: null; author_name: null })
+  | (ReviewPlace & { kind: 'dispute'; answer_id: null; author_name: null });
 
 export interface ReviewQueue extends Page {
   rows: ReviewRow[];
