@@ -158,6 +158,18 @@ describe('a company-limited member on real parts', () => {
     expect(await treeIds(sub, project.id)).toEqual([]);
   });
 
+  it('is not told about another company’s item, even as its participant; is told about their own', async () => {
+    const { sub, theirs, others } = await site();
+    await t.ctx.notificationWorker.drainNow();
+    await t.ctx.structure.updateItem(t.admin, others.id, { participantIds: [sub.id] });
+    await t.ctx.comments.addComment(t.admin, others.id, { text: 'On the other one' });
+    await t.ctx.comments.addComment(t.admin, theirs.id, { text: 'On theirs' });
+    await t.ctx.notificationWorker.drainNow();
+    const told = await t.ctx.notifications.list(sub.id);
+    expect(told.map((n) => n.item_id)).toContain(theirs.id);
+    expect(told.map((n) => n.item_id)).not.toContain(others.id);
+  });
+
   it('leaves members without the limit as they were', async () => {
     const { project, theirs, others, nobody } = await site();
     const crew = await makeMember(t, project, 'executor');
