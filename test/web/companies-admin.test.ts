@@ -64,6 +64,28 @@ describe('/admin/companies', () => {
     expect(await companies()).toEqual(before);
   });
 
+  it('lets an admin limit a member to their company’s items from the project editor', async () => {
+    const web = await as('admin');
+    const page = await web.get('/admin/projects/1');
+    expect(page.text).toContain('name="company_items_only"');
+    const saved = await web.post(
+      '/admin/projects/1/members',
+      { user: String(USERS.bystander), role: 'executor', access: 'whole', company_items_only: '1' },
+      page.text,
+    );
+    expect(saved.status).toBe(303);
+    const row = await server.ctx.db.kysely
+      .selectFrom('project_members')
+      .select('company_items_only')
+      .where('project_id', '=', 1)
+      .where('user_id', '=', USERS.bystander)
+      .executeTakeFirstOrThrow();
+    expect(row.company_items_only).toBe(1);
+    // Without a company, the bystander now sees no item of the project.
+    const tree = await server.ctx.projects.getTree({ id: USERS.bystander, role: 'member' }, 1);
+    expect(tree.sections.flatMap((s) => s.checklists.flatMap((c) => c.items))).toEqual([]);
+  });
+
   it('is the 403 page for managers, executors, observers and company-limited members alike', async () => {
     for (const user of ['manager', 'executor', 'observer', 'partial'] as const) {
       const web = await as(user);

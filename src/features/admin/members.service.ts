@@ -28,6 +28,8 @@ export interface ProjectMember {
   role: string;
   section_ids: number[] | null;
   checklist_ids: number[] | null;
+  /** 1: only the items of the member's company (docs/design.md §20). */
+  company_items_only: number;
 }
 
 /** Project memberships (role, and optionally partial access to sections and checklists), for administrators. */

@@ -29,7 +29,9 @@ ${structure.sections.map(
   ${member?.checklist_ids?.includes(c.id) ? html`checked` : ''}> ${c.name}</label>`,
     )}</div></div>`,
 )}
-</div></fieldset>`;
+</div>
+<label class="inline" for="${prefix}-company-items"><input type="checkbox" id="${prefix}-company-items" name="company_items_only" value="1"
+  ${member?.company_items_only ? html`checked` : ''}> Only the company's items (those whose company is the person's own)</label></fieldset>`;
 }
 
 function roleSelect(id: string, current: string) {
