@@ -98,6 +98,28 @@ describe('responsible company', () => {
   });
 });
 
+describe('bulk changes of the company', () => {
+  it('gives each selected item the company in its own write, refuses a retired one for the whole form and executors per project', async () => {
+    const { project, checklist, manager, executor, sparks, dry } = await team(t);
+    const a = await makeItem(t, { checklist });
+    const b = await makeItem(t, { checklist });
+    await t.ctx.itemWrites.setCompany(manager, b.id, sparks.id);
+    const outcome = await t.ctx.bulkChanges.apply(manager, project.id, [a.id, b.id], { company: sparks.id }, () => undefined);
+    expect(outcome).toEqual({ changed: [a.id], unchanged: [b.id], refused: [] });
+    expect((await t.ctx.items.getItemCard(manager, a.id)).item.responsible_company).toEqual({ id: sparks.id, name: sparks.name });
+    const cleared = await t.ctx.bulkChanges.apply(manager, project.id, [a.id, b.id], { company: null }, () => undefined);
+    expect(cleared.changed).toEqual([a.id, b.id]);
+    await t.ctx.companies.setRetired(t.admin, dry.id, true);
+    await expect(t.ctx.bulkChanges.apply(manager, project.id, [a.id], { company: dry.id }, () => undefined)).rejects.toMatchObject({
+      status: 422,
+    });
+    await expect(t.ctx.bulkChanges.apply(executor, project.id, [a.id], { company: sparks.id }, () => undefined)).rejects.toMatchObject({
+      status: 403,
+    });
+    expect((await t.ctx.items.getItemCard(manager, a.id)).item.responsible_company).toBeNull();
+  });
+});
+
 describe('ball in court on the card', () => {
   it('follows the item: company, review (done, an answer waiting, a dispute), none after a verdict', async () => {
     const { checklist, manager, executor, sparks } = await team(t);
