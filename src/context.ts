@@ -69,6 +69,9 @@ import { createNotificationWorker, type NotificationWorker } from './features/no
 import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
 import { createItemLocationService, type ItemLocationService } from './features/items/item-location.service.js';
+import { createItemDisputeService, type ItemDisputeService } from './features/items/item-dispute.service.js';
+import { createCompaniesRepository } from './features/companies/companies.repository.js';
+import { createCompaniesService, type CompaniesService } from './features/companies/companies.service.js';
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
 import { createPlanUploads, type PlanUploads } from './features/plans/plan-uploads.js';
 import { createPlansRepository } from './features/plans/plans.repository.js';
@@ -125,6 +128,10 @@ export interface AppContext {
   templates: TemplatesService;
   members: MembersService;
   usersAdmin: UsersAdminService;
+  /** docs/design.md §20: disputes of items by their executors and their resolution by managers. */
+  itemDisputes: ItemDisputeService;
+  /** docs/design.md §20: the workspace's companies and a person's company. */
+  companies: CompaniesService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
@@ -188,6 +195,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const attachmentsRepo = createAttachmentsRepository(db.kysely);
   const reviewRepo = createReviewRepository(db.kysely);
   const structureRepo = createStructureRepository(db.kysely);
+  const companies = o.companies ?? createCompaniesService({ repo: createCompaniesRepository(db.kysely), clock });
   const plansRepo = createPlansRepository(db.kysely);
   const vocabularyRepo = createVocabularyRepository(db.kysely);
   const templatesRepo = createTemplatesRepository(db.kysely);
@@ -212,7 +220,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     clock,
   });
   const structure =
-    o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock });
+    o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock, companies });
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
@@ -324,6 +332,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         projectsRepo,
         itemWrites: () => ctx.itemWrites,
         clock,
+        companies,
       }),
     comments: o.comments ?? createCommentsService(itemWriter, clock),
     answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
@@ -398,6 +407,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       createTemplatesService({ repo: templatesRepo, vocabularyRepo, projectsRepo, projects, structure, writer: itemWriter, clock }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
+    companies,
     notifications,
     notificationWorker,
     offload,
@@ -409,6 +419,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     planUploads,
     planViews: createPlanViews({ repo: plansRepo, plans, projects }),
     itemLocations: o.itemLocations ?? createItemLocationService(itemWriter, clock),
+    itemDisputes: o.itemDisputes ?? createItemDisputeService(itemWriter, clock),
     async close() {
       // First: the workers' own connections close before the database they read; running plan uploads stop.
       await offload.close();

@@ -163,7 +163,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const first = result.content[0];
     const text = first?.type === 'text' ? first.text : '';
     expect(text.split('\r\n')[0]).toBe(
-      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url,plan,plan_x,plan_y',
+      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url,plan,plan_x,plan_y,company,ball_in_court',
     );
     // What the partial member sees: section 10 and checklist 201 only.
     expect(

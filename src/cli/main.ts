@@ -16,6 +16,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./import.js')).importCommand,
   },
   'users create': { summary: 'create a user', load: async () => (await import('./users.js')).usersCreateCommand },
+  'companies list': {
+    summary: "list the workspace's companies (retired ones too)",
+    load: async () => (await import('./companies.js')).companiesListCommand,
+  },
   'tokens create': {
     summary: 'create an API token; prints the raw token once',
     load: async () => (await import('./tokens.js')).tokensCreateCommand,
@@ -70,6 +74,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
 const SYNOPSIS: Record<string, string> = {
   import: 'import FILE.json',
   'users create': 'users create --email E --name N [--role admin|member] [--password P]',
+  'companies list': 'companies list [--json]',
   'tokens create':
     'tokens create --user EMAIL --name NAME --scopes a,b,c [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]',
   'tokens list': 'tokens list --user EMAIL [--json]',

@@ -16,6 +16,8 @@ export interface UsersTable {
   time_zone: string | null;
   /** The interface's language (src/i18n, migration 025); null: the browser's. */
   language: string | null;
+  /** The person's company (migration 020); null: none. */
+  company_id: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -39,6 +41,8 @@ export interface ProjectMembersTable {
   section_ids: string | null;
   /** JSON array of checklist ids, or null for no limit of that kind. */
   checklist_ids: string | null;
+  /** 1: the member sees only the items whose responsible company is their own (migration 020). */
+  company_items_only: Generated<number>;
   created_at: string;
 }
 
@@ -80,6 +84,12 @@ export interface ItemsTable {
   plan_id: number | null;
   plan_x: number | null;
   plan_y: number | null;
+  /** The company that holds the item (migration 020); null: none. */
+  responsible_company_id: number | null;
+  /** An open dispute (docs/design.md §20): its reason, who raised it and when; all null when none. */
+  dispute_reason: string | null;
+  dispute_by: number | null;
+  dispute_at: string | null;
   /** The item's category (migration 021), one of its project's; null: none. */
   category_id: number | null;
   created_at: string;
@@ -183,6 +193,45 @@ export interface PlanUploadsTable {
   created_at: string;
   /** Moved by every page done: a `processing` upload not moved for long is one whose node stopped. */
   updated_at: string;
+}
+
+/** A company of the workspace (docs/design.md §20): never deleted; `retired` hides it from pickers. */
+export interface CompaniesTable {
+  id: Generated<number>;
+  name: string;
+  trade: string;
+  retired: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An invitation to a project: a single-use link, stored as the SHA-256 of its secret. */
+export interface InvitationsTable {
+  id: Generated<number>;
+  token_hash: string;
+  project_id: number;
+  email: string;
+  name: string;
+  company_id: number | null;
+  /** `executor` or `observer`. */
+  role: string;
+  company_items_only: number;
+  invited_by: number;
+  /** The account it made or joined, once used. */
+  user_id: number | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A company pack sent to a person: one row per project, company, person and send (never twice). */
+export interface CompanyPackSendsTable {
+  id: Generated<number>;
+  project_id: number;
+  company_id: number;
+  user_id: number;
+  send_key: string;
+  created_at: string;
 }
 
 export interface ItemParticipantsTable {
@@ -557,6 +606,9 @@ export interface Database {
   custom_fields: CustomFieldsTable;
   item_field_values: ItemFieldValuesTable;
   templates: TemplatesTable;
+  companies: CompaniesTable;
+  invitations: InvitationsTable;
+  company_pack_sends: CompanyPackSendsTable;
 }
 
 export type User = Selectable<UsersTable>;

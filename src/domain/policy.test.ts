@@ -35,15 +35,18 @@ const COLUMNS = [
   'item.rework',
   'item.edit',
   'item.place',
+  'item.dispute',
+  'item.resolve_dispute',
 ] as const;
-//                                      read status plan comm answ mater aimg review verdict rework edit place
+// A dispute is the item's executors' word (docs/design.md §20): not the managers', not even an admin's.
+//                                      read status plan comm answ mater aimg review verdict rework edit place disp resolve
 const TABLE: Record<Who, boolean[]> = {
-  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
-  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y],
-  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N, N],
-  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N, N],
-  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N, N],
-  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N, N],
+  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, N, Y],
+  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, N, Y],
+  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N, N, Y, N],
+  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N, N, N, N],
+  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N, N, N, N],
+  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N, N, N, N],
 };
 
 type Access = 'full' | 'partial via section' | 'partial via checklist' | 'partial excluding it';

@@ -21,6 +21,11 @@ export interface Membership {
   /** null: no limit of that kind. When either list is set, access is the union of both lists. */
   sectionIds: readonly number[] | null;
   checklistIds: readonly number[] | null;
+  /**
+   * docs/design.md §20: set when the member sees only the items whose responsible company is their own (`companyId`,
+   * null when they have none: then no item). Absent or null: no such limit.
+   */
+  companyItems?: { companyId: number | null } | null;
 }
 
 interface ProjectTarget {
@@ -33,6 +38,11 @@ export interface ItemTarget extends ProjectTarget {
   sectionId: number;
   checklistId: number;
   participantIds: readonly number[];
+  /**
+   * The item's responsible company (docs/design.md §20; null: none). A member limited to their company's items sees
+   * an item only when it is given and theirs: a caller that does not load it shows them nothing.
+   */
+  responsibleCompanyId?: number | null;
   /** Set when the action concerns an answer of the item. */
   answerAuthorId?: number;
 }
@@ -58,7 +68,11 @@ export type ItemAction =
   /** Create an item in this item's checklist, edit its text, description and participants, move it (docs/design.md §14). */
   | 'item.edit'
   /** Place the item on a plan, move its pin, take it off (docs/design.md §19): managers and admins. */
-  | 'item.place';
+  | 'item.place'
+  /** Dispute the item (docs/design.md §20): its executors (participants with the executor role) only. */
+  | 'item.dispute'
+  /** Resolve an open dispute (reassign the company or keep it): managers and admins. */
+  | 'item.resolve_dispute';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [
   'read',
@@ -73,6 +87,8 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'item.rework',
   'item.edit',
   'item.place',
+  'item.dispute',
+  'item.resolve_dispute',
 ];
 
 function isLimited(membership: Membership): boolean {
@@ -83,6 +99,13 @@ function isLimited(membership: Membership): boolean {
 export function seesChecklist(membership: Membership, sectionId: number, checklistId: number): boolean {
   if (!isLimited(membership)) return true;
   return (membership.sectionIds?.includes(sectionId) ?? false) || (membership.checklistIds?.includes(checklistId) ?? false);
+}
+
+/** Whether a member sees an item held by `companyId` (docs/design.md §20): always, unless limited to their company's items. */
+export function seesCompanyItem(membership: Membership, companyId: number | null | undefined): boolean {
+  const limit = membership.companyItems;
+  if (!limit) return true;
+  return limit.companyId !== null && companyId === limit.companyId;
 }
 
 /** Whether a member sees a section: granted whole, or holding at least one granted checklist. */
@@ -118,12 +141,15 @@ export function canOnProject(actor: Actor, action: ProjectAction, target: Projec
 export function can(actor: Actor, action: ItemAction, target: ItemTarget): boolean {
   if (!withinProjectLimit(actor, target.projectId)) return false;
   const m = target.membership;
-  const readable = actor.role === 'admin' || (m !== null && seesChecklist(m, target.sectionId, target.checklistId));
+  const readable =
+    actor.role === 'admin' ||
+    (m !== null && seesChecklist(m, target.sectionId, target.checklistId) && seesCompanyItem(m, target.responsibleCompanyId));
   if (action === 'read' || !readable) return readable;
   if (target.archived) return false;
+  const participant = target.participantIds.includes(actor.id);
+  if (action === 'item.dispute') return m?.role === 'executor' && participant;
   if (actor.role === 'admin' || m?.role === 'manager') return true;
   if (m?.role !== 'executor') return action === 'comment.add';
-  const participant = target.participantIds.includes(actor.id);
   switch (action) {
     case 'comment.add':
       return true;

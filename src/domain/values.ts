@@ -56,6 +56,9 @@ export const EVENT_TYPES = [
   // Plans and pins (docs/design.md §19): data is the plan.
   'plan.created',
   'plan.version_added',
+  // Companies (docs/design.md §20): a dispute raised by the item's executor, and its resolution by a manager.
+  'item.disputed',
+  'item.dispute_resolved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

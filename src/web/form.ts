@@ -26,6 +26,16 @@ export function parseId(value: string | null | undefined): number | null {
   return value && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : null;
 }
 
+/**
+ * A form's "Company" (docs/design.md §20): undefined when the form has no such field (nothing to change), null for
+ * "No company", the id otherwise; a value that is no id is 0, which no company has (the service answers 422).
+ */
+export function companyOf(form: URLSearchParams): number | null | undefined {
+  if (!form.has('company')) return undefined;
+  const value = form.get('company') ?? '';
+  return value === '' ? null : (parseId(value) ?? 0);
+}
+
 /** The id route parameter; a malformed id is a page that does not exist. */
 export function idParam(request: FastifyRequest, name = 'id'): number {
   const id = parseId((request.params as Record<string, string | undefined>)[name]);

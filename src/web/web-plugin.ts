@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { STATIC_DIR, VENDOR_DIR, VENDOR_FILES } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
+import { adminCompanyPages } from './pages/admin/companies.js';
 import { adminProjectPages } from './pages/admin/projects.js';
 import { adminUserPages } from './pages/admin/users.js';
 import { appShellPages } from './pages/app-shell.js';
@@ -140,6 +141,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await oauthPages(app, { oauth, clock, projects, webWrite });
   await projectPages(app, {
     vocabulary: ctx.vocabulary,
+    companies: ctx.companies,
     projects,
     review,
     heavyReads,
@@ -161,11 +163,13 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     planViews: ctx.planViews,
     itemLocations: ctx.itemLocations,
     vocabulary: ctx.vocabulary,
+    itemDisputes: ctx.itemDisputes,
     webWrite,
   });
   await auditPages(app, { audit, tokens, usersAdmin });
   await adminUserPages(app, { usersAdmin, webWrite });
   await adminProjectPages(app, { structure, members, usersAdmin, templates: ctx.templates, webWrite });
+  await adminCompanyPages(app, { companies: ctx.companies, webWrite });
   await structurePages(app, {
     structure,
     attachments,

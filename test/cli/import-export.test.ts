@@ -153,27 +153,27 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
             {
               id: 351,
               name: 'S',
-              checklists: [{ id: 451, name: 'C', items: [item(551), item(552, { company_id: 7, photos_markup: [] })] }],
+              checklists: [{ id: 451, name: 'C', items: [item(551), item(552, { crew_id: 7, photos_markup: [] })] }],
             },
           ],
         },
       ],
-      companies: [{ id: 1, name: 'Acme' }],
+      crews: [{ id: 1, name: 'Acme' }],
     };
     await writeFile(join(cli.dir, 'newer.json'), JSON.stringify(newer));
     const refusal = await spawned.fails(['import', join(cli.dir, 'newer.json')]);
     expect(refusal).toBe(
-      'punchlist: unknown key projects[0].sections[0].checklists[0].items[1].company_id in the fixture: nothing was imported ' +
+      'punchlist: unknown key projects[0].sections[0].checklists[0].items[1].crew_id in the fixture: nothing was imported ' +
         '(a file written by a newer version of Punchlist, or a misspelt key?)\n',
     );
     // The same file without them imports (so the refusal was the unknown keys alone); then a misspelt top-level key.
     (newer.projects as { sections: { checklists: { items: unknown[] }[] }[] }[])[0]!.sections[0]!.checklists[0]!.items[1] = item(552);
     await writeFile(join(cli.dir, 'newer.json'), JSON.stringify(newer));
-    expect(await fails(['import', join(cli.dir, 'newer.json')])).toMatch(/unknown key companies in the fixture/);
+    expect(await fails(['import', join(cli.dir, 'newer.json')])).toMatch(/unknown key crews in the fixture/);
     expect(await counts()).toEqual(before);
     await writeFile(join(cli.dir, 'typo.json'), JSON.stringify({ users: [{ id: 152, email: 'typo@fixture.test', nmae: 'Typo' }] }));
     expect(await fails(['import', join(cli.dir, 'typo.json')])).toMatch(/unknown key users\[0\]\.nmae in the fixture/);
-    delete newer.companies;
+    delete newer.crews;
     await writeFile(join(cli.dir, 'newer.json'), JSON.stringify(newer));
     expect(await ok(['import', join(cli.dir, 'newer.json')])).toMatch(/1 users.*1 projects.*2 items/);
     expect(await cli.ctx.users.findByEmail('typo@fixture.test')).toBeUndefined();
@@ -290,7 +290,7 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     expect(toStdout.code).toBe(0);
     expect(toStdout.stderr).toMatch(/^exported \d+ users, .*\d+ audit_log, \d+ events to stdout\n$/);
     const fixture = JSON.parse(toStdout.stdout);
-    expect(Object.keys(fixture)).toEqual(['users', 'projects', 'tokens', 'audit_log', 'events']);
+    expect(Object.keys(fixture)).toEqual(['companies', 'users', 'projects', 'tokens', 'audit_log', 'events']);
     expect(fixture.users.map((u: { email: string }) => u.email)).toContain('mia@fixture.test');
     expect(fixture.tokens.find((t: { id: number }) => t.id === 801)).toMatchObject({
       name: 'imported',

@@ -171,13 +171,14 @@ export async function makeMembership(
   project: { id: number } | { projectId: number },
   user: { id: number },
   role: MemberRole,
-  limitedTo?: { sections?: { id: number }[]; checklists?: { id: number }[] },
+  limitedTo?: { sections?: { id: number }[]; checklists?: { id: number }[]; companyItemsOnly?: boolean },
 ): Promise<void> {
   const projectId = 'projectId' in project ? project.projectId : project.id;
   await t.ctx.members.setMember(t.admin, projectId, {
     userId: user.id,
     role,
-    limited: limitedTo !== undefined,
+    limited: limitedTo?.sections !== undefined || limitedTo?.checklists !== undefined,
+    companyItemsOnly: limitedTo?.companyItemsOnly,
     sectionIds: (limitedTo?.sections ?? []).map((s) => s.id),
     checklistIds: (limitedTo?.checklists ?? []).map((c) => c.id),
   });

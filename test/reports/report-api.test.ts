@@ -47,6 +47,8 @@ describe('GET /projects/report.php as CSV', () => {
       plan: '',
       plan_x: '',
       plan_y: '',
+      company: '',
+      ball_in_court: 'review',
     });
     expect(rows[1]).toMatchObject({
       status: 'in_progress',

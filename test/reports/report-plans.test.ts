@@ -146,7 +146,7 @@ describe('the CSV report with plans', () => {
     const res = await server.request(`${V1}/projects/report.php?id=1`, { token: server.tokens.manager });
     expect(res.status).toBe(200);
     const { header, rows } = parseCsvReport(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer()));
-    expect(header.slice(-4)).toEqual(['url', 'plan', 'plan_x', 'plan_y']);
+    expect(header.slice(-6)).toEqual(['url', 'plan', 'plan_x', 'plan_y', 'company', 'ball_in_court']);
     expect(rows.map((r) => [r.item_id, r.plan, r.plan_x, r.plan_y])).toEqual([
       ['1000', '', '', ''],
       ['1001', 'Floor 3', '0.25', '0.5'],

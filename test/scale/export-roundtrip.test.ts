@@ -70,6 +70,11 @@ describe('export + import from SQLite to PostgreSQL', () => {
     expectOk(await status(tokens.executor, 1001, 'done'));
     // A token limited to a project (docs/design.md §18) must come back limited, not widened.
     await source.ctx.tokens.createToken({ userId: 2, name: 'one project', scopes: ['auth:me'], expiresAt: null, projectIds: [1] });
+    // Companies (docs/design.md §20): a person's company and an item's.
+    const admin = { id: 1, role: 'admin' as const };
+    const company = await source.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
+    await source.ctx.companies.setUserCompany(admin, 3, company.id);
+    await source.ctx.itemWrites.setCompany(admin, 1001, company.id);
     expectOk(await status(tokens.manager, 2001, 'blocked'));
     expectOk(await status(tokens.manager, 2001, 'in_progress'));
     expectOk(

@@ -165,7 +165,17 @@ describe('every operation × every token lacking its scope', () => {
     const items = tree.body.data.sections.flatMap((s: any) => s.checklists.flatMap((c: any) => c.items));
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) {
-      expect(Object.keys(item).sort()).toEqual(['deadline', 'id', 'location', 'priority', 'requires_answer', 'status', 'text']);
+      expect(Object.keys(item).sort()).toEqual([
+        'ball_in_court',
+        'deadline',
+        'id',
+        'location',
+        'priority',
+        'requires_answer',
+        'responsible_company',
+        'status',
+        'text',
+      ]);
     }
     const text = JSON.stringify(tree.body);
     for (const secret of ['Description of item', 'On it', 'Done, see act', 'example.test/plan', 'status_history'])

@@ -1,4 +1,5 @@
 import { Type, type TSchema, type TString, type TUnsafe } from 'typebox';
+import { BALL_IN_COURT } from '../../domain/ball-in-court.js';
 import { ANSWER_STATUSES, EVENT_TYPES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
@@ -103,6 +104,12 @@ export const Location = Type.Object(
 
 /** An item's custom field values (docs/design.md §21) by the field's name, as strings: numbers as written, dates YYYY-MM-DD. */
 const FieldValues = Type.Object({}, { additionalProperties: Type.String() });
+/** docs/design.md §20: the company that holds an item. */
+const CompanyRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+
+const BallInCourtValue = Type.Enum([...BALL_IN_COURT], {
+  description: "Whose move it is: `company` (the responsible company's, or the participants'), `review` (the managers'), `none` (closed)",
+});
 
 export const ItemSummary = Type.Object({
   id: Type.Integer(),
@@ -114,6 +121,8 @@ export const ItemSummary = Type.Object({
   location: Nullable(Location),
   category: NullableString(),
   fields: FieldValues,
+  responsible_company: Nullable(CompanyRef),
+  ball_in_court: BallInCourtValue,
 });
 
 export const ProjectTree = Type.Object({
@@ -176,6 +185,9 @@ const HistoryEntry = Type.Object({
   note: NullableString(),
 });
 
+/** An open dispute: why, who raised it, when. */
+const Dispute = Type.Object({ reason: Type.String(), by: Nullable(UserRef), at: DateTime() });
+
 export const Item = Type.Object({
   id: Type.Integer(),
   project_id: Type.Integer(),
@@ -199,6 +211,9 @@ export const Item = Type.Object({
   location: Nullable(Location),
   category: NullableString(),
   fields: FieldValues,
+  responsible_company: Nullable(CompanyRef),
+  ball_in_court: BallInCourtValue,
+  disputed: Nullable(Dispute),
   can_verdict: Type.Boolean(),
   can_return_to_rework: Type.Boolean(),
   created_at: DateTime(),

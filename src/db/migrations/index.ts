@@ -19,6 +19,7 @@ import * as m018 from './018-review-order-indexes.js';
 import * as m019 from './019-plans.js';
 import * as m021 from './021-categories-fields-templates.js';
 import * as m025 from './025-languages.js';
+import * as m020 from './020-companies.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '019-plans': m019,
   '021-categories-fields-templates': m021,
   '025-languages': m025,
+  '020-companies': m020,
 };

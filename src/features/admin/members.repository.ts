@@ -24,7 +24,7 @@ export function createMembersRepository(db: Kysely<Database>) {
       return db
         .selectFrom('project_members as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
-        .select(['u.id as user_id', 'u.name', 'u.email', 'u.active', 'm.role', 'm.section_ids', 'm.checklist_ids'])
+        .select(['u.id as user_id', 'u.name', 'u.email', 'u.active', 'm.role', 'm.section_ids', 'm.checklist_ids', 'm.company_items_only'])
         .where('m.project_id', '=', projectId)
         .orderBy('u.name')
         .execute();
@@ -47,7 +47,7 @@ export function createMembersRepository(db: Kysely<Database>) {
       trx: Kysely<Database>,
       projectId: number,
       userId: number,
-      values: { role: MemberRole; section_ids: string | null; checklist_ids: string | null },
+      values: { role: MemberRole; section_ids: string | null; checklist_ids: string | null; company_items_only: number },
       createdAt: string,
     ): Promise<void> {
       await trx

@@ -13,6 +13,8 @@ interface MemberInput {
   limited: boolean;
   sectionIds: number[];
   checklistIds: number[];
+  /** docs/design.md §20: only the items whose responsible company is the member's own. */
+  companyItemsOnly?: boolean;
 }
 
 const idList = (value: string | null): number[] | null => (value === null ? null : (JSON.parse(value) as number[]));
@@ -26,6 +28,8 @@ export interface ProjectMember {
   role: string;
   section_ids: number[] | null;
   checklist_ids: number[] | null;
+  /** 1: only the items of the member's company (docs/design.md §20). */
+  company_items_only: number;
 }
 
 /** Project memberships (role, and optionally partial access to sections and checklists), for administrators. */
@@ -69,6 +73,7 @@ export function createMembersService(deps: { repo: MembersRepository; clock: Clo
         role: input.role as MemberRole,
         section_ids: input.limited ? JSON.stringify(sectionIds) : null,
         checklist_ids: input.limited ? JSON.stringify(checklistIds) : null,
+        company_items_only: input.companyItemsOnly ? 1 : 0,
       };
       await repo.transaction(async (trx) => {
         await repo.upsert(trx, projectId, input.userId, values, clock.now().toISOString());

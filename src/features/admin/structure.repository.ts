@@ -24,6 +24,8 @@ interface NewItemRow {
   plan_id?: number | null;
   plan_x?: number | null;
   plan_y?: number | null;
+  /** Its responsible company (docs/design.md §20), checked by the caller. */
+  responsible_company_id?: number | null;
 }
 
 /** The fields of an item that "Edit item" changes. */

@@ -5,6 +5,8 @@ import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
 import { forbidden, notFound, validationError } from '../../errors.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
+import type { CompaniesService, CompanyView } from '../companies/companies.service.js';
+import { applyCompanyChange, companyChange } from '../items/item-company.js';
 import { checkedPlace, type PlaceInput, planOfPlace } from '../items/item-location.service.js';
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
@@ -48,6 +50,7 @@ export interface ProjectRights {
 export interface NewItemChoices {
   tree: ProjectTree;
   members: { id: number; name: string; email: string; role: string }[];
+  companies: CompanyView[];
 }
 
 interface ProjectInput {
@@ -71,6 +74,8 @@ interface NewItemInput {
   location?: PlaceInput | null;
   /** Its category and custom field values (docs/design.md §21), checked and written in the same write. */
   vocabulary?: ItemVocabularyInput;
+  /** Its responsible company (docs/design.md §20); null or absent: none. */
+  companyId?: number | null;
 }
 
 /** What "Edit item" changes; a field left out stays as it is. */
@@ -81,9 +86,13 @@ interface ItemEdit {
   checklistId?: number;
   /** Category and field values (docs/design.md §21); a field left out keeps its value. */
   vocabulary?: ItemVocabularyInput;
+  /** The responsible company (docs/design.md §20); null: none; undefined: as it is. */
+  companyId?: number | null;
 }
 
-type ItemChanges = Partial<Record<'text' | 'description' | 'participants' | 'checklist', { from: unknown; to: unknown }>> &
+type ItemChanges = Partial<
+  Record<'text' | 'description' | 'participants' | 'checklist' | 'responsible_company', { from: unknown; to: unknown }>
+> &
   VocabularyChanges;
 
 function priorityOf(value: string | undefined): Priority {
@@ -101,8 +110,10 @@ export function createStructureService(deps: {
   items: ItemsService;
   writer: ItemWriter;
   clock: Clock;
+  /** The companies the item forms offer (docs/design.md §20). */
+  companies: Pick<CompaniesService, 'activeCompanies'>;
 }) {
-  const { repo, projectsRepo, projects, items, writer, clock } = deps;
+  const { repo, projectsRepo, projects, items, writer, clock, companies } = deps;
   const now = () => clock.now().toISOString();
   /** A checklist's access check reads these: on the database, or under a write's lock (its repositories). */
   type ChecklistReads = { structure: Pick<StructureRepository, 'findChecklist'>; projects: ProjectAccessReads };
@@ -228,8 +239,12 @@ export function createStructureService(deps: {
     /** What "Add item" offers: the checklists the actor sees and the project's members (404, 403 as for a change). */
     async newItemChoices(actor: Actor, projectId: number): Promise<NewItemChoices> {
       await authorizeProject(actor, projectId, 'project.items');
-      const [tree, members] = await Promise.all([projects.getTree(actor, projectId), repo.membersOfProject(projectId)]);
-      return { tree, members };
+      const [tree, members, choosable] = await Promise.all([
+        projects.getTree(actor, projectId),
+        repo.membersOfProject(projectId),
+        companies.activeCompanies(),
+      ]);
+      return { tree, members, companies: choosable };
     },
 
     /** The project of a section or checklist the actor sees (404 otherwise). */
@@ -399,6 +414,8 @@ export function createStructureService(deps: {
       const write = writer.writeProject(request, async (repos, emit) => {
         await checkParticipants(repos, checklist.project_id, participantIds);
         if (place) await planOfPlace(repos, place, checklist.project_id);
+        const company = input.companyId != null ? await repos.items.choosableCompany(input.companyId) : null;
+        if (input.companyId != null && !company) throw validationError('company', 'choose one of the companies');
         const at = now();
         const row = {
           project_id: checklist.project_id,
@@ -411,6 +428,7 @@ export function createStructureService(deps: {
           requires_answer: input.requires_answer ? 1 : 0,
           position: await repos.structure.nextPosition('items', checklistId),
           ...(place ? { plan_id: place.planId, plan_x: place.x, plan_y: place.y } : {}),
+          ...(company ? { responsible_company_id: company.id } : {}),
         };
         const id = await repos.structure.insertItem(row, participantIds, actor.id, at);
         await applyItemVocabulary(repos, { projectId: checklist.project_id, itemId: id, input: input.vocabulary ?? {}, creating: true });
@@ -442,8 +460,13 @@ export function createStructureService(deps: {
       if (input.text !== undefined) next.text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
       if (input.description !== undefined) next.description = optionalText('description', input.description, MAX_TEXT_LENGTH);
       if (input.participantIds !== undefined) next.participants = uniqueIds(input.participantIds);
-      if (Object.keys(next).length === 0 && input.checklistId === undefined && input.vocabulary === undefined) {
-        throw validationError('body', 'give at least one of text, description, participants, checklist');
+      if (
+        Object.keys(next).length === 0 &&
+        input.checklistId === undefined &&
+        input.vocabulary === undefined &&
+        input.companyId === undefined
+      ) {
+        throw validationError('body', 'give at least one of text, description, participants, checklist, company');
       }
       return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
         const { structure } = repos;
@@ -477,10 +500,13 @@ export function createStructureService(deps: {
           const input_ = { projectId: current.project_id, itemId, input: input.vocabulary, creating: false };
           Object.assign(changes, await applyItemVocabulary(repos, input_));
         }
+        const company = input.companyId === undefined ? null : await companyChange(repos, itemId, input.companyId);
+        if (company) changes.responsible_company = company;
         if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
         const at = now();
         await structure.updateItem(itemId, { ...values, updated_at: at });
         if (changes.participants) await structure.replaceParticipants(itemId, next.participants!);
+        if (company) await applyCompanyChange(repos, itemId, company, actor.id, at);
         emit('item.updated', { changes });
         return { item: { id: itemId }, changed: true };
       });

@@ -34,6 +34,9 @@ export const TREE_ITEM_FIELDS = [
   'plan_x',
   'plan_y',
   'category_id',
+  // Whose move it is (docs/design.md §20): the verdict and a dispute decide it with the status.
+  'verdict',
+  'dispute_at',
 ] as const satisfies readonly (keyof Database['items'])[];
 
 /** The fields of the sections and checklists of a tree (projects.repository.ts `structure` selects them). */

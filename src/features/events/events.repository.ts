@@ -6,7 +6,15 @@ import type { EventType } from '../../domain/values.js';
 export type NewEvent = Omit<Insertable<EventsTable>, 'id' | 'type' | 'data'> & { type: EventType; data: unknown };
 
 /** Which events a reader may see: everything, or per project the whole of it or some sections and checklists. */
-export type EventVisibility = 'all' | { projectId: number; sectionIds: readonly number[] | null; checklistIds: readonly number[] | null }[];
+export type EventVisibility =
+  | 'all'
+  | {
+      projectId: number;
+      sectionIds: readonly number[] | null;
+      checklistIds: readonly number[] | null;
+      /** docs/design.md §20: set for a member limited to their company's items (null: they have no company). */
+      companyItems?: { companyId: number | null } | null;
+    }[];
 
 export interface EventQuery {
   after: number;
@@ -52,7 +60,16 @@ export function createEventsRepository(db: Kysely<Database>) {
         q = q.where((eb) =>
           eb.or(
             visibility.map((v) => {
-              const inProject = eb('e.project_id', '=', v.projectId);
+              let inProject = eb('e.project_id', '=', v.projectId);
+              if (v.companyItems) {
+                // The events of the items their company holds now, and those of no item (docs/design.md §20).
+                const held = eb
+                  .selectFrom('items as ci')
+                  .select('ci.id')
+                  .where('ci.project_id', '=', v.projectId)
+                  .where('ci.responsible_company_id', '=', v.companyItems.companyId ?? 0);
+                inProject = eb.and([inProject, eb.or([eb('e.item_id', 'is', null), eb('e.item_id', 'in', held)])]);
+              }
               if (v.sectionIds === null && v.checklistIds === null) return inProject;
               // A limited member sees the project's own events (no section: a verdict, the project's fields) and
               // those of the granted sections and checklists, structure changes included.

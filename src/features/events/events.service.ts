@@ -134,7 +134,7 @@ export function createEventsService(deps: {
     const memberships = await projectsRepo.allMemberships(actor.id);
     return [...memberships]
       .filter(([projectId]) => withinProjectLimit(actor, projectId))
-      .map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds }));
+      .map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds, companyItems: m.companyItems }));
   }
 
   return {

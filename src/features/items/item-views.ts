@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { AttachmentsTable } from '../../db/tables.js';
 export { fieldsView } from '../../domain/vocabulary.js';
+import type { BallInCourt } from '../../domain/ball-in-court.js';
 
 /** How item materials are presented: one place, used by the item card and by the writes that return them. */
 interface LinkRow {
@@ -82,6 +83,13 @@ export function locationView(row: { plan_id: number | null; plan_x: number | nul
   return { plan_id: row.plan_id, plan_name: planName, x: row.plan_x, y: row.plan_y } satisfies ItemLocation;
 }
 
+/** An open dispute (docs/design.md §20): why, who raised it, when. */
+export interface DisputeView {
+  reason: string;
+  by: UserRef | null;
+  at: string;
+}
+
 /** The item card: the item with its participants, comments, answers, materials and history (v1 items/get, the item page). */
 export interface ItemCard {
   id: number;
@@ -108,6 +116,10 @@ export interface ItemCard {
   category: string | null;
   /** Its custom field values by field name, as strings in v1's formats (retired fields' values too). */
   fields: Record<string, string>;
+  /** docs/design.md §20: the company that holds the item, whose move it is, and an open dispute. */
+  responsible_company: { id: number; name: string } | null;
+  ball_in_court: BallInCourt;
+  disputed: DisputeView | null;
   can_verdict: boolean;
   can_return_to_rework: boolean;
   created_at: string;

@@ -4,6 +4,7 @@ import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-writer.js';
+import { companyStep } from './item-company.js';
 import type { WriteRepositories } from './write-repositories.js';
 
 export interface PlanningInput {
@@ -106,6 +107,20 @@ export function createItemWritesService(writer: ItemWriter, clock: Clock) {
         const planning = given ? await planningStep(repos, emit, itemId, given) : null;
         const extra = input.extra ? await input.extra.step(repos, emit) : false;
         return { changed: (status?.changed ?? false) || (planning?.changed ?? false) || extra };
+      });
+    },
+
+    /**
+     * The item's responsible company (docs/design.md §20; null: none): managers and admins (`item.edit`), under the
+     * item's lock, with its history entry `company_changed` and the event `item.updated` carrying
+     * `changes.responsible_company` `{from, to}` (each `{id, name}` or null). The same company again changes nothing.
+     */
+    async setCompany(actor: Actor, itemId: number, companyId: number | null, buildAudit?: AuditEntryBuilder) {
+      return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
+        const now = clock.now().toISOString();
+        const change = await companyStep(repos, emit, { itemId, companyId, userId: actor.id, now });
+        if (!change) return { item: { id: itemId, responsible_company: await repos.items.responsibleCompany(itemId) }, changed: false };
+        return { item: { id: itemId, responsible_company: change.to, updated_at: now }, changed: true };
       });
     },
 

@@ -71,6 +71,15 @@ function itemQueries(db: Kysely<Database>) {
         .orderBy('f.position')
         .orderBy('f.id'),
     ),
+    /** Who holds the item (docs/design.md §20): its company, and who opened its dispute. */
+    holder: precompile(db, (db, p: ById) =>
+      db
+        .selectFrom('items as i')
+        .leftJoin('companies as c', 'c.id', 'i.responsible_company_id')
+        .leftJoin('users as u', 'u.id', 'i.dispute_by')
+        .select(['c.id as company_id', 'c.name as company_name', 'u.id as dispute_by_id', 'u.name as dispute_by_name'])
+        .where('i.id', '=', p.itemId),
+    ),
     history: precompile(db, (db, p: ById) =>
       db
         .selectFrom('item_history as h')
@@ -80,6 +89,18 @@ function itemQueries(db: Kysely<Database>) {
         .orderBy('h.id'),
     ),
   };
+}
+
+/** A history entry that is no status change (`location_changed`, `company_changed`): what it became, in `note`. */
+async function noteInHistory(
+  trx: Transaction<Database>,
+  kind: string,
+  p: { itemId: number; note: string | null; userId: number; now: string },
+): Promise<void> {
+  await trx
+    .insertInto('item_history')
+    .values({ item_id: p.itemId, kind, from_status: null, to_status: null, user_id: p.userId, note: p.note, at: p.now })
+    .execute();
 }
 
 // Run by nearly every item write: compiled once (db/precompiled.ts).
@@ -119,7 +140,7 @@ export function createItemsRepository(db: Kysely<Database>) {
      */
     async cardParts(itemId: number) {
       const byId = { itemId };
-      const [comments, answers, links, attachments, history, plan, category, fieldValues] = await Promise.all([
+      const [comments, answers, links, attachments, history, plan, category, fieldValues, holder] = await Promise.all([
         q.comments.execute(byId, executor),
         q.answers.execute(byId, executor),
         q.links.execute(byId, executor),
@@ -128,9 +149,23 @@ export function createItemsRepository(db: Kysely<Database>) {
         q.plan.executeTakeFirst(byId, executor),
         q.category.executeTakeFirst(byId, executor),
         q.fieldValues.execute(byId, executor),
+        q.holder.executeTakeFirst(byId, executor),
       ]);
       const categoryName = category?.name ?? null;
-      return { comments, answers, links, attachments, history, planName: plan?.name ?? null, categoryName, fieldValues };
+      const company = holder?.company_id != null ? { id: holder.company_id, name: holder.company_name! } : null;
+      const disputeBy = holder?.dispute_by_id != null ? { id: holder.dispute_by_id, name: holder.dispute_by_name! } : null;
+      return {
+        comments,
+        answers,
+        links,
+        attachments,
+        history,
+        planName: plan?.name ?? null,
+        categoryName,
+        fieldValues,
+        company,
+        disputeBy,
+      };
     },
   });
 
@@ -192,18 +227,47 @@ export function createItemsRepository(db: Kysely<Database>) {
           .set({ plan_id: p.place?.planId ?? null, plan_x: p.place?.x ?? null, plan_y: p.place?.y ?? null, updated_at: p.now })
           .where('id', '=', p.itemId)
           .execute();
+        await noteInHistory(trx, 'location_changed', p);
+      },
+
+      /** The item's responsible company (docs/design.md §20), with its name; null: none. */
+      async responsibleCompany(itemId: number): Promise<{ id: number; name: string } | null> {
+        const row = await trx
+          .selectFrom('items as i')
+          .innerJoin('companies as c', 'c.id', 'i.responsible_company_id')
+          .select(['c.id', 'c.name'])
+          .where('i.id', '=', itemId)
+          .executeTakeFirst();
+        return row ?? null;
+      },
+
+      /** A company that may be given an item now: it exists and is not retired. */
+      choosableCompany: (companyId: number) =>
+        trx.selectFrom('companies').select(['id', 'name']).where('id', '=', companyId).where('retired', '=', 0).executeTakeFirst(),
+
+      /** The new responsible company (null: none) and its history entry (`note`: the company's name, null when cleared). */
+      async setCompany(p: { itemId: number; companyId: number | null; note: string | null; userId: number; now: string }) {
+        await trx.updateTable('items').set({ responsible_company_id: p.companyId, updated_at: p.now }).where('id', '=', p.itemId).execute();
+        await noteInHistory(trx, 'company_changed', p);
+      },
+
+      /** The item's open dispute (docs/design.md §20): its `dispute_*` columns, all null when none. */
+      dispute: (itemId: number) =>
+        trx.selectFrom('items').select(['dispute_reason', 'dispute_by', 'dispute_at']).where('id', '=', itemId).executeTakeFirstOrThrow(),
+
+      /** Opens (`dispute`) or closes (null) the item's dispute, with its history entry (`note`: the reason or the resolution). */
+      async setDispute(p: { itemId: number; dispute: { reason: string; by: number } | null; note: string; userId: number; now: string }) {
         await trx
-          .insertInto('item_history')
-          .values({
-            item_id: p.itemId,
-            kind: 'location_changed',
-            from_status: null,
-            to_status: null,
-            user_id: p.userId,
-            note: p.note,
-            at: p.now,
+          .updateTable('items')
+          .set({
+            dispute_reason: p.dispute?.reason ?? null,
+            dispute_by: p.dispute?.by ?? null,
+            dispute_at: p.dispute ? p.now : null,
+            updated_at: p.now,
           })
+          .where('id', '=', p.itemId)
           .execute();
+        await noteInHistory(trx, p.dispute ? 'disputed' : 'dispute_resolved', p);
       },
 
       async deleteItemLinks(itemId: number) {

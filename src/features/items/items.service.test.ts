@@ -182,6 +182,7 @@ describe('items.getItemWorkspace', () => {
       'item.materials',
       'item.place',
       'item.planning',
+      'item.resolve_dispute',
       'item.rework',
       'item.status',
       'item.verdict',
@@ -189,7 +190,7 @@ describe('items.getItemWorkspace', () => {
     ];
     expect(await rightsOf(t.admin)).toEqual({ allowed: all, answerImages: [answer.id, own.id] });
     expect(await rightsOf(participant)).toEqual({
-      allowed: ['answer.add', 'answer.images', 'comment.add', 'item.materials', 'item.status', 'read'],
+      allowed: ['answer.add', 'answer.images', 'comment.add', 'item.dispute', 'item.materials', 'item.status', 'read'],
       answerImages: [answer.id, own.id],
     });
     expect(await rightsOf(bystander)).toEqual({ allowed: ['comment.add', 'read'], answerImages: [own.id] });

@@ -1,4 +1,5 @@
 import type { Item, Project } from '../../db/tables.js';
+import { ballInCourt } from '../../domain/ball-in-court.js';
 import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type Membership } from '../../domain/policy.js';
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
@@ -55,6 +56,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
         sectionId: item.section_id,
         checklistId: item.checklist_id,
         participantIds: participants.map((p) => p.id),
+        responsibleCompanyId: item.responsible_company_id,
       };
       if (!project || !can(actor, 'read', target)) throw notFound('The item');
       return { item, project, membership, target, participants };
@@ -107,7 +109,8 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     { item, target, participants }: ItemAccess,
     reads: ItemReads = onDatabase,
   ): Promise<{ item: ItemCard }> {
-    const { comments, answers, links, attachments, history, planName, categoryName, fieldValues } = await reads.items.cardParts(item.id);
+    const { comments, answers, links, attachments, history, planName, categoryName, fieldValues, company, disputeBy } =
+      await reads.items.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
     return {
@@ -155,6 +158,14 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
         location: locationView(item, planName),
         category: categoryName,
         fields: fieldsView(fieldValues),
+        responsible_company: company,
+        ball_in_court: ballInCourt({
+          status: item.status,
+          verdict: item.verdict,
+          answerPending: answers.some((a) => a.status === 'pending'),
+          disputed: item.dispute_at !== null,
+        }),
+        disputed: item.dispute_at === null ? null : { reason: item.dispute_reason ?? '', by: disputeBy, at: item.dispute_at },
         can_verdict: can(actor, 'item.verdict', target),
         can_return_to_rework: can(actor, 'item.rework', target),
         created_at: item.created_at,

@@ -163,7 +163,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     db
       .selectFrom('items as i')
       .innerJoin('projects as p', 'p.id', 'i.project_id')
-      .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived'])
+      .select(['i.id', 'i.text', 'i.project_id', 'i.section_id', 'i.checklist_id', 'p.archived', 'i.responsible_company_id'])
       .where('i.id', 'in', ids as number[]),
   );
 
@@ -173,9 +173,10 @@ export function createNotificationsRepository(db: Kysely<Database>) {
    */
   const membershipsOf = byIds(db, (db, ids) =>
     db
-      .selectFrom('project_members')
-      .select(['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'])
-      .where('user_id', 'in', ids as number[]),
+      .selectFrom('project_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['m.project_id', 'm.user_id', 'm.role', 'm.section_ids', 'm.checklist_ids', 'm.company_items_only', 'u.company_id'])
+      .where('m.user_id', 'in', ids as number[]),
   );
 
   /** The modes of several users (the worker's batch). */
@@ -212,9 +213,12 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         'm.role',
         'm.section_ids',
         'm.checklist_ids',
+        'm.company_items_only',
+        'u.company_id',
         'u.role as user_role',
         'u.active',
         'i.text',
+        'i.responsible_company_id',
         'i.section_id',
         'i.checklist_id',
         'p.archived',
@@ -227,7 +231,17 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     db
       .selectFrom('project_members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['m.project_id', 'm.user_id', 'm.role', 'm.section_ids', 'm.checklist_ids', 'u.role as user_role', 'u.active'])
+      .select([
+        'm.project_id',
+        'm.user_id',
+        'm.role',
+        'm.section_ids',
+        'm.checklist_ids',
+        'm.company_items_only',
+        'u.company_id',
+        'u.role as user_role',
+        'u.active',
+      ])
       .where('m.project_id', 'in', ids as number[])
       .where('m.role', '=', 'manager'),
   );

@@ -68,6 +68,9 @@ interface MembershipFact {
   role: string | null;
   section_ids: string | null;
   checklist_ids: string | null;
+  /** docs/design.md §20: limited to the items of their company (`company_id`). */
+  company_items_only?: number | null;
+  company_id?: number | null;
 }
 
 interface Recipient {
@@ -149,10 +152,13 @@ export function createNotificationsService(deps: {
         return can({ id: user.id, role: user.role }, 'read', {
           projectId: item.project_id,
           archived: item.archived === 1,
-          membership: member?.role ? toMembership({ ...member, role: member.role }) : null,
+          membership: member?.role
+            ? toMembership({ ...member, role: member.role, company_items_only: member.company_items_only ?? 0 })
+            : null,
           sectionId: item.section_id,
           checklistId: item.checklist_id,
           participantIds: [],
+          responsibleCompanyId: item.responsible_company_id,
         });
       },
     };
@@ -195,8 +201,8 @@ export function createNotificationsService(deps: {
         accounts.set(r.user_id, { id: r.user_id, role: r.user_role as UserRole, active: r.active });
       const knownItems = new Map<number, ItemFact>();
       for (const p of participants) {
-        const { item_id: id, text, project_id, section_id, checklist_id, archived } = p;
-        if (!knownItems.has(id)) knownItems.set(id, { id, text, project_id, section_id, checklist_id, archived });
+        const { item_id: id, text, project_id, section_id, checklist_id, archived, responsible_company_id } = p;
+        if (!knownItems.has(id)) knownItems.set(id, { id, text, project_id, section_id, checklist_id, archived, responsible_company_id });
       }
       const participantsOf = groupIds(participants, (p) => p.item_id);
       const managersOf = groupIds(managers, (m) => m.project_id);

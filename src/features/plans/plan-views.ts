@@ -59,7 +59,13 @@ export function createPlanViews(deps: { repo: PlansRepository; plans: PlansServi
       ]);
       const pins = items
         .filter((i) =>
-          can(actor, 'read', { ...target, sectionId: i.section_id, checklistId: i.checklist_id, participantIds: i.participantIds }),
+          can(actor, 'read', {
+            ...target,
+            sectionId: i.section_id,
+            checklistId: i.checklist_id,
+            participantIds: i.participantIds,
+            responsibleCompanyId: i.responsible_company_id,
+          }),
         )
         .filter(
           (i) =>

@@ -35,7 +35,7 @@ export function createPlansRepository(db: Kysely<Database>) {
     placedItems: (projectId: number) =>
       executor
         .selectFrom('items')
-        .select(['id', 'plan_id', 'plan_x', 'plan_y', 'status', 'section_id', 'checklist_id'])
+        .select(['id', 'plan_id', 'plan_x', 'plan_y', 'status', 'section_id', 'checklist_id', 'responsible_company_id'])
         .where('project_id', '=', projectId)
         .where('plan_id', 'is not', null)
         .orderBy('id')
@@ -46,7 +46,7 @@ export function createPlansRepository(db: Kysely<Database>) {
       const [items, participants] = await Promise.all([
         executor
           .selectFrom('items')
-          .select(['id', 'text', 'status', 'plan_x', 'plan_y', 'section_id', 'checklist_id'])
+          .select(['id', 'text', 'status', 'plan_x', 'plan_y', 'section_id', 'checklist_id', 'responsible_company_id'])
           .where('plan_id', '=', planId)
           .orderBy('id')
           .execute(),

@@ -91,7 +91,8 @@ export function createPlansService(deps: {
     const target = { projectId, archived: project.archived === 1, membership, participantIds: [] };
     const byPlan = new Map<number, PinView[]>();
     for (const item of await repo.placedItems(projectId)) {
-      if (!can(actor, 'read', { ...target, sectionId: item.section_id, checklistId: item.checklist_id })) continue;
+      const place = { sectionId: item.section_id, checklistId: item.checklist_id, responsibleCompanyId: item.responsible_company_id };
+      if (!can(actor, 'read', { ...target, ...place })) continue;
       const pins = byPlan.get(item.plan_id!) ?? [];
       pins.push({ item_id: item.id, x: item.plan_x!, y: item.plan_y!, status: item.status });
       byPlan.set(item.plan_id!, pins);

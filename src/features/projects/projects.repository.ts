@@ -17,26 +17,39 @@ export interface StatusCount {
   section_id: number;
   checklist_id: number;
   status: string;
+  /** The items' responsible company (a member limited to their company's items counts theirs only). */
+  company_id: number | null;
   count: number;
 }
 
-export function toMembership(row: { role: string; section_ids: string | null; checklist_ids: string | null }): Membership {
+export function toMembership(row: {
+  role: string;
+  section_ids: string | null;
+  checklist_ids: string | null;
+  company_items_only?: number;
+  company_id?: number | null;
+}): Membership {
   return {
     role: row.role as MemberRole,
     sectionIds: row.section_ids === null ? null : (JSON.parse(row.section_ids) as number[]),
     checklistIds: row.checklist_ids === null ? null : (JSON.parse(row.checklist_ids) as number[]),
+    companyItems: row.company_items_only === 1 ? { companyId: row.company_id ?? null } : null,
   };
 }
+
+/** The columns toMembership reads, from `project_members as m` joined with `users as u` (docs/design.md §20). */
+const MEMBERSHIP_COLUMNS = ['m.role', 'm.section_ids', 'm.checklist_ids', 'm.company_items_only', 'u.company_id'] as const;
 
 export function createProjectsRepository(db: Kysely<Database>) {
   // Run by every item and project request (access checks): compiled once (db/precompiled.ts).
   const projectById = precompile(db, (db, p: { id: number }) => db.selectFrom('projects').selectAll().where('id', '=', p.id));
   const membershipOf = precompile(db, (db, p: { userId: number; projectId: number }) =>
     db
-      .selectFrom('project_members')
-      .select(['role', 'section_ids', 'checklist_ids'])
-      .where('user_id', '=', p.userId)
-      .where('project_id', '=', p.projectId),
+      .selectFrom('project_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(MEMBERSHIP_COLUMNS)
+      .where('m.user_id', '=', p.userId)
+      .where('m.project_id', '=', p.projectId),
   );
   /** The reads of an access check, on `executor` (undefined: the database). */
   const accessReads = (executor?: Transaction<Database>) => ({
@@ -58,10 +71,11 @@ export function createProjectsRepository(db: Kysely<Database>) {
     async memberships(userId: number, projectIds: number[]): Promise<Map<number, Membership>> {
       if (projectIds.length === 0) return new Map();
       const rows = await db
-        .selectFrom('project_members')
-        .select(['project_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('user_id', '=', userId)
-        .where('project_id', 'in', projectIds)
+        .selectFrom('project_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['m.project_id', ...MEMBERSHIP_COLUMNS])
+        .where('m.user_id', '=', userId)
+        .where('m.project_id', 'in', projectIds)
         .execute();
       return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
     },
@@ -69,9 +83,10 @@ export function createProjectsRepository(db: Kysely<Database>) {
     /** Every membership of the user, by project. */
     async allMemberships(userId: number): Promise<Map<number, Membership>> {
       const rows = await db
-        .selectFrom('project_members')
-        .select(['project_id', 'role', 'section_ids', 'checklist_ids'])
-        .where('user_id', '=', userId)
+        .selectFrom('project_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['m.project_id', ...MEMBERSHIP_COLUMNS])
+        .where('m.user_id', '=', userId)
         .execute();
       return new Map(rows.map((r) => [r.project_id, toMembership(r)]));
     },
@@ -128,23 +143,39 @@ export function createProjectsRepository(db: Kysely<Database>) {
       if (projectIds.length === 0) return [];
       const rows = await db
         .selectFrom('items')
-        .select(['project_id', 'section_id', 'checklist_id', 'status'])
+        .select(['project_id', 'section_id', 'checklist_id', 'status', 'responsible_company_id as company_id'])
         .select((eb) => eb.fn.countAll<number>().as('count'))
         .where('project_id', 'in', projectIds)
-        .groupBy(['project_id', 'section_id', 'checklist_id', 'status'])
+        .groupBy(['project_id', 'section_id', 'checklist_id', 'status', 'responsible_company_id'])
         .execute();
       return rows.map((r) => ({ ...r, count: Number(r.count) }));
     },
 
-    /** The project's items in their order, each with its place on a plan (the plan's name: null when on none). */
+    /**
+     * The project's items in their order, each with its place on a plan (the plan's name: null when on none), its
+     * responsible company and what decides whose move it is (docs/design.md §20).
+     */
     itemsOf(projectId: number) {
       return (
         db
           .selectFrom('items as i')
           .leftJoin('plans as pl', 'pl.id', 'i.plan_id')
           .leftJoin('categories as cat', 'cat.id', 'i.category_id')
+          .leftJoin('companies as co', 'co.id', 'i.responsible_company_id')
+          // Whose move it is (docs/design.md §20) waits on an answer to review.
+          .select((eb) => [
+            eb
+              .exists(eb.selectFrom('answers as a').select('a.id').whereRef('a.item_id', '=', 'i.id').where('a.status', '=', 'pending'))
+              .as('answer_pending'),
+          ])
           // What a line of the tree shows is declared with the cache's columns (features/caches/cached-columns.ts).
-          .select([...qualified('i', TREE_ITEM_FIELDS), 'pl.name as plan_name', 'cat.name as category'])
+          .select([
+            ...qualified('i', TREE_ITEM_FIELDS),
+            'pl.name as plan_name',
+            'cat.name as category',
+            'co.id as company_id',
+            'co.name as company_name',
+          ])
           .where('i.project_id', '=', projectId)
           .orderBy('i.position')
           .orderBy('i.id')

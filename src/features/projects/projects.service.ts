@@ -1,4 +1,13 @@
-import { type Actor, canOnProject, type Membership, projectLimit, seesChecklist, seesSection } from '../../domain/policy.js';
+import { ballInCourt, type BallInCourt } from '../../domain/ball-in-court.js';
+import {
+  type Actor,
+  canOnProject,
+  type Membership,
+  projectLimit,
+  seesChecklist,
+  seesCompanyItem,
+  seesSection,
+} from '../../domain/policy.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
 import type { Project } from '../../db/tables.js';
 import { notFound } from '../../errors.js';
@@ -31,6 +40,9 @@ export interface TreeItem {
   /** Its category's name and custom field values (docs/design.md §21), as the item card shows them. */
   category: string | null;
   fields: Record<string, string>;
+  /** docs/design.md §20: the company that holds it, and whose move it is. */
+  responsible_company: { id: number; name: string } | null;
+  ball_in_court: BallInCourt;
 }
 
 export interface TreeChecklist {
@@ -66,6 +78,8 @@ interface ProjectVisibility {
   projectId: number;
   sectionIds: ReadonlySet<number> | 'all';
   checklistIds: ReadonlySet<number> | 'all';
+  /** docs/design.md §20: set when only the items of that company (null: none) are visible. */
+  companyItems?: { companyId: number | null } | null;
 }
 
 interface ProjectAccess {
@@ -90,12 +104,20 @@ function visibleParts(actor: Actor, membership: Membership | null, structure: St
   };
 }
 
-function buildCard(project: Project, parts: ReturnType<typeof visibleParts>, counts: StatusCount[]): ProjectCard {
+function buildCard(
+  actor: Actor,
+  project: Project,
+  membership: Membership | null,
+  parts: ReturnType<typeof visibleParts>,
+  counts: StatusCount[],
+): ProjectCard {
   const visible = new Set(parts.checklists.map((c) => c.id));
+  // A member limited to their company's items counts only those (docs/design.md §20).
+  const seen = (companyId: number | null) => actor.role === 'admin' || !membership || seesCompanyItem(membership, companyId);
   const byStatus: Record<string, number> = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0]));
   let items = 0;
   for (const row of counts) {
-    if (row.project_id !== project.id || !visible.has(row.checklist_id)) continue;
+    if (row.project_id !== project.id || !visible.has(row.checklist_id) || !seen(row.company_id)) continue;
     items += row.count;
     byStatus[row.status] = (byStatus[row.status] ?? 0) + row.count;
   }
@@ -126,7 +148,10 @@ export function createProjectsService(repo: ProjectsRepository) {
   async function cards(actor: Actor, projects: Project[], memberships: Map<number, Membership>): Promise<ProjectCard[]> {
     const ids = projects.map((p) => p.id);
     const [structure, counts] = await Promise.all([repo.structure(ids), repo.statusCounts(ids)]);
-    return projects.map((p) => buildCard(p, visibleParts(actor, memberships.get(p.id) ?? null, structure, p.id), counts));
+    return projects.map((p) => {
+      const membership = memberships.get(p.id) ?? null;
+      return buildCard(actor, p, membership, visibleParts(actor, membership, structure, p.id), counts);
+    });
   }
 
   const service = {
@@ -181,13 +206,15 @@ export function createProjectsService(repo: ProjectsRepository) {
       }
       const parts = visibleParts(actor, membership, structure, projectId);
       const itemsByChecklist = new Map<number, typeof items>();
+      const limited = actor.role !== 'admin' && membership?.companyItems;
       for (const item of items) {
+        if (limited && !seesCompanyItem(membership, item.company_id)) continue;
         const list = itemsByChecklist.get(item.checklist_id) ?? [];
         list.push(item);
         itemsByChecklist.set(item.checklist_id, list);
       }
       return {
-        project: buildCard(project, parts, counts),
+        project: buildCard(actor, project, membership, parts, counts),
         sections: parts.sections.map((s) => ({
           id: s.id,
           name: s.name,
@@ -211,6 +238,13 @@ export function createProjectsService(repo: ProjectsRepository) {
                     : { plan_id: i.plan_id, plan_name: i.plan_name, x: i.plan_x!, y: i.plan_y! },
                 category: i.category,
                 fields: fieldsView(valuesByItem.get(i.id) ?? []),
+                responsible_company: i.company_id === null ? null : { id: i.company_id, name: i.company_name! },
+                ball_in_court: ballInCourt({
+                  status: i.status,
+                  verdict: i.verdict,
+                  answerPending: Boolean(i.answer_pending),
+                  disputed: i.dispute_at !== null,
+                }),
               })),
             })),
         })),
@@ -220,14 +254,16 @@ export function createProjectsService(repo: ProjectsRepository) {
     /** The visible part of a project, for search and other project-wide queries. 404 when invisible. */
     async visibility(actor: Actor, projectId: number): Promise<ProjectVisibility> {
       const { membership } = await service.access(actor, projectId);
+      const companyItems = actor.role === 'admin' ? null : (membership?.companyItems ?? null);
       if (actor.role === 'admin' || !membership || (membership.sectionIds === null && membership.checklistIds === null)) {
-        return { projectId, sectionIds: 'all', checklistIds: 'all' };
+        return { projectId, sectionIds: 'all', checklistIds: 'all', companyItems };
       }
       const parts = visibleParts(actor, membership, await repo.structure([projectId]), projectId);
       return {
         projectId,
         sectionIds: new Set(parts.sections.map((s) => s.id)),
         checklistIds: new Set(parts.checklists.map((c) => c.id)),
+        companyItems,
       };
     },
   };

@@ -21,6 +21,8 @@ const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
   photoCount: 0,
   thumbnails: [],
   location: null,
+  company: null,
+  ballInCourt: 'company',
   ...overrides,
 });
 
@@ -68,6 +70,8 @@ describe('the CSV report writer', () => {
       '',
       '',
       '',
+      '',
+      'company',
     ]);
   });
 
@@ -90,14 +94,26 @@ describe('the CSV report writer', () => {
   });
 
   it('appends the place on a plan (docs/design.md §19): the plan, x and y as fractions; the name neutralised', async () => {
-    expect(CSV_COLUMNS.slice(-3)).toEqual(['plan', 'plan_x', 'plan_y']);
+    expect(CSV_COLUMNS.slice(-5, -2)).toEqual(['plan', 'plan_x', 'plan_y']);
     const placed = row({ location: { plan_id: 7, plan_name: 'Floor 3', x: 0.25, y: 0.75 } });
     const odd = row({ id: 1001, location: { plan_id: 8, plan_name: '=B1', x: 1, y: 0 } });
     const records = parse((await textOf([[placed, odd, row({ id: 1002 })]])).slice(1)) as string[][];
-    expect(records.slice(1).map((r) => r.slice(CSV_COLUMNS.length - 3, CSV_COLUMNS.length))).toEqual([
+    expect(records.slice(1).map((r) => r.slice(CSV_COLUMNS.length - 5, CSV_COLUMNS.length - 2))).toEqual([
       ['Floor 3', '0.25', '0.75'],
       ["'=B1", '1', '0'],
       ['', '', ''],
+    ]);
+  });
+
+  it('appends the responsible company (its name, neutralised) and whose move it is (docs/design.md §20)', async () => {
+    expect(CSV_COLUMNS.slice(-2)).toEqual(['company', 'ball_in_court']);
+    const held = row({ company: { id: 3, name: 'Sparks Ltd' }, ballInCourt: 'review' });
+    const odd = row({ id: 1001, company: { id: 4, name: '=cmd' }, ballInCourt: 'none' });
+    const records = parse((await textOf([[held, odd, row({ id: 1002 })]])).slice(1)) as string[][];
+    expect(records.slice(1).map((r) => r.slice(-2))).toEqual([
+      ['Sparks Ltd', 'review'],
+      ["'=cmd", 'none'],
+      ['', 'company'],
     ]);
   });
 

@@ -2,7 +2,10 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { ReportRow } from './report-rows.js';
 
-/** The columns of docs/design.md §17, in that order, then §19's place on a plan (empty when on none). */
+/**
+ * The columns of docs/design.md §17, in that order, then §19's place on a plan (empty when on none), then §20's
+ * responsible company (its name; empty when none) and whose move it is.
+ */
 export const CSV_COLUMNS = [
   'item_id',
   'section',
@@ -19,6 +22,8 @@ export const CSV_COLUMNS = [
   'plan',
   'plan_x',
   'plan_y',
+  'company',
+  'ball_in_court',
 ] as const;
 
 const BOM = '\uFEFF';
@@ -64,6 +69,8 @@ export function csvRecord(row: ReportRow, vocabulary: CsvVocabulary = NO_VOCABUL
     row.location ? neutralise(row.location.plan_name) : '',
     row.location?.x ?? '',
     row.location?.y ?? '',
+    row.company ? neutralise(row.company.name) : '',
+    row.ballInCourt,
     // docs/design.md §21: the category, then one column per field.
     ...(vocabulary.used
       ? [neutralise(row.category ?? ''), ...vocabulary.fieldNames.map((name) => neutralise(row.fields?.[name] ?? ''))]

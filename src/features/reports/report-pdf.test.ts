@@ -52,6 +52,8 @@ const row = (id: number, text: string, more: Partial<ReportRow> = {}): ReportRow
   photoCount: 0,
   thumbnails: [],
   location: null,
+  company: null,
+  ballInCourt: 'company',
   ...more,
 });
 

@@ -1,3 +1,4 @@
+import type { BallInCourt } from '../../domain/ball-in-court.js';
 import type { ProjectCard } from '../projects/projects.service.js';
 
 /** What a report holds, as report.service.ts reads it and report-csv.ts and report-pdf.ts write it. */
@@ -36,6 +37,9 @@ export interface ReportRow {
   /** Its category's name and custom field values by field name (docs/design.md §21). */
   category?: string | null;
   fields?: Record<string, string>;
+  /** docs/design.md §20: the company that holds it (null: none) and whose move it is. */
+  company: { id: number; name: string } | null;
+  ballInCourt: BallInCourt;
 }
 
 /** A sheet ready to print: JPEG, with its size in pixels. */

@@ -184,6 +184,8 @@ export function createReportsService(deps: {
           location: item.location,
           category: item.category,
           fields: item.fields,
+          company: item.responsible_company,
+          ballInCourt: item.ball_in_court,
         };
       }),
     );

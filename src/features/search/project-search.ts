@@ -21,6 +21,7 @@ export function createProjectSearch(projects: ProjectsService, items: ItemsServi
       projectId,
       sectionIds: visibility.sectionIds === 'all' ? 'all' : [...visibility.sectionIds],
       checklistIds: visibility.checklistIds === 'all' ? 'all' : [...visibility.checklistIds],
+      ...(visibility.companyItems ? { companyId: visibility.companyItems.companyId } : {}),
     };
   }
 

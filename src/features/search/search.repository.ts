@@ -57,6 +57,8 @@ export interface SearchScope {
   checklistIds: readonly number[] | 'all';
   sectionIds: readonly number[] | 'all';
   entityType: SearchEntityType | null;
+  /** docs/design.md §20: only the items this company holds (null: none), and what hangs on no item. Absent: no limit. */
+  companyId?: number | null;
 }
 
 /** A candidate: the caller still decides whether its text really contains the query. */
@@ -110,6 +112,14 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
         );
       }
       conditions.push(eb.or(visible));
+    }
+    if (scope.companyId !== undefined) {
+      const held = eb
+        .selectFrom('items as ci')
+        .select('ci.id')
+        .where('ci.project_id', '=', scope.projectId)
+        .where('ci.responsible_company_id', '=', scope.companyId ?? 0);
+      conditions.push(eb.or([eb('search_docs.item_id', 'is', null), eb('search_docs.item_id', 'in', held)]));
     }
     return eb.and(conditions);
   }

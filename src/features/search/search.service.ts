@@ -24,6 +24,8 @@ export interface SearchVisibility {
   projectId: number;
   checklistIds: readonly number[] | 'all';
   sectionIds: readonly number[] | 'all';
+  /** docs/design.md §20: a member limited to their company's items (null: they have none); absent: no limit. */
+  companyId?: number | null;
 }
 
 export interface SearchService {

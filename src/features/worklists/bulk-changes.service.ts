@@ -6,6 +6,8 @@ import { ApiError, forbidden, validationError } from '../../errors.js';
 import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
 import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';
+import type { CompaniesService } from '../companies/companies.service.js';
+import { companyStep } from '../items/item-company.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { applyItemVocabulary } from '../vocabulary/vocabulary.service.js';
@@ -25,6 +27,8 @@ export interface BulkChange {
   removeParticipant?: number;
   /** docs/design.md §21: the category of each item (a category's id of the project), or null for none. */
   category?: number | null;
+  /** The responsible company of each item (docs/design.md §20); null: none. */
+  company?: number | null;
 }
 
 /** What the user may change in bulk on a project (the policy at the project's level; items decide for themselves). */
@@ -73,6 +77,7 @@ export function createBulkChangesService(deps: {
   projectsRepo: ProjectsRepository;
   itemWrites: () => ItemWritesService;
   clock: Clock;
+  companies: Pick<CompaniesService, 'choosable'>;
 }) {
   const { projects, projectsRepo } = deps;
 
@@ -131,8 +136,11 @@ export function createBulkChangesService(deps: {
       // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
       if (change.deadline !== undefined) planning.deadline = formDeadline(change.deadline, { now: deps.clock.now() });
       const planned = planning.priority !== undefined || planning.deadline !== undefined;
-      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined || change.category !== undefined;
+      const people = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+      // Participants, the category and the company are all the item's edit (managers): one step of the item's write.
+      const crew = people || change.category !== undefined || change.company !== undefined;
       if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
+      if (change.company != null) await deps.companies.choosable(change.company);
       if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
         throw validationError('remove_participant', 'cannot add and remove the same person');
       }
@@ -164,7 +172,18 @@ export function createBulkChangesService(deps: {
             {
               status: change.status,
               planning: planned ? planning : undefined,
-              extra: crew ? { action: 'item.edit', step: editStep(id, projectId, change) } : undefined,
+              extra: crew
+                ? {
+                    action: 'item.edit',
+                    step: async (repos, emit) => {
+                      const edited = people || change.category !== undefined ? await editStep(id, projectId, change)(repos, emit) : false;
+                      if (change.company === undefined) return edited;
+                      const now = deps.clock.now().toISOString();
+                      const given = await companyStep(repos, emit, { itemId: id, companyId: change.company, userId: actor.id, now });
+                      return edited || given !== null;
+                    },
+                  }
+                : undefined,
             },
             auditOf(id),
           );

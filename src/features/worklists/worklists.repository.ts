@@ -20,11 +20,18 @@ export function createWorklistsRepository(db: Kysely<Database>) {
       .where('i.status', '=', 'done')
       .where('i.verdict', 'is', null)
       .where('p.archived', '=', 0);
+    // Items an executor disputes (docs/design.md §20): a manager resolves them.
+    let disputes = db
+      .selectFrom('items as i')
+      .innerJoin('projects as p', 'p.id', 'i.project_id')
+      .where('i.dispute_at', 'is not', null)
+      .where('p.archived', '=', 0);
     if (projectIds !== null) {
       answers = answers.where('i.project_id', 'in', [...projectIds]);
       done = done.where('i.project_id', 'in', [...projectIds]);
+      disputes = disputes.where('i.project_id', 'in', [...projectIds]);
     }
-    return { answers, done };
+    return { answers, done, disputes };
   }
 
   return {
@@ -104,26 +111,40 @@ export function createWorklistsRepository(db: Kysely<Database>) {
 
     /** The items of active projects where the user is a participant: open ones first, then by deadline (none last), then id. */
     participantItems(userId: number) {
-      return db
-        .selectFrom('item_participants as ip')
-        .innerJoin('items as i', 'i.id', 'ip.item_id')
-        .innerJoin('projects as p', 'p.id', 'i.project_id')
-        .select(['i.id', 'i.text', 'i.status', 'i.priority', 'i.deadline', ...PLACE, 'p.name as project_name'])
-        .where('ip.user_id', '=', userId)
-        .where('p.archived', '=', 0)
-        .orderBy((eb) => eb.case().when('i.status', '=', 'done').then(1).else(0).end())
-        .orderBy((eb) => eb.case().when('i.deadline', 'is', null).then(1).else(0).end())
-        .orderBy('i.deadline')
-        .orderBy('i.id')
-        .execute();
+      return (
+        db
+          .selectFrom('item_participants as ip')
+          .innerJoin('items as i', 'i.id', 'ip.item_id')
+          .innerJoin('projects as p', 'p.id', 'i.project_id')
+          .leftJoin('companies as co', 'co.id', 'i.responsible_company_id')
+          .select(['i.id', 'i.text', 'i.status', 'i.priority', 'i.deadline', ...PLACE, 'p.name as project_name'])
+          // What decides whose move it is (docs/design.md §20).
+          .select(['i.verdict', 'i.dispute_at', 'co.id as company_id', 'co.name as company_name'])
+          .select((eb) =>
+            eb
+              .exists(eb.selectFrom('answers as a').select('a.id').whereRef('a.item_id', '=', 'i.id').where('a.status', '=', 'pending'))
+              .as('answer_pending'),
+          )
+          .where('ip.user_id', '=', userId)
+          .where('p.archived', '=', 0)
+          .orderBy((eb) => eb.case().when('i.status', '=', 'done').then(1).else(0).end())
+          .orderBy((eb) => eb.case().when('i.deadline', 'is', null).then(1).else(0).end())
+          .orderBy('i.deadline')
+          .orderBy('i.id')
+          .execute()
+      );
     },
 
     /** How many rows reviewPage lists, per checklist (the policy is applied to each). */
     async reviewCounts(projectIds: readonly number[] | null) {
       if (projectIds !== null && projectIds.length === 0) return [];
       const count = db.fn.countAll<number | string>().as('count');
-      const { answers, done } = waitingForReview(projectIds);
+      const { answers, done, disputes } = waitingForReview(projectIds);
       const rows = await Promise.all([
+        disputes
+          .select([...PLACE, count])
+          .groupBy([...PLACE])
+          .execute(),
         answers
           .select([...PLACE, count])
           .groupBy([...PLACE])
@@ -144,20 +165,29 @@ export function createWorklistsRepository(db: Kysely<Database>) {
      */
     async reviewPage(projectIds: readonly number[] | null, checklistIds: readonly number[] | null, offset: number, limit: number) {
       if (projectIds?.length === 0 || checklistIds?.length === 0) return [];
-      let { answers, done } = waitingForReview(projectIds);
+      let { answers, done, disputes } = waitingForReview(projectIds);
       if (checklistIds !== null) {
         answers = answers.where('i.checklist_id', 'in', [...checklistIds]);
         done = done.where('i.checklist_id', 'in', [...checklistIds]);
+        disputes = disputes.where('i.checklist_id', 'in', [...checklistIds]);
       }
       // The keys are sorted and cut first; only the page's rows are read whole.
       const keys = done
         .select([
-          sql<'answer' | 'verdict'>`'verdict'`.as('kind'),
+          sql<'answer' | 'verdict' | 'dispute'>`'verdict'`.as('kind'),
           'i.id as item_id',
           sql<number | null>`null`.as('answer_id'),
           'i.updated_at as since',
         ])
         .unionAll(answers.select([sql<'answer'>`'answer'`.as('kind'), 'a.item_id', 'a.id as answer_id', 'a.created_at as since']))
+        .unionAll(
+          disputes.select([
+            sql<'dispute'>`'dispute'`.as('kind'),
+            'i.id as item_id',
+            sql<number | null>`null`.as('answer_id'),
+            sql<string>`i.dispute_at`.as('since'),
+          ]),
+        )
         .orderBy('since')
         .orderBy('item_id')
         .orderBy('kind')

@@ -1,5 +1,6 @@
 import { type Actor, type ItemTarget, type Membership, can } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
+import { BALL_IN_COURT, type BallInCourt, ballInCourt } from '../../domain/ball-in-court.js';
 import type { Clock } from '../../clock.js';
 import { parseWeek, weekOf } from '../../domain/weeks.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
@@ -25,6 +26,10 @@ export interface ItemFilter {
   raised?: string | null;
   /** Only accepted items: accepted in the week starting that Monday, or at any time (`all`). */
   accepted?: string | null;
+  /** Only items held by this company (docs/design.md §20). */
+  company?: number | null;
+  /** Only items whose move it is of `company`, `review` or `none` (docs/design.md §20, "Ball in court"). */
+  ball?: BallInCourt | null;
   /** The order of the list: the project's tree (grouped by checklist), or one flat list by a field. */
   sort: ItemSort;
   /** Only items of this category (its name; docs/design.md §21). */
@@ -36,7 +41,7 @@ export interface ItemFilter {
 /** The query prefix of a field's filter: `field.Severity=high`. */
 export const FIELD_FILTER_PREFIX = 'field.';
 
-export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated'] as const;
+export const ITEM_SORTS = ['tree', 'deadline', 'priority', 'status', 'updated', 'company'] as const;
 export type ItemSort = (typeof ITEM_SORTS)[number];
 
 function parseItemSort(value: string | undefined): ItemSort {
@@ -45,7 +50,8 @@ function parseItemSort(value: string | undefined): ItemSort {
 
 /** The filter of a project's list from its query string (what `filterQuery` writes); anything malformed is left out. */
 export function parseItemFilter(query: Record<string, string | undefined>): ItemFilter {
-  const participant = query.participant && /^[1-9][0-9]{0,15}$/.test(query.participant) ? Number(query.participant) : null;
+  const id = (value: string | undefined) => (value && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : null);
+  const participant = id(query.participant);
   return {
     status: parseItemStatus(query.status),
     mine: query.mine === '1',
@@ -55,6 +61,8 @@ export function parseItemFilter(query: Record<string, string | undefined>): Item
     open: query.open === '1',
     raised: parseWeek(query.raised),
     accepted: query.accepted === 'all' ? 'all' : parseWeek(query.accepted),
+    company: id(query.company),
+    ball: (BALL_IN_COURT as readonly (string | undefined)[]).includes(query.ball) ? (query.ball as BallInCourt) : null,
     sort: parseItemSort(query.sort),
     category: query.category?.trim() || null,
     fields: Object.fromEntries(
@@ -80,6 +88,8 @@ export function describeFilter(filter: ItemFilter): string[] {
   if (filter.accepted) words.push(filter.accepted === 'all' ? 'accepted' : `accepted in the week of ${filter.accepted}`);
   if (filter.category) words.push(`category ${filter.category}`);
   for (const [name, value] of Object.entries(filter.fields ?? {})) words.push(`${name} ${value}`);
+  if (filter.company != null) words.push(`company #${filter.company}`);
+  if (filter.ball != null) words.push(`ball in court: ${filter.ball}`);
   if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
   return words;
 }
@@ -97,6 +107,7 @@ interface SortableItem {
   priority: string;
   deadline: string | null;
   updated_at: string;
+  responsible_company: { name: string } | null;
 }
 
 /** Compares two items by `sort`; equal ones keep the tree order (the sort is stable). */
@@ -108,6 +119,11 @@ const COMPARE: Record<Exclude<ItemSort, 'tree'>, (a: SortableItem, b: SortableIt
   status: (a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9),
   // The most recently changed first.
   updated: (a, b) => (a.updated_at === b.updated_at ? 0 : a.updated_at > b.updated_at ? -1 : 1),
+  // By the company's name; items held by none last.
+  company: (a, b) => {
+    const [x, y] = [a.responsible_company?.name ?? null, b.responsible_company?.name ?? null];
+    return x === y ? 0 : x === null ? 1 : y === null ? -1 : x.localeCompare(y);
+  },
 };
 
 const WORKLIST_PAGE_SIZE = 100;
@@ -152,6 +168,8 @@ export interface ProjectItems extends Page {
   members: FilteredItems['members'];
   membership: Membership | null;
   rows: ItemRow[];
+  /** The companies holding items the user sees in the project, by name (the page's filter offers them). */
+  companies: { id: number; name: string }[];
 }
 
 /** A line of "My items": an item the user takes part in, with its project's name. */
@@ -165,6 +183,8 @@ export interface MyItemRow {
   priority: string;
   deadline: string | null;
   project_name: string;
+  responsible_company: { id: number; name: string } | null;
+  ball_in_court: BallInCourt;
 }
 
 export interface MyItems extends Page {
@@ -186,7 +206,8 @@ interface ReviewPlace {
 /** A line of "To review": an answer waiting for its review, or a done item waiting for its verdict. */
 export type ReviewRow =
   | (ReviewPlace & { kind: 'answer'; answer_id: number; author_name: string })
-  | (ReviewPlace & { kind: 'verdict'; answer_id: null; author_name: null });
+  | (ReviewPlace & { kind: 'verdict'; answer_id: null; author_name: null })
+  | (ReviewPlace & { kind: 'dispute'; answer_id: null; author_name: null });
 
 export interface ReviewQueue extends Page {
   rows: ReviewRow[];
@@ -208,7 +229,7 @@ function pageOf<T>(list: T[], requested: number): Page & { rows: T[] } {
 
 /** Where a row of a list across projects sits, for the policy: the row's project is an active one (the lists skip archived ones). */
 function rowTarget(
-  row: { project_id: number; section_id: number; checklist_id: number },
+  row: { project_id: number; section_id: number; checklist_id: number; company_id?: number | null },
   memberships: Map<number, Membership>,
 ): ItemTarget {
   return {
@@ -218,6 +239,7 @@ function rowTarget(
     sectionId: row.section_id,
     checklistId: row.checklist_id,
     participantIds: [],
+    responsibleCompanyId: row.company_id,
   };
 }
 
@@ -315,7 +337,13 @@ export function createWorklistsService(deps: {
         section: outline.get(r.section) as TreeSection,
         checklist: outline.get(r.checklist) as TreeChecklist,
       }));
-      return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows };
+      const holders = new Map(
+        tree.sections
+          .flatMap((s) => s.checklists.flatMap((c) => c.items.flatMap((i) => (i.responsible_company ? [i.responsible_company] : []))))
+          .map((c) => [c.id, c]),
+      );
+      const companies = [...holders.values()].sort((a, b) => a.name.localeCompare(b.name));
+      return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows, companies };
     },
 
     /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
@@ -333,18 +361,17 @@ export function createWorklistsService(deps: {
       const day = today();
       const acceptedAt = (id: number) => dates?.get(id)?.accepted_at ?? null;
       const fieldFilters = Object.entries(filter.fields ?? {});
-      const passes = (i: {
-        id: number;
-        status: string;
-        deadline: string | null;
-        category: string | null;
-        fields: Record<string, string>;
-      }) =>
+      // The text filter finds items by their company's name too (docs/design.md §20).
+      const needle = filter.q?.toLocaleLowerCase() ?? '';
+      const heldByMatching = (i: TreeItem) => needle !== '' && (i.responsible_company?.name.toLocaleLowerCase().includes(needle) ?? false);
+      const passes = (i: TreeItem) =>
         (filter.status === null || i.status === filter.status) &&
         (!filter.category || i.category === filter.category) &&
         fieldFilters.every(([name, value]) => i.fields[name] === value) &&
+        (filter.company == null || i.responsible_company?.id === filter.company) &&
+        (filter.ball == null || i.ball_in_court === filter.ball) &&
         (mine === null || mine.has(i.id)) &&
-        (matching === null || matching.has(i.id)) &&
+        (matching === null || matching.has(i.id) || heldByMatching(i)) &&
         (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&
         (!filter.overdue || isOverdue(i, day)) &&
         (!filter.open || i.status !== 'done') &&
@@ -371,7 +398,13 @@ export function createWorklistsService(deps: {
       const rows = await repo.participantItems(actor.id);
       const projectIds = [...new Set(rows.map((r) => r.project_id))];
       const memberships = await projectsRepo.memberships(actor.id, projectIds);
-      const visible = rows.filter((r) => can(actor, 'read', rowTarget(r, memberships)));
+      const visible = rows
+        .filter((r) => can(actor, 'read', rowTarget(r, memberships)))
+        .map(({ verdict, dispute_at, company_id, company_name, answer_pending, ...r }) => ({
+          ...r,
+          responsible_company: company_id === null ? null : { id: company_id, name: company_name! },
+          ball_in_court: ballInCourt({ status: r.status, verdict, answerPending: Boolean(answer_pending), disputed: dispute_at !== null }),
+        }));
       return { today: today(), ...pageOf(visible, requestedPage) };
     },
   };

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
-import { documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
+import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
@@ -40,6 +40,7 @@ export async function itemPages(
     | 'planViews'
     | 'itemLocations'
     | 'vocabulary'
+    | 'itemDisputes'
   > & {
     webWrite: WebWriter;
   },
@@ -57,6 +58,7 @@ export async function itemPages(
     planViews,
     itemLocations,
     vocabulary,
+    itemDisputes,
     webWrite,
   } = deps;
 
@@ -82,7 +84,12 @@ export async function itemPages(
         failure,
         timeline: { events: itemEvents, names, history: workspace.item.status_history },
         paging: historyPaging(query),
-        edit: edit && { choices: checklistChoices(edit.tree), members: edit.members, vocabulary: projectVocabulary! },
+        edit: edit && {
+          choices: checklistChoices(edit.tree),
+          members: edit.members,
+          vocabulary: projectVocabulary!,
+          companies: edit.companies,
+        },
         place,
       });
     },
@@ -146,6 +153,23 @@ export async function itemPages(
     );
   });
 
+  // Disputes (docs/design.md §20).
+  app.post('/items/:id/dispute', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return itemWrite(request, reply, id, 'dispute', form, (audit) =>
+      itemDisputes.dispute(user, id, { reason: form.get('reason') ?? '' }, audit),
+    );
+  });
+
+  app.post('/items/:id/resolve-dispute', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return itemWrite(request, reply, id, 'resolve-dispute', form, (audit) =>
+      itemDisputes.resolve(user, id, { note: form.get('note') ?? '', companyId: companyOf(form) }, audit),
+    );
+  });
+
   app.post('/items/:id/comments', async (request, reply) => {
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
@@ -167,6 +191,7 @@ export async function itemPages(
           participantIds: form.has('participants_sent') ? idsOf(form, 'participants') : undefined,
           checklistId: form.has('checklist') ? (parseId(form.get('checklist')) ?? 0) : undefined,
           vocabulary: vocabularyOf(form),
+          companyId: companyOf(form),
         },
         audit,
       ),

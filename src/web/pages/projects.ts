@@ -40,6 +40,9 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
     if (id === null) throw validationError(field, 'choose one of the project’s members');
     return id;
   };
+  const company = form.get('company') ?? '';
+  if (company === 'none') change.company = null;
+  else if (company !== '') change.company = parseId(company) ?? 0;
   change.addParticipant = person('add_participant');
   // docs/design.md §21: "Keep" (empty), "No category" (none), or a category's id (one of the project's: the write checks).
   const category = form.get('category') ?? '';
@@ -94,12 +97,12 @@ export type HeavyReads = () => WorklistReads;
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary'> & {
+  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies'> & {
     webWrite: WebWriter;
     heavyReads: HeavyReads;
   },
 ) {
-  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, webWrite } = deps;
+  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, companies, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -126,11 +129,12 @@ export async function projectPages(
       const bulkSummary = bulkSummaryOf(query);
       // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
       const named = bulkSummary?.refused.map((r) => r.id) ?? [];
-      const [items, canVerdict, rights, projectVocabulary] = await Promise.all([
+      const [items, canVerdict, rights, projectVocabulary, choosableCompanies] = await Promise.all([
         heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
         review.canSetProjectVerdict(session.user, id),
         structure.rightsOn(session.user, id),
         vocabulary.vocabularyOf(session.user, id),
+        companies.activeCompanies(),
       ]);
       const refused = failure?.form === 'project-verdict' ? failure.message : null;
       const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
@@ -147,6 +151,7 @@ export async function projectPages(
         bulkSummary,
         failure,
         vocabulary: projectVocabulary,
+        choosableCompanies,
       });
     },
   });

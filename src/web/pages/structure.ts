@@ -4,7 +4,7 @@ import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../errors.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import { formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
+import { companyOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
 import { csrfField, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -188,7 +188,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const session = sessionOf(request);
       const query = request.query as Record<string, string | undefined>;
       const planId = parseId(query.plan);
-      const [{ tree, members }, place, projectVocabulary] = await Promise.all([
+      const [{ tree, members, companies }, place, projectVocabulary] = await Promise.all([
         structure.newItemChoices(session.user, projectId),
         planId === null
           ? null
@@ -202,6 +202,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
         choices: checklistChoices(tree),
         members,
         vocabulary: projectVocabulary,
+        companies,
         checklistId,
         place,
         failure,
@@ -233,6 +234,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                 text: fields.get('text') ?? '',
                 description: fields.get('description') ?? '',
                 participantIds: idsOf(fields, 'participants'),
+                companyId: companyOf(fields) ?? null,
                 priority: fields.get('priority') ?? undefined,
                 deadline: fields.get('deadline') ?? '',
                 requires_answer: fields.has('requires_answer'),

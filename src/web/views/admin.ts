@@ -30,7 +30,9 @@ ${structure.sections.map(
   ${member?.checklist_ids?.includes(c.id) ? html`checked` : ''}> ${c.name}</label>`,
     )}</div></div>`,
 )}
-</div></fieldset>`;
+</div>
+<label class="inline" for="${prefix}-company-items"><input type="checkbox" id="${prefix}-company-items" name="company_items_only" value="1"
+  ${member?.company_items_only ? html`checked` : ''}> Only the company's items (those whose company is the person's own)</label></fieldset>`;
 }
 
 function roleSelect(id: string, current: string) {
@@ -126,7 +128,8 @@ export function adminHomeView(session: WebSession, templates: readonly TemplateS
     path: '/admin',
     body: html`<h1>Administration</h1>
 <ul><li><a href="/admin/users">Users</a>: create, deactivate</li>
-<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li></ul>
+<li><a href="/admin/projects">Projects</a>: create, rename, archive; members and their roles</li>
+<li><a href="/admin/companies">Companies</a>: the subcontractors and trades on site; each person's company</li></ul>
 ${templatesSection(templates)}`,
   }).value;
 }

@@ -4,6 +4,8 @@ import { PLAN_VIEWER_SCRIPT } from '../assets.js';
 import { html, type SafeHtml } from '../html.js';
 import { crumbs, csrfField, page, writeKeyField } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
+import type { CompanyView } from '../../features/companies/companies.service.js';
+import { companyOptions } from './admin-companies.js';
 import { checked, FormState, selected } from './forms.js';
 import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
 import { itemVocabularyFields, vocabularySummary } from './vocabulary-forms.js';
@@ -46,6 +48,14 @@ ${members.map((m) => html`<option value="${m.id}" ${selected(picked.includes(m.i
 ${form.message('participants', id)}`;
 }
 
+/** "Company" (docs/design.md §20): the active companies, the item's own kept even when retired, or none. */
+function companyField(form: FormState, id: string, companies: readonly CompanyView[], current: number | null) {
+  const value = form.value('company', current === null ? '' : String(current));
+  return html`<label for="${id}">Company</label>
+<select id="${id}" name="company" ${form.aria('company', id)}>${companyOptions(companies, value === '' ? null : Number(value))}</select>
+${form.message('company', id)}`;
+}
+
 function checklistField(form: FormState, id: string, choices: readonly ChecklistChoice[], current: number | null) {
   const value = form.value('checklist', current === null ? '' : String(current));
   return html`<label for="${id}">Checklist</label>
@@ -67,6 +77,8 @@ interface NewItemModel {
   choices: ChecklistChoice[];
   members: Member[];
   vocabulary: Vocabulary;
+  /** The companies to choose the responsible one from (docs/design.md §20). */
+  companies: CompanyView[];
   /** The checklist chosen beforehand (`?checklist=`), if any. */
   checklistId: number | null;
   /** "Add item here" on a plan (`?plan=&x=&y=`): the plan and the place tapped. */
@@ -122,6 +134,7 @@ ${form.summary({
   description: ['item-description', 'Description'],
   checklist: ['item-checklist', 'Checklist'],
   participants: ['item-participants', 'Participants'],
+  company: ['item-company', 'Company'],
   priority: ['item-priority', 'Priority'],
   deadline: ['item-deadline', 'Deadline'],
   'attachments[]': ['item-photos', 'Photos'],
@@ -134,6 +147,7 @@ ${m.place ? placeField(form, m.place) : ''}
 ${checklistField(form, 'item-checklist', m.choices, m.checklistId)}
 ${itemVocabularyFields(form, 'item', m.vocabulary, { categoryId: null, fields: {} })}
 ${participantsField(form, 'item-participants', m.members, [])}
+${companyField(form, 'item-company', m.companies, null)}
 <div class="row">
 <div><label for="item-priority">Priority</label>
 <select id="item-priority" name="priority">${PRIORITIES.map((v) => html`<option value="${v}" ${selected(form.value('priority', 'medium') === v)}>${v}</option>`)}</select></div>
@@ -170,10 +184,12 @@ interface EditItemModel {
     participants: readonly { id: number }[];
     category: string | null;
     fields: Record<string, string>;
+    responsible_company: { id: number } | null;
   };
   choices: ChecklistChoice[];
   members: Member[];
   vocabulary: Vocabulary;
+  companies: CompanyView[];
   failure: FormFailure | null;
   /** The form's fields, to be wrapped by the page (CSRF, idempotency key). */
   writeForm: (action: string, body: SafeHtml, options: { id: string }) => SafeHtml;
@@ -191,6 +207,7 @@ ${m.writeForm(
     participants: ['edit-participants', 'Participants'],
     checklist: ['edit-checklist', 'Checklist'],
     ...vocabularySummary('edit', m.vocabulary),
+    company: ['edit-company', 'Company'],
   })}
 <label for="edit-text">Text</label>
 <textarea id="edit-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'edit-text')}>${form.value('text', m.item.text)}</textarea>
@@ -206,6 +223,7 @@ ${participantsField(
 )}
 <input type="hidden" name="participants_sent" value="1">
 ${checklistField(form, 'edit-checklist', m.choices, m.item.checklist_id)}
+${companyField(form, 'edit-company', m.companies, m.item.responsible_company?.id ?? null)}
 ${itemVocabularyFields(form, 'edit', m.vocabulary, {
   categoryId: m.vocabulary.categories.find((c) => c.name === m.item.category)?.id ?? null,
   fields: m.item.fields,

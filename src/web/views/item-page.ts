@@ -12,6 +12,9 @@ import { checked, FormState, selected } from './forms.js';
 import { ANSWER_REQUIRED_HINT, type ChecklistChoice, editItemForm, type Member, photoPicker } from './item-form.js';
 import { timeline, type TimelineModel } from './timeline.js';
 import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import type { CompanyView } from '../../features/companies/companies.service.js';
+import { ballInCourtLabel } from '../../domain/ball-in-court.js';
+import { companyOptions } from './admin-companies.js';
 
 /** Which screenful of the item's history the page shows (the newest by default; "Show earlier" pages back). */
 export interface HistoryPaging {
@@ -33,7 +36,7 @@ interface ItemPageModel extends ItemWorkspace {
   failure: FormFailure | null;
   timeline: TimelineModel;
   /** What "Edit item" offers, for those who may edit the item. */
-  edit: { choices: ChecklistChoice[]; members: Member[]; vocabulary: Vocabulary } | null;
+  edit: { choices: ChecklistChoice[]; members: Member[]; vocabulary: Vocabulary; companies: CompanyView[] } | null;
   /** Where the item is on the project's plans (docs/design.md §19). */
   place: ItemPlaceModel;
 }
@@ -66,6 +69,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   edit: 'The item was saved.',
   place: 'The item was placed on the plan.',
   unplace: 'The item was removed from its plan.',
+  dispute: 'The item is disputed: the managers will review it.',
+  'resolve-dispute': 'The dispute was resolved.',
 };
 
 const label = (value: string) => value.replace(/_/g, ' ');
@@ -303,6 +308,48 @@ ${fileInput(form, 'answer-photos', 'Pictures (optional)', { capture: true })}
   )}`;
 }
 
+/**
+ * Disputes (docs/design.md §20): "Dispute" for the item's executors while none is open; "Resolve dispute" for managers
+ * while one is (keep the company or give the item to another, with a note).
+ */
+function disputeSection(m: ItemPageModel, item: ItemCard) {
+  if (item.disputed && m.rights['item.resolve_dispute']) {
+    const form = new FormState('resolve-dispute', m.failure);
+    const current = item.responsible_company?.id ?? null;
+    const value = form.value('company', current === null ? '' : String(current));
+    return html`<section class="card" aria-labelledby="resolve-title" id="resolve-dispute"><h2 id="resolve-title">Resolve dispute</h2>
+${writeForm(
+  m,
+  `/items/${item.id}/resolve-dispute`,
+  html`${form.summary({ company: ['resolve-company', 'Company'], note: ['resolve-note', 'Note'] })}
+<label for="resolve-company">Company</label>
+<select id="resolve-company" name="company" ${form.aria('company', 'resolve-company')}>${companyOptions(m.edit?.companies ?? [], value === '' ? null : Number(value))}</select>
+${form.message('company', 'resolve-company')}
+<label for="resolve-note">Note</label>
+<textarea id="resolve-note" name="note" required maxlength="2000" ${form.aria('note', 'resolve-note')}>${form.value('note')}</textarea>
+${form.message('note', 'resolve-note')}
+<div class="actions"><button type="submit">Resolve dispute</button></div>`,
+  { id: 'resolve-dispute-form' },
+)}</section>`;
+  }
+  if (!item.disputed && m.rights['item.dispute']) {
+    const form = new FormState('dispute', m.failure);
+    return html`<details class="card" id="dispute" ${form.failed ? html`open` : ''}><summary>Dispute</summary>
+${writeForm(
+  m,
+  `/items/${item.id}/dispute`,
+  html`${form.summary({ reason: ['dispute-reason', 'Reason'] })}
+<p class="hint" id="dispute-hint">Not your company's item, or not a defect? Say why: the managers review it.</p>
+<label for="dispute-reason">Reason</label>
+<textarea id="dispute-reason" name="reason" required maxlength="2000" aria-describedby="dispute-hint" ${form.aria('reason', 'dispute-reason')}>${form.value('reason')}</textarea>
+${form.message('reason', 'dispute-reason')}
+<div class="actions"><button type="submit">Dispute item</button></div>`,
+  { id: 'dispute-form' },
+)}</details>`;
+  }
+  return '';
+}
+
 function commentForm(m: ItemPageModel, item: ItemCard) {
   const form = new FormState('comment', m.failure);
   return writeForm(
@@ -369,11 +416,15 @@ export function itemPageView(m: ItemPageModel): string {
 <dt>Verdict</dt><dd data-testid="item-verdict">${badge(item.verdict)}</dd>
 ${item.category ? html`<dt>Category</dt><dd data-testid="item-category">${item.category}</dd>` : ''}
 ${Object.entries(item.fields).map(([name, value]) => html`<dt>${name}</dt><dd data-testid="item-field">${value}</dd>`)}
+<dt>Company</dt><dd data-testid="item-company">${item.responsible_company?.name ?? '—'}</dd>
+<dt>Ball in court</dt><dd data-testid="item-ball-in-court" data-value="${item.ball_in_court}">${ballInCourtLabel(item.ball_in_court, item.responsible_company)}</dd>
+${item.disputed ? html`<dt>Disputed</dt><dd data-testid="item-disputed"><span class="text">${item.disputed.reason}</span> <span class="muted">— ${item.disputed.by?.name ?? '—'}, ${time(item.disputed.at, '—', m.session.timeZone)}</span></dd>` : ''}
 ${item.rework_reason ? html`<dt>Rework</dt><dd data-testid="item-rework"><span class="text">${item.rework_reason}</span> <span class="muted">— due ${item.rework_deadline ?? '—'}</span></dd>` : ''}
 </dl>
 ${item.description ? html`<h2>Description</h2><p class="text">${item.description}</p>` : ''}
 </section>
 ${itemPlace(m.session, m.place, m.failure)}
+${disputeSection(m, item)}
 ${m.edit ? editItemForm({ session: m.session, item, ...m.edit, failure: m.failure, writeForm: (action, body, options) => writeForm(m, action, body, options) }) : ''}
 ${
   may('item.status') || may('item.planning')

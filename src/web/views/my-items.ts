@@ -1,3 +1,4 @@
+import { ballInCourtLabel } from '../../domain/ball-in-court.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import type { MyItems } from '../../features/worklists/worklists.service.js';
 import { html } from '../html.js';
@@ -15,13 +16,14 @@ export function myItemsView(m: MyItems & { session: WebSession }): string {
 <p class="muted">The items you take part in, in the active projects: open ones first, the nearest deadline first; done ones last.</p>
 ${
   m.rows.length
-    ? html`<table><thead><tr><th scope="col">Item</th><th scope="col">Project</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th></tr></thead>
+    ? html`<table><thead><tr><th scope="col">Item</th><th scope="col">Project</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Ball in court</th></tr></thead>
 <tbody>${m.rows.map(
         (
           i,
         ) => html`<tr data-testid="my-item-row"><td><a href="/items/${i.id}">${i.text}</a></td><td data-label="Project"><a href="/projects/${i.project_id}">${i.project_name}</a></td>
 <td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td>
-<td data-label="Deadline">${deadline(i, m.today)}</td></tr>`,
+<td data-label="Deadline">${deadline(i, m.today)}</td>
+<td data-label="Ball in court" data-testid="item-ball-in-court" data-value="${i.ball_in_court}">${ballInCourtLabel(i.ball_in_court, i.responsible_company)}</td></tr>`,
       )}</tbody></table>
 ${pager(
   '/my-items',

@@ -17,6 +17,7 @@ import type { FormFailure } from '../web-write.js';
 import { checked, FormState, selected } from './forms.js';
 import { reportLinks } from './report-links.js';
 import { plural } from '../../domain/plural.js';
+import { BALL_IN_COURT, type BallInCourt, ballInCourtLabel } from '../../domain/ball-in-court.js';
 
 interface ProjectPageModel extends ProjectItems {
   session: WebSession;
@@ -34,6 +35,8 @@ interface ProjectPageModel extends ProjectItems {
   structureLinks: SafeHtml | null;
   /** The project's categories and fields: filters and columns (docs/design.md §21). */
   vocabulary: Vocabulary;
+  /** The companies the bulk form may give items to (docs/design.md §20). */
+  choosableCompanies: { id: number; name: string }[];
 }
 
 export type BulkSummary = BulkOutcome;
@@ -44,7 +47,10 @@ const SORT_LABELS: Record<ItemSort, string> = {
   priority: 'Priority (high first)',
   status: 'Status (blocked, in progress, pending, done)',
   updated: 'Updated (latest first)',
+  company: 'Company',
 };
+
+const BALL_LABELS: Record<BallInCourt, string> = { company: 'The company', review: 'Managers (review)', none: 'Nobody (closed)' };
 
 /** Why an item of a bulk change was left as it was, by the error's code. */
 const REFUSALS: Record<string, string> = {
@@ -76,6 +82,8 @@ export function filterQuery(filter: ItemFilter, pageNumber?: number): string {
   if (filter.accepted) params.set('accepted', filter.accepted);
   if (filter.category) params.set('category', filter.category);
   for (const [name, value] of Object.entries(filter.fields ?? {})) params.set(`${FIELD_FILTER_PREFIX}${name}`, value);
+  if (filter.company != null) params.set('company', String(filter.company));
+  if (filter.ball != null) params.set('ball', filter.ball);
   if (filter.sort !== 'tree') params.set('sort', filter.sort);
   if (pageNumber && pageNumber > 1) params.set('page', String(pageNumber));
   const query = params.toString();
@@ -132,6 +140,10 @@ ${ITEM_STATUSES.map((s) => html`<option value="${s}" ${selected(f.status === s)}
 <div><label for="filter-participant">Participant</label><select id="filter-participant" name="participant"><option value="">Anyone</option>
 ${m.members.map((u) => html`<option value="${u.id}" ${selected(f.participant === u.id)}>${u.name}</option>`)}</select></div>
 ${vocabularyFilters(m)}
+<div><label for="filter-company">Company</label><select id="filter-company" name="company"><option value="">Any company</option>
+${m.companies.map((c) => html`<option value="${c.id}" ${selected(f.company === c.id)}>${c.name}</option>`)}</select></div>
+<div><label for="filter-ball">Ball in court</label><select id="filter-ball" name="ball"><option value="">Anyone</option>
+${BALL_IN_COURT.map((b) => html`<option value="${b}" ${selected(f.ball === b)}>${BALL_LABELS[b]}</option>`)}</select></div>
 <div><label for="filter-sort">Sort by</label><select id="filter-sort" name="sort">
 ${ITEM_SORTS.map((k) => html`<option value="${k}" ${selected(f.sort === k)}>${SORT_LABELS[k]}</option>`)}</select></div>
 <div><label class="inline" for="filter-mine"><input id="filter-mine" type="checkbox" name="mine" value="1" ${checked(f.mine)}> Assigned to me</label>
@@ -165,6 +177,8 @@ const filtered = (f: ItemFilter) =>
   f.participant !== null ||
   !!f.category ||
   Object.keys(f.fields ?? {}).length > 0 ||
+  f.company != null ||
+  f.ball != null ||
   Boolean(f.open || f.raised || f.accepted);
 
 /** Sections and checklists with their counts: the whole visible tree, whatever page is shown. */
@@ -193,7 +207,9 @@ function itemRow(m: ProjectPageModel, row: ItemRow, picked: Set<string>, where: 
   }<td class="text"><a href="/items/${i.id}">${i.text}</a>${i.requires_answer ? html` <span class="muted">(answer required)</span>` : ''}</td>
 ${where ? html`<td data-label="Where">${row.section.name} › ${row.checklist.name}</td>` : ''}
 <td data-label="Status">${badge(i.status)}</td><td data-label="Priority">${i.priority}</td><td data-label="Deadline">${deadline(i, m.today)}</td>
-<td data-label="Participants" data-testid="item-participants">${i.participants.length ? i.participants.map((p) => p.name).join(', ') : html`<span class="muted">—</span>`}</td>${vocabularyCells(m, i)}</tr>`;
+<td data-label="Participants" data-testid="item-participants">${i.participants.length ? i.participants.map((p) => p.name).join(', ') : html`<span class="muted">—</span>`}</td>
+<td data-label="Company" data-testid="item-company">${i.responsible_company?.name ?? html`<span class="muted">—</span>`}</td>
+<td data-label="Ball in court" data-testid="item-ball-in-court" data-value="${i.ball_in_court}">${ballInCourtLabel(i.ball_in_court, i.responsible_company)}</td>${vocabularyCells(m, i)}</tr>`;
 }
 
 function vocabularyHeads(m: ProjectPageModel) {
@@ -212,7 +228,7 @@ function vocabularyCells(m: ProjectPageModel, i: { category: string | null; fiel
 function itemTable(m: ProjectPageModel, rows: ItemRow[], picked: Set<string>, where: boolean, caption: SafeHtml | null) {
   return html`<table>${caption ? html`<caption class="sr-only">${caption}</caption>` : ''}<thead><tr>${canBulk(m) ? html`<th scope="col" class="select"><span class="sr-only">Select</span></th>` : ''}<th scope="col">Item</th>${
     where ? html`<th scope="col">Where</th>` : ''
-  }<th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Participants</th>${vocabularyHeads(m)}</tr></thead>
+  }<th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Deadline</th><th scope="col">Participants</th><th scope="col">Company</th><th scope="col">Ball in court</th>${vocabularyHeads(m)}</tr></thead>
 <tbody>${rows.map((row) => itemRow(m, row, picked, where))}</tbody></table>`;
 }
 
@@ -259,6 +275,7 @@ ${state.summary({
   add_participant: ['bulk-add-participant', 'Add participant'],
   remove_participant: ['bulk-remove-participant', 'Remove participant'],
   category: ['bulk-category', 'New category'],
+  company: ['bulk-company', 'New company'],
 })}
 <p class="muted" id="bulk-help">Tick items in the list above, choose what to change, then apply. Each item is changed on its own: one you may not change is left as it is and named in the summary.</p>
 ${state.message('items', 'bulk-items')}${state.message('change', 'bulk-change')}
@@ -283,7 +300,9 @@ ${
     ? html`<div><label for="bulk-add-participant">Add participant</label><select id="bulk-add-participant" name="add_participant" ${state.aria('add_participant', 'bulk-add-participant')}>${option('add_participant', '', 'Nobody')}
 ${m.members.map((u) => option('add_participant', String(u.id), u.name))}</select>${state.message('add_participant', 'bulk-add-participant')}</div>
 <div><label for="bulk-remove-participant">Remove participant</label><select id="bulk-remove-participant" name="remove_participant" ${state.aria('remove_participant', 'bulk-remove-participant')}>${option('remove_participant', '', 'Nobody')}
-${m.members.map((u) => option('remove_participant', String(u.id), u.name))}</select>${state.message('remove_participant', 'bulk-remove-participant')}</div>`
+${m.members.map((u) => option('remove_participant', String(u.id), u.name))}</select>${state.message('remove_participant', 'bulk-remove-participant')}</div>
+<div><label for="bulk-company">New company</label><select id="bulk-company" name="company" ${state.aria('company', 'bulk-company')}>${option('company', '', 'Keep')}${option('company', 'none', 'No company')}
+${m.choosableCompanies.map((c) => option('company', String(c.id), c.name))}</select>${state.message('company', 'bulk-company')}</div>`
     : ''
 }
 <div class="actions"><button type="submit" aria-describedby="bulk-help">Apply to selected</button></div>

@@ -20,7 +20,7 @@ ${
           r,
         ) => html`<tr data-testid="review-row"><td><a href="/items/${r.item_id}${r.answer_id ? `#answer-${r.answer_id}` : '#review-title'}">${r.item_text}</a></td>
 <td data-label="Project"><a href="/projects/${r.project_id}">${r.project_name}</a></td>
-<td data-label="Waiting for">${r.kind === 'answer' ? `a review of the answer by ${r.author_name ?? 'someone'}` : 'a verdict (the item is done)'}</td>
+<td data-label="Waiting for">${r.kind === 'answer' ? `a review of the answer by ${r.author_name ?? 'someone'}` : r.kind === 'dispute' ? 'a decision on a dispute' : 'a verdict (the item is done)'}</td>
 <td data-label="Since">${time(r.since, '—', m.session.timeZone)}</td></tr>`,
       )}</tbody></table>
 ${pager(

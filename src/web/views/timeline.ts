@@ -95,8 +95,13 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       for (const [field, change] of Object.entries((changes.fields ?? {}) as unknown as Record<string, Change>)) {
         parts.push(html`set ${field}: ${shown(change.from)} → ${shown(change.to)}`);
       }
+      if (changes.responsible_company) parts.push(companyChange(changes.responsible_company as Change<{ name: string } | null>));
       return html`${parts.map((p, i) => html`${i ? '; ' : ''}${p}`)}`;
     }
+    case 'item.disputed':
+      return html`disputed the item: ${quote(d.reason)}`;
+    case 'item.dispute_resolved':
+      return html`resolved the dispute: ${quote(d.note)}`;
     case 'item.links_replaced':
       return html`replaced the document links (${plural((d.document_links as unknown[]).length, 'link')})`;
     case 'item.attachments_added':
@@ -118,6 +123,12 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
     default:
       return html`${label(e.type)}`;
   }
+}
+
+/** "gave the item to Sparks Ltd", "took the item from Sparks Ltd" (docs/design.md §20). */
+function companyChange(change: Change<{ name: string } | null>): SafeHtml {
+  if (change.to) return html`gave the item to ${change.to.name}${change.from ? html` (it was ${change.from.name})` : ''}`;
+  return change.from ? html`took the item from ${change.from.name}` : html``;
 }
 
 interface Place {
@@ -142,6 +153,12 @@ function fromHistory(h: TimelineModel['history'][number]): SafeHtml {
       return html`returned the item to rework${h.from !== h.to ? html` (it was ${badge(h.from)})` : ''}${h.note ? `: ${quote(h.note)}` : ''}`;
     case 'verdict_set':
       return h.note === 'cleared' ? html`cleared the verdict` : html`set the verdict: ${badge(h.note)}`;
+    case 'disputed':
+      return html`disputed the item: ${quote(h.note)}`;
+    case 'dispute_resolved':
+      return html`resolved the dispute: ${quote(h.note)}`;
+    case 'company_changed':
+      return h.note ? html`gave the item to ${h.note}` : html`took the item from its company`;
     case 'location_changed':
       return h.note ? html`placed the item on ${h.note}` : html`removed the item from its plan`;
     default:

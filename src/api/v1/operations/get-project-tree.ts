@@ -44,6 +44,8 @@ export const getProjectTree = defineOperation({
                   location: { plan_id: 1, plan_name: 'Ground floor', x: 0.42, y: 0.31 },
                   category: 'Electrical',
                   fields: { Severity: 'high', 'Cost estimate': '1250' },
+                  responsible_company: { id: 1, name: 'Sparks Ltd' },
+                  ball_in_court: 'company',
                 },
               ],
             },

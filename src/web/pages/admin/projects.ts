@@ -92,6 +92,7 @@ export async function adminProjectPages(app: FastifyInstance, deps: AdminProject
       limited: form.get('access') === 'limited',
       sectionIds: idsOf(form, 'sections'),
       checklistIds: idsOf(form, 'checklists'),
+      companyItemsOnly: form.get('company_items_only') === '1',
     };
     return memberWrite(request, reply, 'member', 'member', (_, recordAudit) =>
       members.setMember(sessionOf(request).user, idParam(request), member, recordAudit),

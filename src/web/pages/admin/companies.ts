@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CompaniesService } from '../../../features/companies/companies.service.js';
+import { validationError } from '../../../errors.js';
+import { formOf, idParam, parseId } from '../../form.js';
+import { sessionOf } from '../../session.js';
+import { companiesPageView } from '../../views/admin-companies.js';
+import type { FormFailure, WebWriter } from '../../web-write.js';
+
+const NOTICES: Record<string, string> = {
+  created: 'The company was added.',
+  changed: 'The company was updated.',
+  person: "The person's company was set.",
+};
+
+async function companiesPage(
+  companies: CompaniesService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  failure?: FormFailure,
+  status = 200,
+) {
+  const saved = (request.query as Record<string, string | undefined>).saved;
+  const [list, people] = await Promise.all([companies.listCompanies(), companies.people()]);
+  const view = companiesPageView({
+    session: sessionOf(request),
+    companies: list,
+    people,
+    notice: failure || !saved ? null : (NOTICES[saved] ?? null),
+    failure: failure ?? null,
+  });
+  return reply.code(status).type('text/html; charset=utf-8').send(view);
+}
+
+/** `/admin/companies` (docs/design.md §20): administrators add and retire companies and set a person's company. */
+export async function adminCompanyPages(app: FastifyInstance, deps: { companies: CompaniesService; webWrite: WebWriter }) {
+  const { companies, webWrite } = deps;
+  const admin = { config: { web: 'admin' as const } };
+  const rerender = (request: FastifyRequest, reply: FastifyReply) => (failure: FormFailure, status: number) =>
+    companiesPage(companies, request, reply, failure, status);
+
+  app.get('/admin/companies', admin, (request, reply) => companiesPage(companies, request, reply));
+
+  app.post('/admin/companies', admin, async (request, reply) => {
+    const form = formOf(request);
+    return webWrite(request, reply, {
+      form: 'new-company',
+      entity: { type: 'company', id: 0 },
+      redirect: () => '/admin/companies?saved=created',
+      rerender: rerender(request, reply),
+      write: (_, recordAudit) =>
+        companies.createCompany(sessionOf(request).user, { name: form.get('name') ?? '', trade: form.get('trade') ?? '' }, recordAudit),
+    });
+  });
+
+  app.post('/admin/companies/:id/retired', admin, async (request, reply) => {
+    const [id, form] = [idParam(request), formOf(request)];
+    return webWrite(request, reply, {
+      form: 'company-retired',
+      entity: { type: 'company', id },
+      redirect: () => '/admin/companies?saved=changed',
+      rerender: rerender(request, reply),
+      write: (_, recordAudit) => companies.setRetired(sessionOf(request).user, id, form.get('retired') === '1', recordAudit),
+    });
+  });
+
+  app.post('/admin/companies/people', admin, async (request, reply) => {
+    const form = formOf(request);
+    const userId = parseId(form.get('user'));
+    const company = form.get('company') ?? '';
+    return webWrite(request, reply, {
+      form: 'user-company',
+      entity: { type: 'user', id: userId ?? 0 },
+      redirect: () => '/admin/companies?saved=person',
+      rerender: rerender(request, reply),
+      write: (_, recordAudit) => {
+        if (userId === null) throw validationError('user', 'choose one of the users');
+        const companyId = company === '' ? null : parseId(company);
+        if (company !== '' && companyId === null) throw validationError('company', 'choose one of the companies');
+        return companies.setUserCompany(sessionOf(request).user, userId, companyId, recordAudit);
+      },
+    });
+  });
+}
