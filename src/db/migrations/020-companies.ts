@@ -32,6 +32,8 @@ function withId(db: Kysely<any>, table: Table): Table {
 
 const HOLDER = ['responsible_company_id', 'dispute_at', 'verdict'];
 const holderChanged = HOLDER.map((c) => `old.${c} IS DISTINCT FROM new.${c}`).join(' OR ');
+/** An answer whose review state (or, never in practice, whose item) changed: whose move it is may have. */
+const answerMoved = 'old.status IS DISTINCT FROM new.status OR old.item_id IS DISTINCT FROM new.item_id';
 
 const upsert = `ON CONFLICT (scope, id) DO UPDATE SET version = cache_versions.version + 1`;
 const bumpTree = `INSERT INTO cache_versions (scope, id, version) SELECT 'tree', new.project_id, 1 WHERE true ${upsert}`;
@@ -55,8 +57,9 @@ async function triggersSqlite(db: Kysely<any>) {
   await run(db, `CREATE TRIGGER cache_answers_ball_insert AFTER INSERT ON answers BEGIN ${bumpAnswersTree('new')}; END`);
   await run(
     db,
-    `CREATE TRIGGER cache_answers_ball_update AFTER UPDATE OF status ON answers WHEN old.status IS DISTINCT FROM new.status BEGIN
+    `CREATE TRIGGER cache_answers_ball_update AFTER UPDATE OF status, item_id ON answers WHEN ${answerMoved} BEGIN
        ${bumpAnswersTree('new')};
+       ${bumpAnswersTree('old')};
      END`,
   );
   await run(
@@ -65,6 +68,7 @@ async function triggersSqlite(db: Kysely<any>) {
        ${bumpAllProjects};
      END`,
   );
+  await run(db, `CREATE TRIGGER cache_companies_delete AFTER DELETE ON companies BEGIN ${bumpAllProjects}; END`);
   await run(
     db,
     `CREATE TRIGGER cache_users_company_update AFTER UPDATE OF company_id ON users WHEN old.company_id IS DISTINCT FROM new.company_id BEGIN
@@ -100,8 +104,9 @@ async function triggersPostgres(db: Kysely<any>) {
 BEGIN
   IF TG_OP = 'INSERT' THEN
     ${bumpAnswersTree('new')};
-  ELSIF old.status IS DISTINCT FROM new.status THEN
+  ELSIF ${answerMoved} THEN
     ${bumpAnswersTree('new')};
+    ${bumpAnswersTree('old')};
   END IF;
   RETURN NULL;
 END
@@ -112,8 +117,11 @@ $fn$`,
     `CREATE CONSTRAINT TRIGGER cache_answers_ball_bump AFTER INSERT OR UPDATE ON answers DEFERRABLE INITIALLY DEFERRED
        FOR EACH ROW EXECUTE FUNCTION cache_bump_answers_ball()`,
   );
-  await plpgsql(db, 'cache_bump_companies', 'old.name IS DISTINCT FROM new.name', bumpAllProjects);
-  await run(db, `CREATE TRIGGER cache_companies_bump AFTER UPDATE ON companies FOR EACH ROW EXECUTE FUNCTION cache_bump_companies()`);
+  await plpgsql(db, 'cache_bump_companies', "TG_OP = 'DELETE' OR old.name IS DISTINCT FROM new.name", bumpAllProjects);
+  await run(
+    db,
+    `CREATE TRIGGER cache_companies_bump AFTER UPDATE OR DELETE ON companies FOR EACH ROW EXECUTE FUNCTION cache_bump_companies()`,
+  );
   await plpgsql(db, 'cache_bump_users_company', 'old.company_id IS DISTINCT FROM new.company_id', bumpUsersProjects);
   await run(db, `CREATE TRIGGER cache_users_company_bump AFTER UPDATE ON users FOR EACH ROW EXECUTE FUNCTION cache_bump_users_company()`);
 }
@@ -194,6 +202,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     await run(db, 'DROP TRIGGER IF EXISTS cache_answers_ball_update');
     await run(db, 'DROP TRIGGER IF EXISTS cache_answers_ball_insert');
     await run(db, 'DROP TRIGGER IF EXISTS cache_companies_update');
+    await run(db, 'DROP TRIGGER IF EXISTS cache_companies_delete');
     await run(db, 'DROP TRIGGER IF EXISTS cache_items_holder_update');
   }
   await db.schema.dropTable('company_pack_sends').execute();

@@ -64,6 +64,11 @@ beforeAll(async () => {
   const category = await server.ctx.vocabulary.addCategory(admin, PROJECT, 'Electrical');
   const field = await server.ctx.vocabulary.addField(admin, PROJECT, { name: 'Severity', kind: 'choice', options: ['low', 'high'] });
   await server.ctx.structure.updateItem(admin, ITEM, { vocabulary: { categoryId: category, values: new Map([[field, 'high']]) } });
+  // A company holding the item, the executor's company (docs/design.md §20), and another for the probes.
+  const company = await server.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
+  await server.ctx.companies.createCompany(admin, { name: 'Drywall Crew', trade: 'Drywall' });
+  await server.ctx.companies.setUserCompany(admin, USERS.executor, company.id);
+  await server.ctx.structure.updateItem(admin, ITEM, { companyId: company.id });
   // A second field and category for the probes to move the item's to.
   await server.ctx.vocabulary.addField(admin, PROJECT, { name: 'Cost', kind: 'number' });
   await server.ctx.vocabulary.addCategory(admin, PROJECT, 'Plumbing');
@@ -211,6 +216,7 @@ const SUBJECT: Record<string, string> = {
   sections: 'id = (SELECT MIN(id) FROM sections WHERE project_id = 1)',
   checklists: 'id = (SELECT MIN(id) FROM checklists WHERE project_id = 1)',
   categories: `id = (SELECT category_id FROM items WHERE id = ${ITEM})`,
+  companies: `id = (SELECT responsible_company_id FROM items WHERE id = ${ITEM})`,
   custom_fields: `id = (SELECT MIN(field_id) FROM item_field_values WHERE item_id = ${ITEM})`,
   item_field_values: `item_id = ${ITEM} AND field_id = (SELECT MIN(field_id) FROM item_field_values WHERE item_id = ${ITEM})`,
 };
@@ -228,6 +234,9 @@ const REFERENCES: Record<string, keyof Database> = {
   created_by: 'users',
   uploaded_by: 'users',
   category_id: 'categories',
+  responsible_company_id: 'companies',
+  company_id: 'companies',
+  dispute_by: 'users',
   field_id: 'custom_fields',
 };
 

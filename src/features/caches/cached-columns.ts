@@ -50,7 +50,7 @@ export const TREE_CHECKLIST_FIELDS = [
 ] as const satisfies readonly (keyof Database['checklists'])[];
 
 /** The access check's reads (the actor's membership), in both reads: a changed access changes the answer. */
-const MEMBERSHIP = ['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids'] as const;
+const MEMBERSHIP = ['project_id', 'user_id', 'role', 'section_ids', 'checklist_ids', 'company_items_only'] as const;
 
 /** A custom field as an item shows it (its name, in the fields' order), and a value in each of its typed columns. */
 const VOCABULARY_FIELDS = ['id', 'name', 'position'] as const;
@@ -64,7 +64,9 @@ export const CACHED_READS = {
     projects: '*',
     project_members: MEMBERSHIP,
     item_participants: ['item_id', 'user_id'],
-    users: ['id', 'name'],
+    // The reader's company decides what a member limited to it sees (docs/design.md §20).
+    users: ['id', 'name', 'company_id'],
+    companies: ['id', 'name'],
     comments: ['id', 'item_id', 'author_id', 'text', 'created_at'],
     answers: ['id', 'item_id', 'author_id', 'text', 'status', 'created_at', 'updated_at'],
     document_links: ['id', 'item_id', 'answer_id', 'kind', 'title', 'url', 'position'],
@@ -83,8 +85,13 @@ export const CACHED_READS = {
     sections: TREE_SECTION_FIELDS,
     checklists: TREE_CHECKLIST_FIELDS,
     // The listed fields, and what the tree filters (project), counts by (section) and orders by (position).
-    items: [...TREE_ITEM_FIELDS, 'project_id', 'section_id', 'position'],
+    items: [...TREE_ITEM_FIELDS, 'project_id', 'section_id', 'position', 'responsible_company_id'],
     plans: ['id', 'name'],
+    // Whose move it is (docs/design.md §20): an answer waiting for review; the company holding the item; the
+    // reader's company (a member limited to it).
+    answers: ['id', 'item_id', 'status'],
+    companies: ['id', 'name'],
+    users: ['id', 'company_id'],
     categories: ['id', 'name'],
     custom_fields: VOCABULARY_FIELDS,
     item_field_values: ['item_id', 'field_id', 'project_id', ...FIELD_VALUES],
