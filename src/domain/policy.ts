@@ -35,6 +35,8 @@ export interface ItemTarget extends ProjectTarget {
   participantIds: readonly number[];
   /** Set when the action concerns an answer of the item. */
   answerAuthorId?: number;
+  /** Set when the action concerns a photo (`photo.describe`): who uploaded it. */
+  photoUploaderId?: number | null;
 }
 
 /**
@@ -58,7 +60,9 @@ export type ItemAction =
   /** Create an item in this item's checklist, edit its text, description and participants, move it (docs/design.md §14). */
   | 'item.edit'
   /** Place the item on a plan, move its pin, take it off (docs/design.md §19): managers and admins. */
-  | 'item.place';
+  | 'item.place'
+  /** Change a photo's stage or caption (docs/design.md §22): its uploader, or a manager. */
+  | 'photo.describe';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [
   'read',
@@ -73,6 +77,7 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'item.rework',
   'item.edit',
   'item.place',
+  'photo.describe',
 ];
 
 function isLimited(membership: Membership): boolean {
@@ -133,6 +138,8 @@ export function can(actor: Actor, action: ItemAction, target: ItemTarget): boole
       return participant;
     case 'answer.images':
       return participant || target.answerAuthorId === actor.id;
+    case 'photo.describe':
+      return target.photoUploaderId === actor.id;
     default:
       return false;
   }

@@ -17,6 +17,7 @@ import * as m016 from './016-cache-versions-without-rowid.js';
 import * as m017 from './017-review-indexes.js';
 import * as m018 from './018-review-order-indexes.js';
 import * as m019 from './019-plans.js';
+import * as m022 from './022-photo-markup.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '017-review-indexes': m017,
   '018-review-order-indexes': m018,
   '019-plans': m019,
+  '022-photo-markup': m022,
 };

@@ -9,7 +9,8 @@ interface LinkRow {
   url: string;
 }
 
-type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
+type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by' | 'annotates' | 'stage' | 'caption' | 'markup_key'> &
+  Partial<Pick<Selectable<AttachmentsTable>, 'annotates' | 'stage' | 'caption'>>;
 
 export interface LinkView {
   id: number;
@@ -29,6 +30,11 @@ export interface AttachmentView {
   width: number;
   height: number;
   created_at: string;
+  /** The photo this marked-up picture was drawn on (docs/design.md §22); null for a photo as taken. */
+  annotates: number | null;
+  /** `defect`, `fix`, or null for none. */
+  stage: string | null;
+  caption: string | null;
 }
 
 export interface UserRef {
@@ -125,5 +131,18 @@ export function attachmentView(baseUrl: string, row: AttachmentRow): AttachmentV
     width: row.width,
     height: row.height,
     created_at: row.created_at,
+    annotates: row.annotates ?? null,
+    stage: row.stage ?? null,
+    caption: row.caption ?? null,
   };
+}
+
+/**
+ * Photos in the order they are shown (docs/design.md §22): each photo as taken, preceded by its marked-up
+ * pictures, newest first; otherwise in upload order.
+ */
+export function inShowingOrder<T extends { id: number; annotates: number | null }>(photos: readonly T[]): T[] {
+  const ids = new Set(photos.map((p) => p.id));
+  const markups = (id: number) => photos.filter((p) => p.annotates === id).sort((a, b) => b.id - a.id);
+  return photos.filter((p) => p.annotates === null || !ids.has(p.annotates)).flatMap((p) => [...markups(p.id), p]);
 }
