@@ -260,6 +260,13 @@ export function createAttachmentsService(deps: {
     prepare,
     attachToItem,
 
+    /** The photo, when it is one of this item's or its answers' and the actor sees it; 404 otherwise. */
+    async photoOfItem(actor: Actor, attachmentId: number, itemId: number) {
+      const photo = await visiblePhoto(actor, attachmentId);
+      if (photo.item_id !== itemId) throw notFound('The photo');
+      return photo;
+    },
+
     /** Adds images to an answer; an approved or rejected answer goes back to `pending` for re-review. */
     async attachToAnswer(
       actor: Actor,

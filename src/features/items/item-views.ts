@@ -35,6 +35,8 @@ export interface AttachmentView {
   /** `defect`, `fix`, or null for none. */
   stage: string | null;
   caption: string | null;
+  /** Who uploaded it (the item page offers its stage and caption to them): the card only, not in v1's schema. */
+  uploaded_by?: number | null;
 }
 
 export interface UserRef {
@@ -145,4 +147,19 @@ export function inShowingOrder<T extends { id: number; annotates: number | null 
   const ids = new Set(photos.map((p) => p.id));
   const markups = (id: number) => photos.filter((p) => p.annotates === id).sort((a, b) => b.id - a.id);
   return photos.filter((p) => p.annotates === null || !ids.has(p.annotates)).flatMap((p) => [...markups(p.id), p]);
+}
+
+/**
+ * The defect and fix photos shown side by side (the item page, the PDF report; docs/design.md §22): of each photo as
+ * taken, its newest marked-up picture (or itself), by that picture's stage, in upload order.
+ */
+export function beforeAndAfter<T extends { id: number; annotates: number | null; stage: string | null }>(
+  photos: readonly T[],
+): { defect: T[]; fix: T[] } {
+  const ids = new Set(photos.map((p) => p.id));
+  const leads = photos
+    .filter((p) => p.annotates === null || !ids.has(p.annotates))
+    .sort((a, b) => a.id - b.id)
+    .map((original) => photos.filter((p) => p.annotates === original.id).sort((a, b) => b.id - a.id)[0] ?? original);
+  return { defect: leads.filter((p) => p.stage === 'defect'), fix: leads.filter((p) => p.stage === 'fix') };
 }

@@ -110,7 +110,11 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     const { comments, answers, links, attachments, history, planName } = await reads.items.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
     const photos = (answerId: number | null) =>
-      inShowingOrder(attachments.filter((a) => a.answer_id === answerId).map((a) => attachmentView(urls.baseUrl, a)));
+      inShowingOrder(
+        attachments
+          .filter((a) => a.answer_id === answerId)
+          .map((a) => ({ ...attachmentView(urls.baseUrl, a), uploaded_by: a.uploaded_by })),
+      );
     const itemAttachments = photos(null);
     return {
       item: {
