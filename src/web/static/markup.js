@@ -157,6 +157,9 @@
       stage.on('mouseup touchend mouseleave touchcancel', end);
       surface.setAttribute('data-ready', 'true');
     };
+    image.onerror = function () {
+      surface.textContent = 'The photo could not be loaded: without a network, only photos seen before can be marked up.';
+    };
     image.src = button.getAttribute('data-markup-src');
   }
 
@@ -183,9 +186,13 @@
         var transfer = new DataTransfer();
         transfer.items.add(new File([blob], 'markup.jpg', { type: 'image/jpeg' }));
         fileInput.files = transfer.files;
-        form.requestSubmit();
         button.disabled = false;
-        if (!navigator.onLine) close();
+        // Without a network: into the outbox, as the page's other forms (sent, once, when it is back).
+        var outbox = !navigator.onLine && window.punchlistOutbox ? window.punchlistOutbox.queue(form) : Promise.resolve(false);
+        outbox.then(function (queued) {
+          if (queued === false) form.requestSubmit();
+          else close();
+        });
       },
     });
   }
