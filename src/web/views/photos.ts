@@ -90,7 +90,7 @@ export function beforeAfterSection(photos: readonly PhotoLike[]): SafeHtml {
   const column = (testId: string, title: string, list: PhotoLike[]) =>
     html`<div class="stage-column" data-testid="${testId}"><h3>${title}</h3>${
       list.length
-        ? html`<ul class="images">${list.map((p) => html`<li>${photoFigure(p)}</li>`)}</ul>`
+        ? html`<ul class="stage-photos">${list.map((p) => html`<li>${photoFigure(p)}</li>`)}</ul>`
         : html`<p class="muted">None yet.</p>`
     }</div>`;
   return html`<section class="card before-after" aria-labelledby="before-after-title" data-testid="before-after">
