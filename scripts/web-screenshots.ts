@@ -7,7 +7,8 @@
  * Writes docs/images/item-page-desktop.png (1280 wide, the top 1600 px) and docs/images/item-page-phone.png
  * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit; and the
  * plan's page (the demo's floor plan, three items pinned) as docs/images/plan-page-desktop.png and plan-page-phone.png;
- * a project's dashboard as docs/images/dashboard-desktop.png and dashboard-phone.png.
+ * a project's dashboard as docs/images/dashboard-desktop.png and dashboard-phone.png;
+ * the markup view (docs/design.md §22) with an ellipse drawn as docs/images/markup-desktop.png and markup-phone.png.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,26 @@ async function shoot(page: Page, name: string, maxHeight: number) {
   if (size > MAX_BYTES) throw new Error(`${name} is ${size} bytes: more than ${MAX_BYTES}`);
 }
 
+/** The markup view open on the item's first photo, an ellipse drawn around the extinguisher; the viewport only. */
+async function shootMarkup(page: Page, name: string) {
+  await page.getByRole('button', { name: 'Mark up' }).first().click();
+  const surface = page.locator('[data-testid="markup-canvas"][data-ready="true"]');
+  await surface.waitFor();
+  await page.getByRole('button', { name: 'Ellipse' }).click();
+  const box = (await surface.locator('canvas').first().boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.18);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.62, box.y + box.height * 0.85, { steps: 8 });
+  await page.mouse.up();
+  await page.getByLabel('Caption', { exact: true }).last().fill('Tag missing on the extinguisher');
+  const raw = await page.screenshot();
+  const png = await sharp(raw).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
+  const path = join(OUT, name);
+  writeFileSync(path, png);
+  console.log(`${relative(ROOT, path)}: ${Math.round(statSync(path).size / 1024)} KiB`);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+}
+
 async function main() {
   if (!existsSync(CHROMIUM))
     throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
@@ -100,6 +121,8 @@ async function main() {
     const phone = await signedInPage(browser, server, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await phone.goto(server.url + '/items/1000');
     await shoot(phone, 'item-page-phone.png', 2400);
+    await shootMarkup(desktop, 'markup-desktop.png');
+    await shootMarkup(phone, 'markup-phone.png');
 
     // Plans and pins (docs/design.md §19): the demo's floor plan in project 1, three items pinned on it.
     const manager = { id: 2, role: 'member' as const };

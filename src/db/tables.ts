@@ -306,6 +306,14 @@ export interface AttachmentsTable {
   height: number;
   uploaded_by: number | null;
   created_at: string;
+  /** The attachment this marked-up picture was drawn on (docs/design.md §22); null for a photo as taken. */
+  annotates: number | null;
+  /** `defect`, `fix` or null. */
+  stage: string | null;
+  /** Plain text, ≤ 200 characters; null for none. */
+  caption: string | null;
+  /** The markup view's key of a "Save markup", unique per uploader: the same drawing is stored once. */
+  markup_key: string | null;
 }
 
 export interface ApiTokensTable {

@@ -389,13 +389,14 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   const [maria, egor, elena, oscar, alice] = await Promise.all(
     [DEMO_EMAIL, 'executor@demo.test', 'executor2@demo.test', 'observer@demo.test', 'admin@demo.test'].map(person),
   );
-  const photo = (name: string) => {
+  const file = (name: string) => {
     const path = join(PHOTOS, name);
-    return () => ctx.attachments.prepare([{ originalName: name, path, size: statSync(path).size, oversized: false }]);
+    return { originalName: name, path, size: statSync(path).size, oversized: false };
   };
   // docs/design.md §21: the fit-out's own vocabulary — trades as categories, severity and a cost estimate.
   on(-22, 9);
   const trades = await demoVocabulary(ctx, maria!);
+  const photo = (name: string, caption?: string) => () => ctx.attachments.prepare([file(name)], caption ? { caption } : {});
   const raise = (checklist: number, input: Parameters<AppContext['structure']['createItem']>[2]) =>
     ctx.structure.createItem(maria!, checklist, input);
 
@@ -407,7 +408,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     priority: 'high',
     deadline: date(5),
     requires_answer: true,
-    prepareImages: photo('crack.jpg'),
+    prepareImages: photo('crack.jpg', 'Crack from the window sill upwards, about 40 cm'),
     vocabulary: trades.of('Plastering', 'major', '350'),
   });
   on(-20, 10);
@@ -445,6 +446,19 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   await ctx.itemWrites.setStatus(egor!, crack, 'in_progress');
   on(-16, 8.5);
   await ctx.comments.addComment(egor!, crack, { text: 'Plasterer booked for Thursday; it is only the plaster layer.' });
+  // Photos that show the defect (docs/design.md §22): the executor circles the crack on the manager's photo, then
+  // answers with the photo of the fix; both stages side by side on the item page and in the report.
+  on(-16, 9);
+  const [crackPhoto] = (await ctx.items.getItemCard(egor!, crack)).item.attachments;
+  await ctx.attachments.markUp(egor!, crackPhoto!.id, file('crack-marked.jpg'), {
+    caption: 'Only the plaster layer is cracked (circled)',
+    markupKey: 'demo-crack-markup',
+  });
+  on(-13, 17);
+  await ctx.answers.addAnswer(egor!, crack, {
+    text: 'Crack raked out, filled and painted.',
+    prepareImages: photo('crack-fixed.jpg', 'Filled, sanded and painted over'),
+  });
   on(-12, 13);
   await ctx.itemWrites.setStatus(elena!, socket, 'blocked');
   on(-12, 13.5);

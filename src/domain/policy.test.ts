@@ -37,16 +37,18 @@ const COLUMNS = [
   'item.place',
   'item.dispute',
   'item.resolve_dispute',
+  'photo.describe',
 ] as const;
 // A dispute is the item's executors' word (docs/design.md §20): not the managers', not even an admin's.
-//                                      read status plan comm answ mater aimg review verdict rework edit place disp resolve
+// photo: a photo's stage and caption, of a photo somebody else uploaded (the uploader's own: below).
+//                                      read status plan comm answ mater aimg review verdict rework edit place disp resolve photo
 const TABLE: Record<Who, boolean[]> = {
-  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, N, Y],
-  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, N, Y],
-  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N, N, Y, N],
-  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N, N, N, N],
-  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N, N, N, N],
-  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N, N, N, N],
+  admin: /*                         */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, N, Y, Y],
+  manager: /*                       */ [Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, Y, N, Y, Y],
+  'executor participant': /*        */ [Y, Y, N, Y, Y, Y, Y, N, N, N, N, N, Y, N, N],
+  'executor non-participant': /*    */ [Y, N, N, Y, N, N, N, N, N, N, N, N, N, N, N],
+  observer: /*                      */ [Y, N, N, Y, N, N, N, N, N, N, N, N, N, N, N],
+  'non-member': /*                  */ [N, N, N, N, N, N, N, N, N, N, N, N, N, N, N],
 };
 
 type Access = 'full' | 'partial via section' | 'partial via checklist' | 'partial excluding it';
@@ -90,6 +92,7 @@ function targetOf(who: Who, access: Access, archived: boolean): ItemTarget {
     checklistId: CHECKLIST,
     participantIds: who === 'executor participant' ? [OTHER_USER, ACTOR_ID] : [OTHER_USER],
     answerAuthorId: OTHER_USER,
+    photoUploaderId: OTHER_USER,
   };
 }
 
@@ -126,6 +129,20 @@ describe('can(): docs/design.md §3 for items', () => {
     const writes = CASES.filter((c) => c.action !== 'read');
     expect(writes.filter((c) => !c.archived && c.allowed).length).toBeGreaterThan(0);
     expect(writes.filter((c) => c.archived && c.allowed)).toEqual([]);
+  });
+});
+
+describe('can(): the stage and caption of a photo, for its uploader (docs/design.md §22)', () => {
+  it('lets the executor who uploaded it change them, in an active project they see, whether a participant or not', () => {
+    for (const who of ['executor participant', 'executor non-participant'] as const) {
+      const target = { ...targetOf(who, 'full', false), photoUploaderId: ACTOR_ID };
+      expect(can(actorOf(who), 'photo.describe', target)).toBe(true);
+      expect(can(actorOf(who), 'photo.describe', { ...target, archived: true })).toBe(false);
+      expect(can(actorOf(who), 'photo.describe', { ...targetOf(who, 'partial excluding it', false), photoUploaderId: ACTOR_ID })).toBe(
+        false,
+      );
+    }
+    expect(can(actorOf('observer'), 'photo.describe', { ...targetOf('observer', 'full', false), photoUploaderId: ACTOR_ID })).toBe(false);
   });
 });
 

@@ -45,6 +45,8 @@ export interface ItemTarget extends ProjectTarget {
   responsibleCompanyId?: number | null;
   /** Set when the action concerns an answer of the item. */
   answerAuthorId?: number;
+  /** Set when the action concerns a photo (`photo.describe`): who uploaded it. */
+  photoUploaderId?: number | null;
 }
 
 /**
@@ -72,7 +74,10 @@ export type ItemAction =
   /** Dispute the item (docs/design.md §20): its executors (participants with the executor role) only. */
   | 'item.dispute'
   /** Resolve an open dispute (reassign the company or keep it): managers and admins. */
-  | 'item.resolve_dispute';
+  | 'item.resolve_dispute'
+
+  /** Change a photo's stage or caption (docs/design.md §22): its uploader, or a manager. */
+  | 'photo.describe';
 
 export const ITEM_ACTIONS: readonly ItemAction[] = [
   'read',
@@ -89,6 +94,7 @@ export const ITEM_ACTIONS: readonly ItemAction[] = [
   'item.place',
   'item.dispute',
   'item.resolve_dispute',
+  'photo.describe',
 ];
 
 function isLimited(membership: Membership): boolean {
@@ -159,6 +165,8 @@ export function can(actor: Actor, action: ItemAction, target: ItemTarget): boole
       return participant;
     case 'answer.images':
       return participant || target.answerAuthorId === actor.id;
+    case 'photo.describe':
+      return target.photoUploaderId === actor.id;
     default:
       return false;
   }

@@ -29,6 +29,12 @@ export const MAX_TEXT_LENGTH = 20_000;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_LINK_TITLE_LENGTH = 500;
 
+/** A photo's stage (docs/design.md §22): the defect as found, or its fix; null for none. */
+export const PHOTO_STAGES = ['defect', 'fix'] as const;
+export type PhotoStage = (typeof PHOTO_STAGES)[number];
+/** A photo's caption: plain text, at most 200 characters (code points). */
+export const MAX_CAPTION_LENGTH = 200;
+
 /** A real calendar date written as YYYY-MM-DD. */
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -59,6 +65,8 @@ export const EVENT_TYPES = [
   // Companies (docs/design.md §20): a dispute raised by the item's executor, and its resolution by a manager.
   'item.disputed',
   'item.dispute_resolved',
+  // Photos (docs/design.md §22): a photo's stage or caption changed; data `{attachment, changes: {field: {from, to}}}`.
+  'attachment.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -39,6 +39,17 @@ export const OPENSEADRAGON = {
   path: `/assets/vendor/openseadragon.min.js?v=${createHash('sha256').update(readFileSync(openSeadragonFile)).digest('hex').slice(0, 12)}`,
 };
 
+/** Konva (MIT), the drawing surface of the markup view (docs/design.md §22), from its npm package like OpenSeadragon. */
+// The package exports no subpath for its browser build: found beside its package.json.
+const konvaFile = `${dirname(createRequire(import.meta.url).resolve('konva/package.json'))}/konva.min.js`;
+export const KONVA_DIR = dirname(konvaFile);
+export const KONVA_FILES = ['konva.min.js'];
+export const KONVA = {
+  path: `/assets/vendor/konva/konva.min.js?v=${createHash('sha256').update(readFileSync(konvaFile)).digest('hex').slice(0, 12)}`,
+};
+/** The markup view: drawing on a photo and saving the picture (web/static/markup.js). */
+export const MARKUP_SCRIPT = asset('markup.js');
+
 export const ICONS = [192, 512].map((size) => ({ size, ...asset(`icon-${size}.png`) }));
 
 /**

@@ -37,6 +37,8 @@ export async function uploadRoutes(
 // Every field is optional: a form's own checks (CSRF, the services) say what is missing.
 const text = Type.Optional(Type.String());
 const guards = { _csrf: text, _key: text };
+/** A photo's stage and caption (docs/design.md §22), beside the photos of every photo form. */
+const photoDetails = { stage: text, caption: text };
 const linkRows = Object.fromEntries(
   Array.from({ length: MAX_LINKS + EMPTY_LINK_ROWS }, (_, row) =>
     ['title', 'url', 'kind'].map((part) => [`link-${row}-${part}`, text]),
@@ -45,8 +47,10 @@ const linkRows = Object.fromEntries(
 
 /** The fields each photo form may send (anything else is refused, as in v1): photos alone, or an answer with them. */
 export const PHOTO_FORMS = {
-  photos: Type.Object(guards),
-  answer: Type.Object({ ...guards, text, ...linkRows }),
+  photos: Type.Object({ ...guards, ...photoDetails }),
+  answer: Type.Object({ ...guards, text, ...linkRows, ...photoDetails }),
+  /** "Save markup" (docs/design.md §22): the drawn picture, and its caption. */
+  markup: Type.Object({ ...guards, ...photoDetails }),
   /** "Add item" (docs/design.md §14): the item's fields, its participants (a multiple select: repeated) and its photos. */
   item: Type.Object({
     ...guards,
@@ -64,6 +68,7 @@ export const PHOTO_FORMS = {
     // The project's category and custom fields (docs/design.md §21).
     vocabulary_sent: text,
     category: text,
+    ...photoDetails,
   }),
 };
 

@@ -2,7 +2,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { STATIC_DIR, VENDOR_DIR, VENDOR_FILES } from './assets.js';
+import { KONVA_DIR, KONVA_FILES, STATIC_DIR, VENDOR_DIR, VENDOR_FILES } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';
 import { adminCompanyPages } from './pages/admin/companies.js';
@@ -123,6 +123,16 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     wildcard: false,
     decorateReply: false,
     allowedPath: (path) => VENDOR_FILES.includes(path.replace(/^\//, '')),
+  });
+  await app.register(fastifyStatic, {
+    root: KONVA_DIR,
+    prefix: '/assets/vendor/konva/',
+    maxAge: '365d',
+    immutable: true,
+    index: false,
+    wildcard: false,
+    decorateReply: false,
+    allowedPath: (path) => KONVA_FILES.includes(path.replace(/^\//, '')),
   });
   // Browsers ask for /favicon.ico on pages (and files) that do not name their icon: the same SVG.
   app.get('/favicon.ico', { config: { web: 'public' } }, async (_request, reply) =>

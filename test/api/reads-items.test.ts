@@ -49,6 +49,9 @@ describe('items/get', () => {
         width: 32,
         height: 16,
         created_at: '2026-01-02T00:00:00.000Z',
+        annotates: null,
+        stage: null,
+        caption: null,
       },
     ]);
     expect(item.answers).toHaveLength(2);

@@ -1,6 +1,15 @@
 import { Type, type TSchema, type TString, type TUnsafe } from 'typebox';
+import {
+  ANSWER_STATUSES,
+  EVENT_TYPES,
+  ITEM_STATUSES,
+  LINK_KINDS,
+  MAX_CAPTION_LENGTH,
+  PHOTO_STAGES,
+  PRIORITIES,
+  SEARCH_ENTITY_TYPES,
+} from '../../domain/values.js';
 import { BALL_IN_COURT } from '../../domain/ball-in-court.js';
-import { ANSWER_STATUSES, EVENT_TYPES, ITEM_STATUSES, LINK_KINDS, PRIORITIES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
 
@@ -156,6 +165,16 @@ export const Attachment = Type.Object({
   width: Type.Integer(),
   height: Type.Integer(),
   created_at: DateTime(),
+  // Photos that show the defect (docs/design.md §22).
+  annotates: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The photo this marked-up picture was drawn on (an attachment id), or null for a photo as taken',
+  }),
+  stage: Type.Union([Type.Enum([...PHOTO_STAGES]), Type.Null()], {
+    description: '`defect` (raised with the item), `fix` (with an answer, or added while in progress or done), or null for none',
+  }),
+  caption: Type.Union([Type.String({ maxLength: MAX_CAPTION_LENGTH }), Type.Null()], {
+    description: `Plain text, at most ${MAX_CAPTION_LENGTH} characters, or null`,
+  }),
 });
 
 export const Comment = Type.Object({

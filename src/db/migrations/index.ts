@@ -17,9 +17,10 @@ import * as m016 from './016-cache-versions-without-rowid.js';
 import * as m017 from './017-review-indexes.js';
 import * as m018 from './018-review-order-indexes.js';
 import * as m019 from './019-plans.js';
-import * as m021 from './021-categories-fields-templates.js';
-import * as m025 from './025-languages.js';
 import * as m020 from './020-companies.js';
+import * as m021 from './021-categories-fields-templates.js';
+import * as m022 from './022-photo-markup.js';
+import * as m025 from './025-languages.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -41,7 +42,8 @@ export const migrations: Record<string, Migration> = {
   '017-review-indexes': m017,
   '018-review-order-indexes': m018,
   '019-plans': m019,
-  '021-categories-fields-templates': m021,
-  '025-languages': m025,
   '020-companies': m020,
+  '021-categories-fields-templates': m021,
+  '022-photo-markup': m022,
+  '025-languages': m025,
 };

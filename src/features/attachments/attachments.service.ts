@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../clock.js';
 import type { Actor } from '../../domain/policy.js';
-import type { EventType } from '../../domain/values.js';
-import { invalidData, notFound, type FieldError } from '../../errors.js';
+import { MAX_CAPTION_LENGTH, PHOTO_STAGES, type EventType, type PhotoStage } from '../../domain/values.js';
+import { invalidData, notFound, validationError, type FieldError } from '../../errors.js';
 import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';
@@ -28,6 +28,53 @@ export interface ImageOwner {
   /** null: images of the item itself. */
   answerId: number | null;
   actorId: number;
+}
+
+/**
+ * What a photo says besides its pixels (docs/design.md §22). `stage` undefined: by when and where it is added
+ * (`defectOrFix`); null: none. `annotates`: the photo a marked-up picture was drawn on.
+ */
+export interface PhotoDetails {
+  stage?: PhotoStage | null;
+  caption?: string | null;
+  annotates?: number;
+  /** A markup's key from the markup view: the same key again stores nothing more. */
+  markupKey?: string;
+}
+
+/**
+ * A photo form's "Stage" and "Caption" (web and v1 alike): stage `defect`, `fix`, `none`, or empty/absent for the
+ * default; caption plain text, trimmed, at most 200 characters (empty: none). A bad value → 422 naming its field.
+ */
+export function photoDetailsOf(fields: { stage?: string | null; caption?: string | null }): PhotoDetails {
+  const details: PhotoDetails = {};
+  const stage = fields.stage?.trim() ?? '';
+  if (stage === 'none') details.stage = null;
+  else if ((PHOTO_STAGES as readonly string[]).includes(stage)) details.stage = stage as PhotoStage;
+  else if (stage !== '') throw validationError('stage', `choose one of ${PHOTO_STAGES.join(', ')} or none`);
+  if (fields.caption != null) details.caption = captionOf(fields.caption);
+  return details;
+}
+
+/** Plain text, trimmed, line breaks and control characters as spaces; empty: none; over 200 characters → 422. */
+export function captionOf(value: string): string | null {
+  const caption = value.replace(UNDISPLAYABLE, ' ').replace(/\s+/g, ' ').trim();
+  if (Array.from(caption).length > MAX_CAPTION_LENGTH) {
+    throw validationError('caption', `must be at most ${MAX_CAPTION_LENGTH} characters`);
+  }
+  return caption === '' ? null : caption;
+}
+
+/** A markup's key, as an idempotency key: 1–255 printable ASCII characters. */
+const MARKUP_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The stage a photo gets when none is chosen (docs/design.md §22): `fix` with an answer or while the item is in
+ * progress or done, `defect` while it is pending (raised with it, or added before work started), none otherwise.
+ */
+function defectOrFix(answerId: number | null, itemStatus: string | undefined): PhotoStage | null {
+  if (answerId !== null || itemStatus === 'in_progress' || itemStatus === 'done') return 'fix';
+  return itemStatus === 'pending' ? 'defect' : null;
 }
 
 /** Checked and converted images, ready to be stored by an item write (see `staged` below). */
@@ -102,7 +149,7 @@ export function createAttachmentsService(deps: {
    * caller's item write (putting the blobs first if that has not happened), `discard` removes the blobs again
    * when the write fails, so nothing is left half-done.
    */
-  function staged(files: IncomingImage[], converted: ConvertedImage[]): PreparedImages {
+  function staged(files: IncomingImage[], converted: ConvertedImage[], details: PhotoDetails): PreparedImages {
     let keys: string[] = [];
     const put = async (prefix: string) => {
       keys = converted.map(() => `${prefix}/${randomUUID()}.webp`);
@@ -112,6 +159,10 @@ export function createAttachmentsService(deps: {
       put,
       async insert(repos, owner, now) {
         if (keys.length === 0) await put(owner.answerId === null ? `items/${owner.itemId}` : `answers/${owner.answerId}`);
+        const stage =
+          details.stage !== undefined
+            ? details.stage
+            : defectOrFix(owner.answerId, owner.answerId === null ? (await repos.items.currentStatus(owner.itemId))?.status : undefined);
         const rows = await repos.attachments.insertMany(
           converted.map((image, i) => ({
             item_id: owner.itemId,
@@ -124,6 +175,10 @@ export function createAttachmentsService(deps: {
             height: image.height,
             uploaded_by: owner.actorId,
             created_at: now,
+            annotates: details.annotates ?? null,
+            stage,
+            caption: details.caption ?? null,
+            markup_key: details.markupKey ?? null,
           })),
         );
         // Multi-row RETURNING order is not guaranteed: answer in upload order.
@@ -167,27 +222,59 @@ export function createAttachmentsService(deps: {
   }
 
   /** Checks and converts every file first: one bad file refuses them all (422) and nothing is stored. */
-  async function prepare(files: IncomingImage[]): Promise<PreparedImages> {
-    return staged(files, await convertAll(files));
+  async function prepare(files: IncomingImage[], details: PhotoDetails = {}): Promise<PreparedImages> {
+    return staged(files, await convertAll(files), details);
   }
 
-  return {
-    prepare,
+  /** A photo the actor can see (its item's or its answer's), or 404 as for a missing id. */
+  async function visiblePhoto(actor: Actor, attachmentId: number) {
+    const photo = await repo.findPhoto(attachmentId);
+    if (!photo) throw notFound('The photo');
+    try {
+      await items.access(actor, photo.item_id);
+    } catch {
+      throw notFound('The photo');
+    }
+    return photo;
+  }
 
-    async attachToItem(actor: Actor, itemId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
-      await items.authorize(actor, itemId, 'item.materials');
-      const attachments = await store(
-        actor,
-        { itemId, answerId: null, actorId: actor.id },
-        await prepare(files),
-        buildAudit,
-        async (_repos, _now, views) => ['item.attachments_added', { attachments: views }],
-      );
-      return { attachments };
+  async function attachToItem(
+    actor: Actor,
+    itemId: number,
+    files: IncomingImage[],
+    buildAudit?: AuditEntryBuilder,
+    details: PhotoDetails = {},
+  ) {
+    await items.authorize(actor, itemId, 'item.materials');
+    const attachments = await store(
+      actor,
+      { itemId, answerId: null, actorId: actor.id },
+      await prepare(files, details),
+      buildAudit,
+      async (_repos, _now, views) => ['item.attachments_added', { attachments: views }],
+    );
+    return { attachments };
+  }
+
+  const service = {
+    prepare,
+    attachToItem,
+
+    /** The photo, when it is one of this item's or its answers' and the actor sees it; 404 otherwise. */
+    async photoOfItem(actor: Actor, attachmentId: number, itemId: number) {
+      const photo = await visiblePhoto(actor, attachmentId);
+      if (photo.item_id !== itemId) throw notFound('The photo');
+      return photo;
     },
 
     /** Adds images to an answer; an approved or rejected answer goes back to `pending` for re-review. */
-    async attachToAnswer(actor: Actor, answerId: number, files: IncomingImage[], buildAudit?: AuditEntryBuilder) {
+    async attachToAnswer(
+      actor: Actor,
+      answerId: number,
+      files: IncomingImage[],
+      buildAudit?: AuditEntryBuilder,
+      details: PhotoDetails = {},
+    ) {
       const answer = await answers.findOwner(answerId);
       if (!answer) throw notFound('The answer');
       try {
@@ -196,7 +283,7 @@ export function createAttachmentsService(deps: {
         throw notFound('The answer');
       }
       await items.authorize(actor, answer.item_id, 'answer.images', { answerAuthorId: answer.author_id });
-      const images = await prepare(files);
+      const images = await prepare(files, details);
       let statusReset = false;
       let answerStatus = 'pending';
       const owner = { itemId: answer.item_id, answerId, actorId: actor.id };
@@ -225,6 +312,71 @@ export function createAttachmentsService(deps: {
     },
 
     /**
+     * "Save markup" (docs/design.md §22): the picture drawn in the browser on a photo, checked like any upload
+     * (§6), stored as a new photo beside it with `annotates` = the photo as taken (a markup of a markup points
+     * at the same original), keeping its stage and caption unless others are given. It is added to the photo's
+     * item or answer exactly as an upload would be, under the same right (403 for a user who sees the photo
+     * but may not add one there).
+     */
+    async markUp(actor: Actor, attachmentId: number, file: IncomingImage, details: PhotoDetails, buildAudit?: AuditEntryBuilder) {
+      const photo = await visiblePhoto(actor, attachmentId);
+      const original = photo.annotates ?? photo.id;
+      if (details.markupKey !== undefined) {
+        if (!MARKUP_KEY.test(details.markupKey)) throw validationError('markup_key', 'must be 1–255 printable ASCII characters');
+        const saved = await repo.findMarkup(actor.id, details.markupKey);
+        if (saved && saved.annotates !== original) throw validationError('markup_key', 'was used for the markup of another photo');
+        // Saved already (a double tap, the outbox resending): that one, nothing more stored.
+        if (saved) return { itemId: saved.item_id, attachment: attachmentView(urls.baseUrl, saved), replayed: true };
+      }
+      const own: PhotoDetails = {
+        markupKey: details.markupKey,
+        annotates: original,
+        stage: details.stage !== undefined ? details.stage : ((photo.stage as PhotoStage | null) ?? null),
+        caption: details.caption !== undefined ? details.caption : photo.caption,
+      };
+      const { attachments } =
+        photo.answer_id === null
+          ? await attachToItem(actor, photo.item_id, [file], buildAudit, own)
+          : await service.attachToAnswer(actor, photo.answer_id, [file], buildAudit, own);
+      return { itemId: photo.item_id, attachment: attachments[0]!, replayed: false };
+    },
+
+    /**
+     * A photo's stage and caption, changed by its uploader or a manager (`photo.describe`); the same values again
+     * change nothing (no event). Event `attachment.updated`: the photo and `changes: {field: {from, to}}`.
+     */
+    async describePhoto(
+      actor: Actor,
+      attachmentId: number,
+      input: { stage: PhotoStage | null; caption: string | null },
+      buildAudit?: AuditEntryBuilder,
+    ) {
+      const photo = await visiblePhoto(actor, attachmentId);
+      return writer.write(
+        {
+          itemId: photo.item_id,
+          actor,
+          audit: buildAudit,
+          action: 'photo.describe',
+          extra: { photoUploaderId: photo.uploaded_by },
+        },
+        async (repos, emit) => {
+          const before = await repos.attachments.photo(attachmentId);
+          const changes: Record<string, { from: string | null; to: string | null }> = {};
+          if (before.stage !== input.stage) changes.stage = { from: before.stage, to: input.stage };
+          if (before.caption !== input.caption) changes.caption = { from: before.caption, to: input.caption };
+          if (Object.keys(changes).length === 0) return { attachment: attachmentView(urls.baseUrl, before), changed: false };
+          await repos.attachments.describe(attachmentId, input);
+          const now = clock.now().toISOString();
+          await repos.items.touch(photo.item_id, now);
+          const attachment = attachmentView(urls.baseUrl, { ...before, ...input });
+          emit('attachment.updated', { attachment, changes });
+          return { attachment, changed: true };
+        },
+      );
+    },
+
+    /**
      * An attachment's bytes for whoever may see its item; 404 otherwise (same as a missing id). `ifNoneMatch`: the
      * request's header; when it names the attachment's tag, the answer is "not modified" (no bytes read), and only
      * after the access check, so a 304 never tells who may not see it that the attachment exists.
@@ -249,6 +401,7 @@ export function createAttachmentsService(deps: {
       return { etag, notModified: false, stream: blob.stream, size: blob.size };
     },
   };
+  return service;
 }
 
 /** If-None-Match (RFC 9110 §13.1.2): `*` or a list of tags, compared weakly. */

@@ -11,7 +11,8 @@ interface LinkRow {
   url: string;
 }
 
-type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by'>;
+type AttachmentRow = Omit<Selectable<AttachmentsTable>, 'item_id' | 'uploaded_by' | 'annotates' | 'stage' | 'caption' | 'markup_key'> &
+  Partial<Pick<Selectable<AttachmentsTable>, 'annotates' | 'stage' | 'caption'>>;
 
 export interface LinkView {
   id: number;
@@ -31,6 +32,13 @@ export interface AttachmentView {
   width: number;
   height: number;
   created_at: string;
+  /** The photo this marked-up picture was drawn on (docs/design.md §22); null for a photo as taken. */
+  annotates: number | null;
+  /** `defect`, `fix`, or null for none. */
+  stage: string | null;
+  caption: string | null;
+  /** Who uploaded it (the item page offers its stage and caption to them): the card only, not in v1's schema. */
+  uploaded_by?: number | null;
 }
 
 export interface UserRef {
@@ -142,5 +150,33 @@ export function attachmentView(baseUrl: string, row: AttachmentRow): AttachmentV
     width: row.width,
     height: row.height,
     created_at: row.created_at,
+    annotates: row.annotates ?? null,
+    stage: row.stage ?? null,
+    caption: row.caption ?? null,
   };
+}
+
+/**
+ * Photos in the order they are shown (docs/design.md §22): each photo as taken, preceded by its marked-up
+ * pictures, newest first; otherwise in upload order.
+ */
+export function inShowingOrder<T extends { id: number; annotates: number | null }>(photos: readonly T[]): T[] {
+  const ids = new Set(photos.map((p) => p.id));
+  const markups = (id: number) => photos.filter((p) => p.annotates === id).sort((a, b) => b.id - a.id);
+  return photos.filter((p) => p.annotates === null || !ids.has(p.annotates)).flatMap((p) => [...markups(p.id), p]);
+}
+
+/**
+ * The defect and fix photos shown side by side (the item page, the PDF report; docs/design.md §22): of each photo as
+ * taken, its newest marked-up picture (or itself), by that picture's stage, in upload order.
+ */
+export function beforeAndAfter<T extends { id: number; annotates: number | null; stage: string | null }>(
+  photos: readonly T[],
+): { defect: T[]; fix: T[] } {
+  const ids = new Set(photos.map((p) => p.id));
+  const leads = photos
+    .filter((p) => p.annotates === null || !ids.has(p.annotates))
+    .sort((a, b) => a.id - b.id)
+    .map((original) => photos.filter((p) => p.annotates === original.id).sort((a, b) => b.id - a.id)[0] ?? original);
+  return { defect: leads.filter((p) => p.stage === 'defect'), fix: leads.filter((p) => p.stage === 'fix') };
 }

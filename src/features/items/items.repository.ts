@@ -53,6 +53,7 @@ function itemQueries(db: Kysely<Database>) {
       db
         .selectFrom('attachments')
         .select(['id', 'answer_id', 'original_name', 'mime_type', 'path', 'size', 'width', 'height', 'created_at'])
+        .select(['annotates', 'stage', 'caption', 'uploaded_by'])
         .where('item_id', '=', p.itemId)
         .orderBy('id'),
     ),

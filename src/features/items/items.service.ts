@@ -4,7 +4,7 @@ import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type M
 import { forbidden, notFound } from '../../errors.js';
 import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
 import type { ItemsRepository, ItemWrites } from './items.repository.js';
-import { attachmentView, fieldsView, type ItemCard, linkView, locationView } from './item-views.js';
+import { attachmentView, fieldsView, inShowingOrder, type ItemCard, linkView, locationView } from './item-views.js';
 
 interface ItemAccess {
   item: Item;
@@ -112,7 +112,13 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
     const { comments, answers, links, attachments, history, planName, categoryName, fieldValues, company, disputeBy } =
       await reads.items.cardParts(item.id);
     const itemLinks = links.filter((l) => l.answer_id === null).map(linkView);
-    const itemAttachments = attachments.filter((a) => a.answer_id === null).map((a) => attachmentView(urls.baseUrl, a));
+    const photos = (answerId: number | null) =>
+      inShowingOrder(
+        attachments
+          .filter((a) => a.answer_id === answerId)
+          .map((a) => ({ ...attachmentView(urls.baseUrl, a), uploaded_by: a.uploaded_by })),
+      );
+    const itemAttachments = photos(null);
     return {
       item: {
         id: item.id,
@@ -141,7 +147,7 @@ export function createItemsService(repo: ItemsRepository, projects: ProjectsRepo
           status: a.status,
           author: { id: a.author_id, name: a.author_name },
           document_links: links.filter((l) => l.answer_id === a.id).map(linkView),
-          attachments: attachments.filter((x) => x.answer_id === a.id).map((x) => attachmentView(urls.baseUrl, x)),
+          attachments: photos(a.id),
           created_at: a.created_at,
           updated_at: a.updated_at,
         })),

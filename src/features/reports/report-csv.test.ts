@@ -20,6 +20,7 @@ const row = (overrides: Partial<ReportRow> = {}): ReportRow => ({
   url: 'https://punchlist.test/items/1000',
   photoCount: 0,
   thumbnails: [],
+  stages: { defect: [], fix: [] },
   location: null,
   company: null,
   ballInCourt: 'company',

@@ -14,6 +14,7 @@ interface ReportJob {
   format: ReportFormat;
   filter: ItemFilter;
   madeBy: string;
+  timeZone?: string | null;
   /** The main thread's clock (ISO): the report's date, and "today" for the overdue filter. */
   madeAt: string;
 }
@@ -37,6 +38,7 @@ export function createOffloadedReports(deps: { projects: ProjectsService; pool: 
         format: options.format,
         filter: options.filter,
         madeBy: options.madeBy,
+        timeZone: options.timeZone,
         madeAt: clock.now().toISOString(),
       };
       const onProgress = options.onProgress && (([done, total]: [number, number]) => options.onProgress!(done, total));
@@ -59,6 +61,7 @@ export function reportJob(reportsAt: (clock: Clock) => ReportsService): JobHandl
       format: job.format,
       filter: job.filter,
       madeBy: job.madeBy,
+      timeZone: job.timeZone,
       onProgress: (done, total) => progress([done, total]),
     });
     const { stream, ...head } = report;

@@ -31,6 +31,7 @@ const heading: ReportHeading = {
   items: 2,
   madeBy: '王小明',
   madeAt: new Date('2026-11-28T09:00:00Z'),
+  timeZone: null,
   plans: [],
 };
 
@@ -51,6 +52,7 @@ const row = (id: number, text: string, more: Partial<ReportRow> = {}): ReportRow
   url: `http://x.test/items/${id}`,
   photoCount: 0,
   thumbnails: [],
+  stages: { defect: [], fix: [] },
   location: null,
   company: null,
   ballInCourt: 'company',

@@ -5,7 +5,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
 import { fallbackFont } from './fallback-font.js';
-import type { ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
+import type { PrintedPhoto, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
+import { zonedTime } from '../../domain/time-zones.js';
 import { plural } from '../../domain/plural.js';
 
 // The fonts come from npm packages, never from a path of the machine: DejaVu (Latin, Greek, Cyrillic, many
@@ -44,6 +45,9 @@ export function printable(text: string): string {
 
 const MARGIN = 50;
 const THUMB = 72;
+/** The defect and fix photos side by side (docs/design.md §22): larger than the other thumbnails, a caption under each. */
+const STAGE_THUMB = 110;
+const CAPTION_HEIGHT = 30;
 /** A pin on a plan's page: a numbered circle, this radius (pt). */
 const PIN_RADIUS = 7;
 /** Bytes of finished PDF the document may hold while the reader is slower than the writer. */
@@ -57,7 +61,7 @@ const LONG_TEXT = 600;
 const SLICE_MS = 10;
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const dateTime = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 const words = (value: string) => value.replace(/_/g, ' ');
 
 /**
@@ -88,6 +92,9 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   const bottom = () => doc.page.height - MARGIN;
   const projectName = printable(project.name);
   const madeBy = printable(heading.madeBy);
+  /** Times in the reader's time zone (the Profile's setting; UTC when none), as the web shows them. */
+  const dateTime = (at: Date | string) => zonedTime(typeof at === 'string' ? at : at.toISOString(), heading.timeZone);
+  const day = (at: string) => dateTime(at).slice(0, 10);
   const made = `made ${dateTime(heading.madeAt)} by ${madeBy}`;
 
   let pageNumber = 0;
@@ -198,6 +205,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     if (row.location) height += 12;
     if (answer) height += 14 + doc.heightOfString(answerText, { width: width() - 12 });
     if (row.thumbnails.length) height += THUMB + 8;
+    if (row.stages.defect.length || row.stages.fix.length) height += STAGE_THUMB + CAPTION_HEIGHT + 24;
     if (section !== row.section) height += 40;
     ensureSpace(Math.min(height, bottom() - MARGIN));
 
@@ -227,9 +235,9 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     }
     if (answer) {
       const review = answer.review
-        ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${answer.review.at.slice(0, 10)}`
+        ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${day(answer.review.at)}`
         : 'not reviewed';
-      const answered = printable(`Last answer by ${answer.author}, ${answer.created_at.slice(0, 10)}: ${words(answer.status)}, ${review}`);
+      const answered = printable(`Last answer by ${answer.author}, ${day(answer.created_at)}: ${words(answer.status)}, ${review}`);
       fontFor('body', answered).text(answered);
       fontFor('body', answerText)
         .fillColor('#333333')
@@ -242,6 +250,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
       width: width(),
     });
     doc.font('body');
+    stagePhotos(row);
     if (row.thumbnails.length) {
       if (doc.y + THUMB + 8 > bottom()) doc.addPage();
       const top = doc.y + 4;
@@ -250,6 +259,42 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
       doc.y = top + THUMB + 4;
       if (row.photoCount > row.thumbnails.length) doc.text(`${row.photoCount - row.thumbnails.length} more photos`);
     }
+  }
+
+  /**
+   * "Defect" on the left, "Fix" on the right (docs/design.md §22): each side its photos (the marked-up picture of a
+   * photo in its place) with their captions under them.
+   */
+  function stagePhotos(row: ReportRow) {
+    const { defect, fix } = row.stages;
+    if (!defect.length && !fix.length) return;
+    if (doc.y + STAGE_THUMB + CAPTION_HEIGHT + 24 > bottom()) doc.addPage();
+    const half = (width() - 12) / 2;
+    const top = doc.y + 4;
+    const side = (title: string, photos: PrintedPhoto[], left: number) => {
+      doc.font('bold').fontSize(9).text(title, left, top, { width: half, lineBreak: false });
+      if (!photos.length)
+        doc
+          .font('body')
+          .fillColor('#555555')
+          .text('None yet', left, top + 14, { width: half })
+          .fillColor('#000000');
+      const each = Math.min(STAGE_THUMB, (half - 6 * (photos.length - 1)) / Math.max(1, photos.length));
+      photos.forEach((photo, i) => {
+        const x = left + i * (each + 6);
+        doc.image(photo.jpeg, x, top + 14, { fit: [each, STAGE_THUMB] });
+        const caption = printable(clip(`${photo.markedUp ? '(marked up) ' : ''}${photo.caption ?? ''}`.trim(), 90));
+        if (caption)
+          fontFor('body', caption)
+            .fontSize(7.5)
+            .text(caption, x, top + 16 + STAGE_THUMB, { width: each, height: CAPTION_HEIGHT, ellipsis: true });
+      });
+    };
+    side('Defect', defect, MARGIN);
+    side('Fix', fix, MARGIN + half + 12);
+    doc.font('body').fontSize(9);
+    doc.x = MARGIN;
+    doc.y = top + 14 + STAGE_THUMB + CAPTION_HEIGHT + 4;
   }
 
   /** Waits while the document holds more than BUFFERED_LIMIT bytes the reader has not taken. */

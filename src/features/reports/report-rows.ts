@@ -30,8 +30,10 @@ export interface ReportRow {
   reworkReason: string | null;
   url: string;
   photoCount: number;
-  /** JPEG thumbnails of the first photos (PDF only; empty for CSV). */
+  /** JPEG thumbnails of the first photos of no stage (PDF only; empty for CSV). */
   thumbnails: Buffer[];
+  /** The defect and fix photos side by side, with their captions (docs/design.md §22; PDF only; empty for CSV). */
+  stages: { defect: PrintedPhoto[]; fix: PrintedPhoto[] };
   /** Its place on a plan (docs/design.md §19): fractions of the sheet from its top left; null when on none. */
   location: { plan_id: number; plan_name: string; x: number; y: number } | null;
   /** Its category's name and custom field values by field name (docs/design.md §21). */
@@ -40,6 +42,13 @@ export interface ReportRow {
   /** docs/design.md §20: the company that holds it (null: none) and whose move it is. */
   company: { id: number; name: string } | null;
   ballInCourt: BallInCourt;
+}
+
+/** A photo ready to print: a JPEG thumbnail and its caption. */
+export interface PrintedPhoto {
+  jpeg: Buffer;
+  caption: string | null;
+  markedUp: boolean;
 }
 
 /** A sheet ready to print: JPEG, with its size in pixels. */
@@ -66,6 +75,8 @@ export interface ReportHeading {
   items: number;
   madeBy: string;
   madeAt: Date;
+  /** The reader's time zone (IANA name); null: UTC. The report's times are written in it. */
+  timeZone: string | null;
   /** The plans with items of the report on them, in the project's order (PDF only; empty for CSV). */
   plans: ReportPlan[];
 }

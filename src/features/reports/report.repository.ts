@@ -23,6 +23,12 @@ export function createReportRepository(db: Kysely<Database>) {
     plansOf: (projectId: number) =>
       db.selectFrom('plans').select(['id', 'name']).where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),
 
+    /** The reader's time zone (the Profile's setting), null when none is set: the report's times are shown in it. */
+    async timeZoneOf(userId: number): Promise<string | null> {
+      const row = await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst();
+      return row?.time_zone ?? null;
+    },
+
     async details(itemIds: readonly number[]) {
       if (itemIds.length === 0) return { items: [], participants: [], answers: [], reviews: [], photos: [] };
       const ids = [...itemIds];
@@ -46,9 +52,9 @@ export function createReportRepository(db: Kysely<Database>) {
           .execute(),
         db
           .selectFrom('attachments')
-          .select(['id', 'item_id', 'path'])
+          // The answers' photos too (the fix, docs/design.md §22), with what they show.
+          .select(['id', 'item_id', 'answer_id', 'path', 'annotates', 'stage', 'caption'])
           .where('item_id', 'in', ids)
-          .where('answer_id', 'is', null)
           .orderBy('item_id')
           .orderBy('id')
           .execute(),

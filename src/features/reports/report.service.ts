@@ -11,7 +11,8 @@ import { describeFilter, type ItemFilter, type ItemRow, type WorklistsService } 
 import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
-import type { PrintedSheet, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
+import type { PrintedPhoto, PrintedSheet, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
+import { beforeAndAfter } from '../items/item-views.js';
 
 export const REPORT_FORMATS = ['csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -29,6 +30,8 @@ const REPORT_PAGE_SIZE = 100;
 /** Photos printed per item (the rest are counted). */
 const PHOTOS_PER_ITEM = 6;
 const THUMBNAIL_PIXELS = 240;
+/** Defect photos and fix photos printed side by side per item (each side; the rest are counted). */
+const STAGE_PHOTOS_PER_SIDE = 2;
 /**
  * Photos read and turned into thumbnails at once (the image converter decodes two at a time). A page asked
  * for all of its photos at once: 20–40 originals (1–2 MB each) waited in memory for their turn to decode,
@@ -50,6 +53,8 @@ export interface ReportOptions {
   filter: ItemFilter;
   /** Who the cover and the footers name. */
   madeBy: string;
+  /** The reader's time zone (the web session's); absent: the actor's Profile setting, else UTC. */
+  timeZone?: string | null;
   /** Called after each page of items is written: how many are done, of how many. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -155,7 +160,22 @@ export function createReportsService(deps: {
         const last = itemAnswers.at(-1);
         const review = last ? reviews.get(last.id) : undefined;
         const itemPhotos = photos.get(item.id) ?? [];
-        const thumbnails = withThumbnails ? await Promise.all(itemPhotos.slice(0, PHOTOS_PER_ITEM).map((p) => thumbnailOf(p.path))) : [];
+        const { defect, fix } = beforeAndAfter(itemPhotos);
+        const staged = new Set([...defect, ...fix].flatMap((p) => [p.id, p.annotates ?? p.id]));
+        const others = itemPhotos.filter((p) => !staged.has(p.id) && !staged.has(p.annotates ?? p.id));
+        const printed = async (list: typeof itemPhotos) =>
+          withThumbnails
+            ? (
+                await Promise.all(
+                  list.slice(0, STAGE_PHOTOS_PER_SIDE).map(async (p) => {
+                    const jpeg = await thumbnailOf(p.path);
+                    return jpeg && { jpeg, caption: p.caption, markedUp: p.annotates !== null };
+                  }),
+                )
+              ).filter((p): p is PrintedPhoto => p !== null)
+            : [];
+        const stages = { defect: await printed(defect), fix: await printed(fix) };
+        const thumbnails = withThumbnails ? await Promise.all(others.slice(0, PHOTOS_PER_ITEM).map((p) => thumbnailOf(p.path))) : [];
         return {
           number: first + index + 1,
           id: item.id,
@@ -181,6 +201,7 @@ export function createReportsService(deps: {
           url: `${urls.baseUrl}/items/${item.id}`,
           photoCount: itemPhotos.length,
           thumbnails: thumbnails.filter((t): t is Buffer => t !== null),
+          stages,
           location: item.location,
           category: item.category,
           fields: item.fields,
@@ -218,6 +239,7 @@ export function createReportsService(deps: {
         items: rows.length,
         madeBy: options.madeBy,
         madeAt,
+        timeZone: options.timeZone !== undefined ? options.timeZone : actor.id > 0 ? await repo.timeZoneOf(actor.id) : null,
         plans: options.format === 'pdf' ? await plansOf(actor, projectId, rows) : [],
       };
       const pages = pagesOf(rows, options.format, options.onProgress);

@@ -9,6 +9,7 @@ import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
+import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
 import { type HistoryPaging, ITEM_NOTICES, itemPageView } from '../views/item-page.js';
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
@@ -127,6 +128,17 @@ export async function itemPages(
     return itemWrite(request, reply, id, 'unplace', formOf(request), (audit) => itemLocations.removeFromPlan(user, id, audit));
   });
 
+  // A photo's stage and caption (docs/design.md §22): its uploader or a manager.
+  app.post('/items/:id/photos/:photoId', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, photoId, form] = [idParam(request), idParam(request, 'photoId'), formOf(request)];
+    await attachments.photoOfItem(user, photoId, id);
+    return itemWrite(request, reply, id, `photo-${photoId}`, form, (audit) => {
+      const details = photoDetailsOf({ stage: form.get('stage') ?? 'none', caption: form.get('caption') ?? '' });
+      return attachments.describePhoto(user, photoId, { stage: details.stage ?? null, caption: details.caption ?? null }, audit);
+    });
+  });
+
   app.post('/items/:id/status', async (request, reply) => {
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
@@ -240,7 +252,7 @@ export async function itemPages(
   /** A photo form (multipart): read with its CSRF check (web/uploads.ts), its temp files removed whatever happens. */
   async function photoWrite(
     request: FastifyRequest,
-    kind: 'photos' | 'answer',
+    kind: 'photos' | 'answer' | 'markup',
     run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>,
   ) {
     const session = sessionOf(request);
@@ -258,7 +270,9 @@ export async function itemPages(
     uploads.post('/items/:id/photos', ownCsrf, (request, reply) =>
       photoWrite(request, 'photos', (form, user) => {
         const id = idParam(request);
-        return itemWrite(request, reply, id, 'photos', form, (audit) => attachments.attachToItem(user, id, needPhotos(form.files), audit));
+        return itemWrite(request, reply, id, 'photos', form, (audit) =>
+          attachments.attachToItem(user, id, needPhotos(form.files), audit, photoDetailsOf(form.fields)),
+        );
       }),
     );
 
@@ -273,7 +287,7 @@ export async function itemPages(
             {
               text: fields.text ?? '',
               document_links: documentLinksOf((name) => fields[name]),
-              prepareImages: files.length ? () => attachments.prepare(files) : undefined,
+              prepareImages: files.length ? () => attachments.prepare(files, photoDetailsOf(fields)) : undefined,
             },
             audit,
           ),
@@ -286,8 +300,22 @@ export async function itemPages(
         const answerId = idParam(request);
         const itemId = await answers.itemOfAnswer(user, answerId);
         return itemWrite(request, reply, itemId, `answer-photos-${answerId}`, form, (audit) =>
-          attachments.attachToAnswer(user, answerId, needPhotos(form.files), audit),
+          attachments.attachToAnswer(user, answerId, needPhotos(form.files), audit, photoDetailsOf(form.fields)),
         );
+      }),
+    );
+
+    // "Save markup" (docs/design.md §22): the picture drawn on one of the item's (or its answers') photos. The form's
+    // key is also the markup's own: the same drawing sent again, however late (the outbox), is stored once.
+    uploads.post('/items/:id/markup/:photoId', ownCsrf, (request, reply) =>
+      photoWrite(request, 'markup', async (form, user) => {
+        const [id, photoId] = [idParam(request), idParam(request, 'photoId')];
+        await attachments.photoOfItem(user, photoId, id);
+        return itemWrite(request, reply, id, `markup-${photoId}`, form, async (audit) => {
+          if (form.files.length !== 1) throw validationError('attachments[]', 'send the one marked-up picture');
+          const details = { ...photoDetailsOf(form.fields), markupKey: form.fields._key || undefined };
+          return attachments.markUp(user, photoId, form.files[0]!, details, audit);
+        });
       }),
     );
   });

@@ -32,7 +32,12 @@ export async function reportPages(app: FastifyInstance, deps: Pick<AppContext, '
   const download = (format: ReportFormat) => async (request: FastifyRequest, reply: FastifyReply) => {
     const session = sessionOf(request);
     const filter = parseItemFilter(request.query as Record<string, string | undefined>);
-    const file = await reports.openReport(session.user, idParam(request), { format, filter, madeBy: session.user.name });
+    const file = await reports.openReport(session.user, idParam(request), {
+      format,
+      filter,
+      madeBy: session.user.name,
+      timeZone: session.timeZone,
+    });
     reply.headers({
       'content-type': file.contentType,
       'content-disposition': `attachment; filename="${file.filename}"`,

@@ -1,3 +1,4 @@
+import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Actor } from '../../domain/policy.js';
@@ -246,7 +247,9 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
                     }
                   : null,
                 vocabulary: vocabularyOf(fields),
-                prepareImages: form.files.length ? () => attachments.prepare(form.files) : undefined,
+                prepareImages: form.files.length
+                  ? () => attachments.prepare(form.files, photoDetailsOf({ stage: fields.get('stage'), caption: fields.get('caption') }))
+                  : undefined,
                 fromForm: true,
               },
               audit,

@@ -17,7 +17,8 @@
   /** The forms whose writes wait offline: the item page's status, planning, comment, answer and photos. */
   // The writes kept offline: an item page's forms, and "Add item" (from the project or a plan: a new item, its place
   // and its photos), whose idempotency key is the new item's identity until the server has made it.
-  var QUEUED = /^\/(?:items\/([0-9]+)\/(status|planning|comments|answers|photos)|projects\/[0-9]+\/items)$/;
+  // A photo's "Save markup" (docs/design.md §22) too: /items/<id>/markup/<photo id>.
+  var QUEUED = /^\/(?:items\/([0-9]+)\/(status|planning|comments|answers|photos|markup\/[0-9]+)|projects\/[0-9]+\/items)$/;
   /** Typed text kept on the device until sent, and the notice (?saved=) that says it was sent. */
   var DRAFTS = { 'comment-text': 'comment', 'answer-text': 'answer' };
   /** Photos are sent at most this long on their long side (a 12-megapixel photo: about 1.5 MB instead of 5). */
@@ -297,6 +298,7 @@
       return 'Status: ' + (option ? option.textContent : data.get('status'));
     }
     if (kind === 'planning') return 'Planning';
+    if (kind.indexOf('markup/') === 0) return 'Marked-up photo';
     var count = data.getAll('attachments[]').filter(function (f) {
       return f && f.size;
     }).length;

@@ -1,4 +1,4 @@
-import { PRIORITIES } from '../../domain/values.js';
+import { MAX_CAPTION_LENGTH, PRIORITIES } from '../../domain/values.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { PLAN_VIEWER_SCRIPT } from '../assets.js';
 import { html, type SafeHtml } from '../html.js';
@@ -33,7 +33,32 @@ export function photoPicker(form: FormState, id: string, text: string, options: 
   return html`<div class="photo-pick"><label for="${id}" class="button secondary">${text}</label>
 <input id="${id}" type="file" name="attachments[]" accept="${ACCEPTED_IMAGES}" multiple ${options.capture ? html`capture="environment"` : ''} data-preview ${form.aria('attachments[]', id)}></div>
 <p class="hint">${options.hint}</p>
-${form.message('attachments[]', id)}`;
+${form.message('attachments[]', id)}
+${photoDetailsFields(form, id)}`;
+}
+
+/**
+ * "Stage" and "Caption" of the photos an upload form sends (docs/design.md §22): the stage by default follows when
+ * and where they are added; one caption for the photos of one upload.
+ */
+export function photoDetailsFields(form: FormState, id: string, current: { stage?: string | null; caption?: string | null } = {}) {
+  const stage = form.value('stage', current.stage === undefined ? '' : (current.stage ?? 'none'));
+  const choices: [string, string][] = [
+    ...(current.stage === undefined ? [['', 'As added (defect before work, fix after)'] as [string, string]] : []),
+    ['defect', 'Defect'],
+    ['fix', 'Fix'],
+    ['none', 'None'],
+  ];
+  return html`<div class="photo-details">
+<div><label for="${id}-stage">Stage</label>
+<select id="${id}-stage" name="stage" ${form.aria('stage', `${id}-stage`)}>${choices.map(
+    ([value, text]) => html`<option value="${value}" ${selected(stage === value)}>${text}</option>`,
+  )}</select>
+${form.message('stage', `${id}-stage`)}</div>
+<div><label for="${id}-caption">Caption</label>
+<input id="${id}-caption" type="text" name="caption" maxlength="${MAX_CAPTION_LENGTH}" value="${form.value('caption', current.caption ?? '')}" ${form.aria('caption', `${id}-caption`)}>
+${form.message('caption', `${id}-caption`)}</div>
+</div>`;
 }
 
 /** The project's members to pick participants from: a multiple select (a native picker on phones). */

@@ -15,6 +15,8 @@ import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js
 import type { CompanyView } from '../../features/companies/companies.service.js';
 import { ballInCourtLabel } from '../../domain/ball-in-court.js';
 import { companyOptions } from './admin-companies.js';
+import { beforeAfterSection, markupDialog, photoList, type PhotoLike } from './photos.js';
+import { KONVA, MARKUP_SCRIPT } from '../assets.js';
 
 /** Which screenful of the item's history the page shows (the newest by default; "Show earlier" pages back). */
 export interface HistoryPaging {
@@ -46,13 +48,6 @@ interface LinkLike {
   title: string;
   url: string;
 }
-interface ImageLike {
-  id: number;
-  original_name: string;
-  url: string;
-  width: number;
-  height: number;
-}
 
 export const ITEM_NOTICES: Record<string, string> = {
   status: 'The status was saved.',
@@ -62,6 +57,8 @@ export const ITEM_NOTICES: Record<string, string> = {
   photos: 'The photos were added.',
   links: 'The document links were saved.',
   'answer-photos': 'The photos were added to the answer.',
+  markup: 'The marked-up photo was saved.',
+  photo: 'The photo’s stage and caption were saved.',
   review: 'The answer review was saved.',
   verdict: 'The verdict was saved.',
   rework: 'The item was returned to rework.',
@@ -85,14 +82,24 @@ const linkList = (list: LinkLike[]) =>
     ? html`<ul class="links">${list.map((l) => html`<li>${safeLink(l.url, l.title)} <span class="muted">(${l.kind})</span></li>`)}</ul>`
     : '';
 
-/** Thumbnails that open the full-size image. */
-const thumbnails = (list: ImageLike[]) =>
-  list.length
-    ? html`<ul class="images">${list.map(
-        (a) =>
-          html`<li><a href="${a.url}" target="_blank" rel="noopener"><img src="${a.url}" alt="${a.original_name}" width="${a.width}" height="${a.height}" loading="lazy" data-attachment-id="${a.id}"><span class="sr-only"> (opens full size)</span></a></li>`,
-      )}</ul>`
-    : '';
+/** The photos of the item (answerId null) or of an answer, with their markup and details controls (views/photos.ts). */
+const photosOf = (m: ItemPageModel, list: PhotoLike[], mayMarkUp: boolean) =>
+  photoList(
+    {
+      itemId: m.item.id,
+      session: m.session,
+      failure: m.failure,
+      mayMarkUp,
+      mayDescribeAny: m.rights['photo.describe'],
+      writeForm: (action, body, options) => writeForm(m, action, body, options),
+    },
+    list,
+  );
+
+/** Whether the page offers "Mark up" on some photo: then it carries the markup view and its scripts. */
+const marksUp = (m: ItemPageModel) =>
+  (m.rights['item.materials'] && m.item.attachments.length > 0) ||
+  m.item.answers.some((a) => a.attachments.length > 0 && m.answerImages.has(a.id));
 
 /** A form that writes: CSRF token and idempotency key, posting to the item's action. */
 function writeForm(
@@ -187,13 +194,13 @@ ${linkRows(links, 'item-link', item.document_links)}
     : ''
 }
 <h3>Photos</h3>
-${item.attachments.length ? thumbnails(item.attachments) : html`<p class="muted">No photos yet.</p>`}
+${item.attachments.length ? photosOf(m, item.attachments, may) : html`<p class="muted">No photos yet.</p>`}
 ${
   may
     ? writeForm(
         m,
         `/items/${item.id}/photos`,
-        html`${photos.summary({ 'attachments[]': ['item-photos', 'Photos'] })}${fileInput(photos, 'item-photos', 'Photos', { capture: true })}
+        html`${photos.summary({ 'attachments[]': ['item-photos', 'Photos'], stage: ['item-photos-stage', 'Stage'], caption: ['item-photos-caption', 'Caption'] })}${fileInput(photos, 'item-photos', 'Photos', { capture: true })}
 <div class="preview" data-preview-for="item-photos" aria-live="polite"></div>
 <div class="actions"><button type="submit">Upload photos</button></div>`,
         { multipart: true, id: 'photos' },
@@ -250,7 +257,7 @@ function answerArticle(m: ItemPageModel, item: ItemCard, a: AnswerView) {
 <p><strong>${a.author.name}</strong> · ${time(a.created_at, '—', m.session.timeZone)} · <span data-testid="answer-status">${badge(a.status)}</span></p>
 <p class="text">${a.text}</p>
 ${linkList(a.document_links)}
-${thumbnails(a.attachments)}
+${photosOf(m, a.attachments, m.answerImages.has(a.id))}
 ${review.summary({})}
 ${
   m.rights['answer.review']
@@ -271,7 +278,7 @@ ${
     ? html`<details ${photos.failed ? html`open` : ''}><summary>Add pictures to this answer</summary>${writeForm(
         m,
         `/answers/${a.id}/photos`,
-        html`${photos.summary({ 'attachments[]': [`answer-${a.id}-photos`, 'Pictures'] })}${fileInput(photos, `answer-${a.id}-photos`, 'Pictures for this answer', { capture: true })}
+        html`${photos.summary({ 'attachments[]': [`answer-${a.id}-photos`, 'Pictures'], stage: [`answer-${a.id}-photos-stage`, 'Stage'], caption: [`answer-${a.id}-photos-caption`, 'Caption'] })}${fileInput(photos, `answer-${a.id}-photos`, 'Pictures for this answer', { capture: true })}
 <div class="preview" data-preview-for="answer-${a.id}-photos" aria-live="polite"></div>
 <div class="actions"><button type="submit" class="small">Upload pictures</button></div>`,
         { multipart: true },
@@ -295,6 +302,8 @@ function answerForm(m: ItemPageModel, item: ItemCard) {
     html`${form.summary({
       text: ['answer-text', 'Answer'],
       'attachments[]': ['answer-photos', 'Pictures'],
+      stage: ['answer-photos-stage', 'Stage'],
+      caption: ['answer-photos-caption', 'Caption'],
       'link-*': ['answer-link-*', linkFieldLabel],
     })}
 <label for="answer-text">Answer</label>
@@ -389,7 +398,8 @@ ${m.rights['comment.add'] ? commentForm(m, item) : ''}
 }
 
 /** Where a form is on the page: an answer's own forms (review, pictures) are in its article. */
-const formAnchor = (form: string) => form.replace(/^(?:review|answer-photos)-(\d+)$/, 'answer-$1');
+const formAnchor = (form: string) =>
+  form.replace(/^(?:review|answer-photos)-(\d+)$/, 'answer-$1').replace(/^(?:markup|photo)-(\d+)$/, 'photo-$1');
 
 /** The item page: the card, and each control of the work that the policy lets this user use. */
 export function itemPageView(m: ItemPageModel): string {
@@ -400,6 +410,7 @@ export function itemPageView(m: ItemPageModel): string {
     session: m.session,
     path: '/projects',
     notice: m.notice,
+    scripts: marksUp(m) ? [KONVA, MARKUP_SCRIPT] : [],
     error: m.failure ? html`Nothing was saved: please check the form. <a href="#${formAnchor(m.failure.form)}">Go to the form</a>` : null,
     body: html`${crumbs([
       { href: '/projects', label: 'Projects' },
@@ -436,6 +447,7 @@ ${may('item.planning') ? planningForm(m, item) : ''}
     : ''
 }
 ${materials(m, item)}
+${beforeAfterSection([...item.attachments, ...item.answers.flatMap((a) => a.attachments)])}
 ${reviewSection(m, item)}
 <section class="card answers" aria-labelledby="answers-title">
 <h2 id="answers-title">Answers (${item.answers.length})</h2>
@@ -443,6 +455,7 @@ ${item.answers.length ? item.answers.map((a) => answerArticle(m, item, a)) : htm
 ${may('answer.add') ? answerForm(m, item) : ''}
 </section>
 ${commentsSection(m, item)}
-${timeline(m.timeline, m.session.timeZone, { page: m.paging.timelinePage, address: `/items/${item.id}` })}`,
+${timeline(m.timeline, m.session.timeZone, { page: m.paging.timelinePage, address: `/items/${item.id}` })}
+${marksUp(m) ? markupDialog(m.session) : ''}`,
   }).value;
 }

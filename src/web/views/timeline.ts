@@ -38,7 +38,7 @@ function participantsChange(change: { from: number[]; to: number[] }, users: Map
   }`;
 }
 
-type NamedImage = { original_name: string; url?: string };
+type NamedImage = { original_name: string; url?: string; annotates?: number | null; stage?: string | null; caption?: string | null };
 
 /** Photos by their names, each linked to its image (which checks access like every download). */
 const imageNames = (list: NamedImage[]) =>
@@ -50,6 +50,19 @@ const imageNames = (list: NamedImage[]) =>
 /** "with 2 photos: crack.jpg, frame.jpg", or nothing. */
 const withPhotos = (list: NamedImage[] | undefined) =>
   list?.length ? html` with ${plural(list.length, 'photo')}: ${imageNames(list)}` : '';
+
+/**
+ * "added 2 photos (defect): “Crack by the door”", or "marked up a photo (defect)" (docs/design.md §22): the stage when
+ * they share one, the captions quoted.
+ */
+function photosAdded(list: NamedImage[], noun: 'photo' | 'picture'): SafeHtml {
+  const stages = [...new Set(list.map((a) => a.stage ?? null))];
+  const stage = stages.length === 1 && stages[0] ? ` (${stages[0]})` : '';
+  const captions = list.map((a) => a.caption).filter(Boolean);
+  const what =
+    list.length === 1 && list[0]!.annotates ? html`marked up a ${noun}${stage}` : html`added ${plural(list.length, noun)}${stage}`;
+  return html`${what}${captions.length ? `: ${captions.map(quote).join(', ')}` : ''}`;
+}
 
 /** What one event says, in words. */
 function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
@@ -105,7 +118,7 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
     case 'item.links_replaced':
       return html`replaced the document links (${plural((d.document_links as unknown[]).length, 'link')})`;
     case 'item.attachments_added':
-      return html`added ${plural((d.attachments as unknown[]).length, 'photo')}`;
+      return photosAdded(d.attachments as NamedImage[], 'photo');
     case 'comment.created':
       return html`commented: ${quote((d.comment as { text: string }).text)}`;
     case 'answer.created': {
@@ -113,7 +126,16 @@ function describe(e: EventView, names: TimelineModel['names']): SafeHtml {
       return html`answered: ${quote(answer.text)}${withPhotos(answer.attachments)}`;
     }
     case 'answer.attachments_added':
-      return html`added ${plural((d.attachments as unknown[]).length, 'picture')} to an answer: ${imageNames(d.attachments as NamedImage[])}`;
+      return html`${photosAdded(d.attachments as NamedImage[], 'picture')} to an answer: ${imageNames(d.attachments as NamedImage[])}`;
+    case 'attachment.updated': {
+      const photo = d.attachment as NamedImage;
+      const changes = d.changes as Record<string, Change<string | null>>;
+      const parts = [
+        changes.stage ? `stage ${label(changes.stage.from)} → ${label(changes.stage.to)}` : '',
+        changes.caption ? (changes.caption.to ? `caption ${quote(changes.caption.to)}` : 'removed the caption') : '',
+      ].filter(Boolean);
+      return html`changed the photo ${imageNames([photo])}: ${parts.join('; ')}`;
+    }
     case 'answer.reviewed':
       return html`${d.to === 'approved' ? 'approved' : d.to === 'rejected' ? 'rejected' : 'reviewed'} an answer`;
     case 'item.verdict_set':

@@ -32,6 +32,9 @@ export const attachment = (id: number, owner: 'items' | 'answers', ownerId: numb
   width: 1280,
   height: 960,
   created_at: AT,
+  annotates: null,
+  stage: owner === 'items' ? 'defect' : 'fix',
+  caption: owner === 'items' ? 'Tag missing on the extinguisher by the stairs' : null,
 });
 
 export const link = { id: 12, kind: 'document', title: 'Fire safety plan', url: 'https://example.com/docs/fire-safety-plan' };
