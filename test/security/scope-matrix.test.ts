@@ -167,7 +167,9 @@ describe('every operation × every token lacking its scope', () => {
     for (const item of items) {
       expect(Object.keys(item).sort()).toEqual([
         'ball_in_court',
+        'category',
         'deadline',
+        'fields',
         'id',
         'location',
         'priority',
