@@ -109,7 +109,7 @@ describe('a client generated with openapi-typescript + openapi-fetch', () => {
     expect(found).toBe('true');
     expect(code).toBe('not_found');
     expect(header).toBe(
-      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url,plan,plan_x,plan_y',
+      'item_id,section,checklist,text,status,priority,deadline,participants,answers,last_answer_status,verdict,url,plan,plan_x,plan_y,company,ball_in_court',
     );
     expect(hiddenCode).toBe('not_found');
   });

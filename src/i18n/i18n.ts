@@ -1,7 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
-import de from './messages/de.json' with { type: 'json' };
-import en from './messages/en.json' with { type: 'json' };
-import ru from './messages/ru.json' with { type: 'json' };
+import type english from './messages/en.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -14,11 +13,19 @@ export type Language = (typeof LANGUAGES)[number];
 /** Each language named in itself, as the Profile's select offers it. */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
-export type MessageKey = keyof typeof en;
+export type MessageKey = keyof typeof english;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
-const CATALOGS: Record<Language, Partial<Record<MessageKey, string>>> = { en, ru, de };
+/**
+ * A language's file, read beside this module (src/ and dist/ alike: the build copies JSON files as they are, and
+ * an import of JSON would need an attribute the build's transform drops).
+ */
+const catalogue = (language: Language) =>
+  JSON.parse(readFileSync(new URL(`./messages/${language}.json`, import.meta.url), 'utf8')) as Partial<Record<MessageKey, string>>;
+
+const CATALOGS = Object.fromEntries(LANGUAGES.map((l) => [l, catalogue(l)])) as Record<Language, Partial<Record<MessageKey, string>>>;
+const en = CATALOGS.en as Record<MessageKey, string>;
 
 export function isLanguage(value: unknown): value is Language {
   return (LANGUAGES as readonly unknown[]).includes(value);

@@ -68,6 +68,8 @@ export const PHOTO_FORMS = {
     // The project's category and custom fields (docs/design.md §21).
     vocabulary_sent: text,
     category: text,
+    // Its responsible company (docs/design.md §20).
+    company: text,
     ...photoDetails,
   }),
 };

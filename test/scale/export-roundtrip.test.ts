@@ -75,6 +75,20 @@ describe('export + import from SQLite to PostgreSQL', () => {
     const company = await source.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
     await source.ctx.companies.setUserCompany(admin, 3, company.id);
     await source.ctx.itemWrites.setCompany(admin, 1001, company.id);
+    // The project's vocabulary (docs/design.md §21): a category and a value of a field, and a retired field's.
+    const category = await source.ctx.vocabulary.addCategory(admin, 1, 'Electrical');
+    const severity = await source.ctx.vocabulary.addField(admin, 1, { name: 'Severity', kind: 'choice', options: ['low', 'high'] });
+    const cost = await source.ctx.vocabulary.addField(admin, 1, { name: 'Cost', kind: 'number' });
+    await source.ctx.structure.updateItem(admin, 1001, {
+      vocabulary: {
+        categoryId: category,
+        values: new Map([
+          [severity, 'high'],
+          [cost, '120.5'],
+        ]),
+      },
+    });
+    await source.ctx.vocabulary.retireField(admin, cost, true);
     expectOk(await status(tokens.manager, 2001, 'blocked'));
     expectOk(await status(tokens.manager, 2001, 'in_progress'));
     expectOk(

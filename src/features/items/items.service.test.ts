@@ -186,6 +186,7 @@ describe('items.getItemWorkspace', () => {
       'item.rework',
       'item.status',
       'item.verdict',
+      'photo.describe',
       'read',
     ];
     expect(await rightsOf(t.admin)).toEqual({ allowed: all, answerImages: [answer.id, own.id] });

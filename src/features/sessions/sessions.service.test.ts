@@ -59,6 +59,7 @@ describe('sessions.signIn and resolve', () => {
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
       timeZone: null,
+      chosenLanguage: null,
     });
     expect(await t.ctx.sessions.resolve(result.cookieValue)).toEqual(result.session);
     const stored = await t.ctx.db.kysely.selectFrom('web_sessions').selectAll().where('user_id', '=', user.id).execute();
