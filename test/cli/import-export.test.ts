@@ -299,11 +299,23 @@ describe('bin/punchlist import, audit, export', { timeout: 180_000 }, () => {
     expect(fixture.audit_log).toHaveLength(3);
     expect(toStdout.stdout).not.toContain(fixtureRaw);
     const imported = fixture.projects.find((p: { id: number }) => p.id === 201);
-    expect(imported.categories).toEqual([{ id: 901, name: 'Electrical', position: 1 }]);
-    expect(imported.fields).toEqual([
-      { id: 911, name: 'Severity', kind: 'choice', options: ['low', 'high'], required: false, retired: false, position: 1 },
+    // With when each was made (and retired): an export's round trip keeps them.
+    expect(imported.categories).toMatchObject([{ id: 901, name: 'Electrical', position: 1 }]);
+    expect(imported.categories[0].created_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(imported.fields).toMatchObject([
+      {
+        id: 911,
+        name: 'Severity',
+        kind: 'choice',
+        options: ['low', 'high'],
+        required: false,
+        retired: false,
+        position: 1,
+        retired_at: null,
+      },
       { id: 912, name: 'Old cost', kind: 'number', options: [], required: false, retired: true, position: 2 },
     ]);
+    expect(imported.fields[1].retired_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(imported.sections[0].checklists[0].items[0]).toMatchObject({
       category_id: 901,
       fields: { Severity: 'high', 'Old cost': '12.5' },
