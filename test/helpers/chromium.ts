@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer } from './server.js';
 import { PASSWORD, type UserKey } from './workspace.js';
 
 /** Debian's Chromium (`apt-get install -y chromium`), driven by playwright-core: no browser download. */
@@ -89,4 +91,34 @@ export function signedInPages(browser: () => Browser, baseUrl: () => string) {
     return page;
   }
   return { open, forget: (user: UserKey) => states.delete(user) };
+}
+
+/**
+ * One test server and one Chromium for a file of browser tests, started before its tests (nothing when Chromium is
+ * missing: `requireBrowser` then fails each test with the reason) and closed after them; `open` gives a page signed
+ * in as a workspace user.
+ */
+export function browserSuite() {
+  let server: TestServer | undefined;
+  let launched: Browser | undefined;
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) return;
+    server = await startTestServer();
+    launched = await launchChromium();
+  });
+  afterAll(async () => {
+    await launched?.close();
+    await server?.close();
+  });
+  const pages = signedInPages(
+    () => requireBrowser(launched),
+    () => server!.url,
+  );
+  return {
+    /** The file's test server (started by then). */
+    get server(): TestServer {
+      return server!;
+    },
+    open: pages.open,
+  };
 }

@@ -1,9 +1,6 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser, signedInPages } from '../helpers/chromium.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../helpers/chromium.js';
 
 /**
  * The dashboards in a real Chromium at 390 px with touch (docs/design.md §23): the charts are drawn (an `svg`
@@ -13,29 +10,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, bypassCSP: true };
 
-let server: TestServer;
-let launched: Browser | undefined;
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  server = await startTestServer();
-  launched = await launchChromium();
-});
-
-afterAll(async () => {
-  await launched?.close();
-  await server?.close();
-});
-
-const pages = signedInPages(
-  () => requireBrowser(launched),
-  () => server.url,
-);
+const suite = browserSuite();
 
 describe('the dashboard on a phone', () => {
   it('draws the charts within the screen, and a tap on a bar opens the list of the items it counts', async () => {
-    const page = await pages.open('manager', PHONE, 45_000);
-    await page.goto(server.url + '/projects/1/dashboard');
+    const page = await suite.open('manager', PHONE, 45_000);
+    await page.goto(suite.server.url + '/projects/1/dashboard');
     const chart = page.getByRole('img', { name: 'Items by status' });
     await expect.poll(() => chart.isVisible()).toBe(true);
     const box = (await chart.boundingBox())!;
@@ -50,10 +30,10 @@ describe('the dashboard on a phone', () => {
   });
 
   it('has no serious or critical axe-core violation on either dashboard', async () => {
-    const page = await pages.open('manager', PHONE, 45_000);
+    const page = await suite.open('manager', PHONE, 45_000);
     const problems: string[] = [];
     for (const path of ['/dashboard', '/projects/1/dashboard']) {
-      await page.goto(server.url + path);
+      await page.goto(suite.server.url + path);
       await page.addScriptTag({ path: AXE });
       const axe = await page.evaluate(async () => {
         const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser, signedInPages } from '../helpers/chromium.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, controlledByWorker } from '../helpers/chromium.js';
 import { solid, uploadForm } from '../helpers/images.js';
-import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
+import { V1 } from '../helpers/server.js';
 import type { UserKey } from '../helpers/workspace.js';
 import { pdfText } from '../reports/pdf-text.js';
 
@@ -19,27 +18,11 @@ const DESK = { viewport: { width: 1280, height: 900 } };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 const WAIT = { timeout: 60_000 };
 
-let server: TestServer;
-let launched: Browser | undefined;
+const suite = browserSuite();
+const open = (user: UserKey, options: typeof DESK | typeof PHONE) => suite.open(user, options, 45_000);
 
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  server = await startTestServer();
-  launched = await launchChromium();
-});
-
-afterAll(async () => {
-  await launched?.close();
-  await server?.close();
-});
-
-const pages = signedInPages(
-  () => requireBrowser(launched),
-  () => server.url,
-);
-const open = (user: UserKey, options: typeof DESK | typeof PHONE) => pages.open(user, options, 45_000);
-
-const card = async (id: number) => (await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens.admin })).body.data.item;
+const card = async (id: number) =>
+  (await suite.server.call(`${V1}/items/get.php?id=${id}`, { token: suite.server.tokens.admin })).body.data.item;
 
 async function picture(name: string, width: number) {
   return { name, mimeType: 'image/jpeg', buffer: await solid(width, Math.round((width * 3) / 4), 'jpeg') };
@@ -70,7 +53,7 @@ async function drag(page: Page, from: [number, number], to: [number, number]) {
 describe('markup in the browser', () => {
   it('at 390 px with touch: an executor circles the defect and saves it; the item page and the PDF show defect and fix', async () => {
     const page = await open('executor', PHONE);
-    await page.goto(`${server.url}/items/1001`);
+    await page.goto(`${suite.server.url}/items/1001`);
     await page.locator('#item-photos').setInputFiles(await picture('wall.jpg', 800));
     await page.locator('#item-photos-stage').selectOption('defect');
     await page.locator('#item-photos-caption').fill('Crack left of the door frame');
@@ -104,7 +87,7 @@ describe('markup in the browser', () => {
     expect(await sideBySide.getByTestId('fix-photos').textContent()).toContain('Filled, sanded and painted');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
-    const report = await server.request(`${V1}/projects/report.php?id=1&format=pdf`, { token: server.tokens.manager });
+    const report = await suite.server.request(`${V1}/projects/report.php?id=1&format=pdf`, { token: suite.server.tokens.manager });
     const text = (await pdfText(new Uint8Array(await report.arrayBuffer()))).replace(/\s+/g, ' ');
     expect(text).toContain('(marked up) Crack left of the door frame');
     expect(text).toContain('Filled, sanded and painted');
@@ -112,24 +95,24 @@ describe('markup in the browser', () => {
   });
 
   it('offline: a saved markup waits in the outbox and is stored once when the network is back', async () => {
-    const uploaded = await server.call(`${V1}/items/attachments.php`, {
+    const uploaded = await suite.server.call(`${V1}/items/attachments.php`, {
       method: 'POST',
-      token: server.tokens.executor,
+      token: suite.server.tokens.executor,
       body: uploadForm({ item_id: '1001' }, [{ name: 'site.jpg', type: 'image/jpeg', bytes: await solid(400, 300, 'jpeg') }]),
     });
     expect(uploaded.status).toBe(201);
     const page = await open('executor', PHONE);
-    await page.goto(`${server.url}/items/1001`);
+    await page.goto(`${suite.server.url}/items/1001`);
     await controlledByWorker(page);
     // Once more, controlled: the worker keeps the page, its scripts and its photos.
-    await page.goto(`${server.url}/items/1001`);
+    await page.goto(`${suite.server.url}/items/1001`);
     // The photo to mark up drawn once online (thumbnails load lazily): the worker keeps it for offline.
     const photo = page.locator('[data-testid="photo"] img').first();
     await photo.scrollIntoViewIfNeeded();
     await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), WAIT).toBe(true);
     const before = (await card(1001)).attachments.length;
     await page.context().setOffline(true);
-    await page.goto(`${server.url}/items/1001`);
+    await page.goto(`${suite.server.url}/items/1001`);
     expect(await page.evaluate(() => navigator.onLine)).toBe(false);
     await openMarkup(page);
     await page.getByRole('button', { name: 'Rectangle' }).click();
@@ -151,7 +134,7 @@ describe('markup in the browser', () => {
 
   it('has no serious or critical axe-core violation in the markup view; its controls are buttons with names', async () => {
     const page = await open('executor', { ...DESK, bypassCSP: true } as typeof DESK);
-    await page.goto(`${server.url}/items/1001`);
+    await page.goto(`${suite.server.url}/items/1001`);
     await openMarkup(page);
     for (const name of ['Arrow', 'Rectangle', 'Ellipse', 'Freehand', 'Text', 'Undo', 'Save markup'])
       expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(1);

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchChromium, requireBrowser, signedInPages } from '../helpers/chromium.js';
-import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../helpers/chromium.js';
+import { V1 } from '../helpers/server.js';
 
 /**
  * The project's vocabulary in a real Chromium at 390 px (docs/design.md §21): a manager adds a category and a choice
@@ -14,31 +13,14 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 const WAIT = { timeout: 60_000 };
 
-let server: TestServer;
-let launched: Browser | undefined;
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  server = await startTestServer();
-  launched = await launchChromium();
-});
-
-afterAll(async () => {
-  await launched?.close();
-  await server?.close();
-});
-
-const pages = signedInPages(
-  () => requireBrowser(launched),
-  () => server.url,
-);
+const suite = browserSuite();
 
 const fitsWidth = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
 describe('categories and fields at 390 px', () => {
   it('a manager adds a category and a choice field, raises an item with them, filters by them, gets the CSV', async () => {
-    const page = await pages.open('manager', PHONE, 45_000);
-    await page.goto(`${server.url}/projects/1/structure`);
+    const page = await suite.open('manager', PHONE, 45_000);
+    await page.goto(`${suite.server.url}/projects/1/structure`);
     await fitsWidth(page);
     await page.getByLabel('Category name').fill('Electrical');
     await page.getByRole('button', { name: 'Add category' }).click();
@@ -50,7 +32,7 @@ describe('categories and fields at 390 px', () => {
     await page.getByText('The field was added.').waitFor(WAIT);
     await fitsWidth(page);
 
-    await page.goto(`${server.url}/projects/1/items/new`);
+    await page.goto(`${suite.server.url}/projects/1/items/new`);
     await page.getByLabel('Text', { exact: true }).fill('Loose socket in the corridor');
     await page.getByLabel('Checklist').selectOption({ label: 'Fire' });
     await page.getByLabel('Category').selectOption({ label: 'Electrical' });
@@ -59,18 +41,18 @@ describe('categories and fields at 390 px', () => {
     await page.getByRole('button', { name: 'Create item' }).click();
     await page.waitForURL(/\/items\/\d+\?saved=created/, WAIT);
     const id = Number(/\/items\/(\d+)/.exec(page.url())![1]);
-    const item = (await server.call(`${V1}/items/get.php?id=${id}`, { token: server.tokens.manager })).body.data.item;
+    const item = (await suite.server.call(`${V1}/items/get.php?id=${id}`, { token: suite.server.tokens.manager })).body.data.item;
     expect(item).toMatchObject({ category: 'Electrical', fields: { Severity: 'high' } });
     expect(await page.getByTestId('item-category').textContent()).toBe('Electrical');
 
-    await page.goto(`${server.url}/projects/1`);
+    await page.goto(`${suite.server.url}/projects/1`);
     await page.getByLabel('Category', { exact: true }).selectOption({ label: 'Electrical' });
     await page.getByLabel('Severity', { exact: true }).selectOption('high');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/category=Electrical/, WAIT);
     expect(await page.getByTestId('item-row').count()).toBe(1);
     await fitsWidth(page);
-    const csv = await page.request.get(`${server.url}/projects/1/report.csv?category=Electrical&field.Severity=high`);
+    const csv = await page.request.get(`${suite.server.url}/projects/1/report.csv?category=Electrical&field.Severity=high`);
     const lines = (await csv.text())
       .replace(/^\uFEFF/, '')
       .trim()
@@ -82,10 +64,10 @@ describe('categories and fields at 390 px', () => {
   });
 
   it('has no serious or critical axe-core violation on the structure page and the item forms', async () => {
-    const page = await pages.open('manager', { ...PHONE, bypassCSP: true } as typeof PHONE, 45_000);
+    const page = await suite.open('manager', { ...PHONE, bypassCSP: true } as typeof PHONE, 45_000);
     const problems: string[] = [];
     for (const path of ['/projects/1/structure', '/projects/1/items/new', '/items/1000', '/projects/1']) {
-      await page.goto(server.url + path);
+      await page.goto(suite.server.url + path);
       await page.addScriptTag({ path: AXE });
       const axe = await page.evaluate(async () => {
         const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
