@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
-import type english from './messages/en.json';
+import type core from './messages/en/core.json';
+import type dashboard from './messages/en/dashboard.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
- * one JSON file per language under messages/; English is complete and the fallback of every other. A language is
- * one file and one line here. v1, events, webhooks, CSV headers and machine codes never pass through here.
+ * one folder per language under messages/ with one JSON file per part of the interface (core, dashboard, …: the
+ * same files in every language); English is complete and the fallback of every other. A language is one folder and
+ * one line here; a new part is one file per language and its line in `MessageKey`. v1, events, webhooks, CSV headers and machine codes never pass through here.
  */
 export const LANGUAGES = ['en', 'ru', 'de'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -13,16 +15,28 @@ export type Language = (typeof LANGUAGES)[number];
 /** Each language named in itself, as the Profile's select offers it. */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
-export type MessageKey = keyof typeof english;
+/** Every English file's keys: a key no file has is a compile error. */
+export type MessageKey = keyof typeof core | keyof typeof dashboard;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
 /**
- * A language's file, read beside this module (src/ and dist/ alike: the build copies JSON files as they are, and
- * an import of JSON would need an attribute the build's transform drops).
+ * A language's files, read beside this module (src/ and dist/ alike: the build copies JSON files as they are, and
+ * an import of JSON would need an attribute the build's transform drops). A key in two files is a mistake, refused
+ * at start.
  */
-const catalogue = (language: Language) =>
-  JSON.parse(readFileSync(new URL(`./messages/${language}.json`, import.meta.url), 'utf8')) as Partial<Record<MessageKey, string>>;
+function catalogue(language: Language): Partial<Record<MessageKey, string>> {
+  const folder = new URL(`./messages/${language}/`, import.meta.url);
+  const merged: Record<string, string> = {};
+  for (const file of readdirSync(folder).filter((f) => f.endsWith('.json')).sort()) {
+    const messages = JSON.parse(readFileSync(new URL(file, folder), 'utf8')) as Record<string, string>;
+    for (const [key, text] of Object.entries(messages)) {
+      if (key in merged) throw new Error(`The message "${key}" is in two files of messages/${language}/`);
+      merged[key] = text;
+    }
+  }
+  return merged;
+}
 
 const CATALOGS = Object.fromEntries(LANGUAGES.map((l) => [l, catalogue(l)])) as Record<Language, Partial<Record<MessageKey, string>>>;
 const en = CATALOGS.en as Record<MessageKey, string>;
