@@ -1,6 +1,6 @@
 // npm test's static checks, run side by side: the typecheck, ESLint and Prettier (what npm run lint runs one
-// after the other) and the dependency audit. Each one's output is printed whole once it ends; the first
-// failure fails the check. ESLint is the longest (~30 s quiet, tsc ~29 s); Prettier (~15 s) beside it
+// after the other), the dependency audit and the file-level import-cycle check (scripts/import-cycles.mjs). Each
+// one's output is printed whole once it ends; the first failure fails the check. ESLint is the longest (~30 s quiet, tsc ~29 s); Prettier (~15 s) beside it
 // rather than after it takes it off the critical path; its --cache (node_modules/.cache/prettier, keyed by the
 // files' content, its options and its version) spares the files unchanged since the last run.
 import { spawn } from 'node:child_process';
@@ -23,6 +23,7 @@ const checks = [
   ['eslint', 'npx', '--no-install', 'eslint', '.'],
   ['prettier', 'npx', '--no-install', 'prettier', '--check', '--cache', '.'],
   ['audit:deps', 'npm', 'run', '--silent', 'audit:deps'],
+  ['import cycles', 'node', 'scripts/import-cycles.mjs'],
 ];
 const codes = await Promise.all(checks.map(run));
 process.exit(codes.some((c) => c !== 0) ? 1 : 0);

@@ -115,7 +115,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     tokens,
     request,
     async call(path, init) {
-      const response = await request(path, init);
+      // A request the server never answers fails here, naming it, rather than as the test's own timeout.
+      const response = await request(path, { signal: AbortSignal.timeout(60_000), ...init }).catch((err: unknown) => {
+        throw new Error(`${init?.method ?? 'GET'} ${path}: ${String(err)}`);
+      });
       const text = await response.text();
       let body: unknown = text;
       try {

@@ -11,7 +11,7 @@ import { checkedPlace, type PlaceInput, planOfPlace } from '../items/item-locati
 import type { AuditEntryBuilder, EmitPlacedEvent, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';
-import { applyItemVocabulary, type ItemVocabularyInput, type VocabularyChanges } from '../vocabulary/vocabulary.service.js';
+import { applyItemVocabulary, type ItemVocabularyInput, type VocabularyChanges } from '../vocabulary/item-vocabulary.js';
 import type { ProjectAccessReads, ProjectsRepository, StructureRows } from '../projects/projects.repository.js';
 import type { ProjectsService, ProjectTree } from '../projects/projects.service.js';
 import { assertAdmin } from './admin-guard.js';

@@ -10,7 +10,7 @@ import type { CompaniesService } from '../companies/companies.service.js';
 import { companyStep } from '../items/item-company.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
-import { applyItemVocabulary } from '../vocabulary/vocabulary.service.js';
+import { applyItemVocabulary } from '../vocabulary/item-vocabulary.js';
 
 /** Items changed together by one bulk form at most (two pages of the project list). */
 const MAX_BULK_ITEMS = 200;
