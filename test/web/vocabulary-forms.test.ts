@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS, type UserKey } from '../helpers/workspace.js';
+import { pdfText } from '../reports/pdf-text.js';
 import { decode, signedInClients } from './web-client.js';
 
 /**
@@ -166,6 +167,17 @@ describe('the item forms and the project page', () => {
     expect(first!.startsWith('1000,')).toBe(true);
     expect(first!.split(',').slice(-3)).toEqual(['Electrics', 'high', '1250']);
     expect(rest).toEqual([]);
+    // The PDF of that filter prints each item's category and values; in the reader's language around them.
+    const pdf = async () => {
+      const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const res = await fetch(`${server.url}/projects/1/report.pdf?field.Severity=high`, { headers: { cookie } });
+      expect(res.status).toBe(200);
+      return (await pdfText(new Uint8Array(await res.arrayBuffer()))).replace(/\s+/g, ' ');
+    };
+    expect(await pdf()).toContain('Category: Electrics · Severity: high · Cost estimate: 1250');
+    await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.observer).execute();
+    expect(await pdf()).toContain('Категория: Electrics · Severity: high · Cost estimate: 1250');
+    await server.ctx.db.kysely.updateTable('users').set({ language: null }).where('id', '=', USERS.observer).execute();
   });
 
   it('sets the category of selected items in bulk (managers; one write and event per item); executors refused', async () => {
