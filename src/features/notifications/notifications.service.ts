@@ -183,8 +183,12 @@ export function createNotificationsService(deps: {
     if (candidates.length === 0) return 0;
     const told = await repo.escalationStepsOf(unique(candidates.map((c) => c.item_id)));
     const due = new Map<string, { row: NewNotification; role: UserRole; step: Insertable<EscalationStepsTable> }>();
+    // Today in each time zone, worked out once per zone (a formatter per person would cost more than the rest).
+    const todayIn = new Map<string | null, string>();
     for (const c of candidates) {
-      const days = daysOverdue(c.deadline!, localTime(now, c.time_zone).date);
+      let today = todayIn.get(c.time_zone);
+      if (today === undefined) todayIn.set(c.time_zone, (today = localTime(now, c.time_zone).date));
+      const days = daysOverdue(c.deadline!, today);
       const step = escalationStep({ everyDays: c.every_days, managersAfterDays: c.managers_after_days }, days);
       if (!step || (c.manager && !step.managers)) continue;
       const id = `${c.item_id} ${c.deadline} ${step.step} ${c.user_id}`;
