@@ -19,6 +19,7 @@ const DIALECT_TESTS = [
   'test/web/dashboard.test.ts',
   'test/web/languages.test.ts',
   'test/web/vocabulary-forms.test.ts',
+  'test/web/vocabulary-roles.test.ts',
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',
   'test/web/item-history.test.ts',

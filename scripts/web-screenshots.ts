@@ -8,7 +8,9 @@
  * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit; and the
  * plan's page (the demo's floor plan, three items pinned) as docs/images/plan-page-desktop.png and plan-page-phone.png;
  * a project's dashboard as docs/images/dashboard-desktop.png and dashboard-phone.png;
- * the markup view (docs/design.md §22) with an ellipse drawn as docs/images/markup-desktop.png and markup-phone.png.
+ * the markup view (docs/design.md §22) with an ellipse drawn as docs/images/markup-desktop.png and markup-phone.png;
+ * the structure page's "Escalation" block (docs/design.md §21), switched on, as docs/images/escalation-desktop.png and
+ * escalation-phone.png. `node --import tsx scripts/web-screenshots.ts escalation` takes those two only.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,6 +102,25 @@ async function shootMarkup(page: Page, name: string) {
   await page.getByRole('button', { name: 'Cancel' }).click();
 }
 
+/** The structure page's "Escalation" block (docs/design.md §21), switched on by the manager through the form. */
+async function shootEscalation(server: TestServer, pages: readonly [Page, string][]) {
+  const [[first]] = pages as [[Page, string]];
+  await first.goto(`${server.url}/projects/1/structure#escalation`);
+  await first.getByLabel('Escalate overdue items').check();
+  await first.getByLabel('Every how many days while overdue').fill('2');
+  await first.getByLabel('To the managers after how many days').fill('7');
+  await first.getByRole('button', { name: 'Save escalation' }).click();
+  await first.getByText('The escalation was saved.').waitFor();
+  for (const [page, name] of pages) {
+    await page.goto(`${server.url}/projects/1/structure#escalation`);
+    const raw = await page.locator('#escalation').screenshot();
+    const png = await sharp(raw).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
+    const path = join(OUT, name);
+    writeFileSync(path, png);
+    console.log(`${relative(ROOT, path)}: ${Math.round(statSync(path).size / 1024)} KiB`);
+  }
+}
+
 async function main() {
   if (!existsSync(CHROMIUM))
     throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
@@ -109,6 +130,14 @@ async function main() {
   const browser = await launchChromium();
   try {
     const desktop = await signedInPage(browser, server, { viewport: { width: 1280, height: 800 } });
+    if (process.argv.includes('escalation')) {
+      const phone = await signedInPage(browser, server, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      await shootEscalation(server, [
+        [desktop, 'escalation-desktop.png'],
+        [phone, 'escalation-phone.png'],
+      ]);
+      return;
+    }
     // A photo on the item, added through the page's own file input, so the page shows a thumbnail.
     const photo = join(photos, 'extinguisher-hall-b.png');
     writeFileSync(photo, await sitePhoto());
@@ -167,6 +196,10 @@ async function main() {
       await page.goto(`${server.url}/projects/1/dashboard`);
       await shoot(page, name, height);
     }
+    await shootEscalation(server, [
+      [desktop, 'escalation-desktop.png'],
+      [phone, 'escalation-phone.png'],
+    ]);
   } finally {
     await browser.close();
     await server.close();

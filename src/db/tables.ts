@@ -141,6 +141,25 @@ export interface TemplatesTable {
   updated_at: string;
 }
 
+/** A project's escalation ladder (docs/design.md §21, migration 027): no row, off. */
+export interface ProjectEscalationsTable {
+  project_id: number;
+  every_days: number;
+  managers_after_days: number;
+  updated_at: string;
+}
+
+/** One step of the ladder told to one person (migration 027): the key makes each step once. */
+export interface EscalationStepsTable {
+  item_id: number;
+  deadline: string;
+  /** The day of being overdue (in the person's time zone) the step falls on. */
+  step: number;
+  user_id: number;
+  project_id: number;
+  at: string;
+}
+
 /** A project's drawing (docs/design.md §19); `current_version` is the one everybody sees. */
 export interface PlansTable {
   id: Generated<number>;
@@ -614,6 +633,8 @@ export interface Database {
   custom_fields: CustomFieldsTable;
   item_field_values: ItemFieldValuesTable;
   templates: TemplatesTable;
+  project_escalations: ProjectEscalationsTable;
+  escalation_steps: EscalationStepsTable;
   companies: CompaniesTable;
   invitations: InvitationsTable;
   company_pack_sends: CompanyPackSendsTable;

@@ -148,7 +148,7 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect(events.map((e) => e.type).sort()).toEqual(['plan.created', 'plan.version_added']);
   });
 
-  it('gives the fit-out trades as categories, severity and cost estimate, and ships the "Apartment handover" template', async () => {
+  it('gives the fit-out trades as categories, severity and cost estimate, its escalation ladder, and ships the "Apartment handover" template', async () => {
     const manager = (await ctx.users.findByEmail(DEMO_EMAIL))!;
     const tree = await ctx.projects.getTree({ id: manager.id, role: 'member' }, 3);
     const items = tree.sections.flatMap((s) => s.checklists).flatMap((c) => c.items);
@@ -156,5 +156,6 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect(crack).toMatchObject({ category: 'Plastering', fields: { Severity: 'major', 'Cost estimate': '350' } });
     expect(items.filter((i) => i.fields.Severity !== undefined).length).toBeGreaterThanOrEqual(4);
     expect((await ctx.templates.list()).map((t) => t.name)).toEqual(['Apartment handover']);
+    expect(await ctx.vocabulary.escalationOf({ id: manager.id, role: 'member' }, 3)).toEqual({ everyDays: 2, managersAfterDays: 7 });
   });
 });

@@ -495,7 +495,10 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   await ctx.templates.importTemplate(alice!, APARTMENT_HANDOVER);
 }
 
-/** The fit-out's categories (trades) and fields (severity, cost estimate); `of` gives an item's values by name. */
+/**
+ * The fit-out's categories (trades), fields (severity, cost estimate) and escalation ladder; `of` gives an item's
+ * values by name.
+ */
 async function demoVocabulary(ctx: AppContext, manager: { id: number; role: UserRole }) {
   const categories = new Map<string, number>();
   for (const trade of ['Plastering', 'Electrical', 'Glazing', 'Ceilings']) {
@@ -503,6 +506,8 @@ async function demoVocabulary(ctx: AppContext, manager: { id: number; role: User
   }
   const severity = await ctx.vocabulary.addField(manager, FIT_OUT, { name: 'Severity', kind: 'choice', options: 'minor\nmajor\ncritical' });
   const cost = await ctx.vocabulary.addField(manager, FIT_OUT, { name: 'Cost estimate', kind: 'number' });
+  // Overdue defects climb the ladder (docs/notifications.md): every 2 days, to the managers from day 7.
+  await ctx.vocabulary.setEscalation(manager, FIT_OUT, { everyDays: 2, managersAfterDays: 7 });
   return {
     of: (trade: string, level: string, estimate: string) => ({
       categoryId: categories.get(trade)!,

@@ -7,7 +7,7 @@ import { V1 } from '../helpers/server.js';
 /**
  * The project's vocabulary in a real Chromium at 390 px (docs/design.md §21): a manager adds a category and a choice
  * field on the structure page, raises an item with them, filters the project page by them and downloads the CSV
- * with their columns; no horizontal scrolling; axe-core finds nothing serious or critical on the pages.
+ * with their columns; switches the escalation ladder on; no horizontal scrolling; axe-core finds nothing serious or critical on the pages.
  */
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
@@ -60,6 +60,29 @@ describe('categories and fields at 390 px', () => {
     expect(lines[0]!.split(',').slice(-2)).toEqual(['category', 'Severity']);
     expect(lines).toHaveLength(2);
     expect(lines[1]!.split(',').slice(-2)).toEqual(['Electrical', 'high']);
+    await page.context().close();
+  });
+
+  it('a manager switches the escalation ladder on at 390 px; a bad number is refused beside its field', async () => {
+    const page = await suite.open('manager', PHONE, 45_000);
+    await page.goto(`${suite.server.url}/projects/1/structure#escalation`);
+    expect(await page.getByTestId('escalation-state').textContent()).toBe('Off: an overdue item is reminded of once.');
+    await page.getByLabel('Escalate overdue items').check();
+    await page.getByLabel('Every how many days while overdue').fill('3');
+    // The browser's own check would stop 0 before it is sent: the server's refusal is what is tested here.
+    await page.getByLabel('To the managers after how many days').evaluate((input) => input.removeAttribute('min'));
+    await page.getByLabel('To the managers after how many days').fill('0');
+    await page.getByRole('button', { name: 'Save escalation' }).click();
+    await page.locator('#escalation-managers-error').waitFor(WAIT);
+    expect(await page.locator('#escalation-managers-error').textContent()).toContain('must be a whole number of days from 1 to 365');
+    expect(await page.getByLabel('Every how many days while overdue').inputValue()).toBe('3');
+    await fitsWidth(page);
+    await page.getByLabel('To the managers after how many days').fill('10');
+    await page.getByRole('button', { name: 'Save escalation' }).click();
+    await page.getByText('The escalation was saved.').waitFor(WAIT);
+    expect(await page.getByTestId('escalation-state').textContent()).toBe('On: every 3 days while overdue, to the managers from day 10.');
+    expect(await page.getByLabel('Escalate overdue items').isChecked()).toBe(true);
+    await fitsWidth(page);
     await page.context().close();
   });
 

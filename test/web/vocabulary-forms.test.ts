@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import type { UserKey } from '../helpers/workspace.js';
+import { USERS, type UserKey } from '../helpers/workspace.js';
+import { pdfText } from '../reports/pdf-text.js';
 import { decode, signedInClients } from './web-client.js';
 
 /**
@@ -166,6 +167,17 @@ describe('the item forms and the project page', () => {
     expect(first!.startsWith('1000,')).toBe(true);
     expect(first!.split(',').slice(-3)).toEqual(['Electrics', 'high', '1250']);
     expect(rest).toEqual([]);
+    // The PDF of that filter prints each item's category and values; in the reader's language around them.
+    const pdf = async () => {
+      const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const res = await fetch(`${server.url}/projects/1/report.pdf?field.Severity=high`, { headers: { cookie } });
+      expect(res.status).toBe(200);
+      return (await pdfText(new Uint8Array(await res.arrayBuffer()))).replace(/\s+/g, ' ');
+    };
+    expect(await pdf()).toContain('Category: Electrics · Severity: high · Cost estimate: 1250');
+    await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.observer).execute();
+    expect(await pdf()).toContain('Категория: Electrics · Severity: high · Cost estimate: 1250');
+    await server.ctx.db.kysely.updateTable('users').set({ language: null }).where('id', '=', USERS.observer).execute();
   });
 
   it('sets the category of selected items in bulk (managers; one write and event per item); executors refused', async () => {
@@ -259,5 +271,100 @@ describe('templates in the web', () => {
     expect(added.status, decode(added.text)).toBe(303);
     const after = (await server.ctx.projects.getTree({ id: 1, role: 'admin' } as never, 1)).sections.flatMap((s) => s.checklists).length;
     expect(after).toBe(before + 1);
+  });
+});
+
+describe('the Escalation block of the structure page', () => {
+  const ladder = () => server.ctx.db.kysely.selectFrom('project_escalations').selectAll().where('project_id', '=', 1).executeTakeFirst();
+
+  it('is off by default; managers and admins set it; others are refused, nothing saved', async () => {
+    const page = (await (await as('manager')).get('/projects/1/structure')).text;
+    expect(page).toContain('id="escalation-title">Escalation</h2>');
+    expect(page).toContain('data-testid="escalation-state"><strong>Off: an overdue item is reminded of once.');
+    expect(page).toMatch(
+      /<label class="inline" for="escalation-enabled"><input id="escalation-enabled" type="checkbox" name="enabled" value="1" > Escalate/,
+    );
+    expect(page).toMatch(/<label for="escalation-every">Every how many days while overdue<\/label>\n<input[^>]+value="2"/);
+    expect(page).toMatch(/<label for="escalation-managers">To the managers after how many days<\/label>\n<input[^>]+value="7"/);
+    for (const user of ['executor', 'observer', 'partial'] as const) {
+      const web = await as(user);
+      const forged = await web.post('/projects/1/escalation', {
+        enabled: '1',
+        every_days: '1',
+        managers_after_days: '1',
+        _csrf: await web.csrf('/profile'),
+      });
+      expect(forged.status, user).toBe(403);
+    }
+    const outsider = await as('outsider');
+    const hidden = await outsider.post('/projects/1/escalation', {
+      enabled: '1',
+      every_days: '1',
+      managers_after_days: '1',
+      _csrf: await outsider.csrf('/profile'),
+    });
+    expect(hidden.status).toBe(404);
+    expect(await ladder()).toBeUndefined();
+
+    const saved = await submit('manager', '/projects/1/structure', '/projects/1/escalation', {
+      enabled: '1',
+      every_days: '3',
+      managers_after_days: '10',
+    });
+    expect(saved.status, decode(saved.text)).toBe(303);
+    expect(saved.location).toBe('/projects/1/structure?saved=escalation');
+    expect(await ladder()).toMatchObject({ every_days: 3, managers_after_days: 10 });
+    const shown = decode((await (await as('manager')).get(saved.location!)).text);
+    expect(shown).toContain('The escalation was saved.');
+    expect(shown).toContain('On: every 3 days while overdue, to the managers from day 10.');
+    expect(
+      (
+        await submit('admin', '/projects/1/structure', '/projects/1/escalation', {
+          enabled: '1',
+          every_days: '1',
+          managers_after_days: '4',
+        })
+      ).status,
+    ).toBe(303);
+    expect(await ladder()).toMatchObject({ every_days: 1, managers_after_days: 4 });
+    const feed = await server.call(`${V1}/events/list.php?project_id=1&types=structure.changed`, { token: server.tokens.manager });
+    expect(feed.body.data.events.at(-1).data).toMatchObject({
+      change: 'escalation_changed',
+      escalation: { every_days: 1, managers_after_days: 4 },
+    });
+  });
+
+  it('refuses days that are no whole number in range, beside the field, nothing saved; unticked switches it off', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ every_days: '0', managers_after_days: '7' }, 'escalation-every'],
+      [{ every_days: '1.5', managers_after_days: '7' }, 'escalation-every'],
+      [{ every_days: 'two', managers_after_days: '7' }, 'escalation-every'],
+      [{ every_days: '31', managers_after_days: '7' }, 'escalation-every'],
+      [{ every_days: '2', managers_after_days: '' }, 'escalation-managers'],
+      [{ every_days: '2', managers_after_days: '400' }, 'escalation-managers'],
+    ];
+    for (const [fields, id] of cases) {
+      const refused = await submit('manager', '/projects/1/structure', '/projects/1/escalation', { enabled: '1', ...fields });
+      expect(refused.status, JSON.stringify(fields)).toBe(422);
+      expect(refused.text).toMatch(new RegExp(`id="${id}-error"[^>]*>[^<]*must be a whole number of days from 1 to`));
+      expect(refused.text).toContain(`value="${fields.every_days}"`);
+    }
+    expect(await ladder()).toMatchObject({ every_days: 1, managers_after_days: 4 });
+    // The box unticked: off, whatever the days say.
+    const off = await submit('manager', '/projects/1/structure', '/projects/1/escalation', { every_days: 'x', managers_after_days: '' });
+    expect(off.status, decode(off.text)).toBe(303);
+    expect(await ladder()).toBeUndefined();
+  });
+
+  it('names the kind in the Profile, in the user’s language', async () => {
+    const web = await as('observer');
+    expect((await web.get('/profile')).text).toContain(
+      '<label for="pref-overdue_escalated">An item stays overdue (the escalation ladder)</label>',
+    );
+    await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.observer).execute();
+    expect((await web.get('/profile')).text).toContain(
+      '<label for="pref-overdue_escalated">Пункт остаётся просроченным (эскалация)</label>',
+    );
+    await server.ctx.db.kysely.updateTable('users').set({ language: null }).where('id', '=', USERS.observer).execute();
   });
 });

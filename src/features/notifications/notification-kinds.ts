@@ -18,6 +18,7 @@ export const NOTIFICATION_KINDS = [
   'token_expiring',
   'oauth_client_connected',
   'webhook_disabled',
+  'overdue_escalated',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -36,6 +37,7 @@ export const KIND_LABELS: Record<NotificationKind, string> = {
   token_expiring: 'Your API token expires soon',
   oauth_client_connected: 'An application was connected to your account',
   webhook_disabled: 'Your webhook was disabled after failing',
+  overdue_escalated: 'An item stays overdue (the escalation ladder)',
 };
 
 export const DELIVERY_MODES = ['email', 'digest', 'web'] as const;

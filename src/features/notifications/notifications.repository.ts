@@ -1,7 +1,7 @@
 import { type Compilable, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { inTransaction } from '../../db/in-transaction.js';
 import { type Precompiled, precompileRowsLazily } from '../../db/precompiled.js';
-import type { Database, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
+import type { Database, EscalationStepsTable, NotificationEmailsTable, NotificationsTable } from '../../db/tables.js';
 
 export type NotificationRow = Selectable<NotificationsTable>;
 export type NewNotification = Omit<Insertable<NotificationsTable>, 'id' | 'email_id' | 'read_at' | 'emailed_at'>;
@@ -345,6 +345,82 @@ export function createNotificationsRepository(db: Kysely<Database>) {
             .values(kept.map((m) => ({ user_id: userId, ...m })))
             .execute();
       });
+    },
+
+    /**
+     * Who an escalation ladder may tell now (docs/design.md §21): for each open item (not done, not accepted) of an
+     * active project whose ladder is on, with a deadline on or before `until`, its active participants and the
+     * project's active managers, with their time zone and language and the ladder's days.
+     */
+    async escalationCandidates(until: string) {
+      const overdue = db
+        .selectFrom('items as i')
+        .innerJoin('project_escalations as e', 'e.project_id', 'i.project_id')
+        .innerJoin('projects as p', 'p.id', 'i.project_id')
+        .where('p.archived', '=', 0)
+        .where('i.deadline', 'is not', null)
+        .where('i.deadline', '<=', until)
+        .where('i.status', '!=', 'done')
+        .where((eb) => eb.or([eb('i.verdict', 'is', null), eb('i.verdict', '!=', 'accepted')]));
+      const columns = [
+        'i.id as item_id',
+        'i.project_id',
+        'i.text',
+        'i.deadline',
+        'e.every_days',
+        'e.managers_after_days',
+        'u.id as user_id',
+        'u.role',
+        'u.time_zone',
+        'u.language',
+      ] as const;
+      const [participants, managers] = await Promise.all([
+        overdue
+          .innerJoin('item_participants as ip', 'ip.item_id', 'i.id')
+          .innerJoin('users as u', 'u.id', 'ip.user_id')
+          .where('u.active', '=', 1)
+          .select(columns)
+          .execute(),
+        overdue
+          .innerJoin('project_members as m', (j) => j.onRef('m.project_id', '=', 'i.project_id').on('m.role', '=', 'manager'))
+          .innerJoin('users as u', 'u.id', 'm.user_id')
+          .where('u.active', '=', 1)
+          .select(columns)
+          .execute(),
+      ]);
+      return [...participants.map((r) => ({ ...r, manager: false })), ...managers.map((r) => ({ ...r, manager: true }))];
+    },
+
+    /** The steps of these items told already, as `item deadline step user` keys. */
+    async escalationStepsOf(itemIds: readonly number[]): Promise<Set<string>> {
+      const told = new Set<string>();
+      for (let i = 0; i < itemIds.length; i += 5000) {
+        const rows = await db
+          .selectFrom('escalation_steps')
+          .select(['item_id', 'deadline', 'step', 'user_id'])
+          .where('item_id', 'in', itemIds.slice(i, i + 5000))
+          .execute();
+        for (const r of rows) told.add(`${r.item_id} ${r.deadline} ${r.step} ${r.user_id}`);
+      }
+      return told;
+    },
+
+    /**
+     * Records steps as told, in the caller's transaction; returns the ones this call recorded (a step another node
+     * recorded first is left out: its notification is that node's to make).
+     */
+    async claimEscalationSteps(trx: Kysely<Database>, steps: readonly Insertable<EscalationStepsTable>[]): Promise<Set<string>> {
+      const claimed = new Set<string>();
+      for (let i = 0; i < steps.length; i += 500) {
+        const rows = await trx
+          .insertInto('escalation_steps')
+          .values(steps.slice(i, i + 500))
+          .onConflict((oc) => oc.columns(['item_id', 'deadline', 'step', 'user_id']).doNothing())
+          .returning(['item_id', 'deadline', 'step', 'user_id'])
+          .execute();
+        for (const r of rows) claimed.add(`${r.item_id} ${r.deadline} ${r.step} ${r.user_id}`);
+      }
+      return claimed;
     },
 
     /** Participants of items not done whose deadline lies between the two dates (inclusive). */

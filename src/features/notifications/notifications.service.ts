@@ -1,6 +1,8 @@
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/tables.js';
+import type { Database, EscalationStepsTable } from '../../db/tables.js';
+import { daysOverdue, escalationStep } from '../../domain/escalation.js';
+import { isLanguage, message } from '../../i18n/i18n.js';
 import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
@@ -170,6 +172,72 @@ export function createNotificationsService(deps: {
     if (queued > 0) deps.onQueued?.();
   }
 
+  /**
+   * The escalation ladders (docs/design.md §21, kind `overdue_escalated`): each person's step due now, counted in
+   * their time zone; a step already told is skipped, the others are recorded (`escalation_steps`, unique per item,
+   * deadline, step and person) in the transaction that makes their notifications, so that two nodes or a restart
+   * tell nobody twice. Returns the number made.
+   */
+  async function escalate(now: Date): Promise<number> {
+    const candidates = await repo.escalationCandidates(addDays(now.toISOString().slice(0, 10), 1));
+    if (candidates.length === 0) return 0;
+    const told = await repo.escalationStepsOf(unique(candidates.map((c) => c.item_id)));
+    const due = new Map<string, { row: NewNotification; role: UserRole; step: Insertable<EscalationStepsTable> }>();
+    // Today in each time zone, worked out once per zone (a formatter per person would cost more than the rest).
+    const todayIn = new Map<string | null, string>();
+    for (const c of candidates) {
+      let today = todayIn.get(c.time_zone);
+      if (today === undefined) todayIn.set(c.time_zone, (today = localTime(now, c.time_zone).date));
+      const days = daysOverdue(c.deadline!, today);
+      const step = escalationStep({ everyDays: c.every_days, managersAfterDays: c.managers_after_days }, days);
+      if (!step || (c.manager && !step.managers)) continue;
+      const id = `${c.item_id} ${c.deadline} ${step.step} ${c.user_id}`;
+      // A participant who also manages the project is told once, as a participant.
+      if (told.has(id) || (due.has(id) && c.manager)) continue;
+      const language = isLanguage(c.language) ? c.language : 'en';
+      const values = { item: excerpt(c.text, 120), days, deadline: c.deadline! };
+      due.set(id, {
+        role: c.role as UserRole,
+        step: {
+          item_id: c.item_id,
+          deadline: c.deadline!,
+          step: step.step,
+          user_id: c.user_id,
+          project_id: c.project_id,
+          at: now.toISOString(),
+        },
+        row: {
+          user_id: c.user_id,
+          kind: 'overdue_escalated',
+          key: `overdue_escalated:${c.item_id}:${c.deadline}:${step.step}`,
+          event_id: null,
+          project_id: c.project_id,
+          item_id: c.item_id,
+          token_id: null,
+          text: message(language, c.manager ? 'vocab.escalation.textManager' : 'vocab.escalation.text', values),
+          subject: `“${excerpt(c.text, 100)}”`,
+          delivery: 'web',
+          at: now.toISOString(),
+        },
+      });
+    }
+    if (due.size === 0) return 0;
+    const { sees } = await visibility([...due.values()].map((d) => ({ userId: d.row.user_id, itemId: d.row.item_id! })));
+    const visible = [...due.values()].filter((d) => sees({ id: d.row.user_id, role: d.role }, d.row.item_id!));
+    const modeOf = await deliveries(unique(visible.map((d) => d.row.user_id)));
+    return repo.transaction(async (trx) => {
+      const claimed = await repo.claimEscalationSteps(
+        trx,
+        visible.map((d) => d.step),
+      );
+      const rows = visible
+        .filter((d) => claimed.has(`${d.step.item_id} ${d.step.deadline} ${d.step.step} ${d.step.user_id}`))
+        .map((d) => ({ ...d.row, delivery: modeOf(d.row.user_id, 'overdue_escalated') }));
+      await insert(rows, trx);
+      return rows.length;
+    });
+  }
+
   const service = {
     /**
      * The outbox consumer's batch: who is told of each event (the rules), checked against what they may see
@@ -283,7 +351,7 @@ export function createNotificationsService(deps: {
      * The scheduled pass (every node, every minute): deadline reminders, token expiry notices, digests due.
      * Unique keys make it idempotent: two nodes running it at once tell nobody twice.
      */
-    async runScheduled(): Promise<{ reminders: number; tokens: number; digests: number }> {
+    async runScheduled(): Promise<{ reminders: number; tokens: number; escalations: number; digests: number }> {
       const now = clock.now();
       const today = now.toISOString().slice(0, 10);
       // Deadlines: tomorrow and overdue in the participant's time zone; overdue ones looked at for a week.
@@ -339,6 +407,7 @@ export function createNotificationsService(deps: {
       const visible = fresh.filter((r) => r.item_id == null || sees({ id: r.user_id, role: roles.get(r)! }, r.item_id));
       const modeOf = await deliveries([...new Set(visible.map((r) => r.user_id))]);
       await insert(visible.map((r) => ({ ...r, delivery: modeOf(r.user_id, r.kind as NotificationKind) })));
+      const escalations = await escalate(now);
       let digests = 0;
       if (emailEnabled) {
         for (const user of await repo.digestWaiting()) {
@@ -351,6 +420,7 @@ export function createNotificationsService(deps: {
       return {
         reminders: visible.filter((r) => r.item_id != null).length,
         tokens: visible.filter((r) => r.token_id != null).length,
+        escalations,
         digests,
       };
     },

@@ -8,6 +8,7 @@ import { fallbackFont } from './fallback-font.js';
 import type { PrintedPhoto, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
 import { zonedTime } from '../../domain/time-zones.js';
 import { plural } from '../../domain/plural.js';
+import { message } from '../../i18n/i18n.js';
 
 // The fonts come from npm packages, never from a path of the machine: DejaVu (Latin, Greek, Cyrillic, many
 // symbols) for the text, and a fallback (fallback-font.ts) for a text that DejaVu cannot show: Chinese, Japanese,
@@ -195,6 +196,16 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     if (doc.y + height > bottom() && doc.y > MARGIN + 1) doc.addPage();
   }
 
+  /**
+   * The item's category and custom field values (docs/design.md §21), on one line: "Category: Electrical ·
+   * Severity: high · Cost estimate: 1250"; null when it has neither.
+   */
+  function vocabularyLine(row: ReportRow): string | null {
+    const parts = Object.entries(row.fields ?? {}).map(([name, value]) => `${name}: ${value}`);
+    if (row.category) parts.unshift(message(heading.language ?? 'en', 'vocab.report.category', { category: row.category }));
+    return parts.length ? printable(clip(parts.join(' · '), LONG_TEXT)) : null;
+  }
+
   function item(row: ReportRow) {
     const title = `${row.number}.  #${row.id}  ${printable(row.text)}`;
     const answer = row.lastAnswer;
@@ -202,7 +213,9 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     fontFor('bold', title).fontSize(10);
     let height = doc.heightOfString(title, { width: width() }) + 40;
     fontFor('body', answerText).fontSize(9);
+    const vocabulary = vocabularyLine(row);
     if (row.location) height += 12;
+    if (vocabulary) height += 12;
     if (answer) height += 14 + doc.heightOfString(answerText, { width: width() - 12 });
     if (row.thumbnails.length) height += THUMB + 8;
     if (row.stages.defect.length || row.stages.fix.length) height += STAGE_THUMB + CAPTION_HEIGHT + 24;
@@ -233,6 +246,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
       const plan = `Plan: ${printable(row.location.plan_name)}`;
       fontFor('body', plan).text(plan);
     }
+    if (vocabulary) fontFor('body', vocabulary).text(vocabulary, MARGIN, doc.y, { width: width() });
     if (answer) {
       const review = answer.review
         ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${day(answer.review.at)}`

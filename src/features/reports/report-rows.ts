@@ -1,3 +1,4 @@
+import type { Language } from '../../i18n/i18n.js';
 import type { BallInCourt } from '../../domain/ball-in-court.js';
 import type { ProjectCard } from '../projects/projects.service.js';
 
@@ -79,4 +80,6 @@ export interface ReportHeading {
   timeZone: string | null;
   /** The plans with items of the report on them, in the project's order (PDF only; empty for CSV). */
   plans: ReportPlan[];
+  /** The reader's language (docs/design.md §23) for the words the report adds; absent: English. */
+  language?: Language;
 }

@@ -1,3 +1,4 @@
+import { resolveLanguage } from '../../i18n/i18n.js';
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../clock.js';
@@ -241,6 +242,7 @@ export function createReportsService(deps: {
         madeAt,
         timeZone: options.timeZone !== undefined ? options.timeZone : actor.id > 0 ? await repo.timeZoneOf(actor.id) : null,
         plans: options.format === 'pdf' ? await plansOf(actor, projectId, rows) : [],
+        language: options.format === 'pdf' && actor.id > 0 ? resolveLanguage(await repo.languageOf(actor.id), undefined) : 'en',
       };
       const pages = pagesOf(rows, options.format, options.onProgress);
       const stream = options.format === 'csv' ? csvReport(pages, await repo.vocabularyOf(projectId)) : pdfReport(heading, pages);

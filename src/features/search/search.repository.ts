@@ -217,6 +217,35 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
       return docs(scope, (eb) => eb.and(requiredAlternatives.map((alternatives) => eb.or(alternatives.map(contains)))));
     },
 
+    /**
+     * Items whose value of a text or choice field (active fields only: a retired one is hidden everywhere) may
+     * contain the query, narrowed as findByScan narrows (every group of spellings present), optionally of one item:
+     * the item's document with the field's name and value. The caller checks the value.
+     */
+    findByFieldValue(
+      scope: SearchScope,
+      requiredAlternatives: readonly (readonly string[])[],
+      itemId: number | null,
+    ): Promise<(SearchDoc & { field_name: string; value: string })[]> {
+      const value = sql<string>`coalesce(v.text_value, v.option_value)`;
+      const within = (needle: string) =>
+        dialect === 'postgres' ? sql<SqlBool>`strpos(${value}, ${needle}) > 0` : sql<SqlBool>`instr(${value}, ${needle}) > 0`;
+      let query = search
+        .selectFrom('search_docs')
+        .innerJoin('item_field_values as v', 'v.item_id', 'search_docs.entity_id')
+        .innerJoin('custom_fields as f', 'f.id', 'v.field_id')
+        .select([...DOC_COLUMNS, 'f.name as field_name', value.as('value')])
+        .where('search_docs.entity_type', '=', 'item')
+        .where('v.project_id', '=', scope.projectId)
+        .where('f.retired_at', 'is', null)
+        .where('f.kind', 'in', ['text', 'choice'])
+        .where((eb) =>
+          eb.and([inScope(eb, { ...scope, entityType: 'item' }), ...requiredAlternatives.map((group) => eb.or(group.map(within)))]),
+        );
+      if (itemId !== null) query = query.where('v.item_id', '=', itemId);
+      return query.orderBy('f.position').orderBy('f.id').execute();
+    },
+
     /** Every document of one item: the item, its comments, answers and links. */
     findByItem(scope: SearchScope, itemId: number): Promise<SearchDoc[]> {
       return docs(scope, (eb) => eb('search_docs.item_id', '=', itemId));

@@ -52,12 +52,14 @@ const TYPE_RANK: Record<SearchEntityType, number> = {
   link: 6,
 };
 
-type Field = 'title' | 'body';
+type Field = 'title' | 'body' | 'value';
 
 interface Match {
   doc: SearchDoc;
-  /** The first field that holds the query. */
+  /** The first field that holds the query; `value`: only a custom field's value (docs/design.md §21). */
   field: Field;
+  /** For a `value` match: "<field name>: <value>", what the snippet is cut from. */
+  valueText?: string;
   /** The lower-cased query; null for an item listing without q. */
   needle: string | null;
 }
@@ -100,6 +102,33 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
         const match = locate(doc, needle);
         if (match) matches.push(match);
       }
+      if (query.entityType === null || query.entityType === 'item')
+        matches.push(...(await valueMatches(visibility, needle, query.itemId, matches)));
+    }
+    return matches;
+  }
+
+  /**
+   * The items found only by a text or choice field's value (docs/design.md §21: search finds field values): one
+   * hit per item, after those found in their own text; the same rule (JavaScript lower-casing) decides.
+   */
+  async function valueMatches(
+    visibility: SearchVisibility,
+    needle: string,
+    itemId: number | null,
+    found: readonly Match[],
+  ): Promise<Match[]> {
+    const seen = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
+    const matches: Match[] = [];
+    for (const candidate of await repository.findByFieldValue(
+      { ...visibility, entityType: 'item' },
+      requiredAlternatives(needle),
+      itemId,
+    )) {
+      if (seen.has(candidate.entity_id) || !lowerCase(candidate.value).includes(needle)) continue;
+      seen.add(candidate.entity_id);
+      const { field_name: name, value, ...doc } = candidate;
+      matches.push({ doc, field: 'value', needle, valueText: `${name}: ${value}` });
     }
     return matches;
   }
@@ -155,17 +184,20 @@ function offsetInText(text: string, loweredOffset: number): number {
   return offset;
 }
 
+/** Within a type: matches in the title, then in the second field, then only in a custom field's value. */
+const FIELD_RANK: Record<Field, number> = { title: 0, body: 1, value: 2 };
+
 function byRank(a: Match, b: Match): number {
   return (
     TYPE_RANK[a.doc.entity_type] - TYPE_RANK[b.doc.entity_type] ||
-    Number(a.field === 'body') - Number(b.field === 'body') ||
+    FIELD_RANK[a.field] - FIELD_RANK[b.field] ||
     a.doc.entity_id - b.doc.entity_id
   );
 }
 
 function toHit(match: Match): SearchHit {
   const { doc } = match;
-  const text = match.field === 'title' ? doc.title_text : doc.body_text;
+  const text = match.field === 'title' ? doc.title_text : match.field === 'body' ? doc.body_text : (match.valueText ?? '');
   return {
     item_id: doc.item_id,
     entity_type: doc.entity_type,

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/tables.js';
+import type { EscalationLadder } from '../../domain/escalation.js';
 import type { FieldKind, FieldRule, TypedValue } from '../../domain/vocabulary.js';
 
 /** A project's category as its pages and items show it. */
@@ -101,6 +102,16 @@ export function createVocabularyRepository(db: Kysely<Database>) {
         .execute();
       return rows.map((r) => r.item_id);
     },
+
+    /** The project's escalation ladder; null: off. */
+    async escalation(projectId: number): Promise<EscalationLadder | null> {
+      const row = await executor
+        .selectFrom('project_escalations')
+        .select(['every_days', 'managers_after_days'])
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return row ? { everyDays: row.every_days, managersAfterDays: row.managers_after_days } : null;
+    },
   });
 
   return {
@@ -179,6 +190,17 @@ export function createVocabularyRepository(db: Kysely<Database>) {
           await trx
             .insertInto('item_field_values')
             .values({ item_id: p.itemId, field_id: p.fieldId, project_id: p.projectId, ...p.value })
+            .execute();
+        }
+      },
+
+      /** Sets the project's ladder, or (null) switches it off. */
+      async setEscalation(projectId: number, ladder: EscalationLadder | null, at: string) {
+        await trx.deleteFrom('project_escalations').where('project_id', '=', projectId).execute();
+        if (ladder) {
+          await trx
+            .insertInto('project_escalations')
+            .values({ project_id: projectId, every_days: ladder.everyDays, managers_after_days: ladder.managersAfterDays, updated_at: at })
             .execute();
         }
       },

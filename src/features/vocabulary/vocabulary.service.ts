@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import { type EscalationLadder, escalationLadder } from '../../domain/escalation.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import { fieldKind, fieldOptions } from '../../domain/vocabulary.js';
@@ -128,6 +129,39 @@ export function createVocabularyService(deps: {
         assertUnique(await vocabulary.fields(projectId), text, fieldId);
         await vocabulary.rename('custom_fields', fieldId, text, now());
         emit('structure.changed', { change: 'field_renamed', field: { id: fieldId, name: text }, from: current.name }, {});
+      });
+      return projectId;
+    },
+
+    /** The project's escalation ladder (null: off), for anyone who may change its structure. */
+    async escalationOf(actor: Actor, projectId: number): Promise<EscalationLadder | null> {
+      await projects.access(actor, projectId);
+      return repo.escalation(projectId);
+    },
+
+    /**
+     * Switches the project's escalation ladder on with its days (checked: whole numbers in range, 422 beside the
+     * field) or off (null), as a structural write (the project's lock, audit, `structure.changed`).
+     */
+    async setEscalation(
+      actor: Actor,
+      projectId: number,
+      input: { everyDays?: string | number; managersAfterDays?: string | number } | null,
+      buildAudit?: AuditEntryBuilder,
+    ): Promise<number> {
+      const ladder = input === null ? null : escalationLadder(input);
+      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+        const current = await vocabulary.escalation(projectId);
+        if (JSON.stringify(current) === JSON.stringify(ladder)) return;
+        await vocabulary.setEscalation(projectId, ladder, now());
+        emit(
+          'structure.changed',
+          {
+            change: 'escalation_changed',
+            escalation: ladder && { every_days: ladder.everyDays, managers_after_days: ladder.managersAfterDays },
+          },
+          {},
+        );
       });
       return projectId;
     },

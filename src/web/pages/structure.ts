@@ -7,7 +7,7 @@ import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { companyOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
-import { csrfField, writeKeyField } from '../layout.js';
+import { csrfField, languageOf, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { type ChecklistChoice, newItemView } from '../views/item-form.js';
@@ -46,15 +46,21 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     async view(request, projectId, failure) {
       const session = sessionOf(request);
       const tree = await structure.structureOf(session.user, projectId);
-      const [projectVocabulary, templateList] = await Promise.all([vocabulary.vocabularyOf(session.user, projectId), templates.list()]);
+      const [projectVocabulary, templateList, escalation] = await Promise.all([
+        vocabulary.vocabularyOf(session.user, projectId),
+        templates.list(),
+        vocabulary.escalationOf(session.user, projectId),
+      ]);
       const saved = (request.query as Record<string, string | undefined>).saved ?? '';
+      const notice = saved === 'escalation' ? languageOf(session).t('vocab.escalation.saved') : (STRUCTURE_NOTICES[saved] ?? null);
       return structurePageView({
         session,
         project: tree.project,
         sections: tree.sections,
         vocabulary: projectVocabulary,
+        escalation,
         templates: templateList,
-        notice: failure ? null : (STRUCTURE_NOTICES[saved] ?? null),
+        notice: failure ? null : notice,
         failure,
         writeForm: formWrapper(session),
       });
@@ -179,6 +185,15 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     '/fields/:id/retire',
     vocabularyWrite('field', 'retired', (user, id, form, audit) => vocabulary.retireField(user, id, form.get('retired') !== '0', audit)),
   );
+  // The escalation ladder (docs/design.md §21): on with its days, or off (the box unticked).
+  app.post('/projects/:id/escalation', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const input = form.has('enabled')
+      ? { everyDays: form.get('every_days') ?? '', managersAfterDays: form.get('managers_after_days') ?? '' }
+      : null;
+    return structureWrite(request, reply, id, 'escalation-form', 'escalation', (audit) => vocabulary.setEscalation(user, id, input, audit));
+  });
   app.post('/checklists/:id/rename', rowWrite('checklist', 'renamed', structure.renameChecklist, 'name'));
   app.post('/sections/:id/move', rowWrite('section', 'moved', structure.moveSection, 'direction'));
   app.post('/checklists/:id/move', rowWrite('checklist', 'moved', structure.moveChecklist, 'direction'));

@@ -9,7 +9,7 @@ import {
 import type { NotificationRow } from '../../features/notifications/notifications.repository.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, page, time, writeKeyField } from '../layout.js';
+import { csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
 
 interface NotificationsPageModel {
   session: WebSession;
@@ -75,7 +75,9 @@ ${csrfField(session)}${writeKeyField()}
 <thead><tr><th scope="col">When</th><th scope="col">How</th></tr></thead>
 <tbody>
 ${NOTIFICATION_KINDS.map(
-  (kind) => html`<tr><td><label for="pref-${kind}">${KIND_LABELS[kind]}</label></td>
+  (kind) => html`<tr><td><label for="pref-${kind}">${
+    kind === 'overdue_escalated' ? languageOf(session).t('vocab.escalation.kind') : KIND_LABELS[kind]
+  }</label></td>
 <td><select id="pref-${kind}" name="${kind}">${DELIVERY_MODES.map(
     (mode) => html`<option value="${mode}" ${model.modes[kind] === mode ? html`selected` : ''}>${MODE_LABELS[mode]}</option>`,
   )}</select></td></tr>`,

@@ -1,19 +1,21 @@
 import type { ProjectRights } from '../../features/admin/structure.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { crumbs, page } from '../layout.js';
+import { crumbs, languageOf, page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
 import { plural } from '../../domain/plural.js';
 import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
 import type { TemplateSummary } from '../../features/templates/templates.service.js';
-import { renameRow, vocabularySections } from './vocabulary-forms.js';
+import { escalationSection, renameRow, vocabularySections } from './vocabulary-forms.js';
+import type { EscalationLadder } from '../../domain/escalation.js';
 
 interface StructureModel {
   session: WebSession;
   project: { id: number; name: string };
   sections: { id: number; name: string; checklists: { id: number; name: string; items: unknown[] }[] }[];
   vocabulary: Vocabulary;
+  escalation: EscalationLadder | null;
   templates: TemplateSummary[];
   notice: string | null;
   failure: FormFailure | null;
@@ -160,6 +162,7 @@ ${renameForm(m, `checklist-${c.id}`, `/checklists/${c.id}/rename`, `Rename check
 </section>`,
 )}
 ${vocabularySections({ projectId: p.id, vocabulary: m.vocabulary, failure: m.failure, writeForm: m.writeForm })}
+${escalationSection({ projectId: p.id, escalation: m.escalation, failure: m.failure, writeForm: m.writeForm, t: languageOf(m.session).t })}
 ${templateForms(m)}`,
   }).value;
 }

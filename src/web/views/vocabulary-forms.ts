@@ -1,5 +1,7 @@
+import { DEFAULT_LADDER, type EscalationLadder, MAX_EVERY_DAYS, MAX_MANAGERS_AFTER_DAYS } from '../../domain/escalation.js';
 import { FIELD_KINDS, fieldKey, type FieldKind } from '../../domain/vocabulary.js';
 import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
+import type { Translate } from '../../i18n/i18n.js';
 import { html, type SafeHtml } from '../html.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState, selected } from './forms.js';
@@ -104,6 +106,52 @@ ${field.message('options', 'new-field-options')}
 )}
 </section>
 </div>`;
+}
+
+/**
+ * The structure page's "Escalation" block (docs/design.md §21): the project's ladder, off by default; on, an
+ * overdue item's participants are reminded every N days and the managers told from day M.
+ */
+export function escalationSection(m: {
+  projectId: number;
+  escalation: EscalationLadder | null;
+  failure: FormFailure | null;
+  writeForm: WriteForm;
+  t: Translate;
+}) {
+  const { projectId, escalation, failure, writeForm, t } = m;
+  const form = new FormState('escalation-form', failure);
+  const ladder = escalation ?? DEFAULT_LADDER;
+  const every = t('vocab.escalation.everyDays');
+  const after = t('vocab.escalation.managersAfterDays');
+  return html`<section class="card" aria-labelledby="escalation-title" id="escalation">
+<h2 id="escalation-title">${t('vocab.escalation.title')}</h2>
+<p class="hint">${t('vocab.escalation.hint')}</p>
+<p data-testid="escalation-state"><strong>${
+    escalation ? t('vocab.escalation.on', { every: escalation.everyDays, after: escalation.managersAfterDays }) : t('vocab.escalation.off')
+  }</strong></p>
+${writeForm(
+  `/projects/${projectId}/escalation`,
+  html`${form.summary({ every_days: ['escalation-every', every], managers_after_days: ['escalation-managers', after] })}
+<label class="inline" for="escalation-enabled"><input id="escalation-enabled" type="checkbox" name="enabled" value="1" ${
+    form.checked('enabled', escalation !== null) ? html`checked` : ''
+  }> ${t('vocab.escalation.enabled')}</label>
+<div class="row"><div><label for="escalation-every">${every}</label>
+<input id="escalation-every" type="number" inputmode="numeric" name="every_days" min="1" max="${MAX_EVERY_DAYS}" step="1" value="${form.value(
+    'every_days',
+    String(ladder.everyDays),
+  )}" ${form.aria('every_days', 'escalation-every')}>
+${form.message('every_days', 'escalation-every')}</div>
+<div><label for="escalation-managers">${after}</label>
+<input id="escalation-managers" type="number" inputmode="numeric" name="managers_after_days" min="1" max="${MAX_MANAGERS_AFTER_DAYS}" step="1" value="${form.value(
+    'managers_after_days',
+    String(ladder.managersAfterDays),
+  )}" ${form.aria('managers_after_days', 'escalation-managers')}>
+${form.message('managers_after_days', 'escalation-managers')}</div></div>
+<div class="actions"><button type="submit">${t('vocab.escalation.save')}</button></div>`,
+  { id: 'escalation-form' },
+)}
+</section>`;
 }
 
 /** The control of one field in the item forms, labelled with the field's name; its key is `field_<id>`. */
