@@ -22,6 +22,7 @@ const DIALECT_TESTS = [
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',
   'test/web/item-history.test.ts',
+  'test/web/invitations.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

@@ -72,6 +72,9 @@ import { createItemLocationService, type ItemLocationService } from './features/
 import { createItemDisputeService, type ItemDisputeService } from './features/items/item-dispute.service.js';
 import { createCompaniesRepository } from './features/companies/companies.repository.js';
 import { createCompaniesService, type CompaniesService } from './features/companies/companies.service.js';
+import { createCompanyMail } from './features/companies/company-mail.js';
+import { createInvitationsRepository } from './features/companies/invitations.repository.js';
+import { createInvitationsService, type InvitationsService } from './features/companies/invitations.service.js';
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
 import { createPlanUploads, type PlanUploads } from './features/plans/plan-uploads.js';
 import { createPlansRepository } from './features/plans/plans.repository.js';
@@ -132,6 +135,8 @@ export interface AppContext {
   itemDisputes: ItemDisputeService;
   /** docs/design.md §20: the workspace's companies and a person's company. */
   companies: CompaniesService;
+  /** docs/design.md §20: invitations from the project page. */
+  invitations: InvitationsService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
@@ -250,6 +255,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           clock,
           baseUrl: config.baseUrl,
           canSee: (user, n) => notifications.canSee(user, n),
+          renderMessage: createCompanyMail({
+            baseUrl: config.baseUrl,
+            userOf: async (id) => (await notificationsRepo.users([id]))[0],
+          }),
         },
         { onError: logError('notification email failed') },
       )
@@ -408,6 +417,18 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     companies,
+    invitations:
+      o.invitations ??
+      createInvitationsService({
+        repo: createInvitationsRepository(db.kysely),
+        projects,
+        companies,
+        mailQueue: notificationsRepo,
+        clock,
+        baseUrl: config.baseUrl,
+        emailEnabled: config.smtpUrl !== null,
+        onQueued: () => emailSender?.wake(),
+      }),
     notifications,
     notificationWorker,
     offload,

@@ -9,6 +9,7 @@ import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
 import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
+import { companyLinks } from '../views/company-links.js';
 import { structureLinks } from '../views/structure-page.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { formPage } from '../form-page.js';
@@ -97,12 +98,12 @@ export type HeavyReads = () => WorklistReads;
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies'> & {
+  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies' | 'invitations'> & {
     webWrite: WebWriter;
     heavyReads: HeavyReads;
   },
 ) {
-  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, companies, webWrite } = deps;
+  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, companies, invitations, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -129,12 +130,13 @@ export async function projectPages(
       const bulkSummary = bulkSummaryOf(query);
       // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
       const named = bulkSummary?.refused.map((r) => r.id) ?? [];
-      const [items, canVerdict, rights, projectVocabulary, choosableCompanies] = await Promise.all([
+      const [items, canVerdict, rights, projectVocabulary, choosableCompanies, mayInvite] = await Promise.all([
         heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
         review.canSetProjectVerdict(session.user, id),
         structure.rightsOn(session.user, id),
         vocabulary.vocabularyOf(session.user, id),
         companies.activeCompanies(),
+        invitations.mayInvite(session.user, id),
       ]);
       const refused = failure?.form === 'project-verdict' ? failure.message : null;
       const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
@@ -152,6 +154,7 @@ export async function projectPages(
         failure,
         vocabulary: projectVocabulary,
         choosableCompanies,
+        companyLinks: mayInvite ? companyLinks(session, id) : null,
       });
     },
   });
