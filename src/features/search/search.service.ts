@@ -52,7 +52,9 @@ const TYPE_RANK: Record<SearchEntityType, number> = {
   link: 6,
 };
 
-type Field = 'title' | 'body';
+/** Where the query was found: the title, the second field, or (items only) the name of the company that holds it. */
+type Field = 'title' | 'body' | 'company';
+const FIELD_RANK: Record<Field, number> = { title: 0, body: 1, company: 2 };
 
 interface Match {
   doc: SearchDoc;
@@ -60,6 +62,8 @@ interface Match {
   field: Field;
   /** The lower-cased query; null for an item listing without q. */
   needle: string | null;
+  /** field `company`: the name of the company holding the item. */
+  companyName?: string;
 }
 
 export function createSearchService(repository: SearchRepository, dialect: 'sqlite' | 'postgres'): SearchService {
@@ -100,8 +104,25 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
         const match = locate(doc, needle);
         if (match) matches.push(match);
       }
+      if (query.itemId === null) matches.push(...(await heldByCompanyNamed(scope, needle, matches)));
     }
     return matches;
+  }
+
+  /**
+   * docs/design.md §20: the items held by a company whose name contains the query (the same rule: JavaScript's
+   * lower-casing), those not already found by their own text; ranked after every text match of their type.
+   */
+  async function heldByCompanyNamed(scope: SearchScope, needle: string, found: readonly Match[]): Promise<Match[]> {
+    if (scope.entityType !== null && scope.entityType !== 'item') return [];
+    const named = (await repository.companyNames()).filter((c) => lowerCase(c.name).includes(needle));
+    if (named.length === 0) return [];
+    const nameOf = new Map(named.map((c) => [c.id, c.name]));
+    const already = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
+    const held = await repository.itemsHeldBy(scope, [...nameOf.keys()]);
+    return held
+      .filter((doc) => !already.has(doc.entity_id))
+      .map(({ company_id, ...doc }) => ({ doc, field: 'company' as const, needle, companyName: nameOf.get(Number(company_id)) ?? '' }));
   }
 
   return {
@@ -158,13 +179,25 @@ function offsetInText(text: string, loweredOffset: number): number {
 function byRank(a: Match, b: Match): number {
   return (
     TYPE_RANK[a.doc.entity_type] - TYPE_RANK[b.doc.entity_type] ||
-    Number(a.field === 'body') - Number(b.field === 'body') ||
+    FIELD_RANK[a.field] - FIELD_RANK[b.field] ||
     a.doc.entity_id - b.doc.entity_id
   );
 }
 
 function toHit(match: Match): SearchHit {
   const { doc } = match;
+  if (match.field === 'company') {
+    const name = match.companyName ?? '';
+    const snippet = clip(name, SNIPPET_MAX_LENGTH);
+    return {
+      item_id: doc.item_id,
+      entity_type: doc.entity_type,
+      entity_id: doc.entity_id,
+      project_id: doc.project_id,
+      title: clip(doc.title_text, TITLE_MAX_LENGTH),
+      snippet,
+    };
+  }
   const text = match.field === 'title' ? doc.title_text : doc.body_text;
   return {
     item_id: doc.item_id,
