@@ -31,6 +31,7 @@ const DIALECT_TESTS = [
   'test/reports/report-api.test.ts',
   'test/reports/report-web.test.ts',
   'test/reports/report-plans.test.ts',
+  'test/reports/company-packs.test.ts',
 ];
 
 export default defineConfig({

@@ -73,6 +73,8 @@ import { createItemDisputeService, type ItemDisputeService } from './features/it
 import { createCompaniesRepository } from './features/companies/companies.repository.js';
 import { createCompaniesService, type CompaniesService } from './features/companies/companies.service.js';
 import { createCompanyMail } from './features/companies/company-mail.js';
+import { createCompanyPacksRepository } from './features/companies/company-packs.repository.js';
+import { companyPackPdf, createCompanyPacksService, type CompanyPacksService } from './features/companies/company-packs.service.js';
 import { createInvitationsRepository } from './features/companies/invitations.repository.js';
 import { createInvitationsService, type InvitationsService } from './features/companies/invitations.service.js';
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
@@ -137,6 +139,8 @@ export interface AppContext {
   companies: CompaniesService;
   /** docs/design.md §20: invitations from the project page. */
   invitations: InvitationsService;
+  /** docs/design.md §20: "Send to companies". */
+  companyPacks: CompanyPacksService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
@@ -258,6 +262,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           renderMessage: createCompanyMail({
             baseUrl: config.baseUrl,
             userOf: async (id) => (await notificationsRepo.users([id]))[0],
+            // At send time, as the recipient sees the project then (ctx exists by then).
+            packPdf: (user, message) => companyPackPdf(ctx.reports, user, message),
           }),
         },
         { onError: logError('notification email failed') },
@@ -426,6 +432,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         mailQueue: notificationsRepo,
         clock,
         baseUrl: config.baseUrl,
+        emailEnabled: config.smtpUrl !== null,
+        onQueued: () => emailSender?.wake(),
+      }),
+    companyPacks:
+      o.companyPacks ??
+      createCompanyPacksService({
+        repo: createCompanyPacksRepository(db.kysely),
+        projects,
+        mailQueue: notificationsRepo,
+        clock,
         emailEnabled: config.smtpUrl !== null,
         onQueued: () => emailSender?.wake(),
       }),

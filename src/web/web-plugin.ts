@@ -154,6 +154,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     vocabulary: ctx.vocabulary,
     companies: ctx.companies,
     invitations: ctx.invitations,
+    companyPacks: ctx.companyPacks,
     projects,
     review,
     heavyReads,

@@ -1,6 +1,7 @@
 import { message } from '../../i18n/i18n.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { EmailRow } from '../notifications/notifications.repository.js';
+import type { CompanyPackMessage } from './company-packs.service.js';
 import type { InvitationMessage, MemberAddedMessage } from './invitations.service.js';
 
 const escapeHtml = (value: string) =>
@@ -39,7 +40,25 @@ export function memberAddedMail(to: string, m: MemberAddedMessage, baseUrl: stri
   });
 }
 
-type CompanyMessage = InvitationMessage | MemberAddedMessage;
+/** A company pack's email: its PDF attached (made now, of what the recipient sees), and a link to the project. */
+export function companyPackMail(to: string, m: CompanyPackMessage, pdf: Buffer, baseUrl: string): MailMessage {
+  const values = { sender: m.sender, company: m.companyName, project: m.projectName };
+  const file = message(m.language, 'companyMail.packFile', { company: m.companyName })
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 80);
+  return {
+    ...mail(to, message(m.language, 'companyMail.packSubject', values), [message(m.language, 'companyMail.packText', values)], {
+      href: `${baseUrl}/projects/${m.projectId}`,
+      label: message(m.language, 'companyMail.open'),
+    }),
+    attachments: [{ filename: `${file || 'open-items'}.pdf`, content: pdf, contentType: 'application/pdf' }],
+  };
+}
+
+type CompanyMessage = InvitationMessage | MemberAddedMessage | CompanyPackMessage;
 
 /**
  * Renders the queued emails that are not notifications (migration 026) for the email sender: an invitation goes to
@@ -47,7 +66,9 @@ type CompanyMessage = InvitationMessage | MemberAddedMessage;
  */
 export function createCompanyMail(deps: {
   baseUrl: string;
-  userOf: (id: number) => Promise<{ email: string; active: number } | undefined>;
+  userOf: (id: number) => Promise<{ id: number; email: string; active: number; role: string } | undefined>;
+  /** The PDF of a company's open items as `user` sees them; null when they no longer see the project. */
+  packPdf: (user: { id: number; role: string }, m: CompanyPackMessage) => Promise<Buffer | null>;
 }) {
   return async function renderMessage(email: EmailRow): Promise<{ mail: MailMessage; forget: boolean } | null> {
     const m = JSON.parse(email.message ?? '{}') as CompanyMessage;
@@ -55,6 +76,10 @@ export function createCompanyMail(deps: {
     const user = await deps.userOf(email.user_id);
     if (!user || user.active !== 1) return null;
     if (m.kind === 'member_added') return { mail: memberAddedMail(user.email, m, deps.baseUrl), forget: false };
+    if (m.kind === 'company_pack') {
+      const pdf = await deps.packPdf(user, m);
+      return pdf ? { mail: companyPackMail(user.email, m, pdf, deps.baseUrl), forget: false } : null;
+    }
     return null;
   };
 }
