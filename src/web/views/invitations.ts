@@ -42,7 +42,7 @@ ${f.summary({
   role: ['invite-role', t('invite.role')],
 })}
 <label for="invite-name">${t('invite.name')}</label>
-<input id="invite-name" name="name" required maxlength="200" autocomplete="off" value="${f.value('name')}" ${f.aria('name', 'invite-name')}>
+<input id="invite-name" type="text" name="name" required maxlength="200" autocomplete="off" value="${f.value('name')}" ${f.aria('name', 'invite-name')}>
 ${f.message('name', 'invite-name')}
 <label for="invite-email">${t('invite.email')}</label>
 <input id="invite-email" name="email" type="email" required maxlength="320" autocomplete="off" value="${f.value('email')}" ${f.aria('email', 'invite-email')}>
