@@ -121,6 +121,8 @@ export function createInvitationsRepository(db: Kysely<Database>) {
           company_items_only: row.company_items_only,
           created_at: row.at,
         })
+        // Added meanwhile by another request (checked before): that membership stands.
+        .onConflict((oc) => oc.columns(['project_id', 'user_id']).doNothing())
         .execute();
     },
   };

@@ -55,6 +55,9 @@ export interface MemberAddedMessage {
   inviter: string;
 }
 
+type CheckedInvitation = { name: string; email: string; companyId: number | null; role: string; companyItemsOnly: number };
+type ExistingAccount = NonNullable<Awaited<ReturnType<InvitationsRepository['findUserByEmail']>>>;
+
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 /** A link's secret: 32 random bytes, base64url (43 characters). */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -87,7 +90,7 @@ export function createInvitationsService(deps: {
     return project;
   }
 
-  async function checkedInput(input: InvitationInput) {
+  async function checkedInput(input: InvitationInput): Promise<CheckedInvitation> {
     const name = requiredName('name', input.name);
     const email = input.email.trim().toLowerCase();
     if (!EMAIL.test(email) || email.length > 320) throw validationError('email', 'must be an email address');
@@ -103,6 +106,117 @@ export function createInvitationsService(deps: {
       throw validationError('company', 'choose the company whose items they will see');
     }
     return { name, email, companyId, role: input.role, companyItemsOnly: input.companyItemsOnly ? 1 : 0 };
+  }
+
+  /** A person who already has an account: added to the project at once, and told by email. */
+  async function addExisting(
+    actor: Actor & { name: string },
+    project: { id: number; name: string },
+    wanted: CheckedInvitation,
+    existing: ExistingAccount,
+    language: Language,
+    recordAudit?: RecordAudit,
+  ): Promise<InvitationOutcome> {
+    const projectId = project.id;
+    const at = clock.now().toISOString();
+    if (existing.active !== 1) throw validationError('email', 'this person’s account is deactivated: an administrator may reactivate it');
+    if (await repo.isMember(projectId, existing.id)) throw validationError('email', 'this person is already a member of the project');
+    if (wanted.companyId !== null && existing.company_id !== null && existing.company_id !== wanted.companyId) {
+      throw validationError('company', 'this person already belongs to another company');
+    }
+    const outcome = await repo.transaction(async (trx) => {
+      const invitationId = await repo.insert(trx, {
+        token_hash: hashOf(randomBytes(32).toString('base64url')),
+        project_id: projectId,
+        email: wanted.email,
+        name: wanted.name,
+        company_id: wanted.companyId,
+        role: wanted.role,
+        company_items_only: wanted.companyItemsOnly,
+        invited_by: actor.id,
+        user_id: existing.id,
+        created_at: at,
+        expires_at: at,
+        used_at: at,
+      });
+      if (wanted.companyId !== null) await repo.setCompanyIfNone(trx, existing.id, wanted.companyId, at);
+      await repo.addMember(trx, {
+        project_id: projectId,
+        user_id: existing.id,
+        role: wanted.role,
+        company_items_only: wanted.companyItemsOnly,
+        at,
+      });
+      if (deps.emailEnabled) {
+        const message: MemberAddedMessage = {
+          kind: 'member_added',
+          language: isLanguage(existing.language) ? existing.language : language,
+          projectId,
+          projectName: project.name,
+          inviter: actor.name,
+        };
+        await mailQueue.queueMessage(trx, {
+          key: `invitation:${invitationId}`,
+          userId: existing.id,
+          toAddress: existing.email,
+          message,
+          at,
+        });
+      }
+      await recordAudit?.(trx, { type: 'invitation', id: invitationId });
+      return { kind: 'added' as const, userId: existing.id, email: existing.email, emailed: deps.emailEnabled };
+    });
+    if (outcome.emailed) deps.onQueued?.();
+    return outcome;
+  }
+
+  /** A new person: a single-use link, emailed (when email is set up) and returned to be shown once. */
+  async function inviteNew(
+    actor: Actor & { name: string },
+    project: { id: number; name: string },
+    wanted: CheckedInvitation,
+    language: Language,
+    recordAudit?: RecordAudit,
+  ): Promise<InvitationOutcome> {
+    const projectId = project.id;
+    const now = clock.now();
+    const at = now.toISOString();
+    const token = randomBytes(32).toString('base64url');
+    const link = `${deps.baseUrl}/invitations/${token}`;
+    const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString();
+    const outcome = await repo.transaction(async (trx) => {
+      const invitationId = await repo.insert(trx, {
+        token_hash: hashOf(token),
+        project_id: projectId,
+        email: wanted.email,
+        name: wanted.name,
+        company_id: wanted.companyId,
+        role: wanted.role,
+        company_items_only: wanted.companyItemsOnly,
+        invited_by: actor.id,
+        user_id: null,
+        created_at: at,
+        expires_at: expiresAt,
+        used_at: null,
+      });
+      if (deps.emailEnabled) {
+        const message: InvitationMessage = {
+          kind: 'invitation',
+          language,
+          link,
+          name: wanted.name,
+          projectName: project.name,
+          inviter: actor.name,
+          expiresAt,
+        };
+        // Nobody yet: user 0, the address in `to_address` (migration 026).
+        await mailQueue.queueMessage(trx, { key: `invitation:${invitationId}`, userId: 0, toAddress: wanted.email, message, at });
+      }
+      await recordAudit?.(trx, { type: 'invitation', id: invitationId });
+      return { kind: 'invited' as const, invitationId, link, email: wanted.email, emailed: deps.emailEnabled, expiresAt };
+    });
+    if (outcome.emailed) deps.onQueued?.();
+    return outcome;
   }
 
   return {
@@ -127,99 +241,12 @@ export function createInvitationsService(deps: {
       language: Language,
       recordAudit?: RecordAudit,
     ): Promise<InvitationOutcome> {
-      const project = await authorize(actor, projectId);
+      const project = { id: projectId, name: (await authorize(actor, projectId)).name };
       const wanted = await checkedInput(input);
-      const now = clock.now();
-      const at = now.toISOString();
       const existing = await repo.findUserByEmail(wanted.email);
-      if (existing) {
-        if (existing.active !== 1)
-          throw validationError('email', 'this person’s account is deactivated: an administrator may reactivate it');
-        if (await repo.isMember(projectId, existing.id)) throw validationError('email', 'this person is already a member of the project');
-        if (wanted.companyId !== null && existing.company_id !== null && existing.company_id !== wanted.companyId) {
-          throw validationError('company', 'this person already belongs to another company');
-        }
-        const outcome = await repo.transaction(async (trx) => {
-          const invitationId = await repo.insert(trx, {
-            token_hash: hashOf(randomBytes(32).toString('base64url')),
-            project_id: projectId,
-            email: wanted.email,
-            name: wanted.name,
-            company_id: wanted.companyId,
-            role: wanted.role,
-            company_items_only: wanted.companyItemsOnly,
-            invited_by: actor.id,
-            user_id: existing.id,
-            created_at: at,
-            expires_at: at,
-            used_at: at,
-          });
-          if (wanted.companyId !== null) await repo.setCompanyIfNone(trx, existing.id, wanted.companyId, at);
-          await repo.addMember(trx, {
-            project_id: projectId,
-            user_id: existing.id,
-            role: wanted.role,
-            company_items_only: wanted.companyItemsOnly,
-            at,
-          });
-          if (deps.emailEnabled) {
-            const message: MemberAddedMessage = {
-              kind: 'member_added',
-              language: isLanguage(existing.language) ? existing.language : language,
-              projectId,
-              projectName: project.name,
-              inviter: actor.name,
-            };
-            await mailQueue.queueMessage(trx, {
-              key: `invitation:${invitationId}`,
-              userId: existing.id,
-              toAddress: existing.email,
-              message,
-              at,
-            });
-          }
-          await recordAudit?.(trx, { type: 'invitation', id: invitationId });
-          return { kind: 'added' as const, userId: existing.id, email: existing.email, emailed: deps.emailEnabled };
-        });
-        if (outcome.emailed) deps.onQueued?.();
-        return outcome;
-      }
-      const token = randomBytes(32).toString('base64url');
-      const link = `${deps.baseUrl}/invitations/${token}`;
-      const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString();
-      const outcome = await repo.transaction(async (trx) => {
-        const invitationId = await repo.insert(trx, {
-          token_hash: hashOf(token),
-          project_id: projectId,
-          email: wanted.email,
-          name: wanted.name,
-          company_id: wanted.companyId,
-          role: wanted.role,
-          company_items_only: wanted.companyItemsOnly,
-          invited_by: actor.id,
-          user_id: null,
-          created_at: at,
-          expires_at: expiresAt,
-          used_at: null,
-        });
-        if (deps.emailEnabled) {
-          const message: InvitationMessage = {
-            kind: 'invitation',
-            language,
-            link,
-            name: wanted.name,
-            projectName: project.name,
-            inviter: actor.name,
-            expiresAt,
-          };
-          // Nobody yet: user 0, the address in `to_address` (migration 026).
-          await mailQueue.queueMessage(trx, { key: `invitation:${invitationId}`, userId: 0, toAddress: wanted.email, message, at });
-        }
-        await recordAudit?.(trx, { type: 'invitation', id: invitationId });
-        return { kind: 'invited' as const, invitationId, link, email: wanted.email, emailed: deps.emailEnabled, expiresAt };
-      });
-      if (outcome.emailed) deps.onQueued?.();
-      return outcome;
+      return existing
+        ? addExisting(actor, project, wanted, existing, language, recordAudit)
+        : inviteNew(actor, project, wanted, language, recordAudit);
     },
 
     /** What the link's page shows: the invitation, or why it does not open (expired, used, unknown). */
