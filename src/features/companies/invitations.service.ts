@@ -108,6 +108,26 @@ export function createInvitationsService(deps: {
     return { name, email, companyId, role: input.role, companyItemsOnly: input.companyItemsOnly ? 1 : 0 };
   }
 
+  /** The invitation's row: who invited whom to what, and its secret's hash and times. */
+  function insertInvitation(
+    trx: Parameters<Parameters<InvitationsRepository['transaction']>[0]>[0],
+    actor: Actor,
+    projectId: number,
+    wanted: CheckedInvitation,
+    row: { token_hash: string; user_id: number | null; created_at: string; expires_at: string; used_at: string | null },
+  ): Promise<number> {
+    return repo.insert(trx, {
+      ...row,
+      project_id: projectId,
+      email: wanted.email,
+      name: wanted.name,
+      company_id: wanted.companyId,
+      role: wanted.role,
+      company_items_only: wanted.companyItemsOnly,
+      invited_by: actor.id,
+    });
+  }
+
   /** A person who already has an account: added to the project at once, and told by email. */
   async function addExisting(
     actor: Actor & { name: string },
@@ -125,15 +145,9 @@ export function createInvitationsService(deps: {
       throw validationError('company', 'this person already belongs to another company');
     }
     const outcome = await repo.transaction(async (trx) => {
-      const invitationId = await repo.insert(trx, {
+      // Its record, used at once (a secret nobody knows: the person signs in with their own password).
+      const invitationId = await insertInvitation(trx, actor, projectId, wanted, {
         token_hash: hashOf(randomBytes(32).toString('base64url')),
-        project_id: projectId,
-        email: wanted.email,
-        name: wanted.name,
-        company_id: wanted.companyId,
-        role: wanted.role,
-        company_items_only: wanted.companyItemsOnly,
-        invited_by: actor.id,
         user_id: existing.id,
         created_at: at,
         expires_at: at,
@@ -185,15 +199,8 @@ export function createInvitationsService(deps: {
     const link = `${deps.baseUrl}/invitations/${token}`;
     const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString();
     const outcome = await repo.transaction(async (trx) => {
-      const invitationId = await repo.insert(trx, {
+      const invitationId = await insertInvitation(trx, actor, projectId, wanted, {
         token_hash: hashOf(token),
-        project_id: projectId,
-        email: wanted.email,
-        name: wanted.name,
-        company_id: wanted.companyId,
-        role: wanted.role,
-        company_items_only: wanted.companyItemsOnly,
-        invited_by: actor.id,
         user_id: null,
         created_at: at,
         expires_at: expiresAt,
