@@ -23,6 +23,7 @@ const DIALECT_TESTS = [
   'test/web/notifications.test.ts',
   'test/web/token-projects.test.ts',
   'test/web/item-history.test.ts',
+  'test/web/invitations.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',
@@ -31,6 +32,7 @@ const DIALECT_TESTS = [
   'test/reports/report-api.test.ts',
   'test/reports/report-web.test.ts',
   'test/reports/report-plans.test.ts',
+  'test/reports/company-packs.test.ts',
 ];
 
 export default defineConfig({

@@ -72,6 +72,11 @@ import { createItemLocationService, type ItemLocationService } from './features/
 import { createItemDisputeService, type ItemDisputeService } from './features/items/item-dispute.service.js';
 import { createCompaniesRepository } from './features/companies/companies.repository.js';
 import { createCompaniesService, type CompaniesService } from './features/companies/companies.service.js';
+import { createCompanyMail } from './features/companies/company-mail.js';
+import { createCompanyPacksRepository } from './features/companies/company-packs.repository.js';
+import { companyPackPdf, createCompanyPacksService, type CompanyPacksService } from './features/companies/company-packs.service.js';
+import { createInvitationsRepository } from './features/companies/invitations.repository.js';
+import { createInvitationsService, type InvitationsService } from './features/companies/invitations.service.js';
 import { createPlanRenderer } from './features/plans/plan-renderer.js';
 import { createPlanUploads, type PlanUploads } from './features/plans/plan-uploads.js';
 import { createPlansRepository } from './features/plans/plans.repository.js';
@@ -132,6 +137,10 @@ export interface AppContext {
   itemDisputes: ItemDisputeService;
   /** docs/design.md §20: the workspace's companies and a person's company. */
   companies: CompaniesService;
+  /** docs/design.md §20: invitations from the project page. */
+  invitations: InvitationsService;
+  /** docs/design.md §20: "Send to companies". */
+  companyPacks: CompanyPacksService;
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
   notifications: NotificationsService;
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
@@ -250,6 +259,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           clock,
           baseUrl: config.baseUrl,
           canSee: (user, n) => notifications.canSee(user, n),
+          renderMessage: createCompanyMail({
+            baseUrl: config.baseUrl,
+            userOf: async (id) => (await notificationsRepo.users([id]))[0],
+            // At send time, as the recipient sees the project then (ctx exists by then).
+            packPdf: (user, message) => companyPackPdf(ctx.reports, user, message),
+          }),
         },
         { onError: logError('notification email failed') },
       )
@@ -408,6 +423,28 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     companies,
+    invitations:
+      o.invitations ??
+      createInvitationsService({
+        repo: createInvitationsRepository(db.kysely),
+        projects,
+        companies,
+        mailQueue: notificationsRepo,
+        clock,
+        baseUrl: config.baseUrl,
+        emailEnabled: config.smtpUrl !== null,
+        onQueued: () => emailSender?.wake(),
+      }),
+    companyPacks:
+      o.companyPacks ??
+      createCompanyPacksService({
+        repo: createCompanyPacksRepository(db.kysely),
+        projects,
+        mailQueue: notificationsRepo,
+        clock,
+        emailEnabled: config.smtpUrl !== null,
+        onQueued: () => emailSender?.wake(),
+      }),
     notifications,
     notificationWorker,
     offload,

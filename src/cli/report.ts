@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Actor } from '../domain/policy.js';
 import { ITEM_STATUSES, type UserRole } from '../domain/values.js';
 import { ApiError } from '../errors.js';
+import { packFilter } from '../features/companies/company-packs.service.js';
 import { type Command, CliError, parseCommand, positiveInteger, required, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
 
@@ -13,7 +14,7 @@ const PROGRESS_FROM_ITEMS = 500;
 
 export const reportCommand: Command = {
   name: 'report',
-  usage: `Usage: punchlist report --project ID [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]
+  usage: `Usage: punchlist report --project ID [--company ID] [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]
 
 Writes a project's punch list (docs/design.md §17): CSV (default; UTF-8 with BOM, one row per item) or PDF (A4:
 a cover with the progress and counters, then the items by section and checklist with their last answer,
@@ -21,6 +22,7 @@ review, verdict and photos).
 
 Options:
   --project ID     the project
+  --company ID     the company's pack (docs/design.md §20): only the open items (not done) this company holds
   --user EMAIL     only what this user can see (a project they cannot see: "not found", exit 1);
                    default: the whole project
   --format F       csv (default) or pdf
@@ -31,6 +33,7 @@ Options:
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       project: { type: 'string' },
+      company: { type: 'string' },
       user: { type: 'string' },
       format: { type: 'string' },
       status: { type: 'string' },
@@ -44,6 +47,7 @@ Options:
     if (status !== null && !(ITEM_STATUSES as readonly string[]).includes(status)) {
       throw usageError(`--status must be one of ${ITEM_STATUSES.join(', ')}, got "${status}"`);
     }
+    const companyId = values.company === undefined ? null : positiveInteger('--company', values.company);
     const output = values.output === undefined ? undefined : resolve(io.cwd, values.output);
     if (format === 'pdf' && output === undefined && io.stdout.isTTY) {
       throw usageError('a PDF is not for a terminal: give --output FILE or redirect stdout');
@@ -72,19 +76,25 @@ Options:
         actor = { id: user.id, role: user.role as UserRole };
         madeBy = user.name;
       }
+      if (companyId !== null && !(await ctx.companies.listCompanies()).some((c) => c.id === companyId)) {
+        throw new CliError(`company ${companyId} not found`);
+      }
       const showProgress = (total: number) => values.progress === true || (io.stderr.isTTY === true && total >= PROGRESS_FROM_ITEMS);
       let report;
       try {
         report = await reports.openReport(actor, projectId, {
           format,
-          filter: {
-            status: status as (typeof ITEM_STATUSES)[number] | null,
-            mine: false,
-            overdue: false,
-            q: null,
-            participant: null,
-            sort: 'tree',
-          },
+          filter:
+            companyId !== null
+              ? packFilter(companyId, status as (typeof ITEM_STATUSES)[number] | null)
+              : {
+                  status: status as (typeof ITEM_STATUSES)[number] | null,
+                  mine: false,
+                  overdue: false,
+                  q: null,
+                  participant: null,
+                  sort: 'tree',
+                },
           madeBy,
           onProgress: (done, total) => {
             if (!showProgress(total)) return;

@@ -571,6 +571,8 @@ export interface NotificationEmailsTable {
   last_error: string | null;
   created_at: string;
   finished_at: string | null;
+  /** Migration 026: what to send when it is not notifications (JSON `{"kind": …}`; features/mail/direct-messages.ts). */
+  message: string | null;
 }
 
 export interface NotificationPreferencesTable {

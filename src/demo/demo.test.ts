@@ -158,4 +158,29 @@ describe('loadDemoWorkspaceIfEmpty', () => {
     expect((await ctx.templates.list()).map((t) => t.name)).toEqual(['Apartment handover']);
     expect(await ctx.vocabulary.escalationOf({ id: manager.id, role: 'member' }, 3)).toEqual({ everyDays: 2, managersAfterDays: 7 });
   });
+
+  it('has three companies holding the fit-out’s items, one disputed item, and a subcontractor who sees only his company’s (docs/design.md §20)', async () => {
+    expect((await ctx.companies.listCompanies()).map((c) => c.name)).toEqual([
+      'ClearView Glazing',
+      'Stuccoline Plastering',
+      'Voltline Electrical',
+    ]);
+    const manager = (await ctx.users.findByEmail(DEMO_EMAIL))!;
+    const tree = await ctx.projects.getTree({ id: manager.id, role: 'member' }, 3);
+    const items = tree.sections.flatMap((s) => s.checklists).flatMap((c) => c.items);
+    const held = new Set(items.flatMap((i) => (i.responsible_company ? [i.responsible_company.name] : [])));
+    expect([...held].sort()).toEqual(['ClearView Glazing', 'Stuccoline Plastering', 'Voltline Electrical']);
+    const disputed = await ctx.db.kysely.selectFrom('items').select(['id', 'dispute_reason']).where('dispute_at', 'is not', null).execute();
+    expect(disputed).toHaveLength(1);
+    const queue = await ctx.worklists.reviewQueue({ id: manager.id, role: 'member' }, 1);
+    expect(queue.rows.some((r) => r.kind === 'dispute' && r.item_id === disputed[0]!.id)).toBe(true);
+
+    const banner = DEMO_SIGN_INS.find((s) => s.who.includes('subcontractor'))!;
+    const sasha = (await ctx.users.findByEmail(banner.email))!;
+    const seen = await ctx.projects.getTree({ id: sasha.id, role: 'member' }, 3);
+    const his = seen.sections.flatMap((s) => s.checklists).flatMap((c) => c.items);
+    expect(his.length).toBeGreaterThan(0);
+    expect(his.every((i) => i.responsible_company?.name === 'Voltline Electrical')).toBe(true);
+    expect(his.length).toBe(items.filter((i) => i.responsible_company?.name === 'Voltline Electrical').length);
+  });
 });

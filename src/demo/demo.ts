@@ -18,6 +18,12 @@ export const DEMO_EMAIL = 'manager@demo.test';
 const DAY = 86_400_000;
 /** The demo's foreman, whose interface speaks Russian. */
 const DEMO_FOREMAN = 'executor@demo.test';
+/** docs/design.md §20: a subcontractor who sees only his company's items. */
+const DEMO_SUBCONTRACTOR = 'sasha@demo.test';
+/** The fit-out's companies (the fixture's ids). */
+const STUCCOLINE = 1;
+const VOLTLINE = 2;
+const CLEARVIEW = 3;
 
 /**
  * The demo workspace as a fixture (docs/design.md §2), so the demo goes through the same import path as
@@ -31,10 +37,18 @@ function demoFixture(now: Date): Fixture {
     users: [
       { id: 1, email: 'admin@demo.test', name: 'Alice Admin', role: 'admin', password, created_at: at(-40) },
       { id: 2, email: DEMO_EMAIL, name: 'Maria Manager', role: 'member', password, created_at: at(-40) },
-      { id: 3, email: 'executor@demo.test', name: 'Egor Executor', role: 'member', password, created_at: at(-39) },
-      { id: 4, email: 'executor2@demo.test', name: 'Elena Executor', role: 'member', password, created_at: at(-39) },
-      { id: 5, email: 'observer@demo.test', name: 'Oscar Observer', role: 'member', password, created_at: at(-38) },
+      { id: 3, email: 'executor@demo.test', name: 'Egor Executor', role: 'member', password, created_at: at(-39), company_id: STUCCOLINE },
+      { id: 4, email: 'executor2@demo.test', name: 'Elena Executor', role: 'member', password, created_at: at(-39), company_id: VOLTLINE },
+      { id: 5, email: 'observer@demo.test', name: 'Oscar Observer', role: 'member', password, created_at: at(-38), company_id: CLEARVIEW },
       { id: 6, email: 'partial@demo.test', name: 'Pavel Partial', role: 'member', password, created_at: at(-38) },
+      // docs/design.md §20: the fit-out's subcontractors. Egor plasters, Elena and Sasha are the electricians, Oscar
+      // glazes; Sasha was let in limited to his company's items.
+      { id: 7, email: DEMO_SUBCONTRACTOR, name: 'Sasha Sparks', role: 'member', password, created_at: at(-23), company_id: VOLTLINE },
+    ],
+    companies: [
+      { id: STUCCOLINE, name: 'Stuccoline Plastering', trade: 'Plastering' },
+      { id: VOLTLINE, name: 'Voltline Electrical', trade: 'Electrical' },
+      { id: CLEARVIEW, name: 'ClearView Glazing', trade: 'Glazing' },
     ],
     projects: [
       {
@@ -274,6 +288,7 @@ function demoFixture(now: Date): Fixture {
           // Roles are per project: Oscar observes the plant audit, and fixes things here.
           { user_id: 5, role: 'executor', sections: null, checklists: null },
           { user_id: 6, role: 'observer', sections: null, checklists: null },
+          { user_id: 7, role: 'executor', sections: null, checklists: null, company_items_only: true },
         ],
         // The items are raised through the services after the import (raisePunchList), so that they carry photos
         // and their timeline, the feed and the review queue show the cycle as it happens in the web.
@@ -386,8 +401,8 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     if (!user) throw new Error(`the demo user ${email} was not imported`);
     return { id: user.id, role: user.role as UserRole, name: user.name };
   };
-  const [maria, egor, elena, oscar, alice] = await Promise.all(
-    [DEMO_EMAIL, 'executor@demo.test', 'executor2@demo.test', 'observer@demo.test', 'admin@demo.test'].map(person),
+  const [maria, egor, elena, oscar, alice, sasha] = await Promise.all(
+    [DEMO_EMAIL, 'executor@demo.test', 'executor2@demo.test', 'observer@demo.test', 'admin@demo.test', DEMO_SUBCONTRACTOR].map(person),
   );
   const file = (name: string) => {
     const path = join(PHOTOS, name);
@@ -410,15 +425,17 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     requires_answer: true,
     prepareImages: photo('crack.jpg', 'Crack from the window sill upwards, about 40 cm'),
     vocabulary: trades.of('Plastering', 'major', '350'),
+    companyId: STUCCOLINE,
   });
   on(-20, 10);
   const socket = await raise(301, {
     text: 'Socket cover missing, desk row C',
-    participantIds: [elena!.id, oscar!.id],
+    participantIds: [elena!.id, oscar!.id, sasha!.id],
     priority: 'medium',
     deadline: date(-2),
     prepareImages: photo('socket.jpg'),
     vocabulary: trades.of('Electrical', 'minor', '25'),
+    companyId: VOLTLINE,
   });
   on(-19, 14);
   const glass = await raise(310, {
@@ -429,6 +446,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     requires_answer: true,
     prepareImages: photo('glass.jpg'),
     vocabulary: trades.of('Glazing', 'major', '1200'),
+    companyId: CLEARVIEW,
   });
   on(-18, 11);
   const tile = await raise(300, {
@@ -437,7 +455,20 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     priority: 'low',
     deadline: date(10),
     vocabulary: trades.of('Ceilings', 'minor', '40'),
+    companyId: STUCCOLINE,
   });
+  // Raised against the plasterers by mistake: Egor disputes it (docs/design.md §20), Maria has yet to resolve it.
+  on(-11, 10);
+  const tray = await raise(301, {
+    text: 'Cable tray cover loose above desk row A',
+    participantIds: [egor!.id],
+    priority: 'medium',
+    deadline: date(6),
+    vocabulary: trades.of('Electrical', 'minor', '15'),
+    companyId: STUCCOLINE,
+  });
+  on(-10, 9);
+  await ctx.itemDisputes.dispute(egor!, tray, { reason: 'Not plastering: the cable tray is the electricians’ work.' });
 
   on(-14, 16);
   await raise(310, { text: 'Handover documents for the door closers', participantIds: [alice!.id], deadline: date(14) });
@@ -593,6 +624,7 @@ export const DEMO_SIGN_INS = [
   { email: 'executor2@demo.test', who: 'Elena Executor' },
   { email: 'observer@demo.test', who: 'Oscar Observer: observer of the plant audit, executor on the fit-out' },
   { email: 'partial@demo.test', who: 'Pavel Partial: executor limited to part of the plant audit' },
+  { email: DEMO_SUBCONTRACTOR, who: 'Sasha Sparks: subcontractor (Voltline Electrical) who sees only his company’s items on the fit-out' },
 ];
 
 /**

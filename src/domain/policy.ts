@@ -53,9 +53,10 @@ export interface ItemTarget extends ProjectTarget {
  * `project.structure`: add, rename and move sections and checklists (docs/design.md §14); a manager limited to
  * some sections or checklists may not, as the structure reaches beyond what they see. `project.items`: raise
  * items in the project (in the checklists one sees; `item.edit` decides per checklist). `project.plans`: upload
- * plans and their new versions (docs/design.md §19); any member reads them (`read`).
+ * plans and their new versions (docs/design.md §19); any member reads them (`read`). `project.companies`: invite
+ * people and send the company packs (docs/design.md §20).
  */
-type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items' | 'project.plans';
+type ProjectAction = 'read' | 'project.verdict' | 'project.structure' | 'project.items' | 'project.plans' | 'project.companies';
 export type ItemAction =
   | 'read'
   | 'item.status'

@@ -12,6 +12,13 @@ describe('redactSecrets', () => {
     expect(redactSecrets('plk_short')).toBe('plk_short');
   });
 
+  it('removes an invitation link’s secret from its path (docs/design.md §20)', () => {
+    const secret = 'Ab3_-x'.repeat(7) + 'z';
+    expect(redactSecrets(`/invitations/${secret}`)).toBe('/invitations/[REDACTED]');
+    expect(redactSecrets(`http://site.test/invitations/${secret}?a=1`)).toBe('http://site.test/invitations/[REDACTED]?a=1');
+    expect(redactSecrets('/projects/1/invite')).toBe('/projects/1/invite');
+  });
+
   it('removes the values of query parameters named for secrets, and keeps the rest', () => {
     expect(redactQuery('id=1&password=hunter2&q=a&Access_Token=abc;secret=s')).toBe(
       'id=1&password=[REDACTED]&q=a&Access_Token=[REDACTED];secret=[REDACTED]',

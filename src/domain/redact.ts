@@ -44,9 +44,15 @@ function decoded(text: string): string {
   }
 }
 
-/** `text` with token-shaped strings (literal or percent-encoded) replaced by `plk_[REDACTED]`. */
+// An invitation's link carries its secret in the path (docs/design.md §20): `/invitations/<secret>`.
+const INVITATION_LINK = /(\/invitations\/)[^/?#\s]+/g;
+
+/**
+ * `text` with token-shaped strings (literal or percent-encoded) replaced by `plk_[REDACTED]`, and an invitation
+ * link's secret by `[REDACTED]`.
+ */
 function redactTokens(text: string): string {
-  return text.replace(TOKEN_LIKE, `plk_${REDACTED}`);
+  return text.replace(TOKEN_LIKE, `plk_${REDACTED}`).replace(INVITATION_LINK, `$1${REDACTED}`);
 }
 
 /** For a raw query string without its leading `?`: tokens, and the values of parameters named like secrets. */

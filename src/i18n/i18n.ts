@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import type core from './messages/en/core.json';
+import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
 import type vocabulary from './messages/en/vocabulary.json';
 
@@ -17,7 +18,7 @@ export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
 /** Every English file's keys: a key no file has is a compile error. */
-export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof vocabulary;
+export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof vocabulary | keyof typeof companies;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 

@@ -11,6 +11,7 @@ import { adminUserPages } from './pages/admin/users.js';
 import { appShellPages } from './pages/app-shell.js';
 import { auditPages } from './pages/audit.js';
 import { authPages } from './pages/auth.js';
+import { invitationPages } from './pages/invitations.js';
 import { itemPages } from './pages/items.js';
 import { notificationPages } from './pages/notifications.js';
 import { oauthPages } from './pages/oauth.js';
@@ -152,6 +153,8 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await projectPages(app, {
     vocabulary: ctx.vocabulary,
     companies: ctx.companies,
+    invitations: ctx.invitations,
+    companyPacks: ctx.companyPacks,
     projects,
     review,
     heavyReads,
@@ -159,6 +162,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     bulkChanges: ctx.bulkChanges,
     webWrite,
   });
+  await invitationPages(app, { invitations: ctx.invitations, companies: ctx.companies, sessions, config, webWrite });
   await dashboardPages(app, { dashboard: ctx.dashboard });
   await itemPages(app, {
     items,

@@ -21,6 +21,7 @@ import * as m020 from './020-companies.js';
 import * as m021 from './021-categories-fields-templates.js';
 import * as m022 from './022-photo-markup.js';
 import * as m025 from './025-languages.js';
+import * as m026 from './026-direct-emails.js';
 import * as m027 from './027-escalation.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '021-categories-fields-templates': m021,
   '022-photo-markup': m022,
   '025-languages': m025,
+  '026-direct-emails': m026,
   '027-escalation': m027,
 };

@@ -35,7 +35,8 @@ export function createItemDisputeService(writer: ItemWriter, clock: Clock) {
      * Resolves the open dispute (`item.resolve_dispute`: managers, admins) with a note, keeping the company
      * (`companyId` undefined or the same) or giving the item to another (null: none; `item.updated` as any company
      * change). 422 on `note` when there is no open dispute or no note. The event `item.dispute_resolved` carries
-     * `{reason, note, company}` (`company`: `{from, to}` when it changed, else null).
+     * `{reason, note, company, by}` (`company`: `{from, to}` when it changed, else null; `by`: who had disputed it, told
+     * of the resolution: docs/notifications.md `dispute_resolved`).
      */
     async resolve(actor: Actor, itemId: number, input: { note: string; companyId?: number | null }, buildAudit?: AuditEntryBuilder) {
       const note = requiredText('note', input.note, MAX_REASON_LENGTH);
@@ -48,7 +49,7 @@ export function createItemDisputeService(writer: ItemWriter, clock: Clock) {
             ? null
             : await companyStep(repos, emit, { itemId, companyId: input.companyId, userId: actor.id, now });
         await repos.items.setDispute({ itemId, dispute: null, note, userId: actor.id, now });
-        emit('item.dispute_resolved', { reason: open.dispute_reason, note, company });
+        emit('item.dispute_resolved', { reason: open.dispute_reason, note, company, by: open.dispute_by });
         return { item: { id: itemId, disputed: null } };
       });
     },

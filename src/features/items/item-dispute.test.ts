@@ -54,6 +54,7 @@ describe('disputes', () => {
       reason: 'Not electrical: a drywall crack',
       note: 'Right, drywall it is',
       company: { from: { id: sparks.id, name: sparks.name }, to: { id: dry.id, name: dry.name } },
+      by: executor.id,
     });
   });
 
@@ -65,7 +66,7 @@ describe('disputes', () => {
     expect(card).toMatchObject({ disputed: null, responsible_company: { id: sparks.id } });
     expect((await eventsOf(item.id)).at(-1)).toEqual({
       type: 'item.dispute_resolved',
-      data: { reason: 'Not ours', note: 'It is yours', company: null },
+      data: { reason: 'Not ours', note: 'It is yours', company: null, by: executor.id },
     });
   });
 

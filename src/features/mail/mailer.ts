@@ -10,6 +10,8 @@ export interface MailMessage {
   text: string;
   html: string;
   headers: Record<string, string>;
+  /** Files sent with it (a company pack's PDF, docs/design.md §20). */
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 /** Why a send failed: `permanent` when the server refused for good (a 5xx), else worth retrying. */
@@ -52,6 +54,7 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
           text: message.text,
           html: message.html,
           headers: Object.fromEntries(Object.entries(message.headers).map(([k, v]) => [k, headerSafe(v)])),
+          attachments: message.attachments?.map((a) => ({ ...a, filename: headerSafe(a.filename) })),
         });
       } catch (err) {
         const code = (err as { responseCode?: unknown }).responseCode;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { UserRole } from '../../domain/values.js';
-import { type Mailer, MailError } from '../mail/mailer.js';
+import { type MailMessage, type Mailer, MailError } from '../mail/mailer.js';
 import { oneLookAtATime } from '../events/one-look-at-a-time.js';
 import { renderEmail } from './email-content.js';
 import type { EmailRow, NotificationRow, NotificationsRepository } from './notifications.repository.js';
@@ -23,6 +23,11 @@ interface EmailSenderDeps {
   baseUrl: string;
   /** Whether the user may see what the notification is about now (the policy, through the items service). */
   canSee: (user: { id: number; role: UserRole }, notification: NotificationRow) => Promise<boolean>;
+  /**
+   * The message of a queued email that is not a notification (migration 026: an invitation, a company pack), made
+   * when it is sent; null: nothing to send any more (skipped). `forget`: the message is cleared once finished.
+   */
+  renderMessage?: (email: EmailRow) => Promise<{ mail: MailMessage; forget: boolean } | null>;
 }
 
 /**
@@ -45,6 +50,7 @@ export function createEmailSender(
   async function sendOne(email: EmailRow): Promise<void> {
     const now = clock.now();
     if (!(await repo.claimEmail(email.id, now.toISOString(), new Date(now.getTime() + CLAIM_MS).toISOString()))) return;
+    if (email.message !== null) return sendMessage(email, now);
     const [user] = await repo.users([email.user_id]);
     const listed = await repo.notificationsOfEmail(email.id);
     const visible: NotificationRow[] = [];
@@ -55,24 +61,44 @@ export function createEmailSender(
       await repo.finishEmail(email.id, 'skipped', { to_address: user?.email ?? null, last_error: null, at: now.toISOString() });
       return;
     }
+    await attempt(email, user.email, () => renderEmail(user.email, visible, deps.baseUrl, email.key.startsWith('digest:')), false);
+  }
+
+  /** An email that is not a notification: rendered now (a pack's PDF too), then sent like the others. */
+  async function sendMessage(email: EmailRow, now: Date): Promise<void> {
+    const rendered = deps.renderMessage ? await deps.renderMessage(email) : null;
+    if (!rendered) {
+      await repo.finishEmail(email.id, 'skipped', {
+        to_address: email.to_address,
+        last_error: null,
+        at: now.toISOString(),
+        forgetMessage: true,
+      });
+      return;
+    }
+    await attempt(email, rendered.mail.to, () => rendered.mail, rendered.forget);
+  }
+
+  /** Sends one email; a refusal ends it, any other failure is retried with backoff for 24 h. */
+  async function attempt(email: EmailRow, to: string, render: () => MailMessage, forgetMessage: boolean): Promise<void> {
     try {
-      await mailer.send(renderEmail(user.email, visible, deps.baseUrl, email.key.startsWith('digest:')));
+      await mailer.send(render());
       counts.sent++;
-      await repo.finishEmail(email.id, 'sent', { to_address: user.email, last_error: null, at: clock.now().toISOString() });
+      await repo.finishEmail(email.id, 'sent', { to_address: to, last_error: null, at: clock.now().toISOString(), forgetMessage });
     } catch (err) {
       counts.failed++;
       const at = clock.now();
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof MailError && err.permanent) {
-        await repo.finishEmail(email.id, 'refused', { to_address: user.email, last_error: message, at: at.toISOString() });
+        await repo.finishEmail(email.id, 'refused', { to_address: to, last_error: message, at: at.toISOString(), forgetMessage });
         return;
       }
       const attempts = email.attempts + 1;
       if (at.getTime() - Date.parse(email.created_at) >= EMAIL_GIVE_UP_AFTER_MS) {
-        await repo.finishEmail(email.id, 'given_up', { to_address: user.email, last_error: message, at: at.toISOString() });
+        await repo.finishEmail(email.id, 'given_up', { to_address: to, last_error: message, at: at.toISOString(), forgetMessage });
         return;
       }
-      await repo.retryEmail(email.id, attempts, new Date(at.getTime() + emailRetryDelay(attempts)).toISOString(), message, user.email);
+      await repo.retryEmail(email.id, attempts, new Date(at.getTime() + emailRetryDelay(attempts)).toISOString(), message, to);
     }
   }
 

@@ -19,6 +19,8 @@ export const NOTIFICATION_KINDS = [
   'oauth_client_connected',
   'webhook_disabled',
   'overdue_escalated',
+  'dispute_raised',
+  'dispute_resolved',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -38,6 +40,8 @@ export const KIND_LABELS: Record<NotificationKind, string> = {
   oauth_client_connected: 'An application was connected to your account',
   webhook_disabled: 'Your webhook was disabled after failing',
   overdue_escalated: 'An item stays overdue (the escalation ladder)',
+  dispute_raised: 'An item of a project you manage is disputed',
+  dispute_resolved: 'A dispute on your item is resolved',
 };
 
 export const DELIVERY_MODES = ['email', 'digest', 'web'] as const;
@@ -116,6 +120,13 @@ export function recipientsOf(event: OutboxEvent, facts: EventFacts): Map<number,
     case 'answer.created':
       tellOnce(told, actor, [...facts.participantIds, ...facts.managerIds], 'answer_created');
       break;
+    // docs/design.md §20: a dispute goes to those who resolve it; its resolution to the item's executors and the disputer.
+    case 'item.disputed':
+      tellOnce(told, actor, facts.managerIds, 'dispute_raised');
+      break;
+    case 'item.dispute_resolved':
+      tellOnce(told, actor, [...idsOf([data.by]), ...facts.participantIds], 'dispute_resolved');
+      break;
     case 'item.status_changed':
       if (data.to === 'done') tellOnce(told, actor, facts.managerIds, 'item_done');
       if (data.to === 'blocked') tellOnce(told, actor, facts.managerIds, 'item_blocked');
@@ -164,6 +175,8 @@ export const TOLD_TYPES = [
   'comment.created',
   'answer.created',
   'item.status_changed',
+  'item.disputed',
+  'item.dispute_resolved',
 ] as const satisfies readonly EventType[];
 
 const excerpt = (value: unknown, max = 200): string => {
@@ -197,6 +210,10 @@ export function eventText(kind: NotificationKind, event: OutboxEvent, actorName:
       return `${actorName} set ${item} to done`;
     case 'item_blocked':
       return `${actorName} set ${item} to blocked`;
+    case 'dispute_raised':
+      return `${actorName} disputed ${item}: ${excerpt(data.reason)}`;
+    case 'dispute_resolved':
+      return `${actorName} resolved the dispute on ${item}${data.company ? ' and gave it to another company' : ''}: ${excerpt(data.note)}`;
     default:
       return `${actorName} changed ${item}`;
   }

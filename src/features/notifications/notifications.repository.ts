@@ -518,16 +518,42 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     async finishEmail(
       id: number,
       state: (typeof FINISHED_EMAIL_STATES)[number],
-      fields: { to_address: string | null; last_error: string | null; at: string },
+      fields: { to_address: string | null; last_error: string | null; at: string; forgetMessage?: boolean },
     ) {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('notification_emails')
           .set({ state, to_address: fields.to_address, last_error: fields.last_error, finished_at: fields.at, lease_until: null })
+          // An invitation's message holds its link: not kept once the email is finished (migration 026).
+          .$if(fields.forgetMessage === true, (q) => q.set({ message: null }))
           .where('id', '=', id)
           .execute();
         if (state === 'sent') await trx.updateTable('notifications').set({ emailed_at: fields.at }).where('email_id', '=', id).execute();
       });
+    },
+
+    /**
+     * Queues an email that is not a notification (migration 026) in the caller's transaction; `key` is unique, so a
+     * message queued twice (a pack sent again) is queued once: false when it was already there.
+     */
+    async queueMessage(
+      trx: Kysely<Database>,
+      row: { key: string; userId: number; toAddress: string | null; message: object; at: string },
+    ): Promise<boolean> {
+      const result = await trx
+        .insertInto('notification_emails')
+        .values({
+          user_id: row.userId,
+          key: row.key,
+          state: 'waiting',
+          to_address: row.toAddress,
+          next_attempt_at: row.at,
+          created_at: row.at,
+          message: JSON.stringify(row.message),
+        })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
 
     async retryEmail(id: number, attempts: number, nextAttemptAt: string, error: string, toAddress: string): Promise<void> {

@@ -141,6 +141,30 @@ export function createSearchRepository(db: Kysely<Database>, dialect: 'sqlite' |
   };
 
   return {
+    /** Every company's name (retired ones too: they stay on the items they hold), for a search by company name. */
+    companyNames(): Promise<{ id: number; name: string }[]> {
+      return db.selectFrom('companies').select(['id', 'name']).execute();
+    },
+
+    /** The item documents of the scope whose item is held by one of `companyIds` (docs/design.md §20). */
+    async itemsHeldBy(scope: SearchScope, companyIds: readonly number[]): Promise<(SearchDoc & { company_id: number })[]> {
+      if (companyIds.length === 0 || (scope.entityType !== null && scope.entityType !== 'item')) return [];
+      return search
+        .selectFrom('search_docs')
+        .innerJoin('items as held', 'held.id', 'search_docs.entity_id')
+        .select(DOC_COLUMNS)
+        .select('held.responsible_company_id as company_id')
+        .where((eb) =>
+          eb.and([
+            inScope(eb, scope),
+            eb('search_docs.entity_type', '=', 'item'),
+            eb('held.project_id', '=', scope.projectId),
+            eb('held.responsible_company_id', 'in', [...companyIds]),
+          ]),
+        )
+        .execute() as Promise<(SearchDoc & { company_id: number })[]>;
+    },
+
     /** Candidates from the text index: a superset of the documents containing `needle` (lower-cased). */
     async findByIndex(scope: SearchScope, needle: string): Promise<SearchDoc[]> {
       if (dialect === 'postgres') {

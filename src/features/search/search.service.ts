@@ -52,7 +52,8 @@ const TYPE_RANK: Record<SearchEntityType, number> = {
   link: 6,
 };
 
-type Field = 'title' | 'body' | 'value';
+/** Where the query was found: the title, the second field, a custom field's value, or (items only) the name of the company that holds it. */
+type Field = 'title' | 'body' | 'value' | 'company';
 
 interface Match {
   doc: SearchDoc;
@@ -62,6 +63,8 @@ interface Match {
   valueText?: string;
   /** The lower-cased query; null for an item listing without q. */
   needle: string | null;
+  /** field `company`: the name of the company holding the item. */
+  companyName?: string;
 }
 
 export function createSearchService(repository: SearchRepository, dialect: 'sqlite' | 'postgres'): SearchService {
@@ -104,6 +107,7 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
       }
       if (query.entityType === null || query.entityType === 'item')
         matches.push(...(await valueMatches(visibility, needle, query.itemId, matches)));
+      if (query.itemId === null) matches.push(...(await heldByCompanyNamed(scope, needle, matches)));
     }
     return matches;
   }
@@ -131,6 +135,22 @@ export function createSearchService(repository: SearchRepository, dialect: 'sqli
       matches.push({ doc, field: 'value', needle, valueText: `${name}: ${value}` });
     }
     return matches;
+  }
+
+  /**
+   * docs/design.md §20: the items held by a company whose name contains the query (the same rule: JavaScript's
+   * lower-casing), those not already found by their own text; ranked after every text match of their type.
+   */
+  async function heldByCompanyNamed(scope: SearchScope, needle: string, found: readonly Match[]): Promise<Match[]> {
+    if (scope.entityType !== null && scope.entityType !== 'item') return [];
+    const named = (await repository.companyNames()).filter((c) => lowerCase(c.name).includes(needle));
+    if (named.length === 0) return [];
+    const nameOf = new Map(named.map((c) => [c.id, c.name]));
+    const already = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
+    const held = await repository.itemsHeldBy(scope, [...nameOf.keys()]);
+    return held
+      .filter((doc) => !already.has(doc.entity_id))
+      .map(({ company_id, ...doc }) => ({ doc, field: 'company' as const, needle, companyName: nameOf.get(Number(company_id)) ?? '' }));
   }
 
   return {
@@ -184,8 +204,8 @@ function offsetInText(text: string, loweredOffset: number): number {
   return offset;
 }
 
-/** Within a type: matches in the title, then in the second field, then only in a custom field's value. */
-const FIELD_RANK: Record<Field, number> = { title: 0, body: 1, value: 2 };
+/** Within a type: matches in the title, then in the second field, then only in a custom field's value, then only by the holding company's name. */
+const FIELD_RANK: Record<Field, number> = { title: 0, body: 1, value: 2, company: 3 };
 
 function byRank(a: Match, b: Match): number {
   return (
@@ -197,6 +217,18 @@ function byRank(a: Match, b: Match): number {
 
 function toHit(match: Match): SearchHit {
   const { doc } = match;
+  if (match.field === 'company') {
+    const name = match.companyName ?? '';
+    const snippet = clip(name, SNIPPET_MAX_LENGTH);
+    return {
+      item_id: doc.item_id,
+      entity_type: doc.entity_type,
+      entity_id: doc.entity_id,
+      project_id: doc.project_id,
+      title: clip(doc.title_text, TITLE_MAX_LENGTH),
+      snippet,
+    };
+  }
   const text = match.field === 'title' ? doc.title_text : match.field === 'body' ? doc.body_text : (match.valueText ?? '');
   return {
     item_id: doc.item_id,

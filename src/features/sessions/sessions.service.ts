@@ -114,6 +114,31 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
     });
   }
 
+  /** A new session of `user` (sign-in, an invitation accepted): its cookie's value, kept only as its hash. */
+  async function openSession(
+    user: { id: number; name: string; email: string; role: string; time_zone: string | null; language: string | null },
+    now: Date,
+  ): Promise<{ cookieValue: string; session: WebSession }> {
+    const cookieValue = randomToken();
+    const session: WebSession = {
+      id: sha256(cookieValue),
+      user: { id: user.id, name: user.name, email: user.email, role: user.role as UserRole },
+      csrfToken: randomToken(),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
+      timeZone: user.time_zone,
+      chosenLanguage: user.language,
+    };
+    await repo.insert({
+      id: session.id,
+      user_id: user.id,
+      csrf_token: session.csrfToken,
+      created_at: session.createdAt,
+      expires_at: session.expiresAt,
+    });
+    return { cookieValue, session };
+  }
+
   const service = {
     /**
      * Checks the throttle and books the attempt, waits the account's delay, then checks the password (constant time, unknown accounts
@@ -154,24 +179,16 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
         await repo.setTimeZoneIfUnset(user.id, browserZone, now.toISOString());
         timeZone = browserZone;
       }
-      const cookieValue = randomToken();
-      const session: WebSession = {
-        id: sha256(cookieValue),
-        user: { id: user.id, name: user.name, email: user.email, role: user.role as UserRole },
-        csrfToken: randomToken(),
-        createdAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
-        timeZone,
-        chosenLanguage: user.language,
-      };
-      await repo.insert({
-        id: session.id,
-        user_id: user.id,
-        csrf_token: session.csrfToken,
-        created_at: session.createdAt,
-        expires_at: session.expiresAt,
-      });
-      return { ok: true, cookieValue, session };
+      return { ok: true, ...(await openSession({ ...user, time_zone: timeZone }, now)) };
+    },
+
+    /** Signs in a person who has just set their password from an invitation (docs/design.md §20); ends `replacing`. */
+    async openSessionFor(
+      user: { id: number; name: string; email: string; role: string; time_zone: string | null; language: string | null },
+      replacing?: string,
+    ): Promise<{ cookieValue: string; session: WebSession }> {
+      if (replacing) await service.signOut(replacing);
+      return openSession(user, clock.now());
     },
 
     /** The live session behind a cookie value: unexpired, and its user still active. */

@@ -16,7 +16,7 @@ interface NewUser {
   password?: string | null;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** The shortest password accepted for web sign-in (set by an administrator or changed by its user). */
 const MIN_PASSWORD_LENGTH = 8;
@@ -24,7 +24,7 @@ const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;
 
 /** The rule of a new password, with the message beside `field`. */
-function checkNewPassword(password: string, field = 'password'): void {
+export function checkNewPassword(password: string, field = 'password'): void {
   if (password.length < MIN_PASSWORD_LENGTH) throw validationError(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (password.length > MAX_PASSWORD_LENGTH) throw validationError(field, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 }

@@ -9,6 +9,8 @@ import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
 import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
+import { companyLinks, packsNotice } from '../views/company-links.js';
+import type { PacksOutcome } from '../../features/companies/company-packs.service.js';
 import { structureLinks } from '../views/structure-page.js';
 import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { formPage } from '../form-page.js';
@@ -97,12 +99,15 @@ export type HeavyReads = () => WorklistReads;
 
 export async function projectPages(
   app: FastifyInstance,
-  deps: Pick<AppContext, 'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies'> & {
+  deps: Pick<
+    AppContext,
+    'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies' | 'invitations' | 'companyPacks'
+  > & {
     webWrite: WebWriter;
     heavyReads: HeavyReads;
   },
 ) {
-  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, companies, webWrite } = deps;
+  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, companies, invitations, companyPacks, webWrite } = deps;
 
   app.get('/projects', async (request, reply) => {
     const session = sessionOf(request);
@@ -129,16 +134,17 @@ export async function projectPages(
       const bulkSummary = bulkSummaryOf(query);
       // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
       const named = bulkSummary?.refused.map((r) => r.id) ?? [];
-      const [items, canVerdict, rights, projectVocabulary, choosableCompanies] = await Promise.all([
+      const [items, canVerdict, rights, projectVocabulary, choosableCompanies, mayInvite] = await Promise.all([
         heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
         review.canSetProjectVerdict(session.user, id),
         structure.rightsOn(session.user, id),
         vocabulary.vocabularyOf(session.user, id),
         companies.activeCompanies(),
+        invitations.mayInvite(session.user, id),
       ]);
       const refused = failure?.form === 'project-verdict' ? failure.message : null;
       const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
-      const notice = query.saved ? 'The verdict was saved.' : null;
+      const notice = query.saved ? 'The verdict was saved.' : packsNotice(session, query.packs);
       const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
       return projectPageView({
         ...items,
@@ -152,6 +158,7 @@ export async function projectPages(
         failure,
         vocabulary: projectVocabulary,
         choosableCompanies,
+        companyLinks: mayInvite ? companyLinks(session, id, failure?.form === 'company-packs' ? failure.message : null) : null,
       });
     },
   });
@@ -173,6 +180,17 @@ export async function projectPages(
           request.api.auditEntity = { type: 'item', id: itemId };
           return buildAudit();
         }),
+    });
+  });
+
+  /** "Send to companies" (docs/design.md §20): the packs queued; back to the project with how many. */
+  app.post('/projects/:id/company-packs', async (request, reply) => {
+    const { user } = sessionOf(request);
+    const id = idParam(request);
+    return projectPage.write<PacksOutcome>(request, reply, id, {
+      form: 'company-packs',
+      redirect: (outcome) => `/projects/${id}?packs=${outcome.queued},${outcome.alreadySent}`,
+      write: (_, recordAudit) => companyPacks.sendPacks(user, id, request.language, recordAudit),
     });
   });
 

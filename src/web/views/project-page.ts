@@ -37,6 +37,8 @@ interface ProjectPageModel extends ProjectItems {
   vocabulary: Vocabulary;
   /** The companies the bulk form may give items to (docs/design.md §20). */
   choosableCompanies: { id: number; name: string }[];
+  /** "Invite" and "Send to companies", for the project's managers (docs/design.md §20; views/company-links.ts). */
+  companyLinks?: SafeHtml | null;
 }
 
 export type BulkSummary = BulkOutcome;
@@ -352,6 +354,7 @@ ${m.verdictForm ?? ''}
 ${reportLinks(p.id, filterQuery(m.filter))}
 </section>
 ${m.structureLinks ?? ''}
+${m.companyLinks ?? ''}
 ${bulkSummaryBlock(m)}
 ${
   m.sections.length
