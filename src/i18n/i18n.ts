@@ -2,6 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
+import type project from './messages/en/project.json';
+import type web from './messages/en/web.json';
+import type worklists from './messages/en/worklists.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -16,7 +19,7 @@ export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
 /** Every English file's keys: a key no file has is a compile error. */
-export type MessageKey = keyof typeof core | keyof typeof dashboard;
+export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof project | keyof typeof web | keyof typeof worklists;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
@@ -28,7 +31,9 @@ export type MessageValues = Record<string, string | number>;
 function catalogue(language: Language): Partial<Record<MessageKey, string>> {
   const folder = new URL(`./messages/${language}/`, import.meta.url);
   const merged: Record<string, string> = {};
-  for (const file of readdirSync(folder).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(folder)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const messages = JSON.parse(readFileSync(new URL(file, folder), 'utf8')) as Record<string, string>;
     for (const [key, text] of Object.entries(messages)) {
       if (key in merged) throw new Error(`The message "${key}" is in two files of messages/${language}/`);

@@ -9,7 +9,7 @@ import {
 import type { NotificationRow } from '../../features/notifications/notifications.repository.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, page, time, writeKeyField } from '../layout.js';
+import { csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
 
 interface NotificationsPageModel {
   session: WebSession;
@@ -20,17 +20,18 @@ interface NotificationsPageModel {
 
 /** `/notifications`: newest first, each a link that marks it read on the way to its item (or the Profile). */
 export function notificationsPageView({ session, notifications, unread, notice }: NotificationsPageModel): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Notifications',
+    title: t('nav.notifications'),
     session,
     path: '/notifications',
     notice,
-    body: html`<h1>Notifications</h1>
-<p class="muted">${unread === 0 ? 'Nothing unread.' : `${unread} unread.`} What you are told, and how, is set in your
-<a href="/profile#notifications">Profile</a>.</p>
+    body: html`<h1>${t('nav.notifications')}</h1>
+<p class="muted">${t('notifications.unread', { count: unread })} ${t('notifications.setIn')}
+<a href="/profile#notifications">${t('notifications.profile')}</a>.</p>
 ${
   unread > 0
-    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}${writeKeyField()}<div class="actions"><button type="submit">Mark all read</button></div></form>`
+    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}${writeKeyField()}<div class="actions"><button type="submit">${t('notifications.markAll')}</button></div></form>`
     : ''
 }
 ${
@@ -39,11 +40,11 @@ ${
 ${notifications.map(
   (
     n,
-  ) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">Unread: </span>`}${n.text}</a>
-<span class="muted">${time(n.at)}</span></li>`,
+  ) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">${t('notifications.unreadMark')} </span>`}${n.text}</a>
+<span class="muted">${time(n.at, '—', session.timeZone)}</span></li>`,
 )}
 </ul>`
-    : html`<p class="muted">No notifications yet.</p>`
+    : html`<p class="muted">${t('notifications.none')}</p>`
 }`,
   }).value;
 }
