@@ -2,7 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
+import type items from './messages/en/items.json';
+import type photos from './messages/en/photos.json';
 import type project from './messages/en/project.json';
+import type timeline from './messages/en/timeline.json';
 import type web from './messages/en/web.json';
 import type worklists from './messages/en/worklists.json';
 
@@ -19,7 +22,15 @@ export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
 /** Every English file's keys: a key no file has is a compile error. */
-export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof project | keyof typeof web | keyof typeof worklists;
+export type MessageKey =
+  | keyof typeof core
+  | keyof typeof dashboard
+  | keyof typeof items
+  | keyof typeof photos
+  | keyof typeof project
+  | keyof typeof timeline
+  | keyof typeof web
+  | keyof typeof worklists;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 

@@ -1,3 +1,4 @@
+import { languageOf } from '../layout.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { earliestToday } from '../../domain/inputs.js';
@@ -76,7 +77,8 @@ export async function itemPages(
       ]);
       const query = request.query as Record<string, string | undefined>;
       const saved = query.saved;
-      const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
+      const noticeKey = saved && Object.hasOwn(ITEM_NOTICES, saved) ? ITEM_NOTICES[saved]! : null;
+      const notice = failure || !noticeKey ? null : languageOf(session).t(noticeKey);
       return itemPageView({
         ...workspace,
         session,
