@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSession } from '../features/sessions/sessions.service.js';
 import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
-import { html, type HtmlValue, type SafeHtml } from './html.js';
+import { html, raw, type HtmlValue, type SafeHtml } from './html.js';
 import { zonedTime } from '../domain/time-zones.js';
-import { type Language, type MessageKey, type Translate, translator } from '../i18n/i18n.js';
+import { type Language, type MessageKey, scriptMessages, type Translate, translator } from '../i18n/i18n.js';
 
 interface PageOptions {
   title: string;
@@ -68,6 +68,7 @@ export function page(options: PageOptions): SafeHtml {
 <link rel="icon" href="${FAVICON.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
+${scriptWords(language)}
 ${(options.scripts ?? []).map(
   (script) => html`<script src="${script.path}" defer></script>
 `,
@@ -96,6 +97,22 @@ ${options.body}
 </main>
 </body>
 </html>`;
+}
+
+const scriptWordsCache = new Map<Language, SafeHtml>();
+
+/**
+ * The browser scripts' words in the page's language (i18n scriptMessages), read by app.js, offline.js and markup.js
+ * from `#punchlist-messages`; `<` written as `\u003c` so no text ends the script element.
+ */
+function scriptWords(language: Language): SafeHtml {
+  let block = scriptWordsCache.get(language);
+  if (!block) {
+    const json = JSON.stringify({ language, messages: scriptMessages(language) }).replace(/</g, '\\u003c');
+    block = html`<script type="application/json" id="punchlist-messages">${raw(json)}</script>`;
+    scriptWordsCache.set(language, block);
+  }
+  return block;
 }
 
 /**

@@ -135,8 +135,19 @@ describe('a Russian foreman’s day on a phone', () => {
 
     await page.goto(server.url + '/my-items');
     await check(page, '/my-items', problems);
+    // The scripts' words (the outbox, the markup view, "Copied"…) in the page's language, plurals by Russian rules.
+    const scriptWords = await page.evaluate(() => {
+      const words = (window as any).punchlistWords;
+      return [words.text('dismiss', 'Dismiss'), ...[1, 3, 5, 21].map((n) => words.plural('changes', n, 'changes'))];
+    });
+    expect(scriptWords).toEqual(['Убрать', 'изменение', 'изменения', 'изменений', 'изменение']);
     await page.goto(server.url + '/notifications');
     await check(page, '/notifications', problems);
+
+    // The offline page the service worker keeps: in the browser's language.
+    await page.goto(server.url + '/offline');
+    await check(page, '/offline', problems);
+    expect(await page.locator('h1').innerText()).toBe('Нет сети');
 
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
