@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
+import type errors from './messages/en/errors.json';
 import type items from './messages/en/items.json';
 import type photos from './messages/en/photos.json';
 import type project from './messages/en/project.json';
@@ -26,6 +27,7 @@ export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Р
 export type MessageKey =
   | keyof typeof core
   | keyof typeof dashboard
+  | keyof typeof errors
   | keyof typeof items
   | keyof typeof photos
   | keyof typeof project

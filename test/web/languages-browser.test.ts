@@ -144,6 +144,14 @@ describe('a Russian foreman’s day on a phone', () => {
     await page.goto(server.url + '/notifications');
     await check(page, '/notifications', problems);
 
+    // Error pages: the web's own messages, and a service error by its code (an item of a project not the user's).
+    for (const path of ['/nowhere', '/items/4000']) {
+      const response = await page.goto(server.url + path);
+      expect(response?.status()).toBe(404);
+      await check(page, path, problems);
+    }
+    expect(await page.locator('p[role="alert"]').innerText()).toBe('Не найдено, или вам это не видно.');
+
     // The offline page the service worker keeps: in the browser's language.
     await page.goto(server.url + '/offline');
     await check(page, '/offline', problems);
