@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSession } from '../features/sessions/sessions.service.js';
 import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
-import { html, raw, type HtmlValue, type SafeHtml } from './html.js';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { zonedTime } from '../domain/time-zones.js';
 import { type Language, type MessageKey, scriptMessages, type Translate, translator } from '../i18n/i18n.js';
 
@@ -103,13 +103,12 @@ const scriptWordsCache = new Map<Language, SafeHtml>();
 
 /**
  * The browser scripts' words in the page's language (i18n scriptMessages), read by app.js, offline.js and markup.js
- * from `#punchlist-messages`; `<` written as `\u003c` so no text ends the script element.
+ * from `<meta name="punchlist-messages">`: a data attribute, not an inline script, which the CSP forbids.
  */
 function scriptWords(language: Language): SafeHtml {
   let block = scriptWordsCache.get(language);
   if (!block) {
-    const json = JSON.stringify({ language, messages: scriptMessages(language) }).replace(/</g, '\\u003c');
-    block = html`<script type="application/json" id="punchlist-messages">${raw(json)}</script>`;
+    block = html`<meta name="punchlist-messages" content="${JSON.stringify({ language, messages: scriptMessages(language) })}">`;
     scriptWordsCache.set(language, block);
   }
   return block;

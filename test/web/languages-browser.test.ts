@@ -17,7 +17,7 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, bypassCSP: true, locale: 'ru-RU' };
 
 /** The same words in every language: the product's name, file formats, keys and the like. */
-const NAMES = new Set(['Punchlist', 'JPEG', 'WebP', 'Ctrl', 'https']);
+const NAMES = new Set(['Punchlist', 'JPEG', 'WebP', 'Ctrl', 'https', 'SMTP', 'English', 'Deutsch']);
 
 /** The words of a catalogue's messages (placeholders and ICU keywords left out). */
 function wordsOf(language: string): Set<string> {
@@ -72,20 +72,28 @@ async function userContent(): Promise<string[]> {
  * What a person sees or hears of the page, user content cut out: its title, its text, and the words of its attributes
  * (the labels a phone's table cells show through CSS, accessible names, placeholders, alternative texts).
  */
-async function interfaceText(page: Page): Promise<string> {
-  const attributes = await page.evaluate(() =>
-    [...document.querySelectorAll('[data-label], [aria-label], [placeholder], [alt], [title]')].flatMap((e) =>
-      ['data-label', 'aria-label', 'placeholder', 'alt', 'title'].map((name) => e.getAttribute(name) ?? ''),
-    ),
+async function interfaceText(page: Page, scope: string): Promise<string> {
+  const seen = await page.evaluate(
+    (scope) =>
+      [...document.querySelectorAll(scope)].flatMap((region) => [
+        (region as HTMLElement).innerText,
+        ...[region, ...region.querySelectorAll('[data-label], [aria-label], [placeholder], [alt], [title]')].flatMap((e) =>
+          ['data-label', 'aria-label', 'placeholder', 'alt', 'title'].map((name) => e.getAttribute(name) ?? ''),
+        ),
+      ]),
+    scope,
   );
-  let text = `${await page.title()}\n${await page.evaluate(() => document.body.innerText)}\n${attributes.join('\n')}`;
-  for (const content of await userContent()) text = text.split(content).join(' ');
+  let text = `${await page.title()}\n${seen.join('\n')}`;
+  // Time zones are named by their IANA identifiers (Europe/Moscow), in every language: data, not words.
+  const zones = await page.locator('[data-browser-time-zone] option[value]:not([value=""])').allInnerTexts();
+  for (const content of [...(await userContent()), ...zones].sort((a, b) => b.length - a.length)) text = text.split(content).join(' ');
   return text;
 }
 
-async function check(page: Page, where: string, problems: string[]) {
+/** `scope`: the parts of the page checked for English (the whole body, but on the Profile its account blocks). */
+async function check(page: Page, where: string, problems: string[], scope = 'body') {
   expect(await page.getAttribute('html', 'lang'), where).toBe('ru');
-  const text = await interfaceText(page);
+  const text = await interfaceText(page, scope);
   const english = ENGLISH.filter((word) => new RegExp(`(?<![A-Za-z])${word}(?![A-Za-z])`).test(text));
   if (english.length) problems.push(`${where}: English message words ${english.join(', ')}`);
   const latin = [...new Set(text.match(/[A-Za-z][A-Za-z'’]{3,}/g) ?? [])].filter((w) => !NAMES.has(w));
@@ -143,6 +151,18 @@ describe('a Russian foreman’s day on a phone', () => {
     expect(scriptWords).toEqual(['Убрать', 'изменение', 'изменения', 'изменений', 'изменение']);
     await page.goto(server.url + '/notifications');
     await check(page, '/notifications', problems);
+
+    // The Profile's account blocks (its API tokens', webhooks' and applications' blocks, for integrators, are English yet).
+    await page.goto(server.url + '/profile');
+    const account = [
+      'header',
+      'h1',
+      ...['me-title', 'language-title', 'time-zone-title', 'password-title', 'notifications-title'].map(
+        (id) => `section[aria-labelledby="${id}"]`,
+      ),
+    ];
+    expect(await page.locator(account.slice(2).join(', ')).count()).toBe(5);
+    await check(page, '/profile', problems, account.join(', '));
 
     // Error pages: the web's own messages, and a service error by its code (an item of a project not the user's).
     for (const path of ['/nowhere', '/items/4000']) {

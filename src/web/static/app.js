@@ -1,11 +1,12 @@
 (function () {
   'use strict';
-  // The scripts' words in the page's language (layout.ts writes them into #punchlist-messages, i18n/scripts.json):
-  // `text` a message by name, `plural` a count's form by the language's plural rules; English when the page has none.
+  // The scripts' words in the page's language (layout.ts writes them into <meta name="punchlist-messages">, from
+  // i18n/scripts.json): `text` a message by name, `plural` a count's form by the language's plural rules; English
+  // when the page has none.
   var words = (function () {
-    var block = document.getElementById('punchlist-messages');
+    var block = document.querySelector('meta[name="punchlist-messages"]');
     try {
-      return block ? JSON.parse(block.textContent) : null;
+      return block ? JSON.parse(block.getAttribute('content')) : null;
     } catch {
       return null;
     }

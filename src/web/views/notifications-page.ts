@@ -1,8 +1,6 @@
 import {
   DELIVERY_MODES,
   type DeliveryMode,
-  KIND_LABELS,
-  MODE_LABELS,
   NOTIFICATION_KINDS,
   type NotificationKind,
 } from '../../features/notifications/notification-kinds.js';
@@ -10,6 +8,7 @@ import type { NotificationRow } from '../../features/notifications/notifications
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
+import type { MessageKey } from '../../i18n/i18n.js';
 
 interface NotificationsPageModel {
   session: WebSession;
@@ -59,31 +58,34 @@ export interface NotificationPreferencesModel {
 
 /** The Profile's "Notifications" block: per kind, Email / Daily digest / Web only. */
 export function notificationPreferencesBlock(model: NotificationPreferencesModel, session: WebSession): SafeHtml {
+  const { t } = languageOf(session);
+  // The kinds' and modes' names in the page's language (worklists.json; the English ones are notification-kinds.ts's).
+  const kindLabel = (kind: NotificationKind) => t(`notifications.kind.${kind}` as MessageKey);
+  const modeLabel = (mode: DeliveryMode) => t(`notifications.mode.${mode}` as MessageKey);
   return html`<section class="card" id="notifications" aria-labelledby="notifications-title">
-<h2 id="notifications-title">Notifications</h2>
+<h2 id="notifications-title">${t('nav.notifications')}</h2>
 ${
   model.failing
-    ? html`<div class="error" role="alert">Emails to your address ${session.user.email} are failing: the last one was refused
-or could not be delivered (${model.failing.error}). Ask an administrator to check your address.</div>`
+    ? html`<div class="error" role="alert">${t('notifications.failing', { email: session.user.email, error: model.failing.error })}</div>`
     : ''
 }
-${model.saved ? html`<div class="notice" role="status">Your notification preferences were saved.</div>` : ''}
-<p class="muted">How you are told of each kind of change. “Daily digest” gathers them in one email at 07:00 in your time zone.
-${model.emailEnabled ? '' : 'This server sends no email (SMTP is not configured): everything is shown in the web only.'}</p>
+${model.saved ? html`<div class="notice" role="status">${t('notifications.saved')}</div>` : ''}
+<p class="muted">${t('notifications.how')}
+${model.emailEnabled ? '' : t('notifications.noEmail')}</p>
 <form method="post" action="/profile/notifications">
 ${csrfField(session)}${writeKeyField()}
 <table>
-<thead><tr><th scope="col">When</th><th scope="col">How</th></tr></thead>
+<thead><tr><th scope="col">${t('notifications.when')}</th><th scope="col">${t('notifications.howColumn')}</th></tr></thead>
 <tbody>
 ${NOTIFICATION_KINDS.map(
-  (kind) => html`<tr><td><label for="pref-${kind}">${KIND_LABELS[kind]}</label></td>
+  (kind) => html`<tr><td><label for="pref-${kind}">${kindLabel(kind)}</label></td>
 <td><select id="pref-${kind}" name="${kind}">${DELIVERY_MODES.map(
-    (mode) => html`<option value="${mode}" ${model.modes[kind] === mode ? html`selected` : ''}>${MODE_LABELS[mode]}</option>`,
+    (mode) => html`<option value="${mode}" ${model.modes[kind] === mode ? html`selected` : ''}>${modeLabel(mode)}</option>`,
   )}</select></td></tr>`,
 )}
 </tbody>
 </table>
-<div class="actions"><button type="submit">Save notification preferences</button></div>
+<div class="actions"><button type="submit">${t('notifications.save')}</button></div>
 </form>
 </section>`;
 }
