@@ -5,6 +5,7 @@ import type dashboard from './messages/en/dashboard.json';
 import type errors from './messages/en/errors.json';
 import type items from './messages/en/items.json';
 import type photos from './messages/en/photos.json';
+import type plans from './messages/en/plans.json';
 import type profile from './messages/en/profile.json';
 import type project from './messages/en/project.json';
 import type scripts from './messages/en/scripts.json';
@@ -31,6 +32,7 @@ export type MessageKey =
   | keyof typeof errors
   | keyof typeof items
   | keyof typeof photos
+  | keyof typeof plans
   | keyof typeof profile
   | keyof typeof project
   | keyof typeof scripts

@@ -64,6 +64,7 @@ async function userContent(): Promise<string[]> {
     ...(await db.selectFrom('comments').select(['text as a', 'text as b']).execute()),
     ...(await db.selectFrom('answers').select(['text as a', 'text as b']).execute()),
     ...(await db.selectFrom('document_links').select(['title as a', 'url as b']).execute()),
+    ...(await db.selectFrom('plans').select(['name as a', 'name as b']).execute()),
   ].flatMap((r) => [r.a, r.b]);
   return [...new Set(texts.filter((t): t is string => typeof t === 'string' && t.trim() !== ''))].sort((a, b) => b.length - a.length);
 }
@@ -140,6 +141,12 @@ describe('a Russian foreman’s day on a phone', () => {
     await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Ваш комментарий добавлен.');
     expect(await page.locator('[data-testid="comment"] .text').last().innerText()).toBe(typed);
     await check(page, '/items/1000 after the comment', problems);
+
+    // The project's plans and a plan's page, where the foreman finds an item on the drawing.
+    await page.goto(server.url + '/projects/1/plans');
+    await check(page, '/projects/1/plans', problems);
+    await page.goto(server.url + '/plans/1');
+    await check(page, '/plans/1', problems);
 
     await page.goto(server.url + '/my-items');
     await check(page, '/my-items', problems);
