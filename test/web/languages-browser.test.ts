@@ -142,6 +142,21 @@ describe('a Russian foreman’s day on a phone', () => {
     expect(await page.locator('[data-testid="comment"] .text').last().innerText()).toBe(typed);
     await check(page, '/items/1000 after the comment', problems);
 
+    // What a manager sees besides (the verdict form, the structure links, the bulk form): a second Russian user.
+    await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.manager).execute();
+    const managerContext = await requireBrowser(browser).newContext(PHONE);
+    const manager = await managerContext.newPage();
+    await manager.goto(server.url + '/login');
+    await manager.getByLabel('Электронная почта').fill('manager@punchlist.test');
+    await manager.getByLabel('Пароль').fill(PASSWORD);
+    await manager.getByRole('button', { name: 'Войти' }).click();
+    await manager.waitForURL('**/projects');
+    await manager.goto(server.url + '/projects/1');
+    await check(manager, '/projects/1 (manager)', problems);
+    await manager.goto(server.url + '/items/1000');
+    await check(manager, '/items/1000 (manager)', problems);
+    await managerContext.close();
+
     // The project's plans and a plan's page, where the foreman finds an item on the drawing.
     await page.goto(server.url + '/projects/1/plans');
     await check(page, '/projects/1/plans', problems);
