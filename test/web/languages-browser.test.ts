@@ -120,6 +120,12 @@ describe('a Russian foreman’s day on a phone', () => {
 
     await page.goto(server.url + '/login');
     await check(page, '/login', problems);
+    // A mistyped password first: the refusal in Russian too.
+    await page.getByLabel('Электронная почта').fill('executor@punchlist.test');
+    await page.getByLabel('Пароль').fill('not the password');
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await expect.poll(() => page.locator('[data-error-summary]').innerText()).toContain('Неверная электронная почта или пароль.');
+    await check(page, '/login refused', problems);
     await page.getByLabel('Электронная почта').fill('executor@punchlist.test');
     await page.getByLabel('Пароль').fill(PASSWORD);
     await page.getByRole('button', { name: 'Войти' }).click();
