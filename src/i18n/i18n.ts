@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
+import type audit from './messages/en/audit.json';
 import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
 import type errors from './messages/en/errors.json';
@@ -27,6 +28,7 @@ export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Р
 
 /** Every English file's keys: a key no file has is a compile error. */
 export type MessageKey =
+  | keyof typeof audit
   | keyof typeof core
   | keyof typeof dashboard
   | keyof typeof errors

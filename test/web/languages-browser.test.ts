@@ -65,6 +65,7 @@ async function userContent(): Promise<string[]> {
     ...(await db.selectFrom('answers').select(['text as a', 'text as b']).execute()),
     ...(await db.selectFrom('document_links').select(['title as a', 'url as b']).execute()),
     ...(await db.selectFrom('plans').select(['name as a', 'name as b']).execute()),
+    ...(await db.selectFrom('api_tokens').select(['name as a', 'name as b']).execute()),
   ].flatMap((r) => [r.a, r.b]);
   return [...new Set(texts.filter((t): t is string => typeof t === 'string' && t.trim() !== ''))].sort((a, b) => b.length - a.length);
 }
@@ -191,6 +192,11 @@ describe('a Russian foreman’s day on a phone', () => {
     ];
     expect(await page.locator(account.slice(2).join(', ')).count()).toBe(5);
     await check(page, '/profile', problems, account.join(', '));
+
+    // The audit log's words (its rows are machine data: methods, paths, user agents, entity types).
+    await page.goto(server.url + '/audit');
+    expect(await page.locator('[data-testid="audit-row"]').count()).toBeGreaterThan(0);
+    await check(page, '/audit', problems, 'header, main > h1, main > p, main > form, thead');
 
     // Error pages: the web's own messages, and a service error by its code (an item of a project not the user's).
     for (const path of ['/nowhere', '/items/4000']) {
