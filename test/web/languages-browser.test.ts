@@ -162,6 +162,12 @@ describe('a Russian foreman’s day on a phone', () => {
     await check(manager, '/projects/1 (manager)', problems);
     await manager.goto(server.url + '/items/1000');
     await check(manager, '/items/1000 (manager)', problems);
+    await manager.goto(server.url + '/projects/1/items/new');
+    await check(manager, '/projects/1/items/new', problems);
+    await manager.goto(server.url + '/review');
+    await check(manager, '/review', problems);
+    await manager.goto(server.url + '/projects/1/report');
+    await check(manager, '/projects/1/report', problems);
     await managerContext.close();
 
     // The project's plans and a plan's page, where the foreman finds an item on the drawing.
