@@ -1,4 +1,3 @@
-import { languageOf } from '../layout.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { earliestToday } from '../../domain/inputs.js';
@@ -8,6 +7,7 @@ import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
+import { languageOf } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
