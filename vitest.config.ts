@@ -18,6 +18,7 @@ const DIALECT_TESTS = [
   'test/web/plans-forms.test.ts',
   'test/web/dashboard.test.ts',
   'test/web/languages.test.ts',
+  'test/web/languages-browser.test.ts',
   'test/web/vocabulary-forms.test.ts',
   'test/web/vocabulary-roles.test.ts',
   'test/web/notifications.test.ts',

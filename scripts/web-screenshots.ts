@@ -11,6 +11,8 @@
  * the markup view (docs/design.md §22) with an ellipse drawn as docs/images/markup-desktop.png and markup-phone.png;
  * the structure page's "Escalation" block (docs/design.md §21), switched on, as docs/images/escalation-desktop.png and
  * escalation-phone.png. `node --import tsx scripts/web-screenshots.ts escalation` takes those two only.
+ * the project page of a Russian user as docs/images/project-page-ru-desktop.png and project-page-ru-phone.png (only
+ * these with `--russian`).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,10 +123,44 @@ async function shootEscalation(server: TestServer, pages: readonly [Page, string
   }
 }
 
+/**
+ * The project page of a Russian user (docs/design.md §23): the manager with the Profile's language set to Russian,
+ * signed in through the Russian sign-in page; as docs/images/project-page-ru-desktop.png and project-page-ru-phone.png.
+ */
+async function russianShots(browser: Browser, server: TestServer) {
+  await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('email', '=', 'manager@punchlist.test').execute();
+  for (const [options, name, height] of [
+    [{ viewport: { width: 1280, height: 800 } }, 'project-page-ru-desktop.png', 1600],
+    [{ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }, 'project-page-ru-phone.png', 2600],
+  ] as const) {
+    const context = await browser.newContext({ ...options, locale: 'ru-RU' });
+    const page = await context.newPage();
+    await page.goto(server.url + '/login');
+    await page.getByLabel('Электронная почта').fill('manager@punchlist.test');
+    await page.getByLabel('Пароль').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await page.waitForURL('**/projects');
+    await page.goto(server.url + '/projects/1');
+    await shoot(page, name, height);
+    await context.close();
+  }
+}
+
 async function main() {
   if (!existsSync(CHROMIUM))
     throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
   mkdirSync(OUT, { recursive: true });
+  if (process.argv.includes('--russian')) {
+    const server = await startTestServer();
+    const browser = await launchChromium();
+    try {
+      await russianShots(browser, server);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+    return;
+  }
   const photos = mkdtempSync(join(tmpdir(), 'punchlist-screenshots-'));
   const server = await startTestServer();
   const browser = await launchChromium();
@@ -200,6 +236,7 @@ async function main() {
       [desktop, 'escalation-desktop.png'],
       [phone, 'escalation-phone.png'],
     ]);
+    await russianShots(browser, server);
   } finally {
     await browser.close();
     await server.close();

@@ -1,9 +1,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
+import type audit from './messages/en/audit.json';
 import type core from './messages/en/core.json';
 import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
 import type vocabulary from './messages/en/vocabulary.json';
+import type errors from './messages/en/errors.json';
+import type items from './messages/en/items.json';
+import type photos from './messages/en/photos.json';
+import type plans from './messages/en/plans.json';
+import type profile from './messages/en/profile.json';
+import type project from './messages/en/project.json';
+import type scripts from './messages/en/scripts.json';
+import type timeline from './messages/en/timeline.json';
+import type web from './messages/en/web.json';
+import type worklists from './messages/en/worklists.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -18,7 +29,22 @@ export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
 /** Every English file's keys: a key no file has is a compile error. */
-export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof vocabulary | keyof typeof companies;
+export type MessageKey =
+  | keyof typeof audit
+  | keyof typeof core
+  | keyof typeof dashboard
+  | keyof typeof errors
+  | keyof typeof items
+  | keyof typeof photos
+  | keyof typeof plans
+  | keyof typeof profile
+  | keyof typeof project
+  | keyof typeof scripts
+  | keyof typeof timeline
+  | keyof typeof web
+  | keyof typeof worklists
+  | keyof typeof vocabulary
+  | keyof typeof companies;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
@@ -98,3 +124,26 @@ export function formatNumber(language: Language, value: number, fractionDigits =
 
 /** The catalogues, for the test that every key and placeholder exists in every language. */
 export const catalogs = (): Readonly<Record<Language, Readonly<Record<string, string>>>> => CATALOGS;
+
+/**
+ * The browser scripts' words in `language` (messages/<lang>/scripts.json), as the layout hands them to the page: each
+ * message by its name without `script.`; a plural message as its form per plural category of the language (the
+ * script picks one with `Intl.PluralRules`), a message with arguments as it is (the script fills `{name}` itself).
+ */
+export function scriptMessages(language: Language): Record<string, string | Record<string, string>> {
+  const rules = new Intl.PluralRules(language);
+  const samples = new Map<string, number>();
+  for (let n = 0; n < 200 && samples.size < rules.resolvedOptions().pluralCategories.length; n++) {
+    const category = rules.select(n);
+    if (!samples.has(category)) samples.set(category, n);
+  }
+  const out: Record<string, string | Record<string, string>> = {};
+  for (const key of Object.keys(en).filter((k) => k.startsWith('script.')) as MessageKey[]) {
+    const source = CATALOGS[language][key] ?? en[key];
+    const name = key.slice('script.'.length);
+    out[name] = /\{count, plural,/.test(source)
+      ? Object.fromEntries([...samples].map(([category, n]) => [category, message(language, key, { count: n })]))
+      : source;
+  }
+  return out;
+}

@@ -1,24 +1,45 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { html } from './html.js';
-import { page } from './layout.js';
+import { languageOf, page } from './layout.js';
+import type { Language, MessageKey } from '../i18n/i18n.js';
 import { SignInRequired } from './session.js';
 
-const TITLES: Record<number, string> = {
-  400: 'Bad request',
-  403: 'Not allowed',
-  404: 'Page not found',
-  409: 'Conflict',
-  413: 'Too large',
-  415: 'Unsupported form',
-  422: 'Please check the form',
-  429: 'Too many attempts',
-  500: 'Something went wrong',
-  503: 'Busy right now',
+const TITLES: Record<number, MessageKey> = {
+  400: 'error.title.400',
+  403: 'error.title.403',
+  404: 'error.title.404',
+  409: 'error.title.409',
+  413: 'error.title.413',
+  415: 'error.title.415',
+  422: 'error.title.422',
+  429: 'error.title.429',
+  500: 'error.title.500',
+  503: 'error.title.503',
 };
 
-export function errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
-  const title = TITLES[status] ?? (status >= 500 ? TITLES[500]! : TITLES[400]!);
+/** The machine codes whose message the web says in the page's language (errors.json); any other keeps the service's text. */
+const CODES: Record<string, MessageKey> = {
+  forbidden: 'error.code.forbidden',
+  not_found: 'error.code.not_found',
+  csrf_failed: 'error.code.csrf_failed',
+  rate_limited: 'error.code.rate_limited',
+  service_unavailable: 'error.code.service_unavailable',
+  idempotency_conflict: 'error.code.idempotency_conflict',
+  payload_too_large: 'error.code.payload_too_large',
+};
+
+/** A service error's message for a page: English as the service wrote it, another language by its code where known. */
+export function errorMessage(language: Language, code: string | undefined, english: string): string {
+  if (language === 'en' || code === undefined || !Object.hasOwn(CODES, code)) return english;
+  return languageOf(null, language).t(CODES[code]!);
+}
+
+/** An error page: `message` as it is, or a message key to say in the page's language. */
+export function errorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string | { key: MessageKey }) {
+  const { t } = languageOf(request.webSession ?? null, request.language);
+  const title = t(TITLES[status] ?? (status >= 500 ? TITLES[500]! : TITLES[400]!));
+  const text = typeof message === 'string' ? message : t(message.key);
   const referer = request.headers.referer;
   // After a failed POST, a way back to the form it came from (same site only).
   const back = request.method === 'POST' && referer?.startsWith(`${request.protocol}://${request.host}/`) ? referer : null;
@@ -29,10 +50,11 @@ export function errorPage(request: FastifyRequest, reply: FastifyReply, status: 
       page({
         title,
         session: request.webSession ?? null,
+        language: request.webSession ? undefined : request.language,
         body: html`<h1>${title}</h1>
-<p role="alert">${message}</p>
-<p>${back ? html`<a href="${back}">Back to the form</a> · ` : ''}<a href="/">Home</a></p>
-${status >= 500 ? html`<p class="muted">Reference: <code>${request.id}</code></p>` : ''}`,
+<p role="alert">${text}</p>
+<p>${back ? html`<a href="${back}">${t('error.back')}</a> · ` : ''}<a href="/">${t('error.home')}</a></p>
+${status >= 500 ? html`<p class="muted">${t('error.reference')} <code>${request.id}</code></p>` : ''}`,
       }).value,
     );
 }
@@ -49,22 +71,16 @@ export function webErrorHandler(error: FastifyError, request: FastifyRequest, re
   if (error instanceof ApiError) {
     // Retry-After of a 429 or 503 tells a browser (and a script) when to come back, as in the API.
     if (error.headers) reply.headers(error.headers);
-    return errorPage(request, reply, error.status, error.message);
+    return errorPage(request, reply, error.status, errorMessage(request.language, error.code, error.message));
   }
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errorPage(request, reply, 413, 'The form is too large.');
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-    return errorPage(request, reply, 415, 'Forms are sent as application/x-www-form-urlencoded.');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errorPage(request, reply, 413, { key: 'error.tooLarge' });
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errorPage(request, reply, 415, { key: 'error.formType' });
   const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) return errorPage(request, reply, status, 'The request could not be understood.');
+  if (status >= 400 && status < 500) return errorPage(request, reply, status, { key: 'error.notUnderstood' });
   request.log.error({ err: error }, 'web request failed');
-  return errorPage(
-    request,
-    reply,
-    500,
-    'An unexpected error occurred. Please try again; if it persists, give the reference below to your administrator.',
-  );
+  return errorPage(request, reply, 500, { key: 'error.unexpected' });
 }
 
 export function webNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {
-  return errorPage(request, reply, 404, 'There is nothing at this address.');
+  return errorPage(request, reply, 404, { key: 'error.nothingHere' });
 }

@@ -3,7 +3,7 @@ import type { WebSession } from '../features/sessions/sessions.service.js';
 import { FAVICON, ICONS, OFFLINE_SCRIPT, SCRIPT, STYLESHEET } from './assets.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import { zonedTime } from '../domain/time-zones.js';
-import { type Language, type Translate, translator } from '../i18n/i18n.js';
+import { type Language, type MessageKey, scriptMessages, type Translate, translator } from '../i18n/i18n.js';
 
 interface PageOptions {
   title: string;
@@ -68,6 +68,7 @@ export function page(options: PageOptions): SafeHtml {
 <link rel="icon" href="${FAVICON.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <script src="${SCRIPT.path}" defer></script>
+${scriptWords(language)}
 ${(options.scripts ?? []).map(
   (script) => html`<script src="${script.path}" defer></script>
 `,
@@ -89,13 +90,28 @@ ${
 }
 </div></header>
 <main id="main" tabindex="-1">
-${session ? outbox() : ''}
+${session ? outbox(t) : ''}
 ${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : ''}
 ${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
 ${options.body}
 </main>
 </body>
 </html>`;
+}
+
+const scriptWordsCache = new Map<Language, SafeHtml>();
+
+/**
+ * The browser scripts' words in the page's language (i18n scriptMessages), read by app.js, offline.js and markup.js
+ * from `<meta name="punchlist-messages">`: a data attribute, not an inline script, which the CSP forbids.
+ */
+function scriptWords(language: Language): SafeHtml {
+  let block = scriptWordsCache.get(language);
+  if (!block) {
+    block = html`<meta name="punchlist-messages" content="${JSON.stringify({ language, messages: scriptMessages(language) })}">`;
+    scriptWordsCache.set(language, block);
+  }
+  return block;
 }
 
 /**
@@ -112,11 +128,11 @@ ${session ? html`<meta name="punchlist-user" content="${String(session.user.id)}
 }
 
 /** Writes saved on this device while offline: filled by offline.js, hidden while there are none. */
-function outbox(): SafeHtml {
-  return html`<section class="outbox" data-outbox hidden aria-label="Saved on this device">
-<p role="status"><span data-testid="outbox-count">0</span> <span data-outbox-words>changes</span> waiting to be sent when the network is back.</p>
+function outbox(t: Translate): SafeHtml {
+  return html`<section class="outbox" data-outbox hidden aria-label="${t('outbox.label')}">
+<p role="status"><span data-testid="outbox-count">0</span> <span data-outbox-words>${t('outbox.changes')}</span> ${t('outbox.waiting')}</p>
 <ul data-outbox-list></ul>
-<p data-outbox-others hidden>Changes saved on this device by another account are kept for it: they are sent when that account signs in again here.</p>
+<p data-outbox-others hidden>${t('outbox.others')}</p>
 </section>`;
 }
 
@@ -142,13 +158,18 @@ export function time(iso: string | null | undefined, empty = '—', zone: string
 }
 
 /** A breadcrumb trail: the pages above this one, as links, without a trailing separator. */
-export function crumbs(links: { href: string; label: string }[]): SafeHtml {
-  return html`<nav aria-label="Breadcrumb" class="crumbs"><ol>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ol></nav>`;
+export function crumbs(links: { href: string; label: string }[], t?: Translate): SafeHtml {
+  return html`<nav aria-label="${t ? t('nav.breadcrumb') : 'Breadcrumb'}" class="crumbs"><ol>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ol></nav>`;
 }
 
-export function badge(value: string | null | undefined, empty = '—'): SafeHtml {
+/** The values a badge shows in the page's language (web.json's `badge.*`); any other is shown as it is. */
+const BADGES = new Set(['pending', 'in_progress', 'done', 'blocked', 'accepted', 'rejected', 'approved', 'archived', 'overdue']);
+
+/** A value as a badge; with the page's translator, the value's word in its language (the class keeps the value). */
+export function badge(value: string | null | undefined, empty = '—', t?: Translate): SafeHtml {
   if (!value) return html`<span class="muted">${empty}</span>`;
-  return html`<span class="badge s-${value}">${value.replace(/_/g, ' ')}</span>`;
+  const words = t && BADGES.has(value) ? t(`badge.${value}` as MessageKey) : value.replace(/_/g, ' ');
+  return html`<span class="badge s-${value}">${words}</span>`;
 }
 
 /** A link only for http(s) addresses; anything else (javascript:, data:…) is shown as text. */

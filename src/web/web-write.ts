@@ -85,12 +85,7 @@ export function createWebWriter(deps: { idempotency: IdempotencyService; audit: 
       const held = await idempotency.reserve(scope, fingerprint, request.id);
       if (held.kind === 'replay') return reply.redirect(held.body, 303);
       if (held.kind !== 'reserved') {
-        return errorPage(
-          request,
-          reply,
-          409,
-          'This form was already sent and is being saved, or was sent with other values. Reload the page to see its current state.',
-        );
+        return errorPage(request, reply, 409, { key: 'error.alreadySent' });
       }
     }
     request.api.auditEntity = w.entity;

@@ -90,4 +90,26 @@ describe('the language of the pages', () => {
     expect(page).toContain(`Корпус {count, plural, one {x} other {y}} &#39;{&#39;`);
     expect(page).not.toMatch(/>(Items by status|Raised|Dashboard)</);
   });
+
+  it('shows an item text with ICU syntax as typed on the project and item pages, in Russian and German', async () => {
+    const text = "Трещина {count, plural, one {#} other {# шт}} у двери {x} '{' }";
+    await server.ctx.db.kysely.updateTable('items').set({ text }).where('id', '=', 1001).execute();
+    const escaped = text.replace(/'/g, '&#39;');
+    for (const [header, words] of [
+      ['ru', ['<th scope="col">Пункт</th>', '<span class="badge s-in_progress">в работе</span>', '>высокий<']],
+      ['de', ['<th scope="col">Punkt</th>', '<span class="badge s-in_progress">in Arbeit</span>', '>hoch<']],
+    ] as const) {
+      const web = await signedIn('executor', header);
+      const project = (await web.get('/projects/1')).text;
+      expect(lang(project)).toBe(header);
+      expect(project).toContain(`<a href="/items/1001">${escaped}</a>`);
+      for (const word of words) expect(project).toContain(word);
+      const item = (await web.get('/items/1001')).text;
+      expect(item).toContain(`<h1>${escaped}</h1>`);
+    }
+    // English stays as it was: the same words, the plural by Intl ("1 item" would have been hand-made).
+    const english = (await (await signedIn('executor')).get('/projects/1')).text;
+    expect(english).toContain('<span class="badge s-in_progress">in progress</span>');
+    expect(english).toContain('<th scope="col">Ball in court</th>');
+  });
 });

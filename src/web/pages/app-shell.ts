@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { SESSION_USER_HEADER, sessionUserCookieName } from '../../features/sessions/session-cookie.js';
 import { ICONS, PRECACHED_ASSETS, STATIC_VERSION } from '../assets.js';
 import { html } from '../html.js';
-import { page } from '../layout.js';
+import { languageOf, page } from '../layout.js';
 
 /** The page the service worker shows for a page it has not kept: public, so it is kept at installation. */
 const OFFLINE_PATH = '/offline';
@@ -53,17 +53,23 @@ export async function appShellPages(app: FastifyInstance, deps: { config: Pick<C
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').header('service-worker-allowed', '/').send(worker),
   );
 
-  app.get(OFFLINE_PATH, { config: { web: 'public' } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(
-      page({
-        title: 'Offline',
-        session: null,
-        body: html`<h1>You are offline</h1>
-<p role="status">This page was not opened on this device while there was a network, so it cannot be shown now.</p>
-<p>The pages you opened before are kept: <a href="/my-items">My items</a> and the items it lists. What you save on an item page while offline is sent when the network is back.</p>`,
-      }).value,
-    ),
-  );
+  // In the browser's language when the worker keeps it at installation (the user's, once signed in).
+  app.get(OFFLINE_PATH, { config: { web: 'public' } }, async (request, reply) => {
+    const { language, t } = languageOf(null, request.language);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('vary', 'Accept-Language')
+      .send(
+        page({
+          title: t('offline.title'),
+          session: null,
+          language,
+          body: html`<h1>${t('offline.heading')}</h1>
+<p role="status">${t('offline.notKept')}</p>
+<p>${t('offline.kept')} <a href="/my-items">${t('nav.myItems')}</a> ${t('offline.keptItems')}</p>`,
+        }).value,
+      );
+  });
 
   // Pages of a signed-in user name the user, so the worker keeps them in that user's cache only.
   app.addHook('onSend', async (request, reply) => {

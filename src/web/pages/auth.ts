@@ -8,9 +8,7 @@ import { formOf } from '../form.js';
 import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import type { WebWriter } from '../web-write.js';
-import { plural } from '../../domain/plural.js';
-
-const INVALID_CREDENTIALS = 'Invalid email or password.';
+import { message } from '../../i18n/i18n.js';
 
 /**
  * Only a path of this site may follow sign-in (no open redirect). Browsers drop tabs and line breaks from
@@ -72,7 +70,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
       rerender: (failure, status) => loginPage(config, request, reply, { status, email, next, error: failure.message }),
       write: async () => {
         if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
-          throw new ApiError(403, 'csrf_failed', 'The sign-in form expired. Please try again.');
+          throw new ApiError(403, 'csrf_failed', message(request.language, 'login.expired'));
         }
         const result = await sessions.signIn({
           email,
@@ -83,10 +81,10 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
         });
         if (!result.ok && result.reason === 'throttled') {
           const minutes = Math.ceil(result.retryAfterSeconds / 60);
-          const message = `Too many failed sign-in attempts. Please wait ${plural(minutes, 'minute')} and try again.`;
-          throw new ApiError(429, 'rate_limited', message, undefined, { 'retry-after': String(result.retryAfterSeconds) });
+          const text = message(request.language, 'login.throttled', { minutes });
+          throw new ApiError(429, 'rate_limited', text, undefined, { 'retry-after': String(result.retryAfterSeconds) });
         }
-        if (!result.ok) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
+        if (!result.ok) throw new ApiError(401, 'invalid_credentials', message(request.language, 'login.invalid'));
         setSessionCookie(reply, config.baseUrl, result.cookieValue, result.session);
         request.log.info({ userId: result.session.user.id }, 'web sign-in');
       },

@@ -7,6 +7,7 @@ import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
+import { languageOf } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
@@ -76,7 +77,8 @@ export async function itemPages(
       ]);
       const query = request.query as Record<string, string | undefined>;
       const saved = query.saved;
-      const notice = failure ? null : (ITEM_NOTICES[saved ?? ''] ?? null);
+      const noticeKey = saved && Object.hasOwn(ITEM_NOTICES, saved) ? ITEM_NOTICES[saved]! : null;
+      const notice = failure || !noticeKey ? null : languageOf(session).t(noticeKey);
       return itemPageView({
         ...workspace,
         session,

@@ -4,6 +4,7 @@ import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
 import { validationError } from '../../errors.js';
 import { idParam, parseId } from '../form.js';
 import { formPage } from '../form-page.js';
+import { languageOf } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { readPlanForm, uploadRoutes } from '../uploads.js';
 import { planPage, plansPage } from '../views/plans-page.js';
@@ -79,7 +80,7 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
         placing: shown.canManage ? placing : null,
         filter,
         failure,
-        notice: query(request).saved === 'version' ? 'New version uploaded.' : null,
+        notice: query(request).saved === 'version' ? languageOf(session).t('plans.saved.version') : null,
       }).value;
     },
   });

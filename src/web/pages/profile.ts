@@ -1,4 +1,4 @@
-import { message } from '../../i18n/i18n.js';
+import { type MessageKey, message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
@@ -100,9 +100,10 @@ async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: Fa
 }
 
 /** What the Profile says after an account form, by the redirect's `saved`. */
-const ACCOUNT_NOTICES: Record<string, string> = {
-  'time-zone': 'Your time zone was saved.',
-  password: 'Your password was changed. Your other sessions were ended.',
+const ACCOUNT_NOTICES: Record<string, MessageKey> = {
+  'time-zone': 'profile.saved.timeZone',
+  password: 'profile.saved.password',
+  language: 'profile.language.saved',
 };
 
 /**
@@ -186,9 +187,9 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
   app.get('/profile', async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     const notice = query.saved
-      ? query.saved === 'language'
-        ? message(request.language, 'profile.language.saved')
-        : (ACCOUNT_NOTICES[query.saved] ?? null)
+      ? Object.hasOwn(ACCOUNT_NOTICES, query.saved)
+        ? message(request.language, ACCOUNT_NOTICES[query.saved]!)
+        : null
       : query.revoked
         ? 'The token was revoked.'
         : query.webhook_disabled

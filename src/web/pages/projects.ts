@@ -7,7 +7,7 @@ import type { WorklistReads } from '../../features/offload/offloaded-reads.js';
 import { parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';
 import { reviewQueueView } from '../views/review-queue.js';
-import { type BulkSummary, filterQuery, projectPageView } from '../views/project-page.js';
+import { type BulkSummary, filterQuery, projectPageView, statusLabel } from '../views/project-page.js';
 import { projectsListView } from '../views/projects-list.js';
 import { companyLinks, packsNotice } from '../views/company-links.js';
 import type { PacksOutcome } from '../../features/companies/company-packs.service.js';
@@ -16,7 +16,7 @@ import { formOf, idParam, idsOf, parseId } from '../form.js';
 import { formPage } from '../form-page.js';
 import type { WebWriter } from '../web-write.js';
 import { html } from '../html.js';
-import { csrfField, writeKeyField } from '../layout.js';
+import { csrfField, languageOf, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 
@@ -82,14 +82,15 @@ function bulkSummaryOf(query: Record<string, string | undefined>): BulkSummary |
 /** The project's verdict form: a select (none, accepted, rejected) and a submit button; `refused`: why it was not saved. */
 function verdictForm(session: WebSession, action: string, current: string | null, refused: string | null) {
   const id = `verdict-${action.replace(/[^a-z0-9]/gi, '-')}`;
+  const { t } = languageOf(session);
   return html`<form method="post" action="${action}" class="actions">
 ${csrfField(session)}${writeKeyField()}
-<label for="${id}" class="inline"><strong>Project verdict</strong></label>
+<label for="${id}" class="inline"><strong>${t('project.verdictForm')}</strong></label>
 <select id="${id}" name="verdict" ${refused ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
-<option value="" ${current === null ? html`selected` : ''}>No verdict</option>
-${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${v}</option>`)}
+<option value="" ${current === null ? html`selected` : ''}>${t('item.noVerdict')}</option>
+${VERDICTS.map((v) => html`<option value="${v}" ${current === v ? html`selected` : ''}>${statusLabel(t, v)}</option>`)}
 </select>
-<button type="submit">Save verdict</button>
+<button type="submit">${t('item.saveVerdict')}</button>
 ${refused ? html`<p class="field-error" id="${id}-error">${refused}</p>` : ''}
 </form>`;
 }
@@ -144,7 +145,7 @@ export async function projectPages(
       ]);
       const refused = failure?.form === 'project-verdict' ? failure.message : null;
       const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
-      const notice = query.saved ? 'The verdict was saved.' : packsNotice(session, query.packs);
+      const notice = query.saved ? languageOf(session).t('item.saved.verdict') : packsNotice(session, query.packs);
       const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
       return projectPageView({
         ...items,
@@ -152,7 +153,7 @@ export async function projectPages(
         filter,
         notice,
         verdictForm: verdict,
-        structureLinks: structureLinks(id, rights),
+        structureLinks: structureLinks(id, rights, languageOf(session).t),
         bulk,
         bulkSummary,
         failure,

@@ -1,5 +1,29 @@
 (function () {
   'use strict';
+  // The scripts' words in the page's language (layout.ts writes them into <meta name="punchlist-messages">, from
+  // i18n/scripts.json): `text` a message by name, `plural` a count's form by the language's plural rules; English
+  // when the page has none.
+  var words = (function () {
+    var block = document.querySelector('meta[name="punchlist-messages"]');
+    try {
+      return block ? JSON.parse(block.getAttribute('content')) : null;
+    } catch {
+      return null;
+    }
+  })();
+  var rules = new Intl.PluralRules((words && words.language) || 'en');
+  window.punchlistWords = {
+    text: function (name, english) {
+      var found = words && words.messages[name];
+      return typeof found === 'string' ? found : english;
+    },
+    plural: function (name, count, english) {
+      var forms = words && words.messages[name];
+      if (!forms || typeof forms !== 'object') return english;
+      return forms[rules.select(count)] || forms.other || english;
+    },
+  };
+  var word = window.punchlistWords.text;
   // The browser's time zone: sent with the sign-in form (the default of a user who chose none) and preselected
   // in the Profile's time zone select while none is chosen.
   var browserZone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -65,7 +89,7 @@
       if (!source) return;
       var text = source.textContent;
       var done = function () {
-        button.textContent = 'Copied';
+        button.textContent = word('copied', 'Copied');
       };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(text).then(done, function () {
@@ -94,7 +118,7 @@
       if (file.type.indexOf('image/') !== 0) return;
       var img = document.createElement('img');
       img.src = URL.createObjectURL(file);
-      img.alt = 'Selected: ' + file.name;
+      img.alt = word('selected', 'Selected:') + ' ' + file.name;
       box.appendChild(img);
     });
   });

@@ -9,6 +9,12 @@
   var dialog = document.getElementById('markup-view');
   if (!dialog || !window.Konva) return;
   var Konva = window.Konva;
+  /** The page's words (app.js's punchlistWords, in the page's language); English without. */
+  var word = window.punchlistWords
+    ? window.punchlistWords.text
+    : function (name, english) {
+        return english;
+      };
   var surface = dialog.querySelector('[data-testid="markup-canvas"]');
   var form = dialog.querySelector('[data-markup-form]');
   var fileInput = form.querySelector('input[type=file]');
@@ -88,7 +94,7 @@
     if (!point) return;
     if (event && event.evt && event.evt.preventDefault) event.evt.preventDefault();
     if (tool === 'text') {
-      var words = window.prompt('Text to place on the photo');
+      var words = window.prompt(word('markupText', 'Text to place on the photo'));
       if (!words) return;
       add(
         new Konva.Text({
@@ -158,7 +164,10 @@
       surface.setAttribute('data-ready', 'true');
     };
     image.onerror = function () {
-      surface.textContent = 'The photo could not be loaded: without a network, only photos seen before can be marked up.';
+      surface.textContent = word(
+        'markupFailed',
+        'The photo could not be loaded: without a network, only photos seen before can be marked up.',
+      );
     };
     image.src = button.getAttribute('data-markup-src');
   }

@@ -24,11 +24,17 @@
   /** Photos are sent at most this long on their long side (a 12-megapixel photo: about 1.5 MB instead of 5). */
   var MAX_SIDE = 2560;
   var SERVER_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-  /** A count with its noun, by the count's plural category (as src/domain/plural.ts does on the server): English for now. */
+  /** A count with its noun, by the count's plural category in the page's language (app.js's punchlistWords). */
   var pluralRules = new Intl.PluralRules('en');
   var FORMS = { change: { one: 'change', other: 'changes' }, photo: { one: 'photo', other: 'photos' } };
+  var MESSAGES = { change: 'changes', photo: 'photos' };
+  var words = window.punchlistWords;
+  function word(name, english) {
+    return words ? words.text(name, english) : english;
+  }
   function pluralForm(count, noun) {
-    return FORMS[noun][pluralRules.select(count)] || FORMS[noun].other;
+    var english = FORMS[noun][pluralRules.select(count)] || FORMS[noun].other;
+    return words ? words.plural(MESSAGES[noun], count, english) : english;
   }
   function plural(count, noun) {
     return count + ' ' + pluralForm(count, noun);
@@ -295,18 +301,26 @@
     var short = text.length > 60 ? text.slice(0, 60) + '…' : text;
     if (kind === 'status') {
       var option = form.querySelector('select[name=status] option:checked');
-      return 'Status: ' + (option ? option.textContent : data.get('status'));
+      return word('status', 'Status:') + ' ' + (option ? option.textContent : data.get('status'));
     }
-    if (kind === 'planning') return 'Planning';
-    if (kind.indexOf('markup/') === 0) return 'Marked-up photo';
+    if (kind === 'planning') return word('planning', 'Planning');
+    if (kind.indexOf('markup/') === 0) return word('markedUpPhoto', 'Marked-up photo');
     var count = data.getAll('attachments[]').filter(function (f) {
       return f && f.size;
     }).length;
     var photos = plural(count, 'photo');
-    if (kind === 'comments') return 'Comment: “' + short + '”';
-    if (kind === 'answers') return 'Answer: “' + short + '”' + (count ? ' with ' + photos : '');
+    var withPhotos = count ? ' ' + word('with', 'with') + ' ' + photos : '';
+    if (kind === 'comments') return word('comment', 'Comment:') + ' “' + short + '”';
+    if (kind === 'answers') return word('answer', 'Answer:') + ' “' + short + '”' + withPhotos;
     if (kind === 'item')
-      return 'New item: “' + short + '”' + (count ? ' with ' + photos : '') + (data.get('plan_id') ? ', placed on the plan' : '');
+      return (
+        word('newItem', 'New item:') +
+        ' “' +
+        short +
+        '”' +
+        withPhotos +
+        (data.get('plan_id') ? word('placedOnPlan', ', placed on the plan') : '')
+      );
     return photos;
   }
 
@@ -328,7 +342,7 @@
       previews.push(url);
       var img = document.createElement('img');
       img.src = url;
-      img.alt = image.name || 'Photo';
+      img.alt = image.name || word('photo', 'Photo');
       img.setAttribute('data-testid', 'outbox-photo');
       list.appendChild(img);
     });
@@ -345,7 +359,7 @@
       user: user,
       path: match[0],
       item: match[1] || null,
-      page: heading ? heading.textContent : 'Item ' + match[1],
+      page: heading ? heading.textContent : word('item', 'Item') + ' ' + match[1],
       what: describe(match[2] || 'item', data, form),
       multipart: form.enctype === 'multipart/form-data',
       fields: Array.from(data.entries()),
@@ -502,13 +516,13 @@
         if (record.state === 'refused') {
           var reason = document.createElement('p');
           reason.className = 'field-error';
-          reason.textContent = 'Not saved: ' + record.reason;
+          reason.textContent = word('notSaved', 'Not saved:') + ' ' + record.reason;
           li.appendChild(reason);
           var dismiss = document.createElement('button');
           dismiss.type = 'button';
           dismiss.className = 'small secondary';
-          dismiss.textContent = 'Dismiss';
-          dismiss.setAttribute('aria-label', 'Dismiss: ' + record.what);
+          dismiss.textContent = word('dismiss', 'Dismiss');
+          dismiss.setAttribute('aria-label', word('dismiss', 'Dismiss') + ': ' + record.what);
           dismiss.addEventListener('click', function () {
             store('readwrite', function (s) {
               return s.delete(record.seq);
@@ -522,7 +536,7 @@
       });
       if (signInNeeded && waiting) {
         var li = document.createElement('li');
-        li.textContent = 'Your session has ended: sign in again to send them.';
+        li.textContent = word('sessionEnded', 'Your session has ended: sign in again to send them.');
         list.appendChild(li);
       }
       var others = box.querySelector('[data-outbox-others]');
@@ -650,7 +664,10 @@
         if (
           waiting &&
           !window.confirm(
-            'Not sent yet: ' + plural(waiting, 'change') + ' saved on this device. Signing out deletes them. Sign out anyway?',
+            word('signOutConfirm', 'Not sent yet: {changes} saved on this device. Signing out deletes them. Sign out anyway?').replace(
+              '{changes}',
+              plural(waiting, 'change'),
+            ),
           )
         )
           return;

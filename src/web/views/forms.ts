@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '../html.js';
 import type { FormFailure } from '../web-write.js';
+import type { Translate } from '../../i18n/i18n.js';
 
 /** A form's fields for its error summary: name → [the id of its input, its label]. */
 export type SummaryFields = Record<string, readonly [id: string, label: string | ((field: string) => string)]>;
@@ -10,11 +11,11 @@ export type SummaryFields = Record<string, readonly [id: string, label: string |
  * Announced when shown (role="alert") and focused by the page's script, so a keyboard or screen reader user
  * starts there.
  */
-export function errorSummary(form: string, problems: readonly { text: string; href?: string }[]): SafeHtml {
+export function errorSummary(form: string, problems: readonly { text: string; href?: string }[], t?: Translate): SafeHtml {
   if (problems.length === 0) return html``;
   const title = `${form}-error-summary-title`;
   return html`<div class="error-summary" role="alert" aria-labelledby="${title}" tabindex="-1" data-error-summary>
-<p class="error-summary-title" id="${title}">There is a problem</p>
+<p class="error-summary-title" id="${title}">${t ? t('form.problem') : 'There is a problem'}</p>
 <ul>${problems.map((p) => html`<li>${p.href ? html`<a href="${p.href}">${p.text}</a>` : p.text}</li>`)}</ul>
 </div>`;
 }
@@ -27,7 +28,13 @@ export class FormState {
   constructor(
     readonly name: string,
     private readonly failure: FormFailure | null,
+    /** The page's translator: the summary's heading and "Photo N" in its language (English without). */
+    private readonly t?: Translate,
   ) {}
+
+  private photo(index: number): string {
+    return this.t ? this.t('form.photo', { number: index + 1 }) : `Photo ${index + 1}`;
+  }
 
   get failed(): boolean {
     return this.failure?.form === this.name;
@@ -55,7 +62,7 @@ export class FormState {
     const messages = this.failure!.errors.flatMap((e) => {
       if (e.field === field) return [e.message];
       const file = field.endsWith('[]') && e.field.startsWith(field.slice(0, -1)) ? /\[(\d+)\]$/.exec(e.field) : null;
-      return file ? [`Photo ${Number(file[1]) + 1} ${e.message}`] : [];
+      return file ? [`${this.photo(Number(file[1]))} ${e.message}`] : [];
     });
     return messages.length ? messages.join('; ') : null;
   }
@@ -89,7 +96,7 @@ export class FormState {
         }
         if (name.endsWith('[]') && field.startsWith(name.slice(0, -1))) {
           const file = /\[(\d+)\]$/.exec(field);
-          return { href: `#${id}`, label: file ? `Photo ${Number(file[1]) + 1}` : typeof label === 'string' ? label : label(field) };
+          return { href: `#${id}`, label: file ? this.photo(Number(file[1])) : typeof label === 'string' ? label : label(field) };
         }
       }
       return null;
@@ -100,6 +107,7 @@ export class FormState {
         const to = target(e.field);
         return to ? { href: to.href, text: `${to.label}: ${e.message}` } : { text: e.field ? `${e.field}: ${e.message}` : e.message };
       }),
+      this.t,
     );
   }
 }

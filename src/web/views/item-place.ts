@@ -1,6 +1,6 @@
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, writeKeyField } from '../layout.js';
+import { csrfField, languageOf, writeKeyField } from '../layout.js';
 import { FormState, selected } from './forms.js';
 import type { FormFailure } from '../web-write.js';
 
@@ -21,29 +21,30 @@ export interface ItemPlaceModel {
 export function itemPlace(session: WebSession, m: ItemPlaceModel, failure: FormFailure | null): SafeHtml {
   const loc = m.location;
   if (!loc && (m.plans === null || m.plans.length === 0)) return html``;
-  const form = new FormState('place', failure);
+  const { t } = languageOf(session);
+  const form = new FormState('place', failure, t);
   return html`<section class="card" aria-labelledby="place-heading" id="place" data-testid="item-location">
-<h2 id="place-heading">Where</h2>
+<h2 id="place-heading">${t('project.where')}</h2>
 ${
   loc
-    ? html`<p>On <a href="/plans/${loc.plan_id}">${loc.plan_name}</a></p>
-${m.sheet ? html`<div class="place-crop" style="--x: ${loc.x}; --y: ${loc.y}"><img src="${m.sheet}" alt="${`Where the item is on ${loc.plan_name}`}"></div>` : ''}`
-    : html`<p class="muted">Not placed on a plan.</p>`
+    ? html`<p>${t('place.on')} <a href="/plans/${loc.plan_id}">${loc.plan_name}</a></p>
+${m.sheet ? html`<div class="place-crop" style="--x: ${loc.x}; --y: ${loc.y}"><img src="${m.sheet}" alt="${t('place.alt', { plan: loc.plan_name })}"></div>` : ''}`
+    : html`<p class="muted">${t('place.notPlaced')}</p>`
 }
 ${
   m.plans && m.plans.length
-    ? html`<form method="get" action="/plans/choose" class="inline-form" aria-label="Place on plan">
+    ? html`<form method="get" action="/plans/choose" class="inline-form" aria-label="${t('place.placeOnPlan')}">
 <input type="hidden" name="item" value="${m.itemId}">
-<label for="place-plan">Plan</label><select id="place-plan" name="plan">${m.plans.map(
+<label for="place-plan">${t('place.plan')}</label><select id="place-plan" name="plan">${m.plans.map(
         (p) => html`<option value="${p.id}" ${selected(loc?.plan_id === p.id)}>${p.name}</option>`,
       )}</select>
-<button type="submit">Place on plan</button>
-<p class="hint">Opens the plan: tap where the item is.</p>${form.message('location', 'place-plan')}</form>`
+<button type="submit">${t('place.placeOnPlan')}</button>
+<p class="hint">${t('place.hint')}</p>${form.message('location', 'place-plan')}</form>`
     : ''
 }
 ${
   loc && m.plans
-    ? html`<form method="post" action="/items/${m.itemId}/location/remove" class="inline-form">${csrfField(session)}${writeKeyField()}<button type="submit" class="secondary">Remove from plan</button></form>`
+    ? html`<form method="post" action="/items/${m.itemId}/location/remove" class="inline-form">${csrfField(session)}${writeKeyField()}<button type="submit" class="secondary">${t('place.remove')}</button></form>`
     : ''
 }
 </section>`;

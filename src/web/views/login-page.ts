@@ -14,7 +14,7 @@ export function loginPageView(options: { csrf: string; next: string; error: stri
     body: html`<section class="card login" aria-labelledby="login-title">
 <h1 id="login-title">${t('login.heading')}</h1>
 <form method="post" action="/login">
-${options.error ? errorSummary('login', [{ text: options.error, href: '#login-email' }]) : ''}
+${options.error ? errorSummary('login', [{ text: options.error, href: '#login-email' }], t) : ''}
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="time_zone" value="" data-browser-time-zone>
 <input type="hidden" name="next" value="${next}">

@@ -1,8 +1,6 @@
 import {
   DELIVERY_MODES,
   type DeliveryMode,
-  KIND_LABELS,
-  MODE_LABELS,
   NOTIFICATION_KINDS,
   type NotificationKind,
 } from '../../features/notifications/notification-kinds.js';
@@ -10,6 +8,7 @@ import type { NotificationRow } from '../../features/notifications/notifications
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
+import type { MessageKey } from '../../i18n/i18n.js';
 
 interface NotificationsPageModel {
   session: WebSession;
@@ -20,17 +19,18 @@ interface NotificationsPageModel {
 
 /** `/notifications`: newest first, each a link that marks it read on the way to its item (or the Profile). */
 export function notificationsPageView({ session, notifications, unread, notice }: NotificationsPageModel): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Notifications',
+    title: t('nav.notifications'),
     session,
     path: '/notifications',
     notice,
-    body: html`<h1>Notifications</h1>
-<p class="muted">${unread === 0 ? 'Nothing unread.' : `${unread} unread.`} What you are told, and how, is set in your
-<a href="/profile#notifications">Profile</a>.</p>
+    body: html`<h1>${t('nav.notifications')}</h1>
+<p class="muted">${t('notifications.unread', { count: unread })} ${t('notifications.setIn')}
+<a href="/profile#notifications">${t('notifications.profile')}</a>.</p>
 ${
   unread > 0
-    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}${writeKeyField()}<div class="actions"><button type="submit">Mark all read</button></div></form>`
+    ? html`<form method="post" action="/notifications/read-all">${csrfField(session)}${writeKeyField()}<div class="actions"><button type="submit">${t('notifications.markAll')}</button></div></form>`
     : ''
 }
 ${
@@ -39,11 +39,11 @@ ${
 ${notifications.map(
   (
     n,
-  ) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">Unread: </span>`}${n.text}</a>
-<span class="muted">${time(n.at)}</span></li>`,
+  ) => html`<li class="${n.read_at ? 'read' : 'unread'}"><a href="/notifications/${n.id}/open">${n.read_at ? '' : html`<span class="sr-only">${t('notifications.unreadMark')} </span>`}${n.text}</a>
+<span class="muted">${time(n.at, '—', session.timeZone)}</span></li>`,
 )}
 </ul>`
-    : html`<p class="muted">No notifications yet.</p>`
+    : html`<p class="muted">${t('notifications.none')}</p>`
 }`,
   }).value;
 }
@@ -58,33 +58,34 @@ export interface NotificationPreferencesModel {
 
 /** The Profile's "Notifications" block: per kind, Email / Daily digest / Web only. */
 export function notificationPreferencesBlock(model: NotificationPreferencesModel, session: WebSession): SafeHtml {
+  const { t } = languageOf(session);
+  // The kinds' and modes' names in the page's language (worklists.json; the English ones are notification-kinds.ts's).
+  const kindLabel = (kind: NotificationKind) => t(`notifications.kind.${kind}` as MessageKey);
+  const modeLabel = (mode: DeliveryMode) => t(`notifications.mode.${mode}` as MessageKey);
   return html`<section class="card" id="notifications" aria-labelledby="notifications-title">
-<h2 id="notifications-title">Notifications</h2>
+<h2 id="notifications-title">${t('nav.notifications')}</h2>
 ${
   model.failing
-    ? html`<div class="error" role="alert">Emails to your address ${session.user.email} are failing: the last one was refused
-or could not be delivered (${model.failing.error}). Ask an administrator to check your address.</div>`
+    ? html`<div class="error" role="alert">${t('notifications.failing', { email: session.user.email, error: model.failing.error })}</div>`
     : ''
 }
-${model.saved ? html`<div class="notice" role="status">Your notification preferences were saved.</div>` : ''}
-<p class="muted">How you are told of each kind of change. “Daily digest” gathers them in one email at 07:00 in your time zone.
-${model.emailEnabled ? '' : 'This server sends no email (SMTP is not configured): everything is shown in the web only.'}</p>
+${model.saved ? html`<div class="notice" role="status">${t('notifications.saved')}</div>` : ''}
+<p class="muted">${t('notifications.how')}
+${model.emailEnabled ? '' : t('notifications.noEmail')}</p>
 <form method="post" action="/profile/notifications">
 ${csrfField(session)}${writeKeyField()}
 <table>
-<thead><tr><th scope="col">When</th><th scope="col">How</th></tr></thead>
+<thead><tr><th scope="col">${t('notifications.when')}</th><th scope="col">${t('notifications.howColumn')}</th></tr></thead>
 <tbody>
 ${NOTIFICATION_KINDS.map(
-  (kind) => html`<tr><td><label for="pref-${kind}">${
-    kind === 'overdue_escalated' ? languageOf(session).t('vocab.escalation.kind') : KIND_LABELS[kind]
-  }</label></td>
+  (kind) => html`<tr><td><label for="pref-${kind}">${kindLabel(kind)}</label></td>
 <td><select id="pref-${kind}" name="${kind}">${DELIVERY_MODES.map(
-    (mode) => html`<option value="${mode}" ${model.modes[kind] === mode ? html`selected` : ''}>${MODE_LABELS[mode]}</option>`,
+    (mode) => html`<option value="${mode}" ${model.modes[kind] === mode ? html`selected` : ''}>${modeLabel(mode)}</option>`,
   )}</select></td></tr>`,
 )}
 </tbody>
 </table>
-<div class="actions"><button type="submit">Save notification preferences</button></div>
+<div class="actions"><button type="submit">${t('notifications.save')}</button></div>
 </form>
 </section>`;
 }

@@ -1,7 +1,8 @@
 import { beforeAndAfter } from '../../features/items/item-views.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, writeKeyField } from '../layout.js';
+import { csrfField, languageOf, writeKeyField } from '../layout.js';
+import type { Translate } from '../../i18n/i18n.js';
 import type { FormFailure } from '../web-write.js';
 import { FormState } from './forms.js';
 import { photoDetailsFields } from './item-form.js';
@@ -30,24 +31,24 @@ export interface PhotoListModel {
   writeForm: (action: string, body: SafeHtml, options?: { multipart?: boolean; id?: string }) => SafeHtml;
 }
 
-const STAGE_NAMES: Record<string, string> = { defect: 'Defect', fix: 'Fix' };
-
 /** "Defect", "Fix", or nothing for a photo of no stage. */
-export const stageName = (stage: string | null) => (stage ? (STAGE_NAMES[stage] ?? stage) : null);
+export const stageName = (stage: string | null, t: Translate) =>
+  stage === 'defect' ? t('photos.stage.defect') : stage === 'fix' ? t('photos.stage.fix') : stage;
 
 /** The words under a photo: its stage, whether it is marked up, its caption. */
-function photoCaption(p: PhotoLike): SafeHtml {
-  const stage = stageName(p.stage);
+function photoCaption(p: PhotoLike, t: Translate): SafeHtml {
+  const stage = stageName(p.stage, t);
   return html`<figcaption>${stage ? html`<span class="stage stage-${p.stage}">${stage}</span>` : ''}${
-    p.annotates !== null ? html` <span class="muted">marked up</span>` : ''
+    p.annotates !== null ? html` <span class="muted">${t('photos.markedUp')}</span>` : ''
   }${p.caption ? html` <span class="caption" data-testid="photo-caption">${p.caption}</span>` : ''}</figcaption>`;
 }
 
-const altOf = (p: PhotoLike) => p.caption ?? (p.annotates !== null ? `${p.original_name} (marked up)` : p.original_name);
+const altOf = (p: PhotoLike, t: Translate) =>
+  p.caption ?? (p.annotates !== null ? `${p.original_name} (${t('photos.markedUp')})` : p.original_name);
 
-function photoFigure(p: PhotoLike): SafeHtml {
-  return html`<figure><a href="${p.url}" target="_blank" rel="noopener"><img src="${p.url}" alt="${altOf(p)}" width="${p.width}" height="${p.height}" loading="lazy" data-attachment-id="${p.id}"><span class="sr-only"> (opens full size)</span></a>
-${photoCaption(p)}</figure>`;
+function photoFigure(p: PhotoLike, t: Translate): SafeHtml {
+  return html`<figure><a href="${p.url}" target="_blank" rel="noopener"><img src="${p.url}" alt="${altOf(p, t)}" width="${p.width}" height="${p.height}" loading="lazy" data-attachment-id="${p.id}"><span class="sr-only"> (${t('photos.fullSize')})</span></a>
+${photoCaption(p, t)}</figure>`;
 }
 
 /**
@@ -56,27 +57,29 @@ ${photoCaption(p)}</figure>`;
  */
 export function photoList(m: PhotoListModel, list: readonly PhotoLike[]): SafeHtml {
   if (!list.length) return html``;
+  const { t } = languageOf(m.session);
   return html`<ul class="images photos">${list.map((p) => {
-    const describe = new FormState(`photo-${p.id}`, m.failure);
-    const markup = new FormState(`markup-${p.id}`, m.failure);
+    const describe = new FormState(`photo-${p.id}`, m.failure, t);
+    const markup = new FormState(`markup-${p.id}`, m.failure, t);
     const mayDescribe = m.mayDescribeAny || (p.uploaded_by != null && p.uploaded_by === m.session.user.id);
-    return html`<li id="photo-${p.id}" data-testid="photo" data-photo-id="${p.id}" data-stage="${p.stage ?? ''}">${photoFigure(p)}
-${markup.summary({ 'attachments[]': [`photo-${p.id}`, 'Marked-up picture'], caption: [`photo-${p.id}`, 'Caption'] })}
+    return html`<li id="photo-${p.id}" data-testid="photo" data-photo-id="${p.id}" data-stage="${p.stage ?? ''}">${photoFigure(p, t)}
+${markup.summary({ 'attachments[]': [`photo-${p.id}`, t('photos.markedUpPicture')], caption: [`photo-${p.id}`, t('photos.caption')] })}
 ${
   m.mayMarkUp
-    ? html`<button type="button" class="small secondary" data-markup="${p.id}" data-markup-src="${p.url}" data-markup-action="/items/${m.itemId}/markup/${p.id}" data-markup-caption="${p.caption ?? ''}" aria-describedby="photo-${p.id}-name">Mark up</button><span class="sr-only" id="photo-${p.id}-name">${altOf(p)}</span>`
+    ? html`<button type="button" class="small secondary" data-markup="${p.id}" data-markup-src="${p.url}" data-markup-action="/items/${m.itemId}/markup/${p.id}" data-markup-caption="${p.caption ?? ''}" aria-describedby="photo-${p.id}-name">${t('photos.markUp')}</button><span class="sr-only" id="photo-${p.id}-name">${altOf(p, t)}</span>`
     : ''
 }
 ${
   mayDescribe
-    ? html`<details ${describe.failed ? html`open` : ''}><summary>Stage and caption</summary>${m.writeForm(
+    ? html`<details ${describe.failed ? html`open` : ''}><summary>${t('photos.stageAndCaption')}</summary>${m.writeForm(
         `/items/${m.itemId}/photos/${p.id}`,
-        html`${describe.summary({ stage: [`photo-${p.id}-stage`, 'Stage'], caption: [`photo-${p.id}-caption`, 'Caption'] })}${photoDetailsFields(
+        html`${describe.summary({ stage: [`photo-${p.id}-stage`, t('photos.stage')], caption: [`photo-${p.id}-caption`, t('photos.caption')] })}${photoDetailsFields(
           describe,
           `photo-${p.id}`,
+          t,
           { stage: p.stage, caption: p.caption },
         )}
-<div class="actions"><button type="submit" class="small">Save stage and caption</button></div>`,
+<div class="actions"><button type="submit" class="small">${t('photos.saveStageAndCaption')}</button></div>`,
       )}</details>`
     : ''
 }</li>`;
@@ -84,18 +87,18 @@ ${
 }
 
 /** The defect photos beside the fix photos, with their captions (docs/design.md §22); nothing when there are none. */
-export function beforeAfterSection(photos: readonly PhotoLike[]): SafeHtml {
+export function beforeAfterSection(photos: readonly PhotoLike[], t: Translate): SafeHtml {
   const { defect, fix } = beforeAndAfter(photos);
   if (!defect.length && !fix.length) return html``;
   const column = (testId: string, title: string, list: PhotoLike[]) =>
     html`<div class="stage-column" data-testid="${testId}"><h3>${title}</h3>${
       list.length
-        ? html`<ul class="stage-photos">${list.map((p) => html`<li>${photoFigure(p)}</li>`)}</ul>`
-        : html`<p class="muted">None yet.</p>`
+        ? html`<ul class="stage-photos">${list.map((p) => html`<li>${photoFigure(p, t)}</li>`)}</ul>`
+        : html`<p class="muted">${t('photos.noneYet')}</p>`
     }</div>`;
   return html`<section class="card before-after" aria-labelledby="before-after-title" data-testid="before-after">
-<h2 id="before-after-title">Defect and fix</h2>
-<div class="side-by-side">${column('defect-photos', 'Defect', defect)}${column('fix-photos', 'Fix', fix)}</div>
+<h2 id="before-after-title">${t('photos.defectAndFix')}</h2>
+<div class="side-by-side">${column('defect-photos', t('photos.stage.defect'), defect)}${column('fix-photos', t('photos.stage.fix'), fix)}</div>
 </section>`;
 }
 
@@ -104,23 +107,24 @@ export function beforeAfterSection(photos: readonly PhotoLike[]): SafeHtml {
  * the tools, and the form that sends the drawn picture (static/markup.js fills in its file, address and key).
  */
 export function markupDialog(session: WebSession): SafeHtml {
-  const tool = (name: string, pressed = false) =>
-    html`<button type="button" class="small secondary" data-tool="${name.toLowerCase()}" aria-pressed="${pressed ? 'true' : 'false'}">${name}</button>`;
+  const { t } = languageOf(session);
+  const tool = (name: 'arrow' | 'rectangle' | 'ellipse' | 'freehand' | 'text', pressed = false) =>
+    html`<button type="button" class="small secondary" data-tool="${name}" aria-pressed="${pressed ? 'true' : 'false'}">${t(`markup.tool.${name}`)}</button>`;
   return html`<dialog class="markup" id="markup-view" aria-labelledby="markup-title">
-<h2 id="markup-title">Mark up the photo</h2>
-<div class="markup-tools" role="toolbar" aria-label="Drawing tools">
-${tool('Arrow', true)}${tool('Rectangle')}${tool('Ellipse')}${tool('Freehand')}${tool('Text')}
-<label class="inline" for="markup-colour">Colour <input id="markup-colour" type="color" value="#e11d21"></label>
-<button type="button" class="small secondary" data-markup-undo>Undo</button>
+<h2 id="markup-title">${t('markup.title')}</h2>
+<div class="markup-tools" role="toolbar" aria-label="${t('markup.tools')}">
+${tool('arrow', true)}${tool('rectangle')}${tool('ellipse')}${tool('freehand')}${tool('text')}
+<label class="inline" for="markup-colour">${t('markup.colour')} <input id="markup-colour" type="color" value="#e11d21"></label>
+<button type="button" class="small secondary" data-markup-undo>${t('markup.undo')}</button>
 </div>
-<div class="markup-canvas" data-testid="markup-canvas" role="img" aria-label="The photo, with what is drawn on it"></div>
-<p class="hint" id="markup-hint">Drag on the photo to draw; with Text, tap where the words go.</p>
+<div class="markup-canvas" data-testid="markup-canvas" role="img" aria-label="${t('markup.canvas')}"></div>
+<p class="hint" id="markup-hint">${t('markup.hint')}</p>
 <form method="post" action="" enctype="multipart/form-data" data-markup-form>
 ${csrfField(session)}${writeKeyField()}
 <input type="file" name="attachments[]" accept="image/*" hidden aria-hidden="true" tabindex="-1">
-<label for="markup-caption">Caption</label>
+<label for="markup-caption">${t('photos.caption')}</label>
 <input id="markup-caption" type="text" name="caption" maxlength="200">
-<div class="actions"><button type="button" data-markup-save>Save markup</button> <button type="button" class="secondary" data-markup-close>Cancel</button></div>
+<div class="actions"><button type="button" data-markup-save>${t('markup.save')}</button> <button type="button" class="secondary" data-markup-close>${t('itemForm.cancel')}</button></div>
 </form>
 </dialog>`;
 }

@@ -7,7 +7,7 @@ import type { TokenView } from '../../features/tokens/tokens.service.js';
 import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.repository.js';
 import type { WebhookWithDeliveries } from '../../features/webhooks/webhooks.service.js';
 import { html, type SafeHtml } from '../html.js';
-import { badge, csrfField, page, time, writeKeyField } from '../layout.js';
+import { badge, csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 import { type AccountModel, languageBlock, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
 import { errorSummary } from './forms.js';
@@ -118,12 +118,13 @@ export function profilePageView(options: ProfileModel): string {
   const { session, tokens, form } = options;
   const csrf = csrfField(session);
   const projectNames = new Map(options.projects.map((p) => [p.id, p.name]));
+  const { t } = languageOf(session);
   return page({
-    title: 'Profile',
+    title: t('nav.profile'),
     session,
     path: '/profile',
     notice: options.notice,
-    body: html`<h1>Profile</h1>
+    body: html`<h1>${t('nav.profile')}</h1>
 ${youBlock(options.account)}
 ${languageBlock(options.account)}
 ${timeZoneBlock(options.account)}

@@ -1,7 +1,7 @@
 import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { badge, page } from '../layout.js';
+import { badge, languageOf, page } from '../layout.js';
 import { progress } from './project-page.js';
 
 interface ProjectsListModel {
@@ -16,35 +16,36 @@ interface ProjectsListModel {
 
 /** The projects the user can see, active or archived, a page at a time. */
 export function projectsListView({ session, list, archived, pageNumber, pages, base }: ProjectsListModel): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Projects',
+    title: t('nav.projects'),
     session,
     path: '/projects',
-    body: html`<h1>Projects</h1>
-<nav class="tabs" aria-label="Project lists">
-<a href="/projects" ${archived ? '' : html`aria-current="page"`}>Active</a>
-<a href="/projects?archived=1" ${archived ? html`aria-current="page"` : ''}>Archived</a>
+    body: html`<h1>${t('nav.projects')}</h1>
+<nav class="tabs" aria-label="${t('projects.lists')}">
+<a href="/projects" ${archived ? '' : html`aria-current="page"`}>${t('projects.active')}</a>
+<a href="/projects?archived=1" ${archived ? html`aria-current="page"` : ''}>${t('projects.archived')}</a>
 </nav>
 ${
   list.projects.length
     ? html`<table>
-<thead><tr><th scope="col">Project</th><th scope="col">Deadline</th><th scope="col">Progress</th><th scope="col">Items</th><th scope="col">Verdict</th></tr></thead>
+<thead><tr><th scope="col">${t('projects.project')}</th><th scope="col">${t('project.deadline')}</th><th scope="col">${t('project.progress')}</th><th scope="col">${t('project.items')}</th><th scope="col">${t('project.verdict')}</th></tr></thead>
 <tbody>${list.projects.map(
         (p) => html`<tr data-testid="project-row">
 <td><a href="/projects/${p.id}">${p.name}</a>${p.description ? html`<br><span class="muted">${p.description.slice(0, 200)}</span>` : ''}</td>
-<td data-label="Deadline">${p.deadline ?? '—'}</td>
-<td data-label="Progress">${progress(p)}</td>
-<td data-label="Items">${p.counters.items} <span class="muted">(${p.counters.pending} pending, ${p.counters.in_progress} in progress, ${p.counters.blocked} blocked)</span></td>
-<td data-label="Verdict">${badge(p.verdict)}</td>
+<td data-label="${t('project.deadline')}">${p.deadline ?? '—'}</td>
+<td data-label="${t('project.progress')}">${progress(p, t)}</td>
+<td data-label="${t('project.items')}">${p.counters.items} <span class="muted">(${t('projects.counters', { ...p.counters })})</span></td>
+<td data-label="${t('project.verdict')}">${badge(p.verdict, '—', t)}</td>
 </tr>`,
       )}</tbody></table>
 ${
   pages > 1
-    ? html`<p class="actions">${pageNumber > 1 ? html`<a href="${base}page=${pageNumber - 1}">Previous</a>` : ''}
-<span class="muted">Page ${pageNumber} of ${pages}</span>${pageNumber < pages ? html`<a href="${base}page=${pageNumber + 1}">Next</a>` : ''}</p>`
+    ? html`<p class="actions">${pageNumber > 1 ? html`<a href="${base}page=${pageNumber - 1}">${t('web.previous')}</a>` : ''}
+<span class="muted">${t('web.pageOf', { page: pageNumber, pages })}</span>${pageNumber < pages ? html`<a href="${base}page=${pageNumber + 1}">${t('web.next')}</a>` : ''}</p>`
     : ''
 }`
-    : html`<p class="muted">${archived ? 'No archived projects.' : 'No active projects.'}</p>`
+    : html`<p class="muted">${archived ? t('projects.noArchived') : t('projects.noActive')}</p>`
 }`,
   }).value;
 }

@@ -1,5 +1,6 @@
 import type { ProjectRights } from '../../features/admin/structure.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
+import type { Translate } from '../../i18n/i18n.js';
 import { html, type SafeHtml } from '../html.js';
 import { crumbs, languageOf, page } from '../layout.js';
 import type { FormFailure } from '../web-write.js';
@@ -168,16 +169,16 @@ ${templateForms(m)}`,
 }
 
 /** The project page's structure links, for those who may use them (docs/design.md §14). */
-export function structureLinks(projectId: number, rights: ProjectRights) {
+export function structureLinks(projectId: number, rights: ProjectRights, t: Translate) {
   if (!rights.addItems && !rights.structure) return null;
   return html`<p class="toolbar" data-testid="structure-links">
-${rights.addItems ? html`<a class="button" href="/projects/${projectId}/items/new">Add item</a>` : ''}
+${rights.addItems ? html`<a class="button" href="/projects/${projectId}/items/new">${t('itemForm.add')}</a>` : ''}
 ${
   rights.structure
-    ? html`<a class="button secondary" href="/projects/${projectId}/structure#new-section">Add section</a>
-<a class="button secondary" href="/projects/${projectId}/structure#new-checklist">Add checklist</a>
-<a href="/projects/${projectId}/structure">Rename and reorder</a>
-<a class="button secondary" href="/projects/${projectId}/structure#save-template">Save as template</a>`
+    ? html`<a class="button secondary" href="/projects/${projectId}/structure#new-section">${t('project.links.addSection')}</a>
+<a class="button secondary" href="/projects/${projectId}/structure#new-checklist">${t('project.links.addChecklist')}</a>
+<a href="/projects/${projectId}/structure">${t('project.links.structure')}</a>
+<a class="button secondary" href="/projects/${projectId}/structure#save-template">${t('project.links.template')}</a>`
     : ''
 }
 </p>`;
