@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { makeChecklist, makeItem, makeMember, makeMembership, makeProject, makeSection, makeUser, useTestContext } from '../../../test/helpers/factories.js';
+import {
+  makeChecklist,
+  makeItem,
+  makeMember,
+  makeMembership,
+  makeProject,
+  makeSection,
+  makeUser,
+  useTestContext,
+} from '../../../test/helpers/factories.js';
 import { parseItemFilter } from '../worklists/worklists.service.js';
 
 const t = useTestContext();
