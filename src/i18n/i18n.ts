@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
+import type emails from './messages/en/emails.json';
+import type notifications from './messages/en/notifications.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -16,7 +18,7 @@ export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
 /** Every English file's keys: a key no file has is a compile error. */
-export type MessageKey = keyof typeof core | keyof typeof dashboard;
+export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof emails | keyof typeof notifications;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
@@ -28,7 +30,9 @@ export type MessageValues = Record<string, string | number>;
 function catalogue(language: Language): Partial<Record<MessageKey, string>> {
   const folder = new URL(`./messages/${language}/`, import.meta.url);
   const merged: Record<string, string> = {};
-  for (const file of readdirSync(folder).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(folder)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const messages = JSON.parse(readFileSync(new URL(file, folder), 'utf8')) as Record<string, string>;
     for (const [key, text] of Object.entries(messages)) {
       if (key in merged) throw new Error(`The message "${key}" is in two files of messages/${language}/`);
@@ -43,6 +47,14 @@ const en = CATALOGS.en as Record<MessageKey, string>;
 
 export function isLanguage(value: unknown): value is Language {
   return (LANGUAGES as readonly unknown[]).includes(value);
+}
+
+/**
+ * The language of someone who is not asking now (an email, a notification made by the worker, a report made for
+ * them): the one chosen in the Profile, else English (docs/decisions.md, "Languages": no browser to ask).
+ */
+export function storedLanguage(chosen: string | null | undefined): Language {
+  return isLanguage(chosen) ? chosen : 'en';
 }
 
 /**
@@ -94,3 +106,22 @@ export function formatNumber(language: Language, value: number, fractionDigits =
 
 /** The catalogues, for the test that every key and placeholder exists in every language. */
 export const catalogs = (): Readonly<Record<Language, Readonly<Record<string, string>>>> => CATALOGS;
+
+/** A calendar day (YYYY-MM-DD, a deadline: no time zone) as the language writes it: 11 May 2030 · 11 мая 2030 г. */
+export function formatDay(language: Language, day: string): string {
+  const at = new Date(`${day}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(at.getTime())) return day;
+  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+}
+
+/** A moment as the language writes it in a time zone (IANA; UTC when none or unknown), the zone named. */
+export function formatMoment(language: Language, at: string | Date, timeZone: string | null): string {
+  const when = typeof at === 'string' ? new Date(at) : at;
+  if (Number.isNaN(when.getTime())) return String(at);
+  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short', timeZone: timeZone ?? 'UTC' };
+  try {
+    return `${new Intl.DateTimeFormat(language, options).format(when)} ${options.timeZone}`;
+  } catch {
+    return formatMoment(language, when, null);
+  }
+}

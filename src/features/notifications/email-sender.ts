@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { UserRole } from '../../domain/values.js';
 import { type Mailer, MailError } from '../mail/mailer.js';
 import { oneLookAtATime } from '../events/one-look-at-a-time.js';
+import { storedLanguage } from '../../i18n/i18n.js';
 import { renderEmail } from './email-content.js';
 import type { EmailRow, NotificationRow, NotificationsRepository } from './notifications.repository.js';
 
@@ -56,7 +57,8 @@ export function createEmailSender(
       return;
     }
     try {
-      await mailer.send(renderEmail(user.email, visible, deps.baseUrl, email.key.startsWith('digest:')));
+      const digest = email.key.startsWith('digest:');
+      await mailer.send(renderEmail(user.email, visible, deps.baseUrl, digest, storedLanguage(user.language)));
       counts.sent++;
       await repo.finishEmail(email.id, 'sent', { to_address: user.email, last_error: null, at: clock.now().toISOString() });
     } catch (err) {
