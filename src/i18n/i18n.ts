@@ -4,6 +4,7 @@ import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
 import type emails from './messages/en/emails.json';
 import type notifications from './messages/en/notifications.json';
+import type report from './messages/en/report.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -18,7 +19,8 @@ export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Русский', de: 'Deutsch' };
 
 /** Every English file's keys: a key no file has is a compile error. */
-export type MessageKey = keyof typeof core | keyof typeof dashboard | keyof typeof emails | keyof typeof notifications;
+export type MessageKey =
+  keyof typeof core | keyof typeof dashboard | keyof typeof emails | keyof typeof notifications | keyof typeof report;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
@@ -102,6 +104,11 @@ export function translator(language: Language): Translate {
 /** A number as the language writes it (1,234 · 1 234 · 1.234). */
 export function formatNumber(language: Language, value: number, fractionDigits = 0): string {
   return value.toLocaleString(language, { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits });
+}
+
+/** Whether `key` names a message (a key made of a machine value: `report.status.${status}`). */
+export function isMessageKey(key: string): key is MessageKey {
+  return key in en;
 }
 
 /** The catalogues, for the test that every key and placeholder exists in every language. */

@@ -67,7 +67,7 @@ describe('notifications in the recipient’s language', () => {
     expect(parsed.html).toContain('Открыть в Punchlist');
     expect(parsed.html).toContain('настройкам уведомлений</a>.');
     expect(englishIn(parsed.text!, 'Item 1001', 'Manager')).toEqual([]);
-    expect(englishIn(parsed.html!.replace(/<[^>]+>/g, ' '), 'Item 1001', 'Manager')).toEqual([]);
+    expect(englishIn(String(parsed.html).replace(/<[^>]+>/g, ' '), 'Item 1001', 'Manager')).toEqual([]);
 
     // Three changes within the minute: one message, a Russian plural.
     for (const text of ['Краска ещё сырая', 'Второй слой', 'Ещё одно']) await server.ctx.comments.addComment(manager, 1001, { text });

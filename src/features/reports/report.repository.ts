@@ -24,6 +24,12 @@ export function createReportRepository(db: Kysely<Database>) {
       db.selectFrom('plans').select(['id', 'name']).where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),
 
     /** The reader's time zone (the Profile's setting), null when none is set: the report's times are shown in it. */
+    /** The language a user chose in the Profile (null: none chosen). */
+    async languageOf(userId: number): Promise<string | null> {
+      const row = await db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirst();
+      return row?.language ?? null;
+    },
+
     async timeZoneOf(userId: number): Promise<string | null> {
       const row = await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst();
       return row?.time_zone ?? null;
