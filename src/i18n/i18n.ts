@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
+import type cli from './messages/en/cli.json';
 import type core from './messages/en/core.json';
 import type dashboard from './messages/en/dashboard.json';
 import type emails from './messages/en/emails.json';
@@ -20,7 +21,7 @@ export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Р
 
 /** Every English file's keys: a key no file has is a compile error. */
 export type MessageKey =
-  keyof typeof core | keyof typeof dashboard | keyof typeof emails | keyof typeof notifications | keyof typeof report;
+  keyof typeof cli | keyof typeof core | keyof typeof dashboard | keyof typeof emails | keyof typeof notifications | keyof typeof report;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
