@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cliLanguage } from '../../src/cli/language.js';
 import { usage } from '../../src/cli/main.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
@@ -15,6 +15,9 @@ import { parseCsvReport, pdfText } from '../reports/pdf-text.js';
  */
 const { cli, run, spawned } = useCliFile({ context: true });
 const RU = { LANG: 'ru_RU.UTF-8' };
+
+// The standard workspace (after useCliFile's set-up, which runs first): the report's project 1.
+beforeAll(() => importFixture(cli.ctx.db.kysely, cli.ctx.db.dialect, buildWorkspace().fixture, cli.ctx.clock));
 
 describe('the operator’s language', { timeout: 180_000 }, () => {
   it('is the first of LC_ALL, LC_MESSAGES and LANG that is set; C, POSIX and languages we lack are English', () => {
@@ -52,6 +55,14 @@ describe('the operator’s language', { timeout: 180_000 }, () => {
     const reportHelp = await run(['report', '--help'], RU);
     expect(reportHelp.stdout).toMatch(/^Использование: punchlist report --project ID/);
     expect(reportHelp.stdout).toContain('--language L     язык PDF: en, ru, de');
+    const notes = await run(['notifications', 'list', '--help'], RU);
+    expect(notes.stdout).toContain('--json             вывести JSON-массив {id, kind, at, item_id, project_id, read_at, emailed_at, text}');
+    const role = await run(['users', 'create', '--email', 'x@example.test', '--name', 'X', '--role', 'boss'], RU);
+    expect([role.code, role.stderr]).toEqual([2, 'punchlist: --role должен быть одним из: admin, member, получено "boss"\n']);
+    const created = await run(['users', 'create', '--email', 'foreman@example.test', '--name', 'Прораб'], RU);
+    expect(created.stdout).toMatch(/^создан пользователь \d+: foreman@example\.test \(member\)\n$/);
+    const json = await run(['users', 'create', '--email', 'json@example.test', '--name', 'J', '--json'], RU);
+    expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'email', 'name', 'role']);
   });
 
   it('keeps English, word for word, without a language or with C', async () => {
@@ -63,7 +74,6 @@ describe('the operator’s language', { timeout: 180_000 }, () => {
   });
 
   it('writes the PDF report in the operator’s language or --language’s, the CSV and JSON unchanged', async () => {
-    await importFixture(cli.ctx.db.kysely, cli.ctx.db.dialect, buildWorkspace().fixture, cli.ctx.clock);
     const german = join(cli.dir, 'de.pdf');
     const de = await run(['report', '--project', '1', '--format', 'pdf', '--output', german], { LANG: 'de_DE.UTF-8' });
     expect([de.code, de.stderr]).toEqual([0, '']);
