@@ -61,6 +61,28 @@ describe('the operator’s language', { timeout: 180_000 }, () => {
     expect([role.code, role.stderr]).toEqual([2, 'punchlist: --role должен быть одним из: admin, member, получено "boss"\n']);
     const created = await run(['users', 'create', '--email', 'foreman@example.test', '--name', 'Прораб'], RU);
     expect(created.stdout).toMatch(/^создан пользователь \d+: foreman@example\.test \(member\)\n$/);
+    const both = await run(
+      ['tokens', 'create', '--user', 'a@b.test', '--name', 'x', '--scopes', 'projects:read', '--no-expiry', '--expires-in', '1d'],
+      RU,
+    );
+    expect(both.stderr).toBe('punchlist: --expires-in и --no-expiry исключают друг друга: выберите один\n');
+    const bothEn = await run([
+      'tokens',
+      'create',
+      '--user',
+      'a@b.test',
+      '--name',
+      'x',
+      '--scopes',
+      'projects:read',
+      '--no-expiry',
+      '--expires-in',
+      '1d',
+    ]);
+    expect(bothEn.stderr).toBe('punchlist: --expires-in and --no-expiry exclude each other: choose one\n');
+    expect((await run(['tokens', 'revoke', '--help'], RU)).stdout).toMatch(
+      /^Использование: punchlist tokens revoke ID\n\nОтзывает API-токен/,
+    );
     const json = await run(['users', 'create', '--email', 'json@example.test', '--name', 'J', '--json'], RU);
     expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'email', 'name', 'role']);
   });
