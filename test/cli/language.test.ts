@@ -83,6 +83,10 @@ describe('the operator’s language', { timeout: 180_000 }, () => {
     expect((await run(['tokens', 'revoke', '--help'], RU)).stdout).toMatch(
       /^Использование: punchlist tokens revoke ID\n\nОтзывает API-токен/,
     );
+    expect((await run(['migrate'], RU)).stdout).toBe('схема базы данных актуальна\n');
+    expect((await run(['backup', '--help'], { LANG: 'de_DE.UTF-8' })).stdout).toMatch(
+      /^Aufruf: punchlist backup DIR\n\nSchreibt eine konsistente Kopie/,
+    );
     const json = await run(['users', 'create', '--email', 'json@example.test', '--name', 'J', '--json'], RU);
     expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'email', 'name', 'role']);
   });
