@@ -83,6 +83,18 @@ describe('the operator’s language', { timeout: 180_000 }, () => {
     expect((await run(['tokens', 'revoke', '--help'], RU)).stdout).toMatch(
       /^Использование: punchlist tokens revoke ID\n\nОтзывает API-токен/,
     );
+    for (const command of [
+      'webhooks create',
+      'webhooks list',
+      'webhooks disable',
+      'templates list',
+      'templates export',
+      'templates import',
+      'audit',
+      'mcp',
+    ])
+      expect((await run([...command.split(' '), '--help'], RU)).stdout, command).toMatch(/^Использование: punchlist /);
+    expect((await run(['audit', '--help'], RU)).stdout).toContain('вывести JSON-массив {request_id, at, token_id');
     expect((await run(['migrate'], RU)).stdout).toBe('схема базы данных актуальна\n');
     expect((await run(['backup', '--help'], { LANG: 'de_DE.UTF-8' })).stdout).toMatch(
       /^Aufruf: punchlist backup DIR\n\nSchreibt eine konsistente Kopie/,
