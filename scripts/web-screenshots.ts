@@ -7,10 +7,11 @@
  * Writes docs/images/item-page-desktop.png (1280 wide, the top 1600 px) and docs/images/item-page-phone.png
  * (390 × 844 phone, the top 2400 px), re-encoded with a palette so they stay small enough to commit; and the
  * plan's page (the demo's floor plan, three items pinned) as docs/images/plan-page-desktop.png and plan-page-phone.png;
- * a project's dashboard as docs/images/dashboard-desktop.png and dashboard-phone.png;
+ * a project's dashboard as docs/images/dashboard-desktop.png and dashboard-phone.png, the dashboard across projects
+ * with companies and categories as dashboard-figures-desktop.png and dashboard-figures-phone.png;
  * the markup view (docs/design.md §22) with an ellipse drawn as docs/images/markup-desktop.png and markup-phone.png;
  * the structure page's "Escalation" block (docs/design.md §21), switched on, as docs/images/escalation-desktop.png and
- * escalation-phone.png. `node --import tsx scripts/web-screenshots.ts escalation` takes those two only.
+ * escalation-phone.png. `node --import tsx scripts/web-screenshots.ts escalation` takes those two only;
  * the project page of a Russian user as docs/images/project-page-ru-desktop.png and project-page-ru-phone.png (only
  * these with `--russian`).
  */
@@ -146,6 +147,32 @@ async function russianShots(browser: Browser, server: TestServer) {
   }
 }
 
+/**
+ * The dashboard across projects with items held by companies and of categories (issue 45): its charts "by ball in
+ * court", "by responsible company", "by category" and their tables by project, as dashboard-figures-*.png.
+ */
+async function shootDashboardFigures(server: TestServer, desktop: Page, phone: Page) {
+  const admin = { id: 1, role: 'admin' as const };
+  const sparks = await server.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
+  const walls = await server.ctx.companies.createCompany(admin, { name: 'Drywall & Co', trade: 'Drywall' });
+  for (const [item, company] of [
+    [1000, sparks],
+    [1001, sparks],
+    [1010, walls],
+  ] as const)
+    await server.ctx.itemWrites.setCompany(admin, item, company.id);
+  const wiring = await server.ctx.vocabulary.addCategory(admin, 1, 'Wiring');
+  for (const item of [1000, 1001]) await server.ctx.structure.updateItem(admin, item, { vocabulary: { categoryId: wiring } });
+  for (const [page, name, height] of [
+    [desktop, 'dashboard-figures-desktop.png', 3200],
+    [phone, 'dashboard-figures-phone.png', 6000],
+  ] as const) {
+    await page.goto(`${server.url}/dashboard`);
+    await page.locator('[data-testid="chart-ball"]').scrollIntoViewIfNeeded();
+    await shoot(page, name, height);
+  }
+}
+
 async function main() {
   if (!existsSync(CHROMIUM))
     throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" or set CHROMIUM_PATH.`);
@@ -237,6 +264,7 @@ async function main() {
       [phone, 'escalation-phone.png'],
     ]);
     await russianShots(browser, server);
+    await shootDashboardFigures(server, desktop, phone);
   } finally {
     await browser.close();
     await server.close();

@@ -68,6 +68,8 @@ import { createEmailSender, type EmailSender } from './features/notifications/em
 import { createNotificationWorker, type NotificationWorker } from './features/notifications/notification-worker.js';
 import { createNotificationsRepository } from './features/notifications/notifications.repository.js';
 import { createNotificationsService, type NotificationsService } from './features/notifications/notifications.service.js';
+import { quoted } from './features/notifications/notification-kinds.js';
+import { message } from './i18n/i18n.js';
 import { createItemLocationService, type ItemLocationService } from './features/items/item-location.service.js';
 import { createItemDisputeService, type ItemDisputeService } from './features/items/item-dispute.service.js';
 import { createCompaniesRepository } from './features/companies/companies.repository.js';
@@ -290,8 +292,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
               userId: endpoint.user_id,
               kind: 'webhook_disabled',
               key: `webhook_disabled:${endpoint.id}:${clock.now().toISOString()}`,
-              text: `Your webhook ${endpoint.url} was disabled: ${reason}`,
-              subject: `Webhook ${endpoint.url} disabled`,
+              words: (language) => ({
+                text: message(language, 'notification.webhook_disabled', { url: endpoint.url, reason }),
+                subject: message(language, 'notification.webhook_subject', { url: endpoint.url }),
+              }),
             })
             .catch(logError('notification of a disabled webhook failed')),
       },
@@ -366,8 +370,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
               userId,
               kind: 'oauth_client_connected',
               key: `oauth_grant:${grantId}`,
-              text: `The application “${clientName}” was connected to your account`,
-              subject: `Application “${clientName}” connected`,
+              words: (language) => ({
+                text: message(language, 'notification.oauth_connected', { client: quoted(language, clientName) }),
+                subject: message(language, 'notification.oauth_subject', { client: quoted(language, clientName) }),
+              }),
             })
             .catch(logError('notification of a connected application failed')),
       }),

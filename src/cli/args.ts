@@ -1,26 +1,60 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isCalendarDate } from '../domain/values.js';
+import { type Language, message, type MessageKey, type MessageValues } from '../i18n/i18n.js';
 import type { CliIo } from './io.js';
 
 /** Exit status of a usage mistake (unknown command or option, missing or malformed value). */
 export const USAGE_EXIT = 2;
 
-/** An expected failure of a command: printed as one line `punchlist: <message>`, no stack trace. */
+/** What a CLI message says of where help is: "(see punchlist tokens create --help)"; `command` empty: the whole CLI's. */
+function seeHelp(language: Language, command: string): string {
+  return message(language, 'cli.seeHelp', { command: `punchlist${command ? ` ${command}` : ''}` });
+}
+
+/** A message of cli.json with its arguments, and the command whose help it points to (its `{see}`), if any. */
+interface CliWords {
+  key: MessageKey;
+  values?: MessageValues;
+  help?: string;
+}
+
+const say = (language: Language, words: CliWords) =>
+  message(language, words.key, words.help === undefined ? words.values : { ...words.values, see: seeHelp(language, words.help) });
+
+/**
+ * An expected failure of a command: printed as one line `punchlist: <message>`, no stack trace. With `words`, the
+ * line is that message in the operator's language (main.ts); `message` is its English.
+ */
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
+    readonly words?: CliWords,
   ) {
     super(message);
+  }
+
+  /** The line in `language`. */
+  in(language: Language): string {
+    return this.words ? say(language, this.words) : this.message;
   }
 }
 
 export const usageError = (message: string) => new CliError(message, USAGE_EXIT);
 
-/** A command of the CLI: its name as typed (`tokens create`), its help text and what it does with its io. */
+/** A failure told by a message of cli.json (its English as the error's message); `help`: the command its `{see}` names. */
+export const cliError = (words: CliWords, exitCode = 1) => new CliError(say('en', words), exitCode, words);
+
+/** A usage mistake told by a message of cli.json. */
+export const usageWords = (key: MessageKey, values?: MessageValues, help?: string) => cliError({ key, values, help }, USAGE_EXIT);
+
+/**
+ * A command of the CLI: its name as typed (`tokens create`), its help text (in the operator's language where it
+ * has one: a function of it) and what it does with its io.
+ */
 export interface Command {
   name: string;
-  usage: string;
+  usage: string | ((language: Language) => string);
   run(argv: string[], io: CliIo): Promise<void>;
 }
 
@@ -29,8 +63,6 @@ export function wantsHelp(argv: string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
-
-const seeHelp = (command: string) => `(see punchlist ${command} --help)`;
 
 /**
  * node:util parseArgs in strict mode, with its errors turned into one-line usage errors that name the
@@ -48,45 +80,51 @@ export function parseCommand<O extends OptionsConfig>(command: string, argv: str
       allowPositionals: true,
     });
   } catch (err) {
-    throw usageError(`${describeParseError(err)} ${seeHelp(command)}`);
+    throw parseError(err, command);
   }
   if (parsed.positionals.length > positionals) {
-    throw usageError(`unexpected argument "${parsed.positionals[positionals]}" for ${command} ${seeHelp(command)}`);
+    throw usageWords('cli.error.unexpectedArgument', { argument: parsed.positionals[positionals]!, command }, command);
   }
   return parsed;
 }
 
-function describeParseError(err: unknown): string {
+function parseError(err: unknown, command: string): CliError {
   const code = (err as { code?: string }).code;
-  const message = err instanceof Error ? err.message : String(err);
-  const option = /'(-[^' ]*)/.exec(message)?.[1];
+  const text = err instanceof Error ? err.message : String(err);
+  const option = /'(-[^' ]*)/.exec(text)?.[1] ?? '';
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${option ?? message}`;
+      return usageWords('cli.error.unknownOption', { option: option || text }, command);
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return /argument missing|ambiguous/.test(message) ? `option ${option ?? ''} needs a value` : `option ${option ?? ''} takes no value`;
+      return usageWords(
+        /argument missing|ambiguous/.test(text) ? 'cli.error.optionNeedsValue' : 'cli.error.optionTakesNoValue',
+        { option },
+        command,
+      );
     default:
-      return message.split('\n')[0] ?? 'invalid arguments';
+      return usageWords('cli.error.invalidArguments', { reason: text.split('\n')[0] ?? 'invalid arguments' }, command);
   }
 }
 
 /** The value of an option the command cannot do without. */
 export function required<T>(command: string, name: string, value: T | undefined): T {
-  if (value === undefined || value === '') throw usageError(`missing option --${name} ${seeHelp(command)}`);
+  if (value === undefined || value === '') throw usageWords('cli.error.missingOption', { name }, command);
   return value;
 }
 
 /** The positional argument at `index`, which the command cannot do without. */
 export function requiredPositional(command: string, label: string, positionals: string[], index = 0): string {
   const value = positionals[index];
-  if (value === undefined || value === '') throw usageError(`missing ${label} ${seeHelp(command)}`);
+  if (value === undefined || value === '') throw usageWords('cli.error.missingPositional', { label }, command);
   return value;
 }
 
 /** A positive decimal integer (ids, limits). */
 export function positiveInteger(label: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^[1-9][0-9]{0,15}$/.test(value) || Number(value) > max) {
-    throw usageError(`${label} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got "${value}"`);
+    throw max < Number.MAX_SAFE_INTEGER
+      ? usageWords('cli.error.positiveIntegerUpTo', { label, max: String(max), value })
+      : usageWords('cli.error.positiveInteger', { label, value });
   }
   return Number(value);
 }
@@ -95,13 +133,13 @@ export function positiveInteger(label: string, value: string, max = Number.MAX_S
 export function parseDuration(label: string, value: string, now: Date): Date {
   const match = /^([1-9][0-9]{0,6})([dh])$/.exec(value);
   const at = match ? new Date(now.getTime() + Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000)) : null;
-  if (!at || at.getUTCFullYear() > 9999) throw usageError(`${label} must look like 30d or 12h, got "${value}"`);
+  if (!at || at.getUTCFullYear() > 9999) throw usageWords('cli.error.duration', { label, value });
   return at;
 }
 
 /** A calendar date YYYY-MM-DD as the instant its day ends in UTC (the next day at 00:00:00Z). */
 export function endOfDayUtc(label: string, value: string): Date {
-  if (!isCalendarDate(value)) throw usageError(`${label} must be a date YYYY-MM-DD, got "${value}"`);
+  if (!isCalendarDate(value)) throw usageWords('cli.error.date', { label, value });
   const start = new Date(`${value}T00:00:00.000Z`);
   return new Date(start.getTime() + 86_400_000);
 }
@@ -114,7 +152,7 @@ const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d
  * with stored timestamps as text.
  */
 export function parseInstant(label: string, value: string): string {
-  const bad = () => usageError(`${label} must be an ISO 8601 date or date-time (e.g. 2026-05-01 or 2026-05-01T12:00:00Z), got "${value}"`);
+  const bad = () => usageWords('cli.error.instant', { label, value });
   if (isCalendarDate(value)) return new Date(`${value}T00:00:00.000Z`).toISOString();
   const match = ISO_DATE_TIME.exec(value);
   if (!match || !isCalendarDate(match[1] ?? '')) throw bad();

@@ -1,3 +1,4 @@
+import { message } from '../i18n/i18n.js';
 import { AUDIT_RECORD_FIELDS } from '../db/tables.js';
 import type { AuditRecord } from '../features/audit/audit.service.js';
 import { type Command, parseCommand, parseInstant, positiveInteger, usageError } from './args.js';
@@ -17,21 +18,13 @@ function publicRecord(r: AuditRecord) {
 
 export const auditCommand: Command = {
   name: 'audit',
-  usage: `Usage: punchlist audit [--token ID] [--user EMAIL] [--since ISO] [--limit N] [--json | --ndjson]
-
-Shows the records of the calls under /api/ (failures included), newest first.
-
-Options:
-  --token ID         only calls made with that token
-  --user EMAIL       only calls of that user
-  --since ISO        only calls at or after that instant: 2026-05-01 (start of the day, UTC) or
-                     2026-05-01T12:00:00Z (a time without a zone is UTC)
-  --limit N          at most N records (default ${DEFAULT_LIMIT}, up to ${MAX_LIMIT}; with --ndjson: all)
-  --json             print a JSON array of {request_id, at, token_id, user_id, method, path, query,
-                     status, error_code, ip, user_agent, duration_ms, entity_type, entity_id}
-  --ndjson           stream the records for a SIEM or a log shipper: one JSON object a line, the
-                     fields of --json, newest first, read and written page by page (any number of
-                     records in constant memory); every matching record unless --limit is given`,
+  usage: (language) =>
+    message(language, 'cli.audit.usage', {
+      default: String(DEFAULT_LIMIT),
+      max: String(MAX_LIMIT),
+      fields:
+        '{request_id, at, token_id, user_id, method, path, query,\n                     status, error_code, ip, user_agent, duration_ms, entity_type, entity_id}',
+    }),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       token: { type: 'string' },

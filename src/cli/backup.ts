@@ -1,3 +1,4 @@
+import { message } from '../i18n/i18n.js';
 import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
 import type { CliIo } from './io.js';
@@ -38,18 +39,7 @@ async function runOnDir(
 
 export const backupCommand: Command = {
   name: 'backup',
-  usage: `Usage: punchlist backup DIR
-
-Writes a consistent copy of the SQLite database (DATABASE_URL) and of every blob it refers to (STORAGE_URL,
-file: storage) into DIR, which must be new or empty. The server may keep running and writing: the copy
-holds every write committed before the backup started (manifest.json, "snapshot_at"), and the blobs of
-exactly the attachments in it.
-
-DIR gets punchlist.db, storage/ and manifest.json, written last (a DIR without it is an interrupted
-backup). Progress goes to stderr. Restore with: punchlist restore DIR.
-
-PostgreSQL and s3:// storage are refused: use pg_dump or pg_basebackup, and the bucket's versioning and
-replication (docs/operations.md, "Backups").`,
+  usage: (language) => message(language, 'cli.backup.usage'),
   run(argv, io) {
     return runOnDir(
       this,
@@ -64,14 +54,7 @@ replication (docs/operations.md, "Backups").`,
 
 export const restoreCommand: Command = {
   name: 'restore',
-  usage: `Usage: punchlist restore DIR
-
-Restores a backup written by "punchlist backup DIR" into the database file of DATABASE_URL (sqlite:) and the
-storage of STORAGE_URL (file:). Both must be empty: no database file, no blob. Otherwise nothing is
-written and the reason is printed. The backup is checked against its manifest first, and the restored
-database with PRAGMA integrity_check. Start the server afterwards: it applies newer migrations itself.
-
-Progress goes to stderr.`,
+  usage: (language) => message(language, 'cli.restore.usage'),
   run(argv, io) {
     return runOnDir(
       this,

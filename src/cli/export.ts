@@ -1,3 +1,4 @@
+import { message } from '../i18n/i18n.js';
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -31,23 +32,7 @@ function batched(flushTo: (text: string) => Promise<void>) {
 
 export const exportCommand: Command = {
   name: 'export',
-  usage: `Usage: punchlist export [FILE] [--quiet]
-
-Writes the whole database as one fixture (JSON, the format of "punchlist import", with the extensions
-of docs/decisions.md): users with their password hashes, projects with members, sections, checklists,
-items with their full status history, comments, answers with their reviews, links, attachment records,
-API tokens (hashes, never raw) and the audit log. Importing it into an empty database (SQLite or
-PostgreSQL) gives back the same data with the same ids.
-
-Without FILE (or with -) it goes to stdout. A FILE is written beside its final name and renamed into
-place once complete, readable by its owner only (it holds password and token hashes).
-Not exported: the image files themselves (they stay in the storage: copy or share it separately), web
-sessions, the sign-in throttle, idempotency keys and rate-limit counters.
-
-A summary line goes to stderr.
-
-Options:
-  --quiet   no summary line`,
+  usage: (language) => message(language, 'cli.export.usage'),
   async run(argv, io) {
     const { values, positionals } = parseCommand(this.name, argv, { quiet: { type: 'boolean' } }, 1);
     const file = positionals[0] === '-' ? undefined : positionals[0];

@@ -1,3 +1,4 @@
+import { message } from '../i18n/i18n.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
@@ -12,18 +13,7 @@ const READ_ERRORS: Record<string, string> = {
 
 export const importCommand: Command = {
   name: 'import',
-  usage: `Usage: punchlist import FILE.json [--json]
-
-Loads a fixture (docs/design.md section 2: users, projects with members, sections, checklists, items,
-comments, answers and links, tokens; or the output of "punchlist export", with status histories,
-reviews, attachment records and the audit log) into the database, keeping its ids. All or nothing, in one
-transaction: ids that already exist, references to missing users or entities, a token whose "raw"
-is not of the token format, or a key the format does not know (a file from a newer version) refuse the
-whole file and change nothing. New rows created afterwards get
-ids above the highest imported one.
-
-Options:
-  --json    print the counts as a JSON object instead of one line`,
+  usage: (language) => message(language, 'cli.import.usage'),
   async run(argv, io) {
     const { values, positionals } = parseCommand(this.name, argv, { json: { type: 'boolean' } }, 1);
     const file = requiredPositional(this.name, 'fixture file (FILE.json)', positionals);

@@ -1,5 +1,7 @@
-import { type Command, CliError, usageError, wantsHelp } from './args.js';
+import { isMessageKey, type Language, message, translator } from '../i18n/i18n.js';
+import { type Command, CliError, usageWords, wantsHelp } from './args.js';
 import type { CliIo } from './io.js';
+import { cliLanguage } from './language.js';
 
 export { type CliIo, processIo } from './io.js';
 
@@ -8,67 +10,28 @@ export { type CliIo, processIo } from './io.js';
  * command lives in its own module, loaded only when it runs, so `--help` and the short commands do not pay for
  * the HTTP stack.
  */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  serve: { summary: 'apply migrations, then serve (never loads demo data)', load: async () => (await import('./serve.js')).serveCommand },
-  migrate: { summary: 'apply database migrations only', load: async () => (await import('./migrate.js')).migrateCommand },
-  import: {
-    summary: 'load a fixture file, keeping its ids (all or nothing)',
-    load: async () => (await import('./import.js')).importCommand,
-  },
-  'users create': { summary: 'create a user', load: async () => (await import('./users.js')).usersCreateCommand },
-  'companies list': {
-    summary: "list the workspace's companies (retired ones too)",
-    load: async () => (await import('./companies.js')).companiesListCommand,
-  },
-  'tokens create': {
-    summary: 'create an API token; prints the raw token once',
-    load: async () => (await import('./tokens.js')).tokensCreateCommand,
-  },
-  'tokens list': {
-    summary: "list a user's API tokens and their state",
-    load: async () => (await import('./tokens.js')).tokensListCommand,
-  },
-  'tokens revoke': { summary: 'revoke an API token', load: async () => (await import('./tokens.js')).tokensRevokeCommand },
-  'webhooks create': {
-    summary: 'create a webhook endpoint for a user; prints its signing secret once',
-    load: async () => (await import('./webhooks.js')).webhooksCreateCommand,
-  },
-  'webhooks list': {
-    summary: "list a user's webhook endpoints and their state",
-    load: async () => (await import('./webhooks.js')).webhooksListCommand,
-  },
-  'webhooks disable': {
-    summary: 'disable a webhook endpoint (an operator action)',
-    load: async () => (await import('./webhooks.js')).webhooksDisableCommand,
-  },
-  'notifications list': {
-    summary: "list a user's notifications, newest first",
-    load: async () => (await import('./notifications.js')).notificationsListCommand,
-  },
-  'templates list': { summary: 'list the templates', load: async () => (await import('./templates.js')).templatesListCommand },
-  'templates export': {
-    summary: "print a template's JSON document",
-    load: async () => (await import('./templates.js')).templatesExportCommand,
-  },
-  'templates import': {
-    summary: 'store a template from its JSON document',
-    load: async () => (await import('./templates.js')).templatesImportCommand,
-  },
-  audit: { summary: 'show the API call records, newest first', load: async () => (await import('./audit.js')).auditCommand },
-  export: {
-    summary: 'write the whole database as a fixture (JSON) to FILE or stdout (backups, moving to PostgreSQL)',
-    load: async () => (await import('./export.js')).exportCommand,
-  },
-  backup: {
-    summary: 'copy the SQLite database and its blobs into DIR while the server runs',
-    load: async () => (await import('./backup.js')).backupCommand,
-  },
-  restore: { summary: 'restore a backup into an empty data location', load: async () => (await import('./backup.js')).restoreCommand },
-  mcp: { summary: 'serve the MCP tools on stdio, calling the API with a token', load: async () => (await import('./mcp.js')).mcpCommand },
-  report: {
-    summary: "write a project's punch list as CSV (default) or PDF, to FILE or stdout",
-    load: async () => (await import('./report.js')).reportCommand,
-  },
+const COMMANDS: Record<string, { load: () => Promise<Command> }> = {
+  serve: { load: async () => (await import('./serve.js')).serveCommand },
+  migrate: { load: async () => (await import('./migrate.js')).migrateCommand },
+  import: { load: async () => (await import('./import.js')).importCommand },
+  'users create': { load: async () => (await import('./users.js')).usersCreateCommand },
+  'companies list': { load: async () => (await import('./companies.js')).companiesListCommand },
+  'tokens create': { load: async () => (await import('./tokens.js')).tokensCreateCommand },
+  'tokens list': { load: async () => (await import('./tokens.js')).tokensListCommand },
+  'tokens revoke': { load: async () => (await import('./tokens.js')).tokensRevokeCommand },
+  'webhooks create': { load: async () => (await import('./webhooks.js')).webhooksCreateCommand },
+  'webhooks list': { load: async () => (await import('./webhooks.js')).webhooksListCommand },
+  'webhooks disable': { load: async () => (await import('./webhooks.js')).webhooksDisableCommand },
+  'notifications list': { load: async () => (await import('./notifications.js')).notificationsListCommand },
+  'templates list': { load: async () => (await import('./templates.js')).templatesListCommand },
+  'templates export': { load: async () => (await import('./templates.js')).templatesExportCommand },
+  'templates import': { load: async () => (await import('./templates.js')).templatesImportCommand },
+  audit: { load: async () => (await import('./audit.js')).auditCommand },
+  export: { load: async () => (await import('./export.js')).exportCommand },
+  backup: { load: async () => (await import('./backup.js')).backupCommand },
+  restore: { load: async () => (await import('./backup.js')).restoreCommand },
+  mcp: { load: async () => (await import('./mcp.js')).mcpCommand },
+  report: { load: async () => (await import('./report.js')).reportCommand },
 };
 
 const SYNOPSIS: Record<string, string> = {
@@ -88,26 +51,40 @@ const SYNOPSIS: Record<string, string> = {
   backup: 'backup DIR',
   restore: 'restore DIR',
   mcp: 'mcp [--token TOKEN | env PUNCHLIST_TOKEN] [--url BASE_URL] [--read-only]',
-  report: 'report --project ID [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]',
+  report: 'report --project ID [--user EMAIL] [--format pdf|csv] [--status S] [--language L] [--output FILE] [--progress]',
 };
 
-export const USAGE = `Usage: punchlist <command> [options]
+/** A command's one line in the help (cli.json's `cli.summary.<name>`, the words of its name joined by dots). */
+function summaryOf(language: Language, name: string): string {
+  const key = `cli.summary.${name.replace(/ /g, '.')}`;
+  return isMessageKey(key) ? message(language, key) : '';
+}
 
-Commands:
-${Object.entries(COMMANDS)
-  .map(([name, { summary }]) => `  ${SYNOPSIS[name] ?? name}\n      ${summary}`)
+/** The whole CLI's help in the operator's language (docs/cli.md). */
+export function usage(language: Language): string {
+  const t = translator(language);
+  return `${t('cli.usage.title')}
+
+${t('cli.usage.commands')}
+${Object.keys(COMMANDS)
+  .map((name) => `  ${SYNOPSIS[name] ?? name}\n      ${summaryOf(language, name)}`)
   .join('\n')}
   help [COMMAND]
-      show this help, or a command's help (also: punchlist COMMAND --help)
+      ${t('cli.usage.help')}
 
-Configuration comes from the environment only:
-  DATABASE_URL   sqlite:PATH (default sqlite:./data/punchlist.db) or postgres://…
-  STORAGE_URL    file:PATH (default file:./data/storage) or s3://BUCKET?endpoint=…&region=…
+${t('cli.usage.config')}
+  DATABASE_URL   ${t('cli.usage.database')}
+  STORAGE_URL    ${t('cli.usage.storage')}
   HOST, PORT, BASE_URL, LOG_LEVEL, SESSION_SECRET, DATA_DIR, TRUST_PROXY, RATE_LIMIT_PER_MINUTE
-Relative paths are relative to the current directory.
+${t('cli.usage.relative')}
 
-Exit status: 0 on success; otherwise 1 (or 2 for a usage mistake) with one line
-"punchlist: <reason>" on stderr.`;
+${t('cli.usage.language')}
+
+${t('cli.usage.exit')}`;
+}
+
+/** The English help, as before. */
+export const USAGE = usage('en');
 
 const GROUPS = [
   ...new Set(
@@ -117,12 +94,17 @@ const GROUPS = [
   ),
 ];
 
-function groupUsage(group: string): string {
+function groupUsage(group: string, language: Language): string {
+  const t = translator(language);
   const names = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `));
-  return `Usage: punchlist ${group} <${names.map((n) => n.slice(group.length + 1)).join('|')}> [options]\n\n${names
-    .map((n) => `  ${SYNOPSIS[n] ?? n}\n      ${COMMANDS[n]?.summary ?? ''}`)
-    .join('\n')}\n\nRun punchlist ${group} <subcommand> --help for its options.`;
+  const subcommands = names.map((n) => n.slice(group.length + 1)).join('|');
+  return `${t('cli.group.usage', { group, subcommands })}\n\n${names
+    .map((n) => `  ${SYNOPSIS[n] ?? n}\n      ${summaryOf(language, n)}`)
+    .join('\n')}\n\n${t('cli.group.more', { group })}`;
 }
+
+/** A command's help in `language` (English where the command has no other). */
+const usageOf = (command: Command, language: Language) => (typeof command.usage === 'string' ? command.usage : command.usage(language));
 
 /** Splits argv into the command name (one or two words) and its own arguments. */
 function resolve(argv: string[]): { name: string; rest: string[] } | { group: string; rest: string[] } {
@@ -130,28 +112,33 @@ function resolve(argv: string[]): { name: string; rest: string[] } | { group: st
   if (GROUPS.includes(first)) {
     if (second === undefined || second.startsWith('-')) return { group: first, rest: argv.slice(1) };
     const name = `${first} ${second}`;
-    if (!COMMANDS[name]) throw usageError(`unknown command "${name}" (see punchlist ${first} --help)`);
+    if (!COMMANDS[name]) throw usageWords('cli.error.unknownCommand', { name }, first);
     return { name, rest: others };
   }
-  if (!COMMANDS[first]) throw usageError(`unknown command "${first}" (see punchlist --help)`);
+  if (!COMMANDS[first]) throw usageWords('cli.error.unknownCommand', { name: first }, '');
   return { name: first, rest: argv.slice(1) };
 }
 
-async function helpFor(words: string[]): Promise<string> {
-  if (words.length === 0) return USAGE;
+async function helpFor(words: string[], language: Language): Promise<string> {
+  if (words.length === 0) return usage(language);
   const target = resolve(words);
-  if ('group' in target) return groupUsage(target.group);
-  return (await COMMANDS[target.name]!.load()).usage;
+  if ('group' in target) return groupUsage(target.group, language);
+  return usageOf(await COMMANDS[target.name]!.load(), language);
 }
 
-async function dispatch(argv: string[], io: CliIo): Promise<void> {
+async function dispatch(argv: string[], io: CliIo, language: Language): Promise<void> {
   const [first] = argv;
   if (first === undefined) {
-    io.stdout.write(USAGE + '\n');
-    throw usageError('missing command (see punchlist --help)');
+    io.stdout.write(usage(language) + '\n');
+    throw usageWords('cli.error.missingCommand', {}, '');
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    io.stdout.write((await helpFor(argv.slice(1).filter((a) => !a.startsWith('-')))) + '\n');
+    io.stdout.write(
+      (await helpFor(
+        argv.slice(1).filter((a) => !a.startsWith('-')),
+        language,
+      )) + '\n',
+    );
     return;
   }
   if (first === '--version' || first === '-V') {
@@ -160,14 +147,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<void> {
     io.stdout.write(`punchlist ${version}\n`);
     return;
   }
-  if (first.startsWith('-')) throw usageError(`unknown option ${first} (see punchlist --help)`);
+  if (first.startsWith('-')) throw usageWords('cli.error.unknownOption', { option: first }, '');
   const target = resolve(argv);
   if ('group' in target) {
-    if (wantsHelp(target.rest)) return void io.stdout.write(groupUsage(target.group) + '\n');
-    throw usageError(`missing subcommand for ${target.group} (see punchlist ${target.group} --help)`);
+    if (wantsHelp(target.rest)) return void io.stdout.write(groupUsage(target.group, language) + '\n');
+    throw usageWords('cli.error.missingSubcommand', { group: target.group }, target.group);
   }
   const command = await COMMANDS[target.name]!.load();
-  if (wantsHelp(target.rest)) return void io.stdout.write(command.usage + '\n');
+  if (wantsHelp(target.rest)) return void io.stdout.write(usageOf(command, language) + '\n');
   await command.run(target.rest, io);
 }
 
@@ -185,11 +172,13 @@ export function describeError(err: unknown): string {
  * stderr, 1 (2 for a usage mistake). Never throws; the caller (bin/punchlist) ends the process.
  */
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  // The operator's language (LC_ALL, LC_MESSAGES, LANG): help and the errors the CLI words itself.
+  const language = cliLanguage(io.env);
   try {
-    await dispatch(argv, io);
+    await dispatch(argv, io, language);
     return 0;
   } catch (err) {
-    io.stderr.write(`punchlist: ${describeError(err)}\n`);
+    io.stderr.write(`punchlist: ${err instanceof CliError ? describeError(new Error(err.in(language))) : describeError(err)}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }
 }

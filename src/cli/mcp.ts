@@ -1,24 +1,9 @@
+import { message } from '../i18n/i18n.js';
 import { type Command, CliError, parseCommand, required } from './args.js';
 
 export const mcpCommand: Command = {
   name: 'mcp',
-  usage: `Usage: punchlist mcp [--token TOKEN] [--url BASE_URL] [--read-only]
-
-Runs the Punchlist MCP server on standard input and output, for an agent that starts it as a local
-process. Its tools call the external API v1 of a running Punchlist service with the token, so each
-call is checked, limited and audited like the same API call. Only the tools the token's scopes allow
-are offered: the scopes are read with GET /auth/me.php at start, so the token needs the scope auth:me
-(without it the command refuses to start).
-
-Options:
-  --token TOKEN   the API token the tools act with (plk_...); default: the PUNCHLIST_TOKEN
-                  environment variable, which is better (a token on the command line shows in ps)
-  --url BASE_URL  the service's address (default: BASE_URL, else http://HOST:PORT, i.e.
-                  http://127.0.0.1:8080)
-  --read-only     offer only the tools that change nothing (whoami, list_projects, get_*, search_project)
-
-Nothing but the MCP protocol is written to stdout; problems go to stderr. The same tools are served
-over HTTP by the service itself at BASE_URL/mcp (see docs/integrators.md).`,
+  usage: (language) => message(language, 'cli.mcp.usage'),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       token: { type: 'string' },

@@ -1,23 +1,19 @@
+import { message } from '../i18n/i18n.js';
 import { shortTime } from './output.js';
 import { userListCommand } from './user-list.js';
+
+/** What `--json` prints of each. */
+const FIELDS = ['id', 'kind', 'at', 'item_id', 'project_id', 'read_at', 'emailed_at', 'text'] as const;
 
 /** How many of a user's notifications are listed, newest first. */
 const LISTED = 500;
 
 export const notificationsListCommand = userListCommand({
   name: 'notifications list',
-  usage: `Usage: punchlist notifications list --user EMAIL [--json]
-
-Lists a user's notifications (docs/design.md §15), newest first (at most ${LISTED}): what they were told, when,
-whether they read it and when it was emailed. Kinds: see docs/notifications.md.
-
-Options:
-  --user EMAIL       whose notifications
-  --json             print a JSON array of {id, kind, at, item_id, project_id, read_at, emailed_at, text}
-                     instead of a table`,
+  usage: (language) => message(language, 'cli.notifications.list.usage', { limit: String(LISTED), fields: `{${FIELDS.join(', ')}}` }),
   things: 'notifications',
   load: (ctx, user) => ctx.notifications.list(user.id, LISTED),
-  json: ['id', 'kind', 'at', 'item_id', 'project_id', 'read_at', 'emailed_at', 'text'],
+  json: FIELDS,
   table: {
     headers: ['ID', 'AT', 'KIND', 'ITEM', 'READ', 'EMAILED', 'TEXT'],
     row: (n) => [

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { User } from '../db/tables.js';
-import { CliError } from './args.js';
+import { cliError } from './args.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -22,6 +22,6 @@ export async function withContext<T>(io: CliIo, fn: (ctx: AppContext) => Promise
 /** The user an operator names by email; an unknown email is an error. */
 export async function userByEmail(ctx: AppContext, email: string): Promise<User> {
   const user = await ctx.users.findByEmail(email);
-  if (!user) throw new CliError(`no user with the email "${email}"`);
+  if (!user) throw cliError({ key: 'cli.error.noUser', values: { email } });
   return user;
 }

@@ -6,7 +6,9 @@ import type { Actor } from '../domain/policy.js';
 import { ITEM_STATUSES, type UserRole } from '../domain/values.js';
 import { ApiError } from '../errors.js';
 import { packFilter } from '../features/companies/company-packs.service.js';
-import { type Command, CliError, parseCommand, positiveInteger, required, usageError } from './args.js';
+import { isLanguage, LANGUAGES, message } from '../i18n/i18n.js';
+import { type Command, cliError, parseCommand, positiveInteger, required, usageWords } from './args.js';
+import { cliLanguage } from './language.js';
 import { userByEmail, withContext } from './open-context.js';
 
 /** Under this many items a report takes a moment: no progress lines even on a terminal. */
@@ -14,22 +16,12 @@ const PROGRESS_FROM_ITEMS = 500;
 
 export const reportCommand: Command = {
   name: 'report',
-  usage: `Usage: punchlist report --project ID [--company ID] [--user EMAIL] [--format pdf|csv] [--status S] [--output FILE] [--progress]
-
-Writes a project's punch list (docs/design.md §17): CSV (default; UTF-8 with BOM, one row per item) or PDF (A4:
-a cover with the progress and counters, then the items by section and checklist with their last answer,
-review, verdict and photos).
-
-Options:
-  --project ID     the project
-  --company ID     the company's pack (docs/design.md §20): only the open items (not done) this company holds
-  --user EMAIL     only what this user can see (a project they cannot see: "not found", exit 1);
-                   default: the whole project
-  --format F       csv (default) or pdf
-  --status S       only the items of this status: ${ITEM_STATUSES.join(', ')}
-  --output FILE    write to FILE (replaced; removed again if the report fails); default: stdout
-  --progress       progress lines on stderr whatever stderr is (default: only on a terminal, for
-                   reports of ${PROGRESS_FROM_ITEMS} items or more)`,
+  usage: (language) =>
+    message(language, 'cli.report.usage', {
+      statuses: ITEM_STATUSES.join(', '),
+      languages: LANGUAGES.join(', '),
+      threshold: String(PROGRESS_FROM_ITEMS),
+    }),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       project: { type: 'string' },
@@ -39,18 +31,22 @@ Options:
       status: { type: 'string' },
       output: { type: 'string' },
       progress: { type: 'boolean' },
+      language: { type: 'string' },
     });
     const projectId = positiveInteger('--project', required(this.name, 'project', values.project));
     const format = values.format ?? 'csv';
-    if (format !== 'csv' && format !== 'pdf') throw usageError(`--format must be csv or pdf, got "${format}"`);
+    if (format !== 'csv' && format !== 'pdf') throw usageWords('cli.report.format', { value: format });
     const status = values.status ?? null;
     if (status !== null && !(ITEM_STATUSES as readonly string[]).includes(status)) {
-      throw usageError(`--status must be one of ${ITEM_STATUSES.join(', ')}, got "${status}"`);
+      throw usageWords('cli.report.status', { statuses: ITEM_STATUSES.join(', '), value: status });
     }
     const companyId = values.company === undefined ? null : positiveInteger('--company', values.company);
+    // The PDF's language: --language, else the operator's (LC_ALL, LC_MESSAGES, LANG), else English.
+    const language = values.language ?? cliLanguage(io.env);
+    if (!isLanguage(language)) throw usageWords('cli.report.language', { languages: LANGUAGES.join(', '), value: language });
     const output = values.output === undefined ? undefined : resolve(io.cwd, values.output);
     if (format === 'pdf' && output === undefined && io.stdout.isTTY) {
-      throw usageError('a PDF is not for a terminal: give --output FILE or redirect stdout');
+      throw usageWords('cli.report.terminal');
     }
 
     await withContext(io, async (ctx) => {
@@ -70,14 +66,14 @@ Options:
         urls: ctx.config,
       });
       let actor: Actor = WHOLE_PROJECT;
-      let madeBy = 'an operator (punchlist report)';
+      let madeBy = message(language, 'cli.report.operator');
       if (values.user !== undefined) {
         const user = await userByEmail(ctx, values.user);
         actor = { id: user.id, role: user.role as UserRole };
         madeBy = user.name;
       }
       if (companyId !== null && !(await ctx.companies.listCompanies()).some((c) => c.id === companyId)) {
-        throw new CliError(`company ${companyId} not found`);
+        throw cliError({ key: 'cli.report.companyNotFound', values: { id: String(companyId) } });
       }
       const showProgress = (total: number) => values.progress === true || (io.stderr.isTTY === true && total >= PROGRESS_FROM_ITEMS);
       let report;
@@ -96,6 +92,7 @@ Options:
                   sort: 'tree',
                 },
           madeBy,
+          language,
           onProgress: (done, total) => {
             if (!showProgress(total)) return;
             const line = `punchlist: report ${done}/${total} items`;
@@ -104,7 +101,12 @@ Options:
         });
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) {
-          throw new CliError(`project ${projectId} not found${values.user === undefined ? '' : ` (or not visible to ${values.user})`}`);
+          const id = String(projectId);
+          throw cliError(
+            values.user === undefined
+              ? { key: 'cli.report.notFound', values: { id } }
+              : { key: 'cli.report.notVisible', values: { id, user: values.user } },
+          );
         }
         throw err;
       }

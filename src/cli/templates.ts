@@ -1,3 +1,4 @@
+import { message } from '../i18n/i18n.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ApiError } from '../errors.js';
@@ -10,10 +11,8 @@ const OPERATOR = { id: 0, role: 'admin' as const };
 
 export const templatesListCommand: Command = {
   name: 'templates list',
-  usage: `Usage: punchlist templates list [--json]
-
-Lists the workspace's templates (docs/design.md section 21): id, name, sections and checklists.
---json prints an array of {id, name, sections, checklists: [{section, name, items}], created_at}.`,
+  usage: (language) =>
+    message(language, 'cli.templates.list.usage', { fields: '{id, name, sections, checklists: [{section, name, items}], created_at}' }),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, { json: { type: 'boolean' } });
     const list = await withContext(io, (ctx) => ctx.templates.list());
@@ -30,10 +29,7 @@ Lists the workspace's templates (docs/design.md section 21): id, name, sections 
 
 export const templatesExportCommand: Command = {
   name: 'templates export',
-  usage: `Usage: punchlist templates export ID
-
-Prints the template's JSON document (docs/cli.md, "Templates") on stdout, to keep it in git or import it
-elsewhere with "punchlist templates import".`,
+  usage: (language) => message(language, 'cli.templates.export.usage'),
   async run(argv, io) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const id = positiveInteger('ID', requiredPositional(this.name, 'template id (ID)', positionals));
@@ -49,11 +45,7 @@ elsewhere with "punchlist templates import".`,
 
 export const templatesImportCommand: Command = {
   name: 'templates import',
-  usage: `Usage: punchlist templates import FILE.json
-
-Stores a template from its JSON document (docs/cli.md, "Templates"). The document is checked whole first: a
-key the format does not know, an item's category or field the template does not define, a value of the wrong
-kind, or a name already used refuses it, naming the first problem; nothing is stored then.`,
+  usage: (language) => message(language, 'cli.templates.import.usage'),
   async run(argv, io) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const file = requiredPositional(this.name, 'template file (FILE.json)', positionals);

@@ -7,36 +7,38 @@ import {
   positiveInteger,
   required,
   requiredPositional,
-  usageError,
+  usageWords,
 } from './args.js';
+import { message } from '../i18n/i18n.js';
+import { cliTranslator } from './language.js';
 import { userByEmail, withContext } from './open-context.js';
 import { userListCommand } from './user-list.js';
 import { printJson, printLine, shortTime } from './output.js';
 
 const DEFAULT_EXPIRY = '30d';
 
+/** What `tokens list --json` prints of each. */
+const TOKEN_FIELDS = [
+  'id',
+  'name',
+  'scopes',
+  'project_ids',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+  'last_used_ip',
+  'state',
+] as const;
+
 export const tokensCreateCommand: Command = {
   name: 'tokens create',
-  usage: `Usage: punchlist tokens create --user EMAIL --name NAME --scopes a,b,c [--projects 1,2]
-                              [--expires-in Nd|Nh | --expires-at YYYY-MM-DD | --no-expiry] [--json]
-
-Creates an API token for a user and prints the raw token alone on stdout. It is shown only this once
-(only its SHA-256 is stored).
-
-Options:
-  --user EMAIL       the user the token acts as
-  --name NAME        a label for the token (1-200 characters)
-  --scopes a,b,c     comma-separated scopes, at least one of:
-                       ${SCOPES.join(', ')}
-  --projects 1,2     limit the token to these project ids (each one the user must see); default:
-                     every project the user can see, now and later
-  --expires-in D     lifetime from now: Nd (days) or Nh (hours); default ${DEFAULT_EXPIRY}
-  --expires-at DATE  valid through that date: expires at the end of that day, UTC
-                     (the next day at 00:00:00Z)
-  --no-expiry        never expires
-  --json             print {id, token, expires_at, scopes, project_ids} instead of the raw token alone
-
---expires-in, --expires-at and --no-expiry exclude each other.`,
+  usage: (language) =>
+    message(language, 'cli.tokens.create.usage', {
+      scopes: SCOPES.join(', '),
+      expiry: DEFAULT_EXPIRY,
+      fields: '{id, token, expires_at, scopes, project_ids}',
+    }),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       user: { type: 'string' },
@@ -56,12 +58,13 @@ Options:
       .filter(Boolean);
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length) {
-      throw usageError(`unknown scope ${unknown.map((s) => `"${s}"`).join(', ')} (known scopes: ${SCOPES.join(', ')})`);
+      throw usageWords('cli.tokens.create.unknownScope', { unknown: unknown.map((s) => `"${s}"`).join(', '), scopes: SCOPES.join(', ') });
     }
-    if (scopes.length === 0) throw usageError('--scopes must name at least one scope');
+    if (scopes.length === 0) throw usageWords('cli.tokens.create.noScope');
     const expiryOptions = (['expires-in', 'expires-at', 'no-expiry'] as const).filter((o) => values[o] !== undefined);
     if (expiryOptions.length > 1) {
-      throw usageError(`${expiryOptions.map((o) => `--${o}`).join(' and ')} exclude each other: choose one`);
+      const [a = '', b = '', c = ''] = expiryOptions.map((o) => `--${o}`);
+      throw usageWords('cli.tokens.create.exclusive', { count: expiryOptions.length, a, b, c });
     }
     const projectIds = values.projects === undefined ? null : projectList(values.projects);
     const expiry = expiryFrom(values['expires-in'], values['expires-at'], values['no-expiry']);
@@ -77,7 +80,7 @@ Options:
 /** `--projects 1,2`: project ids; the service then checks that the user sees each one. */
 function projectList(value: string): number[] {
   const parts = value.split(',').map((s) => s.trim());
-  if (parts.every((s) => s === '')) throw usageError('--projects must name at least one project id');
+  if (parts.every((s) => s === '')) throw usageWords('cli.tokens.create.noProject');
   return parts.map((s) => positiveInteger('--projects', s));
 }
 
@@ -86,7 +89,7 @@ function expiryFrom(expiresIn: string | undefined, expiresAt: string | undefined
   if (noExpiry) return () => null;
   if (expiresAt !== undefined) {
     const at = endOfDayUtc('--expires-at', expiresAt);
-    if (at <= new Date()) throw usageError(`--expires-at ${expiresAt} is in the past`);
+    if (at <= new Date()) throw usageWords('cli.tokens.create.past', { date: expiresAt });
     return () => at;
   }
   const lifetime = expiresIn ?? DEFAULT_EXPIRY;
@@ -96,19 +99,14 @@ function expiryFrom(expiresIn: string | undefined, expiresAt: string | undefined
 
 export const tokensListCommand = userListCommand({
   name: 'tokens list',
-  usage: `Usage: punchlist tokens list --user EMAIL [--json]
-
-Lists a user's API tokens, newest first, with their state (active, expired or revoked). Never shows a
-raw token.
-
-Options:
-  --user EMAIL       whose tokens
-  --json             print a JSON array of {id, name, scopes, project_ids, created_at, expires_at,
-                     revoked_at, last_used_at, last_used_ip, state} instead of a table
-                     (project_ids: null when the token reaches every project of its user)`,
+  // The fields' list broken as the help's column allows.
+  usage: (language) =>
+    message(language, 'cli.tokens.list.usage', {
+      fields: `{${TOKEN_FIELDS.slice(0, 6).join(', ')},\n${' '.repeat(21)}${TOKEN_FIELDS.slice(6).join(', ')}}`,
+    }),
   things: 'tokens',
   load: (ctx, user) => ctx.tokens.listTokens(user.id),
-  json: ['id', 'name', 'scopes', 'project_ids', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'last_used_ip', 'state'],
+  json: TOKEN_FIELDS,
   table: {
     headers: ['ID', 'NAME', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'SCOPES', 'PROJECTS'],
     row: (t) => [
@@ -127,15 +125,12 @@ Options:
 
 export const tokensRevokeCommand: Command = {
   name: 'tokens revoke',
-  usage: `Usage: punchlist tokens revoke ID
-
-Revokes the API token with that id (see punchlist tokens list): it stops working at once, and when an
-application got it through OAuth its authorization ends too (its refresh token stops), as when the token
-is revoked in the Profile. Revoking a revoked token again changes nothing.`,
+  usage: (language) => message(language, 'cli.tokens.revoke.usage'),
   async run(argv, io) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
-    const id = positiveInteger('the token ID', requiredPositional(this.name, 'token ID', positionals));
+    const t = cliTranslator(io);
+    const id = positiveInteger(t('cli.tokens.revoke.label'), requiredPositional(this.name, t('cli.tokens.revoke.missing'), positionals));
     await withContext(io, (ctx) => ctx.tokens.revokeToken(id));
-    printLine(io, `revoked token ${id}`);
+    printLine(io, t('cli.tokens.revoke.done', { id: String(id) }));
   },
 };

@@ -10,7 +10,7 @@ import { formatTable, printJson, printLine } from './output.js';
  */
 export function userListCommand<R>(c: {
   name: string;
-  usage: string;
+  usage: Command['usage'];
   /** What the rows are, for "no … for EMAIL". */
   things: string;
   load: (ctx: AppContext, user: User) => Promise<R[]>;

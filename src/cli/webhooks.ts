@@ -1,3 +1,4 @@
+import { message } from '../i18n/i18n.js';
 import type { Actor } from '../domain/policy.js';
 import { EVENT_TYPES, type UserRole } from '../domain/values.js';
 import type { User } from '../db/tables.js';
@@ -29,22 +30,7 @@ function refusedUrl(err: unknown, url: string): unknown {
 
 export const webhooksCreateCommand: Command = {
   name: 'webhooks create',
-  usage: `Usage: punchlist webhooks create --user EMAIL --url URL [--events a,b] [--project ID] [--json]
-
-Creates a webhook endpoint owned by a user and prints its signing secret (whsec_…) alone on stdout. The
-secret is shown only this once. The endpoint receives, as signed POSTs (Standard Webhooks), the events
-recorded from now on that its owner can see when they are delivered.
-
-Options:
-  --user EMAIL       the owner: only events about what this user can see are sent
-  --url URL          where to POST each event (http or https, at most 2000 characters)
-  --events a,b       comma-separated event types; default: every type (also those added later). Known:
-${eventTypeLines()}
-  --project ID       only the events of that project (one the user can see); default: all of them
-  --json             print {id, secret} instead of the secret alone
-
-URLs whose host is or resolves to a loopback, private or link-local address are refused, unless the
-environment has WEBHOOK_ALLOW_PRIVATE=1 (tests, closed networks).`,
+  usage: (language) => message(language, 'cli.webhooks.create.usage', { types: eventTypeLines(), fields: '{id, secret}' }),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, {
       user: { type: 'string' },
@@ -81,15 +67,7 @@ environment has WEBHOOK_ALLOW_PRIVATE=1 (tests, closed networks).`,
 
 export const webhooksListCommand = userListCommand({
   name: 'webhooks list',
-  usage: `Usage: punchlist webhooks list --user EMAIL [--json]
-
-Lists a user's webhook endpoints, oldest first, with their state (active or disabled, and why). Never
-shows a secret.
-
-Options:
-  --user EMAIL       whose endpoints
-  --json             print a JSON array of {id, url, events, project_id, state, created_at} instead of a
-                     table (events null: every type; project_id null: every project the user can see)`,
+  usage: (language) => message(language, 'cli.webhooks.list.usage', { fields: '{id, url, events, project_id, state, created_at}' }),
   things: 'webhooks',
   load: (ctx, user) => ctx.webhooks.list(actorOf(user)),
   json: ['id', 'url', 'events', 'project_id', 'state', 'created_at'],
@@ -108,11 +86,7 @@ Options:
 
 export const webhooksDisableCommand: Command = {
   name: 'webhooks disable',
-  usage: `Usage: punchlist webhooks disable ID
-
-Disables the webhook endpoint with that id, whoever owns it (see punchlist webhooks list): nothing more is
-sent to it, and its owner sees the reason "${OPERATOR_REASON}". Disabling a disabled endpoint again
-changes nothing (its first reason stays). An endpoint cannot be enabled again: create a new one.`,
+  usage: (language) => message(language, 'cli.webhooks.disable.usage', { reason: OPERATOR_REASON }),
   async run(argv, io) {
     const { positionals } = parseCommand(this.name, argv, {}, 1);
     const id = positiveInteger('the webhook ID', requiredPositional(this.name, 'webhook ID', positionals));

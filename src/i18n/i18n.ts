@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import type audit from './messages/en/audit.json';
+import type cli from './messages/en/cli.json';
 import type core from './messages/en/core.json';
 import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
@@ -15,6 +16,9 @@ import type scripts from './messages/en/scripts.json';
 import type timeline from './messages/en/timeline.json';
 import type web from './messages/en/web.json';
 import type worklists from './messages/en/worklists.json';
+import type emails from './messages/en/emails.json';
+import type notifications from './messages/en/notifications.json';
+import type report from './messages/en/report.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -44,7 +48,11 @@ export type MessageKey =
   | keyof typeof web
   | keyof typeof worklists
   | keyof typeof vocabulary
-  | keyof typeof companies;
+  | keyof typeof companies
+  | keyof typeof cli
+  | keyof typeof emails
+  | keyof typeof notifications
+  | keyof typeof report;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 
@@ -73,6 +81,14 @@ const en = CATALOGS.en as Record<MessageKey, string>;
 
 export function isLanguage(value: unknown): value is Language {
   return (LANGUAGES as readonly unknown[]).includes(value);
+}
+
+/**
+ * The language of someone who is not asking now (an email, a notification made by the worker, a report made for
+ * them): the one chosen in the Profile, else English (docs/decisions.md, "Languages": no browser to ask).
+ */
+export function storedLanguage(chosen: string | null | undefined): Language {
+  return isLanguage(chosen) ? chosen : 'en';
 }
 
 /**
@@ -122,6 +138,11 @@ export function formatNumber(language: Language, value: number, fractionDigits =
   return value.toLocaleString(language, { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits });
 }
 
+/** Whether `key` names a message (a key made of a machine value: `report.status.${status}`). */
+export function isMessageKey(key: string): key is MessageKey {
+  return key in en;
+}
+
 /** The catalogues, for the test that every key and placeholder exists in every language. */
 export const catalogs = (): Readonly<Record<Language, Readonly<Record<string, string>>>> => CATALOGS;
 
@@ -146,4 +167,23 @@ export function scriptMessages(language: Language): Record<string, string | Reco
       : source;
   }
   return out;
+}
+
+/** A calendar day (YYYY-MM-DD, a deadline: no time zone) as the language writes it: 11 May 2030 · 11 мая 2030 г. */
+export function formatDay(language: Language, day: string): string {
+  const at = new Date(`${day}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(at.getTime())) return day;
+  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeZone: 'UTC' }).format(at);
+}
+
+/** A moment as the language writes it in a time zone (IANA; UTC when none or unknown), the zone named. */
+export function formatMoment(language: Language, at: string | Date, timeZone: string | null): string {
+  const when = typeof at === 'string' ? new Date(at) : at;
+  if (Number.isNaN(when.getTime())) return String(at);
+  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short', timeZone: timeZone ?? 'UTC' };
+  try {
+    return `${new Intl.DateTimeFormat(language, options).format(when)} ${options.timeZone}`;
+  } catch {
+    return formatMoment(language, when, null);
+  }
 }

@@ -23,6 +23,11 @@ beforeAll(async () => {
     json: { id: 2010, deadline: '2020-01-01' },
   });
   expect(planning.status).toBe(200);
+  // A company holding two items, a category on one with braces and spaces in its name (the link's query is encoded).
+  const company = await server.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
+  for (const id of [1011, 2010]) await server.ctx.itemWrites.setCompany(admin, id, company.id);
+  const category = await server.ctx.vocabulary.addCategory(admin, 1, 'Wiring & {sockets}');
+  await server.ctx.structure.updateItem(admin, 2010, { vocabulary: { categoryId: category } });
 });
 afterAll(() => server.close());
 
@@ -62,9 +67,9 @@ describe('the dashboard pages', () => {
     expect(res.status).toBe(200);
     const page = res.text;
     const charts = [...page.matchAll(/<svg role="img" aria-labelledby="([^"]+)"/g)].map((m) => m[1]);
-    expect(charts).toEqual(['status-title', 'weeks-title']);
+    expect(charts).toEqual(['status-title', 'weeks-title', 'ball-title', 'company-title', 'category-title']);
     for (const id of charts) expect(page).toMatch(new RegExp(`id="${id}"><h2>[^<]+</h2>`));
-    expect([...page.matchAll(/<table class="chart-numbers">/g)]).toHaveLength(2);
+    expect([...page.matchAll(/<table class="chart-numbers">/g)]).toHaveLength(5);
     const links = figureLinks(page);
     expect(links.length).toBeGreaterThan(20);
     const checked = new Map<string, number>();
@@ -75,6 +80,12 @@ describe('the dashboard pages', () => {
     }
     expect(checked.get('/projects/1?accepted=all')).toBe(1);
     expect(checked.get('/projects/1?overdue=1')).toBeGreaterThanOrEqual(1);
+    expect(checked.get('/projects/1?ball=none')).toBe(1);
+    expect([...checked.keys()].filter((href) => /^\/projects\/1\?company=\d+$/.test(href)).map((href) => checked.get(href))).toEqual([2]);
+    expect(checked.get('/projects/1?category=Wiring%20%26%20%7Bsockets%7D')).toBe(1);
+    // No company, no category: a number without a link (no filter lists them).
+    expect(page).toMatch(/<th scope="row">No company<\/th><td>\d+<\/td>/);
+    expect(page).toContain('>Wiring &amp; {sockets}</text>');
     expect(page).toMatch(/<a href="\/projects\/1\?accepted=all"><strong>1<\/strong> accepted<\/a>/);
   });
 
@@ -91,6 +102,8 @@ describe('the dashboard pages', () => {
     expect(page).toContain('aria-current="page">Dashboard</a>');
     expect(page).toContain('data-testid="chart-open"');
     expect(page).toContain('data-testid="dashboard-projects"');
+    for (const table of ['ball', 'companies', 'categories']) expect(page).toContain(`data-testid="dashboard-${table}"`);
+    expect(page).toContain('<a href="#companies">');
     // The totals open the table by project (#projects); each of its figures, and each bar, a project's list.
     const links = figureLinks(page).filter((l) => !l.href.startsWith('#'));
     expect(links.length).toBeGreaterThanOrEqual(8);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { makeChecklist, makeItem, makeMember, makeMembership, makeSection, useTestContext } from '../../../test/helpers/factories.js';
+import {
+  makeChecklist,
+  makeItem,
+  makeMember,
+  makeMembership,
+  makeProject,
+  makeSection,
+  makeUser,
+  useTestContext,
+} from '../../../test/helpers/factories.js';
 import { parseItemFilter } from '../worklists/worklists.service.js';
 
 const t = useTestContext();
@@ -111,5 +120,95 @@ describe('the dashboard (docs/design.md §23)', () => {
     const later = await t.ctx.dashboard.project(t.admin, checklist.projectId);
     expect(later.overdue).toBe(1); // D's deadline (04-01) has passed
     expect(later.weeks.at(-1)!.week).toBe('2026-03-30');
+  });
+
+  /**
+   * Two projects counted by hand for ball in court, company and category:
+   * P: A pending, Sparks, Electrical: company's move. B done, Sparks, Electrical: review. C done and accepted,
+   *    Drywall, no category: none. D blocked, no company, Electrical: company's move.
+   * Q: E pending, Sparks, no category: company's move.
+   */
+  async function companiesAndCategories() {
+    const p = await makeProject(t);
+    const q = await makeProject(t);
+    const inP = await makeChecklist(t, await makeSection(t, p));
+    const inQ = await makeChecklist(t, await makeSection(t, q));
+    const sparks = await t.ctx.companies.createCompany(t.admin, { name: `Sparks ${p.id}`, trade: 'Electrical' });
+    const dry = await t.ctx.companies.createCompany(t.admin, { name: `Drywall ${p.id}`, trade: 'Drywall' });
+    const electrical = await t.ctx.vocabulary.addCategory(t.admin, p.id, 'Electrical');
+    const a = await makeItem(t, { checklist: inP, text: 'A' });
+    const b = await makeItem(t, { checklist: inP, text: 'B', status: 'done' });
+    const c = await makeItem(t, { checklist: inP, text: 'C', status: 'done' });
+    const d = await makeItem(t, { checklist: inP, text: 'D', status: 'blocked' });
+    const e = await makeItem(t, { checklist: inQ, text: 'E' });
+    await t.ctx.review.setItemVerdict(t.admin, c.id, 'accepted');
+    for (const [item, company] of [
+      [a, sparks],
+      [b, sparks],
+      [c, dry],
+      [e, sparks],
+    ] as const)
+      await t.ctx.itemWrites.setCompany(t.admin, item.id, company.id);
+    for (const item of [a, b, d]) await t.ctx.structure.updateItem(t.admin, item.id, { vocabulary: { categoryId: electrical } });
+    return { p, q, inP, sparks, dry };
+  }
+
+  it('counts by ball in court, by company and by category, and each opens a list of exactly those items', async () => {
+    const { p, sparks, dry } = await companiesAndCategories();
+    const f = await t.ctx.dashboard.project(t.admin, p.id);
+    expect(f.byBall).toEqual({ company: 2, review: 1, none: 1 });
+    expect(f.byCompany).toEqual([
+      { id: sparks.id, name: sparks.name, count: 2 },
+      { id: dry.id, name: dry.name, count: 1 },
+      { id: null, name: null, count: 1 },
+    ]);
+    expect(f.byCategory).toEqual([
+      { name: 'Electrical', count: 3 },
+      { name: null, count: 1 },
+    ]);
+    expect(await listed(t.admin, p.id, { ball: 'company' })).toEqual(['A', 'D']);
+    expect(await listed(t.admin, p.id, { ball: 'review' })).toEqual(['B']);
+    expect(await listed(t.admin, p.id, { ball: 'none' })).toEqual(['C']);
+    expect(await listed(t.admin, p.id, { company: String(sparks.id) })).toEqual(['A', 'B']);
+    expect(await listed(t.admin, p.id, { category: 'Electrical' })).toEqual(['A', 'B', 'D']);
+  });
+
+  it('sums ball in court, companies and categories across projects; a company-limited member counts only theirs', async () => {
+    const { p, q, sparks } = await companiesAndCategories();
+    const manager = await makeUser(t);
+    await makeMembership(t, p, manager, 'manager');
+    await makeMembership(t, q, manager, 'manager');
+    const overview = await t.ctx.dashboard.overview(manager);
+    expect(overview.totals.byBall).toEqual({ company: 3, review: 1, none: 1 });
+    expect(overview.totals.byCompany.map((c) => [c.name, c.count])).toEqual([
+      [sparks.name, 3],
+      [expect.stringMatching(/^Drywall/), 1],
+      [null, 1],
+    ]);
+    expect(overview.totals.byCategory).toEqual([
+      { name: 'Electrical', count: 3 },
+      { name: null, count: 2 },
+    ]);
+
+    const sub = await makeUser(t);
+    await t.ctx.companies.setUserCompany(t.admin, sub.id, sparks.id);
+    for (const project of [p, q])
+      await t.ctx.members.setMember(t.admin, project.id, {
+        userId: sub.id,
+        role: 'executor',
+        limited: false,
+        sectionIds: [],
+        checklistIds: [],
+        companyItemsOnly: true,
+      });
+    const theirs = await t.ctx.dashboard.overview(sub);
+    expect(theirs.totals.total).toBe(3);
+    expect(theirs.totals.byBall).toEqual({ company: 2, review: 1, none: 0 });
+    expect(theirs.totals.byCompany).toEqual([{ id: sparks.id, name: sparks.name, count: 3 }]);
+    expect(theirs.totals.byCategory).toEqual([
+      { name: 'Electrical', count: 2 },
+      { name: null, count: 1 },
+    ]);
+    expect((await t.ctx.dashboard.project(sub, p.id)).byCompany).toEqual([{ id: sparks.id, name: sparks.name, count: 2 }]);
   });
 });

@@ -1,6 +1,6 @@
 import type { MailMessage } from '../mail/mailer.js';
 import { headerSafe } from '../mail/mailer.js';
-import { plural } from '../../domain/plural.js';
+import { type Language, translator } from '../../i18n/i18n.js';
 import type { NotificationRow } from './notifications.repository.js';
 
 const escapeHtml = (value: string) =>
@@ -17,18 +17,27 @@ const cut = (value: string, max: number) => ([...value].length > max ? [...value
  * The email of one notification, of several about one item (gathered within a minute: one message listing them),
  * or the digest of several: plain text and HTML (everything users wrote escaped), the subject naming the item or
  * token, a link to it, a `List-Unsubscribe` header and a link to the preferences. Headers are single lines: CR and
- * LF never reach them from names or item texts.
+ * LF never reach them from names or item texts. Its words are in the recipient's `language`; the notifications'
+ * own lines were written in it when they were made.
  */
-export function renderEmail(to: string, notifications: readonly NotificationRow[], baseUrl: string, digest = false): MailMessage {
+export function renderEmail(
+  to: string,
+  notifications: readonly NotificationRow[],
+  baseUrl: string,
+  digest = false,
+  language: Language = 'en',
+): MailMessage {
+  const t = translator(language);
   const preferences = `${baseUrl}/profile#notifications`;
   const first = notifications[0]!;
   const single = notifications.length === 1 && !digest;
+  const count = notifications.length;
   const subject = digest
-    ? `Punchlist: your daily digest (${plural(notifications.length, 'notification')})`
+    ? t('email.subjectDigest', { count })
     : single
-      ? `Punchlist: ${cut(headerSafe(first.subject), 120)}`
-      : `Punchlist: ${cut(headerSafe(first.subject), 100)} (${plural(notifications.length, 'change')})`;
-  const intro = digest ? 'What happened since your last digest:' : `${plural(notifications.length, 'change')} to ${first.subject}:`;
+      ? t('email.subject', { subject: cut(headerSafe(first.subject), 120) })
+      : t('email.subjectGathered', { subject: cut(headerSafe(first.subject), 100), count });
+  const intro = digest ? t('email.introDigest') : t('email.introGathered', { count, subject: first.subject });
   const text = [
     single ? first.text : intro,
     '',
@@ -39,10 +48,16 @@ export function renderEmail(to: string, notifications: readonly NotificationRow[
         : `${notifications.map((n) => `- ${n.text}`).join('\n')}\n\n${notificationLink(baseUrl, first)}`,
     '',
     '--',
-    `You receive this because of your notification preferences: ${preferences}`,
+    t('email.footerText', { url: preferences }),
     '',
   ].join('\n');
-  const open = `<p><a href="${escapeHtml(notificationLink(baseUrl, first))}">Open in Punchlist</a></p>`;
+  const open = `<p><a href="${escapeHtml(notificationLink(baseUrl, first))}">${escapeHtml(t('email.open'))}</a></p>`;
+  // The link inside the footer's sentence: the sentence escaped around a mark, the mark then the link.
+  const mark = '\u0000';
+  const footer = escapeHtml(t('email.footerHtml', { preferences: mark })).replace(
+    mark,
+    `<a href="${escapeHtml(preferences)}">${escapeHtml(t('email.preferences'))}</a>`,
+  );
   const body = single
     ? `<p>${escapeHtml(first.text)}</p>\n${open}`
     : digest
@@ -54,7 +69,7 @@ export function renderEmail(to: string, notifications: readonly NotificationRow[
 <html><body>
 ${body}
 <hr>
-<p style="font-size:small">You receive this because of your <a href="${escapeHtml(preferences)}">notification preferences</a>.</p>
+<p style="font-size:small">${footer}</p>
 </body></html>`;
   return {
     to: headerSafe(to),

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { UserRole } from '../../domain/values.js';
 import { type MailMessage, type Mailer, MailError } from '../mail/mailer.js';
 import { oneLookAtATime } from '../events/one-look-at-a-time.js';
+import { storedLanguage } from '../../i18n/i18n.js';
 import { renderEmail } from './email-content.js';
 import type { EmailRow, NotificationRow, NotificationsRepository } from './notifications.repository.js';
 
@@ -61,7 +62,8 @@ export function createEmailSender(
       await repo.finishEmail(email.id, 'skipped', { to_address: user?.email ?? null, last_error: null, at: now.toISOString() });
       return;
     }
-    await attempt(email, user.email, () => renderEmail(user.email, visible, deps.baseUrl, email.key.startsWith('digest:')), false);
+    const digest = email.key.startsWith('digest:');
+    await attempt(email, user.email, () => renderEmail(user.email, visible, deps.baseUrl, digest, storedLanguage(user.language)), false);
   }
 
   /** An email that is not a notification: rendered now (a pack's PDF too), then sent like the others. */

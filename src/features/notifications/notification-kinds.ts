@@ -1,4 +1,5 @@
 import type { EventType } from '../../domain/values.js';
+import { formatDay, type Language, message, type MessageKey, type MessageValues } from '../../i18n/i18n.js';
 
 /**
  * The kinds of notification (docs/design.md §15): stable names, documented in docs/notifications.md, used by the
@@ -189,33 +190,54 @@ const excerpt = (value: unknown, max = 200): string => {
   return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : text;
 };
 
-/** The line people read (web list, email, CLI) for a notification an event caused. */
-export function eventText(kind: NotificationKind, event: OutboxEvent, actorName: string, itemText: string): string {
+/** A name or text quoted as the language quotes (“…”, «…», „…“): user content, an argument, never a message. */
+export function quoted(language: Language, text: string): string {
+  return message(language, 'notification.quoted', { text });
+}
+
+/**
+ * The line people read (web list, email, CLI) for a notification an event caused, in the recipient's language
+ * (`actorName` null: "Somebody" in it); names, texts and reasons are arguments, never parsed as a message.
+ */
+export function eventText(
+  kind: NotificationKind,
+  event: OutboxEvent,
+  actorName: string | null,
+  itemText: string,
+  language: Language,
+): string {
   const data = (event.data ?? {}) as Record<string, any>;
-  const item = `“${excerpt(itemText, 120)}”`;
+  const t = (key: MessageKey, values: MessageValues = {}) =>
+    message(language, key, {
+      actor: actorName ?? message(language, 'notification.somebody'),
+      item: quoted(language, excerpt(itemText, 120)),
+      ...values,
+    });
   switch (kind) {
     case 'participant_added':
-      return `${actorName} added you as a participant of ${item}`;
-    case 'returned_to_rework':
-      return `${actorName} returned ${item} to rework: ${excerpt(data.reason)} (new deadline ${String(data.rework_deadline ?? '—')})`;
+      return t('notification.participant_added');
+    case 'returned_to_rework': {
+      const deadline = typeof data.rework_deadline === 'string' ? formatDay(language, data.rework_deadline) : '—';
+      return t('notification.returned_to_rework', { reason: excerpt(data.reason), deadline });
+    }
     case 'verdict_set':
-      return data.to ? `${actorName} set the verdict of ${item}: ${String(data.to)}` : `${actorName} cleared the verdict of ${item}`;
+      return data.to ? t('notification.verdict_set', { verdict: String(data.to) }) : t('notification.verdict_cleared');
     case 'answer_reviewed':
-      return `${actorName} ${data.to === 'approved' ? 'approved' : 'rejected'} your answer on ${item}`;
+      return t('notification.answer_reviewed', { verdict: data.to === 'approved' ? 'approved' : 'rejected' });
     case 'comment_created':
-      return `${actorName} commented on ${item}: ${excerpt(data.comment?.text)}`;
+      return t('notification.comment_created', { text: excerpt(data.comment?.text) });
     case 'answer_created':
-      return `${actorName} answered on ${item}: ${excerpt(data.answer?.text)}`;
+      return t('notification.answer_created', { text: excerpt(data.answer?.text) });
     case 'item_done':
-      return `${actorName} set ${item} to done`;
+      return t('notification.item_done');
     case 'item_blocked':
-      return `${actorName} set ${item} to blocked`;
+      return t('notification.item_blocked');
     case 'dispute_raised':
-      return `${actorName} disputed ${item}: ${excerpt(data.reason)}`;
+      return t('notification.dispute_raised', { reason: excerpt(data.reason) });
     case 'dispute_resolved':
-      return `${actorName} resolved the dispute on ${item}${data.company ? ' and gave it to another company' : ''}: ${excerpt(data.note)}`;
+      return t('notification.dispute_resolved', { note: excerpt(data.note), reassigned: data.company ? 'yes' : 'no' });
     default:
-      return `${actorName} changed ${item}`;
+      return t('notification.changed');
   }
 }
 

@@ -190,7 +190,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
   const users = byIds(db, (db, ids) =>
     db
       .selectFrom('users')
-      .select(['id', 'name', 'email', 'role', 'active', 'time_zone'])
+      .select(['id', 'name', 'email', 'role', 'active', 'time_zone', 'language'])
       .where('id', 'in', ids as number[]),
   );
 
@@ -429,7 +429,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .selectFrom('items as i')
         .innerJoin('item_participants as p', 'p.item_id', 'i.id')
         .innerJoin('users as u', 'u.id', 'p.user_id')
-        .select(['i.id as item_id', 'i.project_id', 'i.text', 'i.deadline', 'u.id as user_id', 'u.role', 'u.time_zone'])
+        .select(['i.id as item_id', 'i.project_id', 'i.text', 'i.deadline', 'u.id as user_id', 'u.role', 'u.time_zone', 'u.language'])
         .where('i.deadline', '>=', from)
         .where('i.deadline', '<=', to)
         .where('i.status', '!=', 'done')
@@ -442,7 +442,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('api_tokens as t')
         .innerJoin('users as u', 'u.id', 't.user_id')
-        .select(['t.id', 't.user_id', 't.name', 't.expires_at'])
+        .select(['t.id', 't.user_id', 't.name', 't.expires_at', 'u.time_zone', 'u.language'])
         .where('t.revoked_at', 'is', null)
         .where('t.expires_at', '>', now)
         .where('t.expires_at', '<=', until)

@@ -2,10 +2,10 @@ import type { Insertable, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Database, EscalationStepsTable } from '../../db/tables.js';
 import { daysOverdue, escalationStep } from '../../domain/escalation.js';
-import { isLanguage, message } from '../../i18n/i18n.js';
 import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound, validationError } from '../../errors.js';
+import { formatDay, formatMoment, isLanguage, type Language, message, storedLanguage } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';
 import type { ItemsService } from '../items/items.service.js';
@@ -20,6 +20,7 @@ import {
   isNotificationKind,
   NOTIFICATION_KINDS,
   type NotificationKind,
+  quoted,
   recipientsOf,
 } from './notification-kinds.js';
 import type { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository.js';
@@ -286,9 +287,14 @@ export function createNotificationsService(deps: {
       }
       if (told.length === 0) return async () => {};
       const userIds = unique(told.map((t) => t.userId));
+      // Each text is written in its recipient's language (docs/decisions.md, "Languages"): read with the accounts.
+      const languages = new Map<number, Language>();
       const [, modeOf, visible] = await Promise.all([
-        repo.users(userIds.filter((id) => !accounts.has(id))).then((rows) => {
-          for (const u of rows) accounts.set(u.id, u as Recipient);
+        repo.users(userIds).then((rows) => {
+          for (const u of rows) {
+            languages.set(u.id, storedLanguage(u.language));
+            if (!accounts.has(u.id)) accounts.set(u.id, u as Recipient);
+          }
         }),
         deliveries(userIds),
         visibility(
@@ -303,6 +309,7 @@ export function createNotificationsService(deps: {
         if (!user || user.active !== 1 || !visible.sees(user, event.item_id!)) continue;
         // item.created carries the item (its text may have changed since): the event's own text first.
         const itemText = (event.data as { item?: { text?: string } }).item?.text ?? visible.textOf(event.item_id!) ?? `#${event.item_id}`;
+        const language = languages.get(userId) ?? 'en';
         rows.push({
           user_id: userId,
           kind,
@@ -311,8 +318,8 @@ export function createNotificationsService(deps: {
           project_id: event.project_id,
           item_id: event.item_id,
           token_id: null,
-          text: eventText(kind, event, event.actor_name ?? 'Somebody', itemText),
-          subject: `“${excerpt(itemText, 100)}”`,
+          text: eventText(kind, event, event.actor_name, itemText, language),
+          subject: quoted(language, excerpt(itemText, 100)),
           delivery: modeOf(userId, kind),
           at: event.at,
         });
@@ -320,16 +327,19 @@ export function createNotificationsService(deps: {
       return async (trx) => insert(rows, trx);
     },
 
-    /** A notification without an event (an OAuth client connected, a webhook disabled): made at once, once per key. */
+    /**
+     * A notification without an event (an OAuth client connected, a webhook disabled): made at once, once per key,
+     * its words written in the user's language.
+     */
     async notifyDirect(input: {
       userId: number;
       kind: NotificationKind;
       key: string;
-      text: string;
-      subject: string;
+      words: (language: Language) => { text: string; subject: string };
       tokenId?: number | null;
     }) {
-      const modeOf = await deliveries([input.userId]);
+      const [modeOf, [user]] = await Promise.all([deliveries([input.userId]), repo.users([input.userId])]);
+      const { text, subject } = input.words(storedLanguage(user?.language));
       await insert([
         {
           user_id: input.userId,
@@ -339,8 +349,8 @@ export function createNotificationsService(deps: {
           project_id: null,
           item_id: null,
           token_id: input.tokenId ?? null,
-          text: input.text,
-          subject: input.subject,
+          text,
+          subject,
           delivery: modeOf(input.userId, input.kind),
           at: clock.now().toISOString(),
         },
@@ -362,7 +372,9 @@ export function createNotificationsService(deps: {
         const kind: NotificationKind | null =
           c.deadline === addDays(local, 1) ? 'deadline_tomorrow' : c.deadline! < local ? 'deadline_overdue' : null;
         if (!kind) continue;
-        const item = `“${excerpt(c.text, 120)}”`;
+        const language = storedLanguage(c.language);
+        const item = quoted(language, excerpt(c.text, 120));
+        const deadline = formatDay(language, c.deadline!);
         reminders.push({
           role: c.role as UserRole,
           row: {
@@ -373,8 +385,8 @@ export function createNotificationsService(deps: {
             project_id: c.project_id,
             item_id: c.item_id,
             token_id: null,
-            text: kind === 'deadline_tomorrow' ? `${item} is due tomorrow (${c.deadline})` : `${item} is overdue (deadline ${c.deadline})`,
-            subject: `“${excerpt(c.text, 100)}”`,
+            text: message(language, `notification.${kind}`, { item, deadline }),
+            subject: quoted(language, excerpt(c.text, 100)),
             delivery: 'web',
             at: now.toISOString(),
           },
@@ -383,6 +395,8 @@ export function createNotificationsService(deps: {
       const tokens = await repo.expiringTokens(now.toISOString(), new Date(now.getTime() + 7 * DAY_MS).toISOString());
       const notices: NewNotification[] = tokens.map((t) => {
         const oneDay = Date.parse(t.expires_at!) - now.getTime() <= DAY_MS;
+        const language = storedLanguage(t.language);
+        const token = quoted(language, excerpt(t.name, 100));
         return {
           user_id: t.user_id,
           kind: 'token_expiring',
@@ -391,8 +405,12 @@ export function createNotificationsService(deps: {
           project_id: null,
           item_id: null,
           token_id: t.id,
-          text: `Your API token “${excerpt(t.name, 100)}” expires ${oneDay ? 'within a day' : 'within 7 days'} (${t.expires_at!.slice(0, 16).replace('T', ' ')} UTC)`,
-          subject: `API token “${excerpt(t.name, 100)}” expires soon`,
+          text: message(language, 'notification.token_expiring', {
+            token,
+            soon: oneDay ? 'day' : 'week',
+            at: formatMoment(language, t.expires_at!, t.time_zone),
+          }),
+          subject: message(language, 'notification.token_subject', { token }),
           delivery: 'web',
           at: now.toISOString(),
         };

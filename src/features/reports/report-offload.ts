@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import type { Language } from '../../i18n/i18n.js';
 import type { Actor } from '../../domain/policy.js';
 import type { JobHandler } from '../offload/job-runner.js';
 import type { OffloadLane } from '../offload/lanes.js';
@@ -15,6 +16,7 @@ interface ReportJob {
   filter: ItemFilter;
   madeBy: string;
   timeZone?: string | null;
+  language?: Language;
   /** The main thread's clock (ISO): the report's date, and "today" for the overdue filter. */
   madeAt: string;
 }
@@ -39,6 +41,7 @@ export function createOffloadedReports(deps: { projects: ProjectsService; pool: 
         filter: options.filter,
         madeBy: options.madeBy,
         timeZone: options.timeZone,
+        language: options.language,
         madeAt: clock.now().toISOString(),
       };
       const onProgress = options.onProgress && (([done, total]: [number, number]) => options.onProgress!(done, total));
@@ -62,6 +65,7 @@ export function reportJob(reportsAt: (clock: Clock) => ReportsService): JobHandl
       filter: job.filter,
       madeBy: job.madeBy,
       timeZone: job.timeZone,
+      language: job.language,
       onProgress: (done, total) => progress([done, total]),
     });
     const { stream, ...head } = report;

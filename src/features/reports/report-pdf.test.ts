@@ -28,6 +28,7 @@ const heading: ReportHeading = {
     updated_at: '2026-11-01T00:00:00Z',
   },
   filter: [],
+  language: 'en',
   items: 2,
   madeBy: '王小明',
   madeAt: new Date('2026-11-28T09:00:00Z'),

@@ -7,8 +7,7 @@ import PDFDocument from 'pdfkit';
 import { fallbackFont } from './fallback-font.js';
 import type { PrintedPhoto, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
 import { zonedTime } from '../../domain/time-zones.js';
-import { plural } from '../../domain/plural.js';
-import { message } from '../../i18n/i18n.js';
+import { formatDay, isMessageKey, message, translator } from '../../i18n/i18n.js';
 
 // The fonts come from npm packages, never from a path of the machine: DejaVu (Latin, Greek, Cyrillic, many
 // symbols) for the text, and a fallback (fallback-font.ts) for a text that DejaVu cannot show: Chinese, Japanese,
@@ -63,8 +62,6 @@ const SLICE_MS = 10;
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-const words = (value: string) => value.replace(/_/g, ' ');
-
 /**
  * The punch list as an A4 PDF: a cover (the project, its progress and counters, who made the report and
  * when), one page per plan with items of the report on it (the sheet fitted to the page, each item a circle
@@ -75,12 +72,24 @@ const words = (value: string) => value.replace(/_/g, ' ');
  * items is held in memory.
  */
 export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow[]>): Readable {
-  const { project } = heading;
+  const { project, language } = heading;
+  const t = translator(language);
+  /** A machine value (status, priority, verdict) in words: its message under `prefix`, else as it is. */
+  const value = (prefix: 'report.status' | 'report.priority' | 'report.answer' | 'report.verdict', code: string | null) => {
+    if (code === null) return '—';
+    const key = `${prefix}.${code}`;
+    return isMessageKey(key) ? t(key) : code;
+  };
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
     autoFirstPage: false,
-    info: { Title: `Punch list: ${project.name}`, Author: heading.madeBy, Creator: 'Punchlist', CreationDate: heading.madeAt },
+    info: {
+      Title: t('report.title', { project: project.name }),
+      Author: heading.madeBy,
+      Creator: 'Punchlist',
+      CreationDate: heading.madeAt,
+    },
   });
   doc.registerFont('body', FONTS.body);
   doc.registerFont('bold', FONTS.bold);
@@ -93,10 +102,24 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   const bottom = () => doc.page.height - MARGIN;
   const projectName = printable(project.name);
   const madeBy = printable(heading.madeBy);
-  /** Times in the reader's time zone (the Profile's setting; UTC when none), as the web shows them. */
-  const dateTime = (at: Date | string) => zonedTime(typeof at === 'string' ? at : at.toISOString(), heading.timeZone);
-  const day = (at: string) => dateTime(at).slice(0, 10);
-  const made = `made ${dateTime(heading.madeAt)} by ${madeBy}`;
+  /**
+   * Times in the reader's time zone (the Profile's setting; UTC when none): in English as the web shows them
+   * (2026-03-18 10:00 GMT+9), in another language as it writes them (18 мар. 2026 г., 10:00 GMT+9).
+   */
+  const dateTime = (at: Date | string) => {
+    const iso = typeof at === 'string' ? at : at.toISOString();
+    const zoned = zonedTime(iso, heading.timeZone);
+    if (language === 'en') return zoned;
+    const [date = '', time = '', zone = ''] = zoned.split(' ');
+    return `${formatDay(language, date)}, ${time} ${zone}`;
+  };
+  const day = (at: string) => {
+    const local = zonedTime(at, heading.timeZone).slice(0, 10);
+    return language === 'en' ? local : formatDay(language, local);
+  };
+  /** A calendar day (a deadline) as the language writes it; English as v1 does. */
+  const calendarDay = (date: string | null) => (date === null ? '—' : language === 'en' ? date : formatDay(language, date));
+  const made = t('report.made', { at: dateTime(heading.madeAt), name: madeBy });
 
   let pageNumber = 0;
   doc.on('pageAdded', () => {
@@ -104,7 +127,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     const keep = doc.page.margins.bottom;
     // Written inside the bottom margin: lifted for the footer, or PDFKit would start another page.
     doc.page.margins.bottom = 0;
-    const footer = `Page ${pageNumber} · ${clip(projectName, 60)} · ${made}`;
+    const footer = t('report.page', { page: String(pageNumber), project: clip(projectName, 60), made });
     fontFor('body', footer)
       .fontSize(8)
       .fillColor('#555555')
@@ -121,27 +144,34 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
 
   function cover() {
     doc.addPage();
-    doc.font('body').fontSize(11).fillColor('#555555').text('Punch list').fillColor('#000000').moveDown(0.5);
+    doc.font('body').fontSize(11).fillColor('#555555').text(t('report.punchList')).fillColor('#000000').moveDown(0.5);
     fontFor('bold', projectName).fontSize(22).text(projectName).moveDown(0.5);
     const description = printable(clip(project.description, 2000));
     if (description) fontFor('body', description).fontSize(11).text(description).moveDown();
     const { progress, counters } = project;
     doc.font('body').fontSize(11);
-    doc.text(`Deadline: ${project.deadline ?? '—'}`);
-    doc.text(`Verdict: ${project.verdict ?? '—'}${project.archived ? ' (archived)' : ''}`);
-    doc.text(`Progress: ${progress.percent}% (${progress.done} of ${plural(progress.total, 'item')} done)`);
+    doc.text(t('report.deadline', { deadline: calendarDay(project.deadline) }));
+    doc.text(t('report.projectVerdict', { verdict: value('report.verdict', project.verdict), archived: project.archived ? 'yes' : 'no' }));
+    doc.text(t('report.progress', { percent: String(progress.percent), done: String(progress.done), total: progress.total }));
     const y = doc.y + 4;
     doc.rect(MARGIN, y, width(), 10).stroke('#888888');
     if (progress.percent > 0) doc.rect(MARGIN, y, (width() * progress.percent) / 100, 10).fill('#3a7d44');
     doc.fillColor('#000000');
     doc.x = MARGIN;
     doc.y = y + 20;
-    doc.text(`Sections: ${counters.sections} · Checklists: ${counters.checklists} · Items: ${counters.items}`);
-    doc.text(`Pending: ${counters.pending} · In progress: ${counters.in_progress} · Done: ${counters.done} · Blocked: ${counters.blocked}`);
+    const counts = (values: Record<string, number>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
+    doc.text(t('report.counters', counts({ sections: counters.sections, checklists: counters.checklists, items: counters.items })));
+    const { pending, in_progress, done, blocked } = counters;
+    doc.text(t('report.statusCounters', counts({ pending, in_progress, done, blocked })));
     doc.moveDown();
-    doc.text(`Items in this report: ${heading.items}${heading.filter.length ? ` (filter: ${heading.filter.join(', ')})` : ''}`);
+    const filter = heading.filter.join(', ');
+    const inReport = filter
+      ? t('report.itemsInReportFiltered', { count: String(heading.items), filter })
+      : t('report.itemsInReport', { count: String(heading.items) });
+    fontFor('body', inReport).text(inReport);
+    doc.font('body');
     doc.moveDown();
-    const madeLine = `Made ${dateTime(heading.madeAt)} by ${madeBy}`;
+    const madeLine = t('report.madeCover', { at: dateTime(heading.madeAt), name: madeBy });
     fontFor('body', madeLine).text(madeLine);
   }
 
@@ -149,20 +179,16 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
   async function planPage(plan: ReportPlan) {
     const sheet = await plan.sheet();
     doc.addPage({ layout: sheet && sheet.width > sheet.height ? 'landscape' : 'portrait' });
-    const title = `Plan: ${printable(plan.name)}`;
+    const title = t('report.plan', { name: printable(plan.name) });
     fontFor('bold', title).fontSize(14).text(title, MARGIN, MARGIN, { width: width() });
     const count = plan.pins.length;
-    doc
-      .font('body')
-      .fontSize(9)
-      .fillColor('#555555')
-      .text(`${plural(count, 'item')} of this report; each pin carries the item's number in the list.`, {
-        width: width(),
-      });
+    doc.font('body').fontSize(9).fillColor('#555555').text(t('report.planLead', { count }), {
+      width: width(),
+    });
     doc.fillColor('#000000');
     const top = doc.y + 8;
     if (!sheet) {
-      doc.font('body').fontSize(11).text('The drawing cannot be read.', MARGIN, top, { width: width() });
+      doc.font('body').fontSize(11).text(t('report.unreadableSheet'), MARGIN, top, { width: width() });
       return;
     }
     const scale = Math.min(width() / sheet.width, (bottom() - top) / sheet.height);
@@ -239,19 +265,37 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
     doc.moveDown(0.4);
     fontFor('bold', title).fontSize(10).text(title, MARGIN, doc.y, { width: width() });
     doc.font('body').fontSize(9);
-    doc.text(`Status: ${words(row.status)} · Priority: ${row.priority} · Deadline: ${row.deadline ?? '—'} · Answers: ${row.answers}`);
-    const participants = `Participants: ${row.participants.length ? printable(row.participants.join('; ')) : '—'}`;
+    doc.text(
+      t('report.itemLine', {
+        status: value('report.status', row.status),
+        priority: value('report.priority', row.priority),
+        deadline: calendarDay(row.deadline),
+        answers: String(row.answers),
+      }),
+    );
+    const participants = t('report.participants', { names: row.participants.length ? printable(row.participants.join('; ')) : '—' });
     fontFor('body', participants).text(participants);
     if (row.location) {
-      const plan = `Plan: ${printable(row.location.plan_name)}`;
+      const plan = t('report.plan', { name: printable(row.location.plan_name) });
       fontFor('body', plan).text(plan);
     }
     if (vocabulary) fontFor('body', vocabulary).text(vocabulary, MARGIN, doc.y, { width: width() });
     if (answer) {
       const review = answer.review
-        ? `reviewed ${answer.review.status} by ${answer.review.by ?? 'someone'} on ${day(answer.review.at)}`
-        : 'not reviewed';
-      const answered = printable(`Last answer by ${answer.author}, ${day(answer.created_at)}: ${words(answer.status)}, ${review}`);
+        ? t('report.reviewed', {
+            status: value('report.answer', answer.review.status),
+            name: answer.review.by ?? t('report.someone'),
+            day: day(answer.review.at),
+          })
+        : t('report.notReviewed');
+      const answered = printable(
+        t('report.lastAnswer', {
+          author: answer.author,
+          day: day(answer.created_at),
+          status: value('report.answer', answer.status),
+          review,
+        }),
+      );
       fontFor('body', answered).text(answered);
       fontFor('body', answerText)
         .fillColor('#333333')
@@ -259,7 +303,12 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
       doc.fillColor('#000000');
       doc.x = MARGIN;
     }
-    const verdict = printable(`Verdict: ${row.verdict ?? '—'}${row.reworkReason ? ` · Rework: ${clip(row.reworkReason, 200)}` : ''}`);
+    const verdictWord = value('report.verdict', row.verdict);
+    const verdict = printable(
+      row.reworkReason
+        ? t('report.itemVerdictRework', { verdict: verdictWord, reason: clip(row.reworkReason, 200) })
+        : t('report.itemVerdict', { verdict: verdictWord }),
+    );
     fontFor('body', verdict).text(verdict, MARGIN, doc.y, {
       width: width(),
     });
@@ -271,7 +320,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
       row.thumbnails.forEach((jpeg, i) => doc.image(jpeg, MARGIN + i * (THUMB + 6), top, { fit: [THUMB, THUMB] }));
       doc.x = MARGIN;
       doc.y = top + THUMB + 4;
-      if (row.photoCount > row.thumbnails.length) doc.text(`${row.photoCount - row.thumbnails.length} more photos`);
+      if (row.photoCount > row.thumbnails.length) doc.text(t('report.morePhotos', { count: row.photoCount - row.thumbnails.length }));
     }
   }
 
@@ -291,21 +340,21 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
         doc
           .font('body')
           .fillColor('#555555')
-          .text('None yet', left, top + 14, { width: half })
+          .text(t('report.noneYet'), left, top + 14, { width: half })
           .fillColor('#000000');
       const each = Math.min(STAGE_THUMB, (half - 6 * (photos.length - 1)) / Math.max(1, photos.length));
       photos.forEach((photo, i) => {
         const x = left + i * (each + 6);
         doc.image(photo.jpeg, x, top + 14, { fit: [each, STAGE_THUMB] });
-        const caption = printable(clip(`${photo.markedUp ? '(marked up) ' : ''}${photo.caption ?? ''}`.trim(), 90));
+        const caption = printable(clip(`${photo.markedUp ? `${t('report.markedUp')} ` : ''}${photo.caption ?? ''}`.trim(), 90));
         if (caption)
           fontFor('body', caption)
             .fontSize(7.5)
             .text(caption, x, top + 16 + STAGE_THUMB, { width: each, height: CAPTION_HEIGHT, ellipsis: true });
       });
     };
-    side('Defect', defect, MARGIN);
-    side('Fix', fix, MARGIN + half + 12);
+    side(t('report.defect'), defect, MARGIN);
+    side(t('report.fix'), fix, MARGIN + half + 12);
     doc.font('body').fontSize(9);
     doc.x = MARGIN;
     doc.y = top + 14 + STAGE_THUMB + CAPTION_HEIGHT + 4;
@@ -328,7 +377,7 @@ export function pdfReport(heading: ReportHeading, pages: AsyncIterable<ReportRow
 
   async function render() {
     cover();
-    if (heading.items === 0) doc.moveDown().text('No items to list.');
+    if (heading.items === 0) doc.moveDown().text(t('report.noItems'));
     for (const plan of heading.plans) {
       if (out.destroyed) return;
       await planPage(plan);

@@ -1,5 +1,5 @@
-import type { Language } from '../../i18n/i18n.js';
 import type { BallInCourt } from '../../domain/ball-in-court.js';
+import type { Language } from '../../i18n/i18n.js';
 import type { ProjectCard } from '../projects/projects.service.js';
 
 /** What a report holds, as report.service.ts reads it and report-csv.ts and report-pdf.ts write it. */
@@ -78,8 +78,8 @@ export interface ReportHeading {
   madeAt: Date;
   /** The reader's time zone (IANA name); null: UTC. The report's times are written in it. */
   timeZone: string | null;
+  /** The language of the PDF's words (docs/decisions.md, "Languages"); the CSV's headers and values never change. */
+  language: Language;
   /** The plans with items of the report on them, in the project's order (PDF only; empty for CSV). */
   plans: ReportPlan[];
-  /** The reader's language (docs/design.md §23) for the words the report adds; absent: English. */
-  language?: Language;
 }

@@ -24,7 +24,7 @@ export function createReportRepository(db: Kysely<Database>) {
       db.selectFrom('plans').select(['id', 'name']).where('project_id', '=', projectId).orderBy('position').orderBy('id').execute(),
 
     /** The reader's time zone (the Profile's setting), null when none is set: the report's times are shown in it. */
-    /** The user's chosen language (docs/design.md §23); null: none chosen. */
+    /** The language a user chose in the Profile (null: none chosen). */
     async languageOf(userId: number): Promise<string | null> {
       const row = await db.selectFrom('users').select('language').where('id', '=', userId).executeTakeFirst();
       return row?.language ?? null;

@@ -1,7 +1,7 @@
-import { resolveLanguage } from '../../i18n/i18n.js';
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../clock.js';
+import { type Language, storedLanguage } from '../../i18n/i18n.js';
 import type { Actor } from '../../domain/policy.js';
 import { concurrencyLimit } from '../../concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
@@ -56,6 +56,11 @@ export interface ReportOptions {
   madeBy: string;
   /** The reader's time zone (the web session's); absent: the actor's Profile setting, else UTC. */
   timeZone?: string | null;
+  /**
+   * The language of the PDF's words (the web session's, the CLI's `--language`); absent: the actor's Profile
+   * setting, else English (v1: a token's user who chose none gets the English report as before).
+   */
+  language?: Language;
   /** Called after each page of items is written: how many are done, of how many. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -234,15 +239,16 @@ export function createReportsService(deps: {
     async openReport(actor: Actor, projectId: number, options: ReportOptions): Promise<ReportFile> {
       const { tree, rows } = await worklists.filteredItems(actor, projectId, options.filter);
       const madeAt = clock.now();
+      const language = options.language ?? (actor.id > 0 ? storedLanguage(await repo.languageOf(actor.id)) : 'en');
       const heading: ReportHeading = {
         project: tree.project,
-        filter: describeFilter(options.filter),
+        filter: describeFilter(options.filter, language),
         items: rows.length,
         madeBy: options.madeBy,
         madeAt,
         timeZone: options.timeZone !== undefined ? options.timeZone : actor.id > 0 ? await repo.timeZoneOf(actor.id) : null,
         plans: options.format === 'pdf' ? await plansOf(actor, projectId, rows) : [],
-        language: options.format === 'pdf' && actor.id > 0 ? resolveLanguage(await repo.languageOf(actor.id), undefined) : 'en',
+        language,
       };
       const pages = pagesOf(rows, options.format, options.onProgress);
       const stream = options.format === 'csv' ? csvReport(pages, await repo.vocabularyOf(projectId)) : pdfReport(heading, pages);

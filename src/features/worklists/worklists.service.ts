@@ -1,5 +1,6 @@
 import { type Actor, type ItemTarget, type Membership, can } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
+import { type Language, translator } from '../../i18n/i18n.js';
 import { BALL_IN_COURT, type BallInCourt, ballInCourt } from '../../domain/ball-in-court.js';
 import type { Clock } from '../../clock.js';
 import { parseWeek, weekOf } from '../../domain/weeks.js';
@@ -75,22 +76,26 @@ export function parseItemFilter(query: Record<string, string | undefined>): Item
   };
 }
 
-/** The filter in words (a report's cover and the report page); empty for the whole list in tree order. */
-export function describeFilter(filter: ItemFilter): string[] {
+/**
+ * The filter in words (a report's cover and the report page) in `language`; empty for the whole list in tree order.
+ * What users typed (text, category, fields) is an argument, never a message.
+ */
+export function describeFilter(filter: ItemFilter, language: Language = 'en'): string[] {
+  const t = translator(language);
   const words: string[] = [];
-  if (filter.status) words.push(`status ${filter.status}`);
-  if (filter.mine) words.push('assigned to me');
-  if (filter.overdue) words.push('overdue');
-  if (filter.q) words.push(`text "${filter.q}"`);
-  if (filter.participant !== null) words.push(`participant #${filter.participant}`);
-  if (filter.open) words.push('open');
-  if (filter.raised) words.push(`raised in the week of ${filter.raised}`);
-  if (filter.accepted) words.push(filter.accepted === 'all' ? 'accepted' : `accepted in the week of ${filter.accepted}`);
-  if (filter.category) words.push(`category ${filter.category}`);
+  if (filter.status) words.push(t('filter.status', { status: t(`report.status.${filter.status}`) }));
+  if (filter.mine) words.push(t('filter.mine'));
+  if (filter.overdue) words.push(t('filter.overdue'));
+  if (filter.q) words.push(t('filter.text', { q: filter.q }));
+  if (filter.participant !== null) words.push(t('filter.participant', { id: String(filter.participant) }));
+  if (filter.open) words.push(t('filter.open'));
+  if (filter.raised) words.push(t('filter.raised', { week: filter.raised }));
+  if (filter.accepted) words.push(filter.accepted === 'all' ? t('filter.acceptedAll') : t('filter.accepted', { week: filter.accepted }));
+  if (filter.category) words.push(t('filter.category', { name: filter.category }));
   for (const [name, value] of Object.entries(filter.fields ?? {})) words.push(`${name} ${value}`);
-  if (filter.company != null) words.push(`company #${filter.company}`);
-  if (filter.ball != null) words.push(`ball in court: ${filter.ball}`);
-  if (filter.sort !== 'tree') words.push(`sorted by ${filter.sort}`);
+  if (filter.company != null) words.push(t('filter.company', { id: String(filter.company) }));
+  if (filter.ball != null) words.push(t('filter.ball', { ball: filter.ball }));
+  if (filter.sort !== 'tree') words.push(t('filter.sorted', { sort: filter.sort }));
   return words;
 }
 

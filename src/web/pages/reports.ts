@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { ReportFormat } from '../../features/reports/report.service.js';
 import { describeFilter, parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { idParam } from '../form.js';
+import { languageOf } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { reportPageView } from '../views/report-links.js';
 
@@ -37,6 +38,7 @@ export async function reportPages(app: FastifyInstance, deps: Pick<AppContext, '
       filter,
       madeBy: session.user.name,
       timeZone: session.timeZone,
+      language: languageOf(session).language,
     });
     reply.headers({
       'content-type': file.contentType,

@@ -1,10 +1,10 @@
 import { html, type SafeHtml } from '../html.js';
 
-/** A bar of a chart: what it counts, how many, and the list of exactly those items. */
+/** A bar of a chart: what it counts, how many, and the list of exactly those items (none where no filter lists them). */
 export interface Bar {
   label: string;
   value: number;
-  href: string;
+  href: string | null;
 }
 
 const WIDTH = 640;
@@ -37,11 +37,16 @@ export function barChart(id: string, title: string, bars: readonly Bar[], words:
 ${bars.map((bar, i) => {
   const y = 4 + i * ROW;
   const width = bar.value === 0 ? 0 : Math.max(2, Math.round((bar.value / max) * room));
-  return html`<g data-href="${bar.href}" data-value="${bar.value}" class="chart-hit"><text x="${LABEL_WIDTH - 8}" y="${y + 18}" text-anchor="end" class="chart-label">${bar.label}</text><rect x="${LABEL_WIDTH}" y="${y + 4}" width="${width}" height="${ROW - 8}" class="chart-bar"></rect><text x="${LABEL_WIDTH + width + 6}" y="${y + 18}" class="chart-value">${number(bar.value)}</text></g>`;
+  const hit =
+    bar.href === null ? html`<g data-value="${bar.value}">` : html`<g data-href="${bar.href}" data-value="${bar.value}" class="chart-hit">`;
+  return html`${hit}<text x="${LABEL_WIDTH - 8}" y="${y + 18}" text-anchor="end" class="chart-label">${bar.label}</text><rect x="${LABEL_WIDTH}" y="${y + 4}" width="${width}" height="${ROW - 8}" class="chart-bar"></rect><text x="${LABEL_WIDTH + width + 6}" y="${y + 18}" class="chart-value">${number(bar.value)}</text></g>`;
 })}
 </svg>
 <table class="chart-numbers"><caption class="sr-only">${title}</caption><tbody>
-${bars.map((bar) => html`<tr><th scope="row">${bar.label}</th><td><a href="${bar.href}">${number(bar.value)}</a></td></tr>`)}
+${bars.map(
+  (bar) =>
+    html`<tr><th scope="row">${bar.label}</th><td>${bar.href === null ? number(bar.value) : html`<a href="${bar.href}">${number(bar.value)}</a>`}</td></tr>`,
+)}
 </tbody></table>
 </figure>`;
 }
@@ -49,8 +54,8 @@ ${bars.map((bar) => html`<tr><th scope="row">${bar.label}</th><td><a href="${bar
 /** A week of the "raised and closed" chart. */
 export interface WeekBars {
   week: string;
-  raised: Bar;
-  closed: Bar;
+  raised: Bar & { href: string };
+  closed: Bar & { href: string };
 }
 
 /** Two bars per week (raised, closed), oldest week first, each a link; the table beside has a row per week. */

@@ -1,10 +1,11 @@
+import { BALL_IN_COURT } from '../../domain/ball-in-court.js';
 import type { DashboardOverview, ProjectFigures } from '../../features/dashboard/dashboard.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
 import { formatNumber, type Language, type Translate } from '../../i18n/i18n.js';
 import { html, type SafeHtml } from '../html.js';
 import { crumbs, languageOf, page } from '../layout.js';
-import { barChart, weeklyChart } from './charts.js';
+import { type Bar, barChart, weeklyChart } from './charts.js';
 
 /** The project list filtered as a figure counts (worklists' filters: open, overdue, status, raised, accepted). */
 const listOf = (projectId: number, query: string) => `/projects/${projectId}?${query}`;
@@ -18,10 +19,34 @@ function writer(session: WebSession) {
     n: (value: number) => formatNumber(language, value),
     days: (value: number | null) => (value === null ? '—' : formatNumber(language, value, 1)),
     status: (s: (typeof ITEM_STATUSES)[number]) => t(`status.${s}`),
+    ball: (b: (typeof BALL_IN_COURT)[number]) => t(`dashboard.ball.${b}`),
+    company: (name: string | null) => name ?? t('dashboard.noCompany'),
+    category: (name: string | null) => name ?? t('dashboard.noCategory'),
   };
 }
 
 type Writer = ReturnType<typeof writer>;
+
+/** The list filters of the ball in court, company and category figures (none for "no company", "no category"). */
+const ballQuery = (b: string) => `ball=${b}`;
+const companyQuery = (id: number | null) => (id === null ? null : `company=${id}`);
+const categoryQuery = (name: string | null) => (name === null ? null : `category=${encodeURIComponent(name)}`);
+
+/** The bars of ball in court, company and category (docs/design.md §23), each to `link` of its filter. */
+function splitBars(w: Writer, f: Omit<ProjectFigures, 'project'>, link: (query: string | null) => string | null) {
+  return {
+    ball: BALL_IN_COURT.map((b) => ({ label: w.ball(b), value: f.byBall[b], href: link(ballQuery(b)) })),
+    company: f.byCompany.map((c) => ({ label: w.company(c.name), value: c.count, href: link(companyQuery(c.id)) })),
+    category: f.byCategory.map((c) => ({ label: w.category(c.name), value: c.count, href: link(categoryQuery(c.name)) })),
+  };
+}
+
+/** The three charts of `splitBars`. */
+function splitCharts(w: Writer, bars: ReturnType<typeof splitBars>, words: ReturnType<typeof chartWords>): SafeHtml {
+  return html`${barChart('ball', w.t('dashboard.byBall'), bars.ball, words)}
+${barChart('company', w.t('dashboard.byCompany'), bars.company, words)}
+${barChart('category', w.t('dashboard.byCategory'), bars.category, words)}`;
+}
 
 /** The headline numbers, each a link to what it counts. */
 function headline(w: Writer, f: Omit<ProjectFigures, 'project'>, link: (query: string) => string): SafeHtml {
@@ -78,8 +103,52 @@ ${weeklyChart(
   })),
   words,
 )}
+${splitCharts(
+  w,
+  splitBars(w, f, (query) => (query === null ? null : link(query))),
+  words,
+)}
 </div>`,
   });
+}
+
+/**
+ * The across-projects tables of ball in court, companies and categories: a row per project and value, each count a
+ * link to that project's list filtered so (a plain number where no filter lists it: no company, no category).
+ */
+function splitTables(w: Writer, projects: readonly ProjectFigures[]): SafeHtml {
+  const { t } = w;
+  const count = (label: string, value: number, query: string | null, projectId: number) =>
+    html`<td data-label="${label}">${query === null ? w.n(value) : html`<a href="${listOf(projectId, query)}">${w.n(value)}</a>`}</td>`;
+  const project = (p: ProjectFigures) => html`<th scope="row"><a href="/projects/${p.project.id}/dashboard">${p.project.name}</a></th>`;
+  const items = t('dashboard.itemsColumn');
+  return html`<h2 id="ball">${t('dashboard.ballByProject')}</h2>
+<table data-testid="dashboard-ball"><thead><tr><th scope="col">${t('dashboard.project')}</th>${BALL_IN_COURT.map(
+    (b) => html`<th scope="col">${w.ball(b)}</th>`,
+  )}</tr></thead>
+<tbody>${projects.map(
+    (p) => html`<tr>${project(p)}${BALL_IN_COURT.map((b) => count(w.ball(b), p.byBall[b], ballQuery(b), p.project.id))}</tr>`,
+  )}</tbody></table>
+<h2 id="companies">${t('dashboard.companiesByProject')}</h2>
+<table data-testid="dashboard-companies"><thead><tr><th scope="col">${t('dashboard.project')}</th><th scope="col">${t(
+    'dashboard.companyColumn',
+  )}</th><th scope="col">${items}</th></tr></thead>
+<tbody>${projects.flatMap((p) =>
+    p.byCompany.map(
+      (c) =>
+        html`<tr>${project(p)}<td data-label="${t('dashboard.companyColumn')}">${w.company(c.name)}</td>${count(items, c.count, companyQuery(c.id), p.project.id)}</tr>`,
+    ),
+  )}</tbody></table>
+<h2 id="categories">${t('dashboard.categoriesByProject')}</h2>
+<table data-testid="dashboard-categories"><thead><tr><th scope="col">${t('dashboard.project')}</th><th scope="col">${t(
+    'dashboard.categoryColumn',
+  )}</th><th scope="col">${items}</th></tr></thead>
+<tbody>${projects.flatMap((p) =>
+    p.byCategory.map(
+      (c) =>
+        html`<tr>${project(p)}<td data-label="${t('dashboard.categoryColumn')}">${w.category(c.name)}</td>${count(items, c.count, categoryQuery(c.name), p.project.id)}</tr>`,
+    ),
+  )}</tbody></table>`;
 }
 
 /** `/dashboard`: every active project the user sees, side by side, and the totals. */
@@ -88,6 +157,14 @@ export function dashboardView(m: { session: WebSession; overview: DashboardOverv
   const w = writer(m.session);
   const { t } = w;
   const words = chartWords(w.language, t);
+  // Across projects, a bar of ball in court, company or category opens its table by project below.
+  const anchored = (anchor: string, list: readonly Bar[]) => list.map((b) => ({ ...b, href: anchor }));
+  const totalBars = splitBars(w, totals, () => null);
+  const acrossBars = {
+    ball: anchored('#ball', totalBars.ball),
+    company: anchored('#companies', totalBars.company),
+    category: anchored('#categories', totalBars.category),
+  };
   const cell = (label: string, href: string, value: string) => html`<td data-label="${label}"><a href="${href}">${value}</a></td>`;
   return page({
     title: t('dashboard.title'),
@@ -111,6 +188,7 @@ ${barChart(
   projects.map((p) => ({ label: p.project.name, value: p.overdue, href: listOf(p.project.id, 'overdue=1') })),
   words,
 )}
+${splitCharts(w, acrossBars, words)}
 </div>
 <h2 id="projects">${t('dashboard.byProject')}</h2>
 <table data-testid="dashboard-projects"><thead><tr><th scope="col">${t('dashboard.project')}</th>${ITEM_STATUSES.map(
@@ -124,7 +202,8 @@ ${ITEM_STATUSES.map((s) => cell(w.status(s), listOf(p.project.id, `status=${s}`)
 ${cell(t('dashboard.overdueColumn'), listOf(p.project.id, 'overdue=1'), w.n(p.overdue))}
 ${cell(t('dashboard.acceptedColumn'), listOf(p.project.id, 'accepted=all'), w.n(p.accepted))}
 ${cell(t('dashboard.medianColumn'), listOf(p.project.id, 'accepted=all'), w.days(p.medianDaysToAccept))}</tr>`,
-      )}</tbody></table>`
+      )}</tbody></table>
+${splitTables(w, projects)}`
     : html`<p class="muted">${t('dashboard.noProjects')}</p>`
 }`,
   });
