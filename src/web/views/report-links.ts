@@ -9,7 +9,7 @@ import type { Translate } from '../../i18n/i18n.js';
  * own links write it, `?…` or empty) so the report lists what the page shows.
  */
 export function reportLinks(projectId: number, query: string, t: Translate): SafeHtml {
-  return html`<p class="actions report-links"><a href="/projects/${projectId}/report${query}" data-testid="report-link">${t('report.title')}</a></p>`;
+  return html`<p class="actions report-links"><a href="/projects/${projectId}/report${query}" data-testid="report-link">${t('reportPage.title')}</a></p>`;
 }
 
 /** The report page: the two files of the same list, PDF for printing, CSV for spreadsheets and CRMs. */
@@ -17,7 +17,7 @@ export function reportPageView(m: { session: WebSession; project: ProjectCard; q
   const base = `/projects/${m.project.id}/report`;
   const { t } = languageOf(m.session);
   return page({
-    title: `${t('report.title')}: ${m.project.name}`,
+    title: `${t('reportPage.title')}: ${m.project.name}`,
     session: m.session,
     path: '/projects',
     body: html`${crumbs(
@@ -27,7 +27,7 @@ export function reportPageView(m: { session: WebSession; project: ProjectCard; q
       ],
       t,
     )}
-<h1>${t('report.title')}</h1>
+<h1>${t('reportPage.title')}</h1>
 <section class="card" aria-label="${t('report.files')}">
 <p>${t('report.listOf')} <strong>${m.project.name}</strong>: ${m.filter.length ? t('report.filtered', { filter: m.filter.join(', ') }) : t('report.everything')}.</p>
 <ul>
