@@ -1,15 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromiumIfInstalled, requireBrowser } from '../helpers/chromium.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp.js';
 import { PASSWORD, USERS } from '../helpers/workspace.js';
 
 /**
  * A Russian foreman's day on a phone (docs/design.md §23, issue 45): the executor, whose Profile says Russian, signs
  * in through the Russian sign-in page, opens the project, an item, adds a comment, then My items and the
- * notifications. On every page `<html lang="ru">`, no serious or critical axe-core violation, and no English left
+ * notifications; a Russian manager's pages and the report's PDF (read back with pdftotext); and the email the
+ * foreman gets of the manager's comment, through a real SMTP receiver. On every page `<html lang="ru">`, no serious or critical axe-core violation, and no English left
  * outside user content: no word of 4+ letters of any English message (messages/en/*.json) and, stricter, no Latin
  * word of 4+ letters at all but the few names every language writes so (Punchlist, PDF, CSV…).
  */
@@ -41,16 +44,32 @@ const ENGLISH = [...wordsOf('en')].filter((w) => !NAMES.has(w));
 
 let server: TestServer;
 let browser: Browser | undefined;
+let smtp: SmtpReceiver;
+/** The server's clock runs this far ahead: an item's email waits a minute for more changes (docs/notifications.md). */
+let aheadMs = 0;
+const clock = { now: () => new Date(Date.now() + aheadMs) };
 
 beforeAll(async () => {
-  server = await startTestServer();
+  smtp = await startSmtpReceiver();
+  server = await startTestServer({ clock, env: { SMTP_URL: smtp.url, MAIL_FROM: 'Punchlist <noreply@punchlist.test>' } });
   browser = await launchChromiumIfInstalled();
   await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.executor).execute();
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await smtp?.stop();
 });
+
+/**
+ * The English message words in a text that is not a page (a PDF's, an email's): links taken out, and any word that
+ * some user content holds (pdftotext breaks lines where the PDF does, so user content is not cut out whole).
+ */
+async function englishOutsideUserContent(text: string): Promise<string[]> {
+  const userWords = new Set((await userContent()).flatMap((t) => t.match(/[A-Za-z][A-Za-z'’]{3,}/g) ?? []));
+  const rest = text.replace(/https?:\/\/\S+/g, ' ');
+  return ENGLISH.filter((word) => !userWords.has(word) && new RegExp(`(?<![A-Za-z])${word}(?![A-Za-z])`).test(rest));
+}
 
 /** Every text the users wrote, as the database holds it: removed from a page's text before it is checked. */
 async function userContent(): Promise<string[]> {
@@ -111,7 +130,7 @@ async function check(page: Page, where: string, problems: string[], scope = 'bod
 }
 
 describe('a Russian foreman’s day on a phone', () => {
-  it('is all in Russian: sign-in, project, item, a comment, My items, notifications', async () => {
+  it('is all in Russian: sign-in, project, item, a comment, My items, notifications, the report PDF, an email', async () => {
     expect(ENGLISH.length).toBeGreaterThan(300);
     expect(ENGLISH).toContain('Deadline');
     const context = await requireBrowser(browser).newContext(PHONE);
@@ -168,6 +187,26 @@ describe('a Russian foreman’s day on a phone', () => {
     await check(manager, '/review', problems);
     await manager.goto(server.url + '/projects/1/report');
     await check(manager, '/projects/1/report', problems);
+    // The PDF the report page hands over, read back: its words in Russian too.
+    const [download] = await Promise.all([manager.waitForEvent('download'), manager.getByRole('link', { name: 'PDF' }).click()]);
+    const pdf = execFileSync('pdftotext', ['-layout', (await download.path())!, '-'], { encoding: 'utf8' });
+    expect(pdf).toContain('Перечень замечаний');
+    const pdfEnglish = await englishOutsideUserContent(pdf);
+    if (pdfEnglish.length) problems.push(`report PDF: English message words ${pdfEnglish.join(', ')}`);
+
+    // The manager comments on the foreman's item: the foreman's email, a minute later, is in Russian.
+    server.ctx.notificationWorker.start();
+    await manager.goto(server.url + '/items/1000');
+    await manager.getByLabel('Комментарий').fill('Проверьте крепление');
+    await manager.getByRole('button', { name: 'Добавить комментарий' }).click();
+    await manager.waitForURL('**/items/1000?saved=comment**');
+    await server.ctx.notificationWorker.drainNow();
+    aheadMs += 61_000;
+    await server.ctx.notificationWorker.drainNow();
+    const [mail] = await smtp.waitFor('executor@punchlist.test', 1, 30_000);
+    expect(mail!.parsed.text).toContain('Проверьте крепление');
+    const mailEnglish = await englishOutsideUserContent(`${mail!.parsed.subject}\n${mail!.parsed.text}`);
+    if (mailEnglish.length) problems.push(`email: English message words ${mailEnglish.join(', ')}`);
     await managerContext.close();
 
     // The project's plans and a plan's page, where the foreman finds an item on the drawing.
