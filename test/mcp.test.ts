@@ -383,3 +383,44 @@ describe('MCP over stdio: bin/punchlist mcp', () => {
     expect(records).toMatchObject([{ path: `${V1}/auth/me.php`, status: 403, error_code: 'scope_missing' }]);
   });
 });
+
+describe('MCP for a member limited to their company’s items (docs/design.md §20)', () => {
+  it('shows through the tools only the items their company holds: tree, item, search, report', async () => {
+    const admin = { id: USERS.admin, role: 'admin' as const };
+    const sparks = await server.ctx.companies.createCompany(admin, { name: 'Sparks for MCP', trade: 'Electrical' });
+    const walls = await server.ctx.companies.createCompany(admin, { name: 'Walls for MCP', trade: 'Drywall' });
+    await server.ctx.companies.setUserCompany(admin, USERS.bystander, sparks.id);
+    await server.ctx.members.setMember(admin, 1, {
+      userId: USERS.bystander,
+      role: 'executor',
+      limited: false,
+      sectionIds: [],
+      checklistIds: [],
+      companyItemsOnly: true,
+    });
+    await server.ctx.itemWrites.setCompany(admin, 1001, sparks.id);
+    await server.ctx.itemWrites.setCompany(admin, 1000, walls.id);
+    const mcp = await connect((await tokenWith(SCOPES, USERS.bystander)).token);
+
+    const tree = dataOf(await call(mcp, 'get_project_tree', { project_id: 1 }));
+    const treeItems = tree.sections.flatMap((s: any) => s.checklists.flatMap((c: any) => c.items.map((i: { id: number }) => i.id)));
+    expect(treeItems).toEqual([1001]);
+    expect(dataOf(await call(mcp, 'get_item', { item_id: 1001 })).item).toMatchObject({ id: 1001 });
+    expect(errorOf(await call(mcp, 'get_item', { item_id: 1000 }))).toMatchObject({ status: 404, code: 'not_found' });
+    // Item 1000's text, and the other company's name: nothing found.
+    for (const q of ['extinguishers', 'Walls for MCP']) {
+      expect(dataOf(await call(mcp, 'search_project', { project_id: 1, q })).hits, q).toEqual([]);
+    }
+    expect(dataOf(await call(mcp, 'search_project', { project_id: 1, q: 'Sparks for MCP' })).hits.map((h: any) => h.item_id)).toEqual([
+      1001,
+    ]);
+    const report = await call(mcp, 'get_project_report', { project_id: 1 });
+    const text = report.content[0]?.type === 'text' ? report.content[0].text : '';
+    expect(
+      text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['1001']);
+  });
+});

@@ -72,6 +72,8 @@ describe('"Send to companies"', () => {
     expect(sparksMail!.parsed.text).toContain('Manager sent you the open items of Sparks Ltd');
     const sparksText = await packText(sparksMail!);
     expect(sparksText).toContain('Items in this report: 2');
+    // The cover names the company, not its id.
+    expect(sparksText.replace(/\s+/g, ' ')).toContain('company Sparks Ltd');
     expect(sparksText).toContain('#1000 Extinguishers checked');
     expect(sparksText).toContain('#1011 Item 1011');
     for (const other of ['#2000', '#2001', '#2010', '#1001', '#1010']) expect(sparksText).not.toContain(other);

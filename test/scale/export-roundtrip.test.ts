@@ -79,6 +79,8 @@ describe('export + import from SQLite to PostgreSQL', () => {
     const category = await source.ctx.vocabulary.addCategory(admin, 1, 'Electrical');
     const severity = await source.ctx.vocabulary.addField(admin, 1, { name: 'Severity', kind: 'choice', options: ['low', 'high'] });
     const cost = await source.ctx.vocabulary.addField(admin, 1, { name: 'Cost', kind: 'number' });
+    // The project's escalation ladder travels with it (docs/design.md §21).
+    await source.ctx.vocabulary.setEscalation(admin, 1, { everyDays: 3, managersAfterDays: 9 });
     await source.ctx.structure.updateItem(admin, 1001, {
       vocabulary: {
         categoryId: category,

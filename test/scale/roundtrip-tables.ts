@@ -22,6 +22,7 @@ export const PERSISTENT: Record<string, string[]> = {
   categories: ['id'],
   custom_fields: ['id'],
   item_field_values: ['item_id', 'field_id'],
+  project_escalations: ['project_id'],
   api_tokens: ['id'],
   audit_log: ['id'],
   events: ['id'],
@@ -53,6 +54,9 @@ export const TRANSIENT = [
   'company_pack_sends',
   // Templates travel as their own documents (`punchlist templates export|import`, docs/cli.md), not in a fixture.
   'templates',
+  // The escalation steps told: a record against telling twice (as company_pack_sends); after a move, an overdue
+  // item is told its current step once more at most.
+  'escalation_steps',
 ];
 /** Left out, but not filled by this test's writes (the workspace has a plan and its version). */
 const FILLED_HERE = ['idempotency_keys', 'web_sessions', 'plans', 'plan_versions'];

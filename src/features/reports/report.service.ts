@@ -235,6 +235,10 @@ export function createReportsService(deps: {
     }
   }
 
+  /** The name of the company a filter names, as its items carry it (a company pack's cover). */
+  const companyName = (rows: readonly { item: { responsible_company: { id: number; name: string } | null } }[], id?: number | null) =>
+    id == null ? undefined : rows.find((r) => r.item.responsible_company?.id === id)?.item.responsible_company?.name;
+
   return {
     async openReport(actor: Actor, projectId: number, options: ReportOptions): Promise<ReportFile> {
       const { tree, rows } = await worklists.filteredItems(actor, projectId, options.filter);
@@ -242,7 +246,7 @@ export function createReportsService(deps: {
       const language = options.language ?? (actor.id > 0 ? storedLanguage(await repo.languageOf(actor.id)) : 'en');
       const heading: ReportHeading = {
         project: tree.project,
-        filter: describeFilter(options.filter, language),
+        filter: describeFilter(options.filter, language, { company: companyName(rows, options.filter.company) }),
         items: rows.length,
         madeBy: options.madeBy,
         madeAt,

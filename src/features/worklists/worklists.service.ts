@@ -80,7 +80,8 @@ export function parseItemFilter(query: Record<string, string | undefined>): Item
  * The filter in words (a report's cover and the report page) in `language`; empty for the whole list in tree order.
  * What users typed (text, category, fields) is an argument, never a message.
  */
-export function describeFilter(filter: ItemFilter, language: Language = 'en'): string[] {
+/** `names`: what the filter names by id, where the caller knows it (a company's name: "company Voltline", else "company #3"). */
+export function describeFilter(filter: ItemFilter, language: Language = 'en', names: { company?: string } = {}): string[] {
   const t = translator(language);
   const words: string[] = [];
   if (filter.status) words.push(t('filter.status', { status: t(`report.status.${filter.status}`) }));
@@ -93,7 +94,7 @@ export function describeFilter(filter: ItemFilter, language: Language = 'en'): s
   if (filter.accepted) words.push(filter.accepted === 'all' ? t('filter.acceptedAll') : t('filter.accepted', { week: filter.accepted }));
   if (filter.category) words.push(t('filter.category', { name: filter.category }));
   for (const [name, value] of Object.entries(filter.fields ?? {})) words.push(`${name} ${value}`);
-  if (filter.company != null) words.push(t('filter.company', { id: String(filter.company) }));
+  if (filter.company != null) words.push(t('filter.company', { name: names.company ?? `#${filter.company}` }));
   if (filter.ball != null) words.push(t('filter.ball', { ball: filter.ball }));
   if (filter.sort !== 'tree') words.push(t('filter.sorted', { sort: filter.sort }));
   return words;
