@@ -19,6 +19,7 @@ import type worklists from './messages/en/worklists.json';
 import type emails from './messages/en/emails.json';
 import type notifications from './messages/en/notifications.json';
 import type report from './messages/en/report.json';
+import type structure from './messages/en/structure.json';
 
 /**
  * The interface's languages (docs/design.md §23): messages in ICU MessageFormat (FormatJS's intl-messageformat),
@@ -52,7 +53,8 @@ export type MessageKey =
   | keyof typeof cli
   | keyof typeof emails
   | keyof typeof notifications
-  | keyof typeof report;
+  | keyof typeof report
+  | keyof typeof structure;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
 export type MessageValues = Record<string, string | number>;
 

@@ -52,7 +52,8 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
         vocabulary.escalationOf(session.user, projectId),
       ]);
       const saved = (request.query as Record<string, string | undefined>).saved ?? '';
-      const notice = saved === 'escalation' ? languageOf(session).t('vocab.escalation.saved') : (STRUCTURE_NOTICES[saved] ?? null);
+      const key = Object.hasOwn(STRUCTURE_NOTICES, saved) ? STRUCTURE_NOTICES[saved] : undefined;
+      const notice = key ? languageOf(session).t(key) : null;
       return structurePageView({
         session,
         project: tree.project,

@@ -178,14 +178,14 @@ ${form.summary({
   priority: ['item-priority', t('project.priority')],
   deadline: ['item-deadline', t('project.deadline')],
   'attachments[]': ['item-photos', t('photos.photos')],
-  ...vocabularySummary('item', m.vocabulary),
+  ...vocabularySummary('item', m.vocabulary, t),
 })}
 <label for="item-text">${t('itemForm.text')}</label>
 <textarea id="item-text" name="text" required maxlength="1000" rows="3" ${form.aria('text', 'item-text')}>${form.value('text')}</textarea>
 ${form.message('text', 'item-text')}
 ${m.place ? placeField(form, m.place, t) : ''}
 ${checklistField(form, 'item-checklist', m.choices, m.checklistId, t)}
-${itemVocabularyFields(form, 'item', m.vocabulary, { categoryId: null, fields: {} })}
+${itemVocabularyFields(form, 'item', m.vocabulary, { categoryId: null, fields: {} }, t)}
 ${participantsField(form, 'item-participants', m.members, [], t)}
 ${companyField(form, 'item-company', m.companies, null, t)}
 <div class="row">
@@ -250,7 +250,7 @@ ${m.writeForm(
     description: ['edit-description', t('itemForm.description')],
     participants: ['edit-participants', t('project.participants')],
     checklist: ['edit-checklist', t('itemForm.checklist')],
-    ...vocabularySummary('edit', m.vocabulary),
+    ...vocabularySummary('edit', m.vocabulary, t),
     company: ['edit-company', t('project.company')],
   })}
 <label for="edit-text">${t('itemForm.text')}</label>
@@ -269,10 +269,16 @@ ${participantsField(
 <input type="hidden" name="participants_sent" value="1">
 ${checklistField(form, 'edit-checklist', m.choices, m.item.checklist_id, t)}
 ${companyField(form, 'edit-company', m.companies, m.item.responsible_company?.id ?? null, t)}
-${itemVocabularyFields(form, 'edit', m.vocabulary, {
-  categoryId: m.vocabulary.categories.find((c) => c.name === m.item.category)?.id ?? null,
-  fields: m.item.fields,
-})}
+${itemVocabularyFields(
+  form,
+  'edit',
+  m.vocabulary,
+  {
+    categoryId: m.vocabulary.categories.find((c) => c.name === m.item.category)?.id ?? null,
+    fields: m.item.fields,
+  },
+  t,
+)}
 <div class="actions"><button type="submit">${t('itemForm.save')}</button></div>`,
   { id: 'edit' },
 )}</details>`;

@@ -10,20 +10,20 @@ type WriteForm = (action: string, body: SafeHtml, options?: { id?: string; class
 
 /** A name's rename form (a section's, checklist's, category's, field's): its input and a "Rename" button. */
 export function renameRow(
-  context: { failure: FormFailure | null; writeForm: WriteForm; maxLength?: number },
+  context: { failure: FormFailure | null; writeForm: WriteForm; maxLength?: number; t: Translate },
   form: string,
   action: string,
   label: string,
   value: string,
 ) {
-  const { failure, writeForm, maxLength = 100 } = context;
-  const state = new FormState(form, failure);
+  const { failure, writeForm, maxLength = 100, t } = context;
+  const state = new FormState(form, failure, t);
   const id = `${form}-name`;
   return writeForm(
     action,
     html`${state.summary({ name: [id, label] })}<label for="${id}">${label}</label>
 <div class="inline-field"><input id="${id}" type="text" name="name" required maxlength="${maxLength}" value="${state.value('name', value)}" ${state.aria('name', id)}>
-<button type="submit" class="secondary small">Rename</button></div>
+<button type="submit" class="secondary small">${t('structure.rename')}</button></div>
 ${state.message('name', id)}`,
     { id: form },
   );
@@ -34,74 +34,82 @@ ${state.message('name', id)}`,
  * category"; "Field name", "Field kind", "Options" (one per line), "Required" + "Add field"; each one renamed, a
  * field retired (its values kept) or brought back.
  */
-export function vocabularySections(m: { projectId: number; vocabulary: Vocabulary; failure: FormFailure | null; writeForm: WriteForm }) {
-  const { projectId, vocabulary, failure, writeForm } = m;
-  const category = new FormState('new-category', failure);
-  const field = new FormState('new-field', failure);
+export function vocabularySections(m: {
+  projectId: number;
+  vocabulary: Vocabulary;
+  failure: FormFailure | null;
+  writeForm: WriteForm;
+  t: Translate;
+}) {
+  const { projectId, vocabulary, failure, writeForm, t } = m;
+  const category = new FormState('new-category', failure, t);
+  const field = new FormState('new-field', failure, t);
   const kind = field.value('kind', 'text');
   return html`<div class="card-grid">
 <section class="card" aria-labelledby="categories-title" id="categories">
-<h2 id="categories-title">Categories</h2>
-<p class="hint">Trades or defect types: each item may carry one.</p>
+<h2 id="categories-title">${t('structure.categories')}</h2>
+<p class="hint">${t('structure.categoriesHint')}</p>
 ${
   vocabulary.categories.length
     ? html`<ul class="structure">${vocabulary.categories.map(
         (c) =>
-          html`<li id="category-${c.id}">${renameRow(m, `category-${c.id}`, `/categories/${c.id}/rename`, `Rename category “${c.name}”`, c.name)}</li>`,
+          html`<li id="category-${c.id}">${renameRow(m, `category-${c.id}`, `/categories/${c.id}/rename`, t('structure.renameCategory', { name: c.name }), c.name)}</li>`,
       )}</ul>`
-    : html`<p class="muted">No categories yet.</p>`
+    : html`<p class="muted">${t('structure.noCategories')}</p>`
 }
 ${writeForm(
   `/projects/${projectId}/categories`,
-  html`${category.summary({ name: ['new-category-name', 'Category name'] })}<label for="new-category-name">Category name</label>
+  html`${category.summary({ name: ['new-category-name', t('structure.categoryName')] })}<label for="new-category-name">${t('structure.categoryName')}</label>
 <input id="new-category-name" type="text" name="name" required maxlength="100" value="${category.value('name')}" ${category.aria('name', 'new-category-name')}>
 ${category.message('name', 'new-category-name')}
-<div class="actions"><button type="submit">Add category</button></div>`,
+<div class="actions"><button type="submit">${t('structure.addCategory')}</button></div>`,
   { id: 'new-category' },
 )}
 </section>
 <section class="card" aria-labelledby="fields-title" id="fields">
-<h2 id="fields-title">Fields</h2>
-<p class="hint">Custom fields of every item of the project. A retired field leaves the forms; its values are kept.</p>
+<h2 id="fields-title">${t('structure.fields')}</h2>
+<p class="hint">${t('structure.fieldsHint')}</p>
 ${
   vocabulary.fields.length
     ? html`<ul class="structure">${vocabulary.fields.map(
-        (f) => html`<li id="field-${f.id}"><p><strong>${f.name}</strong> <span class="muted">(${f.kind}${f.required ? ', required' : ''}${
+        (
+          f,
+        ) => html`<li id="field-${f.id}"><p><strong>${f.name}</strong> <span class="muted">(${t(`structure.kind.${f.kind}`)}${f.required ? t('structure.fieldRequired') : ''}${
           f.kind === 'choice' ? html`: ${f.options.join(', ')}` : ''
-        }${f.retired ? ', retired' : ''})</span></p>
-${renameRow(m, `field-${f.id}`, `/fields/${f.id}/rename`, `Rename field “${f.name}”`, f.name)}
+        }${f.retired ? t('structure.fieldRetired') : ''})</span></p>
+${renameRow(m, `field-${f.id}`, `/fields/${f.id}/rename`, t('structure.renameField', { name: f.name }), f.name)}
 ${writeForm(
   `/fields/${f.id}/retire`,
   html`<input type="hidden" name="retired" value="${f.retired ? '0' : '1'}"><button type="submit" class="secondary small">${
-    f.retired ? `Bring back “${f.name}”` : `Retire “${f.name}”`
+    f.retired ? t('structure.bringBack', { name: f.name }) : t('structure.retire', { name: f.name })
   }</button>`,
   { className: 'inline' },
 )}</li>`,
       )}</ul>`
-    : html`<p class="muted">No fields yet.</p>`
+    : html`<p class="muted">${t('structure.noFields')}</p>`
 }
 ${writeForm(
   `/projects/${projectId}/fields`,
   html`${field.summary({
-    name: ['new-field-name', 'Field name'],
-    kind: ['new-field-kind', 'Field kind'],
-    options: ['new-field-options', 'Options'],
-  })}<label for="new-field-name">Field name</label>
+    name: ['new-field-name', t('structure.fieldName')],
+    kind: ['new-field-kind', t('structure.fieldKind')],
+    options: ['new-field-options', t('structure.options')],
+  })}<label for="new-field-name">${t('structure.fieldName')}</label>
 <input id="new-field-name" type="text" name="name" required maxlength="100" value="${field.value('name')}" ${field.aria('name', 'new-field-name')}>
 ${field.message('name', 'new-field-name')}
-<label for="new-field-kind">Field kind</label>
+<label for="new-field-kind">${t('structure.fieldKind')}</label>
 <select id="new-field-kind" name="kind" ${field.aria('kind', 'new-field-kind')}>${FIELD_KINDS.map(
-    (k) => html`<option value="${k}" ${selected(kind === k)}>${k}</option>`,
+    (k) => html`<option value="${k}" ${selected(kind === k)}>${t(`structure.kind.${k}`)}</option>`,
   )}</select>
 ${field.message('kind', 'new-field-kind')}
-<label for="new-field-options">Options</label>
+<label for="new-field-options">${t('structure.options')}</label>
 <textarea id="new-field-options" name="options" rows="3" aria-describedby="new-field-options-hint" ${field.aria('options', 'new-field-options')}>${field.value('options')}</textarea>
-<p class="hint" id="new-field-options-hint">For a choice: one option per line.</p>
+<p class="hint" id="new-field-options-hint">${t('structure.optionsHint')}</p>
 ${field.message('options', 'new-field-options')}
 <label class="inline" for="new-field-required"><input id="new-field-required" type="checkbox" name="required" value="1" ${
     field.checked('required', false) ? html`checked` : ''
-  }> Required</label>
-<div class="actions"><button type="submit">Add field</button></div>`,
+  }> ${t('structure.required')}</label>
+<div class="actions"><button type="submit">${t('structure.addField')}</button></div>`,
   { id: 'new-field' },
 )}
 </section>
@@ -160,12 +168,13 @@ function fieldControl(
   prefix: string,
   f: { id: number; name: string; kind: FieldKind; options: readonly string[]; required: boolean },
   current: string,
+  t: Translate,
 ) {
   const key = fieldKey(f.id);
   const id = `${prefix}-${key}`;
   const value = form.value(key, current);
   const required = f.required ? html`required` : '';
-  const label = html`<label for="${id}">${f.name}${f.required ? '' : ' (optional)'}</label>`;
+  const label = html`<label for="${id}">${f.required ? f.name : t('structure.fieldOptional', { name: f.name })}</label>`;
   let control: SafeHtml;
   if (f.kind === 'choice') {
     control = html`<select id="${id}" name="${key}" ${required} ${form.aria(key, id)}><option value="">—</option>${f.options.map(
@@ -192,6 +201,7 @@ export function itemVocabularyFields(
   prefix: string,
   vocabulary: Vocabulary,
   current: { categoryId: number | null; fields: Record<string, string> },
+  t: Translate,
 ): SafeHtml {
   const active = vocabulary.fields.filter((f) => !f.retired);
   if (vocabulary.categories.length === 0 && active.length === 0) return html``;
@@ -200,19 +210,19 @@ export function itemVocabularyFields(
   return html`<input type="hidden" name="vocabulary_sent" value="1">
 ${
   vocabulary.categories.length
-    ? html`<label for="${id}">Category</label>
-<select id="${id}" name="category" ${form.aria('category', id)}><option value="">No category</option>${vocabulary.categories.map(
+    ? html`<label for="${id}">${t('structure.category')}</label>
+<select id="${id}" name="category" ${form.aria('category', id)}><option value="">${t('structure.noCategory')}</option>${vocabulary.categories.map(
         (c) => html`<option value="${c.id}" ${selected(chosen === String(c.id))}>${c.name}</option>`,
       )}</select>
 ${form.message('category', id)}`
     : ''
 }
-${active.length ? html`<div class="row">${active.map((f) => fieldControl(form, prefix, f, current.fields[f.name] ?? ''))}</div>` : ''}`;
+${active.length ? html`<div class="row">${active.map((f) => fieldControl(form, prefix, f, current.fields[f.name] ?? '', t))}</div>` : ''}`;
 }
 
 /** The summary entries of the vocabulary controls, for the form's error summary. */
-export function vocabularySummary(prefix: string, vocabulary: Vocabulary): Record<string, readonly [string, string]> {
-  const entries: Record<string, readonly [string, string]> = { category: [`${prefix}-category`, 'Category'] };
+export function vocabularySummary(prefix: string, vocabulary: Vocabulary, t: Translate): Record<string, readonly [string, string]> {
+  const entries: Record<string, readonly [string, string]> = { category: [`${prefix}-category`, t('structure.category')] };
   for (const f of vocabulary.fields) entries[fieldKey(f.id)] = [`${prefix}-${fieldKey(f.id)}`, f.name];
   return entries;
 }
