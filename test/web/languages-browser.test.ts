@@ -85,6 +85,11 @@ async function userContent(): Promise<string[]> {
     ...(await db.selectFrom('document_links').select(['title as a', 'url as b']).execute()),
     ...(await db.selectFrom('plans').select(['name as a', 'name as b']).execute()),
     ...(await db.selectFrom('api_tokens').select(['name as a', 'name as b']).execute()),
+    ...(await db.selectFrom('categories').select(['name as a', 'name as b']).execute()),
+    ...(await db.selectFrom('templates').select(['name as a', 'name as b']).execute()),
+    ...(await db.selectFrom('custom_fields').select(['name as a', 'options as b']).execute()).flatMap((f) =>
+      (JSON.parse(f.b) as string[]).map((option) => ({ a: f.a, b: option })),
+    ),
   ].flatMap((r) => [r.a, r.b]);
   return [...new Set(texts.filter((t): t is string => typeof t === 'string' && t.trim() !== ''))].sort((a, b) => b.length - a.length);
 }
@@ -183,6 +188,24 @@ describe('a Russian foreman’s day on a phone', () => {
     await check(manager, '/items/1000 (manager)', problems);
     await manager.goto(server.url + '/projects/1/items/new');
     await check(manager, '/projects/1/items/new', problems);
+    // The structure page, and the project's own words it adds: a category, a choice field, in the item forms too.
+    await manager.goto(server.url + '/projects/1/structure');
+    await check(manager, '/projects/1/structure', problems);
+    await manager.getByLabel('Название категории').fill('Электрика');
+    await manager.getByRole('button', { name: 'Добавить категорию' }).click();
+    await manager.waitForURL('**/projects/1/structure?saved=category');
+    await expect.poll(() => manager.getByRole('status').first().innerText()).toContain('Категория добавлена.');
+    await manager.getByLabel('Название поля').fill('Этаж');
+    await manager.getByLabel('Тип поля').selectOption({ label: 'выбор' });
+    await manager.getByLabel('Варианты').fill('Первый\nВторой');
+    await manager.getByRole('button', { name: 'Добавить поле' }).click();
+    await manager.waitForURL('**/projects/1/structure?saved=field');
+    expect(await manager.locator('#fields li').last().innerText()).toContain('(выбор: Первый, Второй)');
+    await check(manager, '/projects/1/structure with a category and a field', problems);
+    await manager.goto(server.url + '/projects/1/items/new');
+    expect(await manager.getByLabel('Категория', { exact: true }).locator('option').first().innerText()).toBe('Без категории');
+    expect(await manager.getByLabel('Этаж (необязательно)').count()).toBe(1);
+    await check(manager, '/projects/1/items/new with the vocabulary', problems);
     await manager.goto(server.url + '/review');
     await check(manager, '/review', problems);
     await manager.goto(server.url + '/projects/1/report');

@@ -114,10 +114,13 @@ export function structurePageView(m: StructureModel): string {
     path: '/projects',
     notice: m.notice,
     error: m.failure ? html`${t('structure.nothingSaved')} <a href="#${m.failure.form}">${t('structure.goToForm')}</a>` : null,
-    body: html`${crumbs([
-      { href: '/projects', label: t('structure.projects') },
-      { href: `/projects/${p.id}`, label: p.name },
-    ])}
+    body: html`${crumbs(
+      [
+        { href: '/projects', label: t('nav.projects') },
+        { href: `/projects/${p.id}`, label: p.name },
+      ],
+      t,
+    )}
 <h1>${t('structure.title')}</h1>
 <div class="card-grid">
 <section class="card" aria-labelledby="new-section-title">
