@@ -206,6 +206,10 @@ describe('a Russian foreman’s day on a phone', () => {
     expect(await manager.getByLabel('Категория', { exact: true }).locator('option').first().innerText()).toBe('Без категории');
     expect(await manager.getByLabel('Этаж (необязательно)').count()).toBe(1);
     await check(manager, '/projects/1/items/new with the vocabulary', problems);
+    await manager.goto(server.url + '/items/1000');
+    await manager.locator('#edit-item > summary').click();
+    await expect.poll(() => manager.getByLabel('Этаж (необязательно)').isVisible()).toBe(true);
+    await check(manager, '/items/1000 with the vocabulary (manager)', problems);
     await manager.goto(server.url + '/review');
     await check(manager, '/review', problems);
     await manager.goto(server.url + '/projects/1/report');
