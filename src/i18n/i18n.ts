@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
+import type admin from './messages/en/admin.json';
 import type audit from './messages/en/audit.json';
 import type cli from './messages/en/cli.json';
 import type core from './messages/en/core.json';
@@ -34,6 +35,7 @@ export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Р
 
 /** Every English file's keys: a key no file has is a compile error. */
 export type MessageKey =
+  | keyof typeof admin
   | keyof typeof audit
   | keyof typeof core
   | keyof typeof dashboard
