@@ -8,6 +8,7 @@ import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
 import type vocabulary from './messages/en/vocabulary.json';
 import type errors from './messages/en/errors.json';
+import type integrations from './messages/en/integrations.json';
 import type items from './messages/en/items.json';
 import type photos from './messages/en/photos.json';
 import type plans from './messages/en/plans.json';
@@ -40,6 +41,7 @@ export type MessageKey =
   | keyof typeof core
   | keyof typeof dashboard
   | keyof typeof errors
+  | keyof typeof integrations
   | keyof typeof items
   | keyof typeof photos
   | keyof typeof plans

@@ -8,6 +8,7 @@ import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.reposi
 import type { WebhookWithDeliveries } from '../../features/webhooks/webhooks.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
+import type { MessageKey, Translate } from '../../i18n/i18n.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 import { type AccountModel, languageBlock, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
 import { errorSummary } from './forms.js';
@@ -15,23 +16,29 @@ import { errorSummary } from './forms.js';
 /** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
 export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
 
+/** A scope's help in the page's language (integrations.json; the English is SCOPE_DESCRIPTIONS, the OpenAPI's). */
+export const scopeHelp = (scope: string, t: Translate): string => t(`integrations.scope.${scope}` as MessageKey);
+
+/** An expiry choice's label in the page's language. */
+export const expiryLabel = (value: string, t: Translate): string => t(`integrations.expiry.${value}` as MessageKey);
+
 /**
  * "Projects" of a token form (docs/design.md §18): "All my projects" or a choice among `offered` (the projects the
  * user sees). Plain radios and checkboxes: it works without the script.
  */
-export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[]) {
+export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[], t: Translate) {
   return html`<fieldset data-testid="token-projects">
-<legend>Projects</legend>
+<legend>${t('integrations.projects')}</legend>
 <div><label class="inline" for="projects-all"><input type="radio" id="projects-all" name="projects" value="all"
-  ${choice.projects === 'all' ? html`checked` : ''}>All my projects</label>
-<span class="muted">every project you can see, now and later</span></div>
+  ${choice.projects === 'all' ? html`checked` : ''}>${t('integrations.projects.all')}</label>
+<span class="muted">${t('integrations.projects.allHelp')}</span></div>
 <div><label class="inline" for="projects-chosen"><input type="radio" id="projects-chosen" name="projects" value="chosen"
-  ${choice.projects === 'chosen' ? html`checked` : ''}>Only the projects ticked below</label></div>
+  ${choice.projects === 'chosen' ? html`checked` : ''}>${t('integrations.projects.chosen')}</label></div>
 ${offered.map(
   (p) => html`<div class="indent"><label class="inline" for="project-${p.id}"><input type="checkbox" id="project-${p.id}" name="project_ids"
   value="${p.id}" ${choice.projectIds.includes(String(p.id)) ? html`checked` : ''}>${p.name}</label></div>`,
 )}
-<p class="hint">Outside its projects the token sees nothing; within them it still has only your own rights.</p>
+<p class="hint">${t('integrations.projects.hint')}</p>
 </fieldset>`;
 }
 
@@ -150,14 +157,14 @@ ${options.error ? errorSummary('token', [{ text: options.error, href: '#token-na
 <p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
 <label for="token-expiry">Expiry</label>
 <select id="token-expiry" name="expiry">
-${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
+${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${expiryLabel(c.value, t)}</option>`)}
 </select>
 <div id="token-expiry-date-field">
 <label for="token-expiry-date">Valid through</label>
 <input id="token-expiry-date" type="date" name="expiry_date" value="${form.date}" aria-describedby="token-expiry-date-help">
 <p id="token-expiry-date-help" class="muted">Used with “On a date…”: the token works until the end of that day (UTC).</p>
 </div>
-${projectChoiceFieldset(form, options.projects)}
+${projectChoiceFieldset(form, options.projects, t)}
 <fieldset>
 <legend>Scopes</legend>
 <div class="actions presets">
@@ -169,7 +176,7 @@ ${SCOPE_PRESETS.map(
 ${SCOPES.map(
   (scope) => html`<div><label class="inline" for="scope-${scope}"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"
   ${form.scopes.includes(scope) ? html`checked` : ''} aria-describedby="scope-help-${scope}">${scope}</label>
-<span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span></div>`,
+<span class="muted" id="scope-help-${scope}">${scopeHelp(scope, t)}</span></div>`,
 )}
 </fieldset>
 <div class="actions"><button type="submit">Create token</button></div>
