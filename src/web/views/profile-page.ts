@@ -43,8 +43,8 @@ ${offered.map(
 }
 
 /** What a token row shows of its project limit: "All", or the names (ids of projects no longer visible). */
-function projectsCell(token: TokenView, names: ReadonlyMap<number, string>) {
-  if (token.project_ids === null) return html`<span class="muted">All</span>`;
+function projectsCell(token: TokenView, names: ReadonlyMap<number, string>, t: Translate) {
+  if (token.project_ids === null) return html`<span class="muted">${t('integrations.tokens.allProjects')}</span>`;
   return html`${token.project_ids.map((id, i) => html`${i ? ', ' : ''}${names.get(id) ?? `#${id}`}`)}`;
 }
 
@@ -58,26 +58,34 @@ function tokenRow(
   csrf: SafeHtml,
   projectNames: ReadonlyMap<number, string>,
   zone: string | null,
+  t: Translate,
 ) {
   // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
   const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
   return html`<tr data-testid="token-row" data-token-id="${token.id}"${connection ? html` data-oauth="1"` : ''}>
-<td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
-<td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
-<td data-label="Projects" data-testid="token-projects">${projectsCell(token, projectNames)}</td>
-<td data-label="Created">${time(token.created_at, '—', zone)}</td>
-<td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never', zone)}</td>
-<td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at, '—', zone)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
-<td data-label="State" data-testid="token-state">${badge(state)}</td>
+<td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">${t('integrations.tokens.oauth')}</span>` : ''}</td>
+<td data-label="${t('integrations.scopes')}">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td data-label="${t('integrations.projects')}" data-testid="token-projects">${projectsCell(token, projectNames, t)}</td>
+<td data-label="${t('integrations.created')}">${time(token.created_at, '—', zone)}</td>
+<td data-label="${t('integrations.expires')}">${time(connection ? connection.expiresAt : token.expires_at, t('integrations.never'), zone)}</td>
+<td data-label="${t('integrations.lastUsed')}">${token.last_used_at ? html`${time(token.last_used_at, '—', zone)}<br><span class="muted">${t('integrations.from', { ip: token.last_used_ip ?? t('integrations.unknown') })}</span>` : html`<span class="muted">${t('integrations.never')}</span>`}</td>
+<td data-label="${t('integrations.state')}" data-testid="token-state">${tokenState(state, t)}</td>
 <td>${
     state === 'active'
       ? html`<form method="post" action="/profile/tokens/${token.id}/revoke" class="inline"
-  data-confirm="${`Revoke the token “${token.name}”? Applications using it stop working at once.`}">
+  data-confirm="${t('integrations.tokens.revokeConfirm', { name: token.name })}">
 ${csrf}${writeKeyField()}<input type="hidden" name="confirmed" value="">
-<button type="submit" class="danger small">Revoke</button></form>`
+<button type="submit" class="danger small">${t('integrations.tokens.revoke')}</button></form>`
       : ''
   }</td>
 </tr>`;
+}
+
+/** A token's state in the page's language (active, expired, revoked); any other as `badge()` shows it. */
+function tokenState(state: string, t: Translate) {
+  return ['active', 'expired', 'revoked'].includes(state)
+    ? html`<span class="badge s-${state}">${t(`integrations.state.${state}` as MessageKey)}</span>`
+    : badge(state);
 }
 
 /** What the webhook form holds: empty, or what was typed when it is shown again with an error. */
@@ -137,40 +145,40 @@ ${languageBlock(options.account)}
 ${timeZoneBlock(options.account)}
 ${passwordBlock(options.account)}
 <section class="card" aria-labelledby="tokens-title">
-<h2 id="tokens-title">External API tokens</h2>
-<p class="muted">A token lets an external application call the API as you, limited to the scopes you choose.</p>
+<h2 id="tokens-title">${t('integrations.tokens.title')}</h2>
+<p class="muted">${t('integrations.tokens.lead')}</p>
 ${
   options.created
     ? html`<div class="card" aria-labelledby="new-token-title">
-<h3 id="new-token-title">New token “${options.created.name}”</h3>
-<p class="warning"><strong>Copy it now: it is shown only this once.</strong> Store it like a password; anyone holding it acts as you.</p>
+<h3 id="new-token-title">${t('integrations.tokens.new', { name: options.created.name })}</h3>
+<p class="warning"><strong>${t('integrations.copyNow')}</strong> ${t('integrations.tokens.store')}</p>
 <code class="token" id="new-token" data-testid="new-token">${options.created.token}</code>
-<div class="actions"><button type="button" class="secondary" data-copy="new-token" hidden>Copy</button></div>
+<div class="actions"><button type="button" class="secondary" data-copy="new-token" hidden>${t('integrations.copy')}</button></div>
 </div>`
     : ''
 }
 <form method="post" action="/profile/tokens">
 ${csrf}${writeKeyField()}
 ${options.error ? errorSummary('token', [{ text: options.error, href: '#token-name' }]) : ''}
-<label for="token-name">Name</label>
+<label for="token-name">${t('integrations.name')}</label>
 <input id="token-name" type="text" name="name" maxlength="200" required value="${form.name}" aria-describedby="token-name-help">
-<p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
-<label for="token-expiry">Expiry</label>
+<p id="token-name-help" class="muted">${t('integrations.tokens.nameHelp')}</p>
+<label for="token-expiry">${t('integrations.expiry')}</label>
 <select id="token-expiry" name="expiry">
 ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${expiryLabel(c.value, t)}</option>`)}
 </select>
 <div id="token-expiry-date-field">
-<label for="token-expiry-date">Valid through</label>
+<label for="token-expiry-date">${t('integrations.validThrough')}</label>
 <input id="token-expiry-date" type="date" name="expiry_date" value="${form.date}" aria-describedby="token-expiry-date-help">
-<p id="token-expiry-date-help" class="muted">Used with “On a date…”: the token works until the end of that day (UTC).</p>
+<p id="token-expiry-date-help" class="muted">${t('integrations.tokens.dateHelp')}</p>
 </div>
 ${projectChoiceFieldset(form, options.projects, t)}
 <fieldset>
-<legend>Scopes</legend>
+<legend>${t('integrations.scopes')}</legend>
 <div class="actions presets">
 ${SCOPE_PRESETS.map(
   (p) => html`<button type="submit" name="preset" value="${p.value}" formnovalidate class="secondary small"
-  data-preset="${p.scopes.join(' ')}">${p.label}</button>`,
+  data-preset="${p.scopes.join(' ')}">${t(`integrations.preset.${p.value}` as MessageKey)}</button>`,
 )}
 </div>
 ${SCOPES.map(
@@ -179,16 +187,16 @@ ${SCOPES.map(
 <span class="muted" id="scope-help-${scope}">${scopeHelp(scope, t)}</span></div>`,
 )}
 </fieldset>
-<div class="actions"><button type="submit">Create token</button></div>
+<div class="actions"><button type="submit">${t('integrations.tokens.create')}</button></div>
 </form>
-<h3>Your tokens</h3>
+<h3>${t('integrations.tokens.yours')}</h3>
 ${
   tokens.length
     ? html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Expires</th>
-<th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf, projectNames, session.timeZone))}</tbody></table>`
-    : html`<p class="muted">No tokens yet.</p>`
+<thead><tr><th scope="col">${t('integrations.name')}</th><th scope="col">${t('integrations.scopes')}</th><th scope="col">${t('integrations.projects')}</th><th scope="col">${t('integrations.created')}</th><th scope="col">${t('integrations.expires')}</th>
+<th scope="col">${t('integrations.lastUsed')}</th><th scope="col">${t('integrations.state')}</th><th scope="col"><span class="sr-only">${t('integrations.action')}</span></th></tr></thead>
+<tbody>${tokens.map((token) => tokenRow(token, options.connections.get(token.id), csrf, projectNames, session.timeZone, t))}</tbody></table>`
+    : html`<p class="muted">${t('integrations.tokens.none')}</p>`
 }
 </section>
 ${webhooksBlock(options.webhooks, csrf, session.timeZone)}
@@ -198,14 +206,15 @@ ${options.notifications ? notificationPreferencesBlock(options.notifications, se
 
 /** Without the script's confirm() dialog, a page asks before a token is revoked. */
 export function revokeTokenView(session: WebSession, token: { id: number; name: string }): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Revoke token',
+    title: t('integrations.tokens.revokeTitle'),
     session,
     path: '/profile',
-    body: html`<h1>Revoke the token “${token.name}”?</h1>
-<p>Applications using it stop working at once: their next call is refused. This cannot be undone.</p>
+    body: html`<h1>${t('integrations.tokens.revokeHeading', { name: token.name })}</h1>
+<p>${t('integrations.tokens.revokeLead')}</p>
 <form method="post" action="/profile/tokens/${token.id}/revoke">${csrfField(session)}${writeKeyField()}<input type="hidden" name="confirmed" value="1">
-<div class="actions"><button type="submit" class="danger">Revoke</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
+<div class="actions"><button type="submit" class="danger">${t('integrations.tokens.revoke')}</button><a class="button secondary" href="/profile">${t('integrations.cancel')}</a></div></form>`,
   }).value;
 }
 
