@@ -199,7 +199,7 @@ ${
     : html`<p class="muted">${t('integrations.tokens.none')}</p>`
 }
 </section>
-${webhooksBlock(options.webhooks, csrf, session.timeZone)}
+${webhooksBlock(options.webhooks, csrf, session.timeZone, t)}
 ${options.notifications ? notificationPreferencesBlock(options.notifications, session) : ''}`,
   }).value;
 }
@@ -218,72 +218,72 @@ export function revokeTokenView(session: WebSession, token: { id: number; name: 
   }).value;
 }
 
-function deliveryRow(delivery: WebhookDeliveryRow, csrf: SafeHtml, zone: string | null) {
+function deliveryRow(delivery: WebhookDeliveryRow, csrf: SafeHtml, zone: string | null, t: Translate) {
   const response = delivery.response_code !== null ? `HTTP ${delivery.response_code}` : null;
   return html`<tr data-testid="delivery-row" data-delivery-id="${delivery.id}">
-<td data-label="Time">${time(delivery.at, '—', zone, true)}</td>
-<td data-label="Event" data-testid="delivery-event">${delivery.event_id}</td>
-<td data-label="Attempt">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(redelivery)</span>` : ''}</td>
-<td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
-<td data-label="Response">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
-<td data-label="Duration">${delivery.duration_ms} ms</td>
+<td data-label="${t('integrations.webhooks.time')}">${time(delivery.at, '—', zone, true)}</td>
+<td data-label="${t('integrations.webhooks.event')}" data-testid="delivery-event">${delivery.event_id}</td>
+<td data-label="${t('integrations.webhooks.attempt')}">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(${t('integrations.webhooks.redelivery')})</span>` : ''}</td>
+<td data-label="${t('integrations.webhooks.status')}" data-testid="delivery-status">${badge(delivery.status)}</td>
+<td data-label="${t('integrations.webhooks.response')}">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
+<td data-label="${t('integrations.webhooks.duration')}">${delivery.duration_ms} ms</td>
 <td><form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">${csrf}${writeKeyField()}
-<button type="submit" class="secondary small">Redeliver</button></form></td>
+<button type="submit" class="secondary small">${t('integrations.webhooks.redeliver')}</button></form></td>
 </tr>`;
 }
 
-function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
+function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: SafeHtml, zone: string | null, t: Translate) {
   const project =
-    endpoint.project_id === null ? 'All my projects' : (model.projectNames.get(endpoint.project_id) ?? `Project ${endpoint.project_id}`);
+    endpoint.project_id === null
+      ? t('integrations.projects.all')
+      : (model.projectNames.get(endpoint.project_id) ?? t('integrations.webhooks.projectId', { id: endpoint.project_id }));
   const titleId = `webhook-${endpoint.id}-url`;
   return html`<article class="card" data-testid="webhook-row" data-webhook-id="${endpoint.id}" id="webhook-${endpoint.id}" aria-labelledby="${titleId}">
 <h4 id="${titleId}" data-testid="webhook-url">${endpoint.url}</h4>
 <dl class="facts">
-<dt>State</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
+<dt>${t('integrations.state')}</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
     endpoint.state === 'disabled'
-      ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? 'no reason given'}</span>`
+      ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? t('integrations.webhooks.noReason')}</span>`
       : ''
   }</dd>
-<dt>Event types</dt><dd data-testid="webhook-events">${endpoint.events === null ? 'All event types' : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
-<dt>Project</dt><dd data-testid="webhook-project">${project}</dd>
-<dt>Created</dt><dd>${time(endpoint.created_at, '—', zone)}</dd>
+<dt>${t('integrations.webhooks.eventTypes')}</dt><dd data-testid="webhook-events">${endpoint.events === null ? t('integrations.webhooks.allEvents') : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
+<dt>${t('integrations.webhooks.project')}</dt><dd data-testid="webhook-project">${project}</dd>
+<dt>${t('integrations.created')}</dt><dd>${time(endpoint.created_at, '—', zone)}</dd>
 </dl>
 ${
   endpoint.state === 'active'
     ? html`<form method="post" action="/profile/webhooks/${endpoint.id}/disable" class="inline"
-  data-confirm="${`Disable the webhook to ${endpoint.url}? Nothing more is sent to it, and it cannot be enabled again.`}">
+  data-confirm="${t('integrations.webhooks.disableConfirm', { url: endpoint.url })}">
 ${csrf}${writeKeyField()}<input type="hidden" name="confirmed" value="">
-<button type="submit" class="danger small">Disable</button></form>`
+<button type="submit" class="danger small">${t('integrations.webhooks.disable')}</button></form>`
     : ''
 }
-<p><strong id="webhook-${endpoint.id}-deliveries">Recent deliveries</strong></p>
+<p><strong id="webhook-${endpoint.id}-deliveries">${t('integrations.webhooks.recent')}</strong></p>
 ${
   endpoint.deliveries.length
     ? html`<table aria-labelledby="webhook-${endpoint.id}-deliveries">
-<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th>
-<th scope="col">Response</th><th scope="col">Duration</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf, zone))}</tbody></table>`
-    : html`<p class="muted">No deliveries yet.</p>`
+<thead><tr><th scope="col">${t('integrations.webhooks.time')}</th><th scope="col">${t('integrations.webhooks.event')}</th><th scope="col">${t('integrations.webhooks.attempt')}</th><th scope="col">${t('integrations.webhooks.status')}</th>
+<th scope="col">${t('integrations.webhooks.response')}</th><th scope="col">${t('integrations.webhooks.duration')}</th><th scope="col"><span class="sr-only">${t('integrations.action')}</span></th></tr></thead>
+<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf, zone, t))}</tbody></table>`
+    : html`<p class="muted">${t('integrations.webhooks.noDeliveries')}</p>`
 }
 </article>`;
 }
 
 /** The Webhooks block (docs/design.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
-function webhooksBlock(model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
+function webhooksBlock(model: WebhooksModel, csrf: SafeHtml, zone: string | null, t: Translate) {
   const { form, error } = model;
   const urlInvalid = error?.field === 'url';
   return html`<section class="card" aria-labelledby="webhooks-title">
-<h2 id="webhooks-title">Webhooks</h2>
-<p class="muted">A webhook sends each change in your projects (an event) to an address of yours as a signed POST
-(Standard Webhooks), soon after it happens: only events about what you can see when they are sent.</p>
+<h2 id="webhooks-title">${t('integrations.webhooks.title')}</h2>
+<p class="muted">${t('integrations.webhooks.lead')}</p>
 ${
   model.created
     ? html`<section class="card" aria-labelledby="new-webhook-title">
-<h3 id="new-webhook-title">New webhook to ${model.created.url}</h3>
-<p class="warning"><strong>Copy it now: it is shown only this once.</strong> This is the signing secret: your receiver checks
-each request’s <code>webhook-signature</code> header with it. Store it like a password; anyone holding it can forge deliveries.</p>
+<h3 id="new-webhook-title">${t('integrations.webhooks.new', { url: model.created.url })}</h3>
+<p class="warning"><strong>${t('integrations.copyNow')}</strong> ${t('integrations.webhooks.secretBefore')} <code>webhook-signature</code> ${t('integrations.webhooks.secretAfter')}</p>
 <code class="token" id="new-webhook-secret" data-testid="new-webhook-secret">${model.created.secret}</code>
-<div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>Copy</button></div>
+<div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>${t('integrations.copy')}</button></div>
 </section>`
     : ''
 }
@@ -293,39 +293,38 @@ ${error ? html`<div id="webhook-error">${errorSummary('webhook', [{ text: error.
 <label for="webhook-url">URL</label>
 <input id="webhook-url" type="url" name="url" maxlength="2000" required value="${form.url}" autocomplete="off"
   aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"${urlInvalid ? html` aria-invalid="true"` : ''}>
-<p id="webhook-url-help" class="hint">Where each event is POSTed: an http or https address${
-    model.allowPrivate ? '' : ' on the internet (addresses of this machine or of a private network are refused)'
-  }.</p>
+<p id="webhook-url-help" class="hint">${model.allowPrivate ? t('integrations.webhooks.urlHelpPrivate') : t('integrations.webhooks.urlHelp')}</p>
 <fieldset aria-describedby="webhook-events-help">
-<legend>Event types</legend>
-<p id="webhook-events-help" class="hint">None ticked: every event type, including types added later.</p>
+<legend>${t('integrations.webhooks.eventTypes')}</legend>
+<p id="webhook-events-help" class="hint">${t('integrations.webhooks.eventsHelp')}</p>
 ${EVENT_TYPES.map(
   (type) => html`<div><label class="inline" for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"
   ${form.events.includes(type) ? html`checked` : ''}>${type}</label></div>`,
 )}
 </fieldset>
-<label for="webhook-project">Project</label>
+<label for="webhook-project">${t('integrations.webhooks.project')}</label>
 <select id="webhook-project" name="project_id" aria-describedby="webhook-project-help">
-<option value="">All my projects</option>
+<option value="">${t('integrations.projects.all')}</option>
 ${model.projects.map((p) => html`<option value="${p.id}" ${form.project === String(p.id) ? html`selected` : ''}>${p.name}</option>`)}
 </select>
-<p id="webhook-project-help" class="hint">One project, or every project you can see (also those you join later).</p>
-<div class="actions"><button type="submit">Create webhook</button></div>
+<p id="webhook-project-help" class="hint">${t('integrations.webhooks.projectHelp')}</p>
+<div class="actions"><button type="submit">${t('integrations.webhooks.create')}</button></div>
 </form>
-<h3>Your webhooks</h3>
-${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf, zone)) : html`<p class="muted">No webhooks yet.</p>`}
+<h3>${t('integrations.webhooks.yours')}</h3>
+${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf, zone, t)) : html`<p class="muted">${t('integrations.webhooks.none')}</p>`}
 </section>`;
 }
 
 /** Without the script's confirm() dialog, a page asks before a webhook is disabled. */
 export function disableWebhookView(session: WebSession, endpoint: { id: number; url: string }): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Disable webhook',
+    title: t('integrations.webhooks.disableTitle'),
     session,
     path: '/profile',
-    body: html`<h1>Disable the webhook to ${endpoint.url}?</h1>
-<p>Nothing more is sent to it, and it cannot be enabled again: to receive events there later, create a new webhook.</p>
+    body: html`<h1>${t('integrations.webhooks.disableHeading', { url: endpoint.url })}</h1>
+<p>${t('integrations.webhooks.disableLead')}</p>
 <form method="post" action="/profile/webhooks/${endpoint.id}/disable">${csrfField(session)}${writeKeyField()}<input type="hidden" name="confirmed" value="1">
-<div class="actions"><button type="submit" class="danger">Disable</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
+<div class="actions"><button type="submit" class="danger">${t('integrations.webhooks.disable')}</button><a class="button secondary" href="/profile">${t('integrations.cancel')}</a></div></form>`,
   }).value;
 }
