@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
+import type admin from './messages/en/admin.json';
 import type audit from './messages/en/audit.json';
 import type cli from './messages/en/cli.json';
 import type core from './messages/en/core.json';
@@ -7,6 +8,7 @@ import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
 import type vocabulary from './messages/en/vocabulary.json';
 import type errors from './messages/en/errors.json';
+import type integrations from './messages/en/integrations.json';
 import type items from './messages/en/items.json';
 import type photos from './messages/en/photos.json';
 import type plans from './messages/en/plans.json';
@@ -35,10 +37,12 @@ export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', ru: 'Р
 
 /** Every English file's keys: a key no file has is a compile error. */
 export type MessageKey =
+  | keyof typeof admin
   | keyof typeof audit
   | keyof typeof core
   | keyof typeof dashboard
   | keyof typeof errors
+  | keyof typeof integrations
   | keyof typeof items
   | keyof typeof photos
   | keyof typeof plans

@@ -286,4 +286,29 @@ describe('a Russian foreman’s day on a phone', () => {
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
   });
+
+  it('shows a Russian administrator the admin pages in Russian: users, projects, a project’s members, companies', async () => {
+    await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.admin).execute();
+    const context = await requireBrowser(browser).newContext(PHONE);
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    const problems: string[] = [];
+    await page.goto(server.url + '/login');
+    await page.getByLabel('Электронная почта').fill('admin@punchlist.test');
+    await page.getByLabel('Пароль').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await page.waitForURL('**/projects');
+    // The home's hint names a CLI command (bin/punchlist templates …): its text is code, so only its other parts.
+    await page.goto(server.url + '/admin');
+    await check(page, '/admin', problems, 'header, main > h1, main > ul');
+    await page.goto(server.url + '/admin/users');
+    await check(page, '/admin/users', problems);
+    expect(await page.locator('h1').innerText()).toBe('Пользователи');
+    await page.goto(server.url + '/admin/projects/1');
+    await check(page, '/admin/projects/1', problems);
+    await page.goto(server.url + '/admin/companies');
+    await check(page, '/admin/companies', problems, 'header, main > h1, thead, form');
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
 });

@@ -5,6 +5,7 @@ import { OAuthError } from '../../features/oauth/oauth-protocol.js';
 import { type AuthorizationRequest, AuthorizationError, type OAuthService } from '../../features/oauth/oauth.service.js';
 import { formOf } from '../form.js';
 import { SignInRequired, sessionOf } from '../session.js';
+import { languageOf } from '../layout.js';
 import type { ProjectsService } from '../../features/projects/projects.service.js';
 import { DEFAULT_EXPIRY, expiryFrom, projectChoiceOf, projectLimitOf } from '../token-expiry.js';
 import { tokenProjects } from './profile.js';
@@ -100,7 +101,8 @@ export async function oauthPages(
         return location;
       },
       redirect: (location) => location,
-      rerender: (failure) => consentPage(reply, { ...model, error: `Nothing was allowed: ${failure.message}` }, 422),
+      rerender: (failure) =>
+        consentPage(reply, { ...model, error: `${languageOf(session).t('integrations.consent.nothingAllowed')} ${failure.message}` }, 422),
     });
   });
 }

@@ -1,4 +1,4 @@
-import { type MessageKey, message } from '../../i18n/i18n.js';
+import { type Language, type MessageKey, message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError, validationError } from '../../errors.js';
@@ -169,16 +169,14 @@ async function notificationPreferencesModel(
 }
 
 /** The notice after a redelivery, from the redirect's `redelivered` (the receiver's HTTP status, or `none`). */
-function redeliveredNotice(value: string | undefined): string | null {
+function redeliveredNotice(language: Language, value: string | undefined): string | null {
   if (value === undefined) return null;
   if (/^[1-5][0-9]{2}$/.test(value)) {
     return Number(value) >= 200 && Number(value) < 300
-      ? `The event was sent again: the receiver accepted it (HTTP ${value}).`
-      : `The event was sent again, but the receiver did not accept it (HTTP ${value}).`;
+      ? message(language, 'integrations.notice.redeliveredOk', { status: value })
+      : message(language, 'integrations.notice.redeliveredRefused', { status: value });
   }
-  return value === 'none'
-    ? 'The event was sent again, but the receiver did not answer: the error is in the webhook’s deliveries below.'
-    : null;
+  return value === 'none' ? message(language, 'integrations.notice.redeliveredNone') : null;
 }
 
 export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
@@ -191,10 +189,10 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
         ? message(request.language, ACCOUNT_NOTICES[query.saved]!)
         : null
       : query.revoked
-        ? 'The token was revoked.'
+        ? message(request.language, 'integrations.notice.tokenRevoked')
         : query.webhook_disabled
-          ? 'The webhook was disabled.'
-          : redeliveredNotice(query.redelivered);
+          ? message(request.language, 'integrations.notice.webhookDisabled')
+          : redeliveredNotice(request.language, query.redelivered);
     return profilePage(deps, request, reply, { notice });
   });
 
@@ -230,7 +228,11 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
         render: (created) => profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } }),
       },
       rerender: (failure, status) =>
-        profilePage(deps, request, reply, { status, form, error: `The token was not created: ${failure.message}` }),
+        profilePage(deps, request, reply, {
+          status,
+          form,
+          error: `${message(request.language, 'integrations.tokens.notCreated')} ${failure.message}`,
+        }),
     });
   });
 
@@ -285,8 +287,8 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
       },
       rerender: (failure, status) => {
         const field = failure.errors[0]?.field || null;
-        const message = `The webhook was not created: ${failure.message}`;
-        return profilePage(deps, request, reply, { status, webhooks: { form, error: { message, field } } });
+        const text = `${message(request.language, 'integrations.webhooks.notCreated')} ${failure.message}`;
+        return profilePage(deps, request, reply, { status, webhooks: { form, error: { message: text, field } } });
       },
     });
   });

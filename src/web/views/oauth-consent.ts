@@ -1,9 +1,9 @@
 import type { AuthorizationRequest } from '../../features/oauth/oauth.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html } from '../html.js';
-import { csrfField, page } from '../layout.js';
+import { csrfField, languageOf, page } from '../layout.js';
 import { ALL_PROJECTS, EXPIRY_CHOICES, type ProjectChoice } from '../token-expiry.js';
-import { projectChoiceFieldset, SCOPE_HELP } from './profile-page.js';
+import { expiryLabel, projectChoiceFieldset, scopeHelp } from './profile-page.js';
 import { errorSummary } from './forms.js';
 
 export interface ConsentModel {
@@ -28,16 +28,16 @@ export function consentPageView(model: ConsentModel): string {
   const { request, session } = model;
   const kept = model.scopes ?? request.scopes;
   const expiry = model.expiry ?? '30d';
+  const { t } = languageOf(session);
+  const client = request.client.name;
   return page({
-    title: 'Allow access',
+    title: t('integrations.consent.title'),
     session,
     body: html`<section class="card" aria-labelledby="consent-title">
-<h1 id="consent-title">Allow <span data-testid="oauth-client-name">${request.client.name}</span> to use Punchlist as you?</h1>
-<p>The application <strong>${request.client.name}</strong> asks to act as you (${session.user.name}) through the external API and MCP,
-limited to the scopes you allow. Your answer is sent to <strong data-testid="oauth-redirect-host">${request.redirectHost}</strong>.</p>
-${request.client.clientUri ? html`<p class="muted">The application gives this address as its home page: <code>${request.client.clientUri}</code></p>` : ''}
-<p class="warning">Punchlist has not checked this application: its name is what whoever registered it chose. Allow only an
-application you are connecting yourself, right now.</p>
+<h1 id="consent-title">${t('integrations.consent.headingBefore')}<span data-testid="oauth-client-name">${client}</span>${t('integrations.consent.headingAfter')}</h1>
+<p>${t('integrations.consent.asksBefore')}<strong>${client}</strong>${t('integrations.consent.asksAfter', { user: session.user.name })}<strong data-testid="oauth-redirect-host">${request.redirectHost}</strong>.</p>
+${request.client.clientUri ? html`<p class="muted">${t('integrations.consent.homePage')} <code>${request.client.clientUri}</code></p>` : ''}
+<p class="warning">${t('integrations.consent.warning')}</p>
 <form method="post" action="/oauth/authorize">
 ${csrfField(session)}
 ${model.error ? errorSummary('consent', [{ text: model.error }]) : ''}
@@ -50,26 +50,26 @@ ${request.state !== null ? html`<input type="hidden" name="state" value="${reque
 <input type="hidden" name="scope" value="${request.scopes.join(' ')}">
 ${request.resource ? html`<input type="hidden" name="resource" value="${request.resource}">` : ''}
 <fieldset>
-<legend>Scopes</legend>
-<p class="hint">Untick what the application should not do.</p>
+<legend>${t('integrations.scopes')}</legend>
+<p class="hint">${t('integrations.consent.untick')}</p>
 ${request.scopes.map(
   (scope) => html`<div><label class="inline" for="scope-${scope}"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"
   ${kept.includes(scope) ? html`checked` : ''} aria-describedby="scope-help-${scope}">${scope}</label>
-<span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span></div>`,
+<span class="muted" id="scope-help-${scope}">${scopeHelp(scope, t)}</span></div>`,
 )}
 </fieldset>
-${projectChoiceFieldset(model.choice ?? ALL_PROJECTS, model.projects)}
-<label for="token-expiry">Expiry</label>
+${projectChoiceFieldset(model.choice ?? ALL_PROJECTS, model.projects, t)}
+<label for="token-expiry">${t('integrations.expiry')}</label>
 <select id="token-expiry" name="expiry" aria-describedby="oauth-expiry-help">
-${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
+${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${expiry === c.value ? html`selected` : ''}>${expiryLabel(c.value, t)}</option>`)}
 </select>
-<p id="oauth-expiry-help" class="hint">How long the application may keep renewing its access; you can revoke it earlier in your Profile.</p>
+<p id="oauth-expiry-help" class="hint">${t('integrations.consent.expiryHelp')}</p>
 <div id="token-expiry-date-field">
-<label for="token-expiry-date">Valid through</label>
+<label for="token-expiry-date">${t('integrations.validThrough')}</label>
 <input id="token-expiry-date" type="date" name="expiry_date" value="${model.date ?? ''}">
 </div>
-<div class="actions"><button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
+<div class="actions"><button type="submit" name="decision" value="allow">${t('integrations.consent.allow')}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${t('integrations.consent.deny')}</button></div>
 </form>
 </section>`,
   }).value;
@@ -82,16 +82,17 @@ export function authorizationErrorView(options: {
   description: string;
   returnTo: string | null;
 }): string {
+  const { t } = languageOf(options.session);
   return page({
-    title: 'Authorization refused',
+    title: t('integrations.refused.title'),
     session: options.session,
-    body: html`<h1>This authorization request cannot be answered</h1>
+    body: html`<h1>${t('integrations.refused.heading')}</h1>
 <p role="alert">${options.description} <code data-testid="oauth-error">${options.error}</code></p>
 ${
   options.returnTo
-    ? html`<p>The application asked for something this server does not offer. <a href="${options.returnTo}" rel="noreferrer">Return to the application</a> (${new URL(options.returnTo).host}) to tell it.</p>`
-    : html`<p>Nothing was sent to the application. If you were connecting one, start again from it.</p>`
+    ? html`<p>${t('integrations.refused.offer')} <a href="${options.returnTo}" rel="noreferrer">${t('integrations.refused.return')}</a> (${new URL(options.returnTo).host}) ${t('integrations.refused.toTell')}</p>`
+    : html`<p>${t('integrations.refused.nothingSent')}</p>`
 }
-<p><a href="/">Home</a></p>`,
+<p><a href="/">${t('integrations.home')}</a></p>`,
   }).value;
 }

@@ -8,6 +8,7 @@ import type { WebhookDeliveryRow } from '../../features/webhooks/webhooks.reposi
 import type { WebhookWithDeliveries } from '../../features/webhooks/webhooks.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { badge, csrfField, languageOf, page, time, writeKeyField } from '../layout.js';
+import type { MessageKey, Translate } from '../../i18n/i18n.js';
 import { EXPIRY_CHOICES, type ProjectChoice, SCOPE_PRESETS, type TokenFormState } from '../token-expiry.js';
 import { type AccountModel, languageBlock, passwordBlock, timeZoneBlock, youBlock } from './profile-account.js';
 import { errorSummary } from './forms.js';
@@ -15,29 +16,35 @@ import { errorSummary } from './forms.js';
 /** What each scope allows (one text for the Profile, the consent page and the OpenAPI document). */
 export const SCOPE_HELP = SCOPE_DESCRIPTIONS;
 
+/** A scope's help in the page's language (integrations.json; the English is SCOPE_DESCRIPTIONS, the OpenAPI's). */
+export const scopeHelp = (scope: string, t: Translate): string => t(`integrations.scope.${scope}` as MessageKey);
+
+/** An expiry choice's label in the page's language. */
+export const expiryLabel = (value: string, t: Translate): string => t(`integrations.expiry.${value}` as MessageKey);
+
 /**
  * "Projects" of a token form (docs/design.md §18): "All my projects" or a choice among `offered` (the projects the
  * user sees). Plain radios and checkboxes: it works without the script.
  */
-export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[]) {
+export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[], t: Translate) {
   return html`<fieldset data-testid="token-projects">
-<legend>Projects</legend>
+<legend>${t('integrations.projects')}</legend>
 <div><label class="inline" for="projects-all"><input type="radio" id="projects-all" name="projects" value="all"
-  ${choice.projects === 'all' ? html`checked` : ''}>All my projects</label>
-<span class="muted">every project you can see, now and later</span></div>
+  ${choice.projects === 'all' ? html`checked` : ''}>${t('integrations.projects.all')}</label>
+<span class="muted">${t('integrations.projects.allHelp')}</span></div>
 <div><label class="inline" for="projects-chosen"><input type="radio" id="projects-chosen" name="projects" value="chosen"
-  ${choice.projects === 'chosen' ? html`checked` : ''}>Only the projects ticked below</label></div>
+  ${choice.projects === 'chosen' ? html`checked` : ''}>${t('integrations.projects.chosen')}</label></div>
 ${offered.map(
   (p) => html`<div class="indent"><label class="inline" for="project-${p.id}"><input type="checkbox" id="project-${p.id}" name="project_ids"
   value="${p.id}" ${choice.projectIds.includes(String(p.id)) ? html`checked` : ''}>${p.name}</label></div>`,
 )}
-<p class="hint">Outside its projects the token sees nothing; within them it still has only your own rights.</p>
+<p class="hint">${t('integrations.projects.hint')}</p>
 </fieldset>`;
 }
 
 /** What a token row shows of its project limit: "All", or the names (ids of projects no longer visible). */
-function projectsCell(token: TokenView, names: ReadonlyMap<number, string>) {
-  if (token.project_ids === null) return html`<span class="muted">All</span>`;
+function projectsCell(token: TokenView, names: ReadonlyMap<number, string>, t: Translate) {
+  if (token.project_ids === null) return html`<span class="muted">${t('integrations.tokens.allProjects')}</span>`;
   return html`${token.project_ids.map((id, i) => html`${i ? ', ' : ''}${names.get(id) ?? `#${id}`}`)}`;
 }
 
@@ -51,26 +58,34 @@ function tokenRow(
   csrf: SafeHtml,
   projectNames: ReadonlyMap<number, string>,
   zone: string | null,
+  t: Translate,
 ) {
   // A token revoked elsewhere (the CLI) is revoked whatever its grant says until the next refresh ends it.
   const state = token.state === 'revoked' ? 'revoked' : (connection?.state ?? token.state);
   return html`<tr data-testid="token-row" data-token-id="${token.id}"${connection ? html` data-oauth="1"` : ''}>
-<td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">Connected with OAuth; the application renews its access itself</span>` : ''}</td>
-<td data-label="Scopes">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
-<td data-label="Projects" data-testid="token-projects">${projectsCell(token, projectNames)}</td>
-<td data-label="Created">${time(token.created_at, '—', zone)}</td>
-<td data-label="Expires">${time(connection ? connection.expiresAt : token.expires_at, 'never', zone)}</td>
-<td data-label="Last used">${token.last_used_at ? html`${time(token.last_used_at, '—', zone)}<br><span class="muted">from ${token.last_used_ip ?? 'unknown'}</span>` : html`<span class="muted">never</span>`}</td>
-<td data-label="State" data-testid="token-state">${badge(state)}</td>
+<td data-testid="token-name">${token.name}${connection ? html`<br><span class="muted">${t('integrations.tokens.oauth')}</span>` : ''}</td>
+<td data-label="${t('integrations.scopes')}">${token.scopes.map((s) => html`<code>${s}</code> `)}</td>
+<td data-label="${t('integrations.projects')}" data-testid="token-projects">${projectsCell(token, projectNames, t)}</td>
+<td data-label="${t('integrations.created')}">${time(token.created_at, '—', zone)}</td>
+<td data-label="${t('integrations.expires')}">${time(connection ? connection.expiresAt : token.expires_at, t('integrations.never'), zone)}</td>
+<td data-label="${t('integrations.lastUsed')}">${token.last_used_at ? html`${time(token.last_used_at, '—', zone)}<br><span class="muted">${t('integrations.from', { ip: token.last_used_ip ?? t('integrations.unknown') })}</span>` : html`<span class="muted">${t('integrations.never')}</span>`}</td>
+<td data-label="${t('integrations.state')}" data-testid="token-state">${tokenState(state, t)}</td>
 <td>${
     state === 'active'
       ? html`<form method="post" action="/profile/tokens/${token.id}/revoke" class="inline"
-  data-confirm="${`Revoke the token “${token.name}”? Applications using it stop working at once.`}">
+  data-confirm="${t('integrations.tokens.revokeConfirm', { name: token.name })}">
 ${csrf}${writeKeyField()}<input type="hidden" name="confirmed" value="">
-<button type="submit" class="danger small">Revoke</button></form>`
+<button type="submit" class="danger small">${t('integrations.tokens.revoke')}</button></form>`
       : ''
   }</td>
 </tr>`;
+}
+
+/** A token's state in the page's language (active, expired, revoked); any other as `badge()` shows it. */
+function tokenState(state: string, t: Translate) {
+  return ['active', 'expired', 'revoked'].includes(state)
+    ? html`<span class="badge s-${state}">${t(`integrations.state.${state}` as MessageKey)}</span>`
+    : badge(state);
 }
 
 /** What the webhook form holds: empty, or what was typed when it is shown again with an error. */
@@ -130,144 +145,145 @@ ${languageBlock(options.account)}
 ${timeZoneBlock(options.account)}
 ${passwordBlock(options.account)}
 <section class="card" aria-labelledby="tokens-title">
-<h2 id="tokens-title">External API tokens</h2>
-<p class="muted">A token lets an external application call the API as you, limited to the scopes you choose.</p>
+<h2 id="tokens-title">${t('integrations.tokens.title')}</h2>
+<p class="muted">${t('integrations.tokens.lead')}</p>
 ${
   options.created
     ? html`<div class="card" aria-labelledby="new-token-title">
-<h3 id="new-token-title">New token “${options.created.name}”</h3>
-<p class="warning"><strong>Copy it now: it is shown only this once.</strong> Store it like a password; anyone holding it acts as you.</p>
+<h3 id="new-token-title">${t('integrations.tokens.new', { name: options.created.name })}</h3>
+<p class="warning"><strong>${t('integrations.copyNow')}</strong> ${t('integrations.tokens.store')}</p>
 <code class="token" id="new-token" data-testid="new-token">${options.created.token}</code>
-<div class="actions"><button type="button" class="secondary" data-copy="new-token" hidden>Copy</button></div>
+<div class="actions"><button type="button" class="secondary" data-copy="new-token" hidden>${t('integrations.copy')}</button></div>
 </div>`
     : ''
 }
 <form method="post" action="/profile/tokens">
 ${csrf}${writeKeyField()}
 ${options.error ? errorSummary('token', [{ text: options.error, href: '#token-name' }]) : ''}
-<label for="token-name">Name</label>
+<label for="token-name">${t('integrations.name')}</label>
 <input id="token-name" type="text" name="name" maxlength="200" required value="${form.name}" aria-describedby="token-name-help">
-<p id="token-name-help" class="muted">What the token is for, e.g. “CRM sync”.</p>
-<label for="token-expiry">Expiry</label>
+<p id="token-name-help" class="muted">${t('integrations.tokens.nameHelp')}</p>
+<label for="token-expiry">${t('integrations.expiry')}</label>
 <select id="token-expiry" name="expiry">
-${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${c.label}</option>`)}
+${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form.expiry === c.value ? html`selected` : ''}>${expiryLabel(c.value, t)}</option>`)}
 </select>
 <div id="token-expiry-date-field">
-<label for="token-expiry-date">Valid through</label>
+<label for="token-expiry-date">${t('integrations.validThrough')}</label>
 <input id="token-expiry-date" type="date" name="expiry_date" value="${form.date}" aria-describedby="token-expiry-date-help">
-<p id="token-expiry-date-help" class="muted">Used with “On a date…”: the token works until the end of that day (UTC).</p>
+<p id="token-expiry-date-help" class="muted">${t('integrations.tokens.dateHelp')}</p>
 </div>
-${projectChoiceFieldset(form, options.projects)}
+${projectChoiceFieldset(form, options.projects, t)}
 <fieldset>
-<legend>Scopes</legend>
+<legend>${t('integrations.scopes')}</legend>
 <div class="actions presets">
 ${SCOPE_PRESETS.map(
   (p) => html`<button type="submit" name="preset" value="${p.value}" formnovalidate class="secondary small"
-  data-preset="${p.scopes.join(' ')}">${p.label}</button>`,
+  data-preset="${p.scopes.join(' ')}">${t(`integrations.preset.${p.value}` as MessageKey)}</button>`,
 )}
 </div>
 ${SCOPES.map(
   (scope) => html`<div><label class="inline" for="scope-${scope}"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"
   ${form.scopes.includes(scope) ? html`checked` : ''} aria-describedby="scope-help-${scope}">${scope}</label>
-<span class="muted" id="scope-help-${scope}">${SCOPE_HELP[scope]}</span></div>`,
+<span class="muted" id="scope-help-${scope}">${scopeHelp(scope, t)}</span></div>`,
 )}
 </fieldset>
-<div class="actions"><button type="submit">Create token</button></div>
+<div class="actions"><button type="submit">${t('integrations.tokens.create')}</button></div>
 </form>
-<h3>Your tokens</h3>
+<h3>${t('integrations.tokens.yours')}</h3>
 ${
   tokens.length
     ? html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Created</th><th scope="col">Expires</th>
-<th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${tokens.map((t) => tokenRow(t, options.connections.get(t.id), csrf, projectNames, session.timeZone))}</tbody></table>`
-    : html`<p class="muted">No tokens yet.</p>`
+<thead><tr><th scope="col">${t('integrations.name')}</th><th scope="col">${t('integrations.scopes')}</th><th scope="col">${t('integrations.projects')}</th><th scope="col">${t('integrations.created')}</th><th scope="col">${t('integrations.expires')}</th>
+<th scope="col">${t('integrations.lastUsed')}</th><th scope="col">${t('integrations.state')}</th><th scope="col"><span class="sr-only">${t('integrations.action')}</span></th></tr></thead>
+<tbody>${tokens.map((token) => tokenRow(token, options.connections.get(token.id), csrf, projectNames, session.timeZone, t))}</tbody></table>`
+    : html`<p class="muted">${t('integrations.tokens.none')}</p>`
 }
 </section>
-${webhooksBlock(options.webhooks, csrf, session.timeZone)}
+${webhooksBlock(options.webhooks, csrf, session.timeZone, t)}
 ${options.notifications ? notificationPreferencesBlock(options.notifications, session) : ''}`,
   }).value;
 }
 
 /** Without the script's confirm() dialog, a page asks before a token is revoked. */
 export function revokeTokenView(session: WebSession, token: { id: number; name: string }): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Revoke token',
+    title: t('integrations.tokens.revokeTitle'),
     session,
     path: '/profile',
-    body: html`<h1>Revoke the token “${token.name}”?</h1>
-<p>Applications using it stop working at once: their next call is refused. This cannot be undone.</p>
+    body: html`<h1>${t('integrations.tokens.revokeHeading', { name: token.name })}</h1>
+<p>${t('integrations.tokens.revokeLead')}</p>
 <form method="post" action="/profile/tokens/${token.id}/revoke">${csrfField(session)}${writeKeyField()}<input type="hidden" name="confirmed" value="1">
-<div class="actions"><button type="submit" class="danger">Revoke</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
+<div class="actions"><button type="submit" class="danger">${t('integrations.tokens.revoke')}</button><a class="button secondary" href="/profile">${t('integrations.cancel')}</a></div></form>`,
   }).value;
 }
 
-function deliveryRow(delivery: WebhookDeliveryRow, csrf: SafeHtml, zone: string | null) {
+function deliveryRow(delivery: WebhookDeliveryRow, csrf: SafeHtml, zone: string | null, t: Translate) {
   const response = delivery.response_code !== null ? `HTTP ${delivery.response_code}` : null;
   return html`<tr data-testid="delivery-row" data-delivery-id="${delivery.id}">
-<td data-label="Time">${time(delivery.at, '—', zone, true)}</td>
-<td data-label="Event" data-testid="delivery-event">${delivery.event_id}</td>
-<td data-label="Attempt">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(redelivery)</span>` : ''}</td>
-<td data-label="Status" data-testid="delivery-status">${badge(delivery.status)}</td>
-<td data-label="Response">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
-<td data-label="Duration">${delivery.duration_ms} ms</td>
+<td data-label="${t('integrations.webhooks.time')}">${time(delivery.at, '—', zone, true)}</td>
+<td data-label="${t('integrations.webhooks.event')}" data-testid="delivery-event">${delivery.event_id}</td>
+<td data-label="${t('integrations.webhooks.attempt')}">${delivery.attempt}${delivery.redelivery ? html` <span class="muted">(${t('integrations.webhooks.redelivery')})</span>` : ''}</td>
+<td data-label="${t('integrations.webhooks.status')}" data-testid="delivery-status">${badge(delivery.status)}</td>
+<td data-label="${t('integrations.webhooks.response')}">${response ?? ''}${response && delivery.error ? html`<br>` : ''}${delivery.error ? html`<span class="muted">${delivery.error}</span>` : ''}${!response && !delivery.error ? '—' : ''}</td>
+<td data-label="${t('integrations.webhooks.duration')}">${delivery.duration_ms} ms</td>
 <td><form method="post" action="/profile/webhooks/deliveries/${delivery.id}/redeliver" class="inline">${csrf}${writeKeyField()}
-<button type="submit" class="secondary small">Redeliver</button></form></td>
+<button type="submit" class="secondary small">${t('integrations.webhooks.redeliver')}</button></form></td>
 </tr>`;
 }
 
-function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
+function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: WebhooksModel, csrf: SafeHtml, zone: string | null, t: Translate) {
   const project =
-    endpoint.project_id === null ? 'All my projects' : (model.projectNames.get(endpoint.project_id) ?? `Project ${endpoint.project_id}`);
+    endpoint.project_id === null
+      ? t('integrations.projects.all')
+      : (model.projectNames.get(endpoint.project_id) ?? t('integrations.webhooks.projectId', { id: endpoint.project_id }));
   const titleId = `webhook-${endpoint.id}-url`;
   return html`<article class="card" data-testid="webhook-row" data-webhook-id="${endpoint.id}" id="webhook-${endpoint.id}" aria-labelledby="${titleId}">
 <h4 id="${titleId}" data-testid="webhook-url">${endpoint.url}</h4>
 <dl class="facts">
-<dt>State</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
+<dt>${t('integrations.state')}</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
     endpoint.state === 'disabled'
-      ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? 'no reason given'}</span>`
+      ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? t('integrations.webhooks.noReason')}</span>`
       : ''
   }</dd>
-<dt>Event types</dt><dd data-testid="webhook-events">${endpoint.events === null ? 'All event types' : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
-<dt>Project</dt><dd data-testid="webhook-project">${project}</dd>
-<dt>Created</dt><dd>${time(endpoint.created_at, '—', zone)}</dd>
+<dt>${t('integrations.webhooks.eventTypes')}</dt><dd data-testid="webhook-events">${endpoint.events === null ? t('integrations.webhooks.allEvents') : endpoint.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
+<dt>${t('integrations.webhooks.project')}</dt><dd data-testid="webhook-project">${project}</dd>
+<dt>${t('integrations.created')}</dt><dd>${time(endpoint.created_at, '—', zone)}</dd>
 </dl>
 ${
   endpoint.state === 'active'
     ? html`<form method="post" action="/profile/webhooks/${endpoint.id}/disable" class="inline"
-  data-confirm="${`Disable the webhook to ${endpoint.url}? Nothing more is sent to it, and it cannot be enabled again.`}">
+  data-confirm="${t('integrations.webhooks.disableConfirm', { url: endpoint.url })}">
 ${csrf}${writeKeyField()}<input type="hidden" name="confirmed" value="">
-<button type="submit" class="danger small">Disable</button></form>`
+<button type="submit" class="danger small">${t('integrations.webhooks.disable')}</button></form>`
     : ''
 }
-<p><strong id="webhook-${endpoint.id}-deliveries">Recent deliveries</strong></p>
+<p><strong id="webhook-${endpoint.id}-deliveries">${t('integrations.webhooks.recent')}</strong></p>
 ${
   endpoint.deliveries.length
     ? html`<table aria-labelledby="webhook-${endpoint.id}-deliveries">
-<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Status</th>
-<th scope="col">Response</th><th scope="col">Duration</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
-<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf, zone))}</tbody></table>`
-    : html`<p class="muted">No deliveries yet.</p>`
+<thead><tr><th scope="col">${t('integrations.webhooks.time')}</th><th scope="col">${t('integrations.webhooks.event')}</th><th scope="col">${t('integrations.webhooks.attempt')}</th><th scope="col">${t('integrations.webhooks.status')}</th>
+<th scope="col">${t('integrations.webhooks.response')}</th><th scope="col">${t('integrations.webhooks.duration')}</th><th scope="col"><span class="sr-only">${t('integrations.action')}</span></th></tr></thead>
+<tbody>${endpoint.deliveries.map((d) => deliveryRow(d, csrf, zone, t))}</tbody></table>`
+    : html`<p class="muted">${t('integrations.webhooks.noDeliveries')}</p>`
 }
 </article>`;
 }
 
 /** The Webhooks block (docs/design.md §8, §11): create an endpoint (secret shown once), the list, deliveries, redeliver. */
-function webhooksBlock(model: WebhooksModel, csrf: SafeHtml, zone: string | null) {
+function webhooksBlock(model: WebhooksModel, csrf: SafeHtml, zone: string | null, t: Translate) {
   const { form, error } = model;
   const urlInvalid = error?.field === 'url';
   return html`<section class="card" aria-labelledby="webhooks-title">
-<h2 id="webhooks-title">Webhooks</h2>
-<p class="muted">A webhook sends each change in your projects (an event) to an address of yours as a signed POST
-(Standard Webhooks), soon after it happens: only events about what you can see when they are sent.</p>
+<h2 id="webhooks-title">${t('integrations.webhooks.title')}</h2>
+<p class="muted">${t('integrations.webhooks.lead')}</p>
 ${
   model.created
     ? html`<section class="card" aria-labelledby="new-webhook-title">
-<h3 id="new-webhook-title">New webhook to ${model.created.url}</h3>
-<p class="warning"><strong>Copy it now: it is shown only this once.</strong> This is the signing secret: your receiver checks
-each request’s <code>webhook-signature</code> header with it. Store it like a password; anyone holding it can forge deliveries.</p>
+<h3 id="new-webhook-title">${t('integrations.webhooks.new', { url: model.created.url })}</h3>
+<p class="warning"><strong>${t('integrations.copyNow')}</strong> ${t('integrations.webhooks.secretBefore')} <code>webhook-signature</code> ${t('integrations.webhooks.secretAfter')}</p>
 <code class="token" id="new-webhook-secret" data-testid="new-webhook-secret">${model.created.secret}</code>
-<div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>Copy</button></div>
+<div class="actions"><button type="button" class="secondary" data-copy="new-webhook-secret" hidden>${t('integrations.copy')}</button></div>
 </section>`
     : ''
 }
@@ -277,39 +293,38 @@ ${error ? html`<div id="webhook-error">${errorSummary('webhook', [{ text: error.
 <label for="webhook-url">URL</label>
 <input id="webhook-url" type="url" name="url" maxlength="2000" required value="${form.url}" autocomplete="off"
   aria-describedby="webhook-url-help${urlInvalid ? ' webhook-error' : ''}"${urlInvalid ? html` aria-invalid="true"` : ''}>
-<p id="webhook-url-help" class="hint">Where each event is POSTed: an http or https address${
-    model.allowPrivate ? '' : ' on the internet (addresses of this machine or of a private network are refused)'
-  }.</p>
+<p id="webhook-url-help" class="hint">${model.allowPrivate ? t('integrations.webhooks.urlHelpPrivate') : t('integrations.webhooks.urlHelp')}</p>
 <fieldset aria-describedby="webhook-events-help">
-<legend>Event types</legend>
-<p id="webhook-events-help" class="hint">None ticked: every event type, including types added later.</p>
+<legend>${t('integrations.webhooks.eventTypes')}</legend>
+<p id="webhook-events-help" class="hint">${t('integrations.webhooks.eventsHelp')}</p>
 ${EVENT_TYPES.map(
   (type) => html`<div><label class="inline" for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"
   ${form.events.includes(type) ? html`checked` : ''}>${type}</label></div>`,
 )}
 </fieldset>
-<label for="webhook-project">Project</label>
+<label for="webhook-project">${t('integrations.webhooks.project')}</label>
 <select id="webhook-project" name="project_id" aria-describedby="webhook-project-help">
-<option value="">All my projects</option>
+<option value="">${t('integrations.projects.all')}</option>
 ${model.projects.map((p) => html`<option value="${p.id}" ${form.project === String(p.id) ? html`selected` : ''}>${p.name}</option>`)}
 </select>
-<p id="webhook-project-help" class="hint">One project, or every project you can see (also those you join later).</p>
-<div class="actions"><button type="submit">Create webhook</button></div>
+<p id="webhook-project-help" class="hint">${t('integrations.webhooks.projectHelp')}</p>
+<div class="actions"><button type="submit">${t('integrations.webhooks.create')}</button></div>
 </form>
-<h3>Your webhooks</h3>
-${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf, zone)) : html`<p class="muted">No webhooks yet.</p>`}
+<h3>${t('integrations.webhooks.yours')}</h3>
+${model.endpoints.length ? model.endpoints.map((e) => webhookRow(e, model, csrf, zone, t)) : html`<p class="muted">${t('integrations.webhooks.none')}</p>`}
 </section>`;
 }
 
 /** Without the script's confirm() dialog, a page asks before a webhook is disabled. */
 export function disableWebhookView(session: WebSession, endpoint: { id: number; url: string }): string {
+  const { t } = languageOf(session);
   return page({
-    title: 'Disable webhook',
+    title: t('integrations.webhooks.disableTitle'),
     session,
     path: '/profile',
-    body: html`<h1>Disable the webhook to ${endpoint.url}?</h1>
-<p>Nothing more is sent to it, and it cannot be enabled again: to receive events there later, create a new webhook.</p>
+    body: html`<h1>${t('integrations.webhooks.disableHeading', { url: endpoint.url })}</h1>
+<p>${t('integrations.webhooks.disableLead')}</p>
 <form method="post" action="/profile/webhooks/${endpoint.id}/disable">${csrfField(session)}${writeKeyField()}<input type="hidden" name="confirmed" value="1">
-<div class="actions"><button type="submit" class="danger">Disable</button><a class="button secondary" href="/profile">Cancel</a></div></form>`,
+<div class="actions"><button type="submit" class="danger">${t('integrations.webhooks.disable')}</button><a class="button secondary" href="/profile">${t('integrations.cancel')}</a></div></form>`,
   }).value;
 }

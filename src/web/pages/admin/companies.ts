@@ -3,13 +3,15 @@ import type { CompaniesService } from '../../../features/companies/companies.ser
 import { validationError } from '../../../errors.js';
 import { formOf, idParam, parseId } from '../../form.js';
 import { sessionOf } from '../../session.js';
+import { languageOf } from '../../layout.js';
+import type { MessageKey } from '../../../i18n/i18n.js';
 import { companiesPageView } from '../../views/admin-companies.js';
 import type { FormFailure, WebWriter } from '../../web-write.js';
 
-const NOTICES: Record<string, string> = {
-  created: 'The company was added.',
-  changed: 'The company was updated.',
-  person: "The person's company was set.",
+const NOTICES: Record<string, MessageKey> = {
+  created: 'admin.notice.companyAdded',
+  changed: 'admin.notice.companyUpdated',
+  person: 'admin.notice.personCompany',
 };
 
 async function companiesPage(
@@ -21,11 +23,13 @@ async function companiesPage(
 ) {
   const saved = (request.query as Record<string, string | undefined>).saved;
   const [list, people] = await Promise.all([companies.listCompanies(), companies.people()]);
+  const session = sessionOf(request);
+  const notice = failure || !saved || !NOTICES[saved] ? null : languageOf(session).t(NOTICES[saved]);
   const view = companiesPageView({
-    session: sessionOf(request),
+    session,
     companies: list,
     people,
-    notice: failure || !saved ? null : (NOTICES[saved] ?? null),
+    notice,
     failure: failure ?? null,
   });
   return reply.code(status).type('text/html; charset=utf-8').send(view);

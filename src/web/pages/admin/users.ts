@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UsersAdminService } from '../../../features/admin/users-admin.service.js';
 import { formOf, idParam } from '../../form.js';
 import { sessionOf } from '../../session.js';
+import { languageOf } from '../../layout.js';
 import { type NewUserForm, usersPageView } from '../../views/admin-users.js';
 import type { FormFailure, WebWriter } from '../../web-write.js';
 
@@ -26,8 +27,9 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
 
   app.get('/admin/users', admin, async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
+    const { t } = languageOf(sessionOf(request));
     return usersPage(usersAdmin, request, reply, {
-      notice: q.created ? 'The user was created.' : q.changed ? 'The user was updated.' : null,
+      notice: q.created ? t('admin.notice.userCreated') : q.changed ? t('admin.notice.userUpdated') : null,
     });
   });
 
@@ -40,7 +42,12 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
       entity: { type: 'user', id: 0 },
       redirect: () => '/admin/users?created=1',
       rerender: (failure, status) =>
-        usersPage(usersAdmin, request, reply, { status, error: `The user was not created: ${failure.message}`, form, failure }),
+        usersPage(usersAdmin, request, reply, {
+          status,
+          error: `${languageOf(sessionOf(request)).t('admin.userNotCreated')} ${failure.message}`,
+          form,
+          failure,
+        }),
       write: (_, recordAudit) => usersAdmin.createUser(user, { ...form, password: body.get('password') ?? '' }, recordAudit),
     });
   });
@@ -52,7 +59,11 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
       form: 'user-active',
       entity: { type: 'user', id },
       redirect: () => '/admin/users?changed=1',
-      rerender: (failure, status) => usersPage(usersAdmin, request, reply, { status, error: `Nothing was changed: ${failure.message}` }),
+      rerender: (failure, status) =>
+        usersPage(usersAdmin, request, reply, {
+          status,
+          error: `${languageOf(sessionOf(request)).t('admin.nothingChanged')} ${failure.message}`,
+        }),
       write: (_, recordAudit) => usersAdmin.setUserActive(user, id, form.get('active') === '1', recordAudit),
     });
   });
