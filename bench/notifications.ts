@@ -12,8 +12,8 @@
 import { rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
+import { loadConfig } from '../src/shared/config.js';
+import { createContext } from '../src/composition/context.js';
 import { copyOfWorkspace } from './lib/workspace.js';
 import { random } from './lib/random.js';
 

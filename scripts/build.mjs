@@ -3,7 +3,7 @@
 // (the web's static files, the demo's photos, the .mjs preloads) copied beside them. Run under plain `node`, the
 // server and its worker threads skip tsx's loader-hooks threads and esbuild's transforms at every start: ~60 MB
 // less RSS (docs/performance.md, "The server run as JavaScript"). Imports already name their .js files; the
-// worker thread's entry follows the extension of the module that names it (src/context.ts). Tests, the CLI and the
+// worker thread's entry follows the extension of the module that names it (src/composition/context.ts). Tests, the CLI and the
 // benchmarks' own scripts run the TypeScript through tsx, as before.
 //
 //   node scripts/build.mjs            (about a second; `npm start` runs it first)

@@ -4,7 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { apiPlugin } from './api/api-plugin.js';
 import { decorateApiRequests } from './api/request-state.js';
 import type { OperationRegistry } from './api/v1/define-operation.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from './composition/context.js';
 import { clientErrorHandler, expectationFailed, LOG_REDACT_PATHS, requestForLog } from './http-guards.js';
 import { mcpPlugin } from './mcp/http.js';
 import { healthRoutes } from './health.js';

@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './shared/config.js';
 import { buildApp } from './app.js';
-import { createContext } from './context.js';
+import { createContext } from './composition/context.js';
 import { sweepOrphanBlobs } from './features/attachments/orphan-sweep.js';
 import { nodeVersionWarning } from './node-support.js';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, cliRunner, inProcessRunner } from './helpers/cli.js';
-import { loadConfig } from '../src/config.js';
-import { type AppContext, createContext } from '../src/context.js';
+import { loadConfig } from '../src/shared/config.js';
+import { type AppContext, createContext } from '../src/composition/context.js';
 import { buildWorkspace, USERS } from './helpers/workspace.js';
 
 /**

@@ -16,8 +16,8 @@
  * Run as a child process: node --import tsx bench/lib/ladder-server.ts PORT (DATABASE_URL etc. in the environment).
  */
 import Fastify, { type FastifyRequest } from 'fastify';
-import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { loadConfig } from '../../src/shared/config.js';
+import { createContext } from '../../src/composition/context.js';
 import type { Principal } from '../../src/features/tokens/tokens.service.js';
 import type { ItemStatus } from '../../src/domain/values.js';
 import type { NewAuditRecord } from '../../src/db/tables.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../composition/context.js';
 import { auditOnResponse } from './audit-hook.js';
 import { filesRoutes } from './files.routes.js';
 import { apiErrorHandler, apiNotFoundHandler } from './envelope.js';

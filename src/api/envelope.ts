@@ -4,7 +4,7 @@ import { Type, type TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { deflateAhead, gzipParts, type Deflated } from '../http/gzip.js';
 import { redactSecrets } from '../domain/redact.js';
-import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
+import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../shared/errors.js';
 import { JSON_BODY_LIMIT } from './json-body.js';
 
 const API_VERSION = 'v1';

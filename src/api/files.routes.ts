@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, Type } from 'typebox';
-import type { AppContext } from '../context.js';
-import { ApiError, type ErrorCode } from '../errors.js';
+import type { AppContext } from '../composition/context.js';
+import { ApiError, type ErrorCode } from '../shared/errors.js';
 import type { Scope } from '../domain/scopes.js';
 import type { PlanFile } from '../features/plans/plans.service.js';
 import { SESSION_USER_HEADER, sessionCookieName } from '../features/sessions/session-cookie.js';

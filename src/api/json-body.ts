@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 

@@ -17,7 +17,7 @@ async function runOnDir(
   io: CliIo,
   action: (
     service: BackupService,
-    config: import('../config.js').Config,
+    config: import('../shared/config.js').Config,
     dir: string,
     progress: (line: string) => void,
   ) => Promise<Manifest>,
@@ -25,7 +25,7 @@ async function runOnDir(
 ) {
   const { positionals } = parseCommand(command.name, argv, {}, 1);
   const dir = requiredPositional(command.name, 'DIR', positionals);
-  const [service, { loadConfig }] = await Promise.all([import('../features/backup/backup.service.js'), import('../config.js')]);
+  const [service, { loadConfig }] = await Promise.all([import('../features/backup/backup.service.js'), import('../shared/config.js')]);
   const started = performance.now();
   const progress = progressLine(io, `${command.name}: `);
   let manifest: Manifest;

@@ -22,7 +22,7 @@ export const mcpCommand: Command = {
       { createMcpServer, MCP_SERVER_VERSION },
       { StdioServerTransport },
     ] = await Promise.all([
-      import('../config.js'),
+      import('../shared/config.js'),
       import('../client/index.js'),
       import('../mcp/server.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../composition/context.js';
 import type { User } from '../db/tables.js';
 import { cliError } from './args.js';
 import type { CliIo } from './io.js';
@@ -10,7 +10,7 @@ import type { CliIo } from './io.js';
  * once (every module goes through tsx, which makes loading the database stack cost most of a second).
  */
 export async function withContext<T>(io: CliIo, fn: (ctx: AppContext) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
-  const [{ loadConfig }, { createContext }] = await Promise.all([import('../config.js'), import('../context.js')]);
+  const [{ loadConfig }, { createContext }] = await Promise.all([import('../shared/config.js'), import('../composition/context.js')]);
   const ctx = await createContext(loadConfig(io.env), options);
   try {
     return await fn(ctx);

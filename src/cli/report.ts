@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Actor } from '../domain/policy.js';
 import { ITEM_STATUSES, type UserRole } from '../domain/values.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { packFilter } from '../features/companies/company-packs.service.js';
 import { isLanguage, LANGUAGES, message } from '../i18n/i18n.js';
 import { type Command, cliError, parseCommand, positiveInteger, required, usageWords } from './args.js';

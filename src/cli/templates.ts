@@ -1,7 +1,7 @@
 import { message } from '../i18n/i18n.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { type Command, CliError, parseCommand, positiveInteger, requiredPositional } from './args.js';
 import { withContext } from './open-context.js';
 import { formatTable, printJson, printLine } from './output.js';

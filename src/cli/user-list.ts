@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../composition/context.js';
 import type { User } from '../db/tables.js';
 import { type Command, parseCommand, required } from './args.js';
 import { userByEmail, withContext } from './open-context.js';

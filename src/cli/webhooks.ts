@@ -2,7 +2,7 @@ import { message } from '../i18n/i18n.js';
 import type { Actor } from '../domain/policy.js';
 import { EVENT_TYPES, type UserRole } from '../domain/values.js';
 import type { User } from '../db/tables.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { type Command, CliError, parseCommand, positiveInteger, required, requiredPositional, usageError } from './args.js';
 import { userByEmail, withContext } from './open-context.js';
 import { userListCommand } from './user-list.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../shared/config.js';
 import { openDatabase } from './database.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;

@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 
 /**
  * The escalation ladder of a project (docs/design.md §21): while an item stays overdue and open, its participants

@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import { isCalendarDate, LINK_KINDS, type LinkKind, MAX_LINK_TITLE_LENGTH, MAX_LINKS, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from './values.js';
 
 /**

@@ -1,6 +1,6 @@
 import { PRIORITIES, type Priority } from './values.js';
 import { FIELD_KINDS, type FieldKind, fieldOptions, typedValue } from './vocabulary.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 
 /**
  * A template's JSON document (docs/design.md §21, docs/cli.md "Templates"): a project's shape without states,

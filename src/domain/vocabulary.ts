@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import { nameProblem } from './inputs.js';
 import { isCalendarDate } from './values.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
-import { ApiError, unknownFields, validationError } from '../errors.js';
+import { ApiError, unknownFields, validationError } from '../shared/errors.js';
 import type { IncomingImage } from '../features/attachments/attachments.service.js';
 import { newUploadDir } from './upload-temp.js';
 import { hashMultipartRequest, type MultipartFileDigest } from '../features/idempotency/idempotency.service.js';

@@ -1,5 +1,5 @@
 import type Sharp from 'sharp';
-import { concurrencyLimit } from '../concurrency-limit.js';
+import { concurrencyLimit } from '../shared/concurrency-limit.js';
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 

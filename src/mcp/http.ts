@@ -6,8 +6,8 @@ import type { Principal } from '../features/tokens/tokens.service.js';
 import { bearerChallenge, meta } from '../api/envelope.js';
 import type { OperationRegistry } from '../api/v1/define-operation.js';
 import { createPunchlistClient } from '../client/index.js';
-import type { AppContext } from '../context.js';
-import { ApiError, unauthorized } from '../errors.js';
+import type { AppContext } from '../composition/context.js';
+import { ApiError, unauthorized } from '../shared/errors.js';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.js';
 
 /**

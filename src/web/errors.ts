@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { html } from './html.js';
 import { languageOf, page } from './layout.js';
 import type { Language, MessageKey } from '../i18n/i18n.js';

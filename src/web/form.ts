@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type DocumentLinkInput, normalizeDocumentLinks } from '../domain/inputs.js';
 import { MAX_LINKS } from '../domain/values.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { urlEncodedForms } from '../http/form-body.js';
 
 /** Forms are small: names, reasons, a few checkboxes. */

@@ -3,10 +3,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canAdminister } from '../domain/policy.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { isSecure, sessionCookieName, sessionUserCookieName } from '../features/sessions/session-cookie.js';
 import { sameSecret, SESSION_LIFETIME_MS, type SessionsService, type WebSession } from '../features/sessions/sessions.service.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import { formOf } from './form.js';
 
 declare module 'fastify' {

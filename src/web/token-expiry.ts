@@ -1,6 +1,6 @@
 import { READ_ONLY_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isCalendarDate } from '../domain/values.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 
 /** Expiry choices (docs/design.md §4): days from now, a date (valid through the end of that day, UTC), or none. */
 export const EXPIRY_CHOICES = [

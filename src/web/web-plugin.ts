@@ -1,7 +1,7 @@
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../composition/context.js';
 import { KONVA_DIR, KONVA_FILES, STATIC_DIR, VENDOR_DIR, VENDOR_FILES } from './assets.js';
 import { webErrorHandler, webNotFoundHandler } from './errors.js';
 import { formBodies } from './form.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditRecord } from '../http/audit-record.js';
 import type { Actor } from '../domain/policy.js';
-import { ApiError, type FieldError } from '../errors.js';
+import { ApiError, type FieldError } from '../shared/errors.js';
 import type { IdempotencyScope, IdempotencyService } from '../features/idempotency/idempotency.service.js';
 import { hashJsonRequest } from '../features/idempotency/idempotency.service.js';
 import type { AuditService, RecordAudit } from '../features/audit/audit.service.js';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALID_DATA_MESSAGE } from '../../src/errors.js';
+import { INVALID_DATA_MESSAGE } from '../../src/shared/errors.js';
 import { refuseInserts } from '../helpers/database.js';
 import { expectError } from '../helpers/envelope.js';
 import { isWebp, pngBomb, solid } from '../helpers/images.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { SCOPES, type Scope } from '../../src/domain/scopes.js';
 import { generateToken, hashToken } from '../../src/domain/token-format.js';
 import { expectError, expectOk } from '../helpers/envelope.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { type AppContext, createContext } from '../../src/context.js';
+import { type AppContext, createContext } from '../../src/composition/context.js';
 import { importFixture } from '../../src/features/fixtures/import.service.js';
 import { solid, uploadForm } from '../helpers/images.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { CACHE_TTL_MS } from '../../src/features/tokens/tokens.service.js';
 import { createTokenCache } from '../../src/features/tokens/token-cache.js';
 import { expectError, expectOk } from '../helpers/envelope.js';

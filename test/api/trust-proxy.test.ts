@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/shared/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/composition/context.js';
 import type { Actor } from '../../src/domain/policy.js';
 import { startReceiver, waitUntil } from '../helpers/receiver.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';

@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { loadConfig } from '../../src/config.js';
-import { type AppContext, createContext } from '../../src/context.js';
+import { loadConfig } from '../../src/shared/config.js';
+import { type AppContext, createContext } from '../../src/composition/context.js';
 
 /** The real `bin/punchlist`, run as an operator would: a child process, by absolute path. */
 export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'punchlist');

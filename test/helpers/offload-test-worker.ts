@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import type { Jobs } from '../../src/features/offload/job-runner.js';
-import type { WorkerConfig } from '../../src/config.js';
-import { createJobs as createAppJobs } from '../../src/offload-worker.js';
+import type { WorkerConfig } from '../../src/shared/config.js';
+import { createJobs as createAppJobs } from '../../src/composition/offload-worker.js';
 
 /** A worker module for tests of the pool (features/offload): the app's jobs (reports), and jobs that tests steer. */
 export const OFFLOAD_TEST_WORKER = new URL(import.meta.url);

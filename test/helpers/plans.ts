@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import sharp from 'sharp';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/composition/context.js';
 import { tileSheet } from '../../src/imaging/plan-sheets.js';
 
 /** Plans made in the test (PDFKit, already a dependency): no binary fixtures in the repository. */

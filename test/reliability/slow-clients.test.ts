@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/shared/config.js';
 import { parseResponse } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { snapshot } from '../helpers/snapshot.js';

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALID_DATA_MESSAGE } from '../../src/errors.js';
+import { INVALID_DATA_MESSAGE } from '../../src/shared/errors.js';
 import { expectError } from '../helpers/envelope.js';
 import { pngBomb, solid, uploadForm } from '../helpers/images.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/shared/clock.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
 import { USERS, type UserKey } from '../helpers/workspace.js';
 import { decode, signedInClients } from './web-client.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, rateLimited, scopeMissing, TokenRefused, unauthorized } from '../../errors.js';
+import { ApiError, rateLimited, scopeMissing, TokenRefused, unauthorized } from '../../shared/errors.js';
 import type { RateLimiter } from '../../features/rate-limit/rate-limiter.js';
 import type { TokensService } from '../../features/tokens/tokens.service.js';
 

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Static, TObject, TSchema } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import type { Scope } from '../../domain/scopes.js';
-import type { ErrorCode } from '../../errors.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import type { IntegerText } from './schemas.js';
 import type { IncomingImage } from '../../features/attachments/attachments.service.js';
 import type { AuditEntryBuilder } from '../../features/items/item-writer.js';

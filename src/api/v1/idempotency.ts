@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, validationError } from '../../errors.js';
+import { ApiError, validationError } from '../../shared/errors.js';
 import { hashJsonRequest, type IdempotencyScope, type IdempotencyService } from '../../features/idempotency/idempotency.service.js';
 
 /**

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { UPLOAD_LIMITS } from '../../http/multipart.js';
 import { ErrorEnvelope } from '../envelope.js';
 import { type DownloadDefinition, DOWNLOADS } from '../files.routes.js';
-import { ERROR_STATUS, type ErrorCode } from '../../errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.js';
 import { type Operation, type OperationRegistry, V1_BASE_PATH, operationAt } from './define-operation.js';
 import { NAMED_SCHEMAS, publicSchema, stripPrivateKeywords } from './schemas.js';
 

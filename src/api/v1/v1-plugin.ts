@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import type { AppContext } from '../../composition/context.js';
+import { ApiError } from '../../shared/errors.js';
 import { bearerAuth } from './bearer-auth.js';
 import { corsHooks } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';

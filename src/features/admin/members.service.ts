@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { MEMBER_ROLES, type MemberRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { MembersRepository } from './members.repository.js';

@@ -1,9 +1,9 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Project } from '../../db/tables.js';
 import { formDeadline, normalizeDeadline, optionalText, requiredName, requiredText } from '../../domain/inputs.js';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import { MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
-import { forbidden, notFound, validationError } from '../../errors.js';
+import { forbidden, notFound, validationError } from '../../shared/errors.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { CompaniesService, CompanyView } from '../companies/companies.service.js';
 import { applyCompanyChange, companyChange } from '../items/item-company.js';

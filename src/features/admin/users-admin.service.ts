@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';

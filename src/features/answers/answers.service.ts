@@ -1,8 +1,8 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { type DocumentLinkInput, normalizeDocumentLinks, normalizeText } from '../../domain/inputs.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 import type { Actor } from '../../domain/policy.js';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../shared/errors.js';
 import type { Author } from '../comments/comments.service.js';
 import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
 import type { ItemsService } from '../items/items.service.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { MAX_CAPTION_LENGTH, PHOTO_STAGES, type EventType, type PhotoStage } from '../../domain/values.js';
-import { invalidData, notFound, validationError, type FieldError } from '../../errors.js';
+import { invalidData, notFound, validationError, type FieldError } from '../../shared/errors.js';
 import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
 import type { BlobStore } from '../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../items/item-views.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
-import { type AppContext, createContext } from '../../context.js';
+import { type AppContext, createContext } from '../../composition/context.js';
 import type { ItemStatus } from '../../domain/values.js';
 import { startTestServer, type TestServer, V1 } from '../../../test/helpers/server.js';
 import { USERS, type UserKey } from '../../../test/helpers/workspace.js';

@@ -1,4 +1,4 @@
-import { ownsWholeBuffer } from '../../bytes.js';
+import { ownsWholeBuffer } from '../../shared/bytes.js';
 import type { Deflated } from '../../http/gzip.js';
 
 /**

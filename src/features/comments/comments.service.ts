@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { normalizeText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';

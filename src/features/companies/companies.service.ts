@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import { notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from '../admin/admin-guard.js';
 import type { CompaniesRepository, CompanyRow } from './companies.repository.js';

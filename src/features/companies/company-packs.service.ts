@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
-import { ApiError, forbidden, validationError } from '../../errors.js';
+import { ApiError, forbidden, validationError } from '../../shared/errors.js';
 import { isLanguage, type Language } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { NotificationsRepository } from '../notifications/notifications.repository.js';

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import { hashPassword } from '../../domain/passwords.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
-import { forbidden, validationError } from '../../errors.js';
+import { forbidden, validationError } from '../../shared/errors.js';
 import { isLanguage, type Language } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { NotificationsRepository } from '../notifications/notifications.repository.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import type { ResponseCache } from '../caches/response-cache.js';
 import type { ProjectsService } from '../projects/projects.service.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { BALL_IN_COURT, type BallInCourt } from '../../domain/ball-in-court.js';
 import type { Actor } from '../../domain/policy.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Database } from '../../db/tables.js';
 import type { EventType } from '../../domain/values.js';
 import type { EventsRepository } from './events.repository.js';

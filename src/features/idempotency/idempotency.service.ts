@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { IdempotencyRepository, StoredScope } from './idempotency.repository.js';
 
 /**

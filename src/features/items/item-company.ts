@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import type { EmitEvent } from './item-writer.js';
 import type { WriteRepositories } from './write-repositories.js';
 

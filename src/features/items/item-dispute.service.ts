@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { requiredText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { companyStep } from './item-company.js';
 import type { AuditEntryBuilder, ItemWriter } from './item-writer.js';
 

@@ -1,6 +1,6 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import type { AuditEntryBuilder, ItemWriter } from './item-writer.js';
 import type { ItemLocation } from './item-views.js';
 import type { WriteRepositories } from './write-repositories.js';

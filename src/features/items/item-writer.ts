@@ -1,12 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { TransactionRunner } from '../../db/group-commit.js';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Database, NewAuditRecord } from '../../db/tables.js';
 import type { Actor, ItemAction, ItemTarget } from '../../domain/policy.js';
 import type { EventType } from '../../domain/values.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { NewEvent } from '../events/events.repository.js';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../shared/errors.js';
 import { lockItem, lockProject } from './items.repository.js';
 import type { ItemsService } from './items.service.js';
 import type { WriteRepositories } from './write-repositories.js';

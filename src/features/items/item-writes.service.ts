@@ -1,8 +1,8 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { assertDeadlineAhead, type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
 import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-writer.js';
 import { companyStep } from './item-company.js';
 import type { WriteRepositories } from './write-repositories.js';

@@ -1,7 +1,7 @@
 import type { Item, Project } from '../../db/tables.js';
 import { ballInCourt } from '../../domain/ball-in-court.js';
 import { type Actor, can, ITEM_ACTIONS, type ItemAction, type ItemTarget, type Membership } from '../../domain/policy.js';
-import { forbidden, notFound } from '../../errors.js';
+import { forbidden, notFound } from '../../shared/errors.js';
 import type { ProjectAccessReads, ProjectsRepository } from '../projects/projects.repository.js';
 import type { ItemsRepository, ItemWrites } from './items.repository.js';
 import { attachmentView, fieldsView, inShowingOrder, type ItemCard, linkView, locationView } from './item-views.js';

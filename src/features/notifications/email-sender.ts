@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { UserRole } from '../../domain/values.js';
 import { type MailMessage, type Mailer, MailError } from '../mail/mailer.js';
 import { oneLookAtATime } from '../events/one-look-at-a-time.js';

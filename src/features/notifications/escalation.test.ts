@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext } from '../../context.js';
+import { createContext } from '../../composition/context.js';
 import { testDialect } from '../../../test/helpers/database.js';
 import { createTestClock } from '../../../test/helpers/factories.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../../../test/helpers/smtp.js';

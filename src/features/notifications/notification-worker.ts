@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { EventsRepository } from '../events/events.repository.js';
 import { createOutboxConsumer } from '../events/outbox-consumer.js';
 import type { EmailSender } from './email-sender.js';

@@ -1,10 +1,10 @@
 import type { Insertable, Transaction } from 'kysely';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Database, EscalationStepsTable } from '../../db/tables.js';
 import { daysOverdue, escalationStep } from '../../domain/escalation.js';
 import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../shared/errors.js';
 import { formatDay, formatMoment, isLanguage, type Language, message, storedLanguage } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config.js';
-import { createContext } from '../../context.js';
+import { ConfigError, loadConfig } from '../../shared/config.js';
+import { createContext } from '../../composition/context.js';
 import { createMetrics } from '../../metrics/prometheus.js';
 import type { EventType } from '../../domain/values.js';
 import { createTestClock } from '../../../test/helpers/factories.js';

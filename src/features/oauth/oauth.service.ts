@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Database } from '../../db/tables.js';
 import { type Scope, SCOPES } from '../../domain/scopes.js';
 import { hashToken, isWellFormedToken } from '../../domain/token-format.js';

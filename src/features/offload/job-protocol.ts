@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import { ApiError, type FieldError } from '../../errors.js';
+import { ApiError, type FieldError } from '../../shared/errors.js';
 
 /**
  * The messages between the pool (main thread, worker-pool.ts) and a worker (job-runner.ts). Every job has a

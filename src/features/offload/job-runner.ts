@@ -1,7 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
-import { ownsWholeBuffer } from '../../bytes.js';
+import { ownsWholeBuffer } from '../../shared/bytes.js';
 import { type CancelJob, type CloseRequest, type JobMessage, type JobRequest, serializeError } from './job-protocol.js';
 
 /** What a handler may do while it runs. */

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../shared/config.js';
 import type { JobLane } from './worker-pool.js';
 
 /**
@@ -8,7 +8,7 @@ import type { JobLane } from './worker-pool.js';
 const REPORTS_PER_THREAD = 1;
 /**
  * Trees and searches per thread at once, beside a report: each is a few to tens of ms, between the report's
- * awaits. Four is the worker's PostgreSQL pool (src/offload-worker.ts); SQLite reads run one after another anyway.
+ * awaits. Four is the worker's PostgreSQL pool (src/composition/offload-worker.ts); SQLite reads run one after another anyway.
  */
 const READS_PER_THREAD = 4;
 

@@ -1,5 +1,5 @@
 import { deflateAhead, type Deflated } from '../../http/gzip.js';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import type { DashboardReads } from '../dashboard/dashboard-cache.js';
 import type { DashboardService } from '../dashboard/dashboard.service.js';

@@ -7,8 +7,8 @@ import { OFFLOAD_TEST_WORKER } from '../../../test/helpers/offload-test-worker.j
 import { startTestServer, type TestServer, V1 } from '../../../test/helpers/server.js';
 import { signedInClients } from '../../../test/web/web-client.js';
 import { openDatabase } from '../../db/database.js';
-import { ApiError } from '../../errors.js';
-import { workerConfig } from '../../config.js';
+import { ApiError } from '../../shared/errors.js';
+import { workerConfig } from '../../shared/config.js';
 import { offloadLanes } from './lanes.js';
 import { createWorkerPool, type WorkerPool } from './worker-pool.js';
 

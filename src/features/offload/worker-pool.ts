@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { type CancelJob, type CloseRequest, type JobMessage, type JobRequest, type Ready, reviveError } from './job-protocol.js';
 
 const BOOTSTRAP = new URL('./worker-bootstrap.mjs', import.meta.url);

@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import type { RenderMessage, RenderTask } from './plan-render-protocol.js';
 import { inspectFile, refusal, renderFile } from './plan-render-tasks.js';
 

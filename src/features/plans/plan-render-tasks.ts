@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { ImageRejected } from '../../imaging/images.js';
 import { fitScale, inspectPlanImage, type SheetBounds, tileSheet, type TiledSheet } from '../../imaging/plan-sheets.js';
 import { openPdf, type PdfPage, PdfRejected } from './pdf-document.js';

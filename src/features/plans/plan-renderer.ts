@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ApiError, validationError } from '../../errors.js';
+import { ApiError, validationError } from '../../shared/errors.js';
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
 import type { Inspection, RenderMessage, RenderTask } from './plan-render-protocol.js';
 

@@ -1,6 +1,6 @@
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import type { ItemStatus } from '../../domain/values.js';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../shared/errors.js';
 import type { ItemLocation } from '../items/item-views.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { DZI_NAME } from '../../imaging/plan-sheets.js';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
-import { forbidden, notFound } from '../../errors.js';
+import { forbidden, notFound } from '../../shared/errors.js';
 import { cropSheet, DZI_NAME } from '../../imaging/plan-sheets.js';
 import type { BlobStore } from '../../storage/index.js';
 import type { ProjectsService } from '../projects/projects.service.js';

@@ -10,7 +10,7 @@ import {
 } from '../../domain/policy.js';
 import { ITEM_STATUSES } from '../../domain/values.js';
 import type { Project } from '../../db/tables.js';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../shared/errors.js';
 import { fieldsView } from '../../domain/vocabulary.js';
 import type { ArchivedFilter, ProjectAccessReads, ProjectsRepository, StatusCount, StructureRows } from './projects.repository.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Language } from '../../i18n/i18n.js';
 import type { Actor } from '../../domain/policy.js';
 import type { JobHandler } from '../offload/job-runner.js';

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { type Language, storedLanguage } from '../../i18n/i18n.js';
 import type { Actor } from '../../domain/policy.js';
-import { concurrencyLimit } from '../../concurrency-limit.js';
+import { concurrencyLimit } from '../../shared/concurrency-limit.js';
 import type { ImageConverter } from '../../imaging/images.js';
 import { sheetForPrint } from '../../imaging/plan-sheets.js';
 import type { BlobStore } from '../../storage/blob-store.js';

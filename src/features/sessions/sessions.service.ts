@@ -2,7 +2,7 @@ import type { Language } from '../../i18n/i18n.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Database } from '../../db/tables.js';
 import { prepareDummyHash, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';

@@ -1,9 +1,9 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import { parseTemplate, type TemplateBody, type TemplateChecklist } from '../../domain/template-format.js';
 import { typedValue, valueText } from '../../domain/vocabulary.js';
-import { notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../shared/errors.js';
 import { assertAdmin } from '../admin/admin-guard.js';
 import type { StructureService } from '../admin/structure.service.js';
 import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 
 /**
  * What authentication reads of a token and its user, kept per token hash for at most `ttlMs`

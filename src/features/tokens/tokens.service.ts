@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { requiredName } from '../../domain/inputs.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import { MAX_NAME_LENGTH, type UserRole } from '../../domain/values.js';
-import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../errors.js';
+import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { createTokenCache } from './token-cache.js';
 import type { TokensRepository } from './tokens.repository.js';

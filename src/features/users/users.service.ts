@@ -1,11 +1,11 @@
 import { isLanguage, type Language } from '../../i18n/i18n.js';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { User } from '../../db/tables.js';
 import { hashPassword, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
 import { type MemberRole, USER_ROLES, type UserRole } from '../../domain/values.js';
-import { conflict, notFound, validationError } from '../../errors.js';
+import { conflict, notFound, validationError } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { UsersRepository } from './users.repository.js';
 

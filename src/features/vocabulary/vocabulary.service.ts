@@ -1,9 +1,9 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { type EscalationLadder, escalationLadder } from '../../domain/escalation.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import { fieldKind, fieldOptions } from '../../domain/vocabulary.js';
-import { notFound, validationError } from '../../errors.js';
+import { notFound, validationError } from '../../shared/errors.js';
 import type { StructureService } from '../admin/structure.service.js';
 import type { AuditEntryBuilder } from '../items/item-writer.js';
 import type { ProjectsService } from '../projects/projects.service.js';

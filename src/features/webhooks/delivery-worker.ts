@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { EventType, UserRole } from '../../domain/values.js';
 import type { EventsService } from '../events/events.service.js';
 import { oneLookAtATime } from '../events/one-look-at-a-time.js';

@@ -1,7 +1,7 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { EVENT_TYPES, type EventType } from '../../domain/values.js';
-import { ApiError, notFound, validationError } from '../../errors.js';
+import { ApiError, notFound, validationError } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { EventsRepository } from '../events/events.repository.js';
 import type { EventsService, EventView } from '../events/events.service.js';

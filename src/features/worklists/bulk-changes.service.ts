@@ -1,8 +1,8 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { type Actor, can, type Membership } from '../../domain/policy.js';
 import { formDeadline } from '../../domain/inputs.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
-import { ApiError, forbidden, validationError } from '../../errors.js';
+import { ApiError, forbidden, validationError } from '../../shared/errors.js';
 import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
 import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
 import type { WriteRepositories } from '../items/write-repositories.js';

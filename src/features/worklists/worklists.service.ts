@@ -2,7 +2,7 @@ import { type Actor, type ItemTarget, type Membership, can } from '../../domain/
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
 import { type Language, translator } from '../../i18n/i18n.js';
 import { BALL_IN_COURT, type BallInCourt, ballInCourt } from '../../domain/ball-in-court.js';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { parseWeek, weekOf } from '../../domain/weeks.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectCard, ProjectsService, ProjectTree, TreeChecklist, TreeItem, TreeSection } from '../projects/projects.service.js';

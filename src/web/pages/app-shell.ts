@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config.js';
+import type { Config } from '../../shared/config.js';
 import { SESSION_USER_HEADER, sessionUserCookieName } from '../../features/sessions/session-cookie.js';
 import { ICONS, PRECACHED_ASSETS, STATIC_VERSION } from '../assets.js';
 import { html } from '../html.js';

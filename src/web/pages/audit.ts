@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import { auditRecordsOwner, canAdminister } from '../../domain/policy.js';
 import { wallTimeToUtc } from '../../domain/time-zones.js';
 import type { AuditFilter } from '../../features/audit/audit.service.js';

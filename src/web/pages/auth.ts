@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.js';
-import type { AppContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import type { Config } from '../../shared/config.js';
+import type { AppContext } from '../../composition/context.js';
+import { ApiError } from '../../shared/errors.js';
 import { sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { errorPage } from '../errors.js';
 import { formOf } from '../form.js';

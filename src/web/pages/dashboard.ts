@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import { dashboardView, projectDashboardView } from '../views/dashboard-page.js';
 import { idParam } from '../form.js';
 import { sessionOf } from '../session.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import type { AppContext } from '../../composition/context.js';
+import { ApiError } from '../../shared/errors.js';
 import type { InvitationOutcome } from '../../features/companies/invitations.service.js';
 import { sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { formOf, idParam } from '../form.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import { notificationLink } from '../../features/notifications/email-content.js';
 import { errorPage } from '../errors.js';
 import { formOf, idParam } from '../form.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../../clock.js';
-import { ApiError } from '../../errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { ApiError } from '../../shared/errors.js';
 import { OAuthError } from '../../features/oauth/oauth-protocol.js';
 import { type AuthorizationRequest, AuthorizationError, type OAuthService } from '../../features/oauth/oauth.service.js';
 import { formOf } from '../form.js';

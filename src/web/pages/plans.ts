@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { idParam, parseId } from '../form.js';
 import { formPage } from '../form-page.js';
 import { languageOf } from '../layout.js';

@@ -1,7 +1,7 @@
 import { type Language, type MessageKey, message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { ApiError, validationError } from '../../errors.js';
+import type { AppContext } from '../../composition/context.js';
+import { ApiError, validationError } from '../../shared/errors.js';
 import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import type { ReportFormat } from '../../features/reports/report.service.js';
 import { describeFilter, parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { idParam } from '../form.js';

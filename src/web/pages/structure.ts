@@ -1,8 +1,8 @@
 import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../composition/context.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { companyOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';

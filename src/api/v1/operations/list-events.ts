@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { EVENT_TYPES, type EventType, MAX_EVENT_WAIT_SECONDS } from '../../../domain/values.js';
 import { defineOperation, readErrors } from '../define-operation.js';
 import { Event, integerText, OPENAPI_TYPE, QueryId } from '../schemas.js';
-import { validationError } from '../../../errors.js';
+import { validationError } from '../../../shared/errors.js';
 import { AT } from './examples.js';
 import { READ, strict } from './shared.js';
 

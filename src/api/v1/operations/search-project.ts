@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { SEARCH_ENTITY_TYPES } from '../../../domain/values.js';
-import { validationError } from '../../../errors.js';
+import { validationError } from '../../../shared/errors.js';
 import { ItemIdArgument, ProjectIdArgument } from './tool-inputs.js';
 import { defineOperation, readErrors } from '../define-operation.js';
 import { LIMIT, Limit, Offset, QueryId, SearchHit } from '../schemas.js';

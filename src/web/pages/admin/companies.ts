@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompaniesService } from '../../../features/companies/companies.service.js';
-import { validationError } from '../../../errors.js';
+import { validationError } from '../../../shared/errors.js';
 import { formOf, idParam, parseId } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { languageOf } from '../../layout.js';

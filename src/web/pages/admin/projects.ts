@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../composition/context.js';
 import { formOf, idParam, idsOf, parseId } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { adminHomeView, adminProjectsView, projectEditorView } from '../../views/admin.js';

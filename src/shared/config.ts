@@ -114,7 +114,7 @@ export interface ServerTimeouts {
   connectionMs: number;
 }
 
-/** What a worker thread of the pool is given of the config (src/offload-worker.ts; copied into the thread: plain data only). */
+/** What a worker thread of the pool is given of the config (src/composition/offload-worker.ts; copied into the thread: plain data only). */
 export type WorkerConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'storageUrl' | 's3Credentials' | 'baseUrl'>;
 
 export function workerConfig(config: Config): WorkerConfig {

@@ -1,19 +1,19 @@
-import type { Clock } from './clock.js';
-import type { WorkerConfig } from './config.js';
-import { type Db, openDatabase } from './db/database.js';
-import type { JobHandler, Jobs } from './features/offload/job-runner.js';
-import { createDashboardService } from './features/dashboard/dashboard.service.js';
-import { readJobs } from './features/offload/offloaded-reads.js';
-import { createItemsRepository } from './features/items/items.repository.js';
-import { createItemsService } from './features/items/items.service.js';
-import { createProjectsRepository, type ProjectsRepository } from './features/projects/projects.repository.js';
-import { createProjectsService, type ProjectsService } from './features/projects/projects.service.js';
-import { reportJob } from './features/reports/report-offload.js';
-import { createProjectSearch, type ProjectSearch } from './features/search/project-search.js';
-import { createSearchRepository } from './features/search/search.repository.js';
-import { createSearchService } from './features/search/search.service.js';
-import { createWorklistsRepository } from './features/worklists/worklists.repository.js';
-import { createWorklistsService } from './features/worklists/worklists.service.js';
+import type { Clock } from '../shared/clock.js';
+import type { WorkerConfig } from '../shared/config.js';
+import { type Db, openDatabase } from '../db/database.js';
+import type { JobHandler, Jobs } from '../features/offload/job-runner.js';
+import { createDashboardService } from '../features/dashboard/dashboard.service.js';
+import { readJobs } from '../features/offload/offloaded-reads.js';
+import { createItemsRepository } from '../features/items/items.repository.js';
+import { createItemsService } from '../features/items/items.service.js';
+import { createProjectsRepository, type ProjectsRepository } from '../features/projects/projects.repository.js';
+import { createProjectsService, type ProjectsService } from '../features/projects/projects.service.js';
+import { reportJob } from '../features/reports/report-offload.js';
+import { createProjectSearch, type ProjectSearch } from '../features/search/project-search.js';
+import { createSearchRepository } from '../features/search/search.repository.js';
+import { createSearchService } from '../features/search/search.service.js';
+import { createWorklistsRepository } from '../features/worklists/worklists.repository.js';
+import { createWorklistsService } from '../features/worklists/worklists.service.js';
 
 /** The worker's PostgreSQL pool: one job runs at a time, and a report reads a page's details side by side. */
 const WORKER_POOL_SIZE = 4;
@@ -60,14 +60,14 @@ async function reportHandler(
     { createPlansRepository },
     { createPlansService },
   ] = await Promise.all([
-    import('./features/reports/report.repository.js'),
-    import('./features/reports/report.service.js'),
-    import('./features/worklists/worklists.repository.js'),
-    import('./features/worklists/worklists.service.js'),
-    import('./imaging/images.js'),
-    import('./storage/index.js'),
-    import('./features/plans/plans.repository.js'),
-    import('./features/plans/plans.service.js'),
+    import('../features/reports/report.repository.js'),
+    import('../features/reports/report.service.js'),
+    import('../features/worklists/worklists.repository.js'),
+    import('../features/worklists/worklists.service.js'),
+    import('../imaging/images.js'),
+    import('../storage/index.js'),
+    import('../features/plans/plans.repository.js'),
+    import('../features/plans/plans.service.js'),
   ]);
   const blobs = openBlobStore(config.storageUrl, config.s3Credentials);
   const images = createImageConverter();
