@@ -12,19 +12,9 @@
 import { createTransactionRunner } from '../src/db/group-commit.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createItemWriter } from '../src/features/items/item-writer.js';
-import { createItemsRepository } from '../src/features/items/items.repository.js';
-import { createItemWritesService } from '../src/features/items/item-writes.service.js';
-import { createWriteRepositories } from '../src/features/items/write-repositories.js';
+import { createItemsModule } from '../src/features/items/index.js';
 import { createProjectsRepository } from '../src/features/projects/projects.repository.js';
-import { createCommentsRepository } from '../src/features/comments/comments.repository.js';
-import { createAnswersRepository } from '../src/features/answers/answers.repository.js';
-import { createAttachmentsRepository } from '../src/features/attachments/attachments.repository.js';
-import { createReviewRepository } from '../src/features/review/review.repository.js';
-import { createStructureRepository } from '../src/features/admin/structure.repository.js';
-import { createPlansRepository } from '../src/features/plans/plans.repository.js';
 import { createVocabularyRepository } from '../src/features/vocabulary/vocabulary.repository.js';
-import { createTemplatesRepository } from '../src/features/templates/templates.repository.js';
 import { startReceiver } from '../test/helpers/receiver.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { USERS } from '../test/helpers/workspace.js';
@@ -39,28 +29,20 @@ const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const silentOutbox = { append: async () => {}, committed: () => {} };
 const paths = {
   withEvents: ctx.itemWrites,
-  withoutEvents: createItemWritesService(
-    createItemWriter({
-      transactions: createTransactionRunner(ctx.db.kysely, ctx.db.dialect),
-      repositories: createWriteRepositories({
-        items: createItemsRepository(ctx.db.kysely),
-        projects: createProjectsRepository(ctx.db.kysely),
-        comments: createCommentsRepository(ctx.db.kysely),
-        answers: createAnswersRepository(ctx.db.kysely),
-        attachments: createAttachmentsRepository(ctx.db.kysely),
-        review: createReviewRepository(ctx.db.kysely),
-        structure: createStructureRepository(ctx.db.kysely),
-        plans: createPlansRepository(ctx.db.kysely),
-        vocabulary: createVocabularyRepository(ctx.db.kysely),
-        templates: createTemplatesRepository(ctx.db.kysely),
-      }),
-      items: ctx.items,
-      audit: ctx.audit,
-      events: silentOutbox,
-      clock: ctx.clock,
-    }),
-    ctx.clock,
-  ),
+  // The same item module over an outbox that drops the events: what the events cost, measured.
+  withoutEvents: createItemsModule({
+    db: ctx.db.kysely,
+    transactions: createTransactionRunner(ctx.db.kysely, ctx.db.dialect),
+    projectsRepo: createProjectsRepository(ctx.db.kysely),
+    projects: ctx.projects,
+    vocabularyRepo: createVocabularyRepository(ctx.db.kysely),
+    audit: ctx.audit,
+    events: silentOutbox,
+    blobs: ctx.blobs,
+    images: ctx.images,
+    clock: ctx.clock,
+    urls: ctx.config,
+  }).itemWrites,
 };
 
 /** CPU µs per status change (alternating two statuses so that every call writes). */

@@ -1,5 +1,5 @@
 // npm test's static checks, run side by side: the typecheck, ESLint and Prettier (what npm run lint runs one
-// after the other), the dependency audit and the file-level import-cycle check (scripts/import-cycles.mjs). Each
+// after the other), the dependency audit and the import-cycle check of files and folders (scripts/import-cycles.mjs). Each
 // one's output is printed whole once it ends; the first failure fails the check. ESLint is the longest (~30 s quiet, tsc ~29 s); Prettier (~15 s) beside it
 // rather than after it takes it off the critical path; its --cache (node_modules/.cache/prettier, keyed by the
 // files' content, its options and its version) spares the files unchanged since the last run.

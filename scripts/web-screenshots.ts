@@ -162,7 +162,7 @@ async function shootDashboardFigures(server: TestServer, desktop: Page, phone: P
   ] as const)
     await server.ctx.itemWrites.setCompany(admin, item, company.id);
   const wiring = await server.ctx.vocabulary.addCategory(admin, 1, 'Wiring');
-  for (const item of [1000, 1001]) await server.ctx.structure.updateItem(admin, item, { vocabulary: { categoryId: wiring } });
+  for (const item of [1000, 1001]) await server.ctx.itemEdits.updateItem(admin, item, { vocabulary: { categoryId: wiring } });
   for (const [page, name, height] of [
     [desktop, 'dashboard-figures-desktop.png', 3200],
     [phone, 'dashboard-figures-phone.png', 6000],

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './shared/config.js';
 import { buildApp } from './app.js';
 import { createContext } from './composition/context.js';
-import { sweepOrphanBlobs } from './features/attachments/orphan-sweep.js';
+import { sweepOrphanBlobs } from './features/items/index.js';
 import { nodeVersionWarning } from './node-support.js';
 
 /** How often each node deletes expired rows (docs/operations.md, "Retention"). */

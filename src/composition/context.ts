@@ -1,7 +1,9 @@
 import { type Config, workerConfig } from '../shared/config.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Db, openDatabase } from '../db/database.js';
+import type { Transaction } from 'kysely';
 import { createTransactionRunner } from '../db/group-commit.js';
+import type { Database } from '../db/tables.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createMembersRepository } from '../features/admin/members.repository.js';
 import { createMembersService, type MembersService } from '../features/admin/members.service.js';
@@ -12,23 +14,27 @@ import { createTemplatesRepository } from '../features/templates/templates.repos
 import { createTemplatesService, type TemplatesService } from '../features/templates/templates.service.js';
 import { createVocabularyService, type VocabularyService } from '../features/vocabulary/vocabulary.service.js';
 import { createUsersAdminService, type UsersAdminService } from '../features/admin/users-admin.service.js';
-import { createAnswersRepository } from '../features/answers/answers.repository.js';
-import { type AnswersService, createAnswersService } from '../features/answers/answers.service.js';
-import { createAttachmentsRepository } from '../features/attachments/attachments.repository.js';
-import { type AttachmentsService, createAttachmentsService } from '../features/attachments/attachments.service.js';
 import { createAuditRepository } from '../features/audit/audit.repository.js';
 import { type AuditService, createAuditService } from '../features/audit/audit.service.js';
-import { createCommentsRepository } from '../features/comments/comments.repository.js';
-import { type CommentsService, createCommentsService } from '../features/comments/comments.service.js';
 import { createEventsRepository } from '../features/events/events.repository.js';
 import { createEventsService, type EventsService } from '../features/events/events.service.js';
+import {
+  type AnswersService,
+  type AttachmentsService,
+  type BulkChangesService,
+  type CommentsService,
+  createItemEditsRepository,
+  createItemsModule,
+  type ItemDisputeService,
+  type ItemEditsService,
+  type ItemLocationService,
+  type ItemsService,
+  type ItemWritesService,
+  type ReviewService,
+} from '../features/items/index.js';
+import { createWritePath } from '../features/write-path/write-path.js';
 import { createIdempotencyRepository } from '../features/idempotency/idempotency.repository.js';
 import { createIdempotencyService, type IdempotencyService } from '../features/idempotency/idempotency.service.js';
-import { createItemWriter } from '../features/items/item-writer.js';
-import { createWriteRepositories } from '../features/items/write-repositories.js';
-import { createItemWritesService, type ItemWritesService } from '../features/items/item-writes.service.js';
-import { createItemsRepository } from '../features/items/items.repository.js';
-import { createItemsService, type ItemsService } from '../features/items/items.service.js';
 import { createOAuthRepository } from '../features/oauth/oauth.repository.js';
 import { createOAuthService, type OAuthService } from '../features/oauth/oauth.service.js';
 import { createProjectsRepository } from '../features/projects/projects.repository.js';
@@ -43,8 +49,6 @@ import { createWorkerPool, type WorkerPool } from '../features/offload/worker-po
 import { createOffloadedReports, type Reports } from '../features/reports/report-offload.js';
 import { createRetentionRepository } from '../features/retention/retention.repository.js';
 import { createRetention, type Retention, retentionRules } from '../features/retention/retention.service.js';
-import { createReviewRepository } from '../features/review/review.repository.js';
-import { createReviewService, type ReviewService } from '../features/review/review.service.js';
 import { createProjectSearch, type ProjectSearch } from '../features/search/project-search.js';
 import { createSearchIndexer, type SearchIndexer } from '../features/search/search-indexer.js';
 import { createSearchRepository } from '../features/search/search.repository.js';
@@ -62,7 +66,6 @@ import { createWorklistsRepository } from '../features/worklists/worklists.repos
 import { type CachedDashboard, createCachedDashboard } from '../features/dashboard/dashboard-cache.js';
 import { createDashboardService } from '../features/dashboard/dashboard.service.js';
 import { createWorklistsService, type WorklistsService } from '../features/worklists/worklists.service.js';
-import { type BulkChangesService, createBulkChangesService } from '../features/worklists/bulk-changes.service.js';
 import { createSmtpMailer } from '../features/mail/mailer.js';
 import { createEmailSender, type EmailSender } from '../features/notifications/email-sender.js';
 import { createNotificationWorker, type NotificationWorker } from '../features/notifications/notification-worker.js';
@@ -70,8 +73,6 @@ import { createNotificationsRepository } from '../features/notifications/notific
 import { createNotificationsService, type NotificationsService } from '../features/notifications/notifications.service.js';
 import { quoted } from '../features/notifications/notification-kinds.js';
 import { message } from '../i18n/i18n.js';
-import { createItemLocationService, type ItemLocationService } from '../features/items/item-location.service.js';
-import { createItemDisputeService, type ItemDisputeService } from '../features/items/item-dispute.service.js';
 import { createCompaniesRepository } from '../features/companies/companies.repository.js';
 import { createCompaniesService, type CompaniesService } from '../features/companies/companies.service.js';
 import { createCompanyMail } from '../features/companies/company-mail.js';
@@ -113,6 +114,8 @@ export interface AppContext {
   /** The project page's bulk changes of selected items (docs/design.md §14). */
   bulkChanges: BulkChangesService;
   itemWrites: ItemWritesService;
+  /** "Add item", "Edit item", moving an item within its checklist (docs/design.md §14). */
+  itemEdits: ItemEditsService;
   comments: CommentsService;
   answers: AnswersService;
   idempotency: IdempotencyService;
@@ -191,8 +194,6 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const projectsRepo = createProjectsRepository(db.kysely);
   const blobs = o.blobs ?? openBlobStore(config.storageUrl, config.s3Credentials);
   const images = o.images ?? createImageConverter();
-  const itemsRepo = createItemsRepository(db.kysely);
-  const items = o.items ?? createItemsService(itemsRepo, projectsRepo, config);
   const users = o.users ?? createUsersService(createUsersRepository(db.kysely), clock);
   const projects = o.projects ?? createProjectsService(projectsRepo);
   const sessions = o.sessions ?? createSessionsService(createSessionsRepository(db), clock);
@@ -201,37 +202,42 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const audit = o.audit ?? createAuditService(createAuditRepository(db.kysely));
   const tokens = o.tokens ?? createTokensService(createTokensRepository(db.kysely), clock, projects);
   const eventsRepo = createEventsRepository(db.kysely);
-  const events = o.events ?? createEventsService({ repo: eventsRepo, projectsRepo, projects, items });
-  const answersRepo = createAnswersRepository(db.kysely);
-  const attachmentsRepo = createAttachmentsRepository(db.kysely);
-  const reviewRepo = createReviewRepository(db.kysely);
+  // The feed's item check is the item aggregate's, built below (features/events has no folder dependency on items).
+  const events =
+    o.events ??
+    createEventsService({ repo: eventsRepo, projectsRepo, projects, items: { access: (actor, itemId) => items.access(actor, itemId) } });
   const structureRepo = createStructureRepository(db.kysely);
   const companies = o.companies ?? createCompaniesService({ repo: createCompaniesRepository(db.kysely), clock });
   const plansRepo = createPlansRepository(db.kysely);
   const vocabularyRepo = createVocabularyRepository(db.kysely);
   const templatesRepo = createTemplatesRepository(db.kysely);
-  const itemWriter = createItemWriter({
-    transactions: createTransactionRunner(db.kysely, db.dialect),
-    // The writes' callbacks get these repositories bound to their transaction, never the database.
-    repositories: createWriteRepositories({
-      items: itemsRepo,
-      projects: projectsRepo,
-      comments: createCommentsRepository(db.kysely),
-      answers: answersRepo,
-      attachments: attachmentsRepo,
-      review: reviewRepo,
-      structure: structureRepo,
-      plans: plansRepo,
-      vocabulary: vocabularyRepo,
-      templates: templatesRepo,
-    }),
-    items,
+  const itemEditsRepo = createItemEditsRepository(db.kysely);
+  // One transaction runner (group commit on SQLite) under every module's write path (features/write-path/).
+  const transactions = createTransactionRunner(db.kysely, db.dialect);
+  const writePath = <R>(bind: (trx: Transaction<Database>) => R) => createWritePath({ transactions, bind, audit, events, clock });
+  const itemsModule = createItemsModule({
+    db: db.kysely,
+    transactions,
+    projectsRepo,
+    projects,
+    vocabularyRepo,
     audit,
     events,
+    blobs,
+    images,
     clock,
+    urls: config,
   });
+  const { items } = itemsModule;
   const structure =
-    o.structure ?? createStructureService({ repo: structureRepo, projectsRepo, projects, items, writer: itemWriter, clock, companies });
+    o.structure ??
+    createStructureService({
+      repo: structureRepo,
+      projectsRepo,
+      projects,
+      path: writePath((trx) => ({ structure: structureRepo.bind(trx), projects: projectsRepo.bind(trx) })),
+      clock,
+    });
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
@@ -318,7 +324,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const plans = o.plans ?? createPlansService({ repo: plansRepo, projects, blobs, urls: config });
   const planUploads =
     o.planUploads ??
-    createPlanUploads({ repo: plansRepo, plans, writer: itemWriter, renderer: createPlanRenderer(), blobs, clock, limits: config.plans });
+    createPlanUploads({
+      repo: plansRepo,
+      plans,
+      path: writePath((trx) => ({ plans: plansRepo.bind(trx), projects: projectsRepo.bind(trx) })),
+      renderer: createPlanRenderer(),
+      blobs,
+      clock,
+      limits: config.plans,
+    });
   const ctx: AppContext = {
     config,
     clock,
@@ -343,18 +357,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       lastEventId: () => eventsRepo.lastId(),
       clock,
     }),
-    itemWrites: o.itemWrites ?? createItemWritesService(itemWriter, clock),
-    bulkChanges:
-      o.bulkChanges ??
-      createBulkChangesService({
-        projects,
-        projectsRepo,
-        itemWrites: () => ctx.itemWrites,
-        clock,
-        companies,
-      }),
-    comments: o.comments ?? createCommentsService(itemWriter, clock),
-    answers: o.answers ?? createAnswersService(answersRepo, items, itemWriter, clock),
+    itemWrites: itemsModule.itemWrites,
+    itemEdits: itemsModule.edits,
+    bulkChanges: itemsModule.bulkChanges,
+    comments: itemsModule.comments,
+    answers: itemsModule.answers,
     idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
     rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),
     oauth:
@@ -381,18 +388,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       register: createRateLimiter(config.oauthRateLimits.registerPerMinute, sharedRateLimitCounters(db)),
       token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, sharedRateLimitCounters(db)),
     },
-    attachments:
-      o.attachments ??
-      createAttachmentsService({
-        repo: attachmentsRepo,
-        answers: answersRepo,
-        blobs,
-        images,
-        items,
-        writer: itemWriter,
-        clock,
-        urls: config,
-      }),
+    attachments: itemsModule.attachments,
     sessions,
     retention,
     metrics:
@@ -410,22 +406,33 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       o.webhooks ??
       createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
     webhookWorker,
-    review:
-      o.review ??
-      createReviewService({
-        repo: reviewRepo,
-        answers: answersRepo,
-        clock,
-        projects,
-        audit,
-        writer: itemWriter,
-        events,
-      }),
+    review: itemsModule.review,
     structure,
-    vocabulary: o.vocabulary ?? createVocabularyService({ repo: vocabularyRepo, projects, structure, clock }),
+    vocabulary:
+      o.vocabulary ??
+      createVocabularyService({
+        repo: vocabularyRepo,
+        projects,
+        path: writePath((trx) => ({ vocabulary: vocabularyRepo.bind(trx), projects: projectsRepo.bind(trx) })),
+        clock,
+      }),
     templates:
       o.templates ??
-      createTemplatesService({ repo: templatesRepo, vocabularyRepo, projectsRepo, projects, structure, writer: itemWriter, clock }),
+      createTemplatesService({
+        repo: templatesRepo,
+        vocabularyRepo,
+        projectsRepo,
+        projects,
+        structure,
+        path: writePath((trx) => ({
+          structure: structureRepo.bind(trx),
+          projects: projectsRepo.bind(trx),
+          items: itemEditsRepo.bind(trx),
+          vocabulary: vocabularyRepo.bind(trx),
+          templates: templatesRepo.bind(trx),
+        })),
+        clock,
+      }),
     members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
     usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
     companies,
@@ -461,8 +468,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     plans,
     planUploads,
     planViews: createPlanViews({ repo: plansRepo, plans, projects }),
-    itemLocations: o.itemLocations ?? createItemLocationService(itemWriter, clock),
-    itemDisputes: o.itemDisputes ?? createItemDisputeService(itemWriter, clock),
+    itemLocations: itemsModule.itemLocations,
+    itemDisputes: itemsModule.itemDisputes,
     async close() {
       // First: the workers' own connections close before the database they read; running plan uploads stop.
       await offload.close();

@@ -4,8 +4,7 @@ import { type Db, openDatabase } from '../db/database.js';
 import type { JobHandler, Jobs } from '../features/offload/job-runner.js';
 import { createDashboardService } from '../features/dashboard/dashboard.service.js';
 import { readJobs } from '../features/offload/offloaded-reads.js';
-import { createItemsRepository } from '../features/items/items.repository.js';
-import { createItemsService } from '../features/items/items.service.js';
+import { createItemReads } from '../features/items/index.js';
 import { createProjectsRepository, type ProjectsRepository } from '../features/projects/projects.repository.js';
 import { createProjectsService, type ProjectsService } from '../features/projects/projects.service.js';
 import { reportJob } from '../features/reports/report-offload.js';
@@ -27,7 +26,7 @@ export async function createJobs(config: WorkerConfig): Promise<Jobs> {
   const db = openDatabase(config.databaseUrl, { readOnly: true, poolSize: Math.min(config.databasePoolSize, WORKER_POOL_SIZE) });
   const projectsRepo = createProjectsRepository(db.kysely);
   const projects = createProjectsService(projectsRepo);
-  const items = createItemsService(createItemsRepository(db.kysely), projectsRepo, config);
+  const items = createItemReads(db.kysely, projectsRepo, config);
   const search = createProjectSearch(projects, items, createSearchService(createSearchRepository(db.kysely, db.dialect), db.dialect));
   // Reports load their modules (PDFKit, sharp, csv-stringify, the blob store) at the first report, not with the
   // thread: most threads only ever build trees and searches, and those modules are ~10 MB of the thread's

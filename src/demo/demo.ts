@@ -412,8 +412,8 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   on(-22, 9);
   const trades = await demoVocabulary(ctx, maria!);
   const photo = (name: string, caption?: string) => () => ctx.attachments.prepare([file(name)], caption ? { caption } : {});
-  const raise = (checklist: number, input: Parameters<AppContext['structure']['createItem']>[2]) =>
-    ctx.structure.createItem(maria!, checklist, input);
+  const raise = (checklist: number, input: Parameters<AppContext['itemEdits']['createItem']>[2]) =>
+    ctx.itemEdits.createItem(maria!, checklist, input);
 
   on(-21, 9);
   const crack = await raise(300, {

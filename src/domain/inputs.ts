@@ -163,3 +163,9 @@ export function normalizeDocumentLinks(links: readonly DocumentLinkInput[], fiel
     return { kind: kind as LinkKind, title, url: normalizeUrl(link.url, `${at}.url`) };
   });
 }
+
+/** "Move up" or "Move down" of a section, checklist or item: -1 or 1, else 422 on `direction`. */
+export function moveDirection(value: string): -1 | 1 {
+  if (value !== 'up' && value !== 'down') throw validationError('direction', 'must be up or down');
+  return value === 'up' ? -1 : 1;
+}

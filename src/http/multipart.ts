@@ -3,7 +3,6 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
 import { ApiError, unknownFields, validationError } from '../shared/errors.js';
-import type { IncomingImage } from '../features/attachments/attachments.service.js';
 import { newUploadDir } from './upload-temp.js';
 import { hashMultipartRequest, type MultipartFileDigest } from '../features/idempotency/idempotency.service.js';
 
@@ -31,6 +30,15 @@ export interface UploadForm {
   /** What "the same request" means for idempotency: the fields and each file's SHA-256. */
   fingerprint: string;
   cleanup(): Promise<void>;
+}
+
+/** An uploaded file waiting on local disk. */
+export interface IncomingImage {
+  originalName: string;
+  path: string;
+  size: number;
+  /** Over the byte limit: the upload was cut short. */
+  oversized: boolean;
 }
 
 /**

@@ -173,7 +173,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     review,
     clock,
     events,
-    structure,
+    itemEdits: ctx.itemEdits,
     planViews: ctx.planViews,
     itemLocations: ctx.itemLocations,
     vocabulary: ctx.vocabulary,
@@ -186,6 +186,7 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   await adminCompanyPages(app, { companies: ctx.companies, webWrite });
   await structurePages(app, {
     structure,
+    itemEdits: ctx.itemEdits,
     attachments,
     planViews: ctx.planViews,
     vocabulary: ctx.vocabulary,

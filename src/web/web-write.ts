@@ -5,7 +5,7 @@ import { ApiError, type FieldError } from '../shared/errors.js';
 import type { IdempotencyScope, IdempotencyService } from '../features/idempotency/idempotency.service.js';
 import { hashJsonRequest } from '../features/idempotency/idempotency.service.js';
 import type { AuditService, RecordAudit } from '../features/audit/audit.service.js';
-import type { AuditEntryBuilder } from '../features/items/item-writer.js';
+import type { AuditEntryBuilder } from '../features/write-path/write-path.js';
 import { errorPage } from './errors.js';
 import { formOf } from './form.js';
 import { sessionOf } from './session.js';

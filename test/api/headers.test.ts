@@ -277,7 +277,7 @@ describe('a large tree in gzip, built in the worker and cached', () => {
     const section = await server.ctx.structure.createSection(admin, project, 'Section');
     const checklist = { id: await server.ctx.structure.createChecklist(admin, section, 'Checklist'), projectId: project };
     for (let i = 0; i < 500; i++) {
-      await server.ctx.structure.createItem(admin, checklist.id, { text: `Замечание ${i}: проверить крепление кабеля` });
+      await server.ctx.itemEdits.createItem(admin, checklist.id, { text: `Замечание ${i}: проверить крепление кабеля` });
     }
     token = (await makeToken(server, admin, ['projects:read'])).token;
     path = `${V1}/projects/tree.php?id=${checklist.projectId}`;

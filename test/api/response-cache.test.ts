@@ -108,11 +108,11 @@ const writes: fc.Arbitrary<Write>[] = [
   })),
   item.map((id) => ({
     name: `web: item edited ${id}`,
-    run: () => server.ctx.structure.updateItem(manager, id, { text: next(), participantIds: counter % 2 ? [USERS.executor] : [] }),
+    run: () => server.ctx.itemEdits.updateItem(manager, id, { text: next(), participantIds: counter % 2 ? [USERS.executor] : [] }),
   })),
   item.map((id) => ({
     name: `web: item moved ${id}`,
-    run: () => server.ctx.structure.updateItem(manager, id, { checklistId: [100, 200, 201][counter++ % 3] }),
+    run: () => server.ctx.itemEdits.updateItem(manager, id, { checklistId: [100, 200, 201][counter++ % 3] }),
   })),
   item.map((id) => ({
     name: `web: verdict ${id}`,

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const cost = await vocabulary.addField(admin, 1, { name: 'Cost', kind: 'number' });
   const old = await vocabulary.addField(admin, 1, { name: 'Old note', kind: 'text' });
   const set = (itemId: number, values: [number, string][]) =>
-    server.ctx.structure.updateItem(admin, itemId, { vocabulary: { values: new Map(values) } });
+    server.ctx.itemEdits.updateItem(admin, itemId, { vocabulary: { values: new Map(values) } });
   await set(1010, [[ref, 'Ёлка Kabel_7%']]);
   await set(2001, [[severity, 'HIGH-risk']]);
   await set(1011, [[cost, '4242']]);

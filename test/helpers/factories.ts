@@ -226,7 +226,7 @@ export async function makeItem(
   const text = overrides.text ?? unique('Item');
   const { priority, deadline, requires_answer } = overrides;
   // One write, one `item.created` event: what the punch-list cycle does when a manager raises an item.
-  const id = await t.ctx.structure.createItem(t.admin, checklist.id, {
+  const id = await t.ctx.itemEdits.createItem(t.admin, checklist.id, {
     text,
     description: overrides.description,
     participantIds: overrides.participants?.map((p) => p.id),

@@ -32,7 +32,7 @@ beforeAll(async () => {
     await ctx.members.setMember(admin, projectId, { userId: USERS[key], role, limited: false, sectionIds: [], checklistIds: [] });
   const section = await ctx.structure.createSection(admin, projectId, 'Второй этаж');
   const checklist = await ctx.structure.createChecklist(admin, section, 'Электрика');
-  const socket = await ctx.structure.createItem(admin, checklist, {
+  const socket = await ctx.itemEdits.createItem(admin, checklist, {
     text: 'Розетка не закреплена',
     participantIds: [USERS.executor],
     priority: 'high',
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   await ctx.itemWrites.setStatus(admin, socket, 'in_progress');
   await ctx.answers.addAnswer({ ...admin, name: 'Анна Админова' }, socket, { text: 'Закреплено' });
-  const crack = await ctx.structure.createItem(admin, checklist, { text: 'Трещина в стене' });
+  const crack = await ctx.itemEdits.createItem(admin, checklist, { text: 'Трещина в стене' });
   await ctx.itemWrites.setStatus(admin, crack, 'done');
   await ctx.review.setItemVerdict(admin, crack, 'accepted');
 });

@@ -81,7 +81,7 @@ describe('export + import from SQLite to PostgreSQL', () => {
     const cost = await source.ctx.vocabulary.addField(admin, 1, { name: 'Cost', kind: 'number' });
     // The project's escalation ladder travels with it (docs/design.md §21).
     await source.ctx.vocabulary.setEscalation(admin, 1, { everyDays: 3, managersAfterDays: 9 });
-    await source.ctx.structure.updateItem(admin, 1001, {
+    await source.ctx.itemEdits.updateItem(admin, 1001, {
       vocabulary: {
         categoryId: category,
         values: new Map([

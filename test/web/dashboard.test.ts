@@ -27,7 +27,7 @@ beforeAll(async () => {
   const company = await server.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
   for (const id of [1011, 2010]) await server.ctx.itemWrites.setCompany(admin, id, company.id);
   const category = await server.ctx.vocabulary.addCategory(admin, 1, 'Wiring & {sockets}');
-  await server.ctx.structure.updateItem(admin, 2010, { vocabulary: { categoryId: category } });
+  await server.ctx.itemEdits.updateItem(admin, 2010, { vocabulary: { categoryId: category } });
 });
 afterAll(() => server.close());
 

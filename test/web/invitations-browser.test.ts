@@ -96,7 +96,7 @@ describe('a subcontractor invited from a phone', () => {
 
     // The manager makes him a participant of 1011 (an executor disputes the items he works on).
     const ivanId = (await server.ctx.users.findByEmail('ivan@sparks.test'))!.id;
-    await server.ctx.structure.updateItem({ id: USERS.manager, role: 'member' }, 1011, { participantIds: [ivanId] });
+    await server.ctx.itemEdits.updateItem({ id: USERS.manager, role: 'member' }, 1011, { participantIds: [ivanId] });
     await ivan.goto(server.url + '/items/1011');
     await ivan.locator('#dispute summary').tap();
     await ivan.getByLabel('Reason').fill('Not electrical: the exit sign is the glaziers’ frame');

@@ -4,8 +4,8 @@ import type { AppContext } from '../../composition/context.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import type { IntegerText } from './schemas.js';
-import type { IncomingImage } from '../../features/attachments/attachments.service.js';
-import type { AuditEntryBuilder } from '../../features/items/item-writer.js';
+import type { IncomingImage } from '../../features/items/index.js';
+import type { AuditEntryBuilder } from '../../features/write-path/write-path.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 
 /**

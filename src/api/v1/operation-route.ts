@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingImage } from '../../features/attachments/attachments.service.js';
+import type { IncomingImage } from '../../features/items/index.js';
 import { unauthorized } from '../../shared/errors.js';
 import { auditRecord } from '../../http/audit-record.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';

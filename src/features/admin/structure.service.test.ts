@@ -56,7 +56,7 @@ describe('structure.createItem', () => {
     const { manager, participant, bystander, checklist, project } = await team();
     const record = auditRecord(manager, { path: `/projects/${project.id}/items` });
     const files = [await photo('crack.png')];
-    const id = await t.ctx.structure.createItem(
+    const id = await t.ctx.itemEdits.createItem(
       manager,
       checklist.id,
       {
@@ -108,7 +108,7 @@ describe('structure.createItem', () => {
     const before = await itemsIn(checklist.id);
     const blobsBefore = (await db().selectFrom('attachments').select('id').execute()).length;
     const attempt = (actor: typeof manager, input: Record<string, unknown>) =>
-      t.ctx.structure.createItem(actor, checklist.id, { text: 'Loose tile', ...input });
+      t.ctx.itemEdits.createItem(actor, checklist.id, { text: 'Loose tile', ...input });
     await expect(attempt(manager, { participantIds: [participant.id, outsider.id] })).rejects.toMatchObject({
       status: 422,
       details: [{ field: 'participants' }],
@@ -133,10 +133,10 @@ describe('structure.createItem', () => {
     const project = await makeProject(t);
     const [seen, unseen] = [await makeChecklist(t, await makeSection(t, project)), await makeChecklist(t, await makeSection(t, project))];
     const limited = await makeMember(t, project, 'manager', { checklists: [seen] });
-    expect(await t.ctx.structure.createItem(limited, seen.id, { text: 'In my checklist' })).toBeGreaterThan(0);
-    await expect(t.ctx.structure.createItem(limited, unseen.id, { text: 'Elsewhere' })).rejects.toMatchObject({ status: 404 });
+    expect(await t.ctx.itemEdits.createItem(limited, seen.id, { text: 'In my checklist' })).toBeGreaterThan(0);
+    await expect(t.ctx.itemEdits.createItem(limited, unseen.id, { text: 'Elsewhere' })).rejects.toMatchObject({ status: 404 });
     await archiveProject(t, project);
-    await expect(t.ctx.structure.createItem(t.admin, seen.id, { text: 'Late' })).rejects.toMatchObject({ status: 403 });
+    await expect(t.ctx.itemEdits.createItem(t.admin, seen.id, { text: 'Late' })).rejects.toMatchObject({ status: 403 });
   });
 });
 
@@ -145,7 +145,7 @@ describe('structure.updateItem', () => {
     const { manager, participant, bystander, item, checklist, project } = await team();
     const other = await makeChecklist(t, await makeSection(t, project));
     const record = auditRecord(manager);
-    const result = await t.ctx.structure.updateItem(
+    const result = await t.ctx.itemEdits.updateItem(
       manager,
       item.id,
       { text: 'Fix the crack', description: 'Both sides', participantIds: [bystander.id], checklistId: other.id },
@@ -167,7 +167,7 @@ describe('structure.updateItem', () => {
     });
     expect(await auditOf(record.request_id)).toHaveLength(1);
     // The same values again: nothing changes, no event.
-    expect(await t.ctx.structure.updateItem(manager, item.id, { text: 'Fix the crack', participantIds: [bystander.id] })).toEqual({
+    expect(await t.ctx.itemEdits.updateItem(manager, item.id, { text: 'Fix the crack', participantIds: [bystander.id] })).toEqual({
       item: { id: item.id },
       changed: false,
     });
@@ -178,13 +178,13 @@ describe('structure.updateItem', () => {
     const { manager, participant, item } = await team();
     const elsewhere = await makeChecklist(t);
     const outsider = await makeUser(t);
-    await expect(t.ctx.structure.updateItem(manager, item.id, { participantIds: [outsider.id] })).rejects.toMatchObject({ status: 422 });
-    await expect(t.ctx.structure.updateItem(manager, item.id, { checklistId: elsewhere.id })).rejects.toMatchObject({
+    await expect(t.ctx.itemEdits.updateItem(manager, item.id, { participantIds: [outsider.id] })).rejects.toMatchObject({ status: 422 });
+    await expect(t.ctx.itemEdits.updateItem(manager, item.id, { checklistId: elsewhere.id })).rejects.toMatchObject({
       status: 422,
       details: [{ field: 'checklist' }],
     });
-    await expect(t.ctx.structure.updateItem(participant, item.id, { text: 'Mine now' })).rejects.toMatchObject({ status: 403 });
-    await expect(t.ctx.structure.updateItem(manager, item.id, {})).rejects.toMatchObject({ status: 422 });
+    await expect(t.ctx.itemEdits.updateItem(participant, item.id, { text: 'Mine now' })).rejects.toMatchObject({ status: 403 });
+    await expect(t.ctx.itemEdits.updateItem(manager, item.id, {})).rejects.toMatchObject({ status: 422 });
     expect((await t.ctx.items.getItemCard(manager, item.id)).item).toMatchObject({ text: item.text, checklist_id: item.checklistId });
     expect(await eventsOf({ item_id: item.id, type: 'item.updated' })).toEqual([]);
   });
@@ -192,8 +192,8 @@ describe('structure.updateItem', () => {
   it('serializes concurrent edits of one item on its lock: both apply, each with its event', async () => {
     const { manager, bystander, item } = await team();
     await Promise.all([
-      t.ctx.structure.updateItem(manager, item.id, { text: 'First edit' }),
-      t.ctx.structure.updateItem(t.admin, item.id, { participantIds: [bystander.id] }),
+      t.ctx.itemEdits.updateItem(manager, item.id, { text: 'First edit' }),
+      t.ctx.itemEdits.updateItem(t.admin, item.id, { participantIds: [bystander.id] }),
       t.ctx.itemWrites.setStatus(manager, item.id, 'in_progress'),
     ]);
     const { item: card } = await t.ctx.items.getItemCard(manager, item.id);

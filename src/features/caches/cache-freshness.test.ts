@@ -69,11 +69,11 @@ const writes: fc.Arbitrary<Write>[] = [
     name: `status ${id} ${status}`,
     run: () => server.ctx.itemWrites.setStatus(manager, id, status),
   })),
-  item.map((id) => ({ name: `text ${id}`, run: () => server.ctx.structure.updateItem(manager, id, { text: text() }) })),
+  item.map((id) => ({ name: `text ${id}`, run: () => server.ctx.itemEdits.updateItem(manager, id, { text: text() }) })),
   // The executor stays one (the answers are theirs).
   fc.tuple(item, fc.subarray([USERS.partial, USERS.bystander])).map(([id, others]) => ({
     name: `assignees ${id} [${others.join(',')}]`,
-    run: () => server.ctx.structure.updateItem(manager, id, { participantIds: [USERS.executor, ...others] }),
+    run: () => server.ctx.itemEdits.updateItem(manager, id, { participantIds: [USERS.executor, ...others] }),
   })),
   fc.tuple(item, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })).map(([id, x, y]) => ({
     name: `placed ${id}`,
@@ -84,11 +84,11 @@ const writes: fc.Arbitrary<Write>[] = [
   item.map((id) => ({ name: `answer ${id}`, run: () => server.ctx.answers.addAnswer(executor, id, { text: text() }) })),
   fc.tuple(item, fc.constantFrom(100, 101, 200, 201)).map(([id, checklistId]) => ({
     name: `moved ${id} to checklist ${checklistId}`,
-    run: () => server.ctx.structure.updateItem(manager, id, { checklistId }),
+    run: () => server.ctx.itemEdits.updateItem(manager, id, { checklistId }),
   })),
   fc.tuple(item, fc.constantFrom('up', 'down')).map(([id, to]) => ({
     name: `moved ${id} ${to}`,
-    run: () => server.ctx.structure.moveItem(manager, id, to),
+    run: () => server.ctx.itemEdits.moveItem(manager, id, to),
   })),
   fc.constant({
     name: 'SQL: the plan renamed by hand',

@@ -63,12 +63,12 @@ beforeAll(async () => {
   // A category and a field value (docs/design.md §21), through the services as a manager sets them.
   const category = await server.ctx.vocabulary.addCategory(admin, PROJECT, 'Electrical');
   const field = await server.ctx.vocabulary.addField(admin, PROJECT, { name: 'Severity', kind: 'choice', options: ['low', 'high'] });
-  await server.ctx.structure.updateItem(admin, ITEM, { vocabulary: { categoryId: category, values: new Map([[field, 'high']]) } });
+  await server.ctx.itemEdits.updateItem(admin, ITEM, { vocabulary: { categoryId: category, values: new Map([[field, 'high']]) } });
   // A company holding the item, the executor's company (docs/design.md §20), and another for the probes.
   const company = await server.ctx.companies.createCompany(admin, { name: 'Sparks Ltd', trade: 'Electrical' });
   await server.ctx.companies.createCompany(admin, { name: 'Drywall Crew', trade: 'Drywall' });
   await server.ctx.companies.setUserCompany(admin, USERS.executor, company.id);
-  await server.ctx.structure.updateItem(admin, ITEM, { companyId: company.id });
+  await server.ctx.itemEdits.updateItem(admin, ITEM, { companyId: company.id });
   // A second field and category for the probes to move the item's to.
   await server.ctx.vocabulary.addField(admin, PROJECT, { name: 'Cost', kind: 'number' });
   await server.ctx.vocabulary.addCategory(admin, PROJECT, 'Plumbing');

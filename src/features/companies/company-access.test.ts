@@ -161,7 +161,7 @@ describe('a company-limited member on real parts', () => {
   it('is not told about another company’s item, even as its participant; is told about their own', async () => {
     const { sub, theirs, others } = await site();
     await t.ctx.notificationWorker.drainNow();
-    await t.ctx.structure.updateItem(t.admin, others.id, { participantIds: [sub.id] });
+    await t.ctx.itemEdits.updateItem(t.admin, others.id, { participantIds: [sub.id] });
     await t.ctx.comments.addComment(t.admin, others.id, { text: 'On the other one' });
     await t.ctx.comments.addComment(t.admin, theirs.id, { text: 'On theirs' });
     await t.ctx.notificationWorker.drainNow();

@@ -149,7 +149,7 @@ describe('the dashboard (docs/design.md §23)', () => {
       [e, sparks],
     ] as const)
       await t.ctx.itemWrites.setCompany(t.admin, item.id, company.id);
-    for (const item of [a, b, d]) await t.ctx.structure.updateItem(t.admin, item.id, { vocabulary: { categoryId: electrical } });
+    for (const item of [a, b, d]) await t.ctx.itemEdits.updateItem(t.admin, item.id, { vocabulary: { categoryId: electrical } });
     return { p, q, inP, sparks, dry };
   }
 

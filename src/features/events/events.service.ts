@@ -1,6 +1,5 @@
 import { type Actor, projectLimit, withinProjectLimit } from '../../domain/policy.js';
 import { type EventType, MAX_EVENT_WAIT_SECONDS } from '../../domain/values.js';
-import type { ItemsService } from '../items/items.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { EventQuery, EventsRepository, EventVisibility } from './events.repository.js';
@@ -120,7 +119,8 @@ export function createEventsService(deps: {
   repo: EventsRepository;
   projectsRepo: ProjectsRepository;
   projects: ProjectsService;
-  items: ItemsService;
+  /** The item's access check (features/items): a feed of one item needs its reader to see it. */
+  items: { access(actor: Actor, itemId: number): Promise<unknown> };
 }) {
   const { repo, projectsRepo, projects, items } = deps;
   const waiters = createWaiters(() => repo.lastId());

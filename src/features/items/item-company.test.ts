@@ -72,7 +72,7 @@ describe('responsible company', () => {
     });
     await t.ctx.companies.setRetired(t.admin, dry.id, true);
     await expect(t.ctx.itemWrites.setCompany(manager, item.id, dry.id)).rejects.toMatchObject({ status: 422 });
-    await expect(t.ctx.structure.updateItem(manager, item.id, { text: 'Changed too', companyId: dry.id })).rejects.toMatchObject({
+    await expect(t.ctx.itemEdits.updateItem(manager, item.id, { text: 'Changed too', companyId: dry.id })).rejects.toMatchObject({
       status: 422,
     });
     // A retired company stays on what it holds.
@@ -84,9 +84,9 @@ describe('responsible company', () => {
 
   it('is part of "Add item" and "Edit item", one event each', async () => {
     const { checklist, manager, sparks, dry } = await team(t);
-    const id = await t.ctx.structure.createItem(manager, checklist.id, { text: 'Socket loose', companyId: sparks.id });
+    const id = await t.ctx.itemEdits.createItem(manager, checklist.id, { text: 'Socket loose', companyId: sparks.id });
     expect((await t.ctx.items.getItemCard(manager, id)).item.responsible_company).toEqual({ id: sparks.id, name: sparks.name });
-    await t.ctx.structure.updateItem(manager, id, { text: 'Socket loose in 2.14', companyId: dry.id });
+    await t.ctx.itemEdits.updateItem(manager, id, { text: 'Socket loose in 2.14', companyId: dry.id });
     const updated = (await eventsOf(id)).filter((e) => e.type === 'item.updated').map((e) => JSON.parse(e.data).changes);
     expect(updated).toEqual([
       {
@@ -94,7 +94,7 @@ describe('responsible company', () => {
         responsible_company: { from: { id: sparks.id, name: sparks.name }, to: { id: dry.id, name: dry.name } },
       },
     ]);
-    await expect(t.ctx.structure.createItem(manager, checklist.id, { text: 'Nope', companyId: 0 })).rejects.toMatchObject({ status: 422 });
+    await expect(t.ctx.itemEdits.createItem(manager, checklist.id, { text: 'Nope', companyId: 0 })).rejects.toMatchObject({ status: 422 });
   });
 });
 

@@ -1,5 +1,5 @@
 import { validationError } from '../../shared/errors.js';
-import type { EmitEvent } from './item-writer.js';
+import type { EmitEvent } from '../write-path/write-path.js';
 import type { WriteRepositories } from './write-repositories.js';
 
 /** A company as the item card and events show it (docs/design.md §20). */

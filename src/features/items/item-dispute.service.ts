@@ -3,7 +3,8 @@ import { requiredText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../shared/errors.js';
 import { companyStep } from './item-company.js';
-import type { AuditEntryBuilder, ItemWriter } from './item-writer.js';
+import type { ItemWriter } from './item-writer.js';
+import type { AuditEntryBuilder } from '../write-path/write-path.js';
 
 const MAX_REASON_LENGTH = 2000;
 

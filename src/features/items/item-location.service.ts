@@ -1,8 +1,9 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { validationError } from '../../shared/errors.js';
-import type { AuditEntryBuilder, ItemWriter } from './item-writer.js';
-import type { ItemLocation } from './item-views.js';
+import type { ItemWriter } from './item-writer.js';
+import type { AuditEntryBuilder } from '../write-path/write-path.js';
+import type { ItemLocation } from '../plans/plan-views.js';
 import type { WriteRepositories } from './write-repositories.js';
 
 /** A place asked for: a plan of the item's project, and fractions 0–1 of its sheet from the top left. */

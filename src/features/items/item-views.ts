@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { AttachmentsTable } from '../../db/tables.js';
 export { fieldsView } from '../../domain/vocabulary.js';
 import type { BallInCourt } from '../../domain/ball-in-court.js';
+import type { ItemLocation } from '../plans/plan-views.js';
 
 /** How item materials are presented: one place, used by the item card and by the writes that return them. */
 interface LinkRow {
@@ -72,17 +73,6 @@ export interface HistoryEntryView {
   at: string;
   user: UserRef | null;
   note: string | null;
-}
-
-/**
- * Where an item is (docs/design.md §19): on a plan, at fractions 0–1 of its sheet from the top left. Every version
- * of the plan keeps it, since it is relative to the sheet.
- */
-export interface ItemLocation {
-  plan_id: number;
-  plan_name: string;
-  x: number;
-  y: number;
 }
 
 /** The item's place as its row holds it, with its plan's name; null when it is on no plan. */

@@ -3,7 +3,8 @@ import { assertDeadlineAhead, type DocumentLinkInput, normalizeDeadline, normali
 import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { validationError } from '../../shared/errors.js';
-import type { AuditEntryBuilder, EmitEvent, ItemWriter } from './item-writer.js';
+import type { ItemWriter } from './item-writer.js';
+import type { AuditEntryBuilder, EmitEvent } from '../write-path/write-path.js';
 import { companyStep } from './item-company.js';
 import type { WriteRepositories } from './write-repositories.js';
 

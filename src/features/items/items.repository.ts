@@ -313,11 +313,3 @@ export const lockItem = precompileLazily((db: Kysely<Database>, p: { itemId: num
     .where('id', '=', p.itemId)
     .returning(['project_id', 'section_id', 'checklist_id']),
 );
-/** The project's row lock (a self-assignment, as for items): structural writes of one project serialize on it. */
-export const lockProject = precompileLazily((db: Kysely<Database>, p: { projectId: number }) =>
-  db
-    .updateTable('projects')
-    .set((eb) => ({ archived: eb.ref('archived') }))
-    .where('id', '=', p.projectId)
-    .returning(['id']),
-);

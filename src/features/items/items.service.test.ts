@@ -159,9 +159,9 @@ describe('items.getItemWorkspace', () => {
     const item = await makeItem(t, { checklist, participants: [participant] });
     const answer = await makeAnswer(t, item, participant);
     // The bystander's own answer: written while a participant, kept after leaving the item.
-    await t.ctx.structure.updateItem(t.admin, item.id, { text: item.text, participantIds: [participant.id, bystander.id] });
+    await t.ctx.itemEdits.updateItem(t.admin, item.id, { text: item.text, participantIds: [participant.id, bystander.id] });
     const own = await makeAnswer(t, item, bystander);
-    await t.ctx.structure.updateItem(t.admin, item.id, { text: item.text, participantIds: [participant.id] });
+    await t.ctx.itemEdits.updateItem(t.admin, item.id, { text: item.text, participantIds: [participant.id] });
 
     const rightsOf = async (actor: typeof observer) => {
       const { rights, answerImages, project: p } = await t.ctx.items.getItemWorkspace(actor, item.id);

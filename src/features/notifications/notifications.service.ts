@@ -8,7 +8,7 @@ import { notFound, validationError } from '../../shared/errors.js';
 import { formatDay, formatMoment, isLanguage, type Language, message, storedLanguage } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';
-import type { ItemsService } from '../items/items.service.js';
+import type { ItemsService } from '../items/index.js';
 import { toMembership } from '../projects/projects.repository.js';
 import {
   DELIVERY_MODES,

@@ -11,8 +11,8 @@ import { MAX_NAME_LENGTH } from '../../domain/values.js';
 import { ApiError, notFound, validationError } from '../../shared/errors.js';
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
 import type { BlobStore } from '../../storage/index.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
-import type { WriteRepositories } from '../items/write-repositories.js';
+import type { ProjectAccessReads } from '../projects/projects.repository.js';
+import type { AuditEntryBuilder, WritePath } from '../write-path/write-path.js';
 import type { PlanRenderer, RenderLimits } from './plan-renderer.js';
 import type { Inspection } from './plan-render-protocol.js';
 import type { PlanUploadRow, PlansRepository } from './plans.repository.js';
@@ -77,6 +77,12 @@ function nameOf(given: string | undefined, filename: string): string {
   return [...base].slice(0, MAX_NAME_LENGTH).join('');
 }
 
+/** The statements a plan upload's write runs, bound to its transaction. */
+export interface PlanWriteRepositories {
+  plans: ReturnType<PlansRepository['bind']>;
+  projects: ProjectAccessReads;
+}
+
 /**
  * Uploads of plans (docs/design.md §19, docs/decisions.md "Plans and pins"). The request waits for the checks only:
  * the file's size, then what it is (a rendering process reads it: a PDF's pages, its encryption; an image's
@@ -89,13 +95,14 @@ function nameOf(given: string | undefined, filename: string): string {
 export function createPlanUploads(deps: {
   repo: PlansRepository;
   plans: PlansService;
-  writer: ItemWriter;
+  /** The project-level write path over the plans' statements (features/write-path/). */
+  path: WritePath<PlanWriteRepositories>;
   renderer: PlanRenderer;
   blobs: BlobStore;
   clock: Clock;
   limits: PlanLimits;
 }) {
-  const { repo, plans, writer, renderer, blobs, clock, limits } = deps;
+  const { repo, plans, path, renderer, blobs, clock, limits } = deps;
   const renderLimits: RenderLimits = {
     timeoutMs: limits.renderTimeoutSeconds * 1000,
     memoryMb: limits.renderMemoryMb,
@@ -167,8 +174,8 @@ export function createPlanUploads(deps: {
         await storing;
       });
       // The uploader may have lost the right meanwhile: checked again under the project's lock.
-      const authorize = (repos: WriteRepositories) => plans.authorizeUpload(actor, upload.project_id, repos.projects);
-      await writer.writeProject({ projectId: upload.project_id, actor, authorize }, async (repos, emit) => {
+      const authorize = (repos: PlanWriteRepositories) => plans.authorizeUpload(actor, upload.project_id, repos.projects);
+      await path.writeProject({ projectId: upload.project_id, actor, authorize }, async (repos, emit) => {
         const now = clock.now().toISOString();
         const versionOf = (page: number) => {
           const { prefix, sheet } = stored.get(page)!;
@@ -251,9 +258,9 @@ export function createPlanUploads(deps: {
           throw validationError('file', 'A new version is one sheet: upload a PDF of one page or an image');
         }
         const now = clock.now().toISOString();
-        const authorize = (repos: WriteRepositories) => plans.authorizeUpload(actor, projectId, repos.projects);
+        const authorize = (repos: PlanWriteRepositories) => plans.authorizeUpload(actor, projectId, repos.projects);
         const request = { projectId, actor, audit: buildAudit, authorize };
-        const uploadId = await writer.writeProject(request, (repos) =>
+        const uploadId = await path.writeProject(request, (repos) =>
           repos.plans.insertUpload({
             project_id: projectId,
             plan_id: options.planId ?? null,

@@ -1,11 +1,21 @@
 import { type Actor, can, canOnProject } from '../../domain/policy.js';
 import type { ItemStatus } from '../../domain/values.js';
 import { notFound } from '../../shared/errors.js';
-import type { ItemLocation } from '../items/item-views.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { DZI_NAME } from '../../imaging/plan-sheets.js';
 import type { PlansRepository } from './plans.repository.js';
 import { planFilePath, type PlansService } from './plans.service.js';
+
+/**
+ * Where an item is (docs/design.md §19): on a plan, at fractions 0–1 of its sheet from the top left. Every version
+ * of the plan keeps it, since it is relative to the sheet.
+ */
+export interface ItemLocation {
+  plan_id: number;
+  plan_name: string;
+  x: number;
+  y: number;
+}
 
 /** The pins filter of the plan's page, as the project page's ("Item status", "Participant"). */
 export interface PinFilter {

@@ -331,7 +331,7 @@ describe('pins', () => {
     const { project, checklist, manager } = await team(t);
     const { ended } = await upload(t, manager, project.id, await solid(300, 200, 'png'), 'Kitchen.png');
     const planId = ended.plan_ids[0]!;
-    const id = await t.ctx.structure.createItem(manager, checklist.id, { text: 'Cracked tile', location: { planId, x: 0.3, y: 0.4 } });
+    const id = await t.ctx.itemEdits.createItem(manager, checklist.id, { text: 'Cracked tile', location: { planId, x: 0.3, y: 0.4 } });
     const card = (await t.ctx.items.getItemCard(manager, id)).item;
     expect(card.location).toEqual({ plan_id: planId, plan_name: 'Kitchen', x: 0.3, y: 0.4 });
     const created = await db()
@@ -349,12 +349,12 @@ describe('pins', () => {
     const count = async () => (await db().selectFrom('items').select('id').where('checklist_id', '=', checklist.id).execute()).length;
     const before = await count();
     await expect(
-      t.ctx.structure.createItem(manager, checklist.id, { text: 'Elsewhere', location: { planId: foreign, x: 0.3, y: 0.4 } }),
+      t.ctx.itemEdits.createItem(manager, checklist.id, { text: 'Elsewhere', location: { planId: foreign, x: 0.3, y: 0.4 } }),
     ).rejects.toMatchObject({
       status: 422,
     });
     await expect(
-      t.ctx.structure.createItem(manager, checklist.id, { text: 'Outside', location: { planId, x: 2, y: 0.4 } }),
+      t.ctx.itemEdits.createItem(manager, checklist.id, { text: 'Outside', location: { planId, x: 2, y: 0.4 } }),
     ).rejects.toMatchObject({
       status: 422,
     });

@@ -13,7 +13,7 @@ import { csvReport } from './report-csv.js';
 import { pdfReport } from './report-pdf.js';
 import type { ReportRepository } from './report.repository.js';
 import type { PrintedPhoto, PrintedSheet, ReportHeading, ReportPlan, ReportRow } from './report-rows.js';
-import { beforeAndAfter } from '../items/item-views.js';
+import { beforeAndAfter } from '../items/index.js';
 
 export const REPORT_FORMATS = ['csv', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

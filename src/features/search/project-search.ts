@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/policy.js';
 import { notFound } from '../../shared/errors.js';
-import type { ItemsService } from '../items/items.service.js';
+import type { ItemsService } from '../items/index.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SearchHit, SearchQuery, SearchService, SearchVisibility } from './search.service.js';
 

@@ -25,7 +25,7 @@ describe('templates', () => {
     const trade = await t.ctx.vocabulary.addCategory(manager, project.id, 'Electrical');
     const severity = await t.ctx.vocabulary.addField(manager, project.id, { name: 'Severity', kind: 'choice', options: 'low\nhigh' });
     const retired = await t.ctx.vocabulary.addField(manager, project.id, { name: 'Old', kind: 'text' });
-    await t.ctx.structure.updateItem(manager, item.id, {
+    await t.ctx.itemEdits.updateItem(manager, item.id, {
       vocabulary: {
         categoryId: trade,
         values: new Map([

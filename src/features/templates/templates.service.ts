@@ -5,13 +5,21 @@ import { parseTemplate, type TemplateBody, type TemplateChecklist } from '../../
 import { typedValue, valueText } from '../../domain/vocabulary.js';
 import { notFound, validationError } from '../../shared/errors.js';
 import { assertAdmin } from '../admin/admin-guard.js';
-import type { StructureService } from '../admin/structure.service.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
-import type { WriteRepositories } from '../items/write-repositories.js';
+import type { StructureService, StructureWriteRepositories } from '../admin/structure.service.js';
+import type { ItemEditsRepository } from '../items/index.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { VocabularyRepository } from '../vocabulary/vocabulary.repository.js';
 import type { TemplatesRepository } from './templates.repository.js';
+import { structureWrites } from '../write-path/structure-write.js';
+import type { AuditEntryBuilder, WritePath } from '../write-path/write-path.js';
+
+/** The statements a template's write runs, bound to its transaction: the structure, the items it raises, the vocabulary. */
+export interface TemplateWriteRepositories extends StructureWriteRepositories {
+  items: ReturnType<ItemEditsRepository['bind']>;
+  vocabulary: ReturnType<VocabularyRepository['bind']>;
+  templates: ReturnType<TemplatesRepository['bind']>;
+}
 
 /** A template as /admin and the structure page list it: its name and the checklists it offers. */
 export interface TemplateSummary {
@@ -24,7 +32,7 @@ export interface TemplateSummary {
 
 /** The project's vocabulary by name inside a write, created on demand (a template's checklist brings its own). */
 async function vocabularyByName(
-  repos: WriteRepositories,
+  repos: TemplateWriteRepositories,
   projectId: number,
   body: Pick<TemplateBody, 'categories' | 'fields'>,
   at: string,
@@ -48,10 +56,10 @@ async function vocabularyByName(
 
 /** Inserts a template's checklist (with its items, their category and values) into a section of the project. */
 async function insertChecklist(
-  repos: WriteRepositories,
+  repos: TemplateWriteRepositories,
   p: { projectId: number; sectionId: number; checklist: TemplateChecklist; body: TemplateBody; actorId: number; at: string },
 ): Promise<number> {
-  const { structure, vocabulary } = repos;
+  const { structure, items, vocabulary } = repos;
   const { categories, fields } = await vocabularyByName(repos, p.projectId, p.body, p.at);
   const position = await structure.nextPosition('checklists', p.sectionId);
   const checklistId = await structure.insertChecklist({
@@ -73,7 +81,7 @@ async function insertChecklist(
       requires_answer: item.requires_answer ? 1 : 0,
       position: index + 1,
     };
-    const itemId = await structure.insertItem(row, [], p.actorId, p.at);
+    const itemId = await items.insertItem(row, [], p.actorId, p.at);
     if (item.category !== null) await vocabulary.setCategory(itemId, categories.get(item.category) ?? null);
     for (const [name, text] of Object.entries(item.fields)) {
       const field = fields.get(name);
@@ -102,11 +110,12 @@ export function createTemplatesService(deps: {
   vocabularyRepo: VocabularyRepository;
   projectsRepo: ProjectsRepository;
   projects: ProjectsService;
-  structure: StructureService;
-  writer: ItemWriter;
+  structure: Pick<StructureService, 'structureOf'>;
+  path: WritePath<TemplateWriteRepositories>;
   clock: Clock;
 }) {
-  const { repo, vocabularyRepo, projectsRepo, projects, structure, writer, clock } = deps;
+  const { repo, vocabularyRepo, projectsRepo, projects, structure, path, clock } = deps;
+  const writeStructure = structureWrites(path, projects);
   const now = () => clock.now().toISOString();
 
   function summary(row: { id: number; name: string; body: string; created_at: string }): TemplateSummary {
@@ -175,7 +184,7 @@ export function createTemplatesService(deps: {
       const templateName = requiredName('name', name);
       await structure.structureOf(actor, projectId);
       const body = parseTemplate(await projectShape(projectId, templateName));
-      return structure.writeStructure(actor, projectId, buildAudit, async ({ templates }, emit) => {
+      return writeStructure(actor, projectId, buildAudit, async ({ templates }, emit) => {
         if (await templates.findByName(templateName)) throw validationError('name', 'a template of that name exists already');
         const id = await templates.insert({ name: templateName, body: JSON.stringify(body), created_by: actor.id, at: now() });
         emit('structure.changed', { change: 'template_saved', template: { id, name: templateName } }, {});
@@ -193,7 +202,7 @@ export function createTemplatesService(deps: {
       assertAdmin(actor);
       const body = await bodyOf(templateId);
       const name = requiredName('name', input.name);
-      return writer.writeNew({ actor, audit: buildAudit }, async (repos, emit) => {
+      return path.writeNew({ actor, audit: buildAudit }, async (repos, emit) => {
         const at = now();
         const projectId = await repos.structure.insertProject({
           name,
@@ -234,7 +243,7 @@ export function createTemplatesService(deps: {
       const body = await bodyOf(choice.templateId);
       const checklist = body.sections.flatMap((s) => s.checklists)[choice.checklist];
       if (!checklist) throw validationError('template', 'choose one of the templates');
-      return structure.writeStructure(actor, projectId, buildAudit, async (repos, emit) => {
+      return writeStructure(actor, projectId, buildAudit, async (repos, emit) => {
         const section = await repos.structure.findSection(choice.sectionId);
         if (!section || section.project_id !== projectId) throw validationError('section', 'choose a section of this project');
         const at = now();
@@ -263,7 +272,7 @@ export function createTemplatesService(deps: {
     async importTemplate(actor: Actor, input: unknown): Promise<number> {
       assertAdmin(actor);
       const body = parseTemplate(input);
-      return writer.writeNew({ actor }, async ({ templates }) => {
+      return path.writeNew({ actor }, async ({ templates }) => {
         if (await templates.findByName(body.name)) throw validationError('name', `a template named "${body.name}" exists already`);
         return templates.insert({ name: body.name, body: JSON.stringify(body), created_by: null, at: now() });
       });

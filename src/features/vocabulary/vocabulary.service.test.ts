@@ -68,7 +68,7 @@ describe('vocabulary definitions', () => {
 describe('item values through the write path', () => {
   it('are typed in their columns, shown in items/get and the tree, and in item.updated changes', async () => {
     const { manager, project, item, trade, severity, cost, due } = await setting();
-    const update = await t.ctx.structure.updateItem(manager, item.id, {
+    const update = await t.ctx.itemEdits.updateItem(manager, item.id, {
       vocabulary: {
         categoryId: trade,
         values: values([
@@ -111,7 +111,7 @@ describe('item values through the write path', () => {
       },
     });
     // The same values again change nothing.
-    expect((await t.ctx.structure.updateItem(manager, item.id, { vocabulary: { values: values([[severity, 'high']]) } })).changed).toBe(
+    expect((await t.ctx.itemEdits.updateItem(manager, item.id, { vocabulary: { values: values([[severity, 'high']]) } })).changed).toBe(
       false,
     );
   });
@@ -124,7 +124,7 @@ describe('item values through the write path', () => {
       [severity, 'medium'],
     ] as [number, string][]) {
       await expect(
-        t.ctx.structure.updateItem(manager, item.id, { text: 'Changed', vocabulary: { values: values([[field, value]]) } }),
+        t.ctx.itemEdits.updateItem(manager, item.id, { text: 'Changed', vocabulary: { values: values([[field, value]]) } }),
       ).rejects.toMatchObject({
         status: 422,
         details: [{ field: `field_${field}` }],
@@ -132,10 +132,10 @@ describe('item values through the write path', () => {
     }
     expect((await card(item.id)).text).not.toBe('Changed');
     expect(await db().selectFrom('item_field_values').selectAll().where('item_id', '=', item.id).execute()).toEqual([]);
-    await expect(t.ctx.structure.updateItem(participant, item.id, { vocabulary: { categoryId: plumbing } })).rejects.toMatchObject({
+    await expect(t.ctx.itemEdits.updateItem(participant, item.id, { vocabulary: { categoryId: plumbing } })).rejects.toMatchObject({
       status: 403,
     });
-    await expect(t.ctx.structure.updateItem(manager, item.id, { vocabulary: { categoryId: 999_999 } })).rejects.toMatchObject({
+    await expect(t.ctx.itemEdits.updateItem(manager, item.id, { vocabulary: { categoryId: 999_999 } })).rejects.toMatchObject({
       status: 422,
       details: [{ field: 'category' }],
     });
@@ -143,20 +143,20 @@ describe('item values through the write path', () => {
     const before = await db().selectFrom('items').select('id').where('checklist_id', '=', item.checklistId).execute();
     await expect(makeItem(t, { checklist })).rejects.toMatchObject({ status: 422, details: [{ field: `field_${severity}` }] });
     expect(await db().selectFrom('items').select('id').where('checklist_id', '=', item.checklistId).execute()).toEqual(before);
-    const created = await t.ctx.structure.createItem(manager, item.checklistId, {
+    const created = await t.ctx.itemEdits.createItem(manager, item.checklistId, {
       text: 'With severity',
       vocabulary: { categoryId: plumbing, values: values([[severity, 'low']]) },
     });
     expect(await card(created)).toMatchObject({ category: 'Plumbing', fields: { Severity: 'low' } });
     // Clearing a required field later is refused too.
-    await expect(t.ctx.structure.updateItem(manager, created, { vocabulary: { values: values([[severity, '']]) } })).rejects.toMatchObject({
+    await expect(t.ctx.itemEdits.updateItem(manager, created, { vocabulary: { values: values([[severity, '']]) } })).rejects.toMatchObject({
       status: 422,
     });
   });
 
   it('keeps values through renames and retirement; a retired field leaves the forms and keeps its values', async () => {
     const { manager, item, trade, severity, cost, project } = await setting();
-    await t.ctx.structure.updateItem(manager, item.id, {
+    await t.ctx.itemEdits.updateItem(manager, item.id, {
       vocabulary: {
         categoryId: trade,
         values: values([
@@ -173,9 +173,9 @@ describe('item values through the write path', () => {
     const fields = (await t.ctx.vocabulary.vocabularyOf(manager, project.id)).fields;
     expect(fields.find((f) => f.id === cost)?.retired).toBe(true);
     // A form's values leave a retired field alone; its value stays.
-    await t.ctx.structure.updateItem(manager, item.id, { vocabulary: { values: values([[severity, 'high']]) } });
+    await t.ctx.itemEdits.updateItem(manager, item.id, { vocabulary: { values: values([[severity, 'high']]) } });
     expect((await card(item.id)).fields).toEqual({ Severity: 'high', Cost: '10' });
-    await expect(t.ctx.structure.updateItem(manager, item.id, { vocabulary: { values: values([[cost, '11']]) } })).rejects.toMatchObject({
+    await expect(t.ctx.itemEdits.updateItem(manager, item.id, { vocabulary: { values: values([[cost, '11']]) } })).rejects.toMatchObject({
       status: 422,
     });
     expect(await db().selectFrom('custom_fields').select('id').where('id', '=', cost).execute()).toHaveLength(1);

@@ -4,9 +4,10 @@ import { requiredName } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import { fieldKind, fieldOptions } from '../../domain/vocabulary.js';
 import { notFound, validationError } from '../../shared/errors.js';
-import type { StructureService } from '../admin/structure.service.js';
-import type { AuditEntryBuilder } from '../items/item-writer.js';
+import type { ProjectAccessReads } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import { structureWrites } from '../write-path/structure-write.js';
+import type { AuditEntryBuilder, WritePath } from '../write-path/write-path.js';
 import type { CategoryRow, FieldRow, VocabularyRepository } from './vocabulary.repository.js';
 
 /** A project's vocabulary: its categories and fields (retired ones too, flagged). */
@@ -25,6 +26,12 @@ export interface FieldInput {
 
 const MAX_VOCABULARY_NAME = 100;
 
+/** The statements a vocabulary change runs, bound to its transaction. */
+export interface VocabularyWriteRepositories {
+  vocabulary: ReturnType<VocabularyRepository['bind']>;
+  projects: ProjectAccessReads;
+}
+
 /**
  * A project's categories and custom fields (docs/design.md §21), defined by its managers and admins on the
  * structure page: each change is a structural write (the project's lock, audit record, `structure.changed`).
@@ -34,10 +41,11 @@ const MAX_VOCABULARY_NAME = 100;
 export function createVocabularyService(deps: {
   repo: VocabularyRepository;
   projects: ProjectsService;
-  structure: StructureService;
+  path: WritePath<VocabularyWriteRepositories>;
   clock: Clock;
 }) {
-  const { repo, projects, structure, clock } = deps;
+  const { repo, projects, clock } = deps;
+  const writeStructure = structureWrites(deps.path, projects);
   const now = () => clock.now().toISOString();
 
   async function categoryOf(actor: Actor, id: number) {
@@ -84,7 +92,7 @@ export function createVocabularyService(deps: {
 
     async addCategory(actor: Actor, projectId: number, name: string, buildAudit?: AuditEntryBuilder): Promise<number> {
       const text = requiredName('name', name, MAX_VOCABULARY_NAME);
-      return structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+      return writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
         assertUnique(await vocabulary.categories(projectId), text);
         const position = await vocabulary.nextPosition('categories', projectId);
         const id = await vocabulary.insertCategory({ project_id: projectId, name: text, position, at: now() });
@@ -96,7 +104,7 @@ export function createVocabularyService(deps: {
     async renameCategory(actor: Actor, categoryId: number, name: string, buildAudit?: AuditEntryBuilder) {
       const text = requiredName('name', name, MAX_VOCABULARY_NAME);
       const { project_id: projectId } = await categoryOf(actor, categoryId);
-      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
         const current = (await vocabulary.findCategory(categoryId))!;
         if (current.name === text) return;
         assertUnique(await vocabulary.categories(projectId), text, categoryId);
@@ -111,7 +119,7 @@ export function createVocabularyService(deps: {
       const kind = fieldKind(input.kind);
       const options = fieldOptions(kind, input.options);
       const required = input.required === true;
-      return structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+      return writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
         assertUnique(await vocabulary.fields(projectId), name);
         const position = await vocabulary.nextPosition('custom_fields', projectId);
         const id = await vocabulary.insertField({ project_id: projectId, name, kind, options, required, position, at: now() });
@@ -123,7 +131,7 @@ export function createVocabularyService(deps: {
     async renameField(actor: Actor, fieldId: number, name: string, buildAudit?: AuditEntryBuilder) {
       const text = requiredName('name', name, MAX_VOCABULARY_NAME);
       const { project_id: projectId } = await fieldOf(actor, fieldId);
-      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
         const current = (await vocabulary.findField(fieldId))!;
         if (current.name === text) return;
         assertUnique(await vocabulary.fields(projectId), text, fieldId);
@@ -150,7 +158,7 @@ export function createVocabularyService(deps: {
       buildAudit?: AuditEntryBuilder,
     ): Promise<number> {
       const ladder = input === null ? null : escalationLadder(input);
-      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
         const current = await vocabulary.escalation(projectId);
         if (JSON.stringify(current) === JSON.stringify(ladder)) return;
         await vocabulary.setEscalation(projectId, ladder, now());
@@ -169,7 +177,7 @@ export function createVocabularyService(deps: {
     /** Retires a field (hidden from the forms, every value kept) or, `retired` false, brings it back. */
     async retireField(actor: Actor, fieldId: number, retired: boolean, buildAudit?: AuditEntryBuilder) {
       const { project_id: projectId } = await fieldOf(actor, fieldId);
-      await structure.writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
         const current = (await vocabulary.findField(fieldId))!;
         if ((current.retired_at !== null) === retired) return;
         await vocabulary.setRetired(fieldId, retired, now());

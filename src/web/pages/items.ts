@@ -10,7 +10,7 @@ import type { SessionUser } from '../../features/sessions/sessions.service.js';
 import { languageOf } from '../layout.js';
 import { sessionOf } from '../session.js';
 import { readPhotoForm, uploadRoutes } from '../uploads.js';
-import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
+import { photoDetailsOf } from '../../features/items/index.js';
 import { type HistoryPaging, ITEM_NOTICES, itemPageView } from '../views/item-page.js';
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
@@ -38,7 +38,7 @@ export async function itemPages(
     | 'review'
     | 'clock'
     | 'events'
-    | 'structure'
+    | 'itemEdits'
     | 'planViews'
     | 'itemLocations'
     | 'vocabulary'
@@ -56,7 +56,7 @@ export async function itemPages(
     review,
     clock,
     events,
-    structure,
+    itemEdits,
     planViews,
     itemLocations,
     vocabulary,
@@ -71,7 +71,7 @@ export async function itemPages(
       const workspace = await items.getItemWorkspace(session.user, itemId);
       const [{ events: itemEvents, names }, edit, place, projectVocabulary] = await Promise.all([
         events.ofItem(itemId),
-        workspace.rights['item.edit'] ? structure.newItemChoices(session.user, workspace.project.id) : null,
+        workspace.rights['item.edit'] ? itemEdits.newItemChoices(session.user, workspace.project.id) : null,
         planViews.placeOf(session.user, workspace.item),
         workspace.rights['item.edit'] ? vocabulary.vocabularyOf(session.user, workspace.project.id) : null,
       ]);
@@ -196,7 +196,7 @@ export async function itemPages(
     const { user } = sessionOf(request);
     const [id, form] = [idParam(request), formOf(request)];
     return itemWrite(request, reply, id, 'edit', form, (audit) =>
-      structure.updateItem(
+      itemEdits.updateItem(
         user,
         id,
         {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
 import { validationError } from '../../shared/errors.js';
-import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/worklists/bulk-changes.service.js';
+import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/items/index.js';
 import type { WorklistReads } from '../../features/offload/offloaded-reads.js';
 import { parseItemFilter } from '../../features/worklists/worklists.service.js';
 import { myItemsView } from '../views/my-items.js';

@@ -1,4 +1,4 @@
-import { photoDetailsOf } from '../../features/attachments/attachments.service.js';
+import { photoDetailsOf } from '../../features/items/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import type { Actor } from '../../domain/policy.js';
@@ -15,7 +15,9 @@ import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js
 import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
-type StructureDeps = Pick<AppContext, 'structure' | 'attachments' | 'planViews' | 'vocabulary' | 'templates'> & { webWrite: WebWriter };
+type StructureDeps = Pick<AppContext, 'structure' | 'itemEdits' | 'attachments' | 'planViews' | 'vocabulary' | 'templates'> & {
+  webWrite: WebWriter;
+};
 
 /** The checklists of the tree the actor sees, under their sections: where an item may be put. */
 export function checklistChoices(tree: ProjectTree): ChecklistChoice[] {
@@ -39,7 +41,7 @@ ${body}
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, attachments, planViews, vocabulary, templates, webWrite } = deps;
+  const { structure, itemEdits, attachments, planViews, vocabulary, templates, webWrite } = deps;
 
   const structurePage = formPage(webWrite, {
     entity: 'project',
@@ -206,7 +208,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
       const query = request.query as Record<string, string | undefined>;
       const planId = parseId(query.plan);
       const [{ tree, members, companies }, place, projectVocabulary] = await Promise.all([
-        structure.newItemChoices(session.user, projectId),
+        itemEdits.newItemChoices(session.user, projectId),
         planId === null
           ? null
           : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
@@ -244,7 +246,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
           write: (audit) => {
             const checklist = parseId(fields.get('checklist'));
             if (checklist === null) throw validationError('checklist', 'choose a checklist');
-            return structure.createItem(
+            return itemEdits.createItem(
               session.user,
               checklist,
               {

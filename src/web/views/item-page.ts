@@ -1,8 +1,7 @@
 import type { ItemAction } from '../../domain/policy.js';
 import { itemPlace, type ItemPlaceModel } from './item-place.js';
 import { ITEM_STATUSES, LINK_KINDS, PRIORITIES, VERDICTS } from '../../domain/values.js';
-import type { AnswerView, ItemCard } from '../../features/items/item-views.js';
-import type { ItemWorkspace } from '../../features/items/items.service.js';
+import type { AnswerView, ItemCard, ItemWorkspace } from '../../features/items/index.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { EMPTY_LINK_ROWS } from '../form.js';
 import { html, type SafeHtml } from '../html.js';

@@ -1,4 +1,4 @@
-import { beforeAndAfter } from '../../features/items/item-views.js';
+import { beforeAndAfter } from '../../features/items/index.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, languageOf, writeKeyField } from '../layout.js';

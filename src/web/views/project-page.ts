@@ -1,7 +1,7 @@
 import { ITEM_STATUSES, PRIORITIES } from '../../domain/values.js';
 import type { ProjectCard } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import type { BulkAbilities, BulkOutcome } from '../../features/worklists/bulk-changes.service.js';
+import type { BulkAbilities, BulkOutcome } from '../../features/items/index.js';
 import type { Vocabulary } from '../../features/vocabulary/vocabulary.service.js';
 import {
   FIELD_FILTER_PREFIX,

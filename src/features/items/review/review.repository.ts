@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { Database, ItemHistoryTable } from '../../db/tables.js';
-import type { Verdict } from '../../domain/values.js';
+import type { Database, ItemHistoryTable } from '../../../db/tables.js';
+import type { Verdict } from '../../../domain/values.js';
 
 /** The item and project columns a review changes. The statements of `bind` run inside an item write. */
 export function createReviewRepository(db: Kysely<Database>) {

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import { precompile } from '../../db/precompiled.js';
-import type { Database } from '../../db/tables.js';
+import { precompile } from '../../../db/precompiled.js';
+import type { Database } from '../../../db/tables.js';
 
 /** The comments table; its insert runs in the item write path's transaction. */
 export function createCommentsRepository(db: Kysely<Database>) {

@@ -1,11 +1,12 @@
-import type { Clock } from '../../shared/clock.js';
-import { type DocumentLinkInput, normalizeDocumentLinks, normalizeText } from '../../domain/inputs.js';
+import type { Clock } from '../../../shared/clock.js';
+import { type DocumentLinkInput, normalizeDocumentLinks, normalizeText } from '../../../domain/inputs.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
-import type { Actor } from '../../domain/policy.js';
-import { notFound } from '../../shared/errors.js';
+import type { Actor } from '../../../domain/policy.js';
+import { notFound } from '../../../shared/errors.js';
 import type { Author } from '../comments/comments.service.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
-import type { ItemsService } from '../items/items.service.js';
+import type { ItemWriter } from '../item-writer.js';
+import type { AuditEntryBuilder } from '../../write-path/write-path.js';
+import type { ItemsService } from '../items.service.js';
 import type { AnswersRepository } from './answers.repository.js';
 
 export function createAnswersService(repo: AnswersRepository, items: ItemsService, writer: ItemWriter, clock: Clock) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { refuseInserts } from '../../../test/helpers/database.js';
-import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../test/helpers/factories.js';
+import { refuseInserts } from '../../../../test/helpers/database.js';
+import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../../test/helpers/factories.js';
 
 /** The manager's side (web only): answer reviews, item and project verdicts, return to rework, on both dialects. */
 const t = useTestContext();

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeAnswer, makeMember, makeTeamItem, makeUser, useTestContext } from '../../../test/helpers/factories.js';
-import { solid } from '../../../test/helpers/images.js';
+import { makeAnswer, makeMember, makeTeamItem, makeUser, useTestContext } from '../../../../test/helpers/factories.js';
+import { solid } from '../../../../test/helpers/images.js';
 import { captionOf, photoDetailsOf } from './attachments.service.js';
 
 /**
@@ -55,7 +55,7 @@ describe('photo stages', () => {
   it('raised with the item: defect; an answer given with photos: fix', async () => {
     const { item, manager, participant } = await makeTeamItem(t);
     const crack = await file('crack.png');
-    const id = await t.ctx.structure.createItem(manager, item.checklistId, {
+    const id = await t.ctx.itemEdits.createItem(manager, item.checklistId, {
       text: 'Crack',
       prepareImages: () => t.ctx.attachments.prepare([crack]),
     });
@@ -182,7 +182,7 @@ describe('describePhoto', () => {
   it('lets the uploader and a manager change stage and caption, nobody else; records attachment.updated', async () => {
     const { item, project, participant, manager } = await makeTeamItem(t);
     const other = await makeMember(t, project, 'executor');
-    await t.ctx.structure.updateItem(manager, item.id, { participantIds: [participant.id, other.id] });
+    await t.ctx.itemEdits.updateItem(manager, item.id, { participantIds: [participant.id, other.id] });
     const [photo] = (await t.ctx.attachments.attachToItem(participant, item.id, [await file('p.png')])).attachments;
     const changed = await t.ctx.attachments.describePhoto(participant, photo!.id, { stage: 'fix', caption: 'After' });
     expect(changed).toMatchObject({ changed: true, attachment: { stage: 'fix', caption: 'After' } });

@@ -1,7 +1,8 @@
-import type { Clock } from '../../shared/clock.js';
-import { normalizeText } from '../../domain/inputs.js';
-import type { Actor } from '../../domain/policy.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
+import type { Clock } from '../../../shared/clock.js';
+import { normalizeText } from '../../../domain/inputs.js';
+import type { Actor } from '../../../domain/policy.js';
+import type { ItemWriter } from '../item-writer.js';
+import type { AuditEntryBuilder } from '../../write-path/write-path.js';
 
 /** The acting user, named in what the write returns. */
 export type Author = Actor & { name: string };

@@ -3,14 +3,14 @@ import { type Actor, can, type Membership } from '../../domain/policy.js';
 import { formDeadline } from '../../domain/inputs.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
 import { ApiError, forbidden, validationError } from '../../shared/errors.js';
-import type { AuditEntryBuilder, EmitEvent } from '../items/item-writer.js';
-import type { ItemWritesService, PlanningInput } from '../items/item-writes.service.js';
-import type { WriteRepositories } from '../items/write-repositories.js';
-import type { CompaniesService } from '../companies/companies.service.js';
-import { companyStep } from '../items/item-company.js';
+import type { AuditEntryBuilder, EmitEvent } from '../write-path/write-path.js';
+import type { ItemWritesService, PlanningInput } from './item-writes.service.js';
+import type { WriteRepositories } from './write-repositories.js';
+import type { ItemEditsRepository } from './item-edits.repository.js';
+import { companyStep } from './item-company.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
-import { applyItemVocabulary } from '../vocabulary/item-vocabulary.js';
+import { applyItemVocabulary } from './item-vocabulary.js';
 
 /** Items changed together by one bulk form at most (two pages of the project list). */
 const MAX_BULK_ITEMS = 200;
@@ -77,7 +77,7 @@ export function createBulkChangesService(deps: {
   projectsRepo: ProjectsRepository;
   itemWrites: () => ItemWritesService;
   clock: Clock;
-  companies: Pick<CompaniesService, 'choosable'>;
+  edits: Pick<ItemEditsRepository, 'choosableCompany'>;
 }) {
   const { projects, projectsRepo } = deps;
 
@@ -87,16 +87,16 @@ export function createBulkChangesService(deps: {
    */
   const participantsStep =
     (itemId: number, projectId: number, add: number | undefined, remove: number | undefined) =>
-    async ({ structure }: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
-      const before = [...(await structure.participantIds(itemId))].sort((a, b) => a - b);
+    async ({ edits }: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
+      const before = [...(await edits.participantIds(itemId))].sort((a, b) => a - b);
       const after = [...new Set([...before.filter((id) => id !== remove), ...(add !== undefined && add !== remove ? [add] : [])])].sort(
         (a, b) => a - b,
       );
       if (after.join() === before.join()) return false;
-      if (add !== undefined && !before.includes(add) && (await structure.countMembers(projectId, [add])) !== 1) {
+      if (add !== undefined && !before.includes(add) && (await edits.countMembers(projectId, [add])) !== 1) {
         throw validationError('add_participant', 'must be a member of the project');
       }
-      await structure.replaceParticipants(itemId, after);
+      await edits.replaceParticipants(itemId, after);
       emit('item.updated', { changes: { participants: { from: before, to: after } } });
       return true;
     };
@@ -140,7 +140,9 @@ export function createBulkChangesService(deps: {
       // Participants, the category and the company are all the item's edit (managers): one step of the item's write.
       const crew = people || change.category !== undefined || change.company !== undefined;
       if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
-      if (change.company != null) await deps.companies.choosable(change.company);
+      if (change.company != null && !(await deps.edits.choosableCompany(change.company))) {
+        throw validationError('company', 'choose one of the companies');
+      }
       if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
         throw validationError('remove_participant', 'cannot add and remove the same person');
       }

@@ -1,11 +1,12 @@
-import type { Clock } from '../../shared/clock.js';
-import { type Actor, canOnProject } from '../../domain/policy.js';
-import { formDeadline } from '../../domain/inputs.js';
-import { VERDICTS, type Verdict } from '../../domain/values.js';
-import { conflict, forbidden, notFound, validationError } from '../../shared/errors.js';
-import type { AuditService } from '../audit/audit.service.js';
-import type { AuditEntryBuilder, EventOutbox, ItemWriter } from '../items/item-writer.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { Clock } from '../../../shared/clock.js';
+import { type Actor, canOnProject } from '../../../domain/policy.js';
+import { formDeadline } from '../../../domain/inputs.js';
+import { VERDICTS, type Verdict } from '../../../domain/values.js';
+import { conflict, forbidden, notFound, validationError } from '../../../shared/errors.js';
+import type { AuditService } from '../../audit/audit.service.js';
+import type { ItemWriter } from '../item-writer.js';
+import type { AuditEntryBuilder, EventOutbox } from '../../write-path/write-path.js';
+import type { ProjectsService } from '../../projects/projects.service.js';
 import type { AnswersRepository } from '../answers/answers.repository.js';
 import type { ReviewRepository } from './review.repository.js';
 

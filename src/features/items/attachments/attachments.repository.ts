@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { AttachmentsTable, Database } from '../../db/tables.js';
+import type { AttachmentsTable, Database } from '../../../db/tables.js';
 
 /** The attachments table. */
 export function createAttachmentsRepository(db: Kysely<Database>) {

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { AnswerReviewsTable, AnswersTable, Database } from '../../db/tables.js';
+import type { AnswerReviewsTable, AnswersTable, Database } from '../../../db/tables.js';
 
 /** Answers and their review history (answer_reviews). The statements of `bind` run inside an item write. */
 export function createAnswersRepository(db: Kysely<Database>) {

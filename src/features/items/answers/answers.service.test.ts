@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { refuseInserts } from '../../../test/helpers/database.js';
-import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../test/helpers/factories.js';
+import { refuseInserts } from '../../../../test/helpers/database.js';
+import { archiveProject, auditRecord, makeAnswer, makeTeamItem, makeUser, useTestContext } from '../../../../test/helpers/factories.js';
 import type { PreparedImages } from '../attachments/attachments.service.js';
 
 /** Answers through the service, on both dialects: managers, participating executors and admins answer (docs/design.md §3). */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
-import type { BlobStore } from '../../storage/index.js';
+import type { Database } from '../../../db/tables.js';
+import type { BlobStore } from '../../../storage/index.js';
 import { createAttachmentsRepository } from './attachments.repository.js';
 
 /**

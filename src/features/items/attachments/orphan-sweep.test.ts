@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.js';
-import { type AppContext, createContext } from '../../composition/context.js';
-import { createTestDatabase, type TestDatabase, testDialect } from '../../../test/helpers/database.js';
-import { buildWorkspace } from '../../../test/helpers/workspace.js';
-import { importFixture } from '../fixtures/import.service.js';
+import { loadConfig } from '../../../shared/config.js';
+import { type AppContext, createContext } from '../../../composition/context.js';
+import { createTestDatabase, type TestDatabase, testDialect } from '../../../../test/helpers/database.js';
+import { buildWorkspace } from '../../../../test/helpers/workspace.js';
+import { importFixture } from '../../fixtures/import.service.js';
 import { SUSPICIOUS_ORPHANS, sweepOrphanBlobs } from './orphan-sweep.js';
 
 let dir: string;

@@ -1,27 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { Clock } from '../../shared/clock.js';
-import type { Actor } from '../../domain/policy.js';
-import { MAX_CAPTION_LENGTH, PHOTO_STAGES, type EventType, type PhotoStage } from '../../domain/values.js';
-import { invalidData, notFound, validationError, type FieldError } from '../../shared/errors.js';
-import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../imaging/images.js';
-import type { BlobStore } from '../../storage/index.js';
-import { attachmentView, type AttachmentView } from '../items/item-views.js';
-import type { AuditEntryBuilder, ItemWriter } from '../items/item-writer.js';
-import type { WriteRepositories } from '../items/write-repositories.js';
-import type { ItemsService } from '../items/items.service.js';
+import type { Clock } from '../../../shared/clock.js';
+import type { Actor } from '../../../domain/policy.js';
+import { MAX_CAPTION_LENGTH, PHOTO_STAGES, type EventType, type PhotoStage } from '../../../domain/values.js';
+import { invalidData, notFound, validationError, type FieldError } from '../../../shared/errors.js';
+import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../../imaging/images.js';
+import type { BlobStore } from '../../../storage/index.js';
+import { attachmentView, type AttachmentView } from '../item-views.js';
+import type { ItemWriter } from '../item-writer.js';
+import type { AuditEntryBuilder } from '../../write-path/write-path.js';
+import type { WriteRepositories } from '../write-repositories.js';
+import type { ItemsService } from '../items.service.js';
 import type { AnswersRepository } from '../answers/answers.repository.js';
 import type { AttachmentsRepository } from './attachments.repository.js';
+import type { IncomingImage } from '../../../http/multipart.js';
 
-/** An uploaded file waiting on local disk. */
-export interface IncomingImage {
-  originalName: string;
-  path: string;
-  size: number;
-  /** Over the byte limit: the upload was cut short. */
-  oversized: boolean;
-}
+export type { IncomingImage };
 
 export interface ImageOwner {
   itemId: number;

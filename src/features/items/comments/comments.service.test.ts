@@ -9,7 +9,7 @@ import {
   makeSection,
   makeUser,
   useTestContext,
-} from '../../../test/helpers/factories.js';
+} from '../../../../test/helpers/factories.js';
 
 /** Comments through the service, on both dialects: anyone who sees the item may comment (docs/design.md §3). */
 const t = useTestContext();

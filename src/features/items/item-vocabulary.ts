@@ -1,6 +1,6 @@
 import { assertRequired, fieldKey, NO_VALUE, type TypedValue, typedValue, valueText } from '../../domain/vocabulary.js';
 import { validationError } from '../../shared/errors.js';
-import type { WriteRepositories } from '../items/write-repositories.js';
+import type { WriteRepositories } from './write-repositories.js';
 
 /** An item's category and values asked for: `categoryId` undefined leaves it, null clears it; `values` by field id. */
 export interface ItemVocabularyInput {
