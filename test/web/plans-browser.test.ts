@@ -5,13 +5,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, controlledByWorker, launchChromium, requireBrowser, signedInPages } from '../helpers/chromium.js';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import type { UserKey } from '../helpers/workspace.js';
+import { PASSWORD, type UserKey, USERS } from '../helpers/workspace.js';
 
 /**
  * Plans and pins in a real Chromium (docs/design.md §19): a manager uploads the demo's floor plan and raises an
  * item with a tap on it (at 1280 and at 390 px with touch), the pin standing where the tap was; an executor sees
  * the pins but no plan controls; the plan opens again without a network, and an item raised there offline is
- * created once when the network is back; axe-core finds nothing serious or critical on the plan's page.
+ * created once when the network is back; on a shared phone the tiles kept for one user answer for nobody else;
+ * axe-core finds nothing serious or critical on the plan's page.
  */
 const PLAN_PDF = fileURLToPath(new URL('../../src/demo/plans/floor-3-rev-a.pdf', import.meta.url));
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -170,6 +171,60 @@ describe('plans and pins in the browser', { timeout: 240_000 }, () => {
       .filter((i: any) => i.text === 'Scratch on the glass of 3.03 (offline)');
     expect(created, JSON.stringify(found.body)).toHaveLength(1);
     expect(created[0].location).toMatchObject({ plan_id: planId });
+    await page.context().close();
+  });
+
+  it("keeps a shared phone's plan tiles for the user who opened them: not for the signed-out visitor, nor the next user", async () => {
+    const page = await open('manager', PHONE);
+    await openPlan(page, planId);
+    await controlledByWorker(page);
+    // A tile the viewer draws, as the worker keeps it for the manager (the plans kind of punchlist-user-<id>-*).
+    const drawn = page.waitForResponse((response) => /\/api\/plans\/tiles\/.+\.webp$/.test(response.url()), WAIT);
+    await openPlan(page, planId);
+    const tile = (await drawn).url();
+    expect(tile).toMatch(/\/api\/plans\/tiles\/.+\.webp/);
+    const stored = () =>
+      page.evaluate(async (address) => {
+        const names = (await caches.keys()).filter((name) => name.startsWith('punchlist-user-'));
+        let found = false;
+        for (const name of names) if (await (await caches.open(name)).match(address)) found = true;
+        return { names, found };
+      }, tile!);
+    await expect.poll(async () => (await stored()).found, WAIT).toBe(true);
+    expect((await stored()).names.every((name) => name.startsWith(`punchlist-user-${USERS.manager}-`))).toBe(true);
+    const tileStatus = () =>
+      page.evaluate(
+        (address) =>
+          fetch(address, { credentials: 'same-origin' }).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        tile!,
+      );
+    expect(await tileStatus()).toBe(200);
+
+    // The session ends without "Sign out" (its cookie gone): offline, the worker answers nothing of the manager's.
+    await page.context().clearCookies();
+    await page.context().setOffline(true);
+    await page.waitForFunction(() => !navigator.onLine);
+    expect(await tileStatus()).toBe(0);
+    expect((await stored()).names).toEqual([]);
+    // Online: the server refuses the signed-out visitor.
+    await page.context().setOffline(false);
+    await page.waitForFunction(() => navigator.onLine);
+    expect(await tileStatus()).toBe(401);
+
+    // The next person signs in on this phone: an outsider of the project gets no tile, online or offline.
+    await page.goto(server.url + '/login');
+    await page.getByLabel('Email').fill('outsider@punchlist.test');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/projects');
+    expect(await tileStatus()).not.toBe(200);
+    await page.context().setOffline(true);
+    await page.waitForFunction(() => !navigator.onLine);
+    expect(await tileStatus()).toBe(0);
+    expect((await stored()).found).toBe(false);
     await page.context().close();
   });
 
