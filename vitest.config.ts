@@ -30,6 +30,7 @@ const DIALECT_TESTS = [
   'test/openapi.test.ts',
   'test/upgrade/**/*.test.ts',
   'src/features/**/*.test.ts',
+  'src/jobs/**/*.test.ts',
   'test/reports/report-api.test.ts',
   'test/reports/report-web.test.ts',
   'test/reports/report-plans.test.ts',
