@@ -10,7 +10,8 @@
  *    ceilings of the same run: a bare Fastify server and a bare node:http server, child processes too.
  * 4. Writes bench/results/<date>.json and .svg, prints the Markdown table and puts it in docs/performance.md.
  *
- * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (50),
+ * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (50), BENCH_SLOW_DURATION
+ * (s, default 30: the measured run of the web's project page, alone and beside trees),
  * BENCH_ONLY (scenario names separated by commas without a space after them), BENCH_FRESH=1 (rebuild the cached workspace),
  * BENCH_PROFILE=1 (a fresh server per scenario started with --cpu-prof; profiles in data/bench/profiles/<scenario>/,
  * the largest file is the main thread's; summarise with `node --import tsx bench/profile-top.ts FILE`), BENCH_NO_DOCS=1 (leave docs/ alone).
@@ -46,6 +47,8 @@ const DATA = join(ROOT, 'data', 'bench');
 const V1 = '/api/external/v1';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+/** The measured run of a page that takes tens of milliseconds (the web's project page): enough samples for a p99. */
+const SLOW_DURATION = Number(process.env.BENCH_SLOW_DURATION ?? 30);
 const SINGLE_DURATION = Number(process.env.BENCH_SINGLE_DURATION ?? 5);
 const CEILING_DURATION = Number(process.env.BENCH_CEILING_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -78,6 +81,12 @@ interface Scenario {
   single?: boolean;
   /** Connections of the measured load (default BENCH_CONNECTIONS). */
   connections?: number;
+  /**
+   * A page that takes a worker thread tens of milliseconds: warmed up over the measured connections, not
+   * BENCH_CONNECTIONS (50 connections of them would leave a queue that the measured run waits behind), and measured
+   * for longer (seconds), to have enough samples for a p99.
+   */
+  slow?: { durationSeconds: number };
   /** Load driven at the same time on other connections, not measured: the heavy requests of other users. */
   beside?: { connections: number; next: () => RequestSpec };
 }
@@ -182,12 +191,14 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean, webCookie = ''): 
       name: 'web project page, 2 connections',
       description: "the web's page of the 5 000-item project, plain and with a text filter in turn (admin, signed in), 2 connections",
       connections: 2,
+      slow: { durationSeconds: SLOW_DURATION },
       next: () => projectPage(),
     },
     {
       name: 'web project page beside trees',
       description: 'the same page over 2 connections while 4 more load the 5 000-item tree (admin, gzip accepted)',
       connections: 2,
+      slow: { durationSeconds: SLOW_DURATION },
       next: () => projectPage(),
       beside: { connections: 4, next: () => bigTree },
     },
@@ -195,6 +206,7 @@ function scenarios(meta: BenchWorkspace, searchWired: boolean, webCookie = ''): 
       name: 'web project page beside changing trees',
       description: 'the same page over 2 connections while 4 more change a status in the project and load its tree, in turn',
       connections: 2,
+      slow: { durationSeconds: SLOW_DURATION },
       next: () => projectPage(),
       beside: { connections: 4, next: () => (++changing % 2 ? bigTree : setStatus(actor('manager'))) },
     },
@@ -599,14 +611,21 @@ async function main() {
       const ceiling = await measureCeiling(fastifyServer, CEILING_DURATION);
       ceilings.push(ceiling);
       const health = server.url + '/healthz';
-      await drive({ url: server.url, connections: CONNECTIONS, durationSeconds: WARMUP, next: scenario.next });
+      const connections = scenario.connections ?? CONNECTIONS;
+      const duration = scenario.slow?.durationSeconds ?? DURATION;
+      await drive({
+        url: server.url,
+        connections: scenario.slow ? connections : CONNECTIONS,
+        durationSeconds: WARMUP,
+        next: scenario.next,
+      });
       await waitUntilIdle(health);
       await eventLoopDelay(server.url);
-      const beside = scenario.beside && drive({ url: server.url, durationSeconds: DURATION, ...scenario.beside });
+      const beside = scenario.beside && drive({ url: server.url, durationSeconds: duration, ...scenario.beside });
       const result = await drive({
         url: server.url,
-        connections: scenario.connections ?? CONNECTIONS,
-        durationSeconds: DURATION,
+        connections,
+        durationSeconds: duration,
         next: scenario.next,
         pid: server.child.pid,
       });
