@@ -13,6 +13,7 @@ const DIALECT_TESTS = [
   'test/web/cycle-rules.test.ts',
   'test/web/webhooks-profile.test.ts',
   'test/web/project-lists.test.ts',
+  'test/web/project-page-offload.test.ts',
   'test/web/profile-settings.test.ts',
   'test/web/structure.test.ts',
   'test/web/plans-forms.test.ts',
