@@ -245,11 +245,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const logError = (msg: string) => (error: unknown) =>
     process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
   // Every background job has the same loop, lease, retries and metrics; a failed run is logged and retried.
-  const jobs = createJobRunner({
-    store: createJobStore(db.kysely),
-    clock,
-    onError: (error, job) => logError(`${job}: a run failed; retrying with backoff`)(error),
-  });
+  const jobs =
+    o.jobs ??
+    createJobRunner({
+      store: createJobStore(db.kysely),
+      clock,
+      onError: (error, job) => logError(`${job}: a run failed; retrying with backoff`)(error),
+    });
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
   const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
   // Feeds SQLite's FTS5 outside the writes' transactions (migration 010).
