@@ -87,67 +87,127 @@ export function retryDelay(retry: { baseMs: number; maxMs: number }, failures: n
   return Math.min(retry.maxMs, retry.baseMs * 2 ** Math.max(0, failures - 1));
 }
 
-function createJob(def: JobDefinition, deps: RunnerDeps): Job {
+/** The job's own lease: who this node is, and whether its row exists yet. */
+interface LeaseHolder {
+  holder: string;
+  ensured: boolean;
+}
+
+/** Runs until a run says there is no more (or the lease is another node's, or the job stops). */
+async function untilIdle(def: JobDefinition, deps: RunnerDeps, lease: LeaseHolder, stopping: () => boolean): Promise<number | undefined> {
   const { store, clock } = deps;
-  const holder = randomUUID();
+  let backlog: number | undefined;
+  while (!stopping()) {
+    let cursor = 0;
+    if (def.lease) {
+      if (!lease.ensured) {
+        await store.ensure(def.name, await def.lease.startCursor());
+        lease.ensured = true;
+      }
+      const now = clock.now();
+      const held = await store.lease(def.name, lease.holder, now.toISOString(), new Date(now.getTime() + def.lease.ms).toISOString());
+      if (held === null) return backlog; // another node works
+      cursor = held;
+    }
+    const outcome = await def.run({
+      cursor,
+      advance: (trx, to) => store.advance(trx, def.name, lease.holder, cursor, to),
+      transaction: store.transaction,
+      stopping,
+    });
+    if (outcome?.backlog !== undefined) backlog = outcome.backlog;
+    if (!outcome?.more) return backlog;
+  }
+  return backlog;
+}
+
+/** When a job runs by itself: its first run, its poll, the settled wake-ups, the retry after a failure. */
+function createSchedule(def: JobDefinition, wake: () => void) {
+  const timers = { first: null as NodeJS.Timeout | null, poll: null as NodeJS.Timeout | null, settle: null as NodeJS.Timeout | null };
+  let retry: NodeJS.Timeout | null = null;
+  const later = (ms: number, then: () => void) => {
+    const timer = setTimeout(then, ms);
+    timer.unref();
+    return timer;
+  };
+  const poll = () => {
+    // The poll is for what this node is not told of: while a wake-up has a run coming, it adds none.
+    timers.poll = setInterval(() => {
+      if (!timers.settle) wake();
+    }, def.everyMs);
+    timers.poll.unref();
+    wake();
+  };
+  return {
+    begin(): void {
+      if (!def.firstAfterMs) return poll();
+      timers.first = later(def.firstAfterMs, () => {
+        timers.first = null;
+        poll();
+      });
+    },
+    /** A wake-up from `wakeOn`: one run `settleMs` later for all the wake-ups of that time. */
+    soon(): void {
+      timers.settle ??= later(def.settleMs ?? 200, () => {
+        timers.settle = null;
+        wake();
+      });
+    },
+    /** The retry comes at its time even when the job's own schedule is hours away (retention). */
+    retryIn(ms: number): void {
+      if (retry) clearTimeout(retry);
+      retry = later(ms, () => {
+        retry = null;
+        wake();
+      });
+    },
+    clear(): void {
+      for (const timer of [timers.first, timers.poll, timers.settle, retry]) if (timer) clearTimeout(timer);
+      timers.first = timers.poll = timers.settle = retry = null;
+    },
+  };
+}
+
+/** A job's readings on this node (the metrics). */
+function createStats(name: string) {
+  const stats: JobStats = { name, runs: 0, failures: 0, consecutiveFailures: 0, lastRunAt: null, backlog: 0 };
+  return {
+    succeeded(backlog: number | undefined): void {
+      if (backlog !== undefined) stats.backlog = backlog;
+      stats.runs++;
+      stats.consecutiveFailures = 0;
+      stats.lastRunAt = Date.now();
+    },
+    /** Counts a failed run; answers the failures in a row (what the backoff counts). */
+    failed(): number {
+      stats.failures++;
+      stats.lastRunAt = Date.now();
+      return ++stats.consecutiveFailures;
+    },
+    read: (): JobStats => ({ ...stats }),
+  };
+}
+
+function createJob(def: JobDefinition, deps: RunnerDeps): Job {
   const retry = def.retry ?? DEFAULT_RETRY;
+  const lease: LeaseHolder = { holder: randomUUID(), ensured: false };
   let stopped = true;
-  let ensured = false;
   let listening = false;
   let running: Promise<void> | null = null;
   let again = false;
   let retryAt = 0;
-  const timers = { first: null as NodeJS.Timeout | null, poll: null as NodeJS.Timeout | null, settle: null as NodeJS.Timeout | null };
-  let retryTimer: NodeJS.Timeout | null = null;
-  const stats: JobStats = { name: def.name, runs: 0, failures: 0, consecutiveFailures: 0, lastRunAt: null, backlog: 0 };
-
-  /** Runs until a run says there is no more (or the lease is another node's, or the job stops). */
-  async function untilIdle(draining: boolean): Promise<void> {
-    const stopping = () => stopped && !draining;
-    while (!stopping()) {
-      let cursor = 0;
-      if (def.lease) {
-        if (!ensured) {
-          await store.ensure(def.name, await def.lease.startCursor());
-          ensured = true;
-        }
-        const now = clock.now();
-        const held = await store.lease(def.name, holder, now.toISOString(), new Date(now.getTime() + def.lease.ms).toISOString());
-        if (held === null) return; // another node works
-        cursor = held;
-      }
-      const outcome = await def.run({
-        cursor,
-        advance: (trx, to) => store.advance(trx, def.name, holder, cursor, to),
-        transaction: store.transaction,
-        stopping,
-      });
-      if (outcome?.backlog !== undefined) stats.backlog = outcome.backlog;
-      if (!outcome?.more) return;
-    }
-  }
+  const stats = createStats(def.name);
+  const schedule = createSchedule(def, wake);
 
   async function measured(draining: boolean): Promise<void> {
     try {
-      await untilIdle(draining);
-      stats.runs++;
-      stats.consecutiveFailures = 0;
+      stats.succeeded(await untilIdle(def, deps, lease, () => stopped && !draining));
       retryAt = 0;
     } catch (err) {
-      stats.failures++;
-      stats.consecutiveFailures++;
-      const wait = retryDelay(retry, stats.consecutiveFailures);
+      const wait = retryDelay(retry, stats.failed());
       retryAt = Date.now() + wait;
-      // The retry comes at its time even when the job's own schedule is hours away (retention).
-      if (retryTimer) clearTimeout(retryTimer);
-      retryTimer = setTimeout(() => {
-        retryTimer = null;
-        wake();
-      }, wait);
-      retryTimer.unref();
+      schedule.retryIn(wait);
       throw err;
-    } finally {
-      stats.lastRunAt = Date.now();
     }
   }
 
@@ -177,26 +237,6 @@ function createJob(def: JobDefinition, deps: RunnerDeps): Job {
     void begin(false).catch(() => {});
   }
 
-  /** A wake-up from `wakeOn`: one run `settleMs` later for all the wake-ups of that time. */
-  function soon(): void {
-    if (stopped || timers.settle) return;
-    timers.settle = setTimeout(() => {
-      timers.settle = null;
-      wake();
-    }, def.settleMs ?? 200);
-    timers.settle.unref();
-  }
-
-  function clearTimers(): void {
-    for (const key of ['first', 'poll', 'settle'] as const) {
-      const timer = timers[key];
-      if (timer) clearTimeout(timer);
-      timers[key] = null;
-    }
-    if (retryTimer) clearTimeout(retryTimer);
-    retryTimer = null;
-  }
-
   return {
     name: def.name,
     enabled: def.enabled ?? true,
@@ -204,23 +244,12 @@ function createJob(def: JobDefinition, deps: RunnerDeps): Job {
       if (!stopped) return;
       stopped = false;
       if (def.wakeOn && !listening) {
-        def.wakeOn(soon);
+        def.wakeOn(() => {
+          if (!stopped) schedule.soon();
+        });
         listening = true;
       }
-      const schedule = () => {
-        // The poll is for what this node is not told of: while a wake-up has a run coming, it adds none.
-        timers.poll = setInterval(() => {
-          if (!timers.settle) wake();
-        }, def.everyMs);
-        timers.poll.unref();
-        wake();
-      };
-      if (!def.firstAfterMs) return schedule();
-      timers.first = setTimeout(() => {
-        timers.first = null;
-        schedule();
-      }, def.firstAfterMs);
-      timers.first.unref();
+      schedule.begin();
     },
     wake,
     async drain() {
@@ -229,12 +258,12 @@ function createJob(def: JobDefinition, deps: RunnerDeps): Job {
     },
     async stop() {
       stopped = true;
-      clearTimers();
+      schedule.clear();
       while (running) await running;
       await def.onStop?.();
-      if (def.lease && ensured) await store.release(def.name, holder).catch(() => {});
+      if (def.lease && lease.ensured) await deps.store.release(def.name, lease.holder).catch(() => {});
     },
-    stats: () => ({ ...stats }),
+    stats: stats.read,
   };
 }
 
