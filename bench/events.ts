@@ -80,7 +80,7 @@ console.log(
 );
 
 // The worker starts at the end of the outbox: everything before (the webhook backlog) tells nobody.
-await ctx.notificationWorker.consumer.drainNow();
+await ctx.notificationWorker.consumer.drain();
 const executor = { id: USERS.executor, role: 'member' as const, name: 'Executor' };
 for (let i = 0; i < BACKLOG; i++) {
   if (i % 2) await ctx.comments.addComment(manager, 1000, { text: `notified ${i}` });
@@ -96,7 +96,7 @@ const notifiedBefore = Number(
 );
 const notifyStarted = performance.now();
 const notifyCpu = process.cpuUsage();
-await ctx.notificationWorker.consumer.drainNow();
+await ctx.notificationWorker.consumer.drain();
 const notifyUsed = process.cpuUsage(notifyCpu);
 const notifySeconds = (performance.now() - notifyStarted) / 1000;
 const made =
@@ -126,17 +126,17 @@ console.log(
 // changing the status would be the only active manager, and nobody would be told).
 const admin = { id: USERS.admin, role: 'admin' as const, name: 'Admin' };
 async function cpuPerChange(kind: 'status' | 'comment', worker: boolean): Promise<number> {
-  if (worker) ctx.notificationWorker.consumer.start(ctx.events.onCommitted);
+  if (worker) ctx.notificationWorker.consumer.start();
   const start = process.cpuUsage();
   for (let i = 0; i < WRITES; i++) {
     if (kind === 'status') await ctx.itemWrites.setStatus(admin, 1001, i % 2 ? 'in_progress' : 'blocked');
     else await ctx.comments.addComment(admin, 1000, { text: `cost ${i}` });
   }
   // The worker's share: what it still has to do for these writes is done before the clock stops.
-  if (worker) await ctx.notificationWorker.consumer.drainNow();
+  if (worker) await ctx.notificationWorker.consumer.drain();
   const used = process.cpuUsage(start);
   if (worker) await ctx.notificationWorker.consumer.stop();
-  else await ctx.notificationWorker.consumer.drainNow(); // skipped: the next round starts from a drained outbox
+  else await ctx.notificationWorker.consumer.drain(); // skipped: the next round starts from a drained outbox
   return (used.user + used.system) / WRITES;
 }
 const notificationCost: Record<string, { off: number[]; on: number[] }> = { status: { off: [], on: [] }, comment: { off: [], on: [] } };

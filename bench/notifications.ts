@@ -70,13 +70,13 @@ const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(li
 
 /** CPU µs per write of a round; the worker's work for the round is done before the clock stops. */
 async function round(kind: Kind, worker: boolean): Promise<number> {
-  if (worker) consumer.start(ctx.events.onCommitted);
+  if (worker) consumer.start();
   const start = cpu();
   await write(kind, WRITES, WRITERS);
-  if (worker) await consumer.drainNow();
+  if (worker) await consumer.drain();
   const used = cpu() - start;
   if (worker) await consumer.stop();
-  else await consumer.drainNow(); // unmeasured: the next round starts from a drained outbox
+  else await consumer.drain(); // unmeasured: the next round starts from a drained outbox
   return used / WRITES;
 }
 
@@ -87,14 +87,14 @@ async function drainCost(kind: Kind): Promise<number> {
     await write(kind, BATCH, WRITERS);
     await ctx.searchIndexer.drain(); // its background work would fall into the drain's clock
     const start = cpu();
-    await consumer.drainNow();
+    await consumer.drain();
     samples.push((cpu() - start) / BATCH);
   }
   return median(samples.slice(1));
 }
 
 const results: Record<string, unknown> = {};
-await consumer.drainNow();
+await consumer.drain();
 for (const kind of ['status', 'comment'] as const) {
   await round(kind, false); // warm-up of both
   await round(kind, true);

@@ -14,7 +14,7 @@ import { openDatabase } from '../src/db/database.js';
 import { random } from './lib/random.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/tables.js';
-import { createSearchIndexer } from '../src/features/search/search-indexer.js';
+import { indexQueued } from '../src/features/search/search-indexer.js';
 import { createSearchRepository } from '../src/features/search/search.repository.js';
 import { createSearchService, type SearchVisibility } from '../src/features/search/search.service.js';
 
@@ -260,9 +260,7 @@ async function main() {
     );
 
     const repository = createSearchRepository(db, 'sqlite');
-    await createSearchIndexer(repository, 'sqlite', (error) => {
-      throw error;
-    }).drain();
+    await indexQueued(repository, 'sqlite');
     const service = createSearchService(repository, 'sqlite');
     const projectId = 1;
     const everything: SearchVisibility = { projectId, checklistIds: 'all', sectionIds: 'all' };

@@ -4,9 +4,6 @@ import { createContext } from './composition/context.js';
 import { sweepOrphanBlobs } from './features/items/index.js';
 import { nodeVersionWarning } from './node-support.js';
 
-/** How often each node deletes expired rows (docs/operations.md, "Retention"). */
-const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
-
 /** Process entry: config → context → listen; graceful shutdown on SIGINT/SIGTERM. */
 export async function serve(options: { demo: boolean }) {
   const config = loadConfig();
@@ -53,21 +50,12 @@ export async function serve(options: { demo: boolean }) {
     app.log.error({ err }, 'orphan blob sweep failed; serving anyway');
   }
   await app.listen({ host: config.host, port: config.port });
-  // Every node runs it; the first pass a minute or two after start, staggered so that nodes started together spread out.
-  ctx.retention.start({
-    intervalMs: RETENTION_INTERVAL_MS,
-    firstAfterMs: 60_000 + Math.random() * 60_000,
-    onRun: (deleted) => {
-      if (Object.values(deleted).some((n) => n > 0)) app.log.info({ deleted }, 'retention: expired rows deleted');
-    },
-    onError: (err) => app.log.error({ err }, 'retention pass failed; the next one retries'),
-  });
-  ctx.webhookWorker.start();
-  ctx.searchIndexer.start();
+  // The background jobs in one loop (src/jobs): notifications (unless NOTIFICATIONS=off), their emails, webhook
+  // deliveries, the search indexer (SQLite), retention; ctx.close() stops them.
+  ctx.jobs.start();
   // The worker thread (reports, trees, searches) loads its modules and opens its connection now, not at the
   // first report or tree (1–3 s); after listening, so that it does not slow the start of the server itself.
   ctx.offload.start();
-  if (config.notificationsEnabled) ctx.notificationWorker.start();
   const mail = !config.notificationsEnabled
     ? 'notifications: off on this node (NOTIFICATIONS=off)'
     : config.smtpUrl

@@ -19,7 +19,7 @@ import { SCOPES } from '../../src/domain/scopes.js';
 import { generateToken } from '../../src/domain/token-format.js';
 import { ANSWER_STATUSES, ITEM_STATUSES, PRIORITIES } from '../../src/domain/values.js';
 import { importFixture, type ImportSummary } from '../../src/features/fixtures/import.service.js';
-import { createSearchIndexer } from '../../src/features/search/search-indexer.js';
+import { indexQueued } from '../../src/features/search/search-indexer.js';
 import { createSearchRepository } from '../../src/features/search/search.repository.js';
 import { random } from './random.js';
 
@@ -299,9 +299,7 @@ export async function buildWorkspace(file: string, log: (line: string) => void):
     ];
     add(await importFixture(db.kysely, 'sqlite', { tokens }, clock));
     // FTS5 fed now, as `punchlist import` does, so that the server starts with an empty queue.
-    await createSearchIndexer(createSearchRepository(db.kysely, 'sqlite'), 'sqlite', (error) => {
-      throw error;
-    }).drain();
+    await indexQueued(createSearchRepository(db.kysely, 'sqlite'), 'sqlite');
     await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db.kysely);
     return {
       actors,

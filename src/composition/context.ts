@@ -48,7 +48,7 @@ import { createOffloadedReads, type OffloadedReads } from '../features/offload/o
 import { createWorkerPool, type WorkerPool } from '../features/offload/worker-pool.js';
 import { createOffloadedReports, type Reports } from '../features/reports/report-offload.js';
 import { createRetentionRepository } from '../features/retention/retention.repository.js';
-import { createRetention, type Retention, retentionRules } from '../features/retention/retention.service.js';
+import { createRetention, type Retention, retentionJob, retentionRules } from '../features/retention/retention.service.js';
 import { createProjectSearch, type ProjectSearch } from '../features/search/project-search.js';
 import { createSearchIndexer, type SearchIndexer } from '../features/search/search-indexer.js';
 import { createSearchRepository } from '../features/search/search.repository.js';
@@ -86,6 +86,8 @@ import { createPlansRepository } from '../features/plans/plans.repository.js';
 import { createPlanViews, type PlanViews } from '../features/plans/plan-views.js';
 import { createPlansService, type PlansService } from '../features/plans/plans.service.js';
 import { createImageConverter, type ImageConverter } from '../imaging/images.js';
+import { createJobRunner, type JobRunner } from '../jobs/job-runner.js';
+import { createJobStore } from '../jobs/job-store.js';
 import { createMetrics, type Metrics } from '../metrics/prometheus.js';
 import { type BlobStore, openBlobStore } from '../storage/index.js';
 
@@ -128,6 +130,11 @@ export interface AppContext {
   attachments: AttachmentsService;
   sessions: SessionsService;
   retention: Retention;
+  /**
+   * The background jobs (src/jobs, STYLE.md 14): notifications, their emails and scheduled pass, webhook deliveries,
+   * the search indexer, retention; started by the server once it listens (main.ts), stopped by close().
+   */
+  jobs: JobRunner;
   /** null unless METRICS_ENABLED. */
   metrics: Metrics | null;
   webhooks: WebhooksService;
@@ -185,6 +192,9 @@ export type ContextOverrides = Partial<Omit<AppContext, 'config' | 'close'>> & {
   migrate?: boolean;
 };
 
+/** How often each node deletes expired rows (docs/operations.md, "Retention"). */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
 /** The composition root: every dependency is built here, explicitly, from the config. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const o = overrides;
@@ -238,16 +248,20 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       path: writePath((trx) => ({ structure: structureRepo.bind(trx), projects: projectsRepo.bind(trx) })),
       clock,
     });
-  const searchRepo = createSearchRepository(db.kysely, db.dialect);
-  const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
-  // Started by the server (main.ts): feeds SQLite's FTS5 outside the writes' transactions (migration 010).
-  const searchIndexer =
-    o.searchIndexer ??
-    createSearchIndexer(searchRepo, db.dialect, (error) =>
-      process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg: 'search indexing failed', err: String(error) })}\n`),
-    );
   const logError = (msg: string) => (error: unknown) =>
     process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
+  // Every background job has the same loop, lease, retries and metrics; a failed run is logged and retried.
+  const jobs =
+    o.jobs ??
+    createJobRunner({
+      store: createJobStore(db.kysely),
+      clock,
+      onError: (error, job) => logError(`${job}: a run failed; retrying with backoff`)(error),
+    });
+  const searchRepo = createSearchRepository(db.kysely, db.dialect);
+  const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
+  // Feeds SQLite's FTS5 outside the writes' transactions (migration 010).
+  const searchIndexer = o.searchIndexer ?? createSearchIndexer(searchRepo, db.dialect, jobs);
   const notificationsRepo = createNotificationsRepository(db.kysely);
   let emailSender: EmailSender | null = null;
   const notifications =
@@ -263,6 +277,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     ? createEmailSender(
         {
           repo: notificationsRepo,
+          jobs,
           mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
           clock,
           baseUrl: config.baseUrl,
@@ -274,22 +289,26 @@ export async function createContext(config: Config, overrides: ContextOverrides 
             packPdf: (user, message) => companyPackPdf(ctx.reports, user, message),
           }),
         },
-        { onError: logError('notification email failed') },
+        { onError: logError('notification email failed'), enabled: config.notificationsEnabled },
       )
     : null;
   const notificationWorker =
     o.notificationWorker ??
-    createNotificationWorker(
-      { service: notifications, repo: notificationsRepo, eventsRepo, onCommitted: events.onCommitted, clock, sender: emailSender },
-      { onError: logError('notifications: a batch failed; retrying') },
-    );
+    createNotificationWorker({
+      service: notifications,
+      eventsRepo,
+      onCommitted: events.onCommitted,
+      jobs,
+      sender: emailSender,
+      enabled: config.notificationsEnabled,
+    });
   const webhooksRepo = createWebhooksRepository(db.kysely);
   // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
   // before the database closes.
   const webhookWorker =
     o.webhookWorker ??
     createDeliveryWorker(
-      { repo: webhooksRepo, events, clock },
+      { repo: webhooksRepo, events, clock, jobs },
       {
         allowPrivate: config.webhookAllowPrivate,
         onDisabled: (endpoint, reason) =>
@@ -307,6 +326,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       },
     );
   const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
+  jobs.job(
+    retentionJob(retention, {
+      everyMs: RETENTION_INTERVAL_MS,
+      // The first pass a minute or two after start, staggered so that nodes started together spread out.
+      firstAfterMs: 60_000 + Math.random() * 60_000,
+      onRun: (deleted) => {
+        if (Object.values(deleted).some((n) => n > 0))
+          process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: 'retention: expired rows deleted', deleted })}\n`);
+      },
+    }),
+  );
   const worklistsRepo = createWorklistsRepository(db.kysely);
   const worklists = o.worklists ?? createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search: projectSearch, clock });
   const inlineDashboard = createDashboardService({ projects, repo: worklistsRepo, clock });
@@ -391,6 +421,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     attachments: itemsModule.attachments,
     sessions,
     retention,
+    jobs,
     metrics:
       o.metrics !== undefined
         ? o.metrics
@@ -398,6 +429,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           ? createMetrics({
               auditQueueDepth: () => audit.pending,
               webhookDeliveriesPending: () => webhookWorker.pending,
+              jobs: () => jobs.stats(),
               emails: () => emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
               ...(responseCache ? { responseCache: () => responseCache.stats } : {}),
             })
@@ -474,10 +506,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       // First: the workers' own connections close before the database they read; running plan uploads stop.
       await offload.close();
       await planUploads.close();
-      await retention.stop();
-      await notificationWorker.stop();
-      await searchIndexer.stop();
-      await webhookWorker.stop();
+      // Each job ends the run under way (deliveries and emails in flight included) and gives its lease back.
+      await jobs.stop();
       // The audit records still queued (reads of the last 100 ms) are written before the database closes.
       events.close();
       await audit.close();

@@ -69,6 +69,22 @@ describe('GET /metrics on the real server', () => {
     expect(sample((await server.ctx.metrics!.render()).body, 'punchlist_audit_queue_depth')).toBe(0);
   });
 
+  it('reports the same readings for every background job', async () => {
+    await server.ctx.notificationWorker.drainNow();
+    const text = (await server.ctx.metrics!.render()).body;
+    const names = server.ctx.jobs.list().map((job) => job.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['notifications', 'notification-schedule', 'webhook-deliveries', 'search-indexer', 'retention']),
+    );
+    for (const job of names) {
+      for (const series of ['punchlist_job_runs_total', 'punchlist_job_failures_total', 'punchlist_job_lag']) {
+        expect(sample(text, `${series}{job="${job}"}`), `${series} of ${job}`).toEqual(expect.any(Number));
+      }
+    }
+    expect(sample(text, 'punchlist_job_runs_total{job="notifications"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'punchlist_job_last_run_timestamp_seconds{job="notifications"}')).toBeGreaterThan(Date.now() / 1000 - 600);
+  });
+
   it('treats a client behind a trusted proxy by its forwarded address', async () => {
     const response = await server.request('/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } });
     expect(response.status).toBe(403);

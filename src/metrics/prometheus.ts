@@ -12,12 +12,24 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
+/** What each background job tells at a scrape (src/jobs/job-runner.ts, JobStats). */
+interface JobReading {
+  name: string;
+  runs: number;
+  failures: number;
+  /** ms since the epoch */
+  lastRunAt: number | null;
+  backlog: number;
+}
+
 /** Readings taken at each scrape (queue depths); a later feature with a queue adds its own here. */
 interface MetricSources {
   auditQueueDepth: () => number;
   webhookDeliveriesPending: () => number;
   /** Notification emails sent and failed attempts on this node, and the emails waiting (docs/design.md §15). */
   emails?: () => { sent: number; failed: number; waiting: number };
+  /** The background jobs of this node (src/jobs): the same readings for every job, labelled by its name. */
+  jobs?: () => readonly JobReading[];
   /** The response cache of this node (features/caches), when it is on. */
   responseCache?: () => { hits: number; misses: number; bytes: number };
 }
@@ -85,6 +97,48 @@ export function createMetrics(sources: MetricSources): Metrics {
         this.set(emails().waiting);
       },
     });
+  }
+  const jobs = sources.jobs;
+  if (jobs) {
+    const labels = { labelNames: ['job'] as const, registers: [registry] };
+    // Counters are set from the jobs' own totals at each scrape, as the emails' are.
+    const jobCounter = (name: string, help: string, read: (job: JobReading) => number) =>
+      new Counter({
+        name,
+        help,
+        ...labels,
+        collect() {
+          this.reset();
+          for (const job of jobs()) this.inc({ job: job.name }, read(job));
+        },
+      });
+    const jobGauge = (name: string, help: string, read: (job: JobReading) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        ...labels,
+        collect() {
+          this.reset();
+          for (const job of jobs()) {
+            const value = read(job);
+            if (value !== null) this.set({ job: job.name }, value);
+          }
+        },
+      });
+    jobCounter('punchlist_job_runs_total', 'Runs of a background job that ended well on this node', (j) => j.runs);
+    jobCounter(
+      'punchlist_job_failures_total',
+      'Runs of a background job that failed on this node (each retried with backoff)',
+      (j) => j.failures,
+    );
+    jobGauge(
+      'punchlist_job_lag',
+      'Work a background job had still waiting at its last run (events, deliveries, emails), as seen by this node',
+      (j) => j.backlog,
+    );
+    jobGauge('punchlist_job_last_run_timestamp_seconds', 'When the last run of a background job ended on this node (Unix time)', (j) =>
+      j.lastRunAt === null ? null : j.lastRunAt / 1000,
+    );
   }
   const cache = sources.responseCache;
   if (cache) {

@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
 import { type Db, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/tables.js';
-import { createSearchIndexer } from '../../src/features/search/search-indexer.js';
+import { indexQueued } from '../../src/features/search/search-indexer.js';
 import { createSearchRepository } from '../../src/features/search/search.repository.js';
 import {
   createSearchService,
@@ -198,16 +198,13 @@ export const dialects = modes.map((mode) => ({ name: testDialect(), mode }));
 export function searchServiceOf(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', mode: IndexMode): SearchService {
   const repository = createSearchRepository(db, dialect);
   const service = createSearchService(repository, dialect);
-  const indexer = createSearchIndexer(repository, dialect, (error) => {
-    throw error;
-  });
   return {
     async search(visibility, query) {
-      if (mode === 'indexed') await indexer.drain();
+      if (mode === 'indexed') await indexQueued(repository, dialect);
       return service.search(visibility, query);
     },
     async itemIds(visibility, q) {
-      if (mode === 'indexed') await indexer.drain();
+      if (mode === 'indexed') await indexQueued(repository, dialect);
       return service.itemIds(visibility, q);
     },
   };

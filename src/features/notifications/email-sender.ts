@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { UserRole } from '../../domain/values.js';
 import { type MailMessage, type Mailer, MailError } from '../mail/mailer.js';
-import { oneLookAtATime } from '../events/one-look-at-a-time.js';
+import type { JobRunner } from '../../jobs/job-runner.js';
 import { storedLanguage } from '../../i18n/i18n.js';
 import { renderEmail } from './email-content.js';
 import type { EmailRow, NotificationRow, NotificationsRepository } from './notifications.repository.js';
@@ -19,6 +19,7 @@ function emailRetryDelay(attempt: number, random = Math.random): number {
 
 interface EmailSenderDeps {
   repo: NotificationsRepository;
+  jobs: JobRunner;
   mailer: Mailer;
   clock: Clock;
   baseUrl: string;
@@ -39,18 +40,17 @@ interface EmailSenderDeps {
  */
 export function createEmailSender(
   deps: EmailSenderDeps,
-  options: { pollMs?: number; concurrency?: number; onError?: (err: unknown) => void } = {},
+  options: { pollMs?: number; concurrency?: number; onError?: (err: unknown) => void; enabled?: boolean } = {},
 ) {
   const { repo, mailer, clock } = deps;
   const concurrency = options.concurrency ?? 4;
-  let stopped = true;
-  let timer: NodeJS.Timeout | null = null;
   const counts = { sent: 0, failed: 0 };
   let waiting = 0;
 
   async function sendOne(email: EmailRow): Promise<void> {
     const now = clock.now();
-    if (!(await repo.claimEmail(email.id, now.toISOString(), new Date(now.getTime() + CLAIM_MS).toISOString()))) return;
+    const until = new Date(now.getTime() + CLAIM_MS).toISOString();
+    if (!(await deps.jobs.store.claim('notification_emails', email.id, 'waiting', now.toISOString(), until))) return;
     if (email.message !== null) return sendMessage(email, now);
     const [user] = await repo.users([email.user_id]);
     const listed = await repo.notificationsOfEmail(email.id);
@@ -104,47 +104,41 @@ export function createEmailSender(
     }
   }
 
-  /** Sends what is due now, a few at a time, until nothing is due. */
-  async function drain(): Promise<void> {
-    while (!stopped) {
+  /** Sends what is due now, a few at a time, until nothing is due (or the job stops). */
+  async function drain(stopping: () => boolean): Promise<{ backlog: number }> {
+    while (!stopping()) {
       const due = await repo.dueEmails(clock.now().toISOString(), concurrency * 4);
       if (due.length === 0) break;
       const queue = [...due];
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
-          for (let email = queue.shift(); email && !stopped; email = queue.shift()) {
+          for (let email = queue.shift(); email && !stopping(); email = queue.shift()) {
             await sendOne(email).catch((err: unknown) => options.onError?.(err));
           }
         }),
       );
     }
     waiting = await repo.waitingEmails();
+    return { backlog: waiting };
   }
 
-  const looks = oneLookAtATime(drain, { active: () => !stopped, onError: options.onError });
-  const wake = looks.wake;
+  const job = deps.jobs.job({
+    name: 'notification-emails',
+    run: (run) => drain(run.stopping),
+    everyMs: options.pollMs ?? 1000,
+    onStop: () => mailer.close(),
+    ...(options.enabled !== undefined ? { enabled: options.enabled } : {}),
+  });
 
   return {
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      timer = setInterval(wake, options.pollMs ?? 1000);
-      timer.unref();
-      wake();
-    },
+    start: job.start,
     /** Looks at the queue now (after a batch of notifications was queued on this node). */
-    wake,
+    wake: job.wake,
     /** Sends what is due now and resolves when done (tests). */
-    drainNow: () => looks.drainNow(drain, { get: () => stopped, set: (value) => (stopped = value) }),
+    drainNow: job.drain,
     /** Emails sent and failed attempts on this node, and the emails waiting as of the last look. */
     stats: () => ({ ...counts, waiting }),
-    async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      timer = null;
-      await looks.running();
-      mailer.close();
-    },
+    stop: job.stop,
   };
 }
 

@@ -1,68 +1,62 @@
-import type { Clock } from '../../shared/clock.js';
 import type { EventsRepository } from '../events/events.repository.js';
-import { createOutboxConsumer } from '../events/outbox-consumer.js';
+import { outboxConsumerJob } from '../events/outbox-consumer.js';
+import type { JobRunner } from '../../jobs/job-runner.js';
 import type { EmailSender } from './email-sender.js';
-import type { NotificationsRepository } from './notifications.repository.js';
 import type { NotificationsService } from './notifications.service.js';
 import { TOLD_TYPES } from './notification-kinds.js';
 
-/** How often each node runs the scheduled pass (deadlines, token expiry, digests). */
+/** How often each node runs the scheduled pass (deadlines, token expiry, escalations, digests). */
 const SCHEDULE_MS = 60_000;
 
 /**
- * The background work of notifications, started by the server (main.ts) on every node: the outbox consumer
- * that turns events into notifications (one node at a time: its lease), the scheduled pass (idempotent, on
- * every node) and, with SMTP_URL, the email sender (each email claimed by one node).
+ * The background work of notifications, as jobs of the runner (src/jobs): the outbox consumer that turns events
+ * into notifications (one node at a time: its lease), the scheduled pass of reminders, escalations and digests
+ * (idempotent, on every node) and, with SMTP_URL, the email sender (each email claimed by one node).
  */
-export function createNotificationWorker(
-  deps: {
-    service: NotificationsService;
-    repo: NotificationsRepository;
-    eventsRepo: EventsRepository;
-    onCommitted: (listener: () => void) => void;
-    clock: Clock;
-    sender: EmailSender | null;
-  },
-  options: { onError?: (err: unknown) => void } = {},
-) {
+export function createNotificationWorker(deps: {
+  service: NotificationsService;
+  eventsRepo: EventsRepository;
+  onCommitted: (listener: () => void) => void;
+  jobs: JobRunner;
+  sender: EmailSender | null;
+  /** NOTIFICATIONS=off: the runner does not start these jobs on this node. */
+  enabled?: boolean;
+}) {
   const { service, sender } = deps;
-  const consumer = createOutboxConsumer(
-    { store: deps.repo, events: deps.eventsRepo, clock: deps.clock },
-    (events) => service.handleEvents(events),
-    { name: 'notifications', types: TOLD_TYPES, onError: options.onError, onBatch: () => sender?.wake() },
+  const enabled = deps.enabled !== undefined ? { enabled: deps.enabled } : {};
+  const consumer = deps.jobs.job(
+    outboxConsumerJob(deps.eventsRepo, (events) => service.handleEvents(events), {
+      name: 'notifications',
+      types: TOLD_TYPES,
+      onBatch: () => sender?.wake(),
+      onCommitted: deps.onCommitted,
+      ...enabled,
+    }),
   );
-  let timer: NodeJS.Timeout | null = null;
-  let scheduled: Promise<unknown> | null = null;
-  const runScheduled = () => {
-    scheduled ??= service
-      .runScheduled()
-      .catch((err: unknown) => options.onError?.(err))
-      .finally(() => (scheduled = null));
-    return scheduled;
-  };
+  const scheduled = deps.jobs.job({
+    name: 'notification-schedule',
+    run: async () => void (await service.runScheduled()),
+    everyMs: SCHEDULE_MS,
+    firstAfterMs: 5_000,
+    ...enabled,
+  });
   return {
     start() {
-      consumer.start(deps.onCommitted);
+      consumer.start();
+      scheduled.start();
       sender?.start();
-      if (!timer) {
-        timer = setInterval(runScheduled, SCHEDULE_MS);
-        timer.unref();
-        setTimeout(runScheduled, 5_000).unref();
-      }
     },
     /** Everything due now, in order: events to notifications, the scheduled pass, the emails (tests, benchmarks). */
     async drainNow(): Promise<void> {
-      await consumer.drainNow();
-      await service.runScheduled();
+      await consumer.drain();
+      await scheduled.drain();
       await sender?.drainNow();
     },
     consumer,
     sender,
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
       await consumer.stop();
-      await scheduled;
+      await scheduled.stop();
       await sender?.stop();
     },
   };

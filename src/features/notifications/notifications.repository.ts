@@ -499,18 +499,6 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Claims one email until `until` unless another node holds it (or it is done): true when taken. */
-    async claimEmail(id: number, now: string, until: string): Promise<boolean> {
-      const result = await db
-        .updateTable('notification_emails')
-        .set({ lease_until: until })
-        .where('id', '=', id)
-        .where('state', '=', 'waiting')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
     notificationsOfEmail(emailId: number) {
       return db.selectFrom('notifications').selectAll().where('email_id', '=', emailId).orderBy('id').execute();
     },
@@ -589,54 +577,6 @@ export function createNotificationsRepository(db: Kysely<Database>) {
     /** Emails of a user (tests, CLI). */
     emailsOf(userId: number) {
       return db.selectFrom('notification_emails').selectAll().where('user_id', '=', userId).orderBy('id').execute();
-    },
-
-    // ---- the outbox consumer's cursor and lease ----
-
-    /** Creates the consumer at `cursor` (the outbox's end when it first runs: history tells nobody) unless it exists. */
-    async ensureConsumer(name: string, cursor: number): Promise<void> {
-      await db
-        .insertInto('outbox_consumers')
-        .values({ name, cursor, holder: null, lease_until: null })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .execute();
-    },
-
-    /** Takes or renews the lease for `holder` until `until`: the cursor when held, else null. */
-    async leaseConsumer(name: string, holder: string, now: string, until: string): Promise<number | null> {
-      const result = await db
-        .updateTable('outbox_consumers')
-        .set({ holder, lease_until: until })
-        .where('name', '=', name)
-        .where((eb) => eb.or([eb('holder', '=', holder), eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .returning('cursor')
-        .executeTakeFirst();
-      return result ? Number(result.cursor) : null;
-    },
-
-    /** Moves the cursor in the caller's transaction, only while `holder` holds the lease: false when it was lost. */
-    async advanceConsumer(trx: Kysely<Database>, name: string, holder: string, from: number, to: number): Promise<boolean> {
-      const result = await trx
-        .updateTable('outbox_consumers')
-        .set({ cursor: to })
-        .where('name', '=', name)
-        .where('holder', '=', holder)
-        .where('cursor', '=', from)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    async releaseConsumer(name: string, holder: string): Promise<void> {
-      await db
-        .updateTable('outbox_consumers')
-        .set({ holder: null, lease_until: null })
-        .where('name', '=', name)
-        .where('holder', '=', holder)
-        .execute();
-    },
-
-    consumerCursor(name: string) {
-      return db.selectFrom('outbox_consumers').select(['cursor']).where('name', '=', name).executeTakeFirst();
     },
   };
 }

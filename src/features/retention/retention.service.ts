@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
+import type { JobDefinition } from '../../jobs/job-runner.js';
 import type { ExpiringRows, RetentionRepository } from './retention.repository.js';
 
 /**
@@ -73,8 +74,6 @@ type RetentionResult = Record<string, number>;
 export function createRetention(deps: { repo: RetentionRepository; clock: Clock; rules: RetentionRule[] }, options: RetentionOptions = {}) {
   const batchSize = options.batchSize ?? 500;
   const pauseMs = options.pauseMs ?? 50;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
   let running: Promise<RetentionResult> | null = null;
 
   /** Deletes one batch of the rule's expired rows; returns how many went. */
@@ -85,7 +84,7 @@ export function createRetention(deps: { repo: RetentionRepository; clock: Clock;
     return deleted;
   }
 
-  async function runAll(): Promise<RetentionResult> {
+  async function runAll(stopping: () => boolean): Promise<RetentionResult> {
     const now = deps.clock.now().getTime();
     const result: RetentionResult = {};
     for (const rule of deps.rules) {
@@ -94,48 +93,39 @@ export function createRetention(deps: { repo: RetentionRepository; clock: Clock;
       for (;;) {
         const deleted = await deleteBatch(rule, cutoff);
         result[rule.name]! += deleted;
-        if (deleted < batchSize || stopped) break;
+        if (deleted < batchSize || stopping()) break;
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
       }
     }
     return result;
   }
 
-  const retention = {
-    /** One pass over every rule, until no expired row is left (or stop() is called). */
-    runOnce(): Promise<RetentionResult> {
-      running ??= runAll().finally(() => (running = null));
+  return {
+    /** One pass over every rule, until no expired row is left (or `stopping()`: the batch under way ends it). */
+    runOnce(stopping: () => boolean = () => false): Promise<RetentionResult> {
+      running ??= runAll(stopping).finally(() => (running = null));
       return running;
     },
-
-    /** Runs a pass every `intervalMs` (the first after `firstAfterMs`), reporting what it deleted or why it failed. */
-    start(schedule: {
-      intervalMs: number;
-      firstAfterMs: number;
-      onRun: (result: RetentionResult) => void;
-      onError: (err: unknown) => void;
-    }) {
-      const next = (delay: number) => {
-        if (stopped) return;
-        timer = setTimeout(() => {
-          retention
-            .runOnce()
-            .then(schedule.onRun, schedule.onError)
-            .finally(() => next(schedule.intervalMs));
-        }, delay);
-        timer.unref();
-      };
-      next(schedule.firstAfterMs);
-    },
-
-    /** Stops the schedule; waits for a pass in progress to finish its current batch. */
-    async stop(): Promise<void> {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => {});
-    },
   };
-  return retention;
 }
 
 export type Retention = ReturnType<typeof createRetention>;
+
+/**
+ * Retention as a job of the runner (src/jobs), on every node: a pass every `everyMs`, the first after
+ * `firstAfterMs`; a failed pass is retried with the runner's backoff. `onRun` hears what each pass deleted.
+ */
+export function retentionJob(
+  retention: Retention,
+  schedule: { everyMs: number; firstAfterMs: number; onRun?: (result: RetentionResult) => void },
+): JobDefinition {
+  return {
+    name: 'retention',
+    run: async (run) => {
+      const result = await retention.runOnce(run.stopping);
+      schedule.onRun?.(result);
+    },
+    everyMs: schedule.everyMs,
+    firstAfterMs: schedule.firstAfterMs,
+  };
+}

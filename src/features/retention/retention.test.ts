@@ -9,7 +9,9 @@ import { type Db, openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { importFixture } from '../fixtures/import.service.js';
 import { createRetentionRepository } from './retention.repository.js';
-import { createRetention, type RetentionOptions, retentionRules } from './retention.service.js';
+import { createJobRunner } from '../../jobs/job-runner.js';
+import { createJobStore } from '../../jobs/job-store.js';
+import { createRetention, type RetentionOptions, retentionJob, retentionRules } from './retention.service.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-06-01T12:00:00.000Z');
@@ -287,10 +289,11 @@ describe('retention', () => {
   it('runs on its schedule until stopped', async () => {
     const runs: Record<string, number>[] = [];
     const errors: unknown[] = [];
-    const retention = retentionOn(db);
-    retention.start({ intervalMs: 20, firstAfterMs: 0, onRun: (r) => runs.push(r), onError: (err) => errors.push(err) });
+    const jobs = createJobRunner({ store: createJobStore(db.kysely), clock, onError: (err) => errors.push(err) });
+    jobs.job(retentionJob(retentionOn(db), { everyMs: 20, firstAfterMs: 0, onRun: (r) => runs.push(r) }));
+    jobs.start();
     for (let waited = 0; runs.length < 2 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-    await retention.stop();
+    await jobs.stop();
     expect(errors).toEqual([]);
     expect(runs[0]).toEqual(FIRST_PASS);
     expect(runs[1]).toEqual(NOTHING_LEFT);

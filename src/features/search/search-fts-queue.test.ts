@@ -2,7 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../db/migrate.js';
 import { type Harness, NOW, openSqlite, seed, writer } from '../../../test/helpers/search.js';
-import { createSearchIndexer } from './search-indexer.js';
+import { createJobRunner } from '../../jobs/job-runner.js';
+import { createJobStore } from '../../jobs/job-store.js';
+import { systemClock } from '../../shared/clock.js';
+import { createSearchIndexer, indexQueued } from './search-indexer.js';
 import { createSearchRepository } from './search.repository.js';
 import { createSearchService, type SearchVisibility } from './search.service.js';
 
@@ -42,9 +45,7 @@ describe('search migration on sqlite', () => {
   it('feeds FTS5 from the queue outside the writes, and leaves nothing stale in it', async () => {
     const { kysely } = harness.db;
     const repository = createSearchRepository(kysely, 'sqlite');
-    const indexer = createSearchIndexer(repository, 'sqlite', (error) => {
-      throw error;
-    });
+    const indexer = { drain: () => indexQueued(repository, 'sqlite') };
     await indexer.drain();
     const data = await seed(kysely);
     const w = writer(kysely);
@@ -125,14 +126,15 @@ describe('search migration on sqlite', () => {
   it('indexes in the background once started, and stops', async () => {
     const { kysely } = harness.db;
     const data = await seed(kysely);
-    const indexer = createSearchIndexer(createSearchRepository(kysely, 'sqlite'), 'sqlite', (error) => {
-      throw error;
-    });
+    const errors: unknown[] = [];
+    const jobs = createJobRunner({ store: createJobStore(kysely), clock: systemClock, onError: (error) => errors.push(error) });
+    const indexer = createSearchIndexer(createSearchRepository(kysely, 'sqlite'), 'sqlite', jobs);
     const comment = await writer(kysely).comment(data.i2, data.user, 'Фоновый индексатор гелиос');
     indexer.start();
     const deadline = Date.now() + 5000;
     while ((await queued()) !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await indexer.stop();
+    expect(errors).toEqual([]);
     expect(await queued()).toBe(0);
     expect(await inFts('гелиос')).toEqual([await docId('comment', comment)]);
   });

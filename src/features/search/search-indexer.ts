@@ -1,3 +1,4 @@
+import type { JobRunner } from '../../jobs/job-runner.js';
 import type { SearchRepository } from './search.repository.js';
 
 /** Documents per FTS5 transaction: a batch holds the one connection for a few milliseconds at most. */
@@ -9,56 +10,48 @@ export interface SearchIndexer {
   start(): void;
   /** Indexes everything queued now, e.g. after an import. Answers how many documents were indexed. */
   drain(onProgress?: (indexed: number) => void): Promise<number>;
-  /** Stops the background loop, after the batch in flight. */
+  /** Stops the background job, after the batch in flight. */
   stop(): Promise<void>;
 }
 
 /**
- * The search indexer (docs/design.md §10, migration 010): on SQLite, writes queue the documents they change and
- * this feeds them to FTS5 in batches, outside the writes' transactions. SQLite has one node, so one loop
- * per process is one per database. Search stays exact meanwhile: it also reads the queued documents.
+ * Feeds FTS5 everything queued (SQLite; PostgreSQL indexes in the writes themselves), batch after batch, until the
+ * queue is empty or `stopping()`. Answers how many documents were indexed.
  */
-export function createSearchIndexer(
+export async function indexQueued(
   repo: SearchRepository,
   dialect: 'sqlite' | 'postgres',
-  onError: (error: unknown) => void,
-): SearchIndexer {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = true;
-
-  async function drain(onProgress?: (indexed: number) => void, background = false): Promise<number> {
-    if (dialect !== 'sqlite') return 0;
-    let total = 0;
-    for (;;) {
-      const indexed = background && stopped ? 0 : await repo.indexQueued(BATCH_DOCS);
-      if (indexed === 0) return total;
-      total += indexed;
-      onProgress?.(total);
-      // Between batches the requests waiting for the connection go first.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  options: { onProgress?: (indexed: number) => void; stopping?: () => boolean } = {},
+): Promise<number> {
+  if (dialect !== 'sqlite') return 0;
+  let total = 0;
+  for (;;) {
+    const indexed = options.stopping?.() ? 0 : await repo.indexQueued(BATCH_DOCS);
+    if (indexed === 0) return total;
+    total += indexed;
+    options.onProgress?.(total);
+    // Between batches the requests waiting for the connection go first.
+    await new Promise((resolve) => setImmediate(resolve));
   }
+}
 
-  function schedule() {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = drain(undefined, true).catch(onError).finally(schedule);
-    }, IDLE_MS);
-    timer.unref();
-  }
-
+/**
+ * The search indexer (docs/design.md §10, migration 010): on SQLite, writes queue the documents they change and
+ * this job feeds them to FTS5 in batches, outside the writes' transactions. SQLite has one node, so one job
+ * per process is one per database. Search stays exact meanwhile: it also reads the queued documents.
+ */
+export function createSearchIndexer(repo: SearchRepository, dialect: 'sqlite' | 'postgres', jobs: Pick<JobRunner, 'job'>): SearchIndexer {
+  const job = jobs.job({
+    name: 'search-indexer',
+    run: async (run) => void (await indexQueued(repo, dialect, { stopping: run.stopping })),
+    everyMs: IDLE_MS,
+    enabled: dialect === 'sqlite',
+  });
   return {
     start() {
-      if (dialect !== 'sqlite' || !stopped) return;
-      stopped = false;
-      schedule();
+      if (dialect === 'sqlite') job.start();
     },
-    drain: (onProgress) => drain(onProgress),
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
+    drain: (onProgress) => indexQueued(repo, dialect, onProgress ? { onProgress } : {}),
+    stop: job.stop,
   };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { EventType, UserRole } from '../../domain/values.js';
 import type { EventsService } from '../events/events.service.js';
-import { oneLookAtATime } from '../events/one-look-at-a-time.js';
+import type { JobRunner } from '../../jobs/job-runner.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
 import { deliverEvent, WEBHOOK_TIMEOUT_MS } from './webhooks.service.js';
 
@@ -31,18 +31,19 @@ interface DeliveryWorkerOptions {
  * delivering, so at most one node delivers an event. A failing endpoint waits (exponential backoff with
  * jitter) without holding back the others; after 24 h of failure, or a 410, it is disabled with the reason.
  * Who may see an event is checked when it is delivered, as the endpoint's owner; deactivated owners' endpoints
- * are not served. Requests never wait for any of this: it runs on timers and after commits.
+ * are not served. Requests never wait for any of this: it is a job of the runner (src/jobs), run on its poll and
+ * after commits; the endpoints' leases are claims of the job store.
  */
 export function createDeliveryWorker(
-  deps: { repo: WebhooksRepository; events: EventsService; clock: Clock },
+  deps: { repo: WebhooksRepository; events: EventsService; clock: Clock; jobs: JobRunner },
   options: DeliveryWorkerOptions,
 ) {
   const { repo, events, clock } = deps;
+  const store = deps.jobs.store;
   const concurrency = options.concurrency ?? 8;
   const leaseMs = WEBHOOK_TIMEOUT_MS * 4;
   const inFlight = new Set<number>();
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = true;
+  let stopped = false;
   let pending = 0;
   const work = new Set<Promise<void>>();
 
@@ -54,7 +55,7 @@ export function createDeliveryWorker(
   async function serve(endpoint: Awaited<ReturnType<WebhooksRepository['due']>>[number]): Promise<void> {
     const start = clock.now();
     const until = start.getTime() + leaseMs;
-    if (!(await repo.lease(endpoint.id, start.toISOString(), new Date(until).toISOString()))) return;
+    if (!(await store.claim('webhook_endpoints', endpoint.id, 'active', start.toISOString(), new Date(until).toISOString()))) return;
     const owner = { id: endpoint.user_id, role: endpoint.owner_role as UserRole };
     const types = endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as EventType[]);
     let cursor = endpoint.cursor;
@@ -107,56 +108,56 @@ export function createDeliveryWorker(
         return;
       }
     } finally {
-      await repo.release(endpoint.id).catch(() => {});
+      await store.unclaim('webhook_endpoints', endpoint.id).catch(() => {});
     }
   }
 
-  async function tick(): Promise<void> {
+  async function tick(): Promise<{ backlog: number }> {
+    // A look runs only while the job runs (or drains): its deliveries may go on until onStop.
+    stopped = false;
     const free = concurrency - inFlight.size;
     if (free > 0) {
       const due = await repo.due(clock.now().toISOString(), free + inFlight.size);
       for (const endpoint of due) {
         if (inFlight.size >= concurrency || inFlight.has(endpoint.id)) continue;
         inFlight.add(endpoint.id);
-        const job = serve(endpoint)
+        const delivery = serve(endpoint)
           .catch((err: unknown) => options.onError?.(err))
           .finally(() => {
             inFlight.delete(endpoint.id);
-            work.delete(job);
+            work.delete(delivery);
             // Another look for what came meanwhile, after the event loop had its turn.
-            if (!stopped) setImmediate(wake);
+            if (!stopped) setImmediate(job.wake);
           });
-        work.add(job);
+        work.add(delivery);
       }
     }
     pending = await repo.pending();
+    return { backlog: pending };
   }
 
-  /** Looks at the outbox now (once at a time; a wake-up during a look asks for another). */
-  const looks = oneLookAtATime(tick, { active: () => !stopped, onError: options.onError });
-  const wake = looks.wake;
+  const job = deps.jobs.job({
+    name: 'webhook-deliveries',
+    run: tick,
+    everyMs: options.pollMs ?? 1000,
+    wakeOn: events.onCommitted,
+    // A commit asks for a look at once, as before the runner: deliveries are per endpoint, not batched.
+    settleMs: 0,
+    // Lets the deliveries under way finish (at most the 15 s timeout).
+    onStop: async () => {
+      stopped = true;
+      await Promise.allSettled([...work]);
+    },
+  });
 
   return {
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      events.onCommitted(wake);
-      timer = setInterval(wake, options.pollMs ?? 1000);
-      timer.unref();
-      wake();
-    },
+    start: job.start,
     /** Deliveries waiting (events after the cursors of active endpoints), as of the last look. */
     get pending() {
       return pending;
     },
     /** Lets the deliveries under way finish (at most the 15 s timeout), then stops. */
-    async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      timer = null;
-      await looks.running();
-      await Promise.allSettled([...work]);
-    },
+    stop: job.stop,
   };
 }
 

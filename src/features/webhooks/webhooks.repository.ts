@@ -68,22 +68,6 @@ export function createWebhooksRepository(db: Kysely<Database>) {
       return due.execute({ now, limit });
     },
 
-    /** Takes the endpoint's lease until `until`, unless another node holds it: true when taken. */
-    async lease(id: number, now: string, until: string): Promise<boolean> {
-      const result = await db
-        .updateTable('webhook_endpoints')
-        .set({ lease_until: until })
-        .where('id', '=', id)
-        .where('state', '=', 'active')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    async release(id: number): Promise<void> {
-      await db.updateTable('webhook_endpoints').set({ lease_until: null }).where('id', '=', id).execute();
-    },
-
     /** Done with every event up to `cursor` (delivered, or not for this endpoint): the failure count starts over. */
     async advance(id: number, cursor: number): Promise<void> {
       await db
