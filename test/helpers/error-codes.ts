@@ -10,7 +10,7 @@ function errorSourceFiles(): string[] {
   const api = readdirSync(join(SOURCE_ROOT, 'api'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
     .map((f) => join('api', f));
-  return ['errors.ts', 'http-guards.ts', ...api];
+  return [join('shared', 'errors.ts'), 'http-guards.ts', ...api];
 }
 
 // new ApiError(409, 'code', …), [415, 'code', …] and [431, 'Reason Phrase', 'code', …] tables, envelope('code', …) of http-guards.ts.
