@@ -61,7 +61,7 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
     offloadedReads,
     plans,
   };
-  await registerOperations(app, operations, services, ctx.responseCache);
+  await registerOperations(app, operations, { services, cache: ctx.responseCache, audit: ctx.audit });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');
