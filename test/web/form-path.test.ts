@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, V1 } from '../helpers/server.js';
-import { signedInClients } from './web-client.js';
+import { ApiError, type FieldError } from '../../src/shared/errors.js';
+import { commentOf, planningOf, statusOf } from '../../src/web/pages/item-forms.js';
+import { decode, signedInClients } from './web-client.js';
 
 /**
- * The one form path (STYLE.md 15, issue 41 item 5): the audit queue written once per write, whatever the write
- * touches.
+ * The one form path (STYLE.md 15, issue 41 item 5): a form parsed with its v1 twin's schema, refusing what v1
+ * refuses under the same field names; the audit queue written once per write, whatever the write touches.
  */
 let server: TestServer;
 const as = signedInClients(() => server.url);
@@ -66,5 +68,46 @@ describe('the audit queue', () => {
     expect(write).toBe(1);
     const read = await flushesDuring(() => server.call(`${V1}/items/get.php?id=1001`, { token: server.tokens.manager }));
     expect(read).toBe(0);
+  });
+});
+
+/** The fields (and messages) a web form's parse refuses. */
+function refusedByForm(parse: (form: URLSearchParams) => unknown, fields: Record<string, string>): FieldError[] {
+  try {
+    parse(new URLSearchParams(fields));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 422) return err.details ?? [];
+    throw err;
+  }
+  throw new Error('the form accepted it');
+}
+
+async function refusedByV1(method: string, path: string, json: Record<string, unknown>): Promise<FieldError[]> {
+  const response = await server.call(`${V1}${path}`, { method, token: server.tokens.manager, json });
+  expect(response.status).toBe(422);
+  return response.body.error.details;
+}
+
+describe('a web form and its v1 twin', () => {
+  it('refuse the same bad input with the same field names and messages', async () => {
+    const cases = [
+      [statusOf, { status: 'finished' }, 'PATCH', '/items/status.php', { id: 1001, status: 'finished' }],
+      [statusOf, {}, 'PATCH', '/items/status.php', { id: 1001 }],
+      [planningOf, { priority: 'urgent', deadline: '' }, 'PATCH', '/items/planning.php', { id: 1001, priority: 'urgent', deadline: '' }],
+      [commentOf, {}, 'POST', '/comments/create.php', { item_id: 1001 }],
+    ] as const;
+    for (const [parse, form, method, path, json] of cases) {
+      const web = refusedByForm(parse, form);
+      expect(web.length).toBeGreaterThan(0);
+      expect(web).toEqual(await refusedByV1(method, path, json));
+    }
+  });
+
+  it('the refused web form is shown again (422), its summary linking the schema’s message to the field', async () => {
+    const web = await as('manager');
+    const page = await web.get('/items/1001');
+    const refused = await web.post('/items/1001/planning', { deadline: '', priority: 'urgent' }, page.text);
+    expect(refused.status).toBe(422);
+    expect(decode(refused.text)).toContain('<a href="#planning-priority">Priority: must be one of low, medium, high</a>');
   });
 });
