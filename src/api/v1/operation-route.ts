@@ -11,7 +11,7 @@ import { SerializedData } from '../../features/offload/serialized-data.js';
 import { acceptsGzip, type Deflated } from '../../http/gzip.js';
 import { dataText, Envelope, envelopeBytes, envelopeParts, etagOf, gzipEnvelopeParts, ok } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
-import { beginIdempotentRequest } from './idempotency.js';
+import { beginIdempotentRequest } from '../../http/idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from '../../http/multipart.js';
 import type { V1App } from './v1-app.js';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../composition/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { bearerAuth } from './bearer-auth.js';
 import { corsHooks } from './cors.js';
-import { idempotencyHooks } from './idempotency.js';
+import { idempotencyHooks } from '../../http/idempotency.js';
 import { openApiDocs } from './openapi.js';
 import { registerOperations } from './operation-route.js';
 import { OPERATIONS, type OperationRegistry, V1_BASE_PATH } from './operations.js';
