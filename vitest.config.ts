@@ -26,6 +26,7 @@ const DIALECT_TESTS = [
   'test/web/token-projects.test.ts',
   'test/web/item-history.test.ts',
   'test/web/invitations.test.ts',
+  'test/web/form-path.test.ts',
   'test/client.test.ts',
   'test/mcp.test.ts',
   'test/openapi.test.ts',

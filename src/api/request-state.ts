@@ -3,7 +3,7 @@ import type { Principal } from '../features/tokens/tokens.service.js';
 import type { Actor } from '../domain/policy.js';
 import type { RateLimitDecision } from '../features/rate-limit/rate-limiter.js';
 import type { Scope } from '../domain/scopes.js';
-import type { IdempotencyState } from './v1/idempotency.js';
+import type { IdempotencyState } from '../http/idempotency.js';
 
 /**
  * What the /api/ hooks learn about a request and the audit record reads, in one object (one request

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { RestOf } from './arguments.js';
 import type { OPERATIONS, OperationData } from '../api/v1/operations.js';
-import type { DocumentLinkInput as DocumentLinkInputSchema } from '../api/v1/write-schemas.js';
+import type { DocumentLinkInput as DocumentLinkInputSchema } from '../http/write-inputs.js';
 import type {
   Answer as AnswerSchema,
   Attachment as AttachmentSchema,

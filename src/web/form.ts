@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static, TObject } from 'typebox';
+import { Value } from 'typebox/value';
 import { type DocumentLinkInput, normalizeDocumentLinks } from '../domain/inputs.js';
 import { MAX_LINKS } from '../domain/values.js';
-import { ApiError } from '../shared/errors.js';
+import { ApiError, type FieldError } from '../shared/errors.js';
 import { urlEncodedForms } from '../http/form-body.js';
 
 /** Forms are small: names, reasons, a few checkboxes. */
@@ -98,4 +100,41 @@ export function vocabularyOf(form: URLSearchParams): { categoryId?: number | nul
   const category = form.get('category');
   if (category === null) return { values };
   return { categoryId: category === '' ? null : (parseId(category) ?? 0), values };
+}
+
+/** The sub-schema a validation error points at (`#/properties/x/items/…`), for its own `errorMessage`. */
+function schemaAt(schema: TObject, path: string): { errorMessage?: unknown } | undefined {
+  let node: unknown = schema;
+  for (const part of path.replace(/^#\/?/, '').split('/').filter(Boolean)) node = (node as Record<string, unknown> | undefined)?.[part];
+  return node as { errorMessage?: unknown } | undefined;
+}
+
+/** A field as v1 names it (api/envelope.ts): `/document_links/0/url` is `document_links[0].url`. */
+const fieldOf = (instancePath: string) =>
+  instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+
+/**
+ * A form's fields, parsed with the TypeBox schema of the v1 operation it mirrors (http/write-inputs.ts) or with its
+ * own beside its page: `fields` is what the form sent, shaped as the schema takes it (a field the form did not send
+ * is undefined, a checkbox a boolean). A refusal is a 422 naming each field as v1 names it, with the schema's message
+ * (`errorMessage`, as v1 answers it), so the page shows it beside the field.
+ */
+export function parseFields<T extends TObject>(schema: T, fields: Record<string, unknown>): Static<T> {
+  const value = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  if (Value.Check(schema, value)) return value as Static<T>;
+  const details = new Map<string, FieldError>();
+  for (const error of Value.Errors(schema, value)) {
+    const missing = error.keyword === 'required' ? (error.params as { requiredProperties?: string[] }).requiredProperties : undefined;
+    for (const field of missing ?? [fieldOf(error.instancePath)]) {
+      const own = schemaAt(schema, error.schemaPath)?.errorMessage;
+      const message = missing ? 'is required' : typeof own === 'string' ? own : error.message;
+      if (!details.has(field)) details.set(field, { field, message });
+    }
+  }
+  const list = [...details.values()];
+  throw new ApiError(422, 'validation_error', list.map((d) => `${d.field}: ${d.message}`).join('; '), list);
 }

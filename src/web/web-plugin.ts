@@ -22,39 +22,14 @@ import { structurePages } from './pages/structure.js';
 import { planPages } from './pages/plans.js';
 import { reportPages } from './pages/reports.js';
 import { webSessions } from './session.js';
-import { createWebWriter, type NavigationCounts } from './web-write.js';
+import { createWebWriter, type NavigationCounts, type WebWriter } from './web-write.js';
 
-/**
- * The web interface: server-rendered pages over the same services and access policy as the API.
- * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
- */
-export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const {
-    config,
-    clock,
-    sessions,
-    tokens,
-    webhooks,
-    projects,
-    review,
-    worklists,
-    items,
-    itemWrites,
-    comments,
-    answers,
-    attachments,
-    events,
-  } = ctx;
-  const { idempotency, audit, usersAdmin, structure, members, oauth, notifications } = ctx;
-  await formBodies(app);
-  webSessions(app, { sessions, config });
-  // The pages' heavy reads (a project's page, "To review" and its count on every page: tens to hundreds of ms
-  // in a large workspace) run in the worker thread (features/offload) once it runs (`serve` starts it when it
-  // listens); before that (a test server's first pages) inline, rather than wait seconds for a thread's start.
-  const heavyReads: HeavyReads = () => (ctx.offload.stats().workers > 0 ? ctx.offloadedReads : worklists);
+/** The web's heavy reads and the navigation's counts, made from the context (see webPlugin). */
+function navigationOf(ctx: AppContext, heavyReads: HeavyReads): NavigationCounts {
+  const { notifications } = ctx;
   // The navigation's counts ("To review", "Notifications") of a page shown to a signed-in user, made once per
   // request. "To review" itself counts the queue it lists (web/pages/projects.ts): the same count is not made twice.
-  const navigation: NavigationCounts = async (request) => {
+  return async (request) => {
     const session = request.webSession;
     if (!session || session.unreadNotifications !== undefined) return;
     const reviewPage = request.routeOptions.url === '/review';
@@ -63,6 +38,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
       notifications.unreadCount(session.user.id),
     ]);
   };
+}
+
+/** The hooks that give every page its navigation counts, and the HTML error pages (web/errors.ts). */
+function pageHooks(app: FastifyInstance, navigation: NavigationCounts) {
   // Every page a GET opens; not the script's refresh of the unread count, which asks for that count alone. A POST
   // mostly answers with a redirect: its page (a refused form, a secret shown once, an error) counts when it is
   // shown (web-write.ts, below).
@@ -77,7 +56,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
     return webErrorHandler(error, request, reply);
   });
   app.setNotFoundHandler(webNotFoundHandler);
+}
 
+/** One policy for every page (helmet), and no shared cache of a page. */
+async function securityHeaders(app: FastifyInstance, config: AppContext['config']) {
   // Security headers (helmet), one policy for every page: no inline code, forms and frames kept to this site.
   // Attachment images are served by the API under BASE_URL, which may be another origin than the page's;
   // `blob:` is the preview of photos chosen for upload.
@@ -102,7 +84,10 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   app.addHook('onSend', async (request, reply) => {
     if (!request.url.startsWith('/assets/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
   });
+}
 
+/** The stylesheet, the scripts, the vendored libraries and the icon: public, cached for a year (by content hash). */
+async function staticAssets(app: FastifyInstance) {
   // The stylesheet and the script, named with their content hash by the pages (web/assets.ts): public.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/assets/')) route.config = { ...route.config, web: 'public' };
@@ -139,10 +124,12 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   app.get('/favicon.ico', { config: { web: 'public' } }, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', STATIC_DIR),
   );
+}
 
-  // Every form that changes something goes through this one path (web-write.ts).
-  const webWrite = createWebWriter({ idempotency, audit, navigation });
-  // Each page module receives the services it calls, and nothing else.
+/** The page modules: each receives the services it calls, and nothing else. */
+async function pageModules(app: FastifyInstance, ctx: AppContext, webWrite: WebWriter, heavyReads: HeavyReads) {
+  const { config, clock, sessions, tokens, webhooks, projects, review, items, itemWrites, comments, answers, attachments, events } = ctx;
+  const { audit, usersAdmin, structure, members, oauth, notifications } = ctx;
   await notificationPages(app, { notifications, webWrite });
   await appShellPages(app, { config });
   await authPages(app, { sessions, config, webWrite });
@@ -195,4 +182,24 @@ export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext
   });
   await planPages(app, { planViews: ctx.planViews, planUploads: ctx.planUploads, items, config, webWrite });
   await reportPages(app, { projects, reports: ctx.reports });
+}
+
+/**
+ * The web interface: server-rendered pages over the same services and access policy as the API.
+ * Its own scope: form bodies, session cookie, CSRF check, HTML errors and security headers.
+ */
+export async function webPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  await formBodies(app);
+  webSessions(app, { sessions: ctx.sessions, config: ctx.config });
+  // The pages' heavy reads (a project's page, "To review" and its count on every page: tens to hundreds of ms
+  // in a large workspace) run in the worker thread (features/offload) once it runs (`serve` starts it when it
+  // listens); before that (a test server's first pages) inline, rather than wait seconds for a thread's start.
+  const heavyReads: HeavyReads = () => (ctx.offload.stats().workers > 0 ? ctx.offloadedReads : ctx.worklists);
+  const navigation = navigationOf(ctx, heavyReads);
+  pageHooks(app, navigation);
+  await securityHeaders(app, ctx.config);
+  await staticAssets(app);
+  // Every form that changes something goes through this one path (web-write.ts).
+  const webWrite = createWebWriter({ idempotency: ctx.idempotency, audit: ctx.audit, navigation });
+  await pageModules(app, ctx, webWrite, heavyReads);
 }

@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditRecord } from '../http/audit-record.js';
 import type { Actor } from '../domain/policy.js';
 import { ApiError, type FieldError } from '../shared/errors.js';
-import type { IdempotencyScope, IdempotencyService } from '../features/idempotency/idempotency.service.js';
+import type { IdempotencyService } from '../features/idempotency/idempotency.service.js';
 import { hashJsonRequest } from '../features/idempotency/idempotency.service.js';
+import { finishKey, reserveKey, webKeyScope } from '../http/idempotency.js';
 import type { AuditService, RecordAudit } from '../features/audit/audit.service.js';
 import type { AuditEntryBuilder } from '../features/write-path/write-path.js';
 import { errorPage } from './errors.js';
@@ -18,8 +19,6 @@ export interface FormFailure {
   errors: FieldError[];
   message: string;
 }
-
-const KEY = /^[0-9a-f-]{36}$/;
 
 /** The form's values without the guards, for showing them again. */
 function formValues(form: URLSearchParams | Record<string, string>): Record<string, string | string[]> {
@@ -77,12 +76,10 @@ export function createWebWriter(deps: { idempotency: IdempotencyService; audit: 
     const user = w.user === undefined ? sessionOf(request).user : w.user;
     const fields = w.fields ?? formOf(request);
     const key = fields instanceof URLSearchParams ? fields.get('_key') : fields._key;
-    // Web keys live beside the tokens' ones, scoped by the negated user id (token ids are positive).
-    const scope: IdempotencyScope | null =
-      user && key && KEY.test(key) ? { tokenId: -user.id, key, method: 'POST', path: request.url.split('?')[0]! } : null;
+    const scope = webKeyScope(user?.id ?? null, key, request);
     if (scope) {
       const fingerprint = w.fingerprint ?? hashJsonRequest(formValues(fields));
-      const held = await idempotency.reserve(scope, fingerprint, request.id);
+      const held = await reserveKey(idempotency, request, scope, fingerprint);
       if (held.kind === 'replay') return reply.redirect(held.body, 303);
       if (held.kind !== 'reserved') {
         return errorPage(request, reply, 409, { key: 'error.alreadySent' });
@@ -101,12 +98,13 @@ export function createWebWriter(deps: { idempotency: IdempotencyService; audit: 
       if (user) await audit.flush();
       const result = await w.write(buildAudit, recordAudit);
       const location = w.redirect(result);
-      if (scope) await idempotency.complete(scope, request.id, 303, location);
+      // The key keeps where the write led: a second submission goes there (303), however late.
+      await finishKey(idempotency, request, { status: 303, body: location });
       if (!w.respond) return reply.redirect(location, 303);
       await navigation(request);
       return await w.respond.render(result);
     } catch (err) {
-      if (scope) await idempotency.release(scope, request.id);
+      await finishKey(idempotency, request, null);
       if (err instanceof ApiError && (err.status === 422 || err.status === 409 || w.refusals?.includes(err.status))) {
         if (err.headers) reply.headers(err.headers);
         const errors = err.details ?? [{ field: '', message: err.message }];

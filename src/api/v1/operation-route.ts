@@ -5,12 +5,13 @@ import type { IncomingImage } from '../../features/items/index.js';
 import { unauthorized } from '../../shared/errors.js';
 import { auditRecord } from '../../http/audit-record.js';
 import type { ResponseCache } from '../../features/caches/response-cache.js';
+import type { AuditService } from '../../features/audit/audit.service.js';
 import type { Principal } from '../../features/tokens/tokens.service.js';
 import { SerializedData } from '../../features/offload/serialized-data.js';
 import { acceptsGzip, type Deflated } from '../../http/gzip.js';
 import { dataText, Envelope, envelopeBytes, envelopeParts, etagOf, gzipEnvelopeParts, ok } from '../envelope.js';
 import type { ApiServices, FileResponse, HandlerInput, Operation, OperationRegistry } from './define-operation.js';
-import { beginIdempotentRequest } from './idempotency.js';
+import { beginIdempotentRequest } from '../../http/idempotency.js';
 import { MULTIPART_OPTIONS, readUploadForm } from '../../http/multipart.js';
 import type { V1App } from './v1-app.js';
 
@@ -30,15 +31,22 @@ function auditEntityOf(op: Operation, query: object, fields: object) {
 const auditBuilder = (request: FastifyRequest, reply: FastifyReply, status: number) => () =>
   auditRecord(request, status, reply.elapsedTime);
 
+/** What the routes share: the handlers' services, the response cache (null: none), the audit log. */
+interface RouteDeps {
+  services: ApiServices;
+  cache: ResponseCache | null;
+  audit: Pick<AuditService, 'flush'>;
+}
+
 /**
  * Runs the handler of a validated request. A write's audit record commits in the write's own transaction
  * (docs/design.md §7); only once it committed is the request marked audited, so a failure is still recorded by
- * the onResponse hook. Answers the operation's status (201 for creating writes).
+ * the onResponse hook. Before a write, the records queued by requests that finished earlier are written, once
+ * (the audit log's order by id stays the order in which requests finished). Answers the operation's status.
  */
 async function run(
   op: Operation,
-  services: ApiServices,
-  cache: ResponseCache | null,
+  { services, cache, audit }: RouteDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   input: { query: unknown; fields: unknown; files: IncomingImage[] },
@@ -56,6 +64,7 @@ async function run(
     audit: auditBuilder(request, reply, op.status),
   };
   if (op.cache && cache) return cachedRead(op, services, cache, reply, handlerInput);
+  if (op.body !== 'none') await audit.flush();
   const data = await op.handler(handlerInput, services);
   if (op.body !== 'none') request.api.audited = true;
   reply.code(op.status);
@@ -145,7 +154,7 @@ function sendFile(reply: FastifyReply, file: FileResponse) {
   return reply.send(file.stream);
 }
 
-function routeOf(op: Operation, services: ApiServices, cache: ResponseCache | null) {
+function routeOf(op: Operation, deps: RouteDeps) {
   return {
     method: op.method,
     url: op.path,
@@ -159,13 +168,12 @@ function routeOf(op: Operation, services: ApiServices, cache: ResponseCache | nu
       response: op.file ? {} : { [op.status]: Envelope(op.data) },
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      if (op.body !== 'multipart')
-        return run(op, services, cache, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
+      if (op.body !== 'multipart') return run(op, deps, request, reply, { query: request.query, fields: request.body ?? {}, files: [] });
       const form = await readUploadForm(request, op.fields);
       try {
         request.api.auditEntity = auditEntityOf(op, {}, form.fields);
         if (!(await beginIdempotentRequest(request, reply, form.fingerprint))) return reply;
-        return await run(op, services, cache, request, reply, { query: {}, fields: form.fields, files: form.files });
+        return await run(op, deps, request, reply, { query: {}, fields: form.fields, files: form.files });
       } finally {
         await form.cleanup();
       }
@@ -174,14 +182,14 @@ function routeOf(op: Operation, services: ApiServices, cache: ResponseCache | nu
 }
 
 /**
- * Registers each operation of the list as a route running its handler with `services`; multipart is
- * parsed only on the upload routes; reads with `cache` go through `cache` when there is one.
+ * Registers each operation of the list as a route running its handler with `deps.services`; multipart is
+ * parsed only on the upload routes; reads with `cache` go through `deps.cache` when there is one.
  */
-export async function registerOperations(app: V1App, operations: OperationRegistry, services: ApiServices, cache: ResponseCache | null) {
+export async function registerOperations(app: V1App, operations: OperationRegistry, deps: RouteDeps) {
   const all = Object.values(operations);
-  for (const op of all.filter((o) => o.body !== 'multipart')) app.route(routeOf(op, services, cache));
+  for (const op of all.filter((o) => o.body !== 'multipart')) app.route(routeOf(op, deps));
   await app.register(async (uploads: V1App) => {
     await uploads.register(multipart, MULTIPART_OPTIONS);
-    for (const op of all.filter((o) => o.body === 'multipart')) uploads.route(routeOf(op, services, cache));
+    for (const op of all.filter((o) => o.body === 'multipart')) uploads.route(routeOf(op, deps));
   });
 }

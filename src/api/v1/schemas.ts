@@ -1,15 +1,7 @@
 import { Type, type TSchema, type TString, type TUnsafe } from 'typebox';
-import {
-  ANSWER_STATUSES,
-  EVENT_TYPES,
-  ITEM_STATUSES,
-  LINK_KINDS,
-  MAX_CAPTION_LENGTH,
-  PHOTO_STAGES,
-  PRIORITIES,
-  SEARCH_ENTITY_TYPES,
-} from '../../domain/values.js';
+import { ANSWER_STATUSES, EVENT_TYPES, LINK_KINDS, MAX_CAPTION_LENGTH, PHOTO_STAGES, SEARCH_ENTITY_TYPES } from '../../domain/values.js';
 import { BALL_IN_COURT } from '../../domain/ball-in-court.js';
+import { ItemStatus, Priority } from '../../http/write-inputs.js';
 
 /** Shapes of v1, in one place: they validate requests, strip responses and feed the OpenAPI document. */
 
@@ -69,8 +61,8 @@ export const Offset = (description = 'Entries to skip (default 0)') =>
     }),
   );
 
-export const ItemStatus = Type.Enum([...ITEM_STATUSES], { errorMessage: `must be one of ${ITEM_STATUSES.join(', ')}` });
-export const Priority = Type.Enum([...PRIORITIES], { errorMessage: `must be one of ${PRIORITIES.join(', ')}` });
+// Shared with the web forms (http/write-inputs.ts); responses use them too.
+export { ItemStatus, Priority };
 export const AnswerStatus = Type.Enum([...ANSWER_STATUSES]);
 const LinkKind = Type.Enum([...LINK_KINDS]);
 const SearchEntityType = Type.Enum([...SEARCH_ENTITY_TYPES]);

@@ -4,7 +4,7 @@ import type { AppContext } from '../../composition/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { bearerAuth } from './bearer-auth.js';
 import { corsHooks } from './cors.js';
-import { idempotencyHooks } from './idempotency.js';
+import { idempotencyHooks } from '../../http/idempotency.js';
 import { openApiDocs } from './openapi.js';
 import { registerOperations } from './operation-route.js';
 import { OPERATIONS, type OperationRegistry, V1_BASE_PATH } from './operations.js';
@@ -61,7 +61,7 @@ export async function v1Plugin(instance: FastifyInstance, { ctx, ...options }: V
     offloadedReads,
     plans,
   };
-  await registerOperations(app, operations, services, ctx.responseCache);
+  await registerOperations(app, operations, { services, cache: ctx.responseCache, audit: ctx.audit });
 
   for (const [path, methods] of methodsByPath) {
     const allow = METHODS.filter((m) => methods.has(m)).join(', ');

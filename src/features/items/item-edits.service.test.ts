@@ -207,4 +207,3 @@ describe('itemEdits.updateItem', () => {
     ]);
   });
 });
-

@@ -92,9 +92,8 @@ export function createWritePath<R>(deps: {
     lock: RowLock<Row>,
     write: (repos: R, emit: (type: EventType, data: unknown, place: EventPlace & { project_id?: number }) => void) => Promise<T>,
   ): Promise<T> {
-    // The records of requests that finished before this write (queued reads) are written first, so
-    // that the audit log's order (by id) stays the order in which requests finished.
-    if (request.audit) await audit.flush();
+    // The records of requests that finished before this write (queued reads) are written first, once per
+    // request, by the request's entry (v1: operation-route.ts; the web: web-write.ts), not once per item written.
     let emitted = false;
     const result = await transactions.run(async (trx) => {
       const row = await lock.take(trx);

@@ -4,11 +4,16 @@ import type { AppContext } from '../../composition/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { errorPage } from '../errors.js';
-import { formOf } from '../form.js';
+import { formOf, parseFields } from '../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../http/write-inputs.js';
 import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import type { WebWriter } from '../web-write.js';
 import { message } from '../../i18n/i18n.js';
+
+/** The sign-in form's own schema (no v1 twin): the sessions service checks the rest. */
+const SignInForm = Type.Object({ email: Text, password: Text, time_zone: Type.Optional(Text) });
 
 /**
  * Only a path of this site may follow sign-in (no open redirect). Browsers drop tabs and line breaks from
@@ -72,10 +77,15 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
         if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
           throw new ApiError(403, 'csrf_failed', message(request.language, 'login.expired'));
         }
-        const result = await sessions.signIn({
+        const fields = parseFields(SignInForm, {
           email,
           password: form.get('password') ?? '',
-          browserTimeZone: form.get('time_zone') ?? undefined,
+          time_zone: form.get('time_zone') ?? undefined,
+        });
+        const result = await sessions.signIn({
+          email: fields.email,
+          password: fields.password,
+          browserTimeZone: fields.time_zone,
           ip: request.ip,
           replacing: request.cookies[sessionCookieName(config.baseUrl)],
         });

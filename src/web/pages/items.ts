@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { earliestToday } from '../../domain/inputs.js';
-import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
 import { validationError } from '../../shared/errors.js';
-import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
+import { formOf, fractionOf, idParam, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
@@ -13,12 +12,21 @@ import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { photoDetailsOf } from '../../features/items/index.js';
 import { type HistoryPaging, ITEM_NOTICES, itemPageView } from '../views/item-page.js';
 import { formPage } from '../form-page.js';
-import type { WebWrite, WebWriter } from '../web-write.js';
-
-function oneOf<T extends string>(values: readonly T[], field: string, value: string | null): T {
-  if (!(values as readonly (string | null)[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
-  return value as T;
-}
+import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
+import type { AuditEntryBuilder } from '../../features/write-path/write-path.js';
+import {
+  answerOf,
+  commentOf,
+  disputeOf,
+  itemEditOf,
+  linksOf,
+  planningOf,
+  resolutionOf,
+  reviewOf,
+  reworkOf,
+  statusOf,
+  verdictOf,
+} from './item-forms.js';
 
 /** The screenful of comments and timeline asked for; anything else than a positive number means the newest. */
 function historyPaging(query: Record<string, string | undefined>): HistoryPaging {
@@ -26,304 +34,235 @@ function historyPaging(query: Record<string, string | undefined>): HistoryPaging
   return { commentsBefore: positive(query.comments_before), timelinePage: positive(query.timeline) ?? 1 };
 }
 
-export async function itemPages(
-  app: FastifyInstance,
-  deps: Pick<
-    AppContext,
-    | 'items'
-    | 'itemWrites'
-    | 'comments'
-    | 'answers'
-    | 'attachments'
-    | 'review'
-    | 'clock'
-    | 'events'
-    | 'itemEdits'
-    | 'planViews'
-    | 'itemLocations'
-    | 'vocabulary'
-    | 'itemDisputes'
-  > & {
-    webWrite: WebWriter;
-  },
-) {
-  const {
-    items,
-    itemWrites,
-    comments,
-    answers,
-    attachments,
-    review,
-    clock,
-    events,
-    itemEdits,
-    planViews,
-    itemLocations,
-    vocabulary,
-    itemDisputes,
-    webWrite,
-  } = deps;
+type ItemPageDeps = Pick<
+  AppContext,
+  | 'items'
+  | 'itemWrites'
+  | 'comments'
+  | 'answers'
+  | 'attachments'
+  | 'review'
+  | 'clock'
+  | 'events'
+  | 'itemEdits'
+  | 'planViews'
+  | 'itemLocations'
+  | 'vocabulary'
+  | 'itemDisputes'
+> & { webWrite: WebWriter };
 
-  const itemPage = formPage(webWrite, {
-    entity: 'item',
-    async view(request, itemId, failure) {
-      const session = sessionOf(request);
-      const workspace = await items.getItemWorkspace(session.user, itemId);
-      const [{ events: itemEvents, names }, edit, place, projectVocabulary] = await Promise.all([
-        events.ofItem(itemId),
-        workspace.rights['item.edit'] ? itemEdits.newItemChoices(session.user, workspace.project.id) : null,
-        planViews.placeOf(session.user, workspace.item),
-        workspace.rights['item.edit'] ? vocabulary.vocabularyOf(session.user, workspace.project.id) : null,
-      ]);
-      const query = request.query as Record<string, string | undefined>;
-      const saved = query.saved;
-      const noticeKey = saved && Object.hasOwn(ITEM_NOTICES, saved) ? ITEM_NOTICES[saved]! : null;
-      const notice = failure || !noticeKey ? null : languageOf(session).t(noticeKey);
-      return itemPageView({
-        ...workspace,
-        session,
-        earliestDeadline: earliestToday(clock.now()),
-        notice,
-        failure,
-        timeline: { events: itemEvents, names, history: workspace.item.status_history },
-        paging: historyPaging(query),
-        edit: edit && {
-          choices: checklistChoices(edit.tree),
-          members: edit.members,
-          vocabulary: projectVocabulary!,
-          companies: edit.companies,
-        },
-        place,
-      });
+/** The item page of one id, with the refused form when there is one. */
+async function itemView(deps: ItemPageDeps, request: FastifyRequest, itemId: number, failure: FormFailure | null) {
+  const { items, events, itemEdits, planViews, vocabulary, clock } = deps;
+  const session = sessionOf(request);
+  const workspace = await items.getItemWorkspace(session.user, itemId);
+  const [{ events: itemEvents, names }, edit, place, projectVocabulary] = await Promise.all([
+    events.ofItem(itemId),
+    workspace.rights['item.edit'] ? itemEdits.newItemChoices(session.user, workspace.project.id) : null,
+    planViews.placeOf(session.user, workspace.item),
+    workspace.rights['item.edit'] ? vocabulary.vocabularyOf(session.user, workspace.project.id) : null,
+  ]);
+  const query = request.query as Record<string, string | undefined>;
+  const saved = query.saved;
+  const noticeKey = saved && Object.hasOwn(ITEM_NOTICES, saved) ? ITEM_NOTICES[saved]! : null;
+  const notice = failure || !noticeKey ? null : languageOf(session).t(noticeKey);
+  return itemPageView({
+    ...workspace,
+    session,
+    earliestDeadline: earliestToday(clock.now()),
+    notice,
+    failure,
+    timeline: { events: itemEvents, names, history: workspace.item.status_history },
+    paging: historyPaging(query),
+    edit: edit && {
+      choices: checklistChoices(edit.tree),
+      members: edit.members,
+      vocabulary: projectVocabulary!,
+      companies: edit.companies,
     },
+    place,
   });
+}
 
+/** What each route's handler gets: the services, and the write of one of the page's forms. */
+interface ItemRoutes {
+  deps: ItemPageDeps;
   /** A write from one of the item page's forms: redirect back to the page (at the form), or show it again with the problem. */
-  function itemWrite<T>(
+  write<T>(
     request: FastifyRequest,
     reply: FastifyReply,
     itemId: number,
     form: string,
     sent: URLSearchParams | UploadForm,
     write: WebWrite<T>['write'],
-  ) {
-    return itemPage.write(request, reply, itemId, {
-      form,
-      ...(sent instanceof URLSearchParams ? { fields: sent } : { fields: sent.fields, fingerprint: sent.fingerprint }),
-      redirect: () => `/items/${itemId}?saved=${form.replace(/-\d+$/, '')}`,
-      write,
-    });
+  ): Promise<FastifyReply>;
+}
+
+type Handler = (routes: ItemRoutes, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** The route's item, the signed-in user and the url-encoded form. */
+const posted = (request: FastifyRequest) => ({ user: sessionOf(request).user, id: idParam(request), form: formOf(request) });
+
+/**
+ * A url-encoded form of the page whose write acts on the route's item: `run` parses the form (item-forms.ts) and
+ * calls one service, inside the form path's write so that a refusal shows the form again.
+ */
+const itemForm =
+  (
+    name: string,
+    run: (deps: ItemPageDeps, user: SessionUser, id: number, form: URLSearchParams, audit: AuditEntryBuilder) => Promise<unknown>,
+  ): Handler =>
+  ({ deps, write }, request, reply) => {
+    const { user, id, form } = posted(request);
+    return write(request, reply, id, name, form, (audit) => run(deps, user, id, form, audit));
+  };
+
+// "Place on plan" (the tap on the plan's page, or the place typed there) and "Remove from plan" (docs/design.md §19).
+const placeItem = itemForm('place', (deps, user, id, form, audit) =>
+  deps.itemLocations.placeItem(
+    user,
+    id,
+    { planId: parseId(form.get('plan_id')) ?? 0, x: fractionOf(form.get('x')), y: fractionOf(form.get('y')) },
+    audit,
+  ),
+);
+const removeFromPlan = itemForm('unplace', (deps, user, id, _form, audit) => deps.itemLocations.removeFromPlan(user, id, audit));
+
+// A photo's stage and caption (docs/design.md §22): its uploader or a manager.
+const describePhoto: Handler = async ({ deps, write }, request, reply) => {
+  const { user, id, form } = posted(request);
+  const photoId = idParam(request, 'photoId');
+  await deps.attachments.photoOfItem(user, photoId, id);
+  return write(request, reply, id, `photo-${photoId}`, form, (audit) => {
+    const details = photoDetailsOf({ stage: form.get('stage') ?? 'none', caption: form.get('caption') ?? '' });
+    return deps.attachments.describePhoto(user, photoId, { stage: details.stage ?? null, caption: details.caption ?? null }, audit);
+  });
+};
+
+const setStatus = itemForm('status', (deps, user, id, form, audit) => deps.itemWrites.setStatus(user, id, statusOf(form), audit));
+const setPlanning = itemForm('planning', (deps, user, id, form, audit) => deps.itemWrites.setPlanning(user, id, planningOf(form), audit));
+// Disputes (docs/design.md §20).
+const dispute = itemForm('dispute', (deps, user, id, form, audit) => deps.itemDisputes.dispute(user, id, disputeOf(form), audit));
+const resolveDispute = itemForm('resolve-dispute', (deps, user, id, form, audit) =>
+  deps.itemDisputes.resolve(user, id, resolutionOf(form), audit),
+);
+const addComment = itemForm('comment', (deps, user, id, form, audit) => deps.comments.addComment(user, id, commentOf(form), audit));
+const editItem = itemForm('edit', (deps, user, id, form, audit) => deps.itemEdits.updateItem(user, id, itemEditOf(form), audit));
+const replaceLinks = itemForm('links', (deps, user, id, form, audit) =>
+  deps.itemWrites.replaceItemLinks(
+    user,
+    id,
+    linksOf((name) => form.get(name)),
+    audit,
+  ),
+);
+const setVerdict = itemForm('verdict', (deps, user, id, form, audit) => deps.review.setItemVerdict(user, id, verdictOf(form), audit));
+const returnToRework = itemForm('rework', (deps, user, id, form, audit) => deps.review.returnToRework(user, id, reworkOf(form), audit));
+
+const reviewAnswer: Handler = ({ deps, write }, request, reply) => {
+  const { user, id, form } = posted(request);
+  const answerId = idParam(request, 'answerId');
+  return write(request, reply, id, `review-${answerId}`, form, (buildAudit) => {
+    const { decision, seen } = reviewOf(form);
+    return deps.review.reviewAnswer(user, answerId, decision, { seenUpdatedAt: seen, buildAudit, itemId: id });
+  });
+};
+
+/** A photo form (multipart): read with its CSRF check (web/uploads.ts), its temp files removed whatever happens. */
+async function photoWrite(
+  request: FastifyRequest,
+  kind: 'photos' | 'answer' | 'markup',
+  run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>,
+) {
+  const session = sessionOf(request);
+  const form = await readPhotoForm(request, session, kind);
+  try {
+    return await run(form, session.user);
+  } finally {
+    await form.cleanup();
   }
-
-  app.get('/items/:id', async (request, reply) => itemPage.show(request, reply, idParam(request)));
-
-  // "Place on plan" (the tap on the plan's page, or the place typed there) and "Remove from plan" (docs/design.md §19).
-  app.post('/items/:id/location', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    const place = { planId: parseId(form.get('plan_id')) ?? 0, x: fractionOf(form.get('x')), y: fractionOf(form.get('y')) };
-    return itemWrite(request, reply, id, 'place', form, (audit) => itemLocations.placeItem(user, id, place, audit));
-  });
-  app.post('/items/:id/location/remove', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const id = idParam(request);
-    return itemWrite(request, reply, id, 'unplace', formOf(request), (audit) => itemLocations.removeFromPlan(user, id, audit));
-  });
-
-  // A photo's stage and caption (docs/design.md §22): its uploader or a manager.
-  app.post('/items/:id/photos/:photoId', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, photoId, form] = [idParam(request), idParam(request, 'photoId'), formOf(request)];
-    await attachments.photoOfItem(user, photoId, id);
-    return itemWrite(request, reply, id, `photo-${photoId}`, form, (audit) => {
-      const details = photoDetailsOf({ stage: form.get('stage') ?? 'none', caption: form.get('caption') ?? '' });
-      return attachments.describePhoto(user, photoId, { stage: details.stage ?? null, caption: details.caption ?? null }, audit);
-    });
-  });
-
-  app.post('/items/:id/status', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'status', form, (audit) =>
-      itemWrites.setStatus(user, id, oneOf<ItemStatus>(ITEM_STATUSES, 'status', form.get('status')), audit),
-    );
-  });
-
-  app.post('/items/:id/planning', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'planning', form, (audit) =>
-      itemWrites.setPlanning(
-        user,
-        id,
-        {
-          deadline: form.get('deadline') ?? '',
-          priority: oneOf<Priority>(PRIORITIES, 'priority', form.get('priority')),
-          requires_answer: form.has('requires_answer'),
-          fromForm: true,
-        },
-        audit,
-      ),
-    );
-  });
-
-  // Disputes (docs/design.md §20).
-  app.post('/items/:id/dispute', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'dispute', form, (audit) =>
-      itemDisputes.dispute(user, id, { reason: form.get('reason') ?? '' }, audit),
-    );
-  });
-
-  app.post('/items/:id/resolve-dispute', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'resolve-dispute', form, (audit) =>
-      itemDisputes.resolve(user, id, { note: form.get('note') ?? '', companyId: companyOf(form) }, audit),
-    );
-  });
-
-  app.post('/items/:id/comments', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'comment', form, (audit) =>
-      comments.addComment(user, id, { text: form.get('text') ?? '' }, audit),
-    );
-  });
-
-  app.post('/items/:id/edit', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'edit', form, (audit) =>
-      itemEdits.updateItem(
-        user,
-        id,
-        {
-          text: form.get('text') ?? undefined,
-          description: form.get('description') ?? undefined,
-          participantIds: form.has('participants_sent') ? idsOf(form, 'participants') : undefined,
-          checklistId: form.has('checklist') ? (parseId(form.get('checklist')) ?? 0) : undefined,
-          vocabulary: vocabularyOf(form),
-          companyId: companyOf(form),
-        },
-        audit,
-      ),
-    );
-  });
-
-  app.post('/items/:id/links', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'links', form, (audit) =>
-      itemWrites.replaceItemLinks(
-        user,
-        id,
-        documentLinksOf((name) => form.get(name)),
-        audit,
-      ),
-    );
-  });
-
-  app.post('/items/:id/answers/:answerId/review', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, answerId, form] = [idParam(request), idParam(request, 'answerId'), formOf(request)];
-    return itemWrite(request, reply, id, `review-${answerId}`, form, (buildAudit) =>
-      review.reviewAnswer(user, answerId, form.get('decision') ?? '', {
-        seenUpdatedAt: form.get('seen') ?? undefined,
-        buildAudit,
-        itemId: id,
-      }),
-    );
-  });
-
-  app.post('/items/:id/verdict', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'verdict', form, (audit) => review.setItemVerdict(user, id, form.get('verdict') ?? '', audit));
-  });
-
-  app.post('/items/:id/rework', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return itemWrite(request, reply, id, 'rework', form, (audit) =>
-      review.returnToRework(user, id, { reason: form.get('reason') ?? '', deadline: form.get('deadline') ?? '' }, audit),
-    );
-  });
-
-  /** A photo form (multipart): read with its CSRF check (web/uploads.ts), its temp files removed whatever happens. */
-  async function photoWrite(
-    request: FastifyRequest,
-    kind: 'photos' | 'answer' | 'markup',
-    run: (form: UploadForm, user: SessionUser) => Promise<FastifyReply>,
-  ) {
-    const session = sessionOf(request);
-    const form = await readPhotoForm(request, session, kind);
-    try {
-      return await run(form, session.user);
-    } finally {
-      await form.cleanup();
-    }
-  }
-
-  await uploadRoutes(app, (uploads) => {
-    const ownCsrf = { config: { ownCsrf: true } };
-
-    uploads.post('/items/:id/photos', ownCsrf, (request, reply) =>
-      photoWrite(request, 'photos', (form, user) => {
-        const id = idParam(request);
-        return itemWrite(request, reply, id, 'photos', form, (audit) =>
-          attachments.attachToItem(user, id, needPhotos(form.files), audit, photoDetailsOf(form.fields)),
-        );
-      }),
-    );
-
-    uploads.post('/items/:id/answers', ownCsrf, (request, reply) =>
-      photoWrite(request, 'answer', (form, user) => {
-        const id = idParam(request);
-        const { fields, files } = form;
-        return itemWrite(request, reply, id, 'answer', form, (audit) =>
-          answers.addAnswer(
-            user,
-            id,
-            {
-              text: fields.text ?? '',
-              document_links: documentLinksOf((name) => fields[name]),
-              prepareImages: files.length ? () => attachments.prepare(files, photoDetailsOf(fields)) : undefined,
-            },
-            audit,
-          ),
-        );
-      }),
-    );
-
-    uploads.post('/answers/:id/photos', ownCsrf, (request, reply) =>
-      photoWrite(request, 'photos', async (form, user) => {
-        const answerId = idParam(request);
-        const itemId = await answers.itemOfAnswer(user, answerId);
-        return itemWrite(request, reply, itemId, `answer-photos-${answerId}`, form, (audit) =>
-          attachments.attachToAnswer(user, answerId, needPhotos(form.files), audit, photoDetailsOf(form.fields)),
-        );
-      }),
-    );
-
-    // "Save markup" (docs/design.md §22): the picture drawn on one of the item's (or its answers') photos. The form's
-    // key is also the markup's own: the same drawing sent again, however late (the outbox), is stored once.
-    uploads.post('/items/:id/markup/:photoId', ownCsrf, (request, reply) =>
-      photoWrite(request, 'markup', async (form, user) => {
-        const [id, photoId] = [idParam(request), idParam(request, 'photoId')];
-        await attachments.photoOfItem(user, photoId, id);
-        return itemWrite(request, reply, id, `markup-${photoId}`, form, async (audit) => {
-          if (form.files.length !== 1) throw validationError('attachments[]', 'send the one marked-up picture');
-          const details = { ...photoDetailsOf(form.fields), markupKey: form.fields._key || undefined };
-          return attachments.markUp(user, photoId, form.files[0]!, details, audit);
-        });
-      }),
-    );
-  });
 }
 
 function needPhotos<T>(files: T[]): T[] {
   if (files.length === 0) throw validationError('attachments[]', 'choose at least one photo');
   return files;
+}
+
+const attachPhotos: Handler = ({ deps, write }, request, reply) =>
+  photoWrite(request, 'photos', (form, user) => {
+    const id = idParam(request);
+    return write(request, reply, id, 'photos', form, (audit) =>
+      deps.attachments.attachToItem(user, id, needPhotos(form.files), audit, photoDetailsOf(form.fields)),
+    );
+  });
+
+const addAnswer: Handler = ({ deps, write }, request, reply) =>
+  photoWrite(request, 'answer', (form, user) => {
+    const id = idParam(request);
+    const { fields, files } = form;
+    return write(request, reply, id, 'answer', form, (audit) => {
+      const prepareImages = files.length ? () => deps.attachments.prepare(files, photoDetailsOf(fields)) : undefined;
+      return deps.answers.addAnswer(user, id, { ...answerOf(fields), prepareImages }, audit);
+    });
+  });
+
+const attachAnswerPhotos: Handler = ({ deps, write }, request, reply) =>
+  photoWrite(request, 'photos', async (form, user) => {
+    const answerId = idParam(request);
+    const itemId = await deps.answers.itemOfAnswer(user, answerId);
+    return write(request, reply, itemId, `answer-photos-${answerId}`, form, (audit) =>
+      deps.attachments.attachToAnswer(user, answerId, needPhotos(form.files), audit, photoDetailsOf(form.fields)),
+    );
+  });
+
+// "Save markup" (docs/design.md §22): the picture drawn on one of the item's (or its answers') photos. The form's
+// key is also the markup's own: the same drawing sent again, however late (the outbox), is stored once.
+const saveMarkup: Handler = ({ deps, write }, request, reply) =>
+  photoWrite(request, 'markup', async (form, user) => {
+    const [id, photoId] = [idParam(request), idParam(request, 'photoId')];
+    await deps.attachments.photoOfItem(user, photoId, id);
+    return write(request, reply, id, `markup-${photoId}`, form, async (audit) => {
+      if (form.files.length !== 1) throw validationError('attachments[]', 'send the one marked-up picture');
+      const details = { ...photoDetailsOf(form.fields), markupKey: form.fields._key || undefined };
+      return deps.attachments.markUp(user, photoId, form.files[0]!, details, audit);
+    });
+  });
+
+/** The item page and its forms: one small handler per route (above). */
+export async function itemPages(app: FastifyInstance, deps: ItemPageDeps) {
+  const itemPage = formPage(deps.webWrite, { entity: 'item', view: (request, id, failure) => itemView(deps, request, id, failure) });
+  const routes: ItemRoutes = {
+    deps,
+    write: (request, reply, itemId, form, sent, write) =>
+      itemPage.write(request, reply, itemId, {
+        form,
+        ...(sent instanceof URLSearchParams ? { fields: sent } : { fields: sent.fields, fingerprint: sent.fingerprint }),
+        redirect: () => `/items/${itemId}?saved=${form.replace(/-\d+$/, '')}`,
+        write,
+      }),
+  };
+  const post = (path: string, handler: Handler) => app.post(path, (request, reply) => handler(routes, request, reply));
+
+  app.get('/items/:id', async (request, reply) => itemPage.show(request, reply, idParam(request)));
+  post('/items/:id/location', placeItem);
+  post('/items/:id/location/remove', removeFromPlan);
+  post('/items/:id/photos/:photoId', describePhoto);
+  post('/items/:id/status', setStatus);
+  post('/items/:id/planning', setPlanning);
+  post('/items/:id/dispute', dispute);
+  post('/items/:id/resolve-dispute', resolveDispute);
+  post('/items/:id/comments', addComment);
+  post('/items/:id/edit', editItem);
+  post('/items/:id/links', replaceLinks);
+  post('/items/:id/answers/:answerId/review', reviewAnswer);
+  post('/items/:id/verdict', setVerdict);
+  post('/items/:id/rework', returnToRework);
+
+  await uploadRoutes(app, (uploads) => {
+    const ownCsrf = { config: { ownCsrf: true } };
+    uploads.post('/items/:id/photos', ownCsrf, (request, reply) => attachPhotos(routes, request, reply));
+    uploads.post('/items/:id/answers', ownCsrf, (request, reply) => addAnswer(routes, request, reply));
+    uploads.post('/answers/:id/photos', ownCsrf, (request, reply) => attachAnswerPhotos(routes, request, reply));
+    uploads.post('/items/:id/markup/:photoId', ownCsrf, (request, reply) => saveMarkup(routes, request, reply));
+  });
 }

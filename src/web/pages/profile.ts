@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ApiError, validationError } from '../../shared/errors.js';
 import type { Actor } from '../../domain/policy.js';
-import { formOf, idParam, parseId } from '../form.js';
+import { formOf, idParam, parseFields, parseId } from '../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../http/write-inputs.js';
 import { sessionOf } from '../session.js';
 import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
 import type { NotificationPreferencesModel } from '../views/notifications-page.js';
@@ -99,6 +101,11 @@ async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: Fa
     .send(view);
 }
 
+/** The account forms' own schemas (no v1 twin): text, checked further by the users service. */
+const TimeZoneForm = Type.Object({ time_zone: Text });
+const LanguageForm = Type.Object({ language: Text });
+const PasswordForm = Type.Object({ current_password: Text, new_password: Text, confirm_password: Text });
+
 /** What the Profile says after an account form, by the redirect's `saved`. */
 const ACCOUNT_NOTICES: Record<string, MessageKey> = {
   'time-zone': 'profile.saved.timeZone',
@@ -127,26 +134,31 @@ export async function accountPages(app: FastifyInstance, deps: ProfileDeps & Acc
   app.post('/profile/time-zone', async (request, reply) => {
     const { user } = sessionOf(request);
     return accountWrite(request, reply, 'time-zone', (_, recordAudit) =>
-      users.setTimeZone(user.id, formOf(request).get('time_zone') ?? '', recordAudit),
+      users.setTimeZone(user.id, parseFields(TimeZoneForm, { time_zone: formOf(request).get('time_zone') ?? '' }).time_zone, recordAudit),
     );
   });
 
   app.post('/profile/language', async (request, reply) => {
     const { user } = sessionOf(request);
     return accountWrite(request, reply, 'language', (_, recordAudit) =>
-      users.setLanguage(user.id, formOf(request).get('language') || null, recordAudit),
+      users.setLanguage(
+        user.id,
+        parseFields(LanguageForm, { language: formOf(request).get('language') ?? '' }).language || null,
+        recordAudit,
+      ),
     );
   });
 
   app.post('/profile/password', async (request, reply) => {
     const session = sessionOf(request);
     const form = formOf(request);
-    const input = {
-      current: form.get('current_password') ?? '',
-      next: form.get('new_password') ?? '',
-      confirm: form.get('confirm_password') ?? '',
-    };
     return accountWrite(request, reply, 'password', async (_, recordAudit) => {
+      const { current_password, new_password, confirm_password } = parseFields(PasswordForm, {
+        current_password: form.get('current_password') ?? '',
+        new_password: form.get('new_password') ?? '',
+        confirm_password: form.get('confirm_password') ?? '',
+      });
+      const input = { current: current_password, next: new_password, confirm: confirm_password };
       // The user's other sessions end with the change, in its transaction.
       await users.changePassword(session.user.id, input, async (trx) => {
         await sessions.endOtherSessions(session.user.id, session, trx);
@@ -179,156 +191,165 @@ function redeliveredNotice(language: Language, value: string | undefined): strin
   return value === 'none' ? message(language, 'integrations.notice.redeliveredNone') : null;
 }
 
+async function showProfile(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
+  const query = request.query as Record<string, string | undefined>;
+  const notice = query.saved
+    ? Object.hasOwn(ACCOUNT_NOTICES, query.saved)
+      ? message(request.language, ACCOUNT_NOTICES[query.saved]!)
+      : null
+    : query.revoked
+      ? message(request.language, 'integrations.notice.tokenRevoked')
+      : query.webhook_disabled
+        ? message(request.language, 'integrations.notice.webhookDisabled')
+        : redeliveredNotice(request.language, query.redelivered);
+  return profilePage(deps, request, reply, { notice });
+}
+
+async function createToken(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { tokens, clock, webWrite } = deps;
+  const session = sessionOf(request);
+  const body = formOf(request);
+  const form: TokenFormState = {
+    name: body.get('name') ?? '',
+    expiry: body.get('expiry') ?? DEFAULT_EXPIRY,
+    date: body.get('expiry_date') ?? '',
+    scopes: body.getAll('scopes'),
+    ...projectChoiceOf(body),
+  };
+  // A scope preset without the script: the form again with exactly the preset's scopes ticked.
+  const preset = SCOPE_PRESETS.find((p) => p.value === body.get('preset'));
+  if (preset) return profilePage(deps, request, reply, { form: { ...form, scopes: [...preset.scopes] } });
+  // The raw token is shown once, in the answer to this post; a second submission lands on the list.
+  return webWrite(request, reply, {
+    form: 'token',
+    entity: { type: 'token', id: 0 },
+    write: async (_, recordAudit) => {
+      const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
+      const input = { userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt, projectIds: projectLimitOf(form) };
+      const created = await tokens.createToken(input, { recordAudit });
+      request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
+      return created;
+    },
+    redirect: () => '/profile#tokens-title',
+    respond: {
+      status: 201,
+      render: (created) => profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } }),
+    },
+    rerender: (failure, status) =>
+      profilePage(deps, request, reply, {
+        status,
+        form,
+        error: `${message(request.language, 'integrations.tokens.notCreated')} ${failure.message}`,
+      }),
+  });
+}
+
+async function revokeToken(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { tokens, webWrite } = deps;
+  const session = sessionOf(request);
+  const [id, form] = [idParam(request), formOf(request)];
+  const owned = (await tokens.listTokens(session.user.id)).find((t) => t.id === id);
+  if (!owned) throw new ApiError(404, 'not_found', 'The token was not found.');
+  if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
+  return webWrite(request, reply, {
+    form: 'revoke-token',
+    entity: { type: 'token', id },
+    redirect: () => '/profile?revoked=1',
+    rerender: (failure, status) => profilePage(deps, request, reply, { status, error: failure.message }),
+    // An OAuth token row: its grant ends with it, so the application's refresh token stops working.
+    write: async (_, recordAudit) => {
+      await tokens.revokeToken(id, { ownerId: session.user.id, recordAudit });
+      request.log.info({ tokenId: id, userId: session.user.id }, 'API token revoked in the web interface');
+    },
+  });
+}
+
+async function createWebhook(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { webhooks, webWrite } = deps;
+  const session = sessionOf(request);
+  const body = formOf(request);
+  const form: WebhookFormState = { url: body.get('url') ?? '', events: body.getAll('events'), project: body.get('project_id') ?? '' };
+  // The secret is shown once, in the answer to this post; a second submission lands on the list.
+  return webWrite(request, reply, {
+    form: 'webhook',
+    entity: { type: 'webhook', id: 0 },
+    write: async (_, recordAudit) => {
+      const projectId = form.project === '' ? null : parseId(form.project);
+      if (projectId === null && form.project !== '') throw validationError('project', 'choose one of the offered projects');
+      // 404: the chosen project is not one the user can see (any more): shown beside the field.
+      const created = await webhooks
+        .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)
+        .catch((err: unknown) => {
+          throw err instanceof ApiError && err.status === 404 ? validationError('project', err.message) : err;
+        });
+      request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
+      return created;
+    },
+    redirect: () => '/profile#webhooks-title',
+    respond: {
+      status: 201,
+      render: async (created) => {
+        const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
+        return profilePage(deps, request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
+      },
+    },
+    rerender: (failure, status) => {
+      const field = failure.errors[0]?.field || null;
+      const text = `${message(request.language, 'integrations.webhooks.notCreated')} ${failure.message}`;
+      return profilePage(deps, request, reply, { status, webhooks: { form, error: { message: text, field } } });
+    },
+  });
+}
+
+async function disableWebhook(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { webhooks, webWrite } = deps;
+  const session = sessionOf(request);
+  const [id, form] = [idParam(request), formOf(request)];
+  const owned = (await webhooks.list(session.user)).find((w) => w.id === id);
+  if (!owned) throw new ApiError(404, 'not_found', 'The webhook was not found.');
+  if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
+  return webWrite(request, reply, {
+    form: 'disable-webhook',
+    entity: { type: 'webhook', id },
+    redirect: () => '/profile?webhook_disabled=1',
+    rerender: (failure, status) =>
+      profilePage(deps, request, reply, { status, webhooks: { error: { message: failure.message, field: null } } }),
+    write: async (_, recordAudit) => {
+      await webhooks.disable(session.user, id, { recordAudit });
+      request.log.info({ webhookId: id, userId: session.user.id }, 'webhook disabled in the web interface');
+    },
+  });
+}
+
+async function redeliverWebhook(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
+  const { webhooks, webWrite } = deps;
+  const session = sessionOf(request);
+  const id = idParam(request);
+  return webWrite(request, reply, {
+    form: 'redeliver',
+    entity: { type: 'webhook_delivery', id },
+    write: async (_, recordAudit) => {
+      const result = await webhooks.redeliver(session.user, id, recordAudit);
+      request.log.info(
+        { deliveryId: id, userId: session.user.id, status: result.status },
+        'webhook delivery sent again from the web interface',
+      );
+      return result;
+    },
+    redirect: (result) => `/profile?redelivered=${result.status ?? 'none'}#webhooks-title`,
+    rerender: (failure, status) =>
+      profilePage(deps, request, reply, { status, webhooks: { error: { message: failure.message, field: null } } }),
+  });
+}
+
+/** The Profile, its API tokens and webhooks: one small handler per route (above). */
 export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
-  const { tokens, clock, webhooks, webWrite } = deps;
-
-  app.get('/profile', async (request, reply) => {
-    const query = request.query as Record<string, string | undefined>;
-    const notice = query.saved
-      ? Object.hasOwn(ACCOUNT_NOTICES, query.saved)
-        ? message(request.language, ACCOUNT_NOTICES[query.saved]!)
-        : null
-      : query.revoked
-        ? message(request.language, 'integrations.notice.tokenRevoked')
-        : query.webhook_disabled
-          ? message(request.language, 'integrations.notice.webhookDisabled')
-          : redeliveredNotice(request.language, query.redelivered);
-    return profilePage(deps, request, reply, { notice });
-  });
-
+  app.get('/profile', (request, reply) => showProfile(deps, request, reply));
   app.get('/profile/tokens', async (_request, reply) => reply.redirect('/profile', 303));
-
-  app.post('/profile/tokens', async (request, reply) => {
-    const session = sessionOf(request);
-    const body = formOf(request);
-    const form: TokenFormState = {
-      name: body.get('name') ?? '',
-      expiry: body.get('expiry') ?? DEFAULT_EXPIRY,
-      date: body.get('expiry_date') ?? '',
-      scopes: body.getAll('scopes'),
-      ...projectChoiceOf(body),
-    };
-    // A scope preset without the script: the form again with exactly the preset's scopes ticked.
-    const preset = SCOPE_PRESETS.find((p) => p.value === body.get('preset'));
-    if (preset) return profilePage(deps, request, reply, { form: { ...form, scopes: [...preset.scopes] } });
-    // The raw token is shown once, in the answer to this post; a second submission lands on the list.
-    return webWrite(request, reply, {
-      form: 'token',
-      entity: { type: 'token', id: 0 },
-      write: async (_, recordAudit) => {
-        const expiresAt = expiryFrom(form.expiry, form.date.trim(), clock.now());
-        const input = { userId: session.user.id, name: form.name, scopes: form.scopes, expiresAt, projectIds: projectLimitOf(form) };
-        const created = await tokens.createToken(input, { recordAudit });
-        request.log.info({ tokenId: created.id, userId: session.user.id }, 'API token created in the web interface');
-        return created;
-      },
-      redirect: () => '/profile#tokens-title',
-      respond: {
-        status: 201,
-        render: (created) => profilePage(deps, request, reply, { status: 201, created: { name: form.name.trim(), token: created.token } }),
-      },
-      rerender: (failure, status) =>
-        profilePage(deps, request, reply, {
-          status,
-          form,
-          error: `${message(request.language, 'integrations.tokens.notCreated')} ${failure.message}`,
-        }),
-    });
-  });
-
-  app.post('/profile/tokens/:id/revoke', async (request, reply) => {
-    const session = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    const owned = (await tokens.listTokens(session.user.id)).find((t) => t.id === id);
-    if (!owned) throw new ApiError(404, 'not_found', 'The token was not found.');
-    if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
-    return webWrite(request, reply, {
-      form: 'revoke-token',
-      entity: { type: 'token', id },
-      redirect: () => '/profile?revoked=1',
-      rerender: (failure, status) => profilePage(deps, request, reply, { status, error: failure.message }),
-      // An OAuth token row: its grant ends with it, so the application's refresh token stops working.
-      write: async (_, recordAudit) => {
-        await tokens.revokeToken(id, { ownerId: session.user.id, recordAudit });
-        request.log.info({ tokenId: id, userId: session.user.id }, 'API token revoked in the web interface');
-      },
-    });
-  });
-
+  app.post('/profile/tokens', (request, reply) => createToken(deps, request, reply));
+  app.post('/profile/tokens/:id/revoke', (request, reply) => revokeToken(deps, request, reply));
   app.get('/profile/webhooks', async (_request, reply) => reply.redirect('/profile', 303));
-
-  app.post('/profile/webhooks', async (request, reply) => {
-    const session = sessionOf(request);
-    const body = formOf(request);
-    const form: WebhookFormState = { url: body.get('url') ?? '', events: body.getAll('events'), project: body.get('project_id') ?? '' };
-    // The secret is shown once, in the answer to this post; a second submission lands on the list.
-    return webWrite(request, reply, {
-      form: 'webhook',
-      entity: { type: 'webhook', id: 0 },
-      write: async (_, recordAudit) => {
-        const projectId = form.project === '' ? null : parseId(form.project);
-        if (projectId === null && form.project !== '') throw validationError('project', 'choose one of the offered projects');
-        // 404: the chosen project is not one the user can see (any more): shown beside the field.
-        const created = await webhooks
-          .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)
-          .catch((err: unknown) => {
-            throw err instanceof ApiError && err.status === 404 ? validationError('project', err.message) : err;
-          });
-        request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
-        return created;
-      },
-      redirect: () => '/profile#webhooks-title',
-      respond: {
-        status: 201,
-        render: async (created) => {
-          const url = (await webhooks.list(session.user)).find((w) => w.id === created.id)?.url ?? form.url.trim();
-          return profilePage(deps, request, reply, { status: 201, webhooks: { created: { url, secret: created.secret } } });
-        },
-      },
-      rerender: (failure, status) => {
-        const field = failure.errors[0]?.field || null;
-        const text = `${message(request.language, 'integrations.webhooks.notCreated')} ${failure.message}`;
-        return profilePage(deps, request, reply, { status, webhooks: { form, error: { message: text, field } } });
-      },
-    });
-  });
-
-  app.post('/profile/webhooks/:id/disable', async (request, reply) => {
-    const session = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    const owned = (await webhooks.list(session.user)).find((w) => w.id === id);
-    if (!owned) throw new ApiError(404, 'not_found', 'The webhook was not found.');
-    if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
-    return webWrite(request, reply, {
-      form: 'disable-webhook',
-      entity: { type: 'webhook', id },
-      redirect: () => '/profile?webhook_disabled=1',
-      rerender: (failure, status) =>
-        profilePage(deps, request, reply, { status, webhooks: { error: { message: failure.message, field: null } } }),
-      write: async (_, recordAudit) => {
-        await webhooks.disable(session.user, id, { recordAudit });
-        request.log.info({ webhookId: id, userId: session.user.id }, 'webhook disabled in the web interface');
-      },
-    });
-  });
-
-  app.post('/profile/webhooks/deliveries/:id/redeliver', async (request, reply) => {
-    const session = sessionOf(request);
-    const id = idParam(request);
-    return webWrite(request, reply, {
-      form: 'redeliver',
-      entity: { type: 'webhook_delivery', id },
-      write: async (_, recordAudit) => {
-        const result = await webhooks.redeliver(session.user, id, recordAudit);
-        request.log.info(
-          { deliveryId: id, userId: session.user.id, status: result.status },
-          'webhook delivery sent again from the web interface',
-        );
-        return result;
-      },
-      redirect: (result) => `/profile?redelivered=${result.status ?? 'none'}#webhooks-title`,
-      rerender: (failure, status) =>
-        profilePage(deps, request, reply, { status, webhooks: { error: { message: failure.message, field: null } } }),
-    });
-  });
+  app.post('/profile/webhooks', (request, reply) => createWebhook(deps, request, reply));
+  app.post('/profile/webhooks/:id/disable', (request, reply) => disableWebhook(deps, request, reply));
+  app.post('/profile/webhooks/deliveries/:id/redeliver', (request, reply) => redeliverWebhook(deps, request, reply));
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
 import { validationError } from '../../shared/errors.js';
@@ -12,9 +12,11 @@ import { projectsListView } from '../views/projects-list.js';
 import { companyLinks, packsNotice } from '../views/company-links.js';
 import type { PacksOutcome } from '../../features/companies/company-packs.service.js';
 import { structureLinks } from '../views/structure-page.js';
-import { formOf, idParam, idsOf, parseId } from '../form.js';
+import { formOf, idParam, idsOf, parseFields, parseId } from '../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../http/write-inputs.js';
 import { formPage } from '../form-page.js';
-import type { WebWriter } from '../web-write.js';
+import type { FormFailure, WebWriter } from '../web-write.js';
 import { html } from '../html.js';
 import { csrfField, languageOf, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -98,123 +100,137 @@ ${refused ? html`<p class="field-error" id="${id}-error">${refused}</p>` : ''}
 /** Where the pages' heavy reads run: the worker thread's jobs or, before it has started, the service inline (web-plugin.ts). */
 export type HeavyReads = () => WorklistReads;
 
-export async function projectPages(
-  app: FastifyInstance,
-  deps: Pick<
-    AppContext,
-    'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies' | 'invitations' | 'companyPacks'
-  > & {
-    webWrite: WebWriter;
-    heavyReads: HeavyReads;
-  },
-) {
-  const { projects, review, heavyReads, structure, bulkChanges, vocabulary, companies, invitations, companyPacks, webWrite } = deps;
+type ProjectDeps = Pick<
+  AppContext,
+  'projects' | 'review' | 'structure' | 'bulkChanges' | 'vocabulary' | 'companies' | 'invitations' | 'companyPacks'
+> & { webWrite: WebWriter; heavyReads: HeavyReads };
 
-  app.get('/projects', async (request, reply) => {
-    const session = sessionOf(request);
-    const query = request.query as Record<string, string | undefined>;
-    const archived = query.archived === '1';
-    const pageNumber = pageParam(query);
-    const list = await projects.listProjects(session.user, {
-      archived: archived ? 'archived' : 'active',
-      limit: PAGE_SIZE,
-      offset: (pageNumber - 1) * PAGE_SIZE,
-    });
-    const base = archived ? '/projects?archived=1&' : '/projects?';
-    const pages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
-    return reply.type('text/html; charset=utf-8').send(projectsListView({ session, list, archived, pageNumber, pages, base }));
+/** What a project page's write handler gets: the services, and the page its forms post back to. */
+interface ProjectRoutes {
+  deps: ProjectDeps;
+  page: ReturnType<typeof formPage>;
+}
+
+const queryOf = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
+const sendHtml = (reply: FastifyReply, text: string) => reply.type('text/html; charset=utf-8').send(text);
+
+async function listProjects({ projects }: ProjectDeps, request: FastifyRequest, reply: FastifyReply) {
+  const session = sessionOf(request);
+  const query = queryOf(request);
+  const archived = query.archived === '1';
+  const pageNumber = pageParam(query);
+  const list = await projects.listProjects(session.user, {
+    archived: archived ? 'archived' : 'active',
+    limit: PAGE_SIZE,
+    offset: (pageNumber - 1) * PAGE_SIZE,
   });
+  const base = archived ? '/projects?archived=1&' : '/projects?';
+  const pages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
+  return sendHtml(reply, projectsListView({ session, list, archived, pageNumber, pages, base }));
+}
 
-  /** The project page; `failure` shows the bulk form (or the verdict's) again with what was sent and the message beside its field. */
-  const projectPage = formPage(webWrite, {
-    entity: 'project',
-    async view(request, id, failure) {
-      const session = sessionOf(request);
-      const query = request.query as Record<string, string | undefined>;
-      const filter = parseItemFilter(query);
-      const bulkSummary = bulkSummaryOf(query);
-      // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
-      const named = bulkSummary?.refused.map((r) => r.id) ?? [];
-      const [items, canVerdict, rights, projectVocabulary, choosableCompanies, mayInvite] = await Promise.all([
-        heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
-        review.canSetProjectVerdict(session.user, id),
-        structure.rightsOn(session.user, id),
-        vocabulary.vocabularyOf(session.user, id),
-        companies.activeCompanies(),
-        invitations.mayInvite(session.user, id),
-      ]);
-      const refused = failure?.form === 'project-verdict' ? failure.message : null;
-      const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
-      const notice = query.saved ? languageOf(session).t('item.saved.verdict') : packsNotice(session, query.packs);
-      const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
-      return projectPageView({
-        ...items,
-        session,
-        filter,
-        notice,
-        verdictForm: verdict,
-        structureLinks: structureLinks(id, rights, languageOf(session).t),
-        bulk,
-        bulkSummary,
-        failure,
-        vocabulary: projectVocabulary,
-        choosableCompanies,
-        companyLinks: mayInvite ? companyLinks(session, id, failure?.form === 'company-packs' ? failure.message : null) : null,
-      });
-    },
+/** The project page; `failure` shows the bulk form (or the verdict's) again with what was sent and the message beside its field. */
+async function projectView(deps: ProjectDeps, request: FastifyRequest, id: number, failure: FormFailure | null) {
+  const { review, heavyReads, structure, vocabulary, companies, invitations } = deps;
+  const session = sessionOf(request);
+  const query = queryOf(request);
+  const filter = parseItemFilter(query);
+  const bulkSummary = bulkSummaryOf(query);
+  // 40–70 ms of CPU for a 5 000-item project: in the worker thread.
+  const named = bulkSummary?.refused.map((r) => r.id) ?? [];
+  const [items, canVerdict, rights, projectVocabulary, choosableCompanies, mayInvite] = await Promise.all([
+    heavyReads().projectItems(session.user, id, filter, pageParam(query), named),
+    review.canSetProjectVerdict(session.user, id),
+    structure.rightsOn(session.user, id),
+    vocabulary.vocabularyOf(session.user, id),
+    companies.activeCompanies(),
+    invitations.mayInvite(session.user, id),
+  ]);
+  const refused = failure?.form === 'project-verdict' ? failure.message : null;
+  const verdict = canVerdict ? verdictForm(session, `/projects/${id}/verdict`, items.project.verdict, refused) : null;
+  const notice = query.saved ? languageOf(session).t('item.saved.verdict') : packsNotice(session, query.packs);
+  const bulk = bulkAbilities(session.user, items.project.id, items.membership, items.project.archived);
+  return projectPageView({
+    ...items,
+    session,
+    filter,
+    notice,
+    verdictForm: verdict,
+    structureLinks: structureLinks(id, rights, languageOf(session).t),
+    bulk,
+    bulkSummary,
+    failure,
+    vocabulary: projectVocabulary,
+    choosableCompanies,
+    companyLinks: mayInvite ? companyLinks(session, id, failure?.form === 'company-packs' ? failure.message : null) : null,
   });
+}
 
-  app.get('/projects/:id', async (request, reply) => projectPage.show(request, reply, idParam(request)));
-
-  /** Selected items changed together; back to the list (its filter and page kept) with the summary. */
-  app.post('/projects/:id/bulk', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    const query = request.query as Record<string, string | undefined>;
-    const back = filterQuery(parseItemFilter(query), pageParam(query));
-    return projectPage.write<BulkOutcome>(request, reply, id, {
-      form: 'bulk',
-      redirect: (outcome) => `/projects/${id}${back}${back ? '&' : '?'}${bulkSummaryQuery(outcome)}`,
-      write: (buildAudit) =>
-        bulkChanges.apply(user, id, idsOf(form, 'items'), bulkChangeOf(form), (itemId) => () => {
-          // Each item's write records itself: the same request, the item as its entity.
-          request.api.auditEntity = { type: 'item', id: itemId };
-          return buildAudit();
-        }),
-    });
+/** Selected items changed together; back to the list (its filter and page kept) with the summary. */
+async function bulkChange({ deps, page }: ProjectRoutes, request: FastifyRequest, reply: FastifyReply) {
+  const { user } = sessionOf(request);
+  const [id, form] = [idParam(request), formOf(request)];
+  const query = queryOf(request);
+  const back = filterQuery(parseItemFilter(query), pageParam(query));
+  return page.write<BulkOutcome>(request, reply, id, {
+    form: 'bulk',
+    redirect: (outcome) => `/projects/${id}${back}${back ? '&' : '?'}${bulkSummaryQuery(outcome)}`,
+    write: (buildAudit) =>
+      deps.bulkChanges.apply(user, id, idsOf(form, 'items'), bulkChangeOf(form), (itemId) => () => {
+        // Each item's write records itself: the same request, the item as its entity.
+        request.api.auditEntity = { type: 'item', id: itemId };
+        return buildAudit();
+      }),
   });
+}
 
-  /** "Send to companies" (docs/design.md §20): the packs queued; back to the project with how many. */
-  app.post('/projects/:id/company-packs', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const id = idParam(request);
-    return projectPage.write<PacksOutcome>(request, reply, id, {
-      form: 'company-packs',
-      redirect: (outcome) => `/projects/${id}?packs=${outcome.queued},${outcome.alreadySent}`,
-      write: (_, recordAudit) => companyPacks.sendPacks(user, id, request.language, recordAudit),
-    });
+/** "Send to companies" (docs/design.md §20): the packs queued; back to the project with how many. */
+async function sendCompanyPacks({ deps, page }: ProjectRoutes, request: FastifyRequest, reply: FastifyReply) {
+  const { user } = sessionOf(request);
+  const id = idParam(request);
+  return page.write<PacksOutcome>(request, reply, id, {
+    form: 'company-packs',
+    redirect: (outcome) => `/projects/${id}?packs=${outcome.queued},${outcome.alreadySent}`,
+    write: (_, recordAudit) => deps.companyPacks.sendPacks(user, id, request.language, recordAudit),
   });
+}
 
-  app.get('/my-items', async (request, reply) => {
-    const session = sessionOf(request);
-    const items = await heavyReads().myItems(session.user, pageParam(request.query as Record<string, string | undefined>));
-    return reply.type('text/html; charset=utf-8').send(myItemsView({ ...items, session }));
+async function setProjectVerdict({ deps, page }: ProjectRoutes, request: FastifyRequest, reply: FastifyReply) {
+  const { user } = sessionOf(request);
+  const [id, form] = [idParam(request), formOf(request)];
+  return page.write(request, reply, id, {
+    form: 'project-verdict',
+    redirect: () => `/projects/${id}?saved=1`,
+    write: (buildAudit) =>
+      deps.review.setProjectVerdict(user, id, parseFields(VerdictForm, { verdict: form.get('verdict') ?? '' }).verdict, buildAudit),
   });
+}
 
-  app.get('/review', async (request, reply) => {
-    const session = sessionOf(request);
-    const queue = await heavyReads().reviewQueue(session.user, pageParam(request.query as Record<string, string | undefined>));
-    session.toReview = queue.toReview;
-    return reply.type('text/html; charset=utf-8').send(reviewQueueView({ ...queue, session }));
-  });
+/** The project's verdict form (no v1 twin): its value, checked by the review service. */
+const VerdictForm = Type.Object({ verdict: Text });
 
-  app.post('/projects/:id/verdict', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return projectPage.write(request, reply, id, {
-      form: 'project-verdict',
-      redirect: () => `/projects/${id}?saved=1`,
-      write: (buildAudit) => review.setProjectVerdict(user, id, form.get('verdict') ?? '', buildAudit),
-    });
-  });
+async function myItems({ heavyReads }: ProjectDeps, request: FastifyRequest, reply: FastifyReply) {
+  const session = sessionOf(request);
+  const items = await heavyReads().myItems(session.user, pageParam(queryOf(request)));
+  return sendHtml(reply, myItemsView({ ...items, session }));
+}
+
+async function reviewQueue({ heavyReads }: ProjectDeps, request: FastifyRequest, reply: FastifyReply) {
+  const session = sessionOf(request);
+  const queue = await heavyReads().reviewQueue(session.user, pageParam(queryOf(request)));
+  session.toReview = queue.toReview;
+  return sendHtml(reply, reviewQueueView({ ...queue, session }));
+}
+
+/** The projects list, a project's page and its forms, My items and To review: one small handler per route (above). */
+export async function projectPages(app: FastifyInstance, deps: ProjectDeps) {
+  const page = formPage(deps.webWrite, { entity: 'project', view: (request, id, failure) => projectView(deps, request, id, failure) });
+  const routes: ProjectRoutes = { deps, page };
+  app.get('/projects', (request, reply) => listProjects(deps, request, reply));
+  app.get('/projects/:id', async (request, reply) => page.show(request, reply, idParam(request)));
+  app.post('/projects/:id/bulk', (request, reply) => bulkChange(routes, request, reply));
+  app.post('/projects/:id/company-packs', (request, reply) => sendCompanyPacks(routes, request, reply));
+  app.get('/my-items', (request, reply) => myItems(deps, request, reply));
+  app.get('/review', (request, reply) => reviewQueue(deps, request, reply));
+  app.post('/projects/:id/verdict', (request, reply) => setProjectVerdict(routes, request, reply));
 }

@@ -13,7 +13,11 @@ import { readPhotoForm, uploadRoutes } from '../uploads.js';
 import { type ChecklistChoice, newItemView } from '../views/item-form.js';
 import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js';
 import { formPage } from '../form-page.js';
-import type { WebWrite, WebWriter } from '../web-write.js';
+import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
+import type { AuditEntryBuilder } from '../../features/write-path/write-path.js';
+import { Type } from 'typebox';
+import { Text } from '../../http/write-inputs.js';
+import { parseFields } from '../form.js';
 
 type StructureDeps = Pick<AppContext, 'structure' | 'itemEdits' | 'attachments' | 'planViews' | 'vocabulary' | 'templates'> & {
   webWrite: WebWriter;
@@ -35,249 +39,260 @@ ${body}
 </form>`;
 }
 
+/** The structure page's forms that name something (a section, checklist, category, template): the name, as text. */
+const NameForm = Type.Object({ name: Text });
+const nameOf = (form: URLSearchParams) => parseFields(NameForm, { name: form.get('name') ?? '' }).name;
+
+/** The structure page of one project, with the refused form when there is one. */
+async function structureView(deps: StructureDeps, request: FastifyRequest, projectId: number, failure: FormFailure | null) {
+  const { structure, vocabulary, templates } = deps;
+  const session = sessionOf(request);
+  const tree = await structure.structureOf(session.user, projectId);
+  const [projectVocabulary, templateList, escalation] = await Promise.all([
+    vocabulary.vocabularyOf(session.user, projectId),
+    templates.list(),
+    vocabulary.escalationOf(session.user, projectId),
+  ]);
+  const saved = (request.query as Record<string, string | undefined>).saved ?? '';
+  const key = Object.hasOwn(STRUCTURE_NOTICES, saved) ? STRUCTURE_NOTICES[saved] : undefined;
+  const notice = key ? languageOf(session).t(key) : null;
+  return structurePageView({
+    session,
+    project: tree.project,
+    sections: tree.sections,
+    vocabulary: projectVocabulary,
+    escalation,
+    templates: templateList,
+    notice: failure ? null : notice,
+    failure,
+    writeForm: formWrapper(session),
+  });
+}
+
+type Saved = keyof typeof STRUCTURE_NOTICES;
+
+/** What each route's handler gets: the services, and the write of one of the structure page's forms. */
+interface StructureRoutes {
+  deps: StructureDeps;
+  /** A post of the structure page: back to it (at the section), or the page again with the refused form. */
+  write<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    projectId: number,
+    form: string,
+    saved: Saved,
+    write: WebWrite<T>['write'],
+  ): Promise<FastifyReply>;
+}
+
+type Handler = (routes: StructureRoutes, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+type Audit = AuditEntryBuilder & Parameters<WebWrite<unknown>['write']>[0];
+
+/** A form posted to /projects/<id>/…: `run` parses it and calls one service, inside the form path's write. */
+const projectForm =
+  (
+    name: string,
+    saved: Saved,
+    run: (deps: StructureDeps, user: Actor, id: number, form: URLSearchParams, audit: Audit) => Promise<unknown>,
+  ): Handler =>
+  ({ deps, write }, request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    return write(request, reply, id, name, saved, (audit) => run(deps, user, id, form, audit));
+  };
+
+/** Rename and move of a section or checklist: the project comes from the row, the form names the row. */
+const rowForm =
+  (
+    kind: 'section' | 'checklist',
+    saved: Saved,
+    change: (structure: StructureDeps['structure'], actor: Actor, id: number, value: string, audit: Audit) => Promise<unknown>,
+    field: (form: URLSearchParams) => string,
+  ): Handler =>
+  async ({ deps, write }, request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const projectId = await deps.structure.projectOf(user, kind, id);
+    return write(request, reply, projectId, `${kind}-${id}`, saved, (audit) => change(deps.structure, user, id, field(form), audit));
+  };
+
+/** A category's or field's change: the project comes from the row (404 when unseen), the form names the row. */
+const vocabularyForm =
+  (
+    kind: 'category' | 'field',
+    saved: Saved,
+    change: (vocabulary: StructureDeps['vocabulary'], actor: Actor, id: number, form: URLSearchParams, audit: Audit) => Promise<unknown>,
+  ): Handler =>
+  async ({ deps, write }, request, reply) => {
+    const { user } = sessionOf(request);
+    const [id, form] = [idParam(request), formOf(request)];
+    const projectId = await deps.vocabulary.projectOf(user, kind, id);
+    return write(request, reply, projectId, `${kind}-${id}`, saved, (audit) => change(deps.vocabulary, user, id, form, audit));
+  };
+
+const direction = (form: URLSearchParams) => form.get('direction') ?? '';
+
+const addSection = projectForm('new-section', 'section', (deps, user, id, form, audit) =>
+  deps.structure.createSection(user, id, nameOf(form), audit),
+);
+const addChecklist = projectForm('new-checklist', 'checklist', (deps, user, id, form, audit) => {
+  const section = parseId(form.get('section'));
+  if (section === null) throw validationError('section', 'choose a section');
+  return deps.structure.createChecklist(user, section, nameOf(form), audit, id);
+});
+const renameSection = rowForm('section', 'renamed', (s, user, id, value, audit) => s.renameSection(user, id, value, audit), nameOf);
+const renameChecklist = rowForm('checklist', 'renamed', (s, user, id, value, audit) => s.renameChecklist(user, id, value, audit), nameOf);
+const moveSection = rowForm('section', 'moved', (s, user, id, value, audit) => s.moveSection(user, id, value, audit), direction);
+const moveChecklist = rowForm('checklist', 'moved', (s, user, id, value, audit) => s.moveChecklist(user, id, value, audit), direction);
+
+// The project's categories and fields (docs/design.md §21).
+const addCategory = projectForm('new-category', 'category', (deps, user, id, form, audit) =>
+  deps.vocabulary.addCategory(user, id, nameOf(form), audit),
+);
+// Templates (docs/design.md §21): save the project as one; add one of a template's checklists.
+const saveTemplate = projectForm('save-template', 'template', (deps, user, id, form, audit) =>
+  deps.templates.saveProject(user, id, nameOf(form), audit),
+);
+const checklistFromTemplate = projectForm('from-template', 'from-template', (deps, user, id, form, audit) => {
+  const [template, checklist] = (form.get('template') ?? '').split(':');
+  const templateId = parseId(template);
+  if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw validationError('template', 'choose one of the templates');
+  const sectionId = parseId(form.get('section'));
+  if (sectionId === null) throw validationError('section', 'choose a section of this project');
+  return deps.templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
+});
+const addField = projectForm('new-field', 'field', (deps, user, id, form, audit) => {
+  const input = {
+    name: form.get('name') ?? '',
+    kind: form.get('kind') ?? '',
+    options: form.get('options') ?? '',
+    required: form.has('required'),
+  };
+  return deps.vocabulary.addField(user, id, input, audit);
+});
+const renameCategory = vocabularyForm('category', 'renamed', (v, user, id, form, audit) => v.renameCategory(user, id, nameOf(form), audit));
+const renameField = vocabularyForm('field', 'renamed', (v, user, id, form, audit) => v.renameField(user, id, nameOf(form), audit));
+const retireField = vocabularyForm('field', 'retired', (v, user, id, form, audit) =>
+  v.retireField(user, id, form.get('retired') !== '0', audit),
+);
+// The escalation ladder (docs/design.md §21): on with its days, or off (the box unticked).
+const setEscalation = projectForm('escalation-form', 'escalation', (deps, user, id, form, audit) => {
+  const input = form.has('enabled')
+    ? { everyDays: form.get('every_days') ?? '', managersAfterDays: form.get('managers_after_days') ?? '' }
+    : null;
+  return deps.vocabulary.setEscalation(user, id, input, audit);
+});
+
+/** "Add item": the page of one project, with the refused form when there is one. */
+async function newItemPageView(deps: StructureDeps, request: FastifyRequest, projectId: number, failure: FormFailure | null) {
+  const { itemEdits, planViews, vocabulary } = deps;
+  const session = sessionOf(request);
+  const query = request.query as Record<string, string | undefined>;
+  const planId = parseId(query.plan);
+  const [{ tree, members, companies }, place, projectVocabulary] = await Promise.all([
+    itemEdits.newItemChoices(session.user, projectId),
+    planId === null ? null : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
+    vocabulary.vocabularyOf(session.user, projectId),
+  ]);
+  return newItemView({
+    session,
+    project: tree.project,
+    choices: checklistChoices(tree),
+    members,
+    vocabulary: projectVocabulary,
+    companies,
+    checklistId: parseId(query.checklist),
+    place,
+    failure,
+  });
+}
+
+/** The "Add item" form's fields as the service takes them (its photos are prepared by `prepareImages`). */
+function newItemOf(fields: URLSearchParams) {
+  const planId = fields.get('plan_id');
+  return {
+    text: fields.get('text') ?? '',
+    description: fields.get('description') ?? '',
+    participantIds: idsOf(fields, 'participants'),
+    companyId: companyOf(fields) ?? null,
+    priority: fields.get('priority') ?? undefined,
+    deadline: fields.get('deadline') ?? '',
+    requires_answer: fields.has('requires_answer'),
+    location: planId ? { planId: parseId(planId) ?? 0, x: fractionOf(fields.get('plan_x')), y: fractionOf(fields.get('plan_y')) } : null,
+    vocabulary: vocabularyOf(fields),
+    fromForm: true,
+  };
+}
+
+/** "Add item" (multipart: its photos): read with its CSRF check, its temp files removed whatever happens. */
+async function createItem(deps: StructureDeps, newItemPage: ReturnType<typeof formPage>, request: FastifyRequest, reply: FastifyReply) {
+  const session = sessionOf(request);
+  const id = idParam(request);
+  const form = await readPhotoForm(request, session, 'item');
+  try {
+    const fields = new URLSearchParams(form.entries);
+    const details = () => photoDetailsOf({ stage: fields.get('stage'), caption: fields.get('caption') });
+    const prepareImages = form.files.length ? () => deps.attachments.prepare(form.files, details()) : undefined;
+    return await newItemPage.write(request, reply, id, {
+      form: 'item',
+      fields,
+      fingerprint: form.fingerprint,
+      redirect: (itemId) => `/items/${itemId}?saved=created`,
+      write: (audit) => {
+        const checklist = parseId(fields.get('checklist'));
+        if (checklist === null) throw validationError('checklist', 'choose a checklist');
+        return deps.itemEdits.createItem(session.user, checklist, { ...newItemOf(fields), prepareImages }, audit, id);
+      },
+    });
+  } finally {
+    await form.cleanup();
+  }
+}
+
 /**
  * Structure from the project side (docs/design.md §14), for the project's managers and admins: sections and
  * checklists on /projects/<id>/structure, "Add item" on /projects/<id>/items/new. Every post goes through
  * webWrite (idempotency key, audit record in the write's transaction, 422 shown again, 303).
  */
 export async function structurePages(app: FastifyInstance, deps: StructureDeps) {
-  const { structure, itemEdits, attachments, planViews, vocabulary, templates, webWrite } = deps;
-
-  const structurePage = formPage(webWrite, {
+  const structurePage = formPage(deps.webWrite, {
     entity: 'project',
-    async view(request, projectId, failure) {
-      const session = sessionOf(request);
-      const tree = await structure.structureOf(session.user, projectId);
-      const [projectVocabulary, templateList, escalation] = await Promise.all([
-        vocabulary.vocabularyOf(session.user, projectId),
-        templates.list(),
-        vocabulary.escalationOf(session.user, projectId),
-      ]);
-      const saved = (request.query as Record<string, string | undefined>).saved ?? '';
-      const key = Object.hasOwn(STRUCTURE_NOTICES, saved) ? STRUCTURE_NOTICES[saved] : undefined;
-      const notice = key ? languageOf(session).t(key) : null;
-      return structurePageView({
-        session,
-        project: tree.project,
-        sections: tree.sections,
-        vocabulary: projectVocabulary,
-        escalation,
-        templates: templateList,
-        notice: failure ? null : notice,
-        failure,
-        writeForm: formWrapper(session),
-      });
-    },
+    view: (request, id, failure) => structureView(deps, request, id, failure),
   });
-
-  /** A post of the structure page: back to it (at the section), or the page again with the refused form. */
-  function structureWrite<T>(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    projectId: number,
-    form: string,
-    saved: keyof typeof STRUCTURE_NOTICES,
-    write: WebWrite<T>['write'],
-  ) {
-    return structurePage.write(request, reply, projectId, {
-      form,
-      fields: formOf(request),
-      redirect: () => `/projects/${projectId}/structure?saved=${saved}`,
-      write,
-    });
-  }
+  const routes: StructureRoutes = {
+    deps,
+    write: (request, reply, projectId, form, saved, write) =>
+      structurePage.write(request, reply, projectId, {
+        form,
+        fields: formOf(request),
+        redirect: () => `/projects/${projectId}/structure?saved=${saved}`,
+        write,
+      }),
+  };
+  const post = (path: string, handler: Handler) => app.post(path, (request, reply) => handler(routes, request, reply));
 
   app.get('/projects/:id/structure', async (request, reply) => structurePage.show(request, reply, idParam(request)));
+  post('/projects/:id/sections', addSection);
+  post('/projects/:id/checklists', addChecklist);
+  post('/sections/:id/rename', renameSection);
+  post('/projects/:id/categories', addCategory);
+  post('/projects/:id/template', saveTemplate);
+  post('/projects/:id/checklists/from-template', checklistFromTemplate);
+  post('/projects/:id/fields', addField);
+  post('/categories/:id/rename', renameCategory);
+  post('/fields/:id/rename', renameField);
+  post('/fields/:id/retire', retireField);
+  post('/projects/:id/escalation', setEscalation);
+  post('/checklists/:id/rename', renameChecklist);
+  post('/sections/:id/move', moveSection);
+  post('/checklists/:id/move', moveChecklist);
 
-  app.post('/projects/:id/sections', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return structureWrite(request, reply, id, 'new-section', 'section', (audit) =>
-      structure.createSection(user, id, form.get('name') ?? '', audit),
-    );
-  });
-
-  app.post('/projects/:id/checklists', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return structureWrite(request, reply, id, 'new-checklist', 'checklist', (audit) => {
-      const section = parseId(form.get('section'));
-      if (section === null) throw validationError('section', 'choose a section');
-      return structure.createChecklist(user, section, form.get('name') ?? '', audit, id);
-    });
-  });
-
-  /** Rename and move of a section or checklist: the project comes from the row, the form names the row. */
-  const rowWrite =
-    (
-      kind: 'section' | 'checklist',
-      saved: keyof typeof STRUCTURE_NOTICES,
-      change: (actor: Actor, id: number, value: string, audit: Parameters<WebWrite<unknown>['write']>[0]) => Promise<unknown>,
-      field: string,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const { user } = sessionOf(request);
-      const [id, form] = [idParam(request), formOf(request)];
-      const projectId = await structure.projectOf(user, kind, id);
-      return structureWrite(request, reply, projectId, `${kind}-${id}`, saved, (audit) => change(user, id, form.get(field) ?? '', audit));
-    };
-
-  app.post('/sections/:id/rename', rowWrite('section', 'renamed', structure.renameSection, 'name'));
-
-  // The project's categories and fields (docs/design.md §21).
-  app.post('/projects/:id/categories', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return structureWrite(request, reply, id, 'new-category', 'category', (audit) =>
-      vocabulary.addCategory(user, id, form.get('name') ?? '', audit),
-    );
-  });
-  // Templates (docs/design.md §21): save the project as one; add one of a template's checklists.
-  app.post('/projects/:id/template', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return structureWrite(request, reply, id, 'save-template', 'template', (audit) =>
-      templates.saveProject(user, id, form.get('name') ?? '', audit),
-    );
-  });
-  app.post('/projects/:id/checklists/from-template', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    return structureWrite(request, reply, id, 'from-template', 'from-template', (audit) => {
-      const [template, checklist] = (form.get('template') ?? '').split(':');
-      const templateId = parseId(template);
-      if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw validationError('template', 'choose one of the templates');
-      const sectionId = parseId(form.get('section'));
-      if (sectionId === null) throw validationError('section', 'choose a section of this project');
-      return templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
-    });
-  });
-  app.post('/projects/:id/fields', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    const input = {
-      name: form.get('name') ?? '',
-      kind: form.get('kind') ?? '',
-      options: form.get('options') ?? '',
-      required: form.has('required'),
-    };
-    return structureWrite(request, reply, id, 'new-field', 'field', (audit) => vocabulary.addField(user, id, input, audit));
-  });
-  /** A category's or field's change: the project comes from the row (404 when unseen), the form names the row. */
-  const vocabularyWrite =
-    (
-      kind: 'category' | 'field',
-      saved: keyof typeof STRUCTURE_NOTICES,
-      change: (actor: Actor, id: number, form: URLSearchParams, audit: Parameters<WebWrite<unknown>['write']>[0]) => Promise<unknown>,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const { user } = sessionOf(request);
-      const [id, form] = [idParam(request), formOf(request)];
-      const projectId = await vocabulary.projectOf(user, kind, id);
-      return structureWrite(request, reply, projectId, `${kind}-${id}`, saved, (audit) => change(user, id, form, audit));
-    };
-  app.post(
-    '/categories/:id/rename',
-    vocabularyWrite('category', 'renamed', (user, id, form, audit) => vocabulary.renameCategory(user, id, form.get('name') ?? '', audit)),
-  );
-  app.post(
-    '/fields/:id/rename',
-    vocabularyWrite('field', 'renamed', (user, id, form, audit) => vocabulary.renameField(user, id, form.get('name') ?? '', audit)),
-  );
-  app.post(
-    '/fields/:id/retire',
-    vocabularyWrite('field', 'retired', (user, id, form, audit) => vocabulary.retireField(user, id, form.get('retired') !== '0', audit)),
-  );
-  // The escalation ladder (docs/design.md §21): on with its days, or off (the box unticked).
-  app.post('/projects/:id/escalation', async (request, reply) => {
-    const { user } = sessionOf(request);
-    const [id, form] = [idParam(request), formOf(request)];
-    const input = form.has('enabled')
-      ? { everyDays: form.get('every_days') ?? '', managersAfterDays: form.get('managers_after_days') ?? '' }
-      : null;
-    return structureWrite(request, reply, id, 'escalation-form', 'escalation', (audit) => vocabulary.setEscalation(user, id, input, audit));
-  });
-  app.post('/checklists/:id/rename', rowWrite('checklist', 'renamed', structure.renameChecklist, 'name'));
-  app.post('/sections/:id/move', rowWrite('section', 'moved', structure.moveSection, 'direction'));
-  app.post('/checklists/:id/move', rowWrite('checklist', 'moved', structure.moveChecklist, 'direction'));
-
-  const newItemPage = formPage(webWrite, {
+  const newItemPage = formPage(deps.webWrite, {
     entity: 'project',
-    async view(request, projectId, failure) {
-      const session = sessionOf(request);
-      const query = request.query as Record<string, string | undefined>;
-      const planId = parseId(query.plan);
-      const [{ tree, members, companies }, place, projectVocabulary] = await Promise.all([
-        itemEdits.newItemChoices(session.user, projectId),
-        planId === null
-          ? null
-          : planViews.newItemPlace(session.user, projectId, planId, { x: fractionOf(query.x), y: fractionOf(query.y) }),
-        vocabulary.vocabularyOf(session.user, projectId),
-      ]);
-      const checklistId = parseId(query.checklist);
-      return newItemView({
-        session,
-        project: tree.project,
-        choices: checklistChoices(tree),
-        members,
-        vocabulary: projectVocabulary,
-        companies,
-        checklistId,
-        place,
-        failure,
-      });
-    },
+    view: (request, id, failure) => newItemPageView(deps, request, id, failure),
   });
-
   app.get('/projects/:id/items/new', async (request, reply) => newItemPage.show(request, reply, idParam(request)));
-
   await uploadRoutes(app, (uploads) => {
-    uploads.post('/projects/:id/items', { config: { ownCsrf: true } }, async (request, reply) => {
-      const session = sessionOf(request);
-      const id = idParam(request);
-      const form = await readPhotoForm(request, session, 'item');
-      try {
-        const fields = new URLSearchParams(form.entries);
-        return await newItemPage.write(request, reply, id, {
-          form: 'item',
-          fields,
-          fingerprint: form.fingerprint,
-          redirect: (itemId) => `/items/${itemId}?saved=created`,
-          write: (audit) => {
-            const checklist = parseId(fields.get('checklist'));
-            if (checklist === null) throw validationError('checklist', 'choose a checklist');
-            return itemEdits.createItem(
-              session.user,
-              checklist,
-              {
-                text: fields.get('text') ?? '',
-                description: fields.get('description') ?? '',
-                participantIds: idsOf(fields, 'participants'),
-                companyId: companyOf(fields) ?? null,
-                priority: fields.get('priority') ?? undefined,
-                deadline: fields.get('deadline') ?? '',
-                requires_answer: fields.has('requires_answer'),
-                location: fields.get('plan_id')
-                  ? {
-                      planId: parseId(fields.get('plan_id')) ?? 0,
-                      x: fractionOf(fields.get('plan_x')),
-                      y: fractionOf(fields.get('plan_y')),
-                    }
-                  : null,
-                vocabulary: vocabularyOf(fields),
-                prepareImages: form.files.length
-                  ? () => attachments.prepare(form.files, photoDetailsOf({ stage: fields.get('stage'), caption: fields.get('caption') }))
-                  : undefined,
-                fromForm: true,
-              },
-              audit,
-              id,
-            );
-          },
-        });
-      } finally {
-        await form.cleanup();
-      }
-    });
+    uploads.post('/projects/:id/items', { config: { ownCsrf: true } }, (request, reply) => createItem(deps, newItemPage, request, reply));
   });
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { Answer } from '../schemas.js';
-import { DocumentLinksInput, Text } from '../write-schemas.js';
+import { AnswerInput } from '../../../http/write-inputs.js';
 import { answer } from './examples.js';
 import { ADDITIVE, ItemIdField, strict } from './shared.js';
 
@@ -17,11 +17,7 @@ export const addAnswer = defineOperation({
   description:
     'A substantive reply: text (1–20 000 characters) and optional `document_links` (each `{kind?, title, url}`, ' +
     'absolute http(s) URLs, at most 100). The new answer awaits review (`status: pending`).',
-  fields: strict({
-    item_id: ItemIdField,
-    text: { ...Text, description: 'The answer, 1–20 000 characters (stored trimmed)' },
-    document_links: Type.Optional({ ...DocumentLinksInput, description: 'Up to 100 links' }),
-  }),
+  fields: strict({ item_id: ItemIdField, ...AnswerInput }),
   data: Type.Object({ answer: Answer }),
   audit: { entity: 'item', field: 'item_id' },
   errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),

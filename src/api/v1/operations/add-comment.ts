@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { Comment } from '../schemas.js';
-import { Text } from '../write-schemas.js';
+import { CommentInput } from '../../../http/write-inputs.js';
 import { AT, executor } from './examples.js';
 import { ADDITIVE, ItemIdField, strict } from './shared.js';
 
@@ -15,7 +15,7 @@ export const addComment = defineOperation({
   status: 201,
   summary: 'Add a text comment to an item',
   description: 'Text only (1–20 000 characters, stored trimmed); files and links belong in answers.',
-  fields: strict({ item_id: ItemIdField, text: { ...Text, description: 'The comment, 1–20 000 characters (stored trimmed)' } }),
+  fields: strict({ item_id: ItemIdField, ...CommentInput }),
   data: Type.Object({ comment: Comment }),
   audit: { entity: 'item', field: 'item_id' },
   errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),

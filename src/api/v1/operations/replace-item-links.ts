@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { DocumentLink } from '../schemas.js';
-import { DocumentLinksInput } from '../write-schemas.js';
+import { LinksReplacement } from '../../../http/write-inputs.js';
 import { link } from './examples.js';
 import { ItemIdField, strict } from './shared.js';
 
@@ -18,7 +18,7 @@ export const replaceItemLinks = defineOperation({
     'Replaces the whole `document_links` list of the item (not an append); `[]` clears it. Each link: `kind` ' +
     '(`document`, `spreadsheet`, `presentation`, `folder`, `image`, `video`, `link`; default `document`), `title` ' +
     '(1–500 characters), `url` (absolute http or https). At most 100 links.',
-  fields: strict({ id: ItemIdField, document_links: { ...DocumentLinksInput, description: 'The new list (replaces the old one)' } }),
+  fields: strict({ id: ItemIdField, ...LinksReplacement }),
   data: Type.Object({ document_links: Type.Array(DocumentLink) }),
   audit: { entity: 'item', field: 'id' },
   errors: jsonWriteErrors('forbidden', 'not_found', 'validation_error'),

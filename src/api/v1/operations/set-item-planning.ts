@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { NullableString, Priority } from '../schemas.js';
+import { PlanningChange } from '../../../http/write-inputs.js';
 import { AT } from './examples.js';
 import { ItemIdField, strict } from './shared.js';
 
@@ -16,20 +17,7 @@ export const setItemPlanning = defineOperation({
   description:
     'Send `id` and at least one of `deadline` (`YYYY-MM-DD`; `null` or `""` clears it, `null` preferred), ' +
     '`priority` (`low`, `medium`, `high`) and `requires_answer` (boolean). Fields not sent stay unchanged.',
-  fields: strict({
-    id: ItemIdField,
-    deadline: Type.Optional(
-      Type.Unsafe<string | null>({
-        type: ['string', 'null'],
-        errorMessage: 'must be a date YYYY-MM-DD, "" or null',
-        description: '`YYYY-MM-DD`; `null` (preferred) or `""` clears the deadline',
-      }),
-    ),
-    priority: Type.Optional({ ...Priority, description: 'The new priority' }),
-    requires_answer: Type.Optional(
-      Type.Boolean({ errorMessage: 'must be true or false', description: 'Whether the item needs an answer' }),
-    ),
-  }),
+  fields: strict({ id: ItemIdField, ...PlanningChange }),
   data: Type.Object({
     item: Type.Object({
       id: Type.Integer(),

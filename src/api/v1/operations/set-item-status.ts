@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { ItemIdArgument, NEVER_WORK_AROUND } from './tool-inputs.js';
 import { defineOperation, jsonWriteErrors } from '../define-operation.js';
 import { ItemStatus } from '../schemas.js';
+import { StatusChange } from '../../../http/write-inputs.js';
 import { AT } from './examples.js';
 import { ItemIdField, strict } from './shared.js';
 
@@ -16,7 +17,7 @@ export const setItemStatus = defineOperation({
   description:
     '`status` is one of `pending`, `in_progress`, `done`, `blocked` (anything else: 422). Setting the current ' +
     'status again answers 200 with `changed: false` and adds no history entry.',
-  fields: strict({ id: ItemIdField, status: { ...ItemStatus, description: 'The new status' } }),
+  fields: strict({ id: ItemIdField, ...StatusChange }),
   data: Type.Object({
     item: Type.Object({ id: Type.Integer(), status: ItemStatus, updated_at: Type.String({ format: 'date-time' }) }),
     changed: Type.Boolean(),

@@ -1,9 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, validationError } from '../../shared/errors.js';
-import { hashJsonRequest, type IdempotencyScope, type IdempotencyService } from '../../features/idempotency/idempotency.service.js';
+import { ApiError, validationError } from '../shared/errors.js';
+import { hashJsonRequest, type IdempotencyScope, type IdempotencyService } from '../features/idempotency/idempotency.service.js';
 
 /**
- * `Idempotency-Key` on every v1 POST/PATCH/PUT (docs/design.md §6), as one mechanism:
+ * Idempotency keys of requests, the one module where v1 and the web reserve, complete and release them
+ * (features/idempotency/ stores them). A request's key is reserved by `reserveKey` and ended, once, by `finishKey`
+ * (stored with the response, or released); `request.api.idempotency` holds where it stands.
+ *
+ * The web's forms (web/web-write.ts) carry their key in `_key` (webKeyScope); v1 in the `Idempotency-Key` header
+ * (docs/design.md §6), as one mechanism:
  *
  * - preValidation (after routing, bearer auth and scope; the JSON body is parsed, not yet validated):
  *   checks the key (1–255 printable ASCII, else 422), then reserves it for token + method + path
@@ -23,8 +28,51 @@ export interface IdempotencyState {
   scope: IdempotencyScope;
   /** awaiting_hash: key checked, not reserved yet (multipart until the route calls the gate). */
   phase: 'awaiting_hash' | 'reserved' | 'replayed' | 'done';
-  /** Reserves the key with the request's fingerprint once it is known (the gate below, for this request). */
+  /** v1: reserves the key with the request's fingerprint once it is known (the gate below, for this request). */
   reserve(reply: FastifyReply, requestHash: string): Promise<boolean>;
+}
+
+type Reservation = Awaited<ReturnType<IdempotencyService['reserve']>>;
+
+/**
+ * Reserves the request's key for this request (`requestHash`: what "the same request" means, JSON or multipart):
+ * the reservation, as the service answers it; the request holds the key when it is `reserved`.
+ */
+export async function reserveKey(
+  service: IdempotencyService,
+  request: FastifyRequest,
+  scope: IdempotencyScope,
+  requestHash: string,
+): Promise<Reservation> {
+  const state = (request.api.idempotency ??= { scope, phase: 'awaiting_hash', reserve: async () => true });
+  const result = await service.reserve(scope, requestHash, request.id);
+  if (result.kind === 'reserved') state.phase = 'reserved';
+  else if (result.kind === 'replay') state.phase = 'replayed';
+  return result;
+}
+
+/**
+ * Ends the key the request holds, once: stores `response` for the replays of a later request with the key, or, when
+ * there is none (a failure, a refusal the caller may correct), releases the key so that it may be sent again.
+ */
+export async function finishKey(service: IdempotencyService, request: FastifyRequest, response: { status: number; body: string } | null) {
+  const state = request.api.idempotency;
+  if (!state || state.phase !== 'reserved') return;
+  state.phase = 'done';
+  if (response) await service.complete(state.scope, request.id, response.status, response.body);
+  else await service.release(state.scope, request.id);
+}
+
+/** A web form's key: the UUID the page wrote in `_key`. */
+const WEB_KEY = /^[0-9a-f-]{36}$/;
+
+/**
+ * Where a web form's key is valid: the signed-in user (beside the tokens' keys, scoped by the negated user id: token
+ * ids are positive), the form's path. Null without a user or a well-formed key (then the form is not idempotent).
+ */
+export function webKeyScope(userId: number | null, key: string | null | undefined, request: FastifyRequest): IdempotencyScope | null {
+  if (userId === null || !key || !WEB_KEY.test(key)) return null;
+  return { tokenId: -userId, key, method: 'POST', path: request.url.split('?')[0]! };
 }
 
 const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -54,10 +102,9 @@ function errorCodeOf(body: string): string | null {
 async function gate(service: IdempotencyService, request: FastifyRequest, reply: FastifyReply, requestHash: string): Promise<boolean> {
   const state = request.api.idempotency;
   if (!state || state.phase !== 'awaiting_hash') return true;
-  const result = await service.reserve(state.scope, requestHash, request.id);
+  const result = await reserveKey(service, request, state.scope, requestHash);
   switch (result.kind) {
     case 'reserved':
-      state.phase = 'reserved';
       return true;
     case 'mismatch':
       throw new ApiError(
@@ -74,7 +121,6 @@ async function gate(service: IdempotencyService, request: FastifyRequest, reply:
         { 'retry-after': '1' },
       );
     case 'replay':
-      state.phase = 'replayed';
       request.api.errorCode = errorCodeOf(result.body);
       reply
         .code(result.status)
@@ -111,14 +157,9 @@ export function idempotencyHooks(app: FastifyInstance, service: IdempotencyServi
       request.log.error('multipart write finished without beginIdempotentRequest(): its Idempotency-Key was not honoured');
     }
     if (state.phase !== 'reserved') return payload;
-    state.phase = 'done';
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     try {
-      if (storable(reply.statusCode) && body !== null) {
-        await service.complete(state.scope, request.id, reply.statusCode, body);
-      } else {
-        await service.release(state.scope, request.id);
-      }
+      await finishKey(service, request, storable(reply.statusCode) && body !== null ? { status: reply.statusCode, body } : null);
     } catch (err) {
       // The key stays reserved until it expires: safer than letting a retry repeat a write that happened.
       request.log.error({ err }, 'idempotency key could not be completed');
