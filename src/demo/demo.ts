@@ -7,365 +7,21 @@ import type { AppContext } from '../composition/context.js';
 import type { Actor } from '../domain/policy.js';
 import type { UserRole } from '../domain/values.js';
 import { SCOPES } from '../domain/scopes.js';
-import type { Fixture } from '../features/fixtures/fixture.schema.js';
 import { importFixture } from '../features/fixtures/import.service.js';
 
-/** Every demo account signs in to the web interface with this password. */
-const DEMO_PASSWORD = 'punchlist-demo';
-/** The account the printed demo token acts as: manager of both demo projects. */
-export const DEMO_EMAIL = 'manager@demo.test';
+import {
+  CLEARVIEW,
+  DAY,
+  DEMO_EMAIL,
+  DEMO_FOREMAN,
+  DEMO_PASSWORD,
+  DEMO_SUBCONTRACTOR,
+  demoFixture,
+  STUCCOLINE,
+  VOLTLINE,
+} from './demo-fixture.js';
 
-const DAY = 86_400_000;
-/** The demo's foreman, whose interface speaks Russian. */
-const DEMO_FOREMAN = 'executor@demo.test';
-/** docs/design.md §20: a subcontractor who sees only his company's items. */
-const DEMO_SUBCONTRACTOR = 'sasha@demo.test';
-/** The fit-out's companies (the fixture's ids). */
-const STUCCOLINE = 1;
-const VOLTLINE = 2;
-const CLEARVIEW = 3;
-
-/**
- * The demo workspace as a fixture (docs/design.md §2), so the demo goes through the same import path as
- * `punchlist import`. Dates are relative to `now` so deadlines stay meaningful whenever it is loaded.
- */
-function demoFixture(now: Date): Fixture {
-  const date = (days: number) => new Date(now.getTime() + days * DAY).toISOString().slice(0, 10);
-  const at = (days: number, hours = 0) => new Date(now.getTime() + days * DAY + hours * 3_600_000).toISOString();
-  const password = DEMO_PASSWORD;
-  return {
-    users: [
-      { id: 1, email: 'admin@demo.test', name: 'Alice Admin', role: 'admin', password, created_at: at(-40) },
-      { id: 2, email: DEMO_EMAIL, name: 'Maria Manager', role: 'member', password, created_at: at(-40) },
-      { id: 3, email: 'executor@demo.test', name: 'Egor Executor', role: 'member', password, created_at: at(-39), company_id: STUCCOLINE },
-      { id: 4, email: 'executor2@demo.test', name: 'Elena Executor', role: 'member', password, created_at: at(-39), company_id: VOLTLINE },
-      { id: 5, email: 'observer@demo.test', name: 'Oscar Observer', role: 'member', password, created_at: at(-38), company_id: CLEARVIEW },
-      { id: 6, email: 'partial@demo.test', name: 'Pavel Partial', role: 'member', password, created_at: at(-38) },
-      // docs/design.md §20: the fit-out's subcontractors. Egor plasters, Elena and Sasha are the electricians, Oscar
-      // glazes; Sasha was let in limited to his company's items.
-      { id: 7, email: DEMO_SUBCONTRACTOR, name: 'Sasha Sparks', role: 'member', password, created_at: at(-23), company_id: VOLTLINE },
-    ],
-    companies: [
-      { id: STUCCOLINE, name: 'Stuccoline Plastering', trade: 'Plastering' },
-      { id: VOLTLINE, name: 'Voltline Electrical', trade: 'Electrical' },
-      { id: CLEARVIEW, name: 'ClearView Glazing', trade: 'Glazing' },
-    ],
-    projects: [
-      {
-        id: 1,
-        name: 'Plant audit',
-        description: 'Yearly safety and compliance audit of the main production plant.',
-        deadline: date(45),
-        verdict: null,
-        archived: false,
-        created_at: at(-35),
-        members: [
-          { user_id: 2, role: 'manager', sections: null, checklists: null },
-          { user_id: 3, role: 'executor', sections: null, checklists: null },
-          { user_id: 4, role: 'executor', sections: null, checklists: null },
-          { user_id: 5, role: 'observer', sections: null, checklists: null },
-          // Partial access: the whole "Safety" section plus only the "Compressors" checklist of "Equipment".
-          { user_id: 6, role: 'executor', sections: [10], checklists: [120] },
-        ],
-        sections: [
-          {
-            id: 10,
-            name: 'Safety',
-            checklists: [
-              {
-                id: 100,
-                name: 'Fire protection',
-                items: [
-                  {
-                    id: 1000,
-                    text: 'Extinguishers checked and tagged',
-                    description: 'Every extinguisher has a valid inspection tag and is within reach.',
-                    status: 'done',
-                    priority: 'high',
-                    deadline: date(-5),
-                    requires_answer: true,
-                    participants: [3, 6],
-                    verdict: 'accepted',
-                    created_at: at(-30),
-                    document_links: [{ kind: 'document', title: 'Fire safety plan', url: 'https://example.test/docs/fire-safety-plan' }],
-                    comments: [
-                      { id: 5000, author_id: 2, text: 'Please attach the inspection act.', created_at: at(-20) },
-                      { id: 5001, author_id: 3, text: 'Done, the act is linked in my answer.', created_at: at(-12) },
-                    ],
-                    answers: [
-                      {
-                        id: 7000,
-                        author_id: 3,
-                        text: 'All 24 extinguishers checked; inspection act attached.',
-                        status: 'approved',
-                        created_at: at(-12),
-                        document_links: [{ kind: 'document', title: 'Inspection act No. 17', url: 'https://example.test/docs/act-17' }],
-                      },
-                    ],
-                  },
-                  {
-                    id: 1001,
-                    text: 'Evacuation routes marked',
-                    description: 'Signs are lit and routes are free of obstacles.',
-                    status: 'in_progress',
-                    priority: 'medium',
-                    deadline: date(7),
-                    requires_answer: true,
-                    participants: [6],
-                    rework_reason: 'The photos do not show the east staircase.',
-                    rework_deadline: date(7),
-                    created_at: at(-28),
-                    comments: [{ id: 5002, author_id: 6, text: 'Taking new photos this week.', created_at: at(-3) }],
-                    answers: [
-                      {
-                        id: 7001,
-                        author_id: 6,
-                        text: 'Routes marked, see the photo report.',
-                        status: 'rejected',
-                        created_at: at(-6),
-                        document_links: [{ kind: 'folder', title: 'Photo report', url: 'https://example.test/files/evacuation-photos' }],
-                      },
-                    ],
-                  },
-                ],
-              },
-              {
-                id: 101,
-                name: 'Electrical',
-                items: [
-                  {
-                    id: 1002,
-                    text: 'Switchboards locked',
-                    status: 'pending',
-                    priority: 'low',
-                    deadline: date(20),
-                    requires_answer: false,
-                    participants: [4],
-                    created_at: at(-27),
-                  },
-                  {
-                    id: 1003,
-                    text: 'Grounding resistance measured',
-                    description: 'Measurement protocol for every switchboard.',
-                    status: 'blocked',
-                    priority: 'high',
-                    deadline: date(-2),
-                    requires_answer: true,
-                    participants: [4],
-                    created_at: at(-27),
-                    comments: [
-                      { id: 5003, author_id: 4, text: 'Blocked: the measuring device is away for calibration.', created_at: at(-4) },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-          {
-            id: 11,
-            name: 'Documentation',
-            checklists: [
-              {
-                id: 110,
-                name: 'Permits',
-                items: [
-                  {
-                    id: 1100,
-                    text: 'Проверка документов',
-                    description: 'Сверить разрешения и акты с реестром; отметить просроченные.',
-                    status: 'in_progress',
-                    priority: 'high',
-                    deadline: date(3),
-                    requires_answer: true,
-                    participants: [3, 4],
-                    created_at: at(-25),
-                    document_links: [
-                      { kind: 'spreadsheet', title: 'Реестр разрешений', url: 'https://example.test/sheets/permits' },
-                      { kind: 'document', title: 'Operating permit', url: 'https://example.test/docs/operating-permit' },
-                    ],
-                    comments: [{ id: 5004, author_id: 2, text: 'Начните с актов за прошлый год.', created_at: at(-10) }],
-                    answers: [
-                      {
-                        id: 7002,
-                        author_id: 3,
-                        text: 'Половина документов проверена, список расхождений в таблице.',
-                        status: 'pending',
-                        created_at: at(-1),
-                        document_links: [{ kind: 'spreadsheet', title: 'Расхождения', url: 'https://example.test/sheets/discrepancies' }],
-                      },
-                    ],
-                  },
-                  {
-                    id: 1101,
-                    text: 'Insurance policy renewed',
-                    status: 'pending',
-                    priority: 'medium',
-                    deadline: null,
-                    requires_answer: false,
-                    participants: [2],
-                    created_at: at(-25),
-                  },
-                ],
-              },
-            ],
-          },
-          {
-            id: 12,
-            name: 'Equipment',
-            checklists: [
-              {
-                id: 120,
-                name: 'Compressors',
-                items: [
-                  {
-                    id: 1200,
-                    text: 'Compressor pressure valves tested',
-                    status: 'done',
-                    priority: 'medium',
-                    deadline: date(-10),
-                    requires_answer: true,
-                    participants: [6],
-                    created_at: at(-24),
-                    answers: [
-                      {
-                        id: 7003,
-                        author_id: 6,
-                        text: 'Valves tested at 10 bar, all within tolerance.',
-                        status: 'approved',
-                        created_at: at(-11),
-                        document_links: [
-                          { kind: 'document', title: 'Valve test protocol', url: 'https://example.test/docs/valve-protocol' },
-                        ],
-                      },
-                    ],
-                  },
-                  {
-                    id: 1201,
-                    text: 'Compressor room ventilation',
-                    status: 'pending',
-                    priority: 'low',
-                    deadline: date(30),
-                    requires_answer: false,
-                    participants: [6, 4],
-                    created_at: at(-24),
-                  },
-                ],
-              },
-              {
-                id: 121,
-                name: 'Conveyors',
-                items: [
-                  {
-                    id: 1202,
-                    text: 'Conveyor emergency stops work',
-                    status: 'pending',
-                    priority: 'high',
-                    deadline: date(10),
-                    requires_answer: true,
-                    participants: [3],
-                    created_at: at(-24),
-                    document_links: [{ kind: 'video', title: 'Test procedure', url: 'https://example.test/videos/e-stop-test' }],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-      {
-        id: 3,
-        name: 'Office fit-out, floor 3',
-        description: 'Punch list of the fit-out before handover: walked with the contractor, defects raised on site with photos.',
-        deadline: date(21),
-        verdict: null,
-        archived: false,
-        created_at: at(-24),
-        members: [
-          { user_id: 2, role: 'manager', sections: null, checklists: null },
-          { user_id: 1, role: 'manager', sections: null, checklists: null },
-          { user_id: 3, role: 'executor', sections: null, checklists: null },
-          { user_id: 4, role: 'executor', sections: null, checklists: null },
-          // Roles are per project: Oscar observes the plant audit, and fixes things here.
-          { user_id: 5, role: 'executor', sections: null, checklists: null },
-          { user_id: 6, role: 'observer', sections: null, checklists: null },
-          { user_id: 7, role: 'executor', sections: null, checklists: null, company_items_only: true },
-        ],
-        // The items are raised through the services after the import (raisePunchList), so that they carry photos
-        // and their timeline, the feed and the review queue show the cycle as it happens in the web.
-        sections: [
-          {
-            id: 30,
-            name: 'Open space',
-            checklists: [
-              { id: 300, name: 'Walls and ceilings', items: [] },
-              { id: 301, name: 'Electrics', items: [] },
-            ],
-          },
-          { id: 31, name: 'Meeting rooms', checklists: [{ id: 310, name: 'Doors and glass', items: [] }] },
-        ],
-      },
-      {
-        id: 2,
-        name: 'Warehouse inspection 2025',
-        description: "Last year's warehouse inspection, closed and archived (read-only).",
-        deadline: date(-200),
-        verdict: 'accepted',
-        archived: true,
-        created_at: at(-300),
-        members: [
-          { user_id: 2, role: 'manager', sections: null, checklists: null },
-          { user_id: 3, role: 'executor', sections: null, checklists: null },
-        ],
-        sections: [
-          {
-            id: 20,
-            name: 'Storage',
-            checklists: [
-              {
-                id: 200,
-                name: 'Racks',
-                items: [
-                  {
-                    id: 2000,
-                    text: 'Rack load signs present',
-                    status: 'done',
-                    priority: 'medium',
-                    deadline: date(-220),
-                    requires_answer: false,
-                    participants: [3],
-                    verdict: 'accepted',
-                    created_at: at(-300),
-                    comments: [{ id: 5005, author_id: 3, text: 'All racks signed.', created_at: at(-230) }],
-                  },
-                  {
-                    id: 2001,
-                    text: 'Damaged racks replaced',
-                    status: 'done',
-                    priority: 'high',
-                    deadline: date(-210),
-                    requires_answer: true,
-                    participants: [3],
-                    created_at: at(-300),
-                    answers: [
-                      {
-                        id: 7004,
-                        author_id: 3,
-                        text: 'Three racks replaced, invoice linked.',
-                        status: 'approved',
-                        created_at: at(-215),
-                        document_links: [{ kind: 'document', title: 'Invoice', url: 'https://example.test/docs/rack-invoice' }],
-                      },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-}
+export { DEMO_EMAIL } from './demo-fixture.js';
 
 const PHOTOS = fileURLToPath(new URL('./photos/', import.meta.url));
 /** The fit-out's floor plan in two revisions, drawn for the demo by scripts/make-demo-plan.mjs. */
@@ -390,12 +46,49 @@ async function uploadDemoPlan(ctx: AppContext, actor: Actor, projectId: number, 
   }
 }
 
+/** The fit-out's people, as the services take them. */
+interface DemoPeople {
+  maria: Actor & { name: string };
+  egor: Actor & { name: string };
+  elena: Actor & { name: string };
+  oscar: Actor & { name: string };
+  alice: Actor & { name: string };
+  sasha: Actor & { name: string };
+}
+
+/** What each step of the demo's story uses: the services, the dates, the clock's steps, the people, the photos. */
+interface Walk {
+  ctx: AppContext;
+  date: (days: number) => string;
+  on: (days: number, hours?: number) => void;
+  people: DemoPeople;
+  file: (name: string) => { originalName: string; path: string; size: number; oversized: boolean };
+  photo: (name: string, caption?: string) => () => ReturnType<AppContext['attachments']['prepare']>;
+}
+
+/** The fit-out's defects, by what they are. */
+interface Defects {
+  crack: number;
+  socket: number;
+  glass: number;
+  tile: number;
+}
+
 /**
  * The punch-list cycle on the fit-out project, through the same services as the web: the manager walks the
  * floor and raises defects with photos, executors work and answer, the manager reviews and returns one item
  * to rework. Every step is in the items' timelines, the audit-free service path (no request) and the event feed.
  */
 async function raisePunchList(ctx: AppContext, date: (days: number) => string, on: (days: number, hours?: number) => void) {
+  const walk = await startWalk(ctx, date, on);
+  const defects = await raiseDefects(walk);
+  await workOnDefects(walk, defects);
+  await placeOnPlan(walk, defects);
+  // docs/design.md §21: one template ships with the demo, for "New project" and "Add checklist from template".
+  await ctx.templates.importTemplate(walk.people.alice, APARTMENT_HANDOVER);
+}
+
+async function startWalk(ctx: AppContext, date: (days: number) => string, on: (days: number, hours?: number) => void): Promise<Walk> {
   const person = async (email: string) => {
     const user = await ctx.users.findByEmail(email);
     if (!user) throw new Error(`the demo user ${email} was not imported`);
@@ -408,18 +101,24 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
     const path = join(PHOTOS, name);
     return { originalName: name, path, size: statSync(path).size, oversized: false };
   };
+  const photo = (name: string, caption?: string) => () => ctx.attachments.prepare([file(name)], caption ? { caption } : {});
+  const people = { maria: maria!, egor: egor!, elena: elena!, oscar: oscar!, alice: alice!, sasha: sasha! };
+  return { ctx, date, on, people, file, photo };
+}
+
+/** The manager walks the floor and raises the defects, with photos and the fit-out's vocabulary. */
+async function raiseDefects({ ctx, date, on, people, photo }: Walk): Promise<Defects> {
   // docs/design.md §21: the fit-out's own vocabulary — trades as categories, severity and a cost estimate.
   on(-22, 9);
-  const trades = await demoVocabulary(ctx, maria!);
-  const photo = (name: string, caption?: string) => () => ctx.attachments.prepare([file(name)], caption ? { caption } : {});
+  const trades = await demoVocabulary(ctx, people.maria);
   const raise = (checklist: number, input: Parameters<AppContext['itemEdits']['createItem']>[2]) =>
-    ctx.itemEdits.createItem(maria!, checklist, input);
+    ctx.itemEdits.createItem(people.maria, checklist, input);
 
   on(-21, 9);
   const crack = await raise(300, {
     text: 'Crack in the plaster by the window, axis C',
     description: 'About 40 cm, from the window sill upwards. Check whether it is only the plaster.',
-    participantIds: [egor!.id],
+    participantIds: [people.egor.id],
     priority: 'high',
     deadline: date(5),
     requires_answer: true,
@@ -430,7 +129,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   on(-20, 10);
   const socket = await raise(301, {
     text: 'Socket cover missing, desk row C',
-    participantIds: [elena!.id, oscar!.id, sasha!.id],
+    participantIds: [people.elena.id, people.oscar.id, people.sasha.id],
     priority: 'medium',
     deadline: date(-2),
     prepareImages: photo('socket.jpg'),
@@ -440,7 +139,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   on(-19, 14);
   const glass = await raise(310, {
     text: 'Scratched glass door, room 3.2',
-    participantIds: [oscar!.id],
+    participantIds: [people.oscar.id],
     priority: 'medium',
     deadline: date(3),
     requires_answer: true,
@@ -451,7 +150,7 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   on(-18, 11);
   const tile = await raise(300, {
     text: 'Stained ceiling tile above the kitchen',
-    participantIds: [egor!.id],
+    participantIds: [people.egor.id],
     priority: 'low',
     deadline: date(10),
     vocabulary: trades.of('Ceilings', 'minor', '40'),
@@ -461,69 +160,73 @@ async function raisePunchList(ctx: AppContext, date: (days: number) => string, o
   on(-11, 10);
   const tray = await raise(301, {
     text: 'Cable tray cover loose above desk row A',
-    participantIds: [egor!.id],
+    participantIds: [people.egor.id],
     priority: 'medium',
     deadline: date(6),
     vocabulary: trades.of('Electrical', 'minor', '15'),
     companyId: STUCCOLINE,
   });
   on(-10, 9);
-  await ctx.itemDisputes.dispute(egor!, tray, { reason: 'Not plastering: the cable tray is the electricians’ work.' });
+  await ctx.itemDisputes.dispute(people.egor, tray, { reason: 'Not plastering: the cable tray is the electricians’ work.' });
 
   on(-14, 16);
-  await raise(310, { text: 'Handover documents for the door closers', participantIds: [alice!.id], deadline: date(14) });
+  await raise(310, { text: 'Handover documents for the door closers', participantIds: [people.alice.id], deadline: date(14) });
 
+  return { crack, socket, glass, tile };
+}
+
+/** Executors work and answer, the manager reviews and returns one item to rework. */
+async function workOnDefects({ ctx, date, on, people, file, photo }: Walk, { crack, socket, glass, tile }: Defects): Promise<void> {
   on(-16, 8);
-  await ctx.itemWrites.setStatus(egor!, crack, 'in_progress');
+  await ctx.itemWrites.setStatus(people.egor, crack, 'in_progress');
   on(-16, 8.5);
-  await ctx.comments.addComment(egor!, crack, { text: 'Plasterer booked for Thursday; it is only the plaster layer.' });
+  await ctx.comments.addComment(people.egor, crack, { text: 'Plasterer booked for Thursday; it is only the plaster layer.' });
   // Photos that show the defect (docs/design.md §22): the executor circles the crack on the manager's photo, then
   // answers with the photo of the fix; both stages side by side on the item page and in the report.
   on(-16, 9);
-  const [crackPhoto] = (await ctx.items.getItemCard(egor!, crack)).item.attachments;
-  await ctx.attachments.markUp(egor!, crackPhoto!.id, file('crack-marked.jpg'), {
+  const [crackPhoto] = (await ctx.items.getItemCard(people.egor, crack)).item.attachments;
+  await ctx.attachments.markUp(people.egor, crackPhoto!.id, file('crack-marked.jpg'), {
     caption: 'Only the plaster layer is cracked (circled)',
     markupKey: 'demo-crack-markup',
   });
   on(-13, 17);
-  await ctx.answers.addAnswer(egor!, crack, {
+  await ctx.answers.addAnswer(people.egor, crack, {
     text: 'Crack raked out, filled and painted.',
     prepareImages: photo('crack-fixed.jpg', 'Filled, sanded and painted over'),
   });
   on(-12, 13);
-  await ctx.itemWrites.setStatus(elena!, socket, 'blocked');
+  await ctx.itemWrites.setStatus(people.elena, socket, 'blocked');
   on(-12, 13.5);
-  await ctx.comments.addComment(elena!, socket, { text: 'Waiting for the covers from the supplier.' });
+  await ctx.comments.addComment(people.elena, socket, { text: 'Waiting for the covers from the supplier.' });
   on(-9, 15);
-  await ctx.answers.addAnswer(egor!, tile, { text: 'Tile replaced, the leak above was already fixed by the plumber.' });
+  await ctx.answers.addAnswer(people.egor, tile, { text: 'Tile replaced, the leak above was already fixed by the plumber.' });
   on(-9, 15.5);
-  await ctx.itemWrites.setStatus(egor!, tile, 'done');
+  await ctx.itemWrites.setStatus(people.egor, tile, 'done');
   on(-6, 11);
-  const { answer } = await ctx.answers.addAnswer(oscar!, glass, { text: 'Glass polished, the scratch is gone.' });
+  const { answer } = await ctx.answers.addAnswer(people.oscar, glass, { text: 'Glass polished, the scratch is gone.' });
   on(-6, 11.5);
-  await ctx.itemWrites.setStatus(oscar!, glass, 'done');
+  await ctx.itemWrites.setStatus(people.oscar, glass, 'done');
   on(-3, 10);
-  await ctx.review.reviewAnswer(maria!, answer.id, 'rejected');
+  await ctx.review.reviewAnswer(people.maria, answer.id, 'rejected');
   on(-3, 10.5);
-  await ctx.review.returnToRework(maria!, glass, {
+  await ctx.review.returnToRework(people.maria, glass, {
     reason: 'The scratch is still visible in daylight: replace the pane.',
     deadline: date(3),
   });
+}
 
+async function placeOnPlan({ ctx, people }: Walk, { crack, socket, glass, tile }: Defects): Promise<void> {
   // Where each defect is: floor 3's plan (revision A), its items pinned, then revision B uploaded as the plan's
   // second version: every pin stays where it was.
-  const floor = await uploadDemoPlan(ctx, maria!, FIT_OUT, 'floor-3-rev-a.pdf', { name: 'Floor 3' });
+  const floor = await uploadDemoPlan(ctx, people.maria, FIT_OUT, 'floor-3-rev-a.pdf', { name: 'Floor 3' });
   const places: [number, number, number][] = [
     [crack, 0.41, 0.14],
     [socket, 0.25, 0.58],
     [glass, 0.65, 0.45],
     [tile, 0.74, 0.52],
   ];
-  for (const [item, x, y] of places) await ctx.itemLocations.placeItem(maria!, item, { planId: floor, x, y });
-  await uploadDemoPlan(ctx, maria!, FIT_OUT, 'floor-3-rev-b.pdf', { planId: floor });
-
-  // docs/design.md §21: one template ships with the demo, for "New project" and "Add checklist from template".
-  await ctx.templates.importTemplate(alice!, APARTMENT_HANDOVER);
+  for (const [item, x, y] of places) await ctx.itemLocations.placeItem(people.maria, item, { planId: floor, x, y });
+  await uploadDemoPlan(ctx, people.maria, FIT_OUT, 'floor-3-rev-b.pdf', { planId: floor });
 }
 
 /**

@@ -375,6 +375,31 @@ Any request may also be refused by the HTTP server before routing, in the same e
 400 \`bad_request\` (malformed HTTP), 408 \`request_timeout\`, 417 \`expectation_failed\`, 431 \`headers_too_large\`.
 Clients must tolerate fields added to responses: that is how v1 evolves. See docs/integrators.md.`;
 
+/** How v1 is authenticated: a personal token, or the same tokens obtained with OAuth 2.1. */
+function securitySchemes(baseUrl: string) {
+  return {
+    bearer: {
+      type: 'http' as const,
+      scheme: 'bearer',
+      bearerFormat: 'plk_ + 36 base62 characters',
+      description: 'A personal API token; the scopes an operation needs are listed in its security requirement.',
+    },
+    // The same tokens, obtained with OAuth 2.1 (docs/design.md §12): authorization code with PKCE, public clients.
+    oauth2: {
+      type: 'oauth2' as const,
+      description: 'An access token from the authorization server of this site (metadata at /.well-known/oauth-authorization-server).',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${baseUrl}/oauth/authorize`,
+          tokenUrl: `${baseUrl}/oauth/token`,
+          refreshUrl: `${baseUrl}/oauth/token`,
+          scopes: { ...SCOPE_DESCRIPTIONS },
+        },
+      },
+    },
+  };
+}
+
 /** Registers the generator on the v1 instance (before its routes), /openapi.json and the /docs page. */
 export async function openApiDocs(app: FastifyInstance, operations: OperationRegistry, baseUrl: string) {
   await app.register(swagger, {
@@ -392,28 +417,7 @@ export async function openApiDocs(app: FastifyInstance, operations: OperationReg
         { name: 'plans', description: 'Plans (drawings) of a project and the pins of its items' },
       ],
       components: {
-        securitySchemes: {
-          bearer: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'plk_ + 36 base62 characters',
-            description: 'A personal API token; the scopes an operation needs are listed in its security requirement.',
-          },
-          // The same tokens, obtained with OAuth 2.1 (docs/design.md §12): authorization code with PKCE, public clients.
-          oauth2: {
-            type: 'oauth2',
-            description:
-              'An access token from the authorization server of this site (metadata at /.well-known/oauth-authorization-server).',
-            flows: {
-              authorizationCode: {
-                authorizationUrl: `${baseUrl}/oauth/authorize`,
-                tokenUrl: `${baseUrl}/oauth/token`,
-                refreshUrl: `${baseUrl}/oauth/token`,
-                scopes: { ...SCOPE_DESCRIPTIONS },
-              },
-            },
-          },
-        },
+        securitySchemes: securitySchemes(baseUrl),
       },
     },
     transform: ({ schema, url, route }: { schema: any; url: string; route: RouteOptions }) => {

@@ -48,6 +48,29 @@ function failuresOn(executor: Kysely<SessionsDatabase>) {
 
 export type SignInFailures = ReturnType<typeof failuresOn>;
 
+/** The unexpired session `id` of an active user, with the user. */
+function findLiveSession(db: Kysely<SessionsDatabase>, id: string, now: string) {
+  return db
+    .selectFrom('web_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select([
+      's.id',
+      's.csrf_token',
+      's.created_at',
+      's.expires_at',
+      'u.id as user_id',
+      'u.name',
+      'u.email',
+      'u.role',
+      'u.time_zone',
+      'u.language',
+    ])
+    .where('s.id', '=', id)
+    .where('s.expires_at', '>', now)
+    .where('u.active', '=', 1)
+    .executeTakeFirst();
+}
+
 /** Web sessions and the sign-in throttle's failures. */
 export function createSessionsRepository(database: Db) {
   const db = database.kysely as unknown as Kysely<SessionsDatabase>;
@@ -86,27 +109,7 @@ export function createSessionsRepository(database: Db) {
     },
 
     /** The unexpired session `id` of an active user, with the user. */
-    findLive(id: string, now: string) {
-      return db
-        .selectFrom('web_sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select([
-          's.id',
-          's.csrf_token',
-          's.created_at',
-          's.expires_at',
-          'u.id as user_id',
-          'u.name',
-          'u.email',
-          'u.role',
-          'u.time_zone',
-          'u.language',
-        ])
-        .where('s.id', '=', id)
-        .where('s.expires_at', '>', now)
-        .where('u.active', '=', 1)
-        .executeTakeFirst();
-    },
+    findLive: (id: string, now: string) => findLiveSession(db, id, now),
 
     /** Runs `work` in one transaction (a sign-out and its audit record). */
     transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
