@@ -46,7 +46,11 @@ export function bulkAbilities(actor: Actor, projectId: number, membership: Membe
   const target = {
     projectId,
     archived,
-    membership: membership && { ...membership, sectionIds: null, checklistIds: null },
+    membership: membership && {
+      ...membership,
+      sectionIds: null,
+      checklistIds: null,
+    },
     sectionId: 0,
     checklistId: 0,
     participantIds: [actor.id],
@@ -72,132 +76,158 @@ export interface BulkOutcome {
  * write path (its lock, its audit record, an event per kind of change), all-or-nothing per item; an item
  * the user may not change is refused and the others go on.
  */
-export function createBulkChangesService(deps: {
+/** What bulk changes need: the projects, the item writes, the clock and the edits' statements. */
+export interface BulkChangesDeps {
   projects: ProjectsService;
   projectsRepo: ProjectsRepository;
   itemWrites: () => ItemWritesService;
   clock: Clock;
   edits: Pick<ItemEditsRepository, 'choosableCompany'>;
-}) {
-  const { projects, projectsRepo } = deps;
+}
 
-  /**
-   * Adds and/or removes one participant inside the item's write, with the `item.updated` event "Edit item"
-   * emits (`{changes: {participants: {from, to}}}`); a new participant must be a member of the project.
-   */
-  const participantsStep =
-    (itemId: number, projectId: number, add: number | undefined, remove: number | undefined) =>
-    async ({ edits }: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
-      const before = [...(await edits.participantIds(itemId))].sort((a, b) => a - b);
-      const after = [...new Set([...before.filter((id) => id !== remove), ...(add !== undefined && add !== remove ? [add] : [])])].sort(
-        (a, b) => a - b,
-      );
-      if (after.join() === before.join()) return false;
-      if (add !== undefined && !before.includes(add) && (await edits.countMembers(projectId, [add])) !== 1) {
-        throw validationError('add_participant', 'must be a member of the project');
-      }
-      await edits.replaceParticipants(itemId, after);
-      emit('item.updated', { changes: { participants: { from: before, to: after } } });
-      return true;
-    };
-
-  /** The edits of one item (participants, category) inside its write; true when something changed. */
-  const editStep =
-    (itemId: number, projectId: number, change: BulkChange) =>
-    async (repos: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
-      const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
-      const people = crew ? await participantsStep(itemId, projectId, change.addParticipant, change.removeParticipant)(repos, emit) : false;
-      if (change.category === undefined) return people;
-      const changes = await applyItemVocabulary(repos, { projectId, itemId, input: { categoryId: change.category }, creating: false });
-      if (!changes.category) return people;
-      await repos.items.touch(itemId, deps.clock.now().toISOString());
-      emit('item.updated', { changes });
-      return true;
-    };
-
+export function createBulkChangesService(deps: BulkChangesDeps) {
   return {
-    /**
-     * Checks the whole form first (422: nothing selected, nothing to change, a bad date; 403: a change the
-     * user may make on no item of the project), then writes item by item. `auditOf` gives each item's
-     * write its own audit record.
-     */
-    async apply(
-      actor: Actor,
-      projectId: number,
-      itemIds: readonly number[],
-      change: BulkChange,
-      auditOf: (itemId: number) => AuditEntryBuilder | undefined,
-    ): Promise<BulkOutcome> {
-      const ids = [...new Set(itemIds)];
-      if (ids.length === 0) throw validationError('items', 'select at least one item');
-      if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
-      const planning: PlanningInput = { fromForm: true };
-      if (change.priority !== undefined) planning.priority = change.priority;
-      // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
-      if (change.deadline !== undefined) planning.deadline = formDeadline(change.deadline, { now: deps.clock.now() });
-      const planned = planning.priority !== undefined || planning.deadline !== undefined;
-      const people = change.addParticipant !== undefined || change.removeParticipant !== undefined;
-      // Participants, the category and the company are all the item's edit (managers): one step of the item's write.
-      const crew = people || change.category !== undefined || change.company !== undefined;
-      if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
-      if (change.company != null && !(await deps.edits.choosableCompany(change.company))) {
-        throw validationError('company', 'choose one of the companies');
-      }
-      if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
-        throw validationError('remove_participant', 'cannot add and remove the same person');
-      }
-
-      const tree = await projects.getTree(actor, projectId);
-      const may = bulkAbilities(actor, projectId, await projectsRepo.membership(actor.id, projectId), tree.project.archived);
-      if ((change.status !== undefined && !may.status) || (planned && !may.planning) || (crew && !may.participants)) {
-        throw forbidden(
-          tree.project.archived
-            ? 'The project is archived: its items are read-only'
-            : 'You are not allowed to make these changes in this project',
-        );
-      }
-      if (change.addParticipant !== undefined && !(await projectsRepo.membership(change.addParticipant, projectId))) {
-        throw validationError('add_participant', 'must be a member of the project');
-      }
-      const visible = new Set(tree.sections.flatMap((s) => s.checklists.flatMap((c) => c.items.map((i) => i.id))));
-
-      const outcome: BulkOutcome = { changed: [], unchanged: [], refused: [] };
-      for (const id of ids) {
-        if (!visible.has(id)) {
-          outcome.refused.push({ id, code: 'not_found' });
-          continue;
-        }
-        try {
-          const result = await deps.itemWrites().changeItem(
-            actor,
-            id,
-            {
-              status: change.status,
-              planning: planned ? planning : undefined,
-              extra: crew
-                ? {
-                    action: 'item.edit',
-                    step: async (repos, emit) => {
-                      const edited = people || change.category !== undefined ? await editStep(id, projectId, change)(repos, emit) : false;
-                      if (change.company === undefined) return edited;
-                      const now = deps.clock.now().toISOString();
-                      const given = await companyStep(repos, emit, { itemId: id, companyId: change.company, userId: actor.id, now });
-                      return edited || given !== null;
-                    },
-                  }
-                : undefined,
-            },
-            auditOf(id),
-          );
-          (result.changed ? outcome.changed : outcome.unchanged).push(id);
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.status >= 500) throw err;
-          outcome.refused.push({ id, code: err.code });
-        }
-      }
-      return outcome;
-    },
+    apply: apply.bind(null, deps),
   };
+}
+
+/**
+ * Adds and/or removes one participant inside the item's write, with the `item.updated` event "Edit item"
+ * emits (`{changes: {participants: {from, to}}}`); a new participant must be a member of the project.
+ */
+const participantsStep =
+  (itemId: number, projectId: number, add: number | undefined, remove: number | undefined) =>
+  async ({ edits }: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
+    const before = [...(await edits.participantIds(itemId))].sort((a, b) => a - b);
+    const after = [...new Set([...before.filter((id) => id !== remove), ...(add !== undefined && add !== remove ? [add] : [])])].sort(
+      (a, b) => a - b,
+    );
+    if (after.join() === before.join()) return false;
+    if (add !== undefined && !before.includes(add) && (await edits.countMembers(projectId, [add])) !== 1) {
+      throw validationError('add_participant', 'must be a member of the project');
+    }
+    await edits.replaceParticipants(itemId, after);
+    emit('item.updated', {
+      changes: { participants: { from: before, to: after } },
+    });
+    return true;
+  };
+
+/** The edits of one item (participants, category) inside its write; true when something changed. */
+const editStep =
+  (clock: Clock, itemId: number, projectId: number, change: BulkChange) =>
+  async (repos: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
+    const crew = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+    const people = crew ? await participantsStep(itemId, projectId, change.addParticipant, change.removeParticipant)(repos, emit) : false;
+    if (change.category === undefined) return people;
+    const changes = await applyItemVocabulary(repos, {
+      projectId,
+      itemId,
+      input: { categoryId: change.category },
+      creating: false,
+    });
+    if (!changes.category) return people;
+    await repos.items.touch(itemId, clock.now().toISOString());
+    emit('item.updated', { changes });
+    return true;
+  };
+
+/** Participants, the category and the company: one step of the item's edit, inside its write; true when something changed. */
+function crewStep(clock: Clock, actor: Actor, itemId: number, projectId: number, change: BulkChange) {
+  const people = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+  return async (repos: WriteRepositories, emit: EmitEvent): Promise<boolean> => {
+    const edited = people || change.category !== undefined ? await editStep(clock, itemId, projectId, change)(repos, emit) : false;
+    if (change.company === undefined) return edited;
+    const now = clock.now().toISOString();
+    const given = await companyStep(repos, emit, {
+      itemId,
+      companyId: change.company,
+      userId: actor.id,
+      now,
+    });
+    return edited || given !== null;
+  };
+}
+
+/**
+ * Checks the whole form first (422: nothing selected, nothing to change, a bad date; 403: a change the
+ * user may make on no item of the project), then writes item by item. `auditOf` gives each item's
+ * write its own audit record.
+ */
+async function apply(
+  deps: BulkChangesDeps,
+  actor: Actor,
+  projectId: number,
+  itemIds: readonly number[],
+  change: BulkChange,
+  auditOf: (itemId: number) => AuditEntryBuilder | undefined,
+): Promise<BulkOutcome> {
+  const { projects, projectsRepo } = deps;
+  const ids = [...new Set(itemIds)];
+  if (ids.length === 0) throw validationError('items', 'select at least one item');
+  if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
+  const planning: PlanningInput = { fromForm: true };
+  if (change.priority !== undefined) planning.priority = change.priority;
+  // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
+  if (change.deadline !== undefined)
+    planning.deadline = formDeadline(change.deadline, {
+      now: deps.clock.now(),
+    });
+  const planned = planning.priority !== undefined || planning.deadline !== undefined;
+  const people = change.addParticipant !== undefined || change.removeParticipant !== undefined;
+  // Participants, the category and the company are all the item's edit (managers): one step of the item's write.
+  const crew = people || change.category !== undefined || change.company !== undefined;
+  if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
+  if (change.company != null && !(await deps.edits.choosableCompany(change.company))) {
+    throw validationError('company', 'choose one of the companies');
+  }
+  if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
+    throw validationError('remove_participant', 'cannot add and remove the same person');
+  }
+
+  const tree = await projects.getTree(actor, projectId);
+  const may = bulkAbilities(actor, projectId, await projectsRepo.membership(actor.id, projectId), tree.project.archived);
+  if ((change.status !== undefined && !may.status) || (planned && !may.planning) || (crew && !may.participants)) {
+    throw forbidden(
+      tree.project.archived
+        ? 'The project is archived: its items are read-only'
+        : 'You are not allowed to make these changes in this project',
+    );
+  }
+  if (change.addParticipant !== undefined && !(await projectsRepo.membership(change.addParticipant, projectId))) {
+    throw validationError('add_participant', 'must be a member of the project');
+  }
+  const visible = new Set(tree.sections.flatMap((s) => s.checklists.flatMap((c) => c.items.map((i) => i.id))));
+
+  const outcome: BulkOutcome = { changed: [], unchanged: [], refused: [] };
+  for (const id of ids) {
+    if (!visible.has(id)) {
+      outcome.refused.push({ id, code: 'not_found' });
+      continue;
+    }
+    try {
+      const result = await deps.itemWrites().changeItem(
+        actor,
+        id,
+        {
+          status: change.status,
+          planning: planned ? planning : undefined,
+          extra: crew
+            ? {
+                action: 'item.edit',
+                step: crewStep(deps.clock, actor, id, projectId, change),
+              }
+            : undefined,
+        },
+        auditOf(id),
+      );
+      (result.changed ? outcome.changed : outcome.unchanged).push(id);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      outcome.refused.push({ id, code: err.code });
+    }
+  }
+  return outcome;
 }
 
 export type BulkChangesService = ReturnType<typeof createBulkChangesService>;

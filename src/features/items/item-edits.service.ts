@@ -74,201 +74,218 @@ function priorityOf(value: string | undefined): Priority {
 
 const uniqueIds = (ids: readonly number[]) => [...new Set(ids)].sort((a, b) => a - b);
 
-export function createItemEditsService(deps: {
+/** What raising, editing and moving items need. */
+export interface ItemEditsDeps {
   repo: ItemEditsRepository;
   projects: ProjectsService;
   items: ItemsService;
   writer: ItemWriter;
   clock: Clock;
-}) {
-  const { repo, projects, items, writer, clock } = deps;
-  const now = () => clock.now().toISOString();
-  /** A checklist's access check reads these: on the database, or under a write's lock (its repositories). */
-  type ChecklistReads = { edits: Pick<ItemEditsRepository, 'findChecklist'>; projects?: ProjectAccessReads };
-  const onDatabase: ChecklistReads = { edits: repo };
+}
 
-  /** 404 when the actor cannot see the checklist (or it is not in `inProject`), 403 when they may not raise items in it. */
-  async function authorizeChecklist(actor: Actor, checklistId: number, reads: ChecklistReads = onDatabase, inProject?: number) {
-    const checklist = await reads.edits.findChecklist(checklistId);
-    if (!checklist || (inProject !== undefined && checklist.project_id !== inProject)) throw notFound('The checklist');
-    const { project, membership } = await projects.access(actor, checklist.project_id, reads.projects).catch(() => {
-      throw notFound('The checklist');
-    });
-    const target = {
-      projectId: checklist.project_id,
-      archived: project.archived === 1,
-      membership,
-      sectionId: checklist.section_id,
-      checklistId,
-      participantIds: [],
-    };
-    if (!can(actor, 'read', target)) throw notFound('The checklist');
-    if (!can(actor, 'item.edit', target)) {
-      throw forbidden(
-        project.archived === 1 ? 'The project is archived: its items are read-only' : 'You are not allowed to add items here',
-      );
-    }
-    return checklist;
-  }
-
-  async function checkParticipants({ edits }: WriteRepositories, projectId: number, ids: readonly number[]) {
-    if (ids.length && (await edits.countMembers(projectId, ids)) !== ids.length) {
-      throw validationError('participants', 'must be members of the project');
-    }
-  }
-
+/** Raising, editing and moving items, each a named function below given these deps. */
+export function createItemEditsService(deps: ItemEditsDeps) {
   return {
-    /** What "Add item" offers: the checklists the actor sees and the project's members (404, 403 as for a change). */
-    async newItemChoices(actor: Actor, projectId: number): Promise<NewItemChoices> {
-      await authorizeProject(projects, actor, projectId, 'project.items');
-      const [tree, members, companies] = await Promise.all([
-        projects.getTree(actor, projectId),
-        repo.membersOfProject(projectId),
-        repo.activeCompanies(),
-      ]);
-      return { tree, members, companies };
-    },
-
-    /**
-     * Raises an item (docs/design.md §14): text, planning, participants (members of the project) and photos in one
-     * all-or-nothing write under the project's lock; the item starts with its `created` history entry and
-     * its `item.created` event holds the item as items/get shows it. Returns the new item's id.
-     */
-    async createItem(
-      actor: Actor,
-      checklistId: number,
-      input: NewItemInput,
-      buildAudit?: AuditEntryBuilder,
-      /** The project of the form's page: a checklist elsewhere (or unseen) is a 422 on `checklist`. */
-      inProject?: number,
-    ): Promise<number> {
-      const text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
-      const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
-      const priority = priorityOf(input.priority);
-      const deadline = input.fromForm ? formDeadline(input.deadline, { now: clock.now() }) : normalizeDeadline(input.deadline);
-      const participantIds = uniqueIds(input.participantIds ?? []);
-      const place = input.location ? checkedPlace(input.location) : null;
-      if (inProject !== undefined) await authorizeProject(projects, actor, inProject, 'project.items');
-      const checklist = await authorizeChecklist(actor, checklistId, undefined, inProject).catch((err: unknown) => {
-        if (inProject !== undefined && (err as { status?: number }).status === 404) {
-          throw validationError('checklist', 'choose a checklist of this project');
-        }
-        throw err;
-      });
-      // Image content is checked after the right (the check order of uploads), before anything is written.
-      const images = await input.prepareImages?.();
-      const authorize = (repos: WriteRepositories) => authorizeChecklist(actor, checklistId, repos);
-      const request = { projectId: checklist.project_id, actor, audit: buildAudit, authorize };
-      const write = writer.writeProject(request, async (repos, emit) => {
-        await checkParticipants(repos, checklist.project_id, participantIds);
-        if (place) await planOfPlace(repos, place, checklist.project_id);
-        const company = input.companyId != null ? await repos.items.choosableCompany(input.companyId) : null;
-        if (input.companyId != null && !company) throw validationError('company', 'choose one of the companies');
-        const at = now();
-        const row = {
-          project_id: checklist.project_id,
-          section_id: checklist.section_id,
-          checklist_id: checklistId,
-          text,
-          description,
-          priority,
-          deadline,
-          requires_answer: input.requires_answer ? 1 : 0,
-          position: await repos.edits.nextPosition(checklistId),
-          ...(place ? { plan_id: place.planId, plan_x: place.x, plan_y: place.y } : {}),
-          ...(company ? { responsible_company_id: company.id } : {}),
-        };
-        const id = await repos.edits.insertItem(row, participantIds, actor.id, at);
-        await applyItemVocabulary(repos, { projectId: checklist.project_id, itemId: id, input: input.vocabulary ?? {}, creating: true });
-        if (images) await images.insert(repos, { itemId: id, answerId: null, actorId: actor.id }, at);
-        const { item } = await items.getItemCard(actor, id, repos);
-        emit('item.created', { item }, { section_id: checklist.section_id, checklist_id: checklistId, item_id: id });
-        return id;
-      });
-      return write.catch(async (err: unknown) => {
-        await images?.discard();
-        throw err;
-      });
-    },
-
-    /** The item as "Edit item" shows it: its fields, participants, the project's members and checklists. */
-    async getItemForEdit(actor: Actor, itemId: number) {
-      const access = await items.authorize(actor, itemId, 'item.edit');
-      const members = await repo.membersOfProject(access.item.project_id);
-      return { item: access.item, participantIds: access.participants.map((p) => p.id), members };
-    },
-
-    /**
-     * "Edit item": text, description, participants (members of the project only), and a move to another
-     * checklist of the project that the actor sees. One write under the item's lock; its `item.updated`
-     * event lists each changed field `{from, to}`. Nothing changed: no event, `changed: false`.
-     */
-    async updateItem(actor: Actor, itemId: number, input: ItemEdit, buildAudit?: AuditEntryBuilder) {
-      const next: Partial<{ text: string; description: string; participants: number[] }> = {};
-      if (input.text !== undefined) next.text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
-      if (input.description !== undefined) next.description = optionalText('description', input.description, MAX_TEXT_LENGTH);
-      if (input.participantIds !== undefined) next.participants = uniqueIds(input.participantIds);
-      if (
-        Object.keys(next).length === 0 &&
-        input.checklistId === undefined &&
-        input.vocabulary === undefined &&
-        input.companyId === undefined
-      ) {
-        throw validationError('body', 'give at least one of text, description, participants, checklist, company');
-      }
-      return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
-        const { edits } = repos;
-        const current = await edits.itemFields(itemId);
-        const changes: ItemChanges = {};
-        const values: Partial<ItemFields> & { position?: number } = {};
-        for (const field of ['text', 'description'] as const) {
-          if (next[field] !== undefined && next[field] !== current[field]) {
-            changes[field] = { from: current[field], to: next[field] };
-            values[field] = next[field];
-          }
-        }
-        if (next.participants) {
-          const before = await edits.participantIds(itemId);
-          if (before.join() !== next.participants.join()) {
-            await checkParticipants(repos, current.project_id, next.participants);
-            changes.participants = { from: before, to: next.participants };
-          }
-        }
-        if (input.checklistId !== undefined && input.checklistId !== current.checklist_id) {
-          const target = await authorizeChecklist(actor, input.checklistId, repos).catch(() => null);
-          if (!target || target.project_id !== current.project_id) throw validationError('checklist', 'choose a checklist of this project');
-          changes.checklist = { from: current.checklist_id, to: target.id };
-          Object.assign(values, {
-            section_id: target.section_id,
-            checklist_id: target.id,
-            position: await edits.nextPosition(target.id),
-          });
-        }
-        if (input.vocabulary) {
-          const input_ = { projectId: current.project_id, itemId, input: input.vocabulary, creating: false };
-          Object.assign(changes, await applyItemVocabulary(repos, input_));
-        }
-        const company = input.companyId === undefined ? null : await companyChange(repos, itemId, input.companyId);
-        if (company) changes.responsible_company = company;
-        if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
-        const at = now();
-        await edits.updateItem(itemId, { ...values, updated_at: at });
-        if (changes.participants) await edits.replaceParticipants(itemId, next.participants!);
-        if (company) await applyCompanyChange(repos, itemId, company, actor.id, at);
-        emit('item.updated', { changes });
-        return { item: { id: itemId }, changed: true };
-      });
-    },
-
-    /** Moves an item up or down within its checklist. */
-    async moveItem(actor: Actor, itemId: number, to: string, buildAudit?: AuditEntryBuilder) {
-      const offset = moveDirection(to);
-      await writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async ({ edits }, emit) => {
-        const moved = await edits.move(itemId, offset, now());
-        if (moved.from !== moved.to) emit('item.updated', { changes: { position: moved } });
-      });
-    },
+    newItemChoices: newItemChoices.bind(null, deps),
+    createItem: createItem.bind(null, deps),
+    getItemForEdit: getItemForEdit.bind(null, deps),
+    updateItem: updateItem.bind(null, deps),
+    moveItem: moveItem.bind(null, deps),
   };
+}
+
+/** A checklist's access check reads these: on the database, or under a write's lock (its repositories). */
+type ChecklistReads = { edits: Pick<ItemEditsRepository, 'findChecklist'>; projects?: ProjectAccessReads };
+
+/** 404 when the actor cannot see the checklist (or it is not in `inProject`), 403 when they may not raise items in it. */
+async function authorizeChecklist(
+  { repo, projects }: ItemEditsDeps,
+  actor: Actor,
+  checklistId: number,
+  reads: ChecklistReads = { edits: repo },
+  inProject?: number,
+) {
+  const checklist = await reads.edits.findChecklist(checklistId);
+  if (!checklist || (inProject !== undefined && checklist.project_id !== inProject)) throw notFound('The checklist');
+  const { project, membership } = await projects.access(actor, checklist.project_id, reads.projects).catch(() => {
+    throw notFound('The checklist');
+  });
+  const target = {
+    projectId: checklist.project_id,
+    archived: project.archived === 1,
+    membership,
+    sectionId: checklist.section_id,
+    checklistId,
+    participantIds: [],
+  };
+  if (!can(actor, 'read', target)) throw notFound('The checklist');
+  if (!can(actor, 'item.edit', target)) {
+    throw forbidden(project.archived === 1 ? 'The project is archived: its items are read-only' : 'You are not allowed to add items here');
+  }
+  return checklist;
+}
+
+async function checkParticipants({ edits }: WriteRepositories, projectId: number, ids: readonly number[]) {
+  if (ids.length && (await edits.countMembers(projectId, ids)) !== ids.length) {
+    throw validationError('participants', 'must be members of the project');
+  }
+}
+
+/** What "Add item" offers: the checklists the actor sees and the project's members (404, 403 as for a change). */
+async function newItemChoices(deps: ItemEditsDeps, actor: Actor, projectId: number): Promise<NewItemChoices> {
+  const { projects, repo } = deps;
+  await authorizeProject(projects, actor, projectId, 'project.items');
+  const [tree, members, companies] = await Promise.all([
+    projects.getTree(actor, projectId),
+    repo.membersOfProject(projectId),
+    repo.activeCompanies(),
+  ]);
+  return { tree, members, companies };
+}
+
+/**
+ * Raises an item (docs/design.md §14): text, planning, participants (members of the project) and photos in one
+ * all-or-nothing write under the project's lock; the item starts with its `created` history entry and
+ * its `item.created` event holds the item as items/get shows it. Returns the new item's id.
+ */
+async function createItem(
+  deps: ItemEditsDeps,
+  actor: Actor,
+  checklistId: number,
+  input: NewItemInput,
+  buildAudit?: AuditEntryBuilder,
+  /** The project of the form's page: a checklist elsewhere (or unseen) is a 422 on `checklist`. */
+  inProject?: number,
+): Promise<number> {
+  const { projects, items, writer, clock } = deps;
+  const text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
+  const description = optionalText('description', input.description, MAX_TEXT_LENGTH);
+  const priority = priorityOf(input.priority);
+  const deadline = input.fromForm ? formDeadline(input.deadline, { now: clock.now() }) : normalizeDeadline(input.deadline);
+  const participantIds = uniqueIds(input.participantIds ?? []);
+  const place = input.location ? checkedPlace(input.location) : null;
+  if (inProject !== undefined) await authorizeProject(projects, actor, inProject, 'project.items');
+  const checklist = await authorizeChecklist(deps, actor, checklistId, undefined, inProject).catch((err: unknown) => {
+    if (inProject !== undefined && (err as { status?: number }).status === 404) {
+      throw validationError('checklist', 'choose a checklist of this project');
+    }
+    throw err;
+  });
+  // Image content is checked after the right (the check order of uploads), before anything is written.
+  const images = await input.prepareImages?.();
+  const authorize = (repos: WriteRepositories) => authorizeChecklist(deps, actor, checklistId, repos);
+  const request = { projectId: checklist.project_id, actor, audit: buildAudit, authorize };
+  const write = writer.writeProject(request, async (repos, emit) => {
+    await checkParticipants(repos, checklist.project_id, participantIds);
+    if (place) await planOfPlace(repos, place, checklist.project_id);
+    const company = input.companyId != null ? await repos.items.choosableCompany(input.companyId) : null;
+    if (input.companyId != null && !company) throw validationError('company', 'choose one of the companies');
+    const at = clock.now().toISOString();
+    const row = {
+      project_id: checklist.project_id,
+      section_id: checklist.section_id,
+      checklist_id: checklistId,
+      text,
+      description,
+      priority,
+      deadline,
+      requires_answer: input.requires_answer ? 1 : 0,
+      position: await repos.edits.nextPosition(checklistId),
+      ...(place ? { plan_id: place.planId, plan_x: place.x, plan_y: place.y } : {}),
+      ...(company ? { responsible_company_id: company.id } : {}),
+    };
+    const id = await repos.edits.insertItem(row, participantIds, actor.id, at);
+    await applyItemVocabulary(repos, { projectId: checklist.project_id, itemId: id, input: input.vocabulary ?? {}, creating: true });
+    if (images) await images.insert(repos, { itemId: id, answerId: null, actorId: actor.id }, at);
+    const { item } = await items.getItemCard(actor, id, repos);
+    emit('item.created', { item }, { section_id: checklist.section_id, checklist_id: checklistId, item_id: id });
+    return id;
+  });
+  return write.catch(async (err: unknown) => {
+    await images?.discard();
+    throw err;
+  });
+}
+
+/** The item as "Edit item" shows it: its fields, participants, the project's members and checklists. */
+async function getItemForEdit(deps: ItemEditsDeps, actor: Actor, itemId: number) {
+  const { items, repo } = deps;
+  const access = await items.authorize(actor, itemId, 'item.edit');
+  const members = await repo.membersOfProject(access.item.project_id);
+  return { item: access.item, participantIds: access.participants.map((p) => p.id), members };
+}
+
+/**
+ * "Edit item": text, description, participants (members of the project only), and a move to another
+ * checklist of the project that the actor sees. One write under the item's lock; its `item.updated`
+ * event lists each changed field `{from, to}`. Nothing changed: no event, `changed: false`.
+ */
+async function updateItem(deps: ItemEditsDeps, actor: Actor, itemId: number, input: ItemEdit, buildAudit?: AuditEntryBuilder) {
+  const { writer, clock } = deps;
+  const next: Partial<{ text: string; description: string; participants: number[] }> = {};
+  if (input.text !== undefined) next.text = requiredText('text', input.text, MAX_ITEM_TEXT_LENGTH);
+  if (input.description !== undefined) next.description = optionalText('description', input.description, MAX_TEXT_LENGTH);
+  if (input.participantIds !== undefined) next.participants = uniqueIds(input.participantIds);
+  if (
+    Object.keys(next).length === 0 &&
+    input.checklistId === undefined &&
+    input.vocabulary === undefined &&
+    input.companyId === undefined
+  ) {
+    throw validationError('body', 'give at least one of text, description, participants, checklist, company');
+  }
+  return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
+    const { edits } = repos;
+    const current = await edits.itemFields(itemId);
+    const changes: ItemChanges = {};
+    const values: Partial<ItemFields> & { position?: number } = {};
+    for (const field of ['text', 'description'] as const) {
+      if (next[field] !== undefined && next[field] !== current[field]) {
+        changes[field] = { from: current[field], to: next[field] };
+        values[field] = next[field];
+      }
+    }
+    if (next.participants) {
+      const before = await edits.participantIds(itemId);
+      if (before.join() !== next.participants.join()) {
+        await checkParticipants(repos, current.project_id, next.participants);
+        changes.participants = { from: before, to: next.participants };
+      }
+    }
+    if (input.checklistId !== undefined && input.checklistId !== current.checklist_id) {
+      const target = await authorizeChecklist(deps, actor, input.checklistId, repos).catch(() => null);
+      if (!target || target.project_id !== current.project_id) throw validationError('checklist', 'choose a checklist of this project');
+      changes.checklist = { from: current.checklist_id, to: target.id };
+      Object.assign(values, {
+        section_id: target.section_id,
+        checklist_id: target.id,
+        position: await edits.nextPosition(target.id),
+      });
+    }
+    if (input.vocabulary) {
+      const input_ = { projectId: current.project_id, itemId, input: input.vocabulary, creating: false };
+      Object.assign(changes, await applyItemVocabulary(repos, input_));
+    }
+    const company = input.companyId === undefined ? null : await companyChange(repos, itemId, input.companyId);
+    if (company) changes.responsible_company = company;
+    if (Object.keys(changes).length === 0) return { item: { id: itemId }, changed: false };
+    const at = clock.now().toISOString();
+    await edits.updateItem(itemId, { ...values, updated_at: at });
+    if (changes.participants) await edits.replaceParticipants(itemId, next.participants!);
+    if (company) await applyCompanyChange(repos, itemId, company, actor.id, at);
+    emit('item.updated', { changes });
+    return { item: { id: itemId }, changed: true };
+  });
+}
+
+/** Moves an item up or down within its checklist. */
+async function moveItem(deps: ItemEditsDeps, actor: Actor, itemId: number, to: string, buildAudit?: AuditEntryBuilder) {
+  const { writer, clock } = deps;
+  const offset = moveDirection(to);
+  await writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async ({ edits }, emit) => {
+    const moved = await edits.move(itemId, offset, clock.now().toISOString());
+    if (moved.from !== moved.to) emit('item.updated', { changes: { position: moved } });
+  });
 }
 
 export type ItemEditsService = ReturnType<typeof createItemEditsService>;

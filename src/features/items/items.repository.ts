@@ -109,9 +109,8 @@ const touch = precompileLazily((db: Kysely<Database>, p: { itemId: number; now: 
   db.updateTable('items').set({ updated_at: p.now }).where('id', '=', p.itemId),
 );
 
-export function createItemsRepository(db: Kysely<Database>) {
-  const q = itemQueries(db);
-  // The status change is the most frequent write: its statements are compiled once (db/precompiled.ts).
+/** The status change is the most frequent write: its statements are compiled once (db/precompiled.ts). */
+function statusQueries(db: Kysely<Database>) {
   const currentStatus = precompile(db, (db, p: { itemId: number }) =>
     db.selectFrom('items').select(['status', 'updated_at']).where('id', '=', p.itemId),
   );
@@ -129,9 +128,12 @@ export function createItemsRepository(db: Kysely<Database>) {
       at: p.now,
     }),
   );
+  return { currentStatus, updateStatus, insertStatusChange };
+}
 
-  /** The reads of an item's access check and card, on `executor` (undefined: the database). */
-  const reads = (executor?: Transaction<Database>) => ({
+/** The reads of an item's access check and card, on `executor` (undefined: the database). */
+function itemReads(q: ReturnType<typeof itemQueries>, executor?: Transaction<Database>) {
+  return {
     findItem: (itemId: number) => q.item.executeTakeFirst({ itemId }, executor),
     participants: (itemId: number, projectId: number) => q.participants.execute({ itemId, projectId }, executor),
 
@@ -168,136 +170,171 @@ export function createItemsRepository(db: Kysely<Database>) {
         disputeBy,
       };
     },
-  });
+  };
+}
 
+/** The item's status under a write's lock, and its change. */
+function statusWrites(s: ReturnType<typeof statusQueries>, trx: Transaction<Database>) {
+  const { currentStatus, updateStatus, insertStatusChange } = s;
   return {
-    ...reads(),
+    currentStatus: (itemId: number) => currentStatus.executeTakeFirst({ itemId }, trx),
+
+    /** The new status and its history entry. */
+    async changeStatus(p: { itemId: number; from: string; to: string; userId: number; now: string }) {
+      await updateStatus.run({ itemId: p.itemId, status: p.to, now: p.now }, trx);
+      await insertStatusChange.run(p, trx);
+    },
+  };
+}
+
+/** The planning fields: deadline, priority, whether an answer is required. */
+function planningWrites(trx: Transaction<Database>) {
+  return {
+    planning: (itemId: number) =>
+      trx
+        .selectFrom('items')
+        .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
+        .where('id', '=', itemId)
+        .executeTakeFirstOrThrow(),
+
+    async setPlanning(
+      itemId: number,
+      changes: { deadline?: string | null; priority?: string; requires_answer?: number; updated_at: string },
+    ) {
+      await trx.updateTable('items').set(changes).where('id', '=', itemId).execute();
+    },
+  };
+}
+
+/** The item's place on a plan of its project. */
+function locationWrites(trx: Transaction<Database>) {
+  return {
+    /** The item's place as its row holds it, with its plan's name. */
+    location: (itemId: number) =>
+      trx
+        .selectFrom('items as i')
+        .leftJoin('plans as p', 'p.id', 'i.plan_id')
+        .select(['i.plan_id', 'i.plan_x', 'i.plan_y', 'p.name as plan_name'])
+        .where('i.id', '=', itemId)
+        .executeTakeFirstOrThrow(),
+
+    /** A plan of the project (its name), or undefined: the place must be on a plan of the item's own project. */
+    planOfProject: (planId: number, projectId: number) =>
+      trx.selectFrom('plans').select(['id', 'name']).where('id', '=', planId).where('project_id', '=', projectId).executeTakeFirst(),
+
+    /** The new place (null: on no plan), its history entry (`note`: the plan's name, null when taken off). */
+    async setLocation(p: {
+      itemId: number;
+      place: { planId: number; x: number; y: number } | null;
+      note: string | null;
+      userId: number;
+      now: string;
+    }) {
+      await trx
+        .updateTable('items')
+        .set({ plan_id: p.place?.planId ?? null, plan_x: p.place?.x ?? null, plan_y: p.place?.y ?? null, updated_at: p.now })
+        .where('id', '=', p.itemId)
+        .execute();
+      await noteInHistory(trx, 'location_changed', p);
+    },
+  };
+}
+
+/** The responsible company and the dispute over it (docs/design.md §20). */
+function companyWrites(trx: Transaction<Database>) {
+  return {
+    /** The item's responsible company (docs/design.md §20), with its name; null: none. */
+    async responsibleCompany(itemId: number): Promise<{ id: number; name: string } | null> {
+      const row = await trx
+        .selectFrom('items as i')
+        .innerJoin('companies as c', 'c.id', 'i.responsible_company_id')
+        .select(['c.id', 'c.name'])
+        .where('i.id', '=', itemId)
+        .executeTakeFirst();
+      return row ?? null;
+    },
+
+    /** A company that may be given an item now: it exists and is not retired. */
+    choosableCompany: (companyId: number) =>
+      trx.selectFrom('companies').select(['id', 'name']).where('id', '=', companyId).where('retired', '=', 0).executeTakeFirst(),
+
+    /** The new responsible company (null: none) and its history entry (`note`: the company's name, null when cleared). */
+    async setCompany(p: { itemId: number; companyId: number | null; note: string | null; userId: number; now: string }) {
+      await trx.updateTable('items').set({ responsible_company_id: p.companyId, updated_at: p.now }).where('id', '=', p.itemId).execute();
+      await noteInHistory(trx, 'company_changed', p);
+    },
+
+    /** The item's open dispute (docs/design.md §20): its `dispute_*` columns, all null when none. */
+    dispute: (itemId: number) =>
+      trx.selectFrom('items').select(['dispute_reason', 'dispute_by', 'dispute_at']).where('id', '=', itemId).executeTakeFirstOrThrow(),
+
+    /** Opens (`dispute`) or closes (null) the item's dispute, with its history entry (`note`: the reason or the resolution). */
+    async setDispute(p: { itemId: number; dispute: { reason: string; by: number } | null; note: string; userId: number; now: string }) {
+      await trx
+        .updateTable('items')
+        .set({
+          dispute_reason: p.dispute?.reason ?? null,
+          dispute_by: p.dispute?.by ?? null,
+          dispute_at: p.dispute ? p.now : null,
+          updated_at: p.now,
+        })
+        .where('id', '=', p.itemId)
+        .execute();
+      await noteInHistory(trx, p.dispute ? 'disputed' : 'dispute_resolved', p);
+    },
+  };
+}
+
+/** The item's updated_at and its document links. */
+function linkWrites(trx: Transaction<Database>) {
+  return {
+    async deleteItemLinks(itemId: number) {
+      await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
+    },
+
+    /** Moves the item's updated_at: every change of the item or of what hangs on it. */
+    async touch(itemId: number, now: string): Promise<void> {
+      await touch.run({ itemId, now }, trx);
+    },
+
+    /** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */
+    async insertDocumentLinks(
+      itemId: number,
+      answerId: number | null,
+      links: readonly NewDocumentLink[],
+      now: string,
+    ): Promise<LinkView[]> {
+      if (links.length === 0) return [];
+      await trx
+        .insertInto('document_links')
+        .values(links.map((link, position) => ({ item_id: itemId, answer_id: answerId, ...link, position, created_at: now })))
+        .execute();
+      // Multi-row RETURNING order is not guaranteed on either dialect: read back by position.
+      let query = trx.selectFrom('document_links').select(['id', 'kind', 'title', 'url']).where('item_id', '=', itemId);
+      query = answerId === null ? query.where('answer_id', 'is', null) : query.where('answer_id', '=', answerId);
+      const rows = await query.orderBy('position').orderBy('id').execute();
+      return rows.map(linkView);
+    },
+  };
+}
+
+export function createItemsRepository(db: Kysely<Database>) {
+  const q = itemQueries(db);
+  const status = statusQueries(db);
+  return {
+    ...itemReads(q),
 
     /**
      * The statements of an item write, bound to its transaction (features/items/write-repositories.ts): the
      * reads above under the write's lock, and the changes.
      */
     bind: (trx: Transaction<Database>) => ({
-      ...reads(trx),
-
-      currentStatus: (itemId: number) => currentStatus.executeTakeFirst({ itemId }, trx),
-
-      /** The new status and its history entry. */
-      async changeStatus(p: { itemId: number; from: string; to: string; userId: number; now: string }) {
-        await updateStatus.run({ itemId: p.itemId, status: p.to, now: p.now }, trx);
-        await insertStatusChange.run(p, trx);
-      },
-
-      planning: (itemId: number) =>
-        trx
-          .selectFrom('items')
-          .select(['deadline', 'priority', 'requires_answer', 'updated_at'])
-          .where('id', '=', itemId)
-          .executeTakeFirstOrThrow(),
-
-      async setPlanning(
-        itemId: number,
-        changes: { deadline?: string | null; priority?: string; requires_answer?: number; updated_at: string },
-      ) {
-        await trx.updateTable('items').set(changes).where('id', '=', itemId).execute();
-      },
-
-      /** The item's place as its row holds it, with its plan's name. */
-      location: (itemId: number) =>
-        trx
-          .selectFrom('items as i')
-          .leftJoin('plans as p', 'p.id', 'i.plan_id')
-          .select(['i.plan_id', 'i.plan_x', 'i.plan_y', 'p.name as plan_name'])
-          .where('i.id', '=', itemId)
-          .executeTakeFirstOrThrow(),
-
-      /** A plan of the project (its name), or undefined: the place must be on a plan of the item's own project. */
-      planOfProject: (planId: number, projectId: number) =>
-        trx.selectFrom('plans').select(['id', 'name']).where('id', '=', planId).where('project_id', '=', projectId).executeTakeFirst(),
-
-      /** The new place (null: on no plan), its history entry (`note`: the plan's name, null when taken off). */
-      async setLocation(p: {
-        itemId: number;
-        place: { planId: number; x: number; y: number } | null;
-        note: string | null;
-        userId: number;
-        now: string;
-      }) {
-        await trx
-          .updateTable('items')
-          .set({ plan_id: p.place?.planId ?? null, plan_x: p.place?.x ?? null, plan_y: p.place?.y ?? null, updated_at: p.now })
-          .where('id', '=', p.itemId)
-          .execute();
-        await noteInHistory(trx, 'location_changed', p);
-      },
-
-      /** The item's responsible company (docs/design.md §20), with its name; null: none. */
-      async responsibleCompany(itemId: number): Promise<{ id: number; name: string } | null> {
-        const row = await trx
-          .selectFrom('items as i')
-          .innerJoin('companies as c', 'c.id', 'i.responsible_company_id')
-          .select(['c.id', 'c.name'])
-          .where('i.id', '=', itemId)
-          .executeTakeFirst();
-        return row ?? null;
-      },
-
-      /** A company that may be given an item now: it exists and is not retired. */
-      choosableCompany: (companyId: number) =>
-        trx.selectFrom('companies').select(['id', 'name']).where('id', '=', companyId).where('retired', '=', 0).executeTakeFirst(),
-
-      /** The new responsible company (null: none) and its history entry (`note`: the company's name, null when cleared). */
-      async setCompany(p: { itemId: number; companyId: number | null; note: string | null; userId: number; now: string }) {
-        await trx.updateTable('items').set({ responsible_company_id: p.companyId, updated_at: p.now }).where('id', '=', p.itemId).execute();
-        await noteInHistory(trx, 'company_changed', p);
-      },
-
-      /** The item's open dispute (docs/design.md §20): its `dispute_*` columns, all null when none. */
-      dispute: (itemId: number) =>
-        trx.selectFrom('items').select(['dispute_reason', 'dispute_by', 'dispute_at']).where('id', '=', itemId).executeTakeFirstOrThrow(),
-
-      /** Opens (`dispute`) or closes (null) the item's dispute, with its history entry (`note`: the reason or the resolution). */
-      async setDispute(p: { itemId: number; dispute: { reason: string; by: number } | null; note: string; userId: number; now: string }) {
-        await trx
-          .updateTable('items')
-          .set({
-            dispute_reason: p.dispute?.reason ?? null,
-            dispute_by: p.dispute?.by ?? null,
-            dispute_at: p.dispute ? p.now : null,
-            updated_at: p.now,
-          })
-          .where('id', '=', p.itemId)
-          .execute();
-        await noteInHistory(trx, p.dispute ? 'disputed' : 'dispute_resolved', p);
-      },
-
-      async deleteItemLinks(itemId: number) {
-        await trx.deleteFrom('document_links').where('item_id', '=', itemId).where('answer_id', 'is', null).execute();
-      },
-
-      /** Moves the item's updated_at: every change of the item or of what hangs on it. */
-      async touch(itemId: number, now: string): Promise<void> {
-        await touch.run({ itemId, now }, trx);
-      },
-
-      /** Inserts links of an item (answerId null) or of an answer, positions in list order; returns them in that order. */
-      async insertDocumentLinks(
-        itemId: number,
-        answerId: number | null,
-        links: readonly NewDocumentLink[],
-        now: string,
-      ): Promise<LinkView[]> {
-        if (links.length === 0) return [];
-        await trx
-          .insertInto('document_links')
-          .values(links.map((link, position) => ({ item_id: itemId, answer_id: answerId, ...link, position, created_at: now })))
-          .execute();
-        // Multi-row RETURNING order is not guaranteed on either dialect: read back by position.
-        let query = trx.selectFrom('document_links').select(['id', 'kind', 'title', 'url']).where('item_id', '=', itemId);
-        query = answerId === null ? query.where('answer_id', 'is', null) : query.where('answer_id', '=', answerId);
-        const rows = await query.orderBy('position').orderBy('id').execute();
-        return rows.map(linkView);
-      },
+      ...itemReads(q, trx),
+      ...statusWrites(status, trx),
+      ...planningWrites(trx),
+      ...locationWrites(trx),
+      ...companyWrites(trx),
+      ...linkWrites(trx),
     }),
   };
 }

@@ -38,154 +38,190 @@ export interface VocabularyWriteRepositories {
  * Names are unique within the project (422 `name`); renames keep every value (items point at ids); a field is
  * retired, never deleted.
  */
-export function createVocabularyService(deps: {
+/** What these commands need. */
+export interface VocabularyDeps {
   repo: VocabularyRepository;
   projects: ProjectsService;
   path: WritePath<VocabularyWriteRepositories>;
   clock: Clock;
-}) {
-  const { repo, projects, clock } = deps;
-  const writeStructure = structureWrites(deps.path, projects);
-  const now = () => clock.now().toISOString();
+}
 
-  async function categoryOf(actor: Actor, id: number) {
-    const row = await repo.findCategory(id);
-    if (!row) throw notFound('The category');
-    await projects.access(actor, row.project_id).catch(() => {
-      throw notFound('The category');
-    });
-    return row;
-  }
-
-  async function fieldOf(actor: Actor, id: number) {
-    const row = await repo.findField(id);
-    if (!row) throw notFound('The field');
-    await projects.access(actor, row.project_id).catch(() => {
-      throw notFound('The field');
-    });
-    return row;
-  }
-
-  function assertUnique(rows: readonly { id: number; name: string }[], name: string, except?: number) {
-    const taken = rows.some((r) => r.id !== except && r.name.toLocaleLowerCase() === name.toLocaleLowerCase());
-    if (taken) throw validationError('name', 'is already used in this project');
-  }
-
+export function createVocabularyService(deps: VocabularyDeps) {
   return {
-    /** The project of a category or field the actor sees (404 otherwise). */
-    async projectOf(actor: Actor, kind: 'category' | 'field', id: number): Promise<number> {
-      return (kind === 'category' ? await categoryOf(actor, id) : await fieldOf(actor, id)).project_id;
-    },
-
-    /** The project's vocabulary, for anyone who sees the project (404 otherwise). */
-    async vocabularyOf(actor: Actor, projectId: number): Promise<Vocabulary> {
-      await projects.access(actor, projectId);
-      const [categories, fields] = await Promise.all([repo.categories(projectId), repo.fields(projectId)]);
-      return { categories, fields };
-    },
-
-    /** The vocabulary without an access check: for code that checked already (reports, exports). */
-    async definitions(projectId: number): Promise<Vocabulary> {
-      const [categories, fields] = await Promise.all([repo.categories(projectId), repo.fields(projectId)]);
-      return { categories, fields };
-    },
-
-    async addCategory(actor: Actor, projectId: number, name: string, buildAudit?: AuditEntryBuilder): Promise<number> {
-      const text = requiredName('name', name, MAX_VOCABULARY_NAME);
-      return writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
-        assertUnique(await vocabulary.categories(projectId), text);
-        const position = await vocabulary.nextPosition('categories', projectId);
-        const id = await vocabulary.insertCategory({ project_id: projectId, name: text, position, at: now() });
-        emit('structure.changed', { change: 'category_added', category: { id, name: text } }, {});
-        return id;
-      });
-    },
-
-    async renameCategory(actor: Actor, categoryId: number, name: string, buildAudit?: AuditEntryBuilder) {
-      const text = requiredName('name', name, MAX_VOCABULARY_NAME);
-      const { project_id: projectId } = await categoryOf(actor, categoryId);
-      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
-        const current = (await vocabulary.findCategory(categoryId))!;
-        if (current.name === text) return;
-        assertUnique(await vocabulary.categories(projectId), text, categoryId);
-        await vocabulary.rename('categories', categoryId, text, now());
-        emit('structure.changed', { change: 'category_renamed', category: { id: categoryId, name: text }, from: current.name }, {});
-      });
-      return projectId;
-    },
-
-    async addField(actor: Actor, projectId: number, input: FieldInput, buildAudit?: AuditEntryBuilder): Promise<number> {
-      const name = requiredName('name', input.name, MAX_VOCABULARY_NAME);
-      const kind = fieldKind(input.kind);
-      const options = fieldOptions(kind, input.options);
-      const required = input.required === true;
-      return writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
-        assertUnique(await vocabulary.fields(projectId), name);
-        const position = await vocabulary.nextPosition('custom_fields', projectId);
-        const id = await vocabulary.insertField({ project_id: projectId, name, kind, options, required, position, at: now() });
-        emit('structure.changed', { change: 'field_added', field: { id, name, kind, options, required } }, {});
-        return id;
-      });
-    },
-
-    async renameField(actor: Actor, fieldId: number, name: string, buildAudit?: AuditEntryBuilder) {
-      const text = requiredName('name', name, MAX_VOCABULARY_NAME);
-      const { project_id: projectId } = await fieldOf(actor, fieldId);
-      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
-        const current = (await vocabulary.findField(fieldId))!;
-        if (current.name === text) return;
-        assertUnique(await vocabulary.fields(projectId), text, fieldId);
-        await vocabulary.rename('custom_fields', fieldId, text, now());
-        emit('structure.changed', { change: 'field_renamed', field: { id: fieldId, name: text }, from: current.name }, {});
-      });
-      return projectId;
-    },
-
-    /** The project's escalation ladder (null: off), for anyone who may change its structure. */
-    async escalationOf(actor: Actor, projectId: number): Promise<EscalationLadder | null> {
-      await projects.access(actor, projectId);
-      return repo.escalation(projectId);
-    },
-
-    /**
-     * Switches the project's escalation ladder on with its days (checked: whole numbers in range, 422 beside the
-     * field) or off (null), as a structural write (the project's lock, audit, `structure.changed`).
-     */
-    async setEscalation(
-      actor: Actor,
-      projectId: number,
-      input: { everyDays?: string | number; managersAfterDays?: string | number } | null,
-      buildAudit?: AuditEntryBuilder,
-    ): Promise<number> {
-      const ladder = input === null ? null : escalationLadder(input);
-      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
-        const current = await vocabulary.escalation(projectId);
-        if (JSON.stringify(current) === JSON.stringify(ladder)) return;
-        await vocabulary.setEscalation(projectId, ladder, now());
-        emit(
-          'structure.changed',
-          {
-            change: 'escalation_changed',
-            escalation: ladder && { every_days: ladder.everyDays, managers_after_days: ladder.managersAfterDays },
-          },
-          {},
-        );
-      });
-      return projectId;
-    },
-
-    /** Retires a field (hidden from the forms, every value kept) or, `retired` false, brings it back. */
-    async retireField(actor: Actor, fieldId: number, retired: boolean, buildAudit?: AuditEntryBuilder) {
-      const { project_id: projectId } = await fieldOf(actor, fieldId);
-      await writeStructure(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
-        const current = (await vocabulary.findField(fieldId))!;
-        if ((current.retired_at !== null) === retired) return;
-        await vocabulary.setRetired(fieldId, retired, now());
-        emit('structure.changed', { change: retired ? 'field_retired' : 'field_restored', field: { id: fieldId, name: current.name } }, {});
-      });
-      return projectId;
-    },
+    projectOf: projectOf.bind(null, deps),
+    vocabularyOf: vocabularyOf.bind(null, deps),
+    definitions: definitions.bind(null, deps),
+    addCategory: addCategory.bind(null, deps),
+    renameCategory: renameCategory.bind(null, deps),
+    addField: addField.bind(null, deps),
+    renameField: renameField.bind(null, deps),
+    escalationOf: escalationOf.bind(null, deps),
+    setEscalation: setEscalation.bind(null, deps),
+    retireField: retireField.bind(null, deps),
   };
+}
+
+/** The structure write path (the `project.structure` check) over these deps. */
+function writeStructure(deps: VocabularyDeps) {
+  return structureWrites(deps.path, deps.projects);
+}
+
+/** The time of a write, as stored. */
+const now = ({ clock }: VocabularyDeps) => clock.now().toISOString();
+
+async function categoryOf(deps: VocabularyDeps, actor: Actor, id: number) {
+  const { repo, projects } = deps;
+  const row = await repo.findCategory(id);
+  if (!row) throw notFound('The category');
+  await projects.access(actor, row.project_id).catch(() => {
+    throw notFound('The category');
+  });
+  return row;
+}
+
+async function fieldOf(deps: VocabularyDeps, actor: Actor, id: number) {
+  const { repo, projects } = deps;
+  const row = await repo.findField(id);
+  if (!row) throw notFound('The field');
+  await projects.access(actor, row.project_id).catch(() => {
+    throw notFound('The field');
+  });
+  return row;
+}
+
+function assertUnique(rows: readonly { id: number; name: string }[], name: string, except?: number) {
+  const taken = rows.some((r) => r.id !== except && r.name.toLocaleLowerCase() === name.toLocaleLowerCase());
+  if (taken) throw validationError('name', 'is already used in this project');
+}
+
+/** The project of a category or field the actor sees (404 otherwise). */
+async function projectOf(deps: VocabularyDeps, actor: Actor, kind: 'category' | 'field', id: number): Promise<number> {
+  return (kind === 'category' ? await categoryOf(deps, actor, id) : await fieldOf(deps, actor, id)).project_id;
+}
+
+/** The project's vocabulary, for anyone who sees the project (404 otherwise). */
+async function vocabularyOf(deps: VocabularyDeps, actor: Actor, projectId: number): Promise<Vocabulary> {
+  const { repo, projects } = deps;
+  await projects.access(actor, projectId);
+  const [categories, fields] = await Promise.all([repo.categories(projectId), repo.fields(projectId)]);
+  return { categories, fields };
+}
+
+/** The vocabulary without an access check: for code that checked already (reports, exports). */
+async function definitions(deps: VocabularyDeps, projectId: number): Promise<Vocabulary> {
+  const { repo } = deps;
+  const [categories, fields] = await Promise.all([repo.categories(projectId), repo.fields(projectId)]);
+  return { categories, fields };
+}
+
+async function addCategory(
+  deps: VocabularyDeps,
+  actor: Actor,
+  projectId: number,
+  name: string,
+  buildAudit?: AuditEntryBuilder,
+): Promise<number> {
+  const text = requiredName('name', name, MAX_VOCABULARY_NAME);
+  return writeStructure(deps)(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+    assertUnique(await vocabulary.categories(projectId), text);
+    const position = await vocabulary.nextPosition('categories', projectId);
+    const id = await vocabulary.insertCategory({ project_id: projectId, name: text, position, at: now(deps) });
+    emit('structure.changed', { change: 'category_added', category: { id, name: text } }, {});
+    return id;
+  });
+}
+
+async function renameCategory(deps: VocabularyDeps, actor: Actor, categoryId: number, name: string, buildAudit?: AuditEntryBuilder) {
+  const text = requiredName('name', name, MAX_VOCABULARY_NAME);
+  const { project_id: projectId } = await categoryOf(deps, actor, categoryId);
+  await writeStructure(deps)(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+    const current = (await vocabulary.findCategory(categoryId))!;
+    if (current.name === text) return;
+    assertUnique(await vocabulary.categories(projectId), text, categoryId);
+    await vocabulary.rename('categories', categoryId, text, now(deps));
+    emit('structure.changed', { change: 'category_renamed', category: { id: categoryId, name: text }, from: current.name }, {});
+  });
+  return projectId;
+}
+
+async function addField(
+  deps: VocabularyDeps,
+  actor: Actor,
+  projectId: number,
+  input: FieldInput,
+  buildAudit?: AuditEntryBuilder,
+): Promise<number> {
+  const name = requiredName('name', input.name, MAX_VOCABULARY_NAME);
+  const kind = fieldKind(input.kind);
+  const options = fieldOptions(kind, input.options);
+  const required = input.required === true;
+  return writeStructure(deps)(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+    assertUnique(await vocabulary.fields(projectId), name);
+    const position = await vocabulary.nextPosition('custom_fields', projectId);
+    const id = await vocabulary.insertField({ project_id: projectId, name, kind, options, required, position, at: now(deps) });
+    emit('structure.changed', { change: 'field_added', field: { id, name, kind, options, required } }, {});
+    return id;
+  });
+}
+
+async function renameField(deps: VocabularyDeps, actor: Actor, fieldId: number, name: string, buildAudit?: AuditEntryBuilder) {
+  const text = requiredName('name', name, MAX_VOCABULARY_NAME);
+  const { project_id: projectId } = await fieldOf(deps, actor, fieldId);
+  await writeStructure(deps)(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+    const current = (await vocabulary.findField(fieldId))!;
+    if (current.name === text) return;
+    assertUnique(await vocabulary.fields(projectId), text, fieldId);
+    await vocabulary.rename('custom_fields', fieldId, text, now(deps));
+    emit('structure.changed', { change: 'field_renamed', field: { id: fieldId, name: text }, from: current.name }, {});
+  });
+  return projectId;
+}
+
+/** The project's escalation ladder (null: off), for anyone who may change its structure. */
+async function escalationOf(deps: VocabularyDeps, actor: Actor, projectId: number): Promise<EscalationLadder | null> {
+  const { repo, projects } = deps;
+  await projects.access(actor, projectId);
+  return repo.escalation(projectId);
+}
+
+/**
+ * Switches the project's escalation ladder on with its days (checked: whole numbers in range, 422 beside the
+ * field) or off (null), as a structural write (the project's lock, audit, `structure.changed`).
+ */
+async function setEscalation(
+  deps: VocabularyDeps,
+  actor: Actor,
+  projectId: number,
+  input: { everyDays?: string | number; managersAfterDays?: string | number } | null,
+  buildAudit?: AuditEntryBuilder,
+): Promise<number> {
+  const ladder = input === null ? null : escalationLadder(input);
+  await writeStructure(deps)(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+    const current = await vocabulary.escalation(projectId);
+    if (JSON.stringify(current) === JSON.stringify(ladder)) return;
+    await vocabulary.setEscalation(projectId, ladder, now(deps));
+    emit(
+      'structure.changed',
+      {
+        change: 'escalation_changed',
+        escalation: ladder && { every_days: ladder.everyDays, managers_after_days: ladder.managersAfterDays },
+      },
+      {},
+    );
+  });
+  return projectId;
+}
+
+/** Retires a field (hidden from the forms, every value kept) or, `retired` false, brings it back. */
+async function retireField(deps: VocabularyDeps, actor: Actor, fieldId: number, retired: boolean, buildAudit?: AuditEntryBuilder) {
+  const { project_id: projectId } = await fieldOf(deps, actor, fieldId);
+  await writeStructure(deps)(actor, projectId, buildAudit, async ({ vocabulary }, emit) => {
+    const current = (await vocabulary.findField(fieldId))!;
+    if ((current.retired_at !== null) === retired) return;
+    await vocabulary.setRetired(fieldId, retired, now(deps));
+    emit('structure.changed', { change: retired ? 'field_retired' : 'field_restored', field: { id: fieldId, name: current.name } }, {});
+  });
+  return projectId;
 }
 
 export type VocabularyService = ReturnType<typeof createVocabularyService>;
