@@ -3,6 +3,7 @@ import { IntlMessageFormat } from 'intl-messageformat';
 import type admin from './messages/en/admin.json';
 import type audit from './messages/en/audit.json';
 import type cli from './messages/en/cli.json';
+import type cliCommands from './messages/en/cli-commands.json';
 import type core from './messages/en/core.json';
 import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
@@ -20,6 +21,7 @@ import type web from './messages/en/web.json';
 import type worklists from './messages/en/worklists.json';
 import type emails from './messages/en/emails.json';
 import type notifications from './messages/en/notifications.json';
+import type reasons from './messages/en/reasons.json';
 import type report from './messages/en/report.json';
 import type structure from './messages/en/structure.json';
 
@@ -55,8 +57,10 @@ export type MessageKey =
   | keyof typeof vocabulary
   | keyof typeof companies
   | keyof typeof cli
+  | keyof typeof cliCommands
   | keyof typeof emails
   | keyof typeof notifications
+  | keyof typeof reasons
   | keyof typeof report
   | keyof typeof structure;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */

@@ -6,7 +6,9 @@ import type { IdempotencyScope, IdempotencyService } from '../features/idempoten
 import { hashJsonRequest } from '../features/idempotency/idempotency.service.js';
 import type { AuditService, RecordAudit } from '../features/audit/audit.service.js';
 import type { AuditEntryBuilder } from '../features/items/item-writer.js';
-import { errorPage } from './errors.js';
+import { fieldMessage } from '../i18n/reasons.js';
+import type { Language } from '../i18n/i18n.js';
+import { errorMessage, errorPage } from './errors.js';
 import { formOf } from './form.js';
 import { sessionOf } from './session.js';
 
@@ -60,6 +62,24 @@ export interface WebWrite<T> {
 /** Fills the navigation's counts of the request's session (web-plugin.ts), for a page shown in answer to a POST. */
 export type NavigationCounts = (request: FastifyRequest) => Promise<void>;
 
+/**
+ * A refusal's complaints in the page's language: each field's reason by its key, and the summary rebuilt from them
+ * when it is their list (`validationError`'s "field: reason"); another summary is said by its code where known.
+ */
+export function wordedFailure(language: Language, err: ApiError): { errors: FieldError[]; message: string } {
+  if (!err.details)
+    return {
+      errors: [{ field: '', message: errorMessage(language, err.code, err.message) }],
+      message: errorMessage(language, err.code, err.message),
+    };
+  const listed = err.details.map((d) => `${d.field}: ${d.message}`).join('; ') === err.message;
+  const errors = err.details.map((d) => ({ ...d, message: fieldMessage(language, d) }));
+  return {
+    errors,
+    message: listed ? errors.map((d) => `${d.field}: ${d.message}`).join('; ') : errorMessage(language, err.code, err.message),
+  };
+}
+
 /** The one path of every web form that changes something (STYLE.md 15). */
 export type WebWriter = <T>(request: FastifyRequest, reply: FastifyReply, w: WebWrite<T>) => Promise<FastifyReply>;
 
@@ -109,9 +129,8 @@ export function createWebWriter(deps: { idempotency: IdempotencyService; audit: 
       if (scope) await idempotency.release(scope, request.id);
       if (err instanceof ApiError && (err.status === 422 || err.status === 409 || w.refusals?.includes(err.status))) {
         if (err.headers) reply.headers(err.headers);
-        const errors = err.details ?? [{ field: '', message: err.message }];
         await navigation(request);
-        return w.rerender({ form: w.form, values: formValues(fields), errors, message: err.message }, err.status);
+        return w.rerender({ form: w.form, values: formValues(fields), ...wordedFailure(request.language, err) }, err.status);
       }
       throw err;
     }

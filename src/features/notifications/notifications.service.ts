@@ -4,7 +4,8 @@ import type { Database, EscalationStepsTable } from '../../db/tables.js';
 import { daysOverdue, escalationStep } from '../../domain/escalation.js';
 import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { formatDay, formatMoment, isLanguage, type Language, message, storedLanguage } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';
@@ -474,9 +475,9 @@ export function createNotificationsService(deps: {
     async setPreferences(userId: number, modes: Record<string, string>, recordAudit?: RecordAudit): Promise<void> {
       const current = await service.preferences(userId);
       for (const [kind, mode] of Object.entries(modes)) {
-        if (!isNotificationKind(kind)) throw validationError('kind', `unknown notification kind "${kind}"`);
+        if (!isNotificationKind(kind)) throw invalidField('kind', 'reason.notificationKind', { kind });
         if (!(DELIVERY_MODES as readonly string[]).includes(mode))
-          throw validationError(kind, `must be one of ${DELIVERY_MODES.join(', ')}`);
+          throw invalidField(kind, 'reason.mustBeOneOf', { values: DELIVERY_MODES.join(', ') });
         current[kind] = mode as DeliveryMode;
       }
       const chosen = Object.entries(current).map(([kind, mode]) => ({ kind, mode }));

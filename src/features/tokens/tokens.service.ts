@@ -6,7 +6,8 @@ import { requiredName } from '../../domain/inputs.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken, isWellFormedToken } from '../../domain/token-format.js';
 import { MAX_NAME_LENGTH, type UserRole } from '../../domain/values.js';
-import { notFound, tokenExpired, tokenInvalid, tokenRevoked, validationError } from '../../shared/errors.js';
+import { notFound, tokenExpired, tokenInvalid, tokenRevoked } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { createTokenCache } from './token-cache.js';
 import type { TokensRepository } from './tokens.repository.js';
@@ -70,9 +71,9 @@ export function parseProjectIds(stored: string | null): number[] | null {
 }
 
 function parseScopes(scopes: readonly string[]): Scope[] {
-  if (scopes.length === 0) throw validationError('scopes', 'choose at least one scope');
+  if (scopes.length === 0) throw invalidField('scopes', 'reason.chooseScope');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw validationError('scopes', `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}`);
+  if (unknown.length) throw invalidField('scopes', 'reason.unknownScope', { scopes: unknown.map((s) => `"${s}"`).join(', ') });
   return [...new Set(scopes as Scope[])];
 }
 
@@ -102,10 +103,10 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
      */
     async checkProjectLimit(userId: number, projectIds: readonly number[] | null | undefined): Promise<number[] | null> {
       if (projectIds == null) return null;
-      if (projectIds.length === 0) throw validationError('project_ids', 'choose at least one project, or none for every project');
+      if (projectIds.length === 0) throw invalidField('project_ids', 'reason.chooseProjectIds');
       const ids = [...new Set(projectIds)].sort((a, b) => a - b);
       const bad = ids.find((id) => !Number.isSafeInteger(id) || id < 1);
-      if (bad !== undefined) throw validationError('project_ids', `"${bad}" is not a project id`);
+      if (bad !== undefined) throw invalidField('project_ids', 'reason.notProjectId', { value: String(bad) });
       const user = await repo.findUser(userId);
       if (!user) throw notFound('The user');
       for (const id of ids) {
@@ -113,7 +114,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
           () => true,
           () => false,
         );
-        if (!seen) throw validationError('project_ids', `project ${id} does not exist or you cannot see it`);
+        if (!seen) throw invalidField('project_ids', 'reason.projectUnseen', { id: String(id) });
       }
       return ids;
     },
@@ -130,7 +131,7 @@ export function createTokensService(repo: TokensRepository, clock: Clock, projec
       const name = requiredName('name', input.name, MAX_NAME_LENGTH);
       const scopes = parseScopes(input.scopes);
       const now = clock.now();
-      if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
+      if (input.expiresAt && input.expiresAt <= now) throw invalidField('expires_at', 'reason.future');
       // In a caller's transaction (OAuth) the limit was checked before (checkProjectLimit reads outside it).
       const projectIds = executor ? (input.projectIds ?? null) : await service.checkProjectLimit(input.userId, input.projectIds);
       const token = generateToken();

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority } from '../../domain/values.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { companyOf, documentLinksOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
@@ -16,7 +16,8 @@ import { formPage } from '../form-page.js';
 import type { WebWrite, WebWriter } from '../web-write.js';
 
 function oneOf<T extends string>(values: readonly T[], field: string, value: string | null): T {
-  if (!(values as readonly (string | null)[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
+  if (!(values as readonly (string | null)[]).includes(value))
+    throw invalidField(field, 'reason.chooseOneOf', { values: values.join(', ') });
   return value as T;
 }
 
@@ -314,7 +315,7 @@ export async function itemPages(
         const [id, photoId] = [idParam(request), idParam(request, 'photoId')];
         await attachments.photoOfItem(user, photoId, id);
         return itemWrite(request, reply, id, `markup-${photoId}`, form, async (audit) => {
-          if (form.files.length !== 1) throw validationError('attachments[]', 'send the one marked-up picture');
+          if (form.files.length !== 1) throw invalidField('attachments[]', 'reason.markedPicture');
           const details = { ...photoDetailsOf(form.fields), markupKey: form.fields._key || undefined };
           return attachments.markUp(user, photoId, form.files[0]!, details, audit);
         });
@@ -324,6 +325,6 @@ export async function itemPages(
 }
 
 function needPhotos<T>(files: T[]): T[] {
-  if (files.length === 0) throw validationError('attachments[]', 'choose at least one photo');
+  if (files.length === 0) throw invalidField('attachments[]', 'reason.choosePhoto');
   return files;
 }

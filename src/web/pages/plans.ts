@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { idParam, parseId } from '../form.js';
 import { formPage } from '../form-page.js';
 import { languageOf } from '../layout.js';
@@ -89,7 +89,7 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
   // "Place on plan" on an item's page: the plan chosen there opens ready for the tap.
   app.get('/plans/choose', async (request, reply) => {
     const [plan, item] = [parseId(query(request).plan), parseId(query(request).item)];
-    if (plan === null || item === null) throw validationError('plan', 'choose a plan');
+    if (plan === null || item === null) throw invalidField('plan', 'reason.choosePlan');
     return reply.redirect(`/plans/${plan}?place=${item}`, 303);
   });
   app.get('/plans/:id', async (request, reply) => sheetPage.show(request, reply, idParam(request)));
@@ -107,7 +107,7 @@ export async function planPages(app: FastifyInstance, deps: PlanDeps) {
         redirect: (started) => `/projects/${target.projectId}/plans?upload=${(started as { id: number }).id}`,
         write: (audit) => {
           const file = form.files[0];
-          if (!file) throw validationError('file', 'choose a PDF or an image of the plan');
+          if (!file) throw invalidField('file', 'reason.choosePlanFile');
           return planUploads.startUpload(
             session.user,
             target.projectId,

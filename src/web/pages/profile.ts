@@ -2,6 +2,7 @@ import { type Language, type MessageKey, message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ApiError, validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseId } from '../form.js';
 import { sessionOf } from '../session.js';
@@ -267,7 +268,7 @@ export async function profilePages(app: FastifyInstance, deps: ProfileDeps) {
       entity: { type: 'webhook', id: 0 },
       write: async (_, recordAudit) => {
         const projectId = form.project === '' ? null : parseId(form.project);
-        if (projectId === null && form.project !== '') throw validationError('project', 'choose one of the offered projects');
+        if (projectId === null && form.project !== '') throw invalidField('project', 'reason.chooseOfferedProject');
         // 404: the chosen project is not one the user can see (any more): shown beside the field.
         const created = await webhooks
           .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)

@@ -2,7 +2,7 @@ import { photoDetailsOf } from '../../features/attachments/attachments.service.j
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { companyOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
@@ -100,7 +100,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     const [id, form] = [idParam(request), formOf(request)];
     return structureWrite(request, reply, id, 'new-checklist', 'checklist', (audit) => {
       const section = parseId(form.get('section'));
-      if (section === null) throw validationError('section', 'choose a section');
+      if (section === null) throw invalidField('section', 'reason.chooseSection');
       return structure.createChecklist(user, section, form.get('name') ?? '', audit, id);
     });
   });
@@ -144,9 +144,9 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
     return structureWrite(request, reply, id, 'from-template', 'from-template', (audit) => {
       const [template, checklist] = (form.get('template') ?? '').split(':');
       const templateId = parseId(template);
-      if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw validationError('template', 'choose one of the templates');
+      if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw invalidField('template', 'reason.chooseTemplate');
       const sectionId = parseId(form.get('section'));
-      if (sectionId === null) throw validationError('section', 'choose a section of this project');
+      if (sectionId === null) throw invalidField('section', 'reason.chooseProjectSection');
       return templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
     });
   });
@@ -243,7 +243,7 @@ export async function structurePages(app: FastifyInstance, deps: StructureDeps) 
           redirect: (itemId) => `/items/${itemId}?saved=created`,
           write: (audit) => {
             const checklist = parseId(fields.get('checklist'));
-            if (checklist === null) throw validationError('checklist', 'choose a checklist');
+            if (checklist === null) throw invalidField('checklist', 'reason.chooseChecklist');
             return structure.createItem(
               session.user,
               checklist,
