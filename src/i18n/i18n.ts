@@ -95,10 +95,12 @@ export function isLanguage(value: unknown): value is Language {
 
 /**
  * The language of someone who is not asking now (an email, a notification made by the worker, a report made for
- * them): the one chosen in the Profile, else English (docs/decisions.md, "Languages": no browser to ask).
+ * them): the one chosen in the Profile, else the one their browser asked for at their last sign-in
+ * (`users.browser_language`), else English (docs/decisions.md, "Languages: a user with no stored language").
  */
-export function storedLanguage(chosen: string | null | undefined): Language {
-  return isLanguage(chosen) ? chosen : 'en';
+export function storedLanguage(chosen: string | null | undefined, browser?: string | null): Language {
+  if (isLanguage(chosen)) return chosen;
+  return isLanguage(browser) ? browser : 'en';
 }
 
 /**
@@ -119,6 +121,19 @@ export function resolveLanguage(chosen: string | null | undefined, acceptLanguag
     .filter((w) => w.weight > 0)
     .sort((a, b) => b.weight - a.weight || a.index - b.index);
   return wanted.map((w) => w.language).find(isLanguage) ?? 'en';
+}
+
+/**
+ * The language a browser asks for, to remember for what is written to its user later: undefined when the header
+ * names no language at all (absent, empty, only `*`, as fetch clients send), else `resolveLanguage`'s (English for
+ * languages we do not speak).
+ */
+export function askedLanguage(acceptLanguage: string | undefined): Language | undefined {
+  const named = (acceptLanguage ?? '')
+    .slice(0, 1000)
+    .split(',')
+    .some((part) => /^\s*[a-z]{1,8}(-|;|\s*$)/i.test(part));
+  return named ? resolveLanguage(null, acceptLanguage) : undefined;
 }
 
 const formats = new Map<string, IntlMessageFormat>();

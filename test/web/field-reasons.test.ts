@@ -36,9 +36,24 @@ async function postProfile(web: WebClient, action: string, fields: Record<string
 describe('a refused form field, in the page language', () => {
   it('says the password rules in Russian and German beside their fields, numbers and plurals by the language', async () => {
     const cases = [
-      ['ru', { current_password: 'wrong password', new_password: 'second password 2', confirm_password: 'second password 2' }, 'current-password', 'это не ваш текущий пароль'],
-      ['ru', { current_password: 'first password 1', new_password: 'short', confirm_password: 'short' }, 'new-password', 'не менее 8 символов'],
-      ['de', { current_password: 'first password 1', new_password: 'second password 2', confirm_password: 'other' }, 'confirm-password', 'stimmt nicht mit dem neuen Passwort überein'],
+      [
+        'ru',
+        { current_password: 'wrong password', new_password: 'second password 2', confirm_password: 'second password 2' },
+        'current-password',
+        'это не ваш текущий пароль',
+      ],
+      [
+        'ru',
+        { current_password: 'first password 1', new_password: 'short', confirm_password: 'short' },
+        'new-password',
+        'не менее 8 символов',
+      ],
+      [
+        'de',
+        { current_password: 'first password 1', new_password: 'second password 2', confirm_password: 'other' },
+        'confirm-password',
+        'stimmt nicht mit dem neuen Passwort überein',
+      ],
     ] as const;
     for (const [language, fields, id, reason] of cases) {
       const web = await freshUser(`reasons-${language}-${id}@punchlist.test`, language);

@@ -190,7 +190,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
   const users = byIds(db, (db, ids) =>
     db
       .selectFrom('users')
-      .select(['id', 'name', 'email', 'role', 'active', 'time_zone', 'language'])
+      .select(['id', 'name', 'email', 'role', 'active', 'time_zone', 'language', 'browser_language'])
       .where('id', 'in', ids as number[]),
   );
 
@@ -373,6 +373,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         'u.role',
         'u.time_zone',
         'u.language',
+        'u.browser_language',
       ] as const;
       const [participants, managers] = await Promise.all([
         overdue
@@ -429,7 +430,17 @@ export function createNotificationsRepository(db: Kysely<Database>) {
         .selectFrom('items as i')
         .innerJoin('item_participants as p', 'p.item_id', 'i.id')
         .innerJoin('users as u', 'u.id', 'p.user_id')
-        .select(['i.id as item_id', 'i.project_id', 'i.text', 'i.deadline', 'u.id as user_id', 'u.role', 'u.time_zone', 'u.language'])
+        .select([
+          'i.id as item_id',
+          'i.project_id',
+          'i.text',
+          'i.deadline',
+          'u.id as user_id',
+          'u.role',
+          'u.time_zone',
+          'u.language',
+          'u.browser_language',
+        ])
         .where('i.deadline', '>=', from)
         .where('i.deadline', '<=', to)
         .where('i.status', '!=', 'done')
@@ -442,7 +453,7 @@ export function createNotificationsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('api_tokens as t')
         .innerJoin('users as u', 'u.id', 't.user_id')
-        .select(['t.id', 't.user_id', 't.name', 't.expires_at', 'u.time_zone', 'u.language'])
+        .select(['t.id', 't.user_id', 't.name', 't.expires_at', 'u.time_zone', 'u.language', 'u.browser_language'])
         .where('t.revoked_at', 'is', null)
         .where('t.expires_at', '>', now)
         .where('t.expires_at', '<=', until)

@@ -6,7 +6,7 @@ import { type Actor, can } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
 import { notFound } from '../../shared/errors.js';
 import { invalidField } from '../../i18n/reasons.js';
-import { formatDay, formatMoment, isLanguage, type Language, message, storedLanguage } from '../../i18n/i18n.js';
+import { formatDay, formatMoment, type Language, message, storedLanguage } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { ConsumedEvent } from '../events/outbox-consumer.js';
 import type { ItemsService } from '../items/items.service.js';
@@ -196,7 +196,7 @@ export function createNotificationsService(deps: {
       const id = `${c.item_id} ${c.deadline} ${step.step} ${c.user_id}`;
       // A participant who also manages the project is told once, as a participant.
       if (told.has(id) || (due.has(id) && c.manager)) continue;
-      const language = isLanguage(c.language) ? c.language : 'en';
+      const language = storedLanguage(c.language, c.browser_language);
       const values = { item: excerpt(c.text, 120), days, deadline: c.deadline! };
       due.set(id, {
         role: c.role as UserRole,
@@ -293,7 +293,7 @@ export function createNotificationsService(deps: {
       const [, modeOf, visible] = await Promise.all([
         repo.users(userIds).then((rows) => {
           for (const u of rows) {
-            languages.set(u.id, storedLanguage(u.language));
+            languages.set(u.id, storedLanguage(u.language, u.browser_language));
             if (!accounts.has(u.id)) accounts.set(u.id, u as Recipient);
           }
         }),
@@ -340,7 +340,7 @@ export function createNotificationsService(deps: {
       tokenId?: number | null;
     }) {
       const [modeOf, [user]] = await Promise.all([deliveries([input.userId]), repo.users([input.userId])]);
-      const { text, subject } = input.words(storedLanguage(user?.language));
+      const { text, subject } = input.words(storedLanguage(user?.language, user?.browser_language));
       await insert([
         {
           user_id: input.userId,
@@ -373,7 +373,7 @@ export function createNotificationsService(deps: {
         const kind: NotificationKind | null =
           c.deadline === addDays(local, 1) ? 'deadline_tomorrow' : c.deadline! < local ? 'deadline_overdue' : null;
         if (!kind) continue;
-        const language = storedLanguage(c.language);
+        const language = storedLanguage(c.language, c.browser_language);
         const item = quoted(language, excerpt(c.text, 120));
         const deadline = formatDay(language, c.deadline!);
         reminders.push({
@@ -396,7 +396,7 @@ export function createNotificationsService(deps: {
       const tokens = await repo.expiringTokens(now.toISOString(), new Date(now.getTime() + 7 * DAY_MS).toISOString());
       const notices: NewNotification[] = tokens.map((t) => {
         const oneDay = Date.parse(t.expires_at!) - now.getTime() <= DAY_MS;
-        const language = storedLanguage(t.language);
+        const language = storedLanguage(t.language, t.browser_language);
         const token = quoted(language, excerpt(t.name, 100));
         return {
           user_id: t.user_id,

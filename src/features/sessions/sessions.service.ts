@@ -151,6 +151,8 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
       ip: string;
       replacing?: string;
       browserTimeZone?: string;
+      /** The language the browser asks for (`Accept-Language` resolved), when it asks: remembered for emails. */
+      browserLanguage?: Language;
     }): Promise<SignInResult> {
       const email = input.email.trim().toLowerCase().slice(0, 320);
       const accountKey = `account:${email}`;
@@ -178,6 +180,9 @@ export function createSessionsService(repo: SessionsRepository, clock: Clock) {
       if (browserZone) {
         await repo.setTimeZoneIfUnset(user.id, browserZone, now.toISOString());
         timeZone = browserZone;
+      }
+      if (input.browserLanguage && input.browserLanguage !== user.browser_language) {
+        await repo.setBrowserLanguage(user.id, input.browserLanguage);
       }
       return { ok: true, ...(await openSession({ ...user, time_zone: timeZone }, now)) };
     },

@@ -8,7 +8,7 @@ import { formOf } from '../form.js';
 import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import type { WebWriter } from '../web-write.js';
-import { message } from '../../i18n/i18n.js';
+import { askedLanguage, message } from '../../i18n/i18n.js';
 
 /**
  * Only a path of this site may follow sign-in (no open redirect). Browsers drop tabs and line breaks from
@@ -76,6 +76,8 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
           email,
           password: form.get('password') ?? '',
           browserTimeZone: form.get('time_zone') ?? undefined,
+          // The browser's own language, not the session's choice: what the user reads when nothing is chosen.
+          browserLanguage: askedLanguage(request.headers['accept-language']),
           ip: request.ip,
           replacing: request.cookies[sessionCookieName(config.baseUrl)],
         });
