@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { askedLanguage, storedLanguage } from '../../src/i18n/i18n.js';
 import { ITEM_EMAIL_WINDOW_MS } from '../../src/features/notifications/notifications.repository.js';
 import { createTestClock } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp.js';
+import { useMailingServer } from '../helpers/smtp.js';
 import { USERS } from '../helpers/workspace.js';
 import { WebClient } from './web-client.js';
 
@@ -14,32 +13,21 @@ import { WebClient } from './web-client.js';
  * the browser of the moment.
  */
 const clock = createTestClock('2030-05-10T09:00:00Z');
-let smtp: SmtpReceiver;
-let server: TestServer;
+const mailing = useMailingServer(clock);
 const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
-const drain = () => server.ctx.notificationWorker.drainNow();
-
-beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  server = await startTestServer({ clock, env: { SMTP_URL: smtp.url, MAIL_FROM: 'Punchlist <noreply@punchlist.test>' } });
-  await drain();
-});
-afterAll(async () => {
-  await server.close();
-  await smtp.stop();
-});
+const drain = () => mailing.drain();
 
 const languagesOf = (id: number) =>
-  server.ctx.db.kysely.selectFrom('users').select(['language', 'browser_language']).where('id', '=', id).executeTakeFirstOrThrow();
+  mailing.server.ctx.db.kysely.selectFrom('users').select(['language', 'browser_language']).where('id', '=', id).executeTakeFirstOrThrow();
 
 async function signIn(user: keyof typeof USERS, acceptLanguage?: string) {
-  const web = new WebClient(server.url, acceptLanguage === undefined ? {} : { 'accept-language': acceptLanguage });
+  const web = new WebClient(mailing.server.url, acceptLanguage === undefined ? {} : { 'accept-language': acceptLanguage });
   expect((await web.signIn(user)).status).toBe(303);
   return web;
 }
 
 async function latestText(user: keyof typeof USERS): Promise<string> {
-  const [latest] = await server.ctx.notifications.list(USERS[user], 1);
+  const [latest] = await mailing.server.ctx.notifications.list(USERS[user], 1);
   return latest!.text;
 }
 
@@ -62,30 +50,30 @@ describe("the browser's language, remembered at sign-in", () => {
     await signIn('executor');
     expect((await languagesOf(USERS.executor)).browser_language).toBe('ru');
 
-    server.ctx.notificationWorker.start();
-    await server.ctx.comments.addComment(manager, 1001, { text: 'Краска сырая' });
+    mailing.server.ctx.notificationWorker.start();
+    await mailing.server.ctx.comments.addComment(manager, 1001, { text: 'Краска сырая' });
     await drain();
     expect(await latestText('executor')).toBe('Manager прокомментировал(а) пункт «Item 1001»: Краска сырая');
     clock.advance(ITEM_EMAIL_WINDOW_MS);
-    const [email] = await smtp.waitFor('executor@punchlist.test', 1, 15_000);
+    const [email] = await mailing.smtp.waitFor('executor@punchlist.test', 1, 15_000);
     expect(email!.parsed.subject).toBe('Punchlist: «Item 1001»');
     expect(email!.parsed.text).toContain('Вы получили это письмо согласно своим настройкам уведомлений');
 
     // The Profile's choice wins over the browser's.
-    await server.ctx.db.kysely.updateTable('users').set({ language: 'de' }).where('id', '=', USERS.executor).execute();
-    await server.ctx.comments.addComment(manager, 1001, { text: 'Zweite Schicht' });
+    await mailing.server.ctx.db.kysely.updateTable('users').set({ language: 'de' }).where('id', '=', USERS.executor).execute();
+    await mailing.server.ctx.comments.addComment(manager, 1001, { text: 'Zweite Schicht' });
     await drain();
     expect(await latestText('executor')).not.toMatch(/прокомментировал|commented/);
 
     // Back to "As my browser asks", and a browser asking for a language we do not speak: English, remembered.
-    await server.ctx.db.kysely.updateTable('users').set({ language: null }).where('id', '=', USERS.executor).execute();
+    await mailing.server.ctx.db.kysely.updateTable('users').set({ language: null }).where('id', '=', USERS.executor).execute();
     const web = await signIn('executor', 'fr-FR, tlh;q=0.5');
     expect(await languagesOf(USERS.executor)).toEqual({ language: null, browser_language: 'en' });
-    await server.ctx.comments.addComment(manager, 1001, { text: 'Third coat' });
+    await mailing.server.ctx.comments.addComment(manager, 1001, { text: 'Third coat' });
     await drain();
     expect(await latestText('executor')).toBe('Manager commented on “Item 1001”: Third coat');
     // The pages still follow the browser of the moment, not the remembered one.
     expect((await web.get('/projects')).text).toMatch(/<html lang="en">/);
-    expect((await new WebClient(server.url, { 'accept-language': 'de' }).get('/login')).text).toMatch(/<html lang="de">/);
+    expect((await new WebClient(mailing.server.url, { 'accept-language': 'de' }).get('/login')).text).toMatch(/<html lang="de">/);
   });
 });
