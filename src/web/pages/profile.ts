@@ -66,7 +66,7 @@ async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOp
 /** The projects a token may be limited to: those the user sees, archived ones too (read-only, still readable). */
 export async function tokenProjects(deps: Pick<AppContext, 'projects'>, actor: Actor) {
   const { projects } = await deps.projects.listProjects(actor, { archived: 'all', limit: 500, offset: 0 });
-  return projects.map((p) => ({ id: p.id, name: p.archived ? `${p.name} (archived)` : p.name }));
+  return projects.map((p) => ({ id: p.id, name: p.name, archived: Boolean(p.archived) }));
 }
 
 type ProfileOptions = Omit<
