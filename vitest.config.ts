@@ -20,6 +20,8 @@ const DIALECT_TESTS = [
   'test/web/dashboard.test.ts',
   'test/web/languages.test.ts',
   'test/web/languages-browser.test.ts',
+  'test/web/field-reasons.test.ts',
+  'test/web/browser-language.test.ts',
   'test/web/vocabulary-forms.test.ts',
   'test/web/vocabulary-roles.test.ts',
   'test/web/notifications.test.ts',

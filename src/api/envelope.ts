@@ -188,7 +188,12 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError
     .type('application/json; charset=utf-8')
     .send({
       ok: false,
-      error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+      error: {
+        code: error.code,
+        message: error.message,
+        // v1's details are the field and its English reason; the message key (`reason`) is the web's alone.
+        ...(error.details ? { details: error.details.map(({ field, message }) => ({ field, message })) } : {}),
+      },
       meta: meta(request),
     });
 }

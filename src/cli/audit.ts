@@ -1,7 +1,8 @@
 import { message } from '../i18n/i18n.js';
 import { AUDIT_RECORD_FIELDS } from '../db/tables.js';
 import type { AuditRecord } from '../features/audit/audit.service.js';
-import { type Command, parseCommand, parseInstant, positiveInteger, usageError } from './args.js';
+import { type Command, parseCommand, parseInstant, positiveInteger, usageWords } from './args.js';
+import { cliTranslator } from './language.js';
 import { userByEmail, withContext } from './open-context.js';
 import { formatTable, longTime, printJson, printLine, writeStdout } from './output.js';
 
@@ -34,7 +35,7 @@ export const auditCommand: Command = {
       json: { type: 'boolean' },
       ndjson: { type: 'boolean' },
     });
-    if (values.json && values.ndjson) throw usageError('--json and --ndjson exclude each other (see punchlist audit --help)');
+    if (values.json && values.ndjson) throw usageWords('cli.audit.exclusive');
     const tokenId = values.token === undefined ? undefined : positiveInteger('--token', values.token);
     const since = values.since === undefined ? undefined : parseInstant('--since', values.since);
     const limit =
@@ -50,11 +51,13 @@ export const auditCommand: Command = {
     });
     if (records === null) return;
     if (values.json) return printJson(io, records.map(publicRecord));
-    if (records.length === 0) return printLine(io, 'no audit records');
+    const t = cliTranslator(io);
+    if (records.length === 0) return printLine(io, t('cli.none.audit'));
+    const headers = ['at', 'status', 'method', 'path', 'error', 'token', 'user', 'ms', 'entity', 'ip', 'requestId'] as const;
     printLine(
       io,
       formatTable(
-        ['AT', 'STATUS', 'METHOD', 'PATH', 'ERROR', 'TOKEN', 'USER', 'MS', 'ENTITY', 'IP', 'REQUEST ID'],
+        headers.map((h) => t(`cli.table.${h}`)),
         records.map((r) => [
           longTime(r.at),
           String(r.status),

@@ -1,7 +1,8 @@
-import { message } from '../i18n/i18n.js';
+import { message, type Translate } from '../i18n/i18n.js';
 import { resolve } from 'node:path';
 import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
 import type { CliIo } from './io.js';
+import { cliTranslator } from './language.js';
 import { progressLine } from './output.js';
 
 type BackupService = typeof import('../features/backup/backup.service.js');
@@ -21,10 +22,11 @@ async function runOnDir(
     dir: string,
     progress: (line: string) => void,
   ) => Promise<Manifest>,
-  summary: (manifest: Manifest, dir: string) => string,
+  summary: (manifest: Manifest, dir: string, t: Translate) => string,
 ) {
   const { positionals } = parseCommand(command.name, argv, {}, 1);
-  const dir = requiredPositional(command.name, 'DIR', positionals);
+  const t = cliTranslator(io);
+  const dir = requiredPositional(command.name, t('cli.backup.missingDir'), positionals);
   const [service, { loadConfig }] = await Promise.all([import('../features/backup/backup.service.js'), import('../shared/config.js')]);
   const started = performance.now();
   const progress = progressLine(io, `${command.name}: `);
@@ -34,7 +36,9 @@ async function runOnDir(
   } catch (err) {
     throw err instanceof service.BackupError ? new CliError(err.message) : err;
   }
-  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s: ${summary(manifest, dir)}`, true);
+  // The service's own progress lines and refusals (features/backup) stay its English; the CLI's summary is the operator's.
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  progress(t('cli.backup.done', { seconds, summary: summary(manifest, dir, t) }), true);
 }
 
 export const backupCommand: Command = {
@@ -46,8 +50,14 @@ export const backupCommand: Command = {
       argv,
       io,
       (service, config, dir, progress) => service.takeBackup(config, dir, progress),
-      (m, dir) =>
-        `${dir} (database ${m.database.bytes} bytes, ${m.storage.blobs} blobs, ${m.storage.bytes} bytes; snapshot at ${m.snapshot_at})`,
+      (m, dir, t) =>
+        t('cli.backup.summary', {
+          dir,
+          bytes: String(m.database.bytes),
+          blobs: String(m.storage.blobs),
+          storageBytes: String(m.storage.bytes),
+          at: m.snapshot_at,
+        }),
     );
   },
 };
@@ -61,7 +71,7 @@ export const restoreCommand: Command = {
       argv,
       io,
       (service, config, dir, progress) => service.restoreBackup(config, dir, progress),
-      (m) => `the data as of ${m.snapshot_at} (${m.storage.blobs} blobs)`,
+      (m, _dir, t) => t('cli.restore.summary', { at: m.snapshot_at, blobs: String(m.storage.blobs) }),
     );
   },
 };

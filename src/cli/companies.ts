@@ -1,25 +1,23 @@
+import { message } from '../i18n/i18n.js';
 import { type Command, parseCommand } from './args.js';
+import { cliTranslator } from './language.js';
 import { withContext } from './open-context.js';
 import { formatTable, printJson, printLine } from './output.js';
 
 export const companiesListCommand: Command = {
   name: 'companies list',
-  usage: `Usage: punchlist companies list [--json]
-
-Lists the workspace's companies (docs/design.md §20), retired ones too.
-
-Options:
-  --json             print an array of {id, name, trade, retired} instead of a table`,
+  usage: (language) => message(language, 'cli.companies.usage', { fields: '{id, name, trade, retired}' }),
   async run(argv, io) {
     const { values } = parseCommand(this.name, argv, { json: { type: 'boolean' } });
     const companies = await withContext(io, (ctx) => ctx.companies.listCompanies());
     if (values.json) return printJson(io, companies);
-    if (companies.length === 0) return printLine(io, 'no companies');
+    const t = cliTranslator(io);
+    if (companies.length === 0) return printLine(io, t('cli.none.companies'));
     printLine(
       io,
       formatTable(
-        ['ID', 'NAME', 'TRADE', 'STATE'],
-        companies.map((c) => [String(c.id), c.name, c.trade, c.retired ? 'retired' : 'active']),
+        [t('cli.table.id'), t('cli.table.name'), t('cli.table.trade'), t('cli.table.state')],
+        companies.map((c) => [String(c.id), c.name, c.trade, t(c.retired ? 'cli.value.retired' : 'cli.value.active')]),
       ),
     );
   },

@@ -2,9 +2,10 @@ import { message } from '../i18n/i18n.js';
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { type Command, CliError, parseCommand } from './args.js';
+import { type Command, cliError, parseCommand } from './args.js';
+import { cliTranslator } from './language.js';
 import { withContext } from './open-context.js';
-import { writeStdout } from './output.js';
+import { countsText, writeStdout } from './output.js';
 
 /** Output is gathered into pieces of about this size: one write per entity would be one system call each. */
 const BUFFER_BYTES = 64 * 1024;
@@ -47,7 +48,7 @@ export const exportCommand: Command = {
       try {
         handle = await open(partial, 'wx', 0o600);
       } catch (err) {
-        throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
+        throw cliError({ key: 'cli.export.unwritable', values: { file: file ?? '-', reason: (err as Error).message } });
       }
     }
     const fileHandle = handle;
@@ -67,8 +68,8 @@ export const exportCommand: Command = {
         return result;
       });
       if (!values.quiet) {
-        const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
-        io.stderr.write(`exported ${counts.join(', ')} to ${file ?? 'stdout'}\n`);
+        const t = cliTranslator(io);
+        io.stderr.write(`${t('cli.export.done', { counts: countsText(t, summary), file: file ?? t('cli.export.stdout') })}\n`);
       }
     } finally {
       await handle?.close().catch(() => {});

@@ -1,14 +1,16 @@
 import { message } from '../i18n/i18n.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type Command, CliError, parseCommand, requiredPositional } from './args.js';
+import type { MessageKey } from '../i18n/i18n.js';
+import { type Command, cliError, parseCommand, requiredPositional } from './args.js';
+import { cliTranslator } from './language.js';
 import { withContext } from './open-context.js';
-import { printJson, printLine } from './output.js';
+import { countsText, printJson, printLine } from './output.js';
 
-const READ_ERRORS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
+const READ_ERRORS: Record<string, MessageKey> = {
+  ENOENT: 'cli.import.noFile',
+  EISDIR: 'cli.import.directory',
+  EACCES: 'cli.import.denied',
 };
 
 export const importCommand: Command = {
@@ -16,19 +18,21 @@ export const importCommand: Command = {
   usage: (language) => message(language, 'cli.import.usage'),
   async run(argv, io) {
     const { values, positionals } = parseCommand(this.name, argv, { json: { type: 'boolean' } }, 1);
-    const file = requiredPositional(this.name, 'fixture file (FILE.json)', positionals);
+    const t = cliTranslator(io);
+    const file = requiredPositional(this.name, t('cli.import.missingFile'), positionals);
     let text: string;
     try {
       text = await readFile(resolve(io.cwd, file), 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
-      throw new CliError(`cannot read ${file}: ${READ_ERRORS[code] ?? (err as Error).message}`);
+      const known = Object.hasOwn(READ_ERRORS, code) ? READ_ERRORS[code] : undefined;
+      throw cliError({ key: 'cli.import.unreadable', values: { file, reason: known ? t(known) : (err as Error).message } });
     }
     let fixture: unknown;
     try {
       fixture = JSON.parse(text);
     } catch (err) {
-      throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`);
+      throw cliError({ key: 'cli.import.notJson', values: { file, reason: (err as Error).message } });
     }
     const { importFixture } = await import('../features/fixtures/import.service.js');
     const summary = await withContext(io, async (ctx) => {
@@ -38,7 +42,6 @@ export const importCommand: Command = {
       return counts;
     });
     if (values.json) return printJson(io, summary);
-    const counts = Object.entries(summary).map(([kind, count]) => `${count} ${kind}`);
-    printLine(io, `imported ${file}: ${counts.join(', ')}`);
+    printLine(io, t('cli.import.done', { file, counts: countsText(t, summary) }));
   },
 };

@@ -1,5 +1,6 @@
 import { message } from '../i18n/i18n.js';
-import { type Command, CliError, parseCommand, required } from './args.js';
+import { type Command, cliError, parseCommand, required } from './args.js';
+import { cliTranslator } from './language.js';
 
 export const mcpCommand: Command = {
   name: 'mcp',
@@ -10,11 +11,8 @@ export const mcpCommand: Command = {
       url: { type: 'string' },
       'read-only': { type: 'boolean' },
     });
-    const token = required(
-      this.name,
-      'token (or the PUNCHLIST_TOKEN environment variable)',
-      values.token ?? (io.env.PUNCHLIST_TOKEN || undefined),
-    );
+    const t = cliTranslator(io);
+    const token = required(this.name, t('cli.mcp.missingToken'), values.token ?? (io.env.PUNCHLIST_TOKEN || undefined));
     // Loaded here: the other commands do not pay for the MCP SDK.
     const [
       { loadConfig },
@@ -29,7 +27,7 @@ export const mcpCommand: Command = {
     ]);
     // Only BASE_URL/HOST/PORT matter here; a placeholder secret keeps loadConfig from creating ./data/session-secret.
     const baseUrl = values.url ?? loadConfig({ ...io.env, SESSION_SECRET: io.env.SESSION_SECRET || 'unused-by-mcp' }).baseUrl;
-    if (!/^https?:\/\//.test(baseUrl)) throw new CliError(`--url must be an http(s) URL, got "${baseUrl}"`);
+    if (!/^https?:\/\//.test(baseUrl)) throw cliError({ key: 'cli.mcp.url', values: { url: baseUrl } });
     const client = createPunchlistClient({
       baseUrl,
       token,
@@ -46,17 +44,17 @@ export const mcpCommand: Command = {
       // tools the token cannot use (docs/design.md §9); probing each operation would spend the token's quota and
       // fill the audit log with refusals. So the command refuses to start.
       if (err.code === 'scope_missing') {
-        throw new CliError(
-          `the token lacks the scope "auth:me", which punchlist mcp needs to read the token's scopes at start; use a token with auth:me`,
-        );
+        throw cliError({ key: 'cli.mcp.needsMe' });
       }
-      if (err.status === 401) throw new CliError(`the token was refused by ${baseUrl}: ${err.code} (${err.message})`);
-      throw new CliError(`cannot use ${baseUrl}: ${err.code} (${err.message})`);
+      // The server's own message stays as it came (its language is the server's business).
+      const values = { url: baseUrl, code: err.code, reason: err.message };
+      if (err.status === 401) throw cliError({ key: 'cli.mcp.refused', values });
+      throw cliError({ key: 'cli.mcp.cannotUse', values });
     }
 
     const server = createMcpServer({ client, scopes, readOnly: values['read-only'] === true });
     // The MCP protocol runs on the process's own stdin and stdout: this command stays bound to the process.
     await server.connect(new StdioServerTransport());
-    io.stderr.write(`punchlist mcp: serving ${scopes.length} scope(s) of ${baseUrl} on stdio${values['read-only'] ? ', read-only' : ''}\n`);
+    io.stderr.write(`${t(values['read-only'] ? 'cli.mcp.servingReadOnly' : 'cli.mcp.serving', { count: scopes.length, url: baseUrl })}\n`);
   },
 };

@@ -11,11 +11,11 @@ const LISTED = 500;
 export const notificationsListCommand = userListCommand({
   name: 'notifications list',
   usage: (language) => message(language, 'cli.notifications.list.usage', { limit: String(LISTED), fields: `{${FIELDS.join(', ')}}` }),
-  things: 'notifications',
+  none: 'cli.none.notifications',
   load: (ctx, user) => ctx.notifications.list(user.id, LISTED),
   json: FIELDS,
   table: {
-    headers: ['ID', 'AT', 'KIND', 'ITEM', 'READ', 'EMAILED', 'TEXT'],
+    headers: ['cli.table.id', 'cli.table.at', 'cli.table.kind', 'cli.table.item', 'cli.table.read', 'cli.table.emailed', 'cli.table.text'],
     row: (n) => [
       String(n.id),
       shortTime(n.at),

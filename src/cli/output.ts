@@ -1,3 +1,4 @@
+import type { Translate } from '../i18n/i18n.js';
 import type { CliIo } from './io.js';
 
 /** What the commands print (to the command's io): machine-readable JSON or aligned tables for people. */
@@ -15,6 +16,13 @@ export function writeStdout(io: CliIo, text: string): Promise<void> {
 
 export function printLine(io: CliIo, line: string): void {
   io.stdout.write(line + '\n');
+}
+
+/** An import's or export's counts (`3 projects, 12 items`): the kinds are the fixture's keys, as the file names them. */
+export function countsText(t: Translate, counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .map(([kind, count]) => t('cli.count', { count, kind }))
+    .join(', ');
 }
 
 /** Width in terminal columns, counting code points (good enough for Latin and Cyrillic text). */

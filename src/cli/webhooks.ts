@@ -1,9 +1,11 @@
-import { message } from '../i18n/i18n.js';
+import { type Language, message } from '../i18n/i18n.js';
+import { fieldMessage } from '../i18n/reasons.js';
 import type { Actor } from '../domain/policy.js';
 import { EVENT_TYPES, type UserRole } from '../domain/values.js';
 import type { User } from '../db/tables.js';
 import { ApiError } from '../shared/errors.js';
-import { type Command, CliError, parseCommand, positiveInteger, required, requiredPositional, usageError } from './args.js';
+import { type Command, cliError, parseCommand, positiveInteger, required, requiredPositional, usageWords } from './args.js';
+import { cliLanguage, cliTranslator } from './language.js';
 import { userByEmail, withContext } from './open-context.js';
 import { userListCommand } from './user-list.js';
 import { printJson, printLine, shortTime } from './output.js';
@@ -21,11 +23,12 @@ function eventTypeLines(): string {
 }
 
 /** The service's refusal of the URL, said in the command's terms: `--url X: <reason>`. */
-function refusedUrl(err: unknown, url: string): unknown {
+function refusedUrl(err: unknown, url: string, language: Language): unknown {
   if (!(err instanceof ApiError) || err.status !== 422 || err.details?.[0]?.field !== 'url') return err;
-  const reason = err.details[0].message;
-  const hint = /private/.test(reason) ? ' (allowed only when the environment has WEBHOOK_ALLOW_PRIVATE=1)' : '';
-  return new CliError(`--url ${url}: ${reason}${hint}`);
+  const detail = err.details[0];
+  const reason = fieldMessage(language, detail);
+  const hinted = detail.reason?.key === 'reason.url.private' ? message(language, 'cli.webhooks.privateHint', { reason }) : reason;
+  return cliError({ key: 'cli.webhooks.refusedUrl', values: { url, reason: hinted } });
 }
 
 export const webhooksCreateCommand: Command = {
@@ -49,15 +52,15 @@ export const webhooksCreateCommand: Command = {
         .filter(Boolean);
       const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
       if (unknown.length) {
-        throw usageError(`unknown event type ${unknown.map((e) => `"${e}"`).join(', ')} (known types: ${EVENT_TYPES.join(', ')})`);
+        throw usageWords('cli.webhooks.unknownEvents', { types: unknown.map((e) => `"${e}"`).join(', '), known: EVENT_TYPES.join(', ') });
       }
-      if (events.length === 0) throw usageError('--events must name at least one event type (leave it out for every type)');
+      if (events.length === 0) throw usageWords('cli.webhooks.noEvents');
     }
     const projectId = values.project === undefined ? null : positiveInteger('--project', values.project);
     const created = await withContext(io, async (ctx) => {
       const user = await userByEmail(ctx, email);
       return ctx.webhooks.create(actorOf(user), { url, events, projectId }).catch((err: unknown) => {
-        throw refusedUrl(err, url);
+        throw refusedUrl(err, url, cliLanguage(io.env));
       });
     });
     if (values.json) return printJson(io, { id: created.id, secret: created.secret });
@@ -68,17 +71,20 @@ export const webhooksCreateCommand: Command = {
 export const webhooksListCommand = userListCommand({
   name: 'webhooks list',
   usage: (language) => message(language, 'cli.webhooks.list.usage', { fields: '{id, url, events, project_id, state, created_at}' }),
-  things: 'webhooks',
+  none: 'cli.none.webhooks',
   load: (ctx, user) => ctx.webhooks.list(actorOf(user)),
   json: ['id', 'url', 'events', 'project_id', 'state', 'created_at'],
   table: {
-    headers: ['ID', 'STATE', 'CREATED', 'PROJECT', 'EVENTS', 'URL'],
-    row: (w) => [
+    headers: ['cli.table.id', 'cli.table.state', 'cli.table.created', 'cli.table.project', 'cli.table.events', 'cli.table.url'],
+    // The reason is stored text (an operator's, the sender's): shown as written, inside the language's words.
+    row: (w, t) => [
       String(w.id),
-      w.state === 'disabled' ? `disabled (${w.disabled_reason ?? 'no reason given'})` : w.state,
+      w.state === 'disabled'
+        ? t('cli.value.disabledBecause', { reason: w.disabled_reason ?? t('cli.value.noReason') })
+        : t('cli.value.active'),
       shortTime(w.created_at),
-      w.project_id === null ? 'all' : String(w.project_id),
-      w.events === null ? 'all' : w.events.join(','),
+      w.project_id === null ? t('cli.value.all') : String(w.project_id),
+      w.events === null ? t('cli.value.all') : w.events.join(','),
       w.url,
     ],
   },
@@ -88,9 +94,10 @@ export const webhooksDisableCommand: Command = {
   name: 'webhooks disable',
   usage: (language) => message(language, 'cli.webhooks.disable.usage', { reason: OPERATOR_REASON }),
   async run(argv, io) {
+    const t = cliTranslator(io);
     const { positionals } = parseCommand(this.name, argv, {}, 1);
-    const id = positiveInteger('the webhook ID', requiredPositional(this.name, 'webhook ID', positionals));
+    const id = positiveInteger(t('cli.webhooks.label'), requiredPositional(this.name, t('cli.webhooks.missing'), positionals));
     await withContext(io, (ctx) => ctx.webhooks.disable(null, id, { reason: OPERATOR_REASON }));
-    printLine(io, `disabled webhook ${id}`);
+    printLine(io, t('cli.webhooks.disabled', { id: String(id) }));
   },
 };

@@ -16,6 +16,8 @@ export interface UsersTable {
   time_zone: string | null;
   /** The interface's language (src/i18n, migration 025); null: the browser's. */
   language: string | null;
+  /** The language the browser asked for at the last sign-in (migration 028): the written word's while `language` is null. */
+  browser_language: string | null;
   /** The person's company (migration 020); null: none. */
   company_id: number | null;
   created_at: string;

@@ -1,4 +1,4 @@
-import { validationError } from '../shared/errors.js';
+import { invalidField } from '../i18n/reasons.js';
 
 /**
  * The escalation ladder of a project (docs/design.md §21): while an item stays overdue and open, its participants
@@ -19,9 +19,9 @@ export const MAX_MANAGERS_AFTER_DAYS = 365;
 /** A whole number of days from a form or the CLI, within [1, max] (422 beside `key` otherwise). */
 function wholeDays(key: string, value: string | number | undefined, max: number): number {
   const text = String(value ?? '').trim();
-  if (!/^\d{1,4}$/.test(text)) throw validationError(key, `must be a whole number of days from 1 to ${max}`);
+  if (!/^\d{1,4}$/.test(text)) throw invalidField(key, 'reason.days', { max });
   const days = Number(text);
-  if (days < 1 || days > max) throw validationError(key, `must be a whole number of days from 1 to ${max}`);
+  if (days < 1 || days > max) throw invalidField(key, 'reason.days', { max });
   return days;
 }
 

@@ -1,4 +1,5 @@
-import { validationError } from '../shared/errors.js';
+import { message } from '../i18n/i18n.js';
+import { invalidField } from '../i18n/reasons.js';
 import { isCalendarDate, LINK_KINDS, type LinkKind, MAX_LINK_TITLE_LENGTH, MAX_LINKS, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from './values.js';
 
 /**
@@ -32,17 +33,17 @@ function storableText(value: string): boolean {
 /** Comment and answer text: stored trimmed, 1 to 20 000 characters (code points). */
 export function normalizeText(value: string, field = 'text'): string {
   const text = value.trim();
-  if (!text) throw validationError(field, 'must not be empty');
-  if (codePoints(text) > MAX_TEXT_LENGTH) throw validationError(field, `must be at most ${MAX_TEXT_LENGTH} characters`);
-  if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  if (!text) throw invalidField(field, 'reason.notEmpty');
+  if (codePoints(text) > MAX_TEXT_LENGTH) throw invalidField(field, 'reason.atMost', { max: MAX_TEXT_LENGTH });
+  if (!storableText(text)) throw invalidField(field, 'reason.unstorable');
   return text;
 }
 
 /** A trimmed name of 1 to `max` characters (code points), or a 422 naming the field. */
 export function requiredText(field: string, value: string | undefined, max: number): string {
   const text = (value ?? '').trim();
-  if (!text || codePoints(text) > max) throw validationError(field, `must be 1 to ${max} characters`);
-  if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  if (!text || codePoints(text) > max) throw invalidField(field, 'reason.length', { max });
+  if (!storableText(text)) throw invalidField(field, 'reason.unstorable');
   return text;
 }
 
@@ -56,10 +57,15 @@ const NOT_IN_A_NAME = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 
 /** Why `value` cannot be a name (the refusal's message, naming the first character), or null when it can. */
 export function nameProblem(value: string): string | null {
+  const reason = nameReason(value);
+  return reason && message('en', reason.key, reason.values);
+}
+
+/** `nameProblem` as a message key and its arguments (a 422's reason, said in the page's language). */
+export function nameReason(value: string): { key: 'reason.nameControl'; values: { code: string } } | null {
   const found = NOT_IN_A_NAME.exec(value)?.[0];
   if (found === undefined) return null;
-  const code = `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  return `must not contain control characters or text-direction overrides (found ${code})`;
+  return { key: 'reason.nameControl', values: { code: `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` } };
 }
 
 /**
@@ -69,16 +75,16 @@ export function nameProblem(value: string): string | null {
  */
 export function requiredName(field: string, value: string | undefined, max = MAX_NAME_LENGTH): string {
   const text = requiredText(field, value, max);
-  const problem = nameProblem(text);
-  if (problem) throw validationError(field, problem);
+  const problem = nameReason(text);
+  if (problem) throw invalidField(field, problem.key, problem.values);
   return text;
 }
 
 /** A trimmed optional text of at most `max` characters (code points). */
 export function optionalText(field: string, value: string | undefined, max: number): string {
   const text = (value ?? '').trim();
-  if (codePoints(text) > max) throw validationError(field, `must be at most ${max} characters`);
-  if (!storableText(text)) throw validationError(field, 'contains characters that cannot be stored');
+  if (codePoints(text) > max) throw invalidField(field, 'reason.atMost', { max });
+  if (!storableText(text)) throw invalidField(field, 'reason.unstorable');
   return text;
 }
 
@@ -90,7 +96,7 @@ export function optionalText(field: string, value: string | undefined, max: numb
 export function normalizeDeadline(value: string | null | undefined, field = 'deadline'): string | null {
   const deadline = value?.trim() ?? '';
   if (deadline === '') return null;
-  if (!isCalendarDate(deadline)) throw validationError(field, 'must be a real date written YYYY-MM-DD, or empty to clear it');
+  if (!isCalendarDate(deadline)) throw invalidField(field, 'reason.deadlineDate');
   return deadline;
 }
 
@@ -111,7 +117,7 @@ export function earliestToday(now: Date): string {
 export function assertDeadlineAhead(deadline: string | null, kept: string | null, now: Date, field = 'deadline'): void {
   if (deadline === null || deadline === kept) return;
   const today = earliestToday(now);
-  if (deadline < today) throw validationError(field, `must be today or later (${today} or after)`);
+  if (deadline < today) throw invalidField(field, 'reason.todayOrLater', { today });
 }
 
 /** A deadline from a web form: the date's rule, then the forms' one; `required` (rework) refuses an empty one. */
@@ -121,7 +127,7 @@ export function formDeadline(
 ): string | null {
   const field = options.field ?? 'deadline';
   const deadline = normalizeDeadline(value, field);
-  if (deadline === null && options.required) throw validationError(field, 'give a date written YYYY-MM-DD');
+  if (deadline === null && options.required) throw invalidField(field, 'reason.giveDate');
   assertDeadlineAhead(deadline, options.kept ?? null, options.now, field);
   return deadline;
 }
@@ -133,12 +139,12 @@ function normalizeUrl(value: string, field: string): string {
   try {
     url = new URL(trimmed);
   } catch {
-    throw validationError(field, 'must be an absolute http or https URL');
+    throw invalidField(field, 'reason.absoluteUrl');
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-    throw validationError(field, 'must be an absolute http or https URL');
+    throw invalidField(field, 'reason.absoluteUrl');
   }
-  if (url.href.length > MAX_URL_LENGTH) throw validationError(field, `must be at most ${MAX_URL_LENGTH} characters`);
+  if (url.href.length > MAX_URL_LENGTH) throw invalidField(field, 'reason.atMost', { max: MAX_URL_LENGTH });
   return url.href;
 }
 
@@ -147,25 +153,25 @@ function normalizeUrl(value: string, field: string): string {
  * refused by its position (`document_links[2].url`); `kind` defaults to `document`.
  */
 export function normalizeDocumentLinks(links: readonly DocumentLinkInput[], field = 'document_links'): NewDocumentLink[] {
-  if (links.length > MAX_LINKS) throw validationError(field, `must hold at most ${MAX_LINKS} links`);
+  if (links.length > MAX_LINKS) throw invalidField(field, 'reason.atMostLinks', { max: MAX_LINKS });
   return links.map((link, i) => {
     const at = `${field}[${i}]`;
     const kind = link.kind ?? 'document';
     if (!(LINK_KINDS as readonly string[]).includes(kind)) {
-      throw validationError(`${at}.kind`, `must be one of ${LINK_KINDS.join(', ')}`);
+      throw invalidField(`${at}.kind`, 'reason.mustBeOneOf', { values: LINK_KINDS.join(', ') });
     }
     const title = link.title.trim();
-    if (!title) throw validationError(`${at}.title`, 'must not be empty');
+    if (!title) throw invalidField(`${at}.title`, 'reason.notEmpty');
     if (codePoints(title) > MAX_LINK_TITLE_LENGTH) {
-      throw validationError(`${at}.title`, `must be at most ${MAX_LINK_TITLE_LENGTH} characters`);
+      throw invalidField(`${at}.title`, 'reason.atMost', { max: MAX_LINK_TITLE_LENGTH });
     }
-    if (!storableText(title)) throw validationError(`${at}.title`, 'contains characters that cannot be stored');
+    if (!storableText(title)) throw invalidField(`${at}.title`, 'reason.unstorable');
     return { kind: kind as LinkKind, title, url: normalizeUrl(link.url, `${at}.url`) };
   });
 }
 
 /** "Move up" or "Move down" of a section, checklist or item: -1 or 1, else 422 on `direction`. */
 export function moveDirection(value: string): -1 | 1 {
-  if (value !== 'up' && value !== 'down') throw validationError('direction', 'must be up or down');
+  if (value !== 'up' && value !== 'down') throw invalidField('direction', 'reason.upOrDown');
   return value === 'up' ? -1 : 1;
 }

@@ -1,6 +1,6 @@
 import { PRIORITIES, type Priority } from './values.js';
 import { FIELD_KINDS, type FieldKind, fieldOptions, typedValue } from './vocabulary.js';
-import { validationError } from '../shared/errors.js';
+import { invalidField } from '../i18n/reasons.js';
 
 /**
  * A template's JSON document (docs/design.md §21, docs/cli.md "Templates"): a project's shape without states,
@@ -44,29 +44,29 @@ export interface TemplateBody {
 type Json = Record<string, unknown>;
 
 function objectAt(value: unknown, path: string, keys: readonly string[]): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw validationError(path || 'template', 'must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidField(path || 'template', 'reason.object');
   for (const key of Object.keys(value)) {
-    if (!keys.includes(key)) throw validationError(path ? `${path}.${key}` : key, 'is not a key of the template format');
+    if (!keys.includes(key)) throw invalidField(path ? `${path}.${key}` : key, 'reason.notTemplateKey');
   }
   return value as Json;
 }
 
 function stringAt(value: unknown, path: string, options: { required?: boolean; empty?: boolean } = {}): string {
   if (value === undefined && !options.required) return '';
-  if (typeof value !== 'string') throw validationError(path, 'must be a string');
-  if (!options.empty && value.trim() === '') throw validationError(path, 'must not be empty');
+  if (typeof value !== 'string') throw invalidField(path, 'reason.string');
+  if (!options.empty && value.trim() === '') throw invalidField(path, 'reason.notEmpty');
   return value.trim();
 }
 
 function arrayAt(value: unknown, path: string): unknown[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw validationError(path, 'must be a list');
+  if (!Array.isArray(value)) throw invalidField(path, 'reason.list');
   return value;
 }
 
 function uniqueName(seen: Set<string>, name: string, path: string) {
   const key = name.toLocaleLowerCase();
-  if (seen.has(key)) throw validationError(path, `"${name}" is named twice`);
+  if (seen.has(key)) throw invalidField(path, 'reason.namedTwice', { name });
   seen.add(key);
 }
 
@@ -89,15 +89,14 @@ export function parseTemplate(input: unknown): TemplateBody {
     const fieldName = stringAt(field.name, `${path}.name`, { required: true });
     uniqueName(seenFields, fieldName, `${path}.name`);
     if (!(FIELD_KINDS as readonly unknown[]).includes(field.kind))
-      throw validationError(`${path}.kind`, `choose one of ${FIELD_KINDS.join(', ')}`);
+      throw invalidField(`${path}.kind`, 'reason.chooseOneOf', { values: FIELD_KINDS.join(', ') });
     const kind = field.kind as FieldKind;
     const options = fieldOptions(
       kind,
       arrayAt(field.options, `${path}.options`).map((o, n) => stringAt(o, `${path}.options[${n}]`)),
       `${path}.options`,
     );
-    if (field.required !== undefined && typeof field.required !== 'boolean')
-      throw validationError(`${path}.required`, 'must be true or false');
+    if (field.required !== undefined && typeof field.required !== 'boolean') throw invalidField(`${path}.required`, 'reason.boolean');
     fields.push({ name: fieldName, kind, options, required: field.required === true });
   });
   const sections = arrayAt(root.sections, 'sections').map((s, si) => {
@@ -118,13 +117,13 @@ function parseItem(value: unknown, path: string, categories: readonly string[], 
   const item = objectAt(value, path, ['text', 'description', 'priority', 'requires_answer', 'category', 'fields']);
   const priority = item.priority ?? 'medium';
   if (!(PRIORITIES as readonly unknown[]).includes(priority))
-    throw validationError(`${path}.priority`, `choose one of ${PRIORITIES.join(', ')}`);
+    throw invalidField(`${path}.priority`, 'reason.chooseOneOf', { values: PRIORITIES.join(', ') });
   if (item.requires_answer !== undefined && typeof item.requires_answer !== 'boolean') {
-    throw validationError(`${path}.requires_answer`, 'must be true or false');
+    throw invalidField(`${path}.requires_answer`, 'reason.boolean');
   }
   const category = item.category === undefined || item.category === null ? null : stringAt(item.category, `${path}.category`);
   if (category !== null && !categories.includes(category))
-    throw validationError(`${path}.category`, `"${category}" is not one of the template's categories`);
+    throw invalidField(`${path}.category`, 'reason.notTemplateCategory', { category });
   const values: Record<string, string> = {};
   const given =
     item.fields === undefined

@@ -1,5 +1,6 @@
-import { validationError } from '../shared/errors.js';
-import { nameProblem } from './inputs.js';
+import type { MessageKey, MessageValues } from '../i18n/i18n.js';
+import { invalidField } from '../i18n/reasons.js';
+import { nameReason } from './inputs.js';
 import { isCalendarDate } from './values.js';
 
 /**
@@ -34,7 +35,8 @@ export interface TypedValue {
 export const NO_VALUE: TypedValue = { text_value: null, number_value: null, date_value: null, option_value: null };
 
 export function fieldKind(value: string | undefined, key = 'kind'): FieldKind {
-  if (!(FIELD_KINDS as readonly string[]).includes(value ?? '')) throw validationError(key, `choose one of ${FIELD_KINDS.join(', ')}`);
+  if (!(FIELD_KINDS as readonly string[]).includes(value ?? ''))
+    throw invalidField(key, 'reason.chooseOneOf', { values: FIELD_KINDS.join(', ') });
   return value as FieldKind;
 }
 
@@ -43,15 +45,15 @@ export function fieldOptions(kind: FieldKind, lines: string | readonly string[] 
   const given = typeof lines === 'string' ? lines.split(/\r?\n/) : [...(lines ?? [])];
   const options = [...new Set(given.map((o) => o.trim()).filter((o) => o !== ''))];
   if (kind !== 'choice') {
-    if (options.length) throw validationError(key, 'only a choice field has options');
+    if (options.length) throw invalidField(key, 'reason.onlyChoiceOptions');
     return [];
   }
-  if (options.length === 0) throw validationError(key, 'give the options of the choice, one per line');
-  if (options.length > MAX_OPTIONS) throw validationError(key, `at most ${MAX_OPTIONS} options`);
+  if (options.length === 0) throw invalidField(key, 'reason.giveOptions');
+  if (options.length > MAX_OPTIONS) throw invalidField(key, 'reason.atMostOptions', { max: MAX_OPTIONS });
   for (const option of options) {
-    if ([...option].length > MAX_OPTION_LENGTH) throw validationError(key, `an option has at most ${MAX_OPTION_LENGTH} characters`);
-    const problem = nameProblem(option);
-    if (problem) throw validationError(key, problem);
+    if ([...option].length > MAX_OPTION_LENGTH) throw invalidField(key, 'reason.optionLength', { max: MAX_OPTION_LENGTH });
+    const problem = nameReason(option);
+    if (problem) throw invalidField(key, problem.key, problem.values);
   }
   return options;
 }
@@ -68,23 +70,24 @@ const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 export function typedValue(field: FieldRule, raw: string, key = fieldKey(field.id)): TypedValue {
   const text = raw.trim();
   if (text === '') return NO_VALUE;
-  const refuse = (message: string) => validationError(key, `${field.name}: ${message}`);
+  // The field's name is user content: an argument of the reason, never part of its source.
+  const refuse = (reason: MessageKey, values?: MessageValues) => invalidField(key, reason, { name: field.name, ...values });
   switch (field.kind) {
     case 'text': {
-      if ([...text].length > MAX_FIELD_TEXT_LENGTH) throw refuse(`must be at most ${MAX_FIELD_TEXT_LENGTH} characters`);
-      if (text.includes('\u0000') || /\p{Cs}/u.test(text)) throw refuse('contains characters that cannot be stored');
+      if ([...text].length > MAX_FIELD_TEXT_LENGTH) throw refuse('reason.field.atMost', { max: MAX_FIELD_TEXT_LENGTH });
+      if (text.includes('\u0000') || /\p{Cs}/u.test(text)) throw refuse('reason.field.unstorable');
       return { ...NO_VALUE, text_value: text };
     }
     case 'number': {
       const number = Number(text);
-      if (!NUMBER.test(text) || !Number.isFinite(number)) throw refuse('must be a number, such as 1250 or 12.5');
+      if (!NUMBER.test(text) || !Number.isFinite(number)) throw refuse('reason.field.number');
       return { ...NO_VALUE, number_value: number };
     }
     case 'date':
-      if (!isCalendarDate(text)) throw refuse('must be a real date written YYYY-MM-DD');
+      if (!isCalendarDate(text)) throw refuse('reason.field.date');
       return { ...NO_VALUE, date_value: text };
     case 'choice':
-      if (!field.options.includes(text)) throw refuse(`choose one of ${field.options.join(', ')}`);
+      if (!field.options.includes(text)) throw refuse('reason.field.choice', { values: field.options.join(', ') });
       return { ...NO_VALUE, option_value: text };
   }
 }
@@ -99,7 +102,7 @@ export function valueText(value: TypedValue): string | null {
 
 /** A required field left empty (on create, or cleared later): 422 beside it. */
 export function assertRequired(field: FieldRule, value: TypedValue, key = fieldKey(field.id)) {
-  if (field.required && valueText(value) === null) throw validationError(key, `${field.name}: is required`);
+  if (field.required && valueText(value) === null) throw invalidField(key, 'reason.field.required', { name: field.name });
 }
 
 /** An item's field values by the field's name, in the order given (the fields'), for the card, tree and reports. */

@@ -1,3 +1,4 @@
+import { invalidField } from '../i18n/reasons.js';
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
@@ -65,10 +66,9 @@ export async function readUploadForm(
     for await (const part of request.parts()) {
       if (part.type === 'field') {
         // A file part whose name the parser could not read arrives as a field: refused, never dropped.
-        if (fileFields.has(part.fieldname))
-          throw validationError(part.fieldname, `must be ${options.fileFields ? '' : 'image '}files with a readable file name`);
-        if (typeof part.value !== 'string') throw validationError(part.fieldname, 'must be a text field');
-        if (part.valueTruncated) throw validationError(part.fieldname, 'is too long');
+        if (fileFields.has(part.fieldname)) throw invalidField(part.fieldname, options.fileFields ? 'reason.files' : 'reason.imageFiles');
+        if (typeof part.value !== 'string') throw invalidField(part.fieldname, 'reason.textField');
+        if (part.valueTruncated) throw invalidField(part.fieldname, 'reason.tooLong');
         if (!knownField(schema, part.fieldname)) throw unknownFields([part.fieldname]);
         fields[part.fieldname] = part.value;
         entries.push([part.fieldname, part.value]);
@@ -92,8 +92,8 @@ export async function readUploadForm(
     await cleanup();
     if (err instanceof ApiError) throw err;
     const code = (err as { code?: string }).code;
-    if (code === 'FST_FILES_LIMIT') throw validationError('attachments[]', `at most ${UPLOAD_LIMITS.maxFiles} files per request`);
-    throw validationError('body', 'is not a well-formed multipart/form-data upload');
+    if (code === 'FST_FILES_LIMIT') throw invalidField('attachments[]', 'reason.atMostFiles', { max: UPLOAD_LIMITS.maxFiles });
+    throw invalidField('body', 'reason.multipart');
   }
   try {
     checkFields(fields, files, schema, options.filesRequired ?? true);
@@ -118,10 +118,10 @@ function checkFields(fields: Record<string, string>, files: IncomingImage[], sch
     const value = fields[name];
     const { pattern, errorMessage } = property as { pattern?: string; errorMessage?: string };
     if (value === undefined) {
-      if (schema?.required?.includes(name)) throw validationError(name, 'is required');
+      if (schema?.required?.includes(name)) throw invalidField(name, 'reason.required');
     } else if (pattern && !new RegExp(pattern).test(value)) {
       throw validationError(name, errorMessage ?? 'is invalid');
     }
   }
-  if (filesRequired && files.length === 0) throw validationError('attachments[]', 'at least one image file is required');
+  if (filesRequired && files.length === 0) throw invalidField('attachments[]', 'reason.photoRequired');
 }

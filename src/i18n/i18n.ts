@@ -3,6 +3,7 @@ import { IntlMessageFormat } from 'intl-messageformat';
 import type admin from './messages/en/admin.json';
 import type audit from './messages/en/audit.json';
 import type cli from './messages/en/cli.json';
+import type cliCommands from './messages/en/cli-commands.json';
 import type core from './messages/en/core.json';
 import type companies from './messages/en/companies.json';
 import type dashboard from './messages/en/dashboard.json';
@@ -20,6 +21,7 @@ import type web from './messages/en/web.json';
 import type worklists from './messages/en/worklists.json';
 import type emails from './messages/en/emails.json';
 import type notifications from './messages/en/notifications.json';
+import type reasons from './messages/en/reasons.json';
 import type report from './messages/en/report.json';
 import type structure from './messages/en/structure.json';
 
@@ -55,8 +57,10 @@ export type MessageKey =
   | keyof typeof vocabulary
   | keyof typeof companies
   | keyof typeof cli
+  | keyof typeof cliCommands
   | keyof typeof emails
   | keyof typeof notifications
+  | keyof typeof reasons
   | keyof typeof report
   | keyof typeof structure;
 /** A message's arguments: numbers (plurals, counts) and strings (names, user content: never parsed as a message). */
@@ -91,10 +95,12 @@ export function isLanguage(value: unknown): value is Language {
 
 /**
  * The language of someone who is not asking now (an email, a notification made by the worker, a report made for
- * them): the one chosen in the Profile, else English (docs/decisions.md, "Languages": no browser to ask).
+ * them): the one chosen in the Profile, else the one their browser asked for at their last sign-in
+ * (`users.browser_language`), else English (docs/decisions.md, "Languages: a user with no stored language").
  */
-export function storedLanguage(chosen: string | null | undefined): Language {
-  return isLanguage(chosen) ? chosen : 'en';
+export function storedLanguage(chosen: string | null | undefined, browser?: string | null): Language {
+  if (isLanguage(chosen)) return chosen;
+  return isLanguage(browser) ? browser : 'en';
 }
 
 /**
@@ -115,6 +121,19 @@ export function resolveLanguage(chosen: string | null | undefined, acceptLanguag
     .filter((w) => w.weight > 0)
     .sort((a, b) => b.weight - a.weight || a.index - b.index);
   return wanted.map((w) => w.language).find(isLanguage) ?? 'en';
+}
+
+/**
+ * The language a browser asks for, to remember for what is written to its user later: undefined when the header
+ * names no language at all (absent, empty, only `*`, as fetch clients send), else `resolveLanguage`'s (English for
+ * languages we do not speak).
+ */
+export function askedLanguage(acceptLanguage: string | undefined): Language | undefined {
+  const named = (acceptLanguage ?? '')
+    .slice(0, 1000)
+    .split(',')
+    .some((part) => /^\s*[a-z]{1,8}(-|;|\s*$)/i.test(part));
+  return named ? resolveLanguage(null, acceptLanguage) : undefined;
 }
 
 const formats = new Map<string, IntlMessageFormat>();

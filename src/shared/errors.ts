@@ -26,9 +26,20 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Why a field was refused, as a message key and its arguments (src/i18n/messages/<language>/reasons.json): the web
+ * says it in the page's language. v1, the MCP tools and the CLI keep `message`, its English (the envelope never sends
+ * `reason`).
+ */
+export interface FieldReason {
+  key: string;
+  values?: Record<string, string | number>;
+}
+
 export interface FieldError {
   field: string;
   message: string;
+  reason?: FieldReason;
 }
 
 export class ApiError extends Error {
@@ -73,8 +84,8 @@ export const rateLimited = (quota: { limit: number; windowSeconds: number; reset
   );
 export const conflict = (code: string, message: string) => new ApiError(409, code, message);
 
-export function validationError(field: string, message: string): ApiError {
-  return new ApiError(422, 'validation_error', `${field}: ${message}`, [{ field, message }]);
+export function validationError(field: string, message: string, reason?: FieldReason): ApiError {
+  return new ApiError(422, 'validation_error', `${field}: ${message}`, [{ field, message, ...(reason ? { reason } : {}) }]);
 }
 
 /** A body field, form field or query parameter the operation does not define (docs/design.md §6): never ignored. */

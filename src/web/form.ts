@@ -73,8 +73,8 @@ export function documentLinksOf(get: (name: string) => string | null | undefined
   } catch (err) {
     if (!(err instanceof ApiError) || !err.details) throw err;
     const details = err.details.map((d) => ({
+      ...d,
       field: d.field.replace(/^document_links\[(\d+)\]\.(\w+)$/, (_, i: string, prop: string) => `link-${rows[Number(i)]!.row}-${prop}`),
-      message: d.message,
     }));
     throw new ApiError(422, 'validation_error', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
   }

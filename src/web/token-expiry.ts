@@ -1,6 +1,6 @@
 import { READ_ONLY_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isCalendarDate } from '../domain/values.js';
-import { validationError } from '../shared/errors.js';
+import { invalidField } from '../i18n/reasons.js';
 
 /** Expiry choices (docs/design.md §4): days from now, a date (valid through the end of that day, UTC), or none. */
 export const EXPIRY_CHOICES = [
@@ -16,13 +16,13 @@ export const DEFAULT_EXPIRY = '30d';
 
 export function expiryFrom(choice: string, date: string, now: Date): Date | null {
   const preset = EXPIRY_CHOICES.find((c) => c.value === choice);
-  if (!preset) throw validationError('expiry', 'choose one of the offered expiries');
+  if (!preset) throw invalidField('expiry', 'reason.expiryChoice');
   if (preset.days !== null) return new Date(now.getTime() + preset.days * 86_400_000);
   if (choice === 'never') return null;
-  if (!isCalendarDate(date)) throw validationError('expiry date', 'choose the last day the token is valid (YYYY-MM-DD)');
+  if (!isCalendarDate(date)) throw invalidField('expiry date', 'reason.expiryDate');
   const end = new Date(`${date}T00:00:00.000Z`);
   end.setUTCDate(end.getUTCDate() + 1);
-  if (end <= now) throw validationError('expiry date', 'must be today or later');
+  if (end <= now) throw invalidField('expiry date', 'reason.todayOrLaterPlain');
   return end;
 }
 
@@ -51,9 +51,9 @@ export function projectChoiceOf(form: URLSearchParams): ProjectChoice {
 /** The limit a choice asks for: null for every project; the chosen ids (the service checks each one). */
 export function projectLimitOf(choice: ProjectChoice): number[] | null {
   if (choice.projects === 'all') return null;
-  if (choice.projectIds.length === 0) throw validationError('projects', 'tick at least one project, or choose “All my projects”');
+  if (choice.projectIds.length === 0) throw invalidField('projects', 'reason.tickProject');
   return choice.projectIds.map((value) => {
-    if (!/^[1-9][0-9]{0,15}$/.test(value)) throw validationError('projects', 'choose among the offered projects');
+    if (!/^[1-9][0-9]{0,15}$/.test(value)) throw invalidField('projects', 'reason.offeredProject');
     return Number(value);
   });
 }

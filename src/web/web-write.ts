@@ -7,9 +7,29 @@ import { hashJsonRequest } from '../features/idempotency/idempotency.service.js'
 import { finishKey, reserveKey, webKeyScope } from '../http/idempotency.js';
 import type { AuditService, RecordAudit } from '../features/audit/audit.service.js';
 import type { AuditEntryBuilder } from '../features/write-path/write-path.js';
-import { errorPage } from './errors.js';
+import { fieldMessage } from '../i18n/reasons.js';
+import type { Language } from '../i18n/i18n.js';
+import { errorMessage, errorPage } from './errors.js';
 import { formOf } from './form.js';
 import { sessionOf } from './session.js';
+
+/**
+ * A refusal's complaints in the page's language: each field's reason by its key, and the summary rebuilt from them
+ * when it is their list (`validationError`'s "field: reason"); another summary is said by its code where known.
+ */
+export function wordedFailure(language: Language, err: ApiError): { errors: FieldError[]; message: string } {
+  if (!err.details)
+    return {
+      errors: [{ field: '', message: errorMessage(language, err.code, err.message) }],
+      message: errorMessage(language, err.code, err.message),
+    };
+  const listed = err.details.map((d) => `${d.field}: ${d.message}`).join('; ') === err.message;
+  const errors = err.details.map((d) => ({ ...d, message: fieldMessage(language, d) }));
+  return {
+    errors,
+    message: listed ? errors.map((d) => `${d.field}: ${d.message}`).join('; ') : errorMessage(language, err.code, err.message),
+  };
+}
 
 /** A form that failed validation: shown again with what the user typed and the message beside the field. */
 export interface FormFailure {
@@ -107,9 +127,8 @@ export function createWebWriter(deps: { idempotency: IdempotencyService; audit: 
       await finishKey(idempotency, request, null);
       if (err instanceof ApiError && (err.status === 422 || err.status === 409 || w.refusals?.includes(err.status))) {
         if (err.headers) reply.headers(err.headers);
-        const errors = err.details ?? [{ field: '', message: err.message }];
         await navigation(request);
-        return w.rerender({ form: w.form, values: formValues(fields), errors, message: err.message }, err.status);
+        return w.rerender({ form: w.form, values: formValues(fields), ...wordedFailure(request.language, err) }, err.status);
       }
       throw err;
     }

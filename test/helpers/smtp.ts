@@ -1,6 +1,9 @@
 import { type AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll } from 'vitest';
+import type { Clock } from '../../src/shared/clock.js';
+import { startTestServer, type TestServer } from './server.js';
 
 export interface ReceivedMail {
   to: string;
@@ -99,3 +102,22 @@ export async function startSmtpReceiver(options: { refused?: string[] } = {}) {
 }
 
 export type SmtpReceiver = Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+/**
+ * A test file's server whose emails go to a real SMTP receiver: both started before the file's tests (the outbox
+ * drained once), stopped after. Read `server` and `smtp` inside tests (they are set by then).
+ */
+export function useMailingServer(clock: Clock) {
+  const mailing = {} as { server: TestServer; smtp: SmtpReceiver; drain: () => Promise<void> };
+  beforeAll(async () => {
+    mailing.smtp = await startSmtpReceiver();
+    mailing.server = await startTestServer({ clock, env: { SMTP_URL: mailing.smtp.url, MAIL_FROM: 'Punchlist <noreply@punchlist.test>' } });
+    mailing.drain = () => mailing.server.ctx.notificationWorker.drainNow();
+    await mailing.drain();
+  });
+  afterAll(async () => {
+    await mailing.server?.close();
+    await mailing.smtp?.stop();
+  });
+  return mailing;
+}

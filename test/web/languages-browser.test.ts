@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/domain/scopes.js';
+import { EVENT_TYPES } from '../../src/domain/values.js';
 import { launchChromiumIfInstalled, requireBrowser } from '../helpers/chromium.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp.js';
@@ -98,7 +101,7 @@ async function userContent(): Promise<string[]> {
  * What a person sees or hears of the page, user content cut out: its title, its text, and the words of its attributes
  * (the labels a phone's table cells show through CSS, accessible names, placeholders, alternative texts).
  */
-async function interfaceText(page: Page, scope: string): Promise<string> {
+async function interfaceText(page: Page, scope: string, codes: readonly string[] = []): Promise<string> {
   const seen = await page.evaluate(
     (scope) =>
       [...document.querySelectorAll(scope)].flatMap((region) => [
@@ -112,14 +115,18 @@ async function interfaceText(page: Page, scope: string): Promise<string> {
   let text = `${await page.title()}\n${seen.join('\n')}`;
   // Time zones are named by their IANA identifiers (Europe/Moscow), in every language: data, not words.
   const zones = await page.locator('[data-browser-time-zone] option[value]:not([value=""])').allInnerTexts();
-  for (const content of [...(await userContent()), ...zones].sort((a, b) => b.length - a.length)) text = text.split(content).join(' ');
+  for (const content of [...(await userContent()), ...zones, ...codes].sort((a, b) => b.length - a.length))
+    text = text.split(content).join(' ');
   return text;
 }
 
-/** `scope`: the parts of the page checked for English (the whole body, but on the Profile its account blocks). */
-async function check(page: Page, where: string, problems: string[], scope = 'body') {
+/**
+ * `scope`: the parts of the page checked for English (the whole body, but on the Profile its account blocks);
+ * `codes`: what is Latin in every language by design (scope and event type codes, URLs, a client's name), cut out.
+ */
+async function check(page: Page, where: string, problems: string[], scope = 'body', codes: readonly string[] = []) {
   expect(await page.getAttribute('html', 'lang'), where).toBe('ru');
-  const text = await interfaceText(page, scope);
+  const text = await interfaceText(page, scope, codes);
   const english = ENGLISH.filter((word) => new RegExp(`(?<![A-Za-z])${word}(?![A-Za-z])`).test(text));
   if (english.length) problems.push(`${where}: English message words ${english.join(', ')}`);
   const latin = [...new Set(text.match(/[A-Za-z][A-Za-z'’]{3,}/g) ?? [])].filter((w) => !NAMES.has(w));
@@ -253,7 +260,7 @@ describe('a Russian foreman’s day on a phone', () => {
     await page.goto(server.url + '/notifications');
     await check(page, '/notifications', problems);
 
-    // The Profile's account blocks (its API tokens', webhooks' and applications' blocks, for integrators, are English yet).
+    // The Profile's account blocks (its integrators' blocks: the next test).
     await page.goto(server.url + '/profile');
     const account = [
       'header',
@@ -308,6 +315,87 @@ describe('a Russian foreman’s day on a phone', () => {
     await check(page, '/admin/projects/1', problems);
     await page.goto(server.url + '/admin/companies');
     await check(page, '/admin/companies', problems, 'header, main > h1, thead, form');
+    expect(problems, problems.join('\n')).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the OAuth consent page and the Profile’s tokens, webhooks and applications in Russian; codes stay Latin', async () => {
+    await server.ctx.db.kysely.updateTable('users').set({ language: 'ru' }).where('id', '=', USERS.manager).execute();
+    const redirect = 'http://127.0.0.1:9/callback';
+    const registered = await server.call('/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Smeta Agent', redirect_uris: [redirect] }),
+    });
+    const verifier = 'v'.repeat(64);
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: registered.body.client_id as string,
+      redirect_uri: redirect,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      scope: 'auth:me items:read',
+    });
+    // A stored endpoint (the service refuses loopback receivers; what is shown is the point here).
+    await server.ctx.db.kysely
+      .insertInto('webhook_endpoints')
+      .values({
+        user_id: USERS.manager,
+        url: 'http://127.0.0.1:9/hook',
+        event_types: null,
+        project_id: null,
+        secret: 'whsec_test',
+        state: 'active',
+        disabled_reason: null,
+        cursor: 0,
+        failing_since: null,
+        next_attempt_at: null,
+        lease_until: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    // Latin by design: scope and event type codes, addresses, the client's name (user content of another kind).
+    const codes = [
+      ...SCOPES,
+      ...EVENT_TYPES,
+      'Smeta Agent',
+      'http://127.0.0.1:9/hook',
+      redirect,
+      'http://',
+      '127.0.0.1:9',
+      'requires_answer',
+      'POST',
+      'Standard Webhooks',
+      // "http(s)" in the webhook URL's help: the scheme's name.
+      'http',
+    ];
+
+    const context = await requireBrowser(browser).newContext(PHONE);
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    const problems: string[] = [];
+    await page.goto(`${server.url}/oauth/authorize?${query}`);
+    await page.getByLabel('Электронная почта').fill('manager@punchlist.test');
+    await page.getByLabel('Пароль').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Войти' }).click();
+    await page.waitForURL('**/oauth/authorize?**');
+    expect(await page.getByTestId('oauth-client-name').innerText()).toBe('Smeta Agent');
+    await check(page, '/oauth/authorize', problems, 'body', codes);
+    // Allowing sends the browser to the client's callback (nobody listens there: the request is enough).
+    const [callback] = await Promise.all([
+      page.waitForRequest((r) => r.url().startsWith(redirect)),
+      page.locator('button[name="decision"][value="allow"]').click(),
+    ]);
+    expect(new URL(callback.url()).searchParams.get('code')).toBeTruthy();
+
+    // The Profile's integrators' blocks: the application's token and grant, the webhook (a new tab: the first one
+    // is still failing to reach the callback).
+    const profile = await context.newPage();
+    await profile.goto(server.url + '/profile');
+    // Each block holds its form of a new one (a token, a webhook) and the list of the user's.
+    const blocks = ['tokens-title', 'webhooks-title'].map((id) => `section[aria-labelledby="${id}"]`);
+    expect(await profile.locator(blocks.join(', ')).count()).toBe(2);
+    await check(profile, '/profile (integrations)', problems, blocks.join(', '), codes);
     expect(problems, problems.join('\n')).toEqual([]);
     await context.close();
   });

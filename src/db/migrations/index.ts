@@ -23,6 +23,7 @@ import * as m022 from './022-photo-markup.js';
 import * as m025 from './025-languages.js';
 import * as m026 from './026-direct-emails.js';
 import * as m027 from './027-escalation.js';
+import * as m028 from './028-browser-language.js';
 
 /** Every migration, in order. Frozen once landed: a change is a new numbered file. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '025-languages': m025,
   '026-direct-emails': m026,
   '027-escalation': m027,
+  '028-browser-language': m028,
 };

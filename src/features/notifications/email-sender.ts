@@ -63,7 +63,12 @@ export function createEmailSender(
       return;
     }
     const digest = email.key.startsWith('digest:');
-    await attempt(email, user.email, () => renderEmail(user.email, visible, deps.baseUrl, digest, storedLanguage(user.language)), false);
+    await attempt(
+      email,
+      user.email,
+      () => renderEmail(user.email, visible, deps.baseUrl, digest, storedLanguage(user.language, user.browser_language)),
+      false,
+    );
   }
 
   /** An email that is not a notification: rendered now (a pack's PDF too), then sent like the others. */

@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { EscalationStepsTable } from '../../db/tables.js';
 import { daysOverdue, escalationStep } from '../../domain/escalation.js';
 import type { UserRole } from '../../domain/values.js';
-import { isLanguage, message } from '../../i18n/i18n.js';
+import { message, storedLanguage } from '../../i18n/i18n.js';
 import { excerpt } from './notification-kinds.js';
 import { deliveries, insertNotifications, type NotificationsDeps, unique, visibility } from './notification-delivery.js';
 import type { NewNotification } from './notifications.repository.js';
@@ -72,7 +72,7 @@ function stepOf(c: Candidate, step: number, now: Date): Insertable<EscalationSte
 }
 
 function escalationRow(c: Candidate, step: number, days: number, now: Date): NewNotification {
-  const language = isLanguage(c.language) ? c.language : 'en';
+  const language = storedLanguage(c.language, c.browser_language);
   const values = { item: excerpt(c.text, 120), days, deadline: c.deadline! };
   return {
     user_id: c.user_id,

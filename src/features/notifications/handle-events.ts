@@ -127,7 +127,7 @@ async function notificationsOf(
   const [, modeOf, visible] = await Promise.all([
     deps.repo.users(userIds).then((rows) => {
       for (const u of rows) {
-        languages.set(u.id, storedLanguage(u.language));
+        languages.set(u.id, storedLanguage(u.language, u.browser_language));
         if (!accounts.has(u.id)) accounts.set(u.id, u as Recipient);
       }
     }),

@@ -75,7 +75,7 @@ export const modes = byIds((db, ids) =>
 export const users = byIds((db, ids) =>
   db
     .selectFrom('users')
-    .select(['id', 'name', 'email', 'role', 'active', 'time_zone', 'language'])
+    .select(['id', 'name', 'email', 'role', 'active', 'time_zone', 'language', 'browser_language'])
     .where('id', 'in', ids as number[]),
 );
 

@@ -1,4 +1,4 @@
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { DELIVERY_MODES, type DeliveryMode, isNotificationKind, NOTIFICATION_KINDS, type NotificationKind } from './notification-kinds.js';
 import type { NotificationsDeps } from './notification-delivery.js';
@@ -18,8 +18,9 @@ export async function setPreferences(
 ): Promise<void> {
   const current = await preferences(deps, userId);
   for (const [kind, mode] of Object.entries(modes)) {
-    if (!isNotificationKind(kind)) throw validationError('kind', `unknown notification kind "${kind}"`);
-    if (!(DELIVERY_MODES as readonly string[]).includes(mode)) throw validationError(kind, `must be one of ${DELIVERY_MODES.join(', ')}`);
+    if (!isNotificationKind(kind)) throw invalidField('kind', 'reason.notificationKind', { kind });
+    if (!(DELIVERY_MODES as readonly string[]).includes(mode))
+      throw invalidField(kind, 'reason.mustBeOneOf', { values: DELIVERY_MODES.join(', ') });
     current[kind] = mode as DeliveryMode;
   }
   const chosen = Object.entries(current).map(([kind, mode]) => ({ kind, mode }));

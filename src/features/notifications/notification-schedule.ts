@@ -29,6 +29,7 @@ export async function escalationCandidates(db: Kysely<Database>, until: string) 
     'u.role',
     'u.time_zone',
     'u.language',
+    'u.browser_language',
   ] as const;
   const [participants, managers] = await Promise.all([
     overdue
@@ -88,7 +89,17 @@ export function deadlineCandidates(db: Kysely<Database>, from: string, to: strin
     .selectFrom('items as i')
     .innerJoin('item_participants as p', 'p.item_id', 'i.id')
     .innerJoin('users as u', 'u.id', 'p.user_id')
-    .select(['i.id as item_id', 'i.project_id', 'i.text', 'i.deadline', 'u.id as user_id', 'u.role', 'u.time_zone', 'u.language'])
+    .select([
+      'i.id as item_id',
+      'i.project_id',
+      'i.text',
+      'i.deadline',
+      'u.id as user_id',
+      'u.role',
+      'u.time_zone',
+      'u.language',
+      'u.browser_language',
+    ])
     .where('i.deadline', '>=', from)
     .where('i.deadline', '<=', to)
     .where('i.status', '!=', 'done')
@@ -101,7 +112,7 @@ export function expiringTokens(db: Kysely<Database>, now: string, until: string)
   return db
     .selectFrom('api_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.user_id', 't.name', 't.expires_at', 'u.time_zone', 'u.language'])
+    .select(['t.id', 't.user_id', 't.name', 't.expires_at', 'u.time_zone', 'u.language', 'u.browser_language'])
     .where('t.revoked_at', 'is', null)
     .where('t.expires_at', '>', now)
     .where('t.expires_at', '<=', until)

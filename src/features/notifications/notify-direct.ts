@@ -16,7 +16,7 @@ export interface DirectNotification {
  */
 export async function notifyDirect(deps: NotificationsDeps, input: DirectNotification): Promise<void> {
   const [modeOf, [user]] = await Promise.all([deliveries(deps, [input.userId]), deps.repo.users([input.userId])]);
-  const { text, subject } = input.words(storedLanguage(user?.language));
+  const { text, subject } = input.words(storedLanguage(user?.language, user?.browser_language));
   await insertNotifications(deps, [
     {
       user_id: input.userId,

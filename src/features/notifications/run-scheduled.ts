@@ -54,7 +54,7 @@ async function deadlineReminders({ repo }: NotificationsDeps, now: Date): Promis
     const kind: NotificationKind | null =
       c.deadline === addDays(local, 1) ? 'deadline_tomorrow' : c.deadline! < local ? 'deadline_overdue' : null;
     if (!kind) continue;
-    const language = storedLanguage(c.language);
+    const language = storedLanguage(c.language, c.browser_language);
     const item = quoted(language, excerpt(c.text, 120));
     const deadline = formatDay(language, c.deadline!);
     reminders.push({
@@ -82,7 +82,7 @@ async function tokenNotices({ repo }: NotificationsDeps, now: Date): Promise<New
   const tokens = await repo.expiringTokens(now.toISOString(), new Date(now.getTime() + 7 * DAY_MS).toISOString());
   return tokens.map((t) => {
     const oneDay = Date.parse(t.expires_at!) - now.getTime() <= DAY_MS;
-    const language = storedLanguage(t.language);
+    const language = storedLanguage(t.language, t.browser_language);
     const token = quoted(language, excerpt(t.name, 100));
     return {
       user_id: t.user_id,

@@ -130,6 +130,11 @@ export function createSessionsRepository(database: Db) {
     },
 
     /** Sets the user's time zone unless they have one (the browser's, reported at sign-in). */
+    /** The language the browser asked for at this sign-in (docs/decisions.md): kept for what is written to the user later. */
+    async setBrowserLanguage(userId: number, language: string): Promise<void> {
+      await db.updateTable('users').set({ browser_language: language }).where('id', '=', userId).execute();
+    },
+
     async setTimeZoneIfUnset(userId: number, zone: string, at: string): Promise<void> {
       await db
         .updateTable('users')

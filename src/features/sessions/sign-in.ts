@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
+import type { Language } from '../../i18n/i18n.js';
 import type { SignInFailures } from './sessions.repository.js';
 import { openSession, type SessionsDeps, signOut, type WebSession } from './web-sessions.js';
 
@@ -41,6 +42,8 @@ export interface SignInInput {
   ip: string;
   replacing?: string;
   browserTimeZone?: string;
+  /** The language the browser asks for (`Accept-Language` resolved), when it asks: remembered for emails. */
+  browserLanguage?: Language;
 }
 
 const windowStart = (now: Date) => new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
@@ -108,6 +111,9 @@ export async function signIn(deps: SessionsDeps, input: SignInInput): Promise<Si
   if (browserZone) {
     await repo.setTimeZoneIfUnset(user.id, browserZone, now.toISOString());
     timeZone = browserZone;
+  }
+  if (input.browserLanguage && input.browserLanguage !== user.browser_language) {
+    await repo.setBrowserLanguage(user.id, input.browserLanguage);
   }
   return { ok: true, ...(await openSession(deps, { ...user, time_zone: timeZone }, now)) };
 }

@@ -1,10 +1,11 @@
+import { invalidField } from '../../i18n/reasons.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { Scope } from '../../domain/scopes.js';
 import { generateToken, hashToken } from '../../domain/token-format.js';
 import { MAX_NAME_LENGTH, type UserRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { type NewToken, parseScopes, type TokensDeps } from './token-values.js';
 
@@ -18,10 +19,10 @@ export async function checkProjectLimit(
   projectIds: readonly number[] | null | undefined,
 ): Promise<number[] | null> {
   if (projectIds == null) return null;
-  if (projectIds.length === 0) throw validationError('project_ids', 'choose at least one project, or none for every project');
+  if (projectIds.length === 0) throw invalidField('project_ids', 'reason.chooseProjectIds');
   const ids = [...new Set(projectIds)].sort((a, b) => a - b);
   const bad = ids.find((id) => !Number.isSafeInteger(id) || id < 1);
-  if (bad !== undefined) throw validationError('project_ids', `"${bad}" is not a project id`);
+  if (bad !== undefined) throw invalidField('project_ids', 'reason.notProjectId', { value: String(bad) });
   const user = await repo.findUser(userId);
   if (!user) throw notFound('The user');
   for (const id of ids) {
@@ -29,7 +30,7 @@ export async function checkProjectLimit(
       () => true,
       () => false,
     );
-    if (!seen) throw validationError('project_ids', `project ${id} does not exist or you cannot see it`);
+    if (!seen) throw invalidField('project_ids', 'reason.projectUnseen', { id: String(id) });
   }
   return ids;
 }
@@ -53,7 +54,7 @@ export async function createToken(
   const name = requiredName('name', input.name, MAX_NAME_LENGTH);
   const scopes = parseScopes(input.scopes);
   const now = deps.clock.now();
-  if (input.expiresAt && input.expiresAt <= now) throw validationError('expires_at', 'must be in the future');
+  if (input.expiresAt && input.expiresAt <= now) throw invalidField('expires_at', 'reason.future');
   // In a caller's transaction (OAuth) the limit was checked before (checkProjectLimit reads outside it).
   const projectIds = executor ? (input.projectIds ?? null) : await checkProjectLimit(deps, input.userId, input.projectIds);
   const token = generateToken();

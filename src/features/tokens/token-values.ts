@@ -1,8 +1,8 @@
+import { invalidField } from '../../i18n/reasons.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { isScope, type Scope } from '../../domain/scopes.js';
 import type { UserRole } from '../../domain/values.js';
-import { validationError } from '../../shared/errors.js';
 import type { createTokenCache } from './token-cache.js';
 import type { TokensRepository } from './tokens.repository.js';
 
@@ -62,9 +62,9 @@ export function parseProjectIds(stored: string | null): number[] | null {
 }
 
 export function parseScopes(scopes: readonly string[]): Scope[] {
-  if (scopes.length === 0) throw validationError('scopes', 'choose at least one scope');
+  if (scopes.length === 0) throw invalidField('scopes', 'reason.chooseScope');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw validationError('scopes', `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}`);
+  if (unknown.length) throw invalidField('scopes', 'reason.unknownScope', { scopes: unknown.map((s) => `"${s}"`).join(', ') });
   return [...new Set(scopes as Scope[])];
 }
 

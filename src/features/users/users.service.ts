@@ -5,7 +5,8 @@ import type { User } from '../../db/tables.js';
 import { hashPassword, verifyPassword } from '../../domain/passwords.js';
 import { canonicalTimeZone } from '../../domain/time-zones.js';
 import { type MemberRole, USER_ROLES, type UserRole } from '../../domain/values.js';
-import { conflict, notFound, validationError } from '../../shared/errors.js';
+import { conflict, notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { UsersRepository } from './users.repository.js';
 
@@ -25,8 +26,8 @@ const MAX_PASSWORD_LENGTH = 1024;
 
 /** The rule of a new password, with the message beside `field`. */
 export function checkNewPassword(password: string, field = 'password'): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw validationError(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw validationError(field, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalidField(field, 'reason.passwordMin', { max: MIN_PASSWORD_LENGTH });
+  if (password.length > MAX_PASSWORD_LENGTH) throw invalidField(field, 'reason.atMost', { max: MAX_PASSWORD_LENGTH });
 }
 
 /** One of the user's projects and their role there, for the Profile's "You" block. */
@@ -60,9 +61,9 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
     async createUser(input: NewUser, recordAudit?: RecordAudit): Promise<User> {
       const email = input.email.trim().toLowerCase();
       const role = input.role ?? 'member';
-      if (!EMAIL.test(email)) throw validationError('email', 'must be an email address');
+      if (!EMAIL.test(email)) throw invalidField('email', 'reason.email');
       const name = requiredName('name', input.name);
-      if (!USER_ROLES.includes(role)) throw validationError('role', `must be one of ${USER_ROLES.join(', ')}`);
+      if (!USER_ROLES.includes(role)) throw invalidField('role', 'reason.mustBeOneOf', { values: USER_ROLES.join(', ') });
       if (input.password) checkNewPassword(input.password);
       if (await this.findByEmail(email)) throw conflict('user_exists', `A user with the email ${email} already exists`);
       const now = clock.now().toISOString();
@@ -77,7 +78,7 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
     /** Sets (an IANA name, any spelling Intl accepts) or clears (null or "") the user's time zone. */
     async setTimeZone(id: number, zone: string | null, recordAudit?: RecordAudit): Promise<string | null> {
       const canonical = zone ? canonicalTimeZone(zone) : null;
-      if (zone && !canonical) throw validationError('time_zone', 'choose one of the listed time zones');
+      if (zone && !canonical) throw invalidField('time_zone', 'reason.timeZone');
       await repo.transaction(async (trx) => {
         await repo.setTimeZone(trx, id, canonical, clock.now().toISOString());
         await recordAudit?.(trx);
@@ -108,11 +109,11 @@ export function createUsersService(repo: UsersRepository, clock: Clock) {
       const user = await repo.findById(id);
       if (!user) throw notFound('The user');
       if (!(await verifyPassword(input.current, user.password_hash))) {
-        throw validationError('current_password', 'is not your current password');
+        throw invalidField('current_password', 'reason.currentPassword');
       }
       checkNewPassword(input.next, 'new_password');
-      if (input.next !== input.confirm) throw validationError('confirm_password', 'does not match the new password');
-      if (input.next === input.current) throw validationError('new_password', 'must differ from the current password');
+      if (input.next !== input.confirm) throw invalidField('confirm_password', 'reason.confirmPassword');
+      if (input.next === input.current) throw invalidField('new_password', 'reason.newPassword');
       const hash = await hashPassword(input.next);
       await repo.transaction(async (trx) => {
         await repo.setPasswordHash(trx, id, hash, clock.now().toISOString());

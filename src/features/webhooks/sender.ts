@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { message, type MessageKey, type MessageValues } from '../../i18n/i18n.js';
 
 /**
  * Sends webhook requests to the addresses their owners gave, without letting them reach this machine or its
@@ -11,7 +12,15 @@ import ipaddr from 'ipaddr.js';
  * address (no second lookup that DNS rebinding could answer differently). No redirect is followed; at most
  * 64 KiB of the answer is read; a receiver that does not answer in time is cut off.
  */
-export class DestinationRefused extends Error {}
+export class DestinationRefused extends Error {
+  /** The reason as a message of reasons.json (the web says it in the page's language); `message` is its English. */
+  constructor(
+    readonly key: MessageKey,
+    readonly values?: MessageValues,
+  ) {
+    super(message('en', key, values));
+  }
+}
 
 /** IPv6 ranges that carry an IPv4 address in known bits: the address is as private as the IPv4 inside. */
 function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
@@ -63,21 +72,21 @@ export async function resolveDestination(raw: string, options: { allowPrivate: b
   try {
     url = new URL(raw);
   } catch {
-    throw new DestinationRefused('is not a valid URL');
+    throw new DestinationRefused('reason.url.invalid');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DestinationRefused('must be an http or https URL');
-  if (url.username || url.password) throw new DestinationRefused('must not hold a user name or password');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DestinationRefused('reason.url.scheme');
+  if (url.username || url.password) throw new DestinationRefused('reason.url.credentials');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: LookupAddress[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (options.lookup ?? systemLookup)(host);
   } catch {
-    throw new DestinationRefused(`its host ${host} could not be resolved`);
+    throw new DestinationRefused('reason.url.unresolved', { host });
   }
-  if (addresses.length === 0) throw new DestinationRefused(`its host ${host} could not be resolved`);
+  if (addresses.length === 0) throw new DestinationRefused('reason.url.unresolved', { host });
   if (!options.allowPrivate) {
     const inside = addresses.find((a) => isPrivateAddress(a.address));
-    if (inside) throw new DestinationRefused(`resolves to ${inside.address}, a loopback, private or link-local address`);
+    if (inside) throw new DestinationRefused('reason.url.private', { address: inside.address });
   }
   const first = addresses[0]!;
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -1,7 +1,8 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { EVENT_TYPES, type EventType } from '../../domain/values.js';
-import { ApiError, notFound, validationError } from '../../shared/errors.js';
+import { ApiError, notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { EventsRepository } from '../events/events.repository.js';
 import type { EventsService, EventView } from '../events/events.service.js';
@@ -93,17 +94,18 @@ export function createWebhooksService(deps: {
       recordAudit?: RecordAudit,
     ) {
       const url = input.url.trim();
-      if (!url) throw validationError('url', 'is required');
-      if (url.length > MAX_URL_LENGTH) throw validationError('url', `must be at most ${MAX_URL_LENGTH} characters`);
+      if (!url) throw invalidField('url', 'reason.required');
+      if (url.length > MAX_URL_LENGTH) throw invalidField('url', 'reason.atMost', { max: MAX_URL_LENGTH });
       try {
         await resolveDestination(url, { allowPrivate });
       } catch (err) {
-        if (err instanceof DestinationRefused) throw validationError('url', err.message);
+        if (err instanceof DestinationRefused) throw invalidField('url', err.key, err.values);
         throw err;
       }
       const types = input.events && input.events.length > 0 ? [...new Set(input.events)] : null;
       const unknown = types?.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t)) ?? [];
-      if (unknown.length) throw validationError('events', `unknown event type ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`);
+      if (unknown.length)
+        throw invalidField('events', 'reason.unknownEvents', { types: unknown.join(', '), known: EVENT_TYPES.join(', ') });
       const projectId = input.projectId ?? null;
       if (projectId !== null) await projects.access(owner, projectId);
       const secret = newWebhookSecret();

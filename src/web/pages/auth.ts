@@ -10,7 +10,7 @@ import { Text } from '../../http/write-inputs.js';
 import { loginPageView } from '../views/login-page.js';
 import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import type { WebWriter } from '../web-write.js';
-import { message } from '../../i18n/i18n.js';
+import { askedLanguage, message } from '../../i18n/i18n.js';
 
 /** The sign-in form's own schema (no v1 twin): the sessions service checks the rest. */
 const SignInForm = Type.Object({ email: Text, password: Text, time_zone: Type.Optional(Text) });
@@ -86,6 +86,8 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
           email: fields.email,
           password: fields.password,
           browserTimeZone: fields.time_zone,
+          // The browser's own language, not the session's choice: what the user reads when nothing is chosen.
+          browserLanguage: askedLanguage(request.headers['accept-language']),
           ip: request.ip,
           replacing: request.cookies[sessionCookieName(config.baseUrl)],
         });

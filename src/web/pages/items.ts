@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { earliestToday } from '../../domain/inputs.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { formOf, fractionOf, idParam, parseId } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
@@ -184,7 +184,7 @@ async function photoWrite(
 }
 
 function needPhotos<T>(files: T[]): T[] {
-  if (files.length === 0) throw validationError('attachments[]', 'choose at least one photo');
+  if (files.length === 0) throw invalidField('attachments[]', 'reason.choosePhoto');
   return files;
 }
 
@@ -222,7 +222,7 @@ const saveMarkup: Handler = ({ deps, write }, request, reply) =>
     const [id, photoId] = [idParam(request), idParam(request, 'photoId')];
     await deps.attachments.photoOfItem(user, photoId, id);
     return write(request, reply, id, `markup-${photoId}`, form, async (audit) => {
-      if (form.files.length !== 1) throw validationError('attachments[]', 'send the one marked-up picture');
+      if (form.files.length !== 1) throw invalidField('attachments[]', 'reason.markedPicture');
       const details = { ...photoDetailsOf(form.fields), markupKey: form.fields._key || undefined };
       return deps.attachments.markUp(user, photoId, form.files[0]!, details, audit);
     });

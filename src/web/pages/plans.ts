@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../domain/values.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { idParam, parseFields, parseId } from '../form.js';
 import { Type } from 'typebox';
 import { Text } from '../../http/write-inputs.js';
@@ -75,7 +75,7 @@ async function sheetView({ planViews, items }: PlanDeps, request: FastifyRequest
 // "Place on plan" on an item's page: the plan chosen there opens ready for the tap.
 async function choosePlan(request: FastifyRequest, reply: FastifyReply) {
   const [plan, item] = [parseId(query(request).plan), parseId(query(request).item)];
-  if (plan === null || item === null) throw validationError('plan', 'choose a plan');
+  if (plan === null || item === null) throw invalidField('plan', 'reason.choosePlan');
   return reply.redirect(`/plans/${plan}?place=${item}`, 303);
 }
 
@@ -100,7 +100,7 @@ async function upload(
       redirect: (started) => `/projects/${target.projectId}/plans?upload=${(started as { id: number }).id}`,
       write: (audit) => {
         const file = form.files[0];
-        if (!file) throw validationError('file', 'choose a PDF or an image of the plan');
+        if (!file) throw invalidField('file', 'reason.choosePlanFile');
         const { name } = parseFields(PlanUploadForm, { name: form.fields.name });
         const options = { name: name?.trim() || undefined, planId: target.planId };
         return deps.planUploads.startUpload(

@@ -1,3 +1,4 @@
+import { invalidField } from '../../i18n/reasons.js';
 import { type Language, type MessageKey, message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
@@ -67,7 +68,7 @@ async function webhooksModel(deps: ProfileDeps, actor: Actor, options: WebhookOp
 /** The projects a token may be limited to: those the user sees, archived ones too (read-only, still readable). */
 export async function tokenProjects(deps: Pick<AppContext, 'projects'>, actor: Actor) {
   const { projects } = await deps.projects.listProjects(actor, { archived: 'all', limit: 500, offset: 0 });
-  return projects.map((p) => ({ id: p.id, name: p.archived ? `${p.name} (archived)` : p.name }));
+  return projects.map((p) => ({ id: p.id, name: p.name, archived: Boolean(p.archived) }));
 }
 
 type ProfileOptions = Omit<
@@ -275,7 +276,7 @@ async function createWebhook(deps: ProfileDeps, request: FastifyRequest, reply: 
     entity: { type: 'webhook', id: 0 },
     write: async (_, recordAudit) => {
       const projectId = form.project === '' ? null : parseId(form.project);
-      if (projectId === null && form.project !== '') throw validationError('project', 'choose one of the offered projects');
+      if (projectId === null && form.project !== '') throw invalidField('project', 'reason.chooseOfferedProject');
       // 404: the chosen project is not one the user can see (any more): shown beside the field.
       const created = await webhooks
         .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)

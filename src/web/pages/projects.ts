@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ITEM_STATUSES, type ItemStatus, PRIORITIES, type Priority, VERDICTS } from '../../domain/values.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { type BulkChange, type BulkOutcome, bulkAbilities } from '../../features/items/index.js';
 import type { WorklistReads } from '../../features/offload/offloaded-reads.js';
 import { parseItemFilter } from '../../features/worklists/worklists.service.js';
@@ -33,7 +33,7 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
   const choice = <T extends string>(field: string, values: readonly T[]): T | undefined => {
     const value = form.get(field) ?? '';
     if (value === '') return undefined;
-    if (!(values as readonly string[]).includes(value)) throw validationError(field, `choose one of ${values.join(', ')}`);
+    if (!(values as readonly string[]).includes(value)) throw invalidField(field, 'reason.chooseOneOf', { values: values.join(', ') });
     return value as T;
   };
   const change: BulkChange = { status: choice<ItemStatus>('status', ITEM_STATUSES), priority: choice<Priority>('priority', PRIORITIES) };
@@ -41,7 +41,7 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
     const value = form.get(field) ?? '';
     if (value === '') return undefined;
     const id = parseId(value);
-    if (id === null) throw validationError(field, 'choose one of the project’s members');
+    if (id === null) throw invalidField(field, 'reason.chooseMember');
     return id;
   };
   const company = form.get('company') ?? '';
@@ -55,7 +55,7 @@ function bulkChangeOf(form: URLSearchParams): BulkChange {
   change.removeParticipant = person('remove_participant');
   const deadline = form.get('deadline')?.trim() ?? '';
   if (form.get('clear_deadline') === '1') {
-    if (deadline) throw validationError('deadline', 'give a new deadline or clear it, not both');
+    if (deadline) throw invalidField('deadline', 'reason.deadlineOrClear');
     change.deadline = null;
   } else if (deadline) change.deadline = deadline;
   return change;

@@ -2,7 +2,7 @@ import { photoDetailsOf } from '../../features/items/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
 import { companyOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
@@ -137,7 +137,7 @@ const addSection = projectForm('new-section', 'section', (deps, user, id, form, 
 );
 const addChecklist = projectForm('new-checklist', 'checklist', (deps, user, id, form, audit) => {
   const section = parseId(form.get('section'));
-  if (section === null) throw validationError('section', 'choose a section');
+  if (section === null) throw invalidField('section', 'reason.chooseSection');
   return deps.structure.createChecklist(user, section, nameOf(form), audit, id);
 });
 const renameSection = rowForm('section', 'renamed', (s, user, id, value, audit) => s.renameSection(user, id, value, audit), nameOf);
@@ -156,9 +156,9 @@ const saveTemplate = projectForm('save-template', 'template', (deps, user, id, f
 const checklistFromTemplate = projectForm('from-template', 'from-template', (deps, user, id, form, audit) => {
   const [template, checklist] = (form.get('template') ?? '').split(':');
   const templateId = parseId(template);
-  if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw validationError('template', 'choose one of the templates');
+  if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw invalidField('template', 'reason.chooseTemplate');
   const sectionId = parseId(form.get('section'));
-  if (sectionId === null) throw validationError('section', 'choose a section of this project');
+  if (sectionId === null) throw invalidField('section', 'reason.chooseProjectSection');
   return deps.templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
 });
 const addField = projectForm('new-field', 'field', (deps, user, id, form, audit) => {
@@ -240,7 +240,7 @@ async function createItem(deps: StructureDeps, newItemPage: ReturnType<typeof fo
       redirect: (itemId) => `/items/${itemId}?saved=created`,
       write: (audit) => {
         const checklist = parseId(fields.get('checklist'));
-        if (checklist === null) throw validationError('checklist', 'choose a checklist');
+        if (checklist === null) throw invalidField('checklist', 'reason.chooseChecklist');
         return deps.itemEdits.createItem(session.user, checklist, { ...newItemOf(fields), prepareImages }, audit, id);
       },
     });

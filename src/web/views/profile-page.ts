@@ -26,7 +26,17 @@ export const expiryLabel = (value: string, t: Translate): string => t(`integrati
  * "Projects" of a token form (docs/design.md §18): "All my projects" or a choice among `offered` (the projects the
  * user sees). Plain radios and checkboxes: it works without the script.
  */
-export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly { id: number; name: string }[], t: Translate) {
+/** A project a token may be limited to (archived ones too: read-only, still readable). */
+export interface OfferedProject {
+  id: number;
+  name: string;
+  archived?: boolean;
+}
+
+/** A project's name as offered: an archived one says so, in the page's language (the name is an argument). */
+const offeredName = (p: OfferedProject, t: Translate) => (p.archived ? t('integrations.projects.archived', { name: p.name }) : p.name);
+
+export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly OfferedProject[], t: Translate) {
   return html`<fieldset data-testid="token-projects">
 <legend>${t('integrations.projects')}</legend>
 <div><label class="inline" for="projects-all"><input type="radio" id="projects-all" name="projects" value="all"
@@ -36,7 +46,7 @@ export function projectChoiceFieldset(choice: ProjectChoice, offered: readonly {
   ${choice.projects === 'chosen' ? html`checked` : ''}>${t('integrations.projects.chosen')}</label></div>
 ${offered.map(
   (p) => html`<div class="indent"><label class="inline" for="project-${p.id}"><input type="checkbox" id="project-${p.id}" name="project_ids"
-  value="${p.id}" ${choice.projectIds.includes(String(p.id)) ? html`checked` : ''}>${p.name}</label></div>`,
+  value="${p.id}" ${choice.projectIds.includes(String(p.id)) ? html`checked` : ''}>${offeredName(p, t)}</label></div>`,
 )}
 <p class="hint">${t('integrations.projects.hint')}</p>
 </fieldset>`;
@@ -132,8 +142,8 @@ export interface WebhooksModel {
 export function profilePageView(options: ProfileModel): string {
   const { session, tokens, form } = options;
   const csrf = csrfField(session);
-  const projectNames = new Map(options.projects.map((p) => [p.id, p.name]));
   const { t } = languageOf(session);
+  const projectNames = new Map(options.projects.map((p) => [p.id, offeredName(p, t)]));
   return page({
     title: t('nav.profile'),
     session,
@@ -241,7 +251,7 @@ function webhookRow(endpoint: WebhooksModel['endpoints'][number], model: Webhook
   return html`<article class="card" data-testid="webhook-row" data-webhook-id="${endpoint.id}" id="webhook-${endpoint.id}" aria-labelledby="${titleId}">
 <h4 id="${titleId}" data-testid="webhook-url">${endpoint.url}</h4>
 <dl class="facts">
-<dt>${t('integrations.state')}</dt><dd data-testid="webhook-state">${badge(endpoint.state)}${
+<dt>${t('integrations.state')}</dt><dd data-testid="webhook-state">${tokenState(endpoint.state, t)}${
     endpoint.state === 'disabled'
       ? html` <span data-testid="webhook-disabled-reason">${endpoint.disabled_reason ?? t('integrations.webhooks.noReason')}</span>`
       : ''

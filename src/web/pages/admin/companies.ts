@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompaniesService } from '../../../features/companies/companies.service.js';
-import { validationError } from '../../../shared/errors.js';
+import { invalidField } from '../../../i18n/reasons.js';
 import { formOf, idParam, parseId } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { languageOf } from '../../layout.js';
@@ -77,9 +77,9 @@ export async function adminCompanyPages(app: FastifyInstance, deps: { companies:
       redirect: () => '/admin/companies?saved=person',
       rerender: rerender(request, reply),
       write: (_, recordAudit) => {
-        if (userId === null) throw validationError('user', 'choose one of the users');
+        if (userId === null) throw invalidField('user', 'reason.chooseUser');
         const companyId = company === '' ? null : parseId(company);
-        if (company !== '' && companyId === null) throw validationError('company', 'choose one of the companies');
+        if (company !== '' && companyId === null) throw invalidField('company', 'reason.chooseCompany');
         return companies.setUserCompany(sessionOf(request).user, userId, companyId, recordAudit);
       },
     });
