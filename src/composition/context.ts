@@ -1,19 +1,16 @@
 import { type Config, workerConfig } from '../shared/config.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Db, openDatabase } from '../db/database.js';
-import type { Transaction } from 'kysely';
 import { createTransactionRunner } from '../db/group-commit.js';
-import type { Database } from '../db/tables.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { createMembersRepository } from '../features/admin/members.repository.js';
-import { createMembersService, type MembersService } from '../features/admin/members.service.js';
-import { createStructureRepository } from '../features/admin/structure.repository.js';
-import { createStructureService, type StructureService } from '../features/admin/structure.service.js';
-import { createVocabularyRepository } from '../features/vocabulary/vocabulary.repository.js';
+import { type AdminModule, createAdminModule } from '../features/admin/index.js';
+import type { MembersService } from '../features/admin/members.service.js';
+import type { StructureService } from '../features/admin/structure.service.js';
+import { createVocabularyRepository, type VocabularyRepository } from '../features/vocabulary/vocabulary.repository.js';
 import { createTemplatesRepository } from '../features/templates/templates.repository.js';
 import { createTemplatesService, type TemplatesService } from '../features/templates/templates.service.js';
 import { createVocabularyService, type VocabularyService } from '../features/vocabulary/vocabulary.service.js';
-import { createUsersAdminService, type UsersAdminService } from '../features/admin/users-admin.service.js';
+import type { UsersAdminService } from '../features/admin/users-admin.service.js';
 import { createAuditRepository } from '../features/audit/audit.repository.js';
 import { type AuditService, createAuditService } from '../features/audit/audit.service.js';
 import { createEventsRepository } from '../features/events/events.repository.js';
@@ -32,7 +29,7 @@ import {
   type ItemWritesService,
   type ReviewService,
 } from '../features/items/index.js';
-import { createWritePath } from '../features/write-path/write-path.js';
+import { createWritePath, type WritePaths } from '../features/write-path/write-path.js';
 import { createIdempotencyRepository } from '../features/idempotency/idempotency.repository.js';
 import { createIdempotencyService, type IdempotencyService } from '../features/idempotency/idempotency.service.js';
 import { createOAuthRepository } from '../features/oauth/oauth.repository.js';
@@ -66,25 +63,17 @@ import { createWorklistsRepository } from '../features/worklists/worklists.repos
 import { type CachedDashboard, createCachedDashboard } from '../features/dashboard/dashboard-cache.js';
 import { createDashboardService } from '../features/dashboard/dashboard.service.js';
 import { createWorklistsService, type WorklistsService } from '../features/worklists/worklists.service.js';
-import { createSmtpMailer } from '../features/mail/mailer.js';
-import { createEmailSender, type EmailSender } from '../features/notifications/email-sender.js';
-import { createNotificationWorker, type NotificationWorker } from '../features/notifications/notification-worker.js';
-import { createNotificationsRepository } from '../features/notifications/notifications.repository.js';
-import { createNotificationsService, type NotificationsService } from '../features/notifications/notifications.service.js';
-import { quoted } from '../features/notifications/notification-kinds.js';
-import { message } from '../i18n/i18n.js';
-import { createCompaniesRepository } from '../features/companies/companies.repository.js';
-import { createCompaniesService, type CompaniesService } from '../features/companies/companies.service.js';
-import { createCompanyMail } from '../features/companies/company-mail.js';
-import { createCompanyPacksRepository } from '../features/companies/company-packs.repository.js';
-import { companyPackPdf, createCompanyPacksService, type CompanyPacksService } from '../features/companies/company-packs.service.js';
-import { createInvitationsRepository } from '../features/companies/invitations.repository.js';
-import { createInvitationsService, type InvitationsService } from '../features/companies/invitations.service.js';
-import { createPlanRenderer } from '../features/plans/plan-renderer.js';
-import { createPlanUploads, type PlanUploads } from '../features/plans/plan-uploads.js';
-import { createPlansRepository } from '../features/plans/plans.repository.js';
-import { createPlanViews, type PlanViews } from '../features/plans/plan-views.js';
-import { createPlansService, type PlansService } from '../features/plans/plans.service.js';
+import type { NotificationWorker } from '../features/notifications/notification-worker.js';
+import { createNotificationsModule, type NotificationsModule } from '../features/notifications/index.js';
+import type { NotificationsService } from '../features/notifications/notifications.service.js';
+import type { CompaniesService } from '../features/companies/companies.service.js';
+import type { CompanyPacksService } from '../features/companies/company-packs.service.js';
+import { createCompaniesModule } from '../features/companies/index.js';
+import type { InvitationsService } from '../features/companies/invitations.service.js';
+import { createPlansModule } from '../features/plans/index.js';
+import type { PlanUploads } from '../features/plans/plan-uploads.js';
+import type { PlanViews } from '../features/plans/plan-views.js';
+import type { PlansService } from '../features/plans/plans.service.js';
 import { createImageConverter, type ImageConverter } from '../imaging/images.js';
 import { createJobRunner, type JobRunner } from '../jobs/job-runner.js';
 import { createJobStore } from '../jobs/job-store.js';
@@ -184,10 +173,10 @@ export interface AppContext {
 }
 
 /**
- * What a caller (a test, the CLI) replaces instead of what createContext() would build; everything else is
- * built from the config as usual, on top of the replacements (a replaced `clock` is the clock of every service).
+ * What a caller (a test, the CLI) gives instead of what createContext() would build: the infrastructure only
+ * (a replaced `clock` is the clock of every service); every service is built from the config on top of it.
  */
-export type ContextOverrides = Partial<Omit<AppContext, 'config' | 'close'>> & {
+export type ContextOverrides = Partial<Pick<AppContext, 'clock' | 'db' | 'blobs' | 'images' | 'offload' | 'jobs'>> & {
   /** Apply pending migrations at start (default true); a second node of a test skips them. */
   migrate?: boolean;
 };
@@ -195,61 +184,96 @@ export type ContextOverrides = Partial<Omit<AppContext, 'config' | 'close'>> & {
 /** How often each node deletes expired rows (docs/operations.md, "Retention"). */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
-/** The composition root: every dependency is built here, explicitly, from the config. */
+/** A JSON log line of a failure in the background, in pino's shape (the request logger is not theirs). */
+const logError = (msg: string) => (error: unknown) =>
+  process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
+
+/** The composition root: every module is built here, explicitly, from the config, in the order they depend. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
-  const o = overrides;
+  const base = await infrastructure(config, overrides);
+  const core = coreServices(config, base);
+  const { db, clock, jobs } = base;
+  const { projects } = core;
+  const vocabularyRepo = createVocabularyRepository(db.kysely);
+  const itemsModule = createItemsModule({ ...base, ...core, db: db.kysely, vocabularyRepo, urls: config });
+  core.itemAccess.current = itemsModule.items;
+  const admin = createAdminModule({ ...base, ...core, db: db.kysely });
+  const notifications = createNotificationsModule({
+    db: db.kysely,
+    items: itemsModule.items,
+    clock,
+    jobs,
+    eventsRepo: core.eventsRepo,
+    onCommitted: core.events.onCommitted,
+    smtp: config.smtpUrl ? { url: config.smtpUrl, from: config.mailFrom, baseUrl: config.baseUrl } : null,
+    enabled: config.notificationsEnabled,
+    renderMessage: (email) => companies.renderMail(email),
+    onError: logError,
+  });
+  const companies = createCompaniesModule({
+    db: db.kysely,
+    projects,
+    clock,
+    baseUrl: config.baseUrl,
+    mailQueue: notifications.mailQueue,
+    emailEnabled: config.smtpUrl !== null,
+    onQueued: notifications.wakeSender,
+    reports: () => ctx.reports,
+  });
+  const plans = createPlansModule({ ...base, ...core, db: db.kysely, limits: config.plans, urls: config });
+  const reads = readServices(config, base, core, itemsModule.items);
+  const webhooks = webhookServices(config, base, core, notifications);
+  const { edits: itemEdits, ...itemServices } = itemsModule;
+  const ctx: AppContext = {
+    config,
+    ...base,
+    ...pick(core, ['users', 'sessions', 'tokens', 'audit', 'events', 'projects', 'idempotency', 'rateLimiter', 'oauthRateLimits']),
+    ...reads,
+    ...webhooks,
+    ...itemServices,
+    itemEdits,
+    ...pick(admin, ['structure', 'members', 'usersAdmin']),
+    ...pick(companies, ['companies', 'invitations', 'companyPacks']),
+    ...plans,
+    notifications: notifications.notifications,
+    notificationWorker: notifications.worker,
+    oauth: createOAuthService({
+      repo: createOAuthRepository(db.kysely),
+      tokens: core.tokens,
+      clock,
+      urls: config,
+      onConnected: notifications.applicationConnected,
+    }),
+    ...vocabularyServices(db, core, admin, vocabularyRepo),
+    metrics: config.metricsEnabled
+      ? createMetrics({
+          auditQueueDepth: () => core.audit.pending,
+          webhookDeliveriesPending: () => webhooks.webhookWorker.pending,
+          jobs: () => jobs.stats(),
+          emails: () => notifications.emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
+          ...(reads.responseCache ? { responseCache: () => reads.responseCache!.stats } : {}),
+        })
+      : null,
+    async close() {
+      // First: the workers' own connections close before the database they read; running plan uploads stop.
+      await base.offload.close();
+      await plans.planUploads.close();
+      // Each job ends the run under way (deliveries and emails in flight included) and gives its lease back.
+      await jobs.stop();
+      // The audit records still queued (reads of the last 100 ms) are written before the database closes.
+      core.events.close();
+      await core.audit.close();
+      await db.close();
+    },
+  };
+  return ctx;
+}
+
+/** The database (migrated), the blob store, the image converter, the job runner and the worker threads. */
+async function infrastructure(config: Config, o: ContextOverrides) {
   const clock = o.clock ?? systemClock;
   const db: Db = o.db ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (o.migrate !== false) await migrateToLatest(db.kysely);
-  const projectsRepo = createProjectsRepository(db.kysely);
-  const blobs = o.blobs ?? openBlobStore(config.storageUrl, config.s3Credentials);
-  const images = o.images ?? createImageConverter();
-  const users = o.users ?? createUsersService(createUsersRepository(db.kysely), clock);
-  const projects = o.projects ?? createProjectsService(projectsRepo);
-  const sessions = o.sessions ?? createSessionsService(createSessionsRepository(db), clock);
-  // Writes insert their audit record inside their own transaction; the records of everything else are
-  // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
-  const audit = o.audit ?? createAuditService(createAuditRepository(db.kysely));
-  const tokens = o.tokens ?? createTokensService(createTokensRepository(db.kysely), clock, projects);
-  const eventsRepo = createEventsRepository(db.kysely);
-  // The feed's item check is the item aggregate's, built below (features/events has no folder dependency on items).
-  const events =
-    o.events ??
-    createEventsService({ repo: eventsRepo, projectsRepo, projects, items: { access: (actor, itemId) => items.access(actor, itemId) } });
-  const structureRepo = createStructureRepository(db.kysely);
-  const companies = o.companies ?? createCompaniesService({ repo: createCompaniesRepository(db.kysely), clock });
-  const plansRepo = createPlansRepository(db.kysely);
-  const vocabularyRepo = createVocabularyRepository(db.kysely);
-  const templatesRepo = createTemplatesRepository(db.kysely);
-  const itemEditsRepo = createItemEditsRepository(db.kysely);
-  // One transaction runner (group commit on SQLite) under every module's write path (features/write-path/).
-  const transactions = createTransactionRunner(db.kysely, db.dialect);
-  const writePath = <R>(bind: (trx: Transaction<Database>) => R) => createWritePath({ transactions, bind, audit, events, clock });
-  const itemsModule = createItemsModule({
-    db: db.kysely,
-    transactions,
-    projectsRepo,
-    projects,
-    vocabularyRepo,
-    audit,
-    events,
-    blobs,
-    images,
-    clock,
-    urls: config,
-  });
-  const { items } = itemsModule;
-  const structure =
-    o.structure ??
-    createStructureService({
-      repo: structureRepo,
-      projectsRepo,
-      projects,
-      path: writePath((trx) => ({ structure: structureRepo.bind(trx), projects: projectsRepo.bind(trx) })),
-      clock,
-    });
-  const logError = (msg: string) => (error: unknown) =>
-    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
   // Every background job has the same loop, lease, retries and metrics; a failed run is logged and retried.
   const jobs =
     o.jobs ??
@@ -258,74 +282,86 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       onError: (error, job) => logError(`${job}: a run failed; retrying with backoff`)(error),
     });
+  const offload =
+    o.offload ??
+    createWorkerPool({
+      // .ts under tsx (tests, the CLI), .js when run from dist/ (scripts/build.mjs).
+      entry: new URL(`./offload-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url),
+      size: config.workerThreads,
+      lanes: offloadLanes(config),
+      data: workerConfig(config),
+      onError: logError('worker thread failed'),
+    });
+  return {
+    clock,
+    db,
+    blobs: o.blobs ?? openBlobStore(config.storageUrl, config.s3Credentials),
+    images: o.images ?? createImageConverter(),
+    jobs,
+    offload,
+  };
+}
+
+type Infrastructure = Awaited<ReturnType<typeof infrastructure>>;
+
+/**
+ * People, projects, the audit log and the event outbox, and the write paths every module builds on. The event
+ * feed asks the item aggregate, built after it, whether a reader sees an item (`itemAccess`).
+ */
+function coreServices(config: Config, { db, clock }: Infrastructure) {
+  const projectsRepo = createProjectsRepository(db.kysely);
+  const projects = createProjectsService(projectsRepo);
+  const sessions = createSessionsService(createSessionsRepository(db), clock);
+  // Writes insert their audit record inside their own transaction; the records of everything else are
+  // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
+  const audit = createAuditService(createAuditRepository(db.kysely));
+  const eventsRepo = createEventsRepository(db.kysely);
+  const itemAccess: { current: Pick<ItemsService, 'access'> | null } = { current: null };
+  const events = createEventsService({
+    repo: eventsRepo,
+    projectsRepo,
+    projects,
+    items: { access: (actor, itemId) => itemAccess.current!.access(actor, itemId) },
+  });
+  // One transaction runner (group commit on SQLite) under every module's write path (features/write-path/).
+  const transactions = createTransactionRunner(db.kysely, db.dialect);
+  const writePaths: WritePaths = (bind) => createWritePath({ transactions, bind, audit, events, clock });
+  const counters = () => sharedRateLimitCounters(db);
+  return {
+    clock,
+    projectsRepo,
+    projects,
+    users: createUsersService(createUsersRepository(db.kysely), clock),
+    sessions,
+    tokens: createTokensService(createTokensRepository(db.kysely), clock, projects),
+    audit,
+    eventsRepo,
+    events,
+    itemAccess,
+    transactions,
+    writePaths,
+    idempotency: createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
+    rateLimiter: createRateLimiter(config.rateLimitPerMinute, counters()),
+    oauthRateLimits: {
+      register: createRateLimiter(config.oauthRateLimits.registerPerMinute, counters()),
+      token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, counters()),
+    },
+  };
+}
+
+type CoreServices = ReturnType<typeof coreServices>;
+
+/** Search, worklists, the dashboard, reports, the response cache, retention: the reads over many items. */
+function readServices(config: Config, { db, clock, jobs, offload }: Infrastructure, core: CoreServices, items: ItemsService) {
+  const { projects, projectsRepo } = core;
   const searchRepo = createSearchRepository(db.kysely, db.dialect);
-  const projectSearch = o.projectSearch ?? createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
-  // Feeds SQLite's FTS5 outside the writes' transactions (migration 010).
-  const searchIndexer = o.searchIndexer ?? createSearchIndexer(searchRepo, db.dialect, jobs);
-  const notificationsRepo = createNotificationsRepository(db.kysely);
-  let emailSender: EmailSender | null = null;
-  const notifications =
-    o.notifications ??
-    createNotificationsService({
-      repo: notificationsRepo,
-      items,
-      clock,
-      emailEnabled: config.smtpUrl !== null,
-      onQueued: () => emailSender?.wake(),
-    });
-  emailSender = config.smtpUrl
-    ? createEmailSender(
-        {
-          repo: notificationsRepo,
-          jobs,
-          mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
-          clock,
-          baseUrl: config.baseUrl,
-          canSee: (user, n) => notifications.canSee(user, n),
-          renderMessage: createCompanyMail({
-            baseUrl: config.baseUrl,
-            userOf: async (id) => (await notificationsRepo.users([id]))[0],
-            // At send time, as the recipient sees the project then (ctx exists by then).
-            packPdf: (user, message) => companyPackPdf(ctx.reports, user, message),
-          }),
-        },
-        { onError: logError('notification email failed'), enabled: config.notificationsEnabled },
-      )
-    : null;
-  const notificationWorker =
-    o.notificationWorker ??
-    createNotificationWorker({
-      service: notifications,
-      eventsRepo,
-      onCommitted: events.onCommitted,
-      jobs,
-      sender: emailSender,
-      enabled: config.notificationsEnabled,
-    });
-  const webhooksRepo = createWebhooksRepository(db.kysely);
-  // Started by the server only (main.ts), on every node: deliveries to webhook endpoints; close() stops it
-  // before the database closes.
-  const webhookWorker =
-    o.webhookWorker ??
-    createDeliveryWorker(
-      { repo: webhooksRepo, events, clock, jobs },
-      {
-        allowPrivate: config.webhookAllowPrivate,
-        onDisabled: (endpoint, reason) =>
-          void notifications
-            .notifyDirect({
-              userId: endpoint.user_id,
-              kind: 'webhook_disabled',
-              key: `webhook_disabled:${endpoint.id}:${clock.now().toISOString()}`,
-              words: (language) => ({
-                text: message(language, 'notification.webhook_disabled', { url: endpoint.url, reason }),
-                subject: message(language, 'notification.webhook_subject', { url: endpoint.url }),
-              }),
-            })
-            .catch(logError('notification of a disabled webhook failed')),
-      },
-    );
-  const retention = o.retention ?? createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
+  const projectSearch = createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
+  const worklistsRepo = createWorklistsRepository(db.kysely);
+  const inlineDashboard = createDashboardService({ projects, repo: worklistsRepo, clock });
+  const responseCache = createResponseCache(config.responseCacheMb * 1024 * 1024);
+  const cacheVersions = createCacheVersionsRepository(db.kysely);
+  const offloadedReads = createOffloadedReads(offload, clock);
+  const retention = createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
   jobs.job(
     retentionJob(retention, {
       everyMs: RETENTION_INTERVAL_MS,
@@ -337,182 +373,72 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       },
     }),
   );
-  const worklistsRepo = createWorklistsRepository(db.kysely);
-  const worklists = o.worklists ?? createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search: projectSearch, clock });
-  const inlineDashboard = createDashboardService({ projects, repo: worklistsRepo, clock });
-  const responseCache = o.responseCache !== undefined ? o.responseCache : createResponseCache(config.responseCacheMb * 1024 * 1024);
-  const offload =
-    o.offload ??
-    createWorkerPool({
-      // .ts under tsx (tests, the CLI), .js when run from dist/ (scripts/build.mjs).
-      entry: new URL(`./offload-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url),
-      size: config.workerThreads,
-      lanes: offloadLanes(config),
-      data: workerConfig(config),
-      onError: logError('worker thread failed'),
-    });
-  const plans = o.plans ?? createPlansService({ repo: plansRepo, projects, blobs, urls: config });
-  const planUploads =
-    o.planUploads ??
-    createPlanUploads({
-      repo: plansRepo,
-      plans,
-      path: writePath((trx) => ({ plans: plansRepo.bind(trx), projects: projectsRepo.bind(trx) })),
-      renderer: createPlanRenderer(),
-      blobs,
-      clock,
-      limits: config.plans,
-    });
-  const ctx: AppContext = {
-    config,
-    clock,
-    db,
-    blobs,
-    images,
-    users,
-    tokens,
-    audit,
-    events,
-    projects,
-    items,
+  return {
     projectSearch,
-    searchIndexer,
-    worklists,
+    // Feeds SQLite's FTS5 outside the writes' transactions (migration 010).
+    searchIndexer: createSearchIndexer(searchRepo, db.dialect, jobs),
+    worklists: createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search: projectSearch, clock }),
     dashboard: createCachedDashboard({
       // In the worker pool once it runs (as the web's heavy reads, web-plugin.ts); inline before.
-      reads: () => (offload.stats().workers > 0 ? ctx.offloadedReads.dashboard : inlineDashboard),
+      reads: () => (offload.stats().workers > 0 ? offloadedReads.dashboard : inlineDashboard),
       projects,
       cache: responseCache,
-      treeVersion: (projectId) => ctx.cacheVersions.tree(projectId),
-      lastEventId: () => eventsRepo.lastId(),
+      treeVersion: (projectId) => cacheVersions.tree(projectId),
+      lastEventId: () => core.eventsRepo.lastId(),
       clock,
     }),
-    itemWrites: itemsModule.itemWrites,
-    itemEdits: itemsModule.edits,
-    bulkChanges: itemsModule.bulkChanges,
-    comments: itemsModule.comments,
-    answers: itemsModule.answers,
-    idempotency: o.idempotency ?? createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
-    rateLimiter: o.rateLimiter !== undefined ? o.rateLimiter : createRateLimiter(config.rateLimitPerMinute, sharedRateLimitCounters(db)),
-    oauth:
-      o.oauth ??
-      createOAuthService({
-        repo: createOAuthRepository(db.kysely),
-        tokens,
-        clock,
-        urls: config,
-        onConnected: ({ userId, grantId, clientName }) =>
-          void notifications
-            .notifyDirect({
-              userId,
-              kind: 'oauth_client_connected',
-              key: `oauth_grant:${grantId}`,
-              words: (language) => ({
-                text: message(language, 'notification.oauth_connected', { client: quoted(language, clientName) }),
-                subject: message(language, 'notification.oauth_subject', { client: quoted(language, clientName) }),
-              }),
-            })
-            .catch(logError('notification of a connected application failed')),
-      }),
-    oauthRateLimits: o.oauthRateLimits ?? {
-      register: createRateLimiter(config.oauthRateLimits.registerPerMinute, sharedRateLimitCounters(db)),
-      token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, sharedRateLimitCounters(db)),
-    },
-    attachments: itemsModule.attachments,
-    sessions,
-    retention,
-    jobs,
-    metrics:
-      o.metrics !== undefined
-        ? o.metrics
-        : config.metricsEnabled
-          ? createMetrics({
-              auditQueueDepth: () => audit.pending,
-              webhookDeliveriesPending: () => webhookWorker.pending,
-              jobs: () => jobs.stats(),
-              emails: () => emailSender?.stats() ?? { sent: 0, failed: 0, waiting: 0 },
-              ...(responseCache ? { responseCache: () => responseCache.stats } : {}),
-            })
-          : null,
-    webhooks:
-      o.webhooks ??
-      createWebhooksService({ repo: webhooksRepo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
-    webhookWorker,
-    review: itemsModule.review,
-    structure,
-    vocabulary:
-      o.vocabulary ??
-      createVocabularyService({
-        repo: vocabularyRepo,
-        projects,
-        path: writePath((trx) => ({ vocabulary: vocabularyRepo.bind(trx), projects: projectsRepo.bind(trx) })),
-        clock,
-      }),
-    templates:
-      o.templates ??
-      createTemplatesService({
-        repo: templatesRepo,
-        vocabularyRepo,
-        projectsRepo,
-        projects,
-        structure,
-        path: writePath((trx) => ({
-          structure: structureRepo.bind(trx),
-          projects: projectsRepo.bind(trx),
-          items: itemEditsRepo.bind(trx),
-          vocabulary: vocabularyRepo.bind(trx),
-          templates: templatesRepo.bind(trx),
-        })),
-        clock,
-      }),
-    members: o.members ?? createMembersService({ repo: createMembersRepository(db.kysely), clock }),
-    usersAdmin: o.usersAdmin ?? createUsersAdminService({ users, sessions, tokens }),
-    companies,
-    invitations:
-      o.invitations ??
-      createInvitationsService({
-        repo: createInvitationsRepository(db.kysely),
-        projects,
-        companies,
-        mailQueue: notificationsRepo,
-        clock,
-        baseUrl: config.baseUrl,
-        emailEnabled: config.smtpUrl !== null,
-        onQueued: () => emailSender?.wake(),
-      }),
-    companyPacks:
-      o.companyPacks ??
-      createCompanyPacksService({
-        repo: createCompanyPacksRepository(db.kysely),
-        projects,
-        mailQueue: notificationsRepo,
-        clock,
-        emailEnabled: config.smtpUrl !== null,
-        onQueued: () => emailSender?.wake(),
-      }),
-    notifications,
-    notificationWorker,
-    offload,
-    reports: o.reports ?? createOffloadedReports({ projects, pool: offload, clock }),
-    offloadedReads: o.offloadedReads ?? createOffloadedReads(offload, clock),
-    cacheVersions: o.cacheVersions ?? createCacheVersionsRepository(db.kysely),
+    reports: createOffloadedReports({ projects, pool: offload, clock }),
+    offloadedReads,
+    cacheVersions,
     responseCache,
-    plans,
-    planUploads,
-    planViews: createPlanViews({ repo: plansRepo, plans, projects }),
-    itemLocations: itemsModule.itemLocations,
-    itemDisputes: itemsModule.itemDisputes,
-    async close() {
-      // First: the workers' own connections close before the database they read; running plan uploads stop.
-      await offload.close();
-      await planUploads.close();
-      // Each job ends the run under way (deliveries and emails in flight included) and gives its lease back.
-      await jobs.stop();
-      // The audit records still queued (reads of the last 100 ms) are written before the database closes.
-      events.close();
-      await audit.close();
-      await db.close();
-    },
+    retention,
   };
-  return ctx;
+}
+
+/** Webhooks: the endpoints people register and the deliveries to them (every node). */
+function webhookServices(config: Config, { db, clock, jobs }: Infrastructure, core: CoreServices, notifications: NotificationsModule) {
+  const repo = createWebhooksRepository(db.kysely);
+  const { events, eventsRepo, projects } = core;
+  return {
+    webhooks: createWebhooksService({ repo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
+    webhookWorker: createDeliveryWorker(
+      { repo, events, clock, jobs },
+      { allowPrivate: config.webhookAllowPrivate, onDisabled: notifications.webhookDisabled },
+    ),
+  };
+}
+
+/** The project's vocabulary and templates (docs/design.md §21): each change a structural write of the project. */
+function vocabularyServices(db: Db, core: CoreServices, admin: AdminModule, vocabularyRepo: VocabularyRepository) {
+  const { projects, projectsRepo, writePaths, clock } = core;
+  const templatesRepo = createTemplatesRepository(db.kysely);
+  const itemEditsRepo = createItemEditsRepository(db.kysely);
+  return {
+    vocabulary: createVocabularyService({
+      repo: vocabularyRepo,
+      projects,
+      path: writePaths((trx) => ({ vocabulary: vocabularyRepo.bind(trx), projects: projectsRepo.bind(trx) })),
+      clock,
+    }),
+    templates: createTemplatesService({
+      repo: templatesRepo,
+      vocabularyRepo,
+      projectsRepo,
+      projects,
+      structure: admin.structure,
+      path: writePaths((trx) => ({
+        structure: admin.structureRepo.bind(trx),
+        projects: projectsRepo.bind(trx),
+        items: itemEditsRepo.bind(trx),
+        vocabulary: vocabularyRepo.bind(trx),
+        templates: templatesRepo.bind(trx),
+      })),
+      clock,
+    }),
+  };
+}
+
+/** The named members of `from`: what the context exposes of a module (its wiring stays in the module). */
+function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>;
 }

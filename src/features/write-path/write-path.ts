@@ -152,3 +152,6 @@ export function createWritePath<R>(deps: {
 }
 
 export type WritePath<R> = ReturnType<typeof createWritePath<R>>;
+
+/** Makes a module's write path over its own repositories (the composition root gives one to each module). */
+export type WritePaths = <R>(bind: (trx: Transaction<Database>) => R) => WritePath<R>;
