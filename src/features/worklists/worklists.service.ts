@@ -249,172 +249,186 @@ function rowTarget(
   };
 }
 
-/**
- * The work lists of the web interface: a project's items filtered and paged (the tree with its counts),
- * and "My items" across projects. Visibility comes from the projects service and the one policy.
- */
-export function createWorklistsService(deps: {
+/** What the work lists' functions are given. */
+export interface WorklistsDeps {
   repo: WorklistsRepository;
   projects: ProjectsService;
   projectsRepo: ProjectsRepository;
   search: ProjectSearch;
   clock: Clock;
-}) {
-  const { repo, projects, projectsRepo, search, clock } = deps;
-  const today = () => clock.now().toISOString().slice(0, 10);
+}
 
-  /** Where the actor reviews: every project (null) or those they manage; nowhere: null. */
-  async function reviewScope(actor: Actor) {
-    const memberships = await projectsRepo.allMemberships(actor.id);
-    const managed = [...memberships].filter(([, m]) => m.role === 'manager').map(([id]) => id);
-    if (actor.role !== 'admin' && managed.length === 0) return null;
-    return { memberships, projectIds: actor.role === 'admin' ? null : managed };
-  }
+/** Today's date (UTC, YYYY-MM-DD). */
+function today(deps: WorklistsDeps): string {
+  return deps.clock.now().toISOString().slice(0, 10);
+}
 
-  /**
-   * What waits for the actor's review, counted per checklist in SQL with the policy applied to each checklist (it
-   * depends on nothing finer): every web page shows the count, and loading the whole queue cost an admin ~600 ms
-   * per page in the benchmark's 100 000-item workspace (docs/performance.md, "The web's pages"; the page itself is
-   * cut in SQL: "To review"). Null: they review nowhere. `checklists`: those to list, or null for all of the scope's.
-   */
-  async function reviewable(actor: Actor) {
-    const scope = await reviewScope(actor);
-    if (!scope) return null;
-    const counts = await repo.reviewCounts(scope.projectIds);
-    const allowed = counts.filter((c) => can(actor, 'answer.review', rowTarget(c, scope.memberships)));
-    return {
-      projectIds: scope.projectIds,
-      checklists: allowed.length === counts.length ? null : [...new Set(allowed.map((c) => c.checklist_id))],
-      total: allowed.reduce((n, c) => n + c.count, 0),
-    };
-  }
+/** Where the actor reviews: every project (null) or those they manage; nowhere: null. */
+async function reviewScope(deps: WorklistsDeps, actor: Actor) {
+  const memberships = await deps.projectsRepo.allMemberships(actor.id);
+  const managed = [...memberships].filter(([, m]) => m.role === 'manager').map(([id]) => id);
+  if (actor.role !== 'admin' && managed.length === 0) return null;
+  return { memberships, projectIds: actor.role === 'admin' ? null : managed };
+}
 
-  const service = {
-    /** "To review" (docs/design.md §14): answers waiting for review and done items without a verdict, oldest first. */
-    async reviewQueue(actor: Actor, requestedPage: number): Promise<ReviewQueue> {
-      const queue = await reviewable(actor);
-      const { offset, ...page } = pageAt(queue?.total ?? 0, requestedPage);
-      const toReview = queue?.total ?? null;
-      if (!queue?.total) return { rows: [], ...page, toReview };
-      const rows = await repo.reviewPage(queue.projectIds, queue.checklists, offset, WORKLIST_PAGE_SIZE);
-      return { rows: rows as ReviewRow[], ...page, toReview };
-    },
-
-    /** The count beside "To review" in the navigation; null for those who review nowhere (no link). */
-    async reviewCount(actor: Actor): Promise<number | null> {
-      return (await reviewable(actor))?.total ?? null;
-    },
-
-    /**
-     * The project's sections and checklists with per-checklist counts, and one page of the items that pass the
-     * filter, in tree order or sorted; each row with its participants. Also the project's members (the participant
-     * filter's choices) and the user's membership (what the page offers them). The checklists list only the items
-     * `named` (a bulk change's refusals, shown by their text), not the whole tree: a 5 000-item tree is ~1 MB to copy
-     * from the worker thread that builds this (features/offload), and the page shows its counts.
-     */
-    async projectItems(
-      actor: Actor,
-      projectId: number,
-      filter: ItemFilter,
-      requestedPage: number,
-      named: readonly number[] = [],
-    ): Promise<ProjectItems> {
-      const { tree, rows, day, members, membership } = await service.filteredItems(actor, projectId, filter);
-      const counts = new Map<number, { items: number; done: number; matching: number }>();
-      for (const c of tree.sections.flatMap((s) => s.checklists)) {
-        counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
-      }
-      for (const row of rows) counts.get(row.checklist.id)!.matching++;
-      const kept = new Set(named);
-      const outline = new Map<TreeSection | TreeChecklist, TreeSection | TreeChecklist>();
-      const sections = tree.sections.map((section) => {
-        const checklists = section.checklists.map((checklist) => {
-          const lighter = { ...checklist, items: checklist.items.filter((i) => kept.has(i.id)) };
-          outline.set(checklist, lighter);
-          return lighter;
-        });
-        const lighter = { ...section, checklists };
-        outline.set(section, lighter);
-        return lighter;
-      });
-      const page = pageOf(rows, requestedPage);
-      const pageRows = page.rows.map((r) => ({
-        ...r,
-        section: outline.get(r.section) as TreeSection,
-        checklist: outline.get(r.checklist) as TreeChecklist,
-      }));
-      const holders = new Map(
-        tree.sections
-          .flatMap((s) => s.checklists.flatMap((c) => c.items.flatMap((i) => (i.responsible_company ? [i.responsible_company] : []))))
-          .map((c) => [c.id, c]),
-      );
-      const companies = [...holders.values()].sort((a, b) => a.name.localeCompare(b.name));
-      return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows, companies };
-    },
-
-    /** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
-    async filteredItems(actor: Actor, projectId: number, filter: ItemFilter): Promise<FilteredItems> {
-      const tree = await projects.getTree(actor, projectId);
-      const [mine, matching, participants, updated, members, membership, dates] = await Promise.all([
-        filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
-        filter.q ? search.matchingItemIds(actor, projectId, filter.q) : null,
-        repo.participantsOf(projectId),
-        repo.updatedAt(projectId),
-        repo.projectMembers(projectId),
-        projectsRepo.membership(actor.id, projectId),
-        filter.raised || filter.accepted ? repo.itemDates(projectId) : null,
-      ]);
-      const day = today();
-      const acceptedAt = (id: number) => dates?.get(id)?.accepted_at ?? null;
-      const fieldFilters = Object.entries(filter.fields ?? {});
-      // The text filter finds items by their company's name too (docs/design.md §20).
-      const needle = filter.q?.toLocaleLowerCase() ?? '';
-      const heldByMatching = (i: TreeItem) => needle !== '' && (i.responsible_company?.name.toLocaleLowerCase().includes(needle) ?? false);
-      const passes = (i: TreeItem) =>
-        (filter.status === null || i.status === filter.status) &&
-        (!filter.category || i.category === filter.category) &&
-        fieldFilters.every(([name, value]) => i.fields[name] === value) &&
-        (filter.company == null || i.responsible_company?.id === filter.company) &&
-        (filter.ball == null || i.ball_in_court === filter.ball) &&
-        (mine === null || mine.has(i.id)) &&
-        (matching === null || matching.has(i.id) || heldByMatching(i)) &&
-        (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&
-        (!filter.overdue || isOverdue(i, day)) &&
-        (!filter.open || i.status !== 'done') &&
-        (!filter.raised || weekOf(dates?.get(i.id)?.created_at ?? '') === filter.raised) &&
-        (!filter.accepted || (acceptedAt(i.id) !== null && (filter.accepted === 'all' || weekOf(acceptedAt(i.id)!) === filter.accepted)));
-      const rows = tree.sections.flatMap((section) =>
-        section.checklists.flatMap((checklist) =>
-          checklist.items.filter(passes).map((i) => ({
-            section,
-            checklist,
-            item: { ...i, updated_at: updated.get(i.id) ?? '', participants: participants.get(i.id) ?? [] },
-          })),
-        ),
-      );
-      if (filter.sort !== 'tree') {
-        const compare = COMPARE[filter.sort];
-        rows.sort((a, b) => compare(a.item, b.item));
-      }
-      return { tree, rows, day, members, membership };
-    },
-
-    /** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */
-    async myItems(actor: Actor, requestedPage: number): Promise<MyItems> {
-      const rows = await repo.participantItems(actor.id);
-      const projectIds = [...new Set(rows.map((r) => r.project_id))];
-      const memberships = await projectsRepo.memberships(actor.id, projectIds);
-      const visible = rows
-        .filter((r) => can(actor, 'read', rowTarget(r, memberships)))
-        .map(({ verdict, dispute_at, company_id, company_name, answer_pending, ...r }) => ({
-          ...r,
-          responsible_company: company_id === null ? null : { id: company_id, name: company_name! },
-          ball_in_court: ballInCourt({ status: r.status, verdict, answerPending: Boolean(answer_pending), disputed: dispute_at !== null }),
-        }));
-      return { today: today(), ...pageOf(visible, requestedPage) };
-    },
+/**
+ * What waits for the actor's review, counted per checklist in SQL with the policy applied to each checklist (it
+ * depends on nothing finer): every web page shows the count, and loading the whole queue cost an admin ~600 ms
+ * per page in the benchmark's 100 000-item workspace (docs/performance.md, "The web's pages"; the page itself is
+ * cut in SQL: "To review"). Null: they review nowhere. `checklists`: those to list, or null for all of the scope's.
+ */
+async function reviewable(deps: WorklistsDeps, actor: Actor) {
+  const scope = await reviewScope(deps, actor);
+  if (!scope) return null;
+  const counts = await deps.repo.reviewCounts(scope.projectIds);
+  const allowed = counts.filter((c) => can(actor, 'answer.review', rowTarget(c, scope.memberships)));
+  return {
+    projectIds: scope.projectIds,
+    checklists: allowed.length === counts.length ? null : [...new Set(allowed.map((c) => c.checklist_id))],
+    total: allowed.reduce((n, c) => n + c.count, 0),
   };
-  return service;
+}
+
+/** "To review" (docs/design.md §14): answers waiting for review and done items without a verdict, oldest first. */
+async function reviewQueue(deps: WorklistsDeps, actor: Actor, requestedPage: number): Promise<ReviewQueue> {
+  const { repo } = deps;
+  const queue = await reviewable(deps, actor);
+  const { offset, ...page } = pageAt(queue?.total ?? 0, requestedPage);
+  const toReview = queue?.total ?? null;
+  if (!queue?.total) return { rows: [], ...page, toReview };
+  const rows = await repo.reviewPage(queue.projectIds, queue.checklists, offset, WORKLIST_PAGE_SIZE);
+  return { rows: rows as ReviewRow[], ...page, toReview };
+}
+
+/** The count beside "To review" in the navigation; null for those who review nowhere (no link). */
+async function reviewCount(deps: WorklistsDeps, actor: Actor): Promise<number | null> {
+  return (await reviewable(deps, actor))?.total ?? null;
+}
+
+/**
+ * The project's sections and checklists with per-checklist counts, and one page of the items that pass the
+ * filter, in tree order or sorted; each row with its participants. Also the project's members (the participant
+ * filter's choices) and the user's membership (what the page offers them). The checklists list only the items
+ * `named` (a bulk change's refusals, shown by their text), not the whole tree: a 5 000-item tree is ~1 MB to copy
+ * from the worker thread that builds this (features/offload), and the page shows its counts.
+ */
+async function projectItems(
+  deps: WorklistsDeps,
+  actor: Actor,
+  projectId: number,
+  filter: ItemFilter,
+  requestedPage: number,
+  named: readonly number[] = [],
+): Promise<ProjectItems> {
+  const { tree, rows, day, members, membership } = await filteredItems(deps, actor, projectId, filter);
+  const counts = new Map<number, { items: number; done: number; matching: number }>();
+  for (const c of tree.sections.flatMap((s) => s.checklists)) {
+    counts.set(c.id, { items: c.items.length, done: c.items.filter((i) => i.status === 'done').length, matching: 0 });
+  }
+  for (const row of rows) counts.get(row.checklist.id)!.matching++;
+  const kept = new Set(named);
+  const outline = new Map<TreeSection | TreeChecklist, TreeSection | TreeChecklist>();
+  const sections = tree.sections.map((section) => {
+    const checklists = section.checklists.map((checklist) => {
+      const lighter = { ...checklist, items: checklist.items.filter((i) => kept.has(i.id)) };
+      outline.set(checklist, lighter);
+      return lighter;
+    });
+    const lighter = { ...section, checklists };
+    outline.set(section, lighter);
+    return lighter;
+  });
+  const page = pageOf(rows, requestedPage);
+  const pageRows = page.rows.map((r) => ({
+    ...r,
+    section: outline.get(r.section) as TreeSection,
+    checklist: outline.get(r.checklist) as TreeChecklist,
+  }));
+  const holders = new Map(
+    tree.sections
+      .flatMap((s) => s.checklists.flatMap((c) => c.items.flatMap((i) => (i.responsible_company ? [i.responsible_company] : []))))
+      .map((c) => [c.id, c]),
+  );
+  const companies = [...holders.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return { project: tree.project, sections, counts, today: day, members, membership, ...page, rows: pageRows, companies };
+}
+
+/** The project's tree and every item that passes the filter, in the page's order (the reports list them all). */
+async function filteredItems(deps: WorklistsDeps, actor: Actor, projectId: number, filter: ItemFilter): Promise<FilteredItems> {
+  const { repo, projects, projectsRepo, search } = deps;
+  const tree = await projects.getTree(actor, projectId);
+  const [mine, matching, participants, updated, members, membership, dates] = await Promise.all([
+    filter.mine ? repo.participantItemIds(actor.id, projectId) : null,
+    filter.q ? search.matchingItemIds(actor, projectId, filter.q) : null,
+    repo.participantsOf(projectId),
+    repo.updatedAt(projectId),
+    repo.projectMembers(projectId),
+    projectsRepo.membership(actor.id, projectId),
+    filter.raised || filter.accepted ? repo.itemDates(projectId) : null,
+  ]);
+  const day = today(deps);
+  const acceptedAt = (id: number) => dates?.get(id)?.accepted_at ?? null;
+  const fieldFilters = Object.entries(filter.fields ?? {});
+  // The text filter finds items by their company's name too (docs/design.md §20).
+  const needle = filter.q?.toLocaleLowerCase() ?? '';
+  const heldByMatching = (i: TreeItem) => needle !== '' && (i.responsible_company?.name.toLocaleLowerCase().includes(needle) ?? false);
+  const passes = (i: TreeItem) =>
+    (filter.status === null || i.status === filter.status) &&
+    (!filter.category || i.category === filter.category) &&
+    fieldFilters.every(([name, value]) => i.fields[name] === value) &&
+    (filter.company == null || i.responsible_company?.id === filter.company) &&
+    (filter.ball == null || i.ball_in_court === filter.ball) &&
+    (mine === null || mine.has(i.id)) &&
+    (matching === null || matching.has(i.id) || heldByMatching(i)) &&
+    (filter.participant === null || (participants.get(i.id) ?? []).some((p) => p.id === filter.participant)) &&
+    (!filter.overdue || isOverdue(i, day)) &&
+    (!filter.open || i.status !== 'done') &&
+    (!filter.raised || weekOf(dates?.get(i.id)?.created_at ?? '') === filter.raised) &&
+    (!filter.accepted || (acceptedAt(i.id) !== null && (filter.accepted === 'all' || weekOf(acceptedAt(i.id)!) === filter.accepted)));
+  const rows = tree.sections.flatMap((section) =>
+    section.checklists.flatMap((checklist) =>
+      checklist.items.filter(passes).map((i) => ({
+        section,
+        checklist,
+        item: { ...i, updated_at: updated.get(i.id) ?? '', participants: participants.get(i.id) ?? [] },
+      })),
+    ),
+  );
+  if (filter.sort !== 'tree') {
+    const compare = COMPARE[filter.sort];
+    rows.sort((a, b) => compare(a.item, b.item));
+  }
+  return { tree, rows, day, members, membership };
+}
+
+/** The items where the user is a participant, in the active projects they can see: open first, then by deadline. */
+async function myItems(deps: WorklistsDeps, actor: Actor, requestedPage: number): Promise<MyItems> {
+  const { repo, projectsRepo } = deps;
+  const rows = await repo.participantItems(actor.id);
+  const projectIds = [...new Set(rows.map((r) => r.project_id))];
+  const memberships = await projectsRepo.memberships(actor.id, projectIds);
+  const visible = rows
+    .filter((r) => can(actor, 'read', rowTarget(r, memberships)))
+    .map(({ verdict, dispute_at, company_id, company_name, answer_pending, ...r }) => ({
+      ...r,
+      responsible_company: company_id === null ? null : { id: company_id, name: company_name! },
+      ball_in_court: ballInCourt({ status: r.status, verdict, answerPending: Boolean(answer_pending), disputed: dispute_at !== null }),
+    }));
+  return { today: today(deps), ...pageOf(visible, requestedPage) };
+}
+
+/**
+ * The work lists of the web interface: a project's items filtered and paged (the tree with its counts),
+ * and "My items" across projects. Visibility comes from the projects service and the one policy.
+ */
+export function createWorklistsService(deps: WorklistsDeps) {
+  return {
+    reviewQueue: reviewQueue.bind(null, deps),
+    reviewCount: reviewCount.bind(null, deps),
+    projectItems: projectItems.bind(null, deps),
+    filteredItems: filteredItems.bind(null, deps),
+    myItems: myItems.bind(null, deps),
+  };
 }
 
 export type WorklistsService = ReturnType<typeof createWorklistsService>;
