@@ -148,7 +148,7 @@ async function sqlOf(read: CachedReadName): Promise<string[]> {
   const { db, close } = loggedKysely(server.ctx.config.databaseUrl, log);
   try {
     const projectsRepo = createProjectsRepository(db);
-    const items = createItemsService(createItemsRepository(db), projectsRepo, server.ctx.config);
+    const items = createItemsService({ repo: createItemsRepository(db), projects: projectsRepo, urls: server.ctx.config });
     const projects = createProjectsService(projectsRepo);
     for (const actor of [manager, admin]) {
       if (read === 'card') await items.getItemCard(actor, ITEM);
@@ -284,7 +284,7 @@ async function answerOf(read: CachedReadName, trx: Transaction<Database>): Promi
   const projectsRepo = createProjectsRepository(trx);
   const answer =
     read === 'card'
-      ? createItemsService(createItemsRepository(trx), projectsRepo, server.ctx.config).getItemCard(admin, ITEM)
+      ? createItemsService({ repo: createItemsRepository(trx), projects: projectsRepo, urls: server.ctx.config }).getItemCard(admin, ITEM)
       : createProjectsService(projectsRepo).getTree(admin, PROJECT);
   return JSON.stringify(await answer.catch(() => null));
 }

@@ -111,31 +111,97 @@ function toView(r: Awaited<ReturnType<EventsRepository['list']>>[number]): Event
   };
 }
 
-/**
- * The change feed (docs/design.md §11): events written in the transaction of their change (the item write path
- * calls `append`), read by whoever may see what they are about, decided when the feed is read.
- */
-export function createEventsService(deps: {
+export interface EventsDeps {
   repo: EventsRepository;
   projectsRepo: ProjectsRepository;
   projects: ProjectsService;
   /** The item's access check (features/items): a feed of one item needs its reader to see it. */
   items: { access(actor: Actor, itemId: number): Promise<unknown> };
-}) {
-  const { repo, projectsRepo, projects, items } = deps;
+}
+
+type Waiters = ReturnType<typeof createWaiters>;
+
+async function visibilityOf(deps: EventsDeps, actor: Actor): Promise<EventVisibility> {
+  // A token's project limit narrows what the user sees (docs/design.md §18): an admin's token to its projects.
+  const limit = projectLimit(actor);
+  if (actor.role === 'admin')
+    return limit === null ? 'all' : limit.map((projectId) => ({ projectId, sectionIds: null, checklistIds: null }));
+  const memberships = await deps.projectsRepo.allMemberships(actor.id);
+  return [...memberships]
+    .filter(([projectId]) => withinProjectLimit(actor, projectId))
+    .map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds, companyItems: m.companyItems }));
+}
+
+/** Events after `after`, oldest first; waits up to `wait` seconds for the first one when there is none. */
+async function list(deps: EventsDeps, waiters: Waiters, actor: Actor, input: ListEventsInput): Promise<EventPage> {
+  if (input.projectId !== null) await deps.projects.access(actor, input.projectId);
+  if (input.itemId !== null) await deps.items.access(actor, input.itemId);
+  const deadline = Date.now() + Math.min(input.wait, MAX_EVENT_WAIT_SECONDS) * 1000;
+  const query = { ...input, limit: input.limit + 1 };
+  for (;;) {
+    const mark = await waiters.mark();
+    // Visibility is read again each time: access lost while waiting is lost at once.
+    const rows = await deps.repo.list(await visibilityOf(deps, actor), query, mark.lastId);
+    const remaining = deadline - Date.now();
+    if (rows.length > 0 || remaining <= 0) {
+      const page = rows.slice(0, input.limit);
+      const events = page.map(toView);
+      return { events, next_after: events.at(-1)?.id ?? input.after, has_more: rows.length > input.limit };
+    }
+    await waiters.next(mark, remaining);
+  }
+}
+
+/**
+ * The first event after `after` and up to `upTo` (a `lastId()` read before) that matches and that the
+ * reader can see now (webhook deliveries), or null.
+ */
+async function nextFor(
+  deps: EventsDeps,
+  reader: Actor,
+  query: { after: number; upTo: number; projectId: number | null; types: readonly EventType[] | null },
+): Promise<EventView | null> {
+  const { upTo, ...filters } = query;
+  const [row] = await deps.repo.list(await visibilityOf(deps, reader), { ...filters, itemId: null, limit: 1 }, upTo);
+  return row ? toView(row) : null;
+}
+
+/** One event, if the reader can see it now (redelivery). */
+async function findFor(deps: EventsDeps, reader: Actor, eventId: number): Promise<EventView | null> {
+  const [row] = await deps.repo.list(
+    await visibilityOf(deps, reader),
+    { after: eventId - 1, limit: 1, projectId: null, itemId: null, types: null },
+    eventId,
+  );
+  return row?.id === eventId ? toView(row) : null;
+}
+
+/**
+ * An item's events, oldest first, with the names of the people and checklists they refer to (the web
+ * timeline). The caller has checked that the reader sees the item: every event of it is then visible.
+ */
+async function ofItem(deps: EventsDeps, itemId: number): Promise<ItemEvents> {
+  const events = (await deps.repo.ofItem(itemId)).map(toView);
+  const userIds = new Set<number>();
+  const checklistIds = new Set<number>();
+  for (const e of events) {
+    const changes = (e.data as { changes?: { participants?: { from: number[]; to: number[] }; checklist?: { from: number; to: number } } })
+      .changes;
+    for (const id of [...(changes?.participants?.from ?? []), ...(changes?.participants?.to ?? [])]) userIds.add(id);
+    if (changes?.checklist) [changes.checklist.from, changes.checklist.to].forEach((id) => checklistIds.add(id));
+    for (const p of (e.data as { item?: { participants?: { id: number }[] } }).item?.participants ?? []) userIds.add(p.id);
+  }
+  return { events, names: await deps.repo.names([...userIds], [...checklistIds]) };
+}
+
+/**
+ * The change feed (docs/design.md §11): events written in the transaction of their change (the item write path
+ * calls `append`), read by whoever may see what they are about, decided when the feed is read.
+ */
+export function createEventsService(deps: EventsDeps) {
+  const { repo } = deps;
   const waiters = createWaiters(() => repo.lastId());
   const committedListeners: (() => void)[] = [];
-
-  async function visibilityOf(actor: Actor): Promise<EventVisibility> {
-    // A token's project limit narrows what the user sees (docs/design.md §18): an admin's token to its projects.
-    const limit = projectLimit(actor);
-    if (actor.role === 'admin')
-      return limit === null ? 'all' : limit.map((projectId) => ({ projectId, sectionIds: null, checklistIds: null }));
-    const memberships = await projectsRepo.allMemberships(actor.id);
-    return [...memberships]
-      .filter(([projectId]) => withinProjectLimit(actor, projectId))
-      .map(([projectId, m]) => ({ projectId, sectionIds: m.sectionIds, checklistIds: m.checklistIds, companyItems: m.companyItems }));
-  }
 
   return {
     append: repo.append,
@@ -149,67 +215,10 @@ export function createEventsService(deps: {
       for (const listener of committedListeners) listener();
     },
 
-    /** Events after `after`, oldest first; waits up to `wait` seconds for the first one when there is none. */
-    async list(actor: Actor, input: ListEventsInput): Promise<EventPage> {
-      if (input.projectId !== null) await projects.access(actor, input.projectId);
-      if (input.itemId !== null) await items.access(actor, input.itemId);
-      const deadline = Date.now() + Math.min(input.wait, MAX_EVENT_WAIT_SECONDS) * 1000;
-      const query = { ...input, limit: input.limit + 1 };
-      for (;;) {
-        const mark = await waiters.mark();
-        // Visibility is read again each time: access lost while waiting is lost at once.
-        const rows = await repo.list(await visibilityOf(actor), query, mark.lastId);
-        const remaining = deadline - Date.now();
-        if (rows.length > 0 || remaining <= 0) {
-          const page = rows.slice(0, input.limit);
-          const events = page.map(toView);
-          return { events, next_after: events.at(-1)?.id ?? input.after, has_more: rows.length > input.limit };
-        }
-        await waiters.next(mark, remaining);
-      }
-    },
-
-    /**
-     * The first event after `after` and up to `upTo` (a `lastId()` read before) that matches and that the
-     * reader can see now (webhook deliveries), or null.
-     */
-    async nextFor(
-      reader: Actor,
-      query: { after: number; upTo: number; projectId: number | null; types: readonly EventType[] | null },
-    ): Promise<EventView | null> {
-      const { upTo, ...filters } = query;
-      const [row] = await repo.list(await visibilityOf(reader), { ...filters, itemId: null, limit: 1 }, upTo);
-      return row ? toView(row) : null;
-    },
-
-    /** One event, if the reader can see it now (redelivery). */
-    async findFor(reader: Actor, eventId: number): Promise<EventView | null> {
-      const [row] = await repo.list(
-        await visibilityOf(reader),
-        { after: eventId - 1, limit: 1, projectId: null, itemId: null, types: null },
-        eventId,
-      );
-      return row?.id === eventId ? toView(row) : null;
-    },
-
-    /**
-     * An item's events, oldest first, with the names of the people and checklists they refer to (the web
-     * timeline). The caller has checked that the reader sees the item: every event of it is then visible.
-     */
-    async ofItem(itemId: number): Promise<ItemEvents> {
-      const events = (await repo.ofItem(itemId)).map(toView);
-      const userIds = new Set<number>();
-      const checklistIds = new Set<number>();
-      for (const e of events) {
-        const changes = (
-          e.data as { changes?: { participants?: { from: number[]; to: number[] }; checklist?: { from: number; to: number } } }
-        ).changes;
-        for (const id of [...(changes?.participants?.from ?? []), ...(changes?.participants?.to ?? [])]) userIds.add(id);
-        if (changes?.checklist) [changes.checklist.from, changes.checklist.to].forEach((id) => checklistIds.add(id));
-        for (const p of (e.data as { item?: { participants?: { id: number }[] } }).item?.participants ?? []) userIds.add(p.id);
-      }
-      return { events, names: await repo.names([...userIds], [...checklistIds]) };
-    },
+    list: (actor: Actor, input: ListEventsInput) => list(deps, waiters, actor, input),
+    nextFor: nextFor.bind(null, deps),
+    findFor: findFor.bind(null, deps),
+    ofItem: ofItem.bind(null, deps),
 
     /** Runs `listener` after every commit with events on this node (the webhook worker's wake-up). */
     onCommitted(listener: () => void) {

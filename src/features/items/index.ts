@@ -61,7 +61,7 @@ export function createItemsModule(deps: ItemsModuleDeps) {
     review: createReviewRepository(db),
     vocabulary: deps.vocabularyRepo,
   };
-  const items = createItemsService(repositories.items, projectsRepo, deps.urls);
+  const items = createItemsService({ repo: repositories.items, projects: projectsRepo, urls: deps.urls });
   const path = createWritePath({
     transactions: deps.transactions,
     bind: bindWriteRepositories(repositories),
@@ -122,5 +122,5 @@ export { createItemEditsRepository, type ItemEditsRepository } from './item-edit
 
 /** The item reads alone (the worker threads' read-only composition, src/composition/offload-worker.ts). */
 export function createItemReads(db: Kysely<Database>, projectsRepo: ProjectsRepository, urls: { baseUrl: string }) {
-  return createItemsService(createItemsRepository(db), projectsRepo, urls);
+  return createItemsService({ repo: createItemsRepository(db), projects: projectsRepo, urls });
 }

@@ -32,6 +32,86 @@ interface EmailSenderDeps {
   renderMessage?: (email: EmailRow) => Promise<{ mail: MailMessage; forget: boolean } | null>;
 }
 
+/** Emails sent and failed attempts on this node. */
+interface SendCounts {
+  sent: number;
+  failed: number;
+}
+
+/** Claims a queued email and sends it, leaving out what its recipient can no longer see. */
+async function sendOne(deps: EmailSenderDeps, counts: SendCounts, email: EmailRow): Promise<void> {
+  const { repo, clock } = deps;
+  const now = clock.now();
+  const until = new Date(now.getTime() + CLAIM_MS).toISOString();
+  if (!(await deps.jobs.store.claim('notification_emails', email.id, 'waiting', now.toISOString(), until))) return;
+  if (email.message !== null) return sendMessage(deps, counts, email, now);
+  const [user] = await repo.users([email.user_id]);
+  const listed = await repo.notificationsOfEmail(email.id);
+  const visible: NotificationRow[] = [];
+  if (user && user.active === 1) {
+    for (const n of listed) if (await deps.canSee({ id: user.id, role: user.role as UserRole }, n)) visible.push(n);
+  }
+  if (!user || visible.length === 0) {
+    await repo.finishEmail(email.id, 'skipped', { to_address: user?.email ?? null, last_error: null, at: now.toISOString() });
+    return;
+  }
+  const digest = email.key.startsWith('digest:');
+  await attempt(
+    deps,
+    counts,
+    email,
+    user.email,
+    () => renderEmail(user.email, visible, deps.baseUrl, digest, storedLanguage(user.language, user.browser_language)),
+    false,
+  );
+}
+
+/** An email that is not a notification: rendered now (a pack's PDF too), then sent like the others. */
+async function sendMessage(deps: EmailSenderDeps, counts: SendCounts, email: EmailRow, now: Date): Promise<void> {
+  const rendered = deps.renderMessage ? await deps.renderMessage(email) : null;
+  if (!rendered) {
+    await deps.repo.finishEmail(email.id, 'skipped', {
+      to_address: email.to_address,
+      last_error: null,
+      at: now.toISOString(),
+      forgetMessage: true,
+    });
+    return;
+  }
+  await attempt(deps, counts, email, rendered.mail.to, () => rendered.mail, rendered.forget);
+}
+
+/** Sends one email; a refusal ends it, any other failure is retried with backoff for 24 h. */
+async function attempt(
+  deps: EmailSenderDeps,
+  counts: SendCounts,
+  email: EmailRow,
+  to: string,
+  render: () => MailMessage,
+  forgetMessage: boolean,
+): Promise<void> {
+  const { repo, mailer, clock } = deps;
+  try {
+    await mailer.send(render());
+    counts.sent++;
+    await repo.finishEmail(email.id, 'sent', { to_address: to, last_error: null, at: clock.now().toISOString(), forgetMessage });
+  } catch (err) {
+    counts.failed++;
+    const at = clock.now();
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof MailError && err.permanent) {
+      await repo.finishEmail(email.id, 'refused', { to_address: to, last_error: message, at: at.toISOString(), forgetMessage });
+      return;
+    }
+    const attempts = email.attempts + 1;
+    if (at.getTime() - Date.parse(email.created_at) >= EMAIL_GIVE_UP_AFTER_MS) {
+      await repo.finishEmail(email.id, 'given_up', { to_address: to, last_error: message, at: at.toISOString(), forgetMessage });
+      return;
+    }
+    await repo.retryEmail(email.id, attempts, new Date(at.getTime() + emailRetryDelay(attempts)).toISOString(), message, to);
+  }
+}
+
 /**
  * Sends the queued emails (`notification_emails`) on every node: a node claims a row (a conditional
  * UPDATE) before sending it, so each is sent by one node. A 5xx refusal ends that email alone ("refused":
@@ -44,70 +124,8 @@ export function createEmailSender(
 ) {
   const { repo, mailer, clock } = deps;
   const concurrency = options.concurrency ?? 4;
-  const counts = { sent: 0, failed: 0 };
+  const counts: SendCounts = { sent: 0, failed: 0 };
   let waiting = 0;
-
-  async function sendOne(email: EmailRow): Promise<void> {
-    const now = clock.now();
-    const until = new Date(now.getTime() + CLAIM_MS).toISOString();
-    if (!(await deps.jobs.store.claim('notification_emails', email.id, 'waiting', now.toISOString(), until))) return;
-    if (email.message !== null) return sendMessage(email, now);
-    const [user] = await repo.users([email.user_id]);
-    const listed = await repo.notificationsOfEmail(email.id);
-    const visible: NotificationRow[] = [];
-    if (user && user.active === 1) {
-      for (const n of listed) if (await deps.canSee({ id: user.id, role: user.role as UserRole }, n)) visible.push(n);
-    }
-    if (!user || visible.length === 0) {
-      await repo.finishEmail(email.id, 'skipped', { to_address: user?.email ?? null, last_error: null, at: now.toISOString() });
-      return;
-    }
-    const digest = email.key.startsWith('digest:');
-    await attempt(
-      email,
-      user.email,
-      () => renderEmail(user.email, visible, deps.baseUrl, digest, storedLanguage(user.language, user.browser_language)),
-      false,
-    );
-  }
-
-  /** An email that is not a notification: rendered now (a pack's PDF too), then sent like the others. */
-  async function sendMessage(email: EmailRow, now: Date): Promise<void> {
-    const rendered = deps.renderMessage ? await deps.renderMessage(email) : null;
-    if (!rendered) {
-      await repo.finishEmail(email.id, 'skipped', {
-        to_address: email.to_address,
-        last_error: null,
-        at: now.toISOString(),
-        forgetMessage: true,
-      });
-      return;
-    }
-    await attempt(email, rendered.mail.to, () => rendered.mail, rendered.forget);
-  }
-
-  /** Sends one email; a refusal ends it, any other failure is retried with backoff for 24 h. */
-  async function attempt(email: EmailRow, to: string, render: () => MailMessage, forgetMessage: boolean): Promise<void> {
-    try {
-      await mailer.send(render());
-      counts.sent++;
-      await repo.finishEmail(email.id, 'sent', { to_address: to, last_error: null, at: clock.now().toISOString(), forgetMessage });
-    } catch (err) {
-      counts.failed++;
-      const at = clock.now();
-      const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof MailError && err.permanent) {
-        await repo.finishEmail(email.id, 'refused', { to_address: to, last_error: message, at: at.toISOString(), forgetMessage });
-        return;
-      }
-      const attempts = email.attempts + 1;
-      if (at.getTime() - Date.parse(email.created_at) >= EMAIL_GIVE_UP_AFTER_MS) {
-        await repo.finishEmail(email.id, 'given_up', { to_address: to, last_error: message, at: at.toISOString(), forgetMessage });
-        return;
-      }
-      await repo.retryEmail(email.id, attempts, new Date(at.getTime() + emailRetryDelay(attempts)).toISOString(), message, to);
-    }
-  }
 
   /** Sends what is due now, a few at a time, until nothing is due (or the job stops). */
   async function drain(stopping: () => boolean): Promise<{ backlog: number }> {
@@ -118,7 +136,7 @@ export function createEmailSender(
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           for (let email = queue.shift(); email && !stopping(); email = queue.shift()) {
-            await sendOne(email).catch((err: unknown) => options.onError?.(err));
+            await sendOne(deps, counts, email).catch((err: unknown) => options.onError?.(err));
           }
         }),
       );

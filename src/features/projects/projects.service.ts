@@ -144,130 +144,161 @@ function buildCard(
   };
 }
 
-export function createProjectsService(repo: ProjectsRepository) {
-  async function cards(actor: Actor, projects: Project[], memberships: Map<number, Membership>): Promise<ProjectCard[]> {
-    const ids = projects.map((p) => p.id);
-    const [structure, counts] = await Promise.all([repo.structure(ids), repo.statusCounts(ids)]);
-    return projects.map((p) => {
-      const membership = memberships.get(p.id) ?? null;
-      return buildCard(actor, p, membership, visibleParts(actor, membership, structure, p.id), counts);
-    });
+export interface ProjectsDeps {
+  repo: ProjectsRepository;
+}
+
+type TreeItemRow = Awaited<ReturnType<ProjectsRepository['itemsOf']>>[number];
+type FieldValueRow = Awaited<ReturnType<ProjectsRepository['fieldValuesOf']>>[number];
+
+async function cards(deps: ProjectsDeps, actor: Actor, projects: Project[], memberships: Map<number, Membership>): Promise<ProjectCard[]> {
+  const ids = projects.map((p) => p.id);
+  const [structure, counts] = await Promise.all([deps.repo.structure(ids), deps.repo.statusCounts(ids)]);
+  return projects.map((p) => {
+    const membership = memberships.get(p.id) ?? null;
+    return buildCard(actor, p, membership, visibleParts(actor, membership, structure, p.id), counts);
+  });
+}
+
+/**
+ * The project and the actor's membership, or 404 when the actor cannot see it. `reads`: the repositories
+ * of a structural write (the check runs under the project's lock), else the database's.
+ */
+async function access(deps: ProjectsDeps, actor: Actor, projectId: number, reads: ProjectAccessReads = deps.repo): Promise<ProjectAccess> {
+  const [project, membership] = await Promise.all([reads.findProject(projectId), reads.membership(actor.id, projectId)]);
+  if (!project || !canOnProject(actor, 'read', { projectId, archived: project.archived === 1, membership })) {
+    throw notFound('The project');
   }
+  return { project, membership };
+}
 
-  const service = {
-    /**
-     * The project and the actor's membership, or 404 when the actor cannot see it. `reads`: the repositories
-     * of a structural write (the check runs under the project's lock), else the database's.
-     */
-    async access(actor: Actor, projectId: number, reads: ProjectAccessReads = repo): Promise<ProjectAccess> {
-      const [project, membership] = await Promise.all([reads.findProject(projectId), reads.membership(actor.id, projectId)]);
-      if (!project || !canOnProject(actor, 'read', { projectId, archived: project.archived === 1, membership })) {
-        throw notFound('The project');
-      }
-      return { project, membership };
-    },
+async function listProjects(
+  deps: ProjectsDeps,
+  actor: Actor,
+  filter: { archived: ArchivedFilter; limit: number; offset: number },
+): Promise<ProjectList> {
+  const memberId = actor.role === 'admin' ? null : actor.id;
+  const { rows, total } = await deps.repo.page({ ...filter, memberId, projectIds: projectLimit(actor) });
+  const memberships = await deps.repo.memberships(
+    actor.id,
+    rows.map((p) => p.id),
+  );
+  return { projects: await cards(deps, actor, rows, memberships), total, limit: filter.limit, offset: filter.offset };
+}
 
-    async listProjects(actor: Actor, filter: { archived: ArchivedFilter; limit: number; offset: number }): Promise<ProjectList> {
-      const memberId = actor.role === 'admin' ? null : actor.id;
-      const { rows, total } = await repo.page({ ...filter, memberId, projectIds: projectLimit(actor) });
-      const memberships = await repo.memberships(
-        actor.id,
-        rows.map((p) => p.id),
-      );
-      return { projects: await cards(actor, rows, memberships), total, limit: filter.limit, offset: filter.offset };
-    },
+/** The ids of the projects the actor sees (as listProjects lists them), without their cards: the dashboard's. */
+async function projectIds(deps: ProjectsDeps, actor: Actor, archived: ArchivedFilter): Promise<number[]> {
+  const memberId = actor.role === 'admin' ? null : actor.id;
+  const { rows } = await deps.repo.page({
+    archived,
+    memberId,
+    projectIds: projectLimit(actor),
+    limit: Number.MAX_SAFE_INTEGER,
+    offset: 0,
+  });
+  return rows.map((p) => p.id);
+}
 
-    /** The ids of the projects the actor sees (as listProjects lists them), without their cards: the dashboard's. */
-    async projectIds(actor: Actor, archived: ArchivedFilter): Promise<number[]> {
-      const memberId = actor.role === 'admin' ? null : actor.id;
-      const { rows } = await repo.page({ archived, memberId, projectIds: projectLimit(actor), limit: Number.MAX_SAFE_INTEGER, offset: 0 });
-      return rows.map((p) => p.id);
-    },
+async function getProject(deps: ProjectsDeps, actor: Actor, projectId: number): Promise<{ project: ProjectCard }> {
+  const { project, membership } = await access(deps, actor, projectId);
+  const [card] = await cards(deps, actor, [project], new Map(membership ? [[project.id, membership]] : []));
+  return { project: card! };
+}
 
-    async getProject(actor: Actor, projectId: number): Promise<{ project: ProjectCard }> {
-      const { project, membership } = await service.access(actor, projectId);
-      const [card] = await cards(actor, [project], new Map(membership ? [[project.id, membership]] : []));
-      return { project: card! };
-    },
+/** Rows grouped by a key, each group in the rows' order. */
+function groupBy<T>(rows: readonly T[], key: (row: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const row of rows) {
+    const list = groups.get(key(row)) ?? [];
+    list.push(row);
+    groups.set(key(row), list);
+  }
+  return groups;
+}
 
-    async getTree(actor: Actor, projectId: number): Promise<ProjectTree> {
-      const { project, membership } = await service.access(actor, projectId);
-      const [structure, counts, items, fieldRows] = await Promise.all([
-        repo.structure([projectId]),
-        repo.statusCounts([projectId]),
-        repo.itemsOf(projectId),
-        repo.fieldValuesOf(projectId),
-      ]);
-      const valuesByItem = new Map<number, typeof fieldRows>();
-      for (const row of fieldRows) {
-        const list = valuesByItem.get(row.item_id) ?? [];
-        list.push(row);
-        valuesByItem.set(row.item_id, list);
-      }
-      const parts = visibleParts(actor, membership, structure, projectId);
-      const itemsByChecklist = new Map<number, typeof items>();
-      const limited = actor.role !== 'admin' && membership?.companyItems;
-      for (const item of items) {
-        if (limited && !seesCompanyItem(membership, item.company_id)) continue;
-        const list = itemsByChecklist.get(item.checklist_id) ?? [];
-        list.push(item);
-        itemsByChecklist.set(item.checklist_id, list);
-      }
-      return {
-        project: buildCard(actor, project, membership, parts, counts),
-        sections: parts.sections.map((s) => ({
-          id: s.id,
-          name: s.name,
-          position: s.position,
-          checklists: parts.checklists
-            .filter((c) => c.section_id === s.id)
-            .map((c) => ({
-              id: c.id,
-              name: c.name,
-              position: c.position,
-              items: (itemsByChecklist.get(c.id) ?? []).map((i) => ({
-                id: i.id,
-                text: i.text,
-                status: i.status,
-                priority: i.priority,
-                deadline: i.deadline,
-                requires_answer: i.requires_answer === 1,
-                location:
-                  i.plan_id === null || i.plan_name === null
-                    ? null
-                    : { plan_id: i.plan_id, plan_name: i.plan_name, x: i.plan_x!, y: i.plan_y! },
-                category: i.category,
-                fields: fieldsView(valuesByItem.get(i.id) ?? []),
-                responsible_company: i.company_id === null ? null : { id: i.company_id, name: i.company_name! },
-                ball_in_court: ballInCourt({
-                  status: i.status,
-                  verdict: i.verdict,
-                  answerPending: Boolean(i.answer_pending),
-                  disputed: i.dispute_at !== null,
-                }),
-              })),
-            })),
-        })),
-      };
-    },
-
-    /** The visible part of a project, for search and other project-wide queries. 404 when invisible. */
-    async visibility(actor: Actor, projectId: number): Promise<ProjectVisibility> {
-      const { membership } = await service.access(actor, projectId);
-      const companyItems = actor.role === 'admin' ? null : (membership?.companyItems ?? null);
-      if (actor.role === 'admin' || !membership || (membership.sectionIds === null && membership.checklistIds === null)) {
-        return { projectId, sectionIds: 'all', checklistIds: 'all', companyItems };
-      }
-      const parts = visibleParts(actor, membership, await repo.structure([projectId]), projectId);
-      return {
-        projectId,
-        sectionIds: new Set(parts.sections.map((s) => s.id)),
-        checklistIds: new Set(parts.checklists.map((c) => c.id)),
-        companyItems,
-      };
-    },
+/** One item of the tree, with its field values. */
+function treeItem(i: TreeItemRow, values: FieldValueRow[]) {
+  return {
+    id: i.id,
+    text: i.text,
+    status: i.status,
+    priority: i.priority,
+    deadline: i.deadline,
+    requires_answer: i.requires_answer === 1,
+    location:
+      i.plan_id === null || i.plan_name === null ? null : { plan_id: i.plan_id, plan_name: i.plan_name, x: i.plan_x!, y: i.plan_y! },
+    category: i.category,
+    fields: fieldsView(values),
+    responsible_company: i.company_id === null ? null : { id: i.company_id, name: i.company_name! },
+    ball_in_court: ballInCourt({
+      status: i.status,
+      verdict: i.verdict,
+      answerPending: Boolean(i.answer_pending),
+      disputed: i.dispute_at !== null,
+    }),
   };
-  return service;
+}
+
+async function getTree(deps: ProjectsDeps, actor: Actor, projectId: number): Promise<ProjectTree> {
+  const { repo } = deps;
+  const { project, membership } = await access(deps, actor, projectId);
+  const [structure, counts, items, fieldRows] = await Promise.all([
+    repo.structure([projectId]),
+    repo.statusCounts([projectId]),
+    repo.itemsOf(projectId),
+    repo.fieldValuesOf(projectId),
+  ]);
+  const valuesByItem = groupBy(fieldRows, (row) => row.item_id);
+  const parts = visibleParts(actor, membership, structure, projectId);
+  const limited = actor.role !== 'admin' && membership?.companyItems;
+  const itemsByChecklist = groupBy(
+    items.filter((item) => !limited || seesCompanyItem(membership, item.company_id)),
+    (item) => item.checklist_id,
+  );
+  return {
+    project: buildCard(actor, project, membership, parts, counts),
+    sections: parts.sections.map((s) => ({
+      id: s.id,
+      name: s.name,
+      position: s.position,
+      checklists: parts.checklists
+        .filter((c) => c.section_id === s.id)
+        .map((c) => ({
+          id: c.id,
+          name: c.name,
+          position: c.position,
+          items: (itemsByChecklist.get(c.id) ?? []).map((i) => treeItem(i, valuesByItem.get(i.id) ?? [])),
+        })),
+    })),
+  };
+}
+
+/** The visible part of a project, for search and other project-wide queries. 404 when invisible. */
+async function visibility(deps: ProjectsDeps, actor: Actor, projectId: number): Promise<ProjectVisibility> {
+  const { membership } = await access(deps, actor, projectId);
+  const companyItems = actor.role === 'admin' ? null : (membership?.companyItems ?? null);
+  if (actor.role === 'admin' || !membership || (membership.sectionIds === null && membership.checklistIds === null)) {
+    return { projectId, sectionIds: 'all', checklistIds: 'all', companyItems };
+  }
+  const parts = visibleParts(actor, membership, await deps.repo.structure([projectId]), projectId);
+  return {
+    projectId,
+    sectionIds: new Set(parts.sections.map((s) => s.id)),
+    checklistIds: new Set(parts.checklists.map((c) => c.id)),
+    companyItems,
+  };
+}
+
+export function createProjectsService(repo: ProjectsRepository) {
+  const deps: ProjectsDeps = { repo };
+  return {
+    access: access.bind(null, deps),
+    listProjects: listProjects.bind(null, deps),
+    projectIds: projectIds.bind(null, deps),
+    getProject: getProject.bind(null, deps),
+    getTree: getTree.bind(null, deps),
+    visibility: visibility.bind(null, deps),
+  };
 }
 
 export type ProjectsService = ReturnType<typeof createProjectsService>;

@@ -1,8 +1,9 @@
 import type { Clock } from '../../shared/clock.js';
 import type { EventType, UserRole } from '../../domain/values.js';
-import type { EventsService } from '../events/events.service.js';
+import type { EventsService, EventView } from '../events/events.service.js';
 import type { JobRunner } from '../../jobs/job-runner.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
+import type { Delivery } from './sender.js';
 import { deliverEvent, WEBHOOK_TIMEOUT_MS } from './webhooks.service.js';
 
 /** Retries of one event: about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, then every 4 h, each ±20 %; 24 h in all. */
@@ -25,6 +26,114 @@ interface DeliveryWorkerOptions {
   onDisabled?: (endpoint: { id: number; user_id: number; url: string }, reason: string) => void;
 }
 
+export interface DeliveryWorkerDeps {
+  repo: WebhooksRepository;
+  events: EventsService;
+  clock: Clock;
+  jobs: JobRunner;
+}
+
+type DueEndpoint = Awaited<ReturnType<WebhooksRepository['due']>>[number];
+
+/** Where an endpoint's delivery stands while this node serves it. */
+interface Progress {
+  cursor: number;
+  attempts: number;
+  failingSince: string | null;
+}
+
+async function disableEndpoint(
+  deps: DeliveryWorkerDeps,
+  options: DeliveryWorkerOptions,
+  endpoint: { id: number; user_id: number; url: string },
+  reason: string,
+): Promise<void> {
+  if (await deps.repo.disable(endpoint.id, reason)) options.onDisabled?.(endpoint, reason);
+}
+
+/**
+ * Logs a delivery of `event` and moves on: true to deliver the next event, false when the endpoint is done for
+ * now (disabled after a 410 or 24 h of failure, or waiting for a retry).
+ */
+async function recordDelivery(
+  deps: DeliveryWorkerDeps,
+  options: DeliveryWorkerOptions,
+  endpoint: DueEndpoint,
+  event: EventView,
+  result: Delivery,
+  progress: Progress,
+): Promise<boolean> {
+  const { repo, clock } = deps;
+  const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  const at = clock.now();
+  await repo.log({
+    endpoint_id: endpoint.id,
+    event_id: event.id,
+    attempt: progress.attempts + 1,
+    status: ok ? 'succeeded' : 'failed',
+    response_code: result.status,
+    error: result.error,
+    duration_ms: result.durationMs,
+    at: at.toISOString(),
+  });
+  if (ok) {
+    progress.cursor = event.id;
+    progress.attempts = 0;
+    progress.failingSince = null;
+    await repo.advance(endpoint.id, progress.cursor);
+    return true;
+  }
+  if (result.status === 410) {
+    await disableEndpoint(deps, options, endpoint, `the receiver answered 410 Gone to event ${event.id}`);
+    return false;
+  }
+  progress.attempts += 1;
+  progress.failingSince ??= at.toISOString();
+  const why = result.status !== null ? `HTTP ${result.status}` : (result.error ?? 'no answer');
+  if (at.getTime() - Date.parse(progress.failingSince) >= GIVE_UP_AFTER_MS) {
+    await disableEndpoint(deps, options, endpoint, `every delivery of event ${event.id} failed for 24 hours (last: ${why})`);
+    return false;
+  }
+  const nextAttemptAt = new Date(at.getTime() + retryDelay(progress.attempts)).toISOString();
+  await repo.retryLater(endpoint.id, progress.attempts, progress.failingSince, nextAttemptAt);
+  return false;
+}
+
+/** Delivers an endpoint's events in order while this node holds its lease (taken once, for a minute). */
+async function serve(
+  deps: DeliveryWorkerDeps,
+  options: DeliveryWorkerOptions,
+  endpoint: DueEndpoint,
+  stopped: () => boolean,
+): Promise<void> {
+  const { repo, events, clock } = deps;
+  const store = deps.jobs.store;
+  const start = clock.now();
+  const until = start.getTime() + WEBHOOK_TIMEOUT_MS * 4;
+  if (!(await store.claim('webhook_endpoints', endpoint.id, 'active', start.toISOString(), new Date(until).toISOString()))) return;
+  const owner = { id: endpoint.user_id, role: endpoint.owner_role as UserRole };
+  const types = endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as EventType[]);
+  const progress: Progress = { cursor: endpoint.cursor, attempts: endpoint.attempts, failingSince: endpoint.failing_since };
+  try {
+    // Stops in time to finish a delivery (15 s at most) before the lease ends; the next look goes on.
+    while (!stopped() && clock.now().getTime() + WEBHOOK_TIMEOUT_MS < until) {
+      // Read before the next event: every id up to it has committed (events.repository.ts, lastId).
+      const last = await events.lastId();
+      const event = await events.nextFor(owner, { after: progress.cursor, upTo: last, projectId: endpoint.project_id, types });
+      if (!event) {
+        // What lies between is not for this endpoint (another type or project) or not visible to its owner
+        // now: visibility is that of delivery time, so the endpoint is done with it.
+        if (last > progress.cursor) await repo.advance(endpoint.id, last);
+        return;
+      }
+      const result = await deliverEvent(endpoint, event, { allowPrivate: options.allowPrivate, clock });
+      if (!(await recordDelivery(deps, options, endpoint, event, result, progress))) return;
+    }
+  } finally {
+    await store.unclaim('webhook_endpoints', endpoint.id).catch(() => {});
+  }
+}
+
 /**
  * Delivers the events to the webhook endpoints, inside the server process, on every node. Each endpoint
  * reads the outbox from its cursor, in order; a node takes an endpoint's lease (a conditional UPDATE) before
@@ -34,83 +143,13 @@ interface DeliveryWorkerOptions {
  * are not served. Requests never wait for any of this: it is a job of the runner (src/jobs), run on its poll and
  * after commits; the endpoints' leases are claims of the job store.
  */
-export function createDeliveryWorker(
-  deps: { repo: WebhooksRepository; events: EventsService; clock: Clock; jobs: JobRunner },
-  options: DeliveryWorkerOptions,
-) {
+export function createDeliveryWorker(deps: DeliveryWorkerDeps, options: DeliveryWorkerOptions) {
   const { repo, events, clock } = deps;
-  const store = deps.jobs.store;
   const concurrency = options.concurrency ?? 8;
-  const leaseMs = WEBHOOK_TIMEOUT_MS * 4;
   const inFlight = new Set<number>();
   let stopped = false;
   let pending = 0;
   const work = new Set<Promise<void>>();
-
-  async function disable(endpoint: { id: number; user_id: number; url: string }, reason: string): Promise<void> {
-    if (await repo.disable(endpoint.id, reason)) options.onDisabled?.(endpoint, reason);
-  }
-
-  /** Delivers an endpoint's events in order while this node holds its lease (taken once, for a minute). */
-  async function serve(endpoint: Awaited<ReturnType<WebhooksRepository['due']>>[number]): Promise<void> {
-    const start = clock.now();
-    const until = start.getTime() + leaseMs;
-    if (!(await store.claim('webhook_endpoints', endpoint.id, 'active', start.toISOString(), new Date(until).toISOString()))) return;
-    const owner = { id: endpoint.user_id, role: endpoint.owner_role as UserRole };
-    const types = endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as EventType[]);
-    let cursor = endpoint.cursor;
-    let attempts = endpoint.attempts;
-    let failingSince = endpoint.failing_since;
-    try {
-      // Stops in time to finish a delivery (15 s at most) before the lease ends; the next look goes on.
-      while (!stopped && clock.now().getTime() + WEBHOOK_TIMEOUT_MS < until) {
-        // Read before the next event: every id up to it has committed (events.repository.ts, lastId).
-        const last = await events.lastId();
-        const event = await events.nextFor(owner, { after: cursor, upTo: last, projectId: endpoint.project_id, types });
-        if (!event) {
-          // What lies between is not for this endpoint (another type or project) or not visible to its owner
-          // now: visibility is that of delivery time, so the endpoint is done with it.
-          if (last > cursor) await repo.advance(endpoint.id, last);
-          return;
-        }
-        const result = await deliverEvent(endpoint, event, { allowPrivate: options.allowPrivate, clock });
-        const ok = result.status !== null && result.status >= 200 && result.status < 300;
-        const at = clock.now();
-        await repo.log({
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          attempt: attempts + 1,
-          status: ok ? 'succeeded' : 'failed',
-          response_code: result.status,
-          error: result.error,
-          duration_ms: result.durationMs,
-          at: at.toISOString(),
-        });
-        if (ok) {
-          cursor = event.id;
-          attempts = 0;
-          failingSince = null;
-          await repo.advance(endpoint.id, cursor);
-          continue;
-        }
-        if (result.status === 410) {
-          await disable(endpoint, `the receiver answered 410 Gone to event ${event.id}`);
-          return;
-        }
-        attempts += 1;
-        failingSince ??= at.toISOString();
-        const why = result.status !== null ? `HTTP ${result.status}` : (result.error ?? 'no answer');
-        if (at.getTime() - Date.parse(failingSince) >= GIVE_UP_AFTER_MS) {
-          await disable(endpoint, `every delivery of event ${event.id} failed for 24 hours (last: ${why})`);
-          return;
-        }
-        await repo.retryLater(endpoint.id, attempts, failingSince, new Date(at.getTime() + retryDelay(attempts)).toISOString());
-        return;
-      }
-    } finally {
-      await store.unclaim('webhook_endpoints', endpoint.id).catch(() => {});
-    }
-  }
 
   async function tick(): Promise<{ backlog: number }> {
     // A look runs only while the job runs (or drains): its deliveries may go on until onStop.
@@ -121,7 +160,7 @@ export function createDeliveryWorker(
       for (const endpoint of due) {
         if (inFlight.size >= concurrency || inFlight.has(endpoint.id)) continue;
         inFlight.add(endpoint.id);
-        const delivery = serve(endpoint)
+        const delivery = serve(deps, options, endpoint, () => stopped)
           .catch((err: unknown) => options.onError?.(err))
           .finally(() => {
             inFlight.delete(endpoint.id);
