@@ -62,14 +62,8 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('hex
 /** A link's secret: 32 random bytes, base64url (43 characters). */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-/**
- * Invitations from the project page (docs/design.md §20): a manager invites a person by email to their project
- * (executor or observer, optionally limited to their company's items). A new person gets a single-use link valid 7
- * days, emailed through the durable queue and shown once to the manager; a person who already has an account is
- * added to the project at once and told so. The link lets the person set a password, which makes their account
- * and membership, and signs them in.
- */
-export function createInvitationsService(deps: {
+/** What the invitations' functions are given. */
+export interface InvitationsDeps {
   repo: InvitationsRepository;
   projects: ProjectsService;
   companies: CompaniesService;
@@ -78,234 +72,252 @@ export function createInvitationsService(deps: {
   baseUrl: string;
   emailEnabled: boolean;
   onQueued?: () => void;
-}) {
-  const { repo, projects, companies, mailQueue, clock } = deps;
+}
 
-  /** 404 when the actor cannot see the project, 403 when they may not invite to it. */
-  async function authorize(actor: Actor, projectId: number) {
-    const { project, membership } = await projects.access(actor, projectId);
-    if (!canOnProject(actor, 'project.companies', { projectId, archived: project.archived === 1, membership })) {
-      throw forbidden(project.archived === 1 ? 'The project is archived' : 'Only the project’s managers may invite people to it');
-    }
-    return project;
+/** 404 when the actor cannot see the project, 403 when they may not invite to it. */
+async function authorize(deps: InvitationsDeps, actor: Actor, projectId: number) {
+  const { project, membership } = await deps.projects.access(actor, projectId);
+  if (!canOnProject(actor, 'project.companies', { projectId, archived: project.archived === 1, membership })) {
+    throw forbidden(project.archived === 1 ? 'The project is archived' : 'Only the project’s managers may invite people to it');
   }
+  return project;
+}
 
-  async function checkedInput(input: InvitationInput): Promise<CheckedInvitation> {
-    const name = requiredName('name', input.name);
-    const email = input.email.trim().toLowerCase();
-    if (!EMAIL.test(email) || email.length > 320) throw validationError('email', 'must be an email address');
-    if (!(INVITED_ROLES as readonly string[]).includes(input.role)) {
-      throw validationError('role', `must be one of ${INVITED_ROLES.join(', ')}`);
-    }
-    let companyId: number | null = null;
-    if (input.company.trim() !== '') {
-      const id = /^[1-9][0-9]{0,15}$/.test(input.company.trim()) ? Number(input.company.trim()) : 0;
-      companyId = (await companies.choosable(id)).id;
-    }
-    if (input.companyItemsOnly && companyId === null) {
-      throw validationError('company', 'choose the company whose items they will see');
-    }
-    return { name, email, companyId, role: input.role, companyItemsOnly: input.companyItemsOnly ? 1 : 0 };
+async function checkedInput(deps: InvitationsDeps, input: InvitationInput): Promise<CheckedInvitation> {
+  const name = requiredName('name', input.name);
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 320) throw validationError('email', 'must be an email address');
+  if (!(INVITED_ROLES as readonly string[]).includes(input.role)) {
+    throw validationError('role', `must be one of ${INVITED_ROLES.join(', ')}`);
   }
+  let companyId: number | null = null;
+  if (input.company.trim() !== '') {
+    const id = /^[1-9][0-9]{0,15}$/.test(input.company.trim()) ? Number(input.company.trim()) : 0;
+    companyId = (await deps.companies.choosable(id)).id;
+  }
+  if (input.companyItemsOnly && companyId === null) {
+    throw validationError('company', 'choose the company whose items they will see');
+  }
+  return { name, email, companyId, role: input.role, companyItemsOnly: input.companyItemsOnly ? 1 : 0 };
+}
 
-  /** The invitation's row: who invited whom to what, and its secret's hash and times. */
-  function insertInvitation(
-    trx: Parameters<Parameters<InvitationsRepository['transaction']>[0]>[0],
-    actor: Actor,
-    projectId: number,
-    wanted: CheckedInvitation,
-    row: { token_hash: string; user_id: number | null; created_at: string; expires_at: string; used_at: string | null },
-  ): Promise<number> {
-    return repo.insert(trx, {
-      ...row,
+/** The invitation's row: who invited whom to what, and its secret's hash and times. */
+function insertInvitation(
+  deps: InvitationsDeps,
+  trx: Parameters<Parameters<InvitationsRepository['transaction']>[0]>[0],
+  actor: Actor,
+  projectId: number,
+  wanted: CheckedInvitation,
+  row: { token_hash: string; user_id: number | null; created_at: string; expires_at: string; used_at: string | null },
+): Promise<number> {
+  return deps.repo.insert(trx, {
+    ...row,
+    project_id: projectId,
+    email: wanted.email,
+    name: wanted.name,
+    company_id: wanted.companyId,
+    role: wanted.role,
+    company_items_only: wanted.companyItemsOnly,
+    invited_by: actor.id,
+  });
+}
+
+/** A person who already has an account: added to the project at once, and told by email. */
+async function addExisting(
+  deps: InvitationsDeps,
+  actor: Actor & { name: string },
+  project: { id: number; name: string },
+  wanted: CheckedInvitation,
+  existing: ExistingAccount,
+  language: Language,
+  recordAudit?: RecordAudit,
+): Promise<InvitationOutcome> {
+  const projectId = project.id;
+  const at = deps.clock.now().toISOString();
+  if (existing.active !== 1) throw validationError('email', 'this person’s account is deactivated: an administrator may reactivate it');
+  if (await deps.repo.isMember(projectId, existing.id)) throw validationError('email', 'this person is already a member of the project');
+  if (wanted.companyId !== null && existing.company_id !== null && existing.company_id !== wanted.companyId) {
+    throw validationError('company', 'this person already belongs to another company');
+  }
+  const outcome = await deps.repo.transaction(async (trx) => {
+    // Its record, used at once (a secret nobody knows: the person signs in with their own password).
+    const invitationId = await insertInvitation(deps, trx, actor, projectId, wanted, {
+      token_hash: hashOf(randomBytes(32).toString('base64url')),
+      user_id: existing.id,
+      created_at: at,
+      expires_at: at,
+      used_at: at,
+    });
+    if (wanted.companyId !== null) await deps.repo.setCompanyIfNone(trx, existing.id, wanted.companyId, at);
+    await deps.repo.addMember(trx, {
       project_id: projectId,
-      email: wanted.email,
-      name: wanted.name,
-      company_id: wanted.companyId,
+      user_id: existing.id,
       role: wanted.role,
       company_items_only: wanted.companyItemsOnly,
-      invited_by: actor.id,
+      at,
     });
-  }
-
-  /** A person who already has an account: added to the project at once, and told by email. */
-  async function addExisting(
-    actor: Actor & { name: string },
-    project: { id: number; name: string },
-    wanted: CheckedInvitation,
-    existing: ExistingAccount,
-    language: Language,
-    recordAudit?: RecordAudit,
-  ): Promise<InvitationOutcome> {
-    const projectId = project.id;
-    const at = clock.now().toISOString();
-    if (existing.active !== 1) throw validationError('email', 'this person’s account is deactivated: an administrator may reactivate it');
-    if (await repo.isMember(projectId, existing.id)) throw validationError('email', 'this person is already a member of the project');
-    if (wanted.companyId !== null && existing.company_id !== null && existing.company_id !== wanted.companyId) {
-      throw validationError('company', 'this person already belongs to another company');
-    }
-    const outcome = await repo.transaction(async (trx) => {
-      // Its record, used at once (a secret nobody knows: the person signs in with their own password).
-      const invitationId = await insertInvitation(trx, actor, projectId, wanted, {
-        token_hash: hashOf(randomBytes(32).toString('base64url')),
-        user_id: existing.id,
-        created_at: at,
-        expires_at: at,
-        used_at: at,
-      });
-      if (wanted.companyId !== null) await repo.setCompanyIfNone(trx, existing.id, wanted.companyId, at);
-      await repo.addMember(trx, {
-        project_id: projectId,
-        user_id: existing.id,
-        role: wanted.role,
-        company_items_only: wanted.companyItemsOnly,
+    if (deps.emailEnabled) {
+      const message: MemberAddedMessage = {
+        kind: 'member_added',
+        language: isLanguage(existing.language) ? existing.language : language,
+        projectId,
+        projectName: project.name,
+        inviter: actor.name,
+      };
+      await deps.mailQueue.queueMessage(trx, {
+        key: `invitation:${invitationId}`,
+        userId: existing.id,
+        toAddress: existing.email,
+        message,
         at,
       });
-      if (deps.emailEnabled) {
-        const message: MemberAddedMessage = {
-          kind: 'member_added',
-          language: isLanguage(existing.language) ? existing.language : language,
-          projectId,
-          projectName: project.name,
-          inviter: actor.name,
-        };
-        await mailQueue.queueMessage(trx, {
-          key: `invitation:${invitationId}`,
-          userId: existing.id,
-          toAddress: existing.email,
-          message,
-          at,
-        });
-      }
-      await recordAudit?.(trx, { type: 'invitation', id: invitationId });
-      return { kind: 'added' as const, userId: existing.id, email: existing.email, emailed: deps.emailEnabled };
-    });
-    if (outcome.emailed) deps.onQueued?.();
-    return outcome;
-  }
+    }
+    await recordAudit?.(trx, { type: 'invitation', id: invitationId });
+    return { kind: 'added' as const, userId: existing.id, email: existing.email, emailed: deps.emailEnabled };
+  });
+  if (outcome.emailed) deps.onQueued?.();
+  return outcome;
+}
 
-  /** A new person: a single-use link, emailed (when email is set up) and returned to be shown once. */
-  async function inviteNew(
-    actor: Actor & { name: string },
-    project: { id: number; name: string },
-    wanted: CheckedInvitation,
-    language: Language,
-    recordAudit?: RecordAudit,
-  ): Promise<InvitationOutcome> {
-    const projectId = project.id;
-    const now = clock.now();
-    const at = now.toISOString();
-    const token = randomBytes(32).toString('base64url');
-    const link = `${deps.baseUrl}/invitations/${token}`;
-    const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString();
-    const outcome = await repo.transaction(async (trx) => {
-      const invitationId = await insertInvitation(trx, actor, projectId, wanted, {
-        token_hash: hashOf(token),
-        user_id: null,
-        created_at: at,
-        expires_at: expiresAt,
-        used_at: null,
+/** A new person: a single-use link, emailed (when email is set up) and returned to be shown once. */
+async function inviteNew(
+  deps: InvitationsDeps,
+  actor: Actor & { name: string },
+  project: { id: number; name: string },
+  wanted: CheckedInvitation,
+  language: Language,
+  recordAudit?: RecordAudit,
+): Promise<InvitationOutcome> {
+  const projectId = project.id;
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const token = randomBytes(32).toString('base64url');
+  const link = `${deps.baseUrl}/invitations/${token}`;
+  const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString();
+  const outcome = await deps.repo.transaction(async (trx) => {
+    const invitationId = await insertInvitation(deps, trx, actor, projectId, wanted, {
+      token_hash: hashOf(token),
+      user_id: null,
+      created_at: at,
+      expires_at: expiresAt,
+      used_at: null,
+    });
+    if (deps.emailEnabled) {
+      const message: InvitationMessage = {
+        kind: 'invitation',
+        language,
+        link,
+        name: wanted.name,
+        projectName: project.name,
+        inviter: actor.name,
+        expiresAt,
+      };
+      // Nobody yet: user 0, the address in `to_address` (migration 026).
+      await deps.mailQueue.queueMessage(trx, { key: `invitation:${invitationId}`, userId: 0, toAddress: wanted.email, message, at });
+    }
+    await recordAudit?.(trx, { type: 'invitation', id: invitationId });
+    return { kind: 'invited' as const, invitationId, link, email: wanted.email, emailed: deps.emailEnabled, expiresAt };
+  });
+  if (outcome.emailed) deps.onQueued?.();
+  return outcome;
+}
+
+/** Whether the actor may invite to the project (the page shows "Invite" and "Send to companies" then). */
+async function mayInvite(deps: InvitationsDeps, actor: Actor, projectId: number): Promise<boolean> {
+  return authorize(deps, actor, projectId).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The project's name for the invitation form (404, 403 as for inviting). */
+async function projectForInvite(deps: InvitationsDeps, actor: Actor, projectId: number) {
+  const project = await authorize(deps, actor, projectId);
+  return { id: projectId, name: project.name };
+}
+
+async function invite(
+  deps: InvitationsDeps,
+  actor: Actor & { name: string },
+  projectId: number,
+  input: InvitationInput,
+  language: Language,
+  recordAudit?: RecordAudit,
+): Promise<InvitationOutcome> {
+  const project = { id: projectId, name: (await authorize(deps, actor, projectId)).name };
+  const wanted = await checkedInput(deps, input);
+  const existing = await deps.repo.findUserByEmail(wanted.email);
+  return existing
+    ? addExisting(deps, actor, project, wanted, existing, language, recordAudit)
+    : inviteNew(deps, actor, project, wanted, language, recordAudit);
+}
+
+/** What the link's page shows: the invitation, or why it does not open (expired, used, unknown). */
+async function invitation(deps: InvitationsDeps, token: string): Promise<InvitationState> {
+  const row = TOKEN.test(token) ? await deps.repo.findByHash(hashOf(token)) : undefined;
+  if (!row) return { state: 'unknown' };
+  if (row.used_at !== null) return { state: 'used' };
+  if (row.expires_at <= deps.clock.now().toISOString()) return { state: 'expired' };
+  return { state: 'valid', projectName: row.project_name, name: row.name, email: row.email };
+}
+
+/**
+ * Sets the invited person's password: their account (with the invitation's company), their membership and the
+ * invitation used, in one transaction. Null when the link no longer opens (expired, used, unknown: nothing made);
+ * the account, for the session that signs them in, otherwise.
+ */
+async function accept(deps: InvitationsDeps, token: string, password: string) {
+  const { repo } = deps;
+  const found = TOKEN.test(token) ? await repo.findByHash(hashOf(token)) : undefined;
+  const at = deps.clock.now().toISOString();
+  if (!found || found.used_at !== null || found.expires_at <= at) return null;
+  checkNewPassword(password);
+  if (await repo.findUserByEmail(found.email)) {
+    throw validationError('password', 'an account with this email was made meanwhile: sign in with it instead');
+  }
+  const passwordHash = await hashPassword(password);
+  return repo
+    .transaction(async (trx) => {
+      // Used by a parallel request first: this one makes nothing.
+      if (!(await repo.use(trx, found.id, at))) throw new InvitationGone();
+      if (await repo.findUserByEmail(found.email, trx)) throw new InvitationGone();
+      const user = await repo.insertUser(trx, {
+        email: found.email,
+        name: found.name,
+        password_hash: passwordHash,
+        company_id: found.company_id,
+        at,
       });
-      if (deps.emailEnabled) {
-        const message: InvitationMessage = {
-          kind: 'invitation',
-          language,
-          link,
-          name: wanted.name,
-          projectName: project.name,
-          inviter: actor.name,
-          expiresAt,
-        };
-        // Nobody yet: user 0, the address in `to_address` (migration 026).
-        await mailQueue.queueMessage(trx, { key: `invitation:${invitationId}`, userId: 0, toAddress: wanted.email, message, at });
-      }
-      await recordAudit?.(trx, { type: 'invitation', id: invitationId });
-      return { kind: 'invited' as const, invitationId, link, email: wanted.email, emailed: deps.emailEnabled, expiresAt };
+      await repo.setInvitedUser(trx, found.id, Number(user.id));
+      await repo.addMember(trx, {
+        project_id: found.project_id,
+        user_id: user.id,
+        role: found.role,
+        company_items_only: found.company_items_only,
+        at,
+      });
+      return { user: { ...user, id: Number(user.id) }, projectId: found.project_id };
+    })
+    .catch((err: unknown) => {
+      if (err instanceof InvitationGone) return null;
+      throw err;
     });
-    if (outcome.emailed) deps.onQueued?.();
-    return outcome;
-  }
+}
 
+/**
+ * Invitations from the project page (docs/design.md §20): a manager invites a person by email to their project
+ * (executor or observer, optionally limited to their company's items). A new person gets a single-use link valid 7
+ * days, emailed through the durable queue and shown once to the manager; a person who already has an account is
+ * added to the project at once and told so. The link lets the person set a password, which makes their account
+ * and membership, and signs them in.
+ */
+export function createInvitationsService(deps: InvitationsDeps) {
   return {
-    /** Whether the actor may invite to the project (the page shows "Invite" and "Send to companies" then). */
-    async mayInvite(actor: Actor, projectId: number): Promise<boolean> {
-      return authorize(actor, projectId).then(
-        () => true,
-        () => false,
-      );
-    },
-
-    /** The project's name for the invitation form (404, 403 as for inviting). */
-    async projectForInvite(actor: Actor, projectId: number) {
-      const project = await authorize(actor, projectId);
-      return { id: projectId, name: project.name };
-    },
-
-    async invite(
-      actor: Actor & { name: string },
-      projectId: number,
-      input: InvitationInput,
-      language: Language,
-      recordAudit?: RecordAudit,
-    ): Promise<InvitationOutcome> {
-      const project = { id: projectId, name: (await authorize(actor, projectId)).name };
-      const wanted = await checkedInput(input);
-      const existing = await repo.findUserByEmail(wanted.email);
-      return existing
-        ? addExisting(actor, project, wanted, existing, language, recordAudit)
-        : inviteNew(actor, project, wanted, language, recordAudit);
-    },
-
-    /** What the link's page shows: the invitation, or why it does not open (expired, used, unknown). */
-    async invitation(token: string): Promise<InvitationState> {
-      const row = TOKEN.test(token) ? await repo.findByHash(hashOf(token)) : undefined;
-      if (!row) return { state: 'unknown' };
-      if (row.used_at !== null) return { state: 'used' };
-      if (row.expires_at <= clock.now().toISOString()) return { state: 'expired' };
-      return { state: 'valid', projectName: row.project_name, name: row.name, email: row.email };
-    },
-
-    /**
-     * Sets the invited person's password: their account (with the invitation's company), their membership and the
-     * invitation used, in one transaction. Null when the link no longer opens (expired, used, unknown: nothing made);
-     * the account, for the session that signs them in, otherwise.
-     */
-    async accept(token: string, password: string) {
-      const found = TOKEN.test(token) ? await repo.findByHash(hashOf(token)) : undefined;
-      const at = clock.now().toISOString();
-      if (!found || found.used_at !== null || found.expires_at <= at) return null;
-      checkNewPassword(password);
-      if (await repo.findUserByEmail(found.email)) {
-        throw validationError('password', 'an account with this email was made meanwhile: sign in with it instead');
-      }
-      const passwordHash = await hashPassword(password);
-      return repo
-        .transaction(async (trx) => {
-          // Used by a parallel request first: this one makes nothing.
-          if (!(await repo.use(trx, found.id, at))) throw new InvitationGone();
-          if (await repo.findUserByEmail(found.email, trx)) throw new InvitationGone();
-          const user = await repo.insertUser(trx, {
-            email: found.email,
-            name: found.name,
-            password_hash: passwordHash,
-            company_id: found.company_id,
-            at,
-          });
-          await repo.setInvitedUser(trx, found.id, Number(user.id));
-          await repo.addMember(trx, {
-            project_id: found.project_id,
-            user_id: user.id,
-            role: found.role,
-            company_items_only: found.company_items_only,
-            at,
-          });
-          return { user: { ...user, id: Number(user.id) }, projectId: found.project_id };
-        })
-        .catch((err: unknown) => {
-          if (err instanceof InvitationGone) return null;
-          throw err;
-        });
-    },
+    mayInvite: mayInvite.bind(null, deps),
+    projectForInvite: projectForInvite.bind(null, deps),
+    invite: invite.bind(null, deps),
+    invitation: invitation.bind(null, deps),
+    accept: accept.bind(null, deps),
   };
 }
 

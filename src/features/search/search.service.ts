@@ -67,104 +67,114 @@ interface Match {
   companyName?: string;
 }
 
+/** What the search's functions are given. */
+export interface SearchDeps {
+  repository: SearchRepository;
+  dialect: 'sqlite' | 'postgres';
+  /** PostgreSQL's folding gaps, probed once per service (a failed probe is tried again). */
+  cache: { postgresGaps?: Promise<RegExp> };
+}
+
+async function indexCanAnswer(deps: SearchDeps, needle: string): Promise<boolean> {
+  // Trigram indexes know nothing below three characters; a NUL would end the FTS5 query text.
+  if ([...needle].length < 3 || needle.includes('\u0000')) return false;
+  if (deps.dialect === 'sqlite') return !FTS5_FOLDING_GAPS.test(needle);
+  const { cache } = deps;
+  cache.postgresGaps ??= foldingGapsOfPostgres(deps.repository).catch((error: unknown) => {
+    cache.postgresGaps = undefined;
+    throw error;
+  });
+  return !(await cache.postgresGaps).test(needle);
+}
+
+/** Every document of the scope that matches, unsorted. */
+async function matchesOf(deps: SearchDeps, visibility: SearchVisibility, query: Omit<SearchQuery, 'limit' | 'offset'>): Promise<Match[]> {
+  const scope: SearchScope = { ...visibility, entityType: query.entityType };
+  // Blank counts as absent (docs/design.md §5), whoever forgot to normalise it.
+  const q = query.q !== null && query.q.trim() !== '' ? query.q : null;
+  let matches: Match[];
+  if (q === null) {
+    if (query.itemId === null) throw new Error('search needs q or itemId');
+    const docs = await deps.repository.findByItem(scope, query.itemId);
+    matches = docs.map((doc) => ({ doc, field: 'title', needle: null }));
+  } else {
+    const needle = lowerCase(q);
+    const docs =
+      query.itemId !== null
+        ? await deps.repository.findByItem(scope, query.itemId)
+        : (await indexCanAnswer(deps, needle))
+          ? await deps.repository.findByIndex(scope, needle)
+          : await deps.repository.findByScan(scope, requiredAlternatives(needle));
+    // The SQL side only proposes: the rule is JavaScript's Unicode lower-casing, checked here.
+    matches = [];
+    for (const doc of docs) {
+      const match = locate(doc, needle);
+      if (match) matches.push(match);
+    }
+    if (query.entityType === null || query.entityType === 'item')
+      matches.push(...(await valueMatches(deps, visibility, needle, query.itemId, matches)));
+    if (query.itemId === null) matches.push(...(await heldByCompanyNamed(deps, scope, needle, matches)));
+  }
+  return matches;
+}
+
+/**
+ * The items found only by a text or choice field's value (docs/design.md §21: search finds field values): one
+ * hit per item, after those found in their own text; the same rule (JavaScript lower-casing) decides.
+ */
+async function valueMatches(
+  deps: SearchDeps,
+  visibility: SearchVisibility,
+  needle: string,
+  itemId: number | null,
+  found: readonly Match[],
+): Promise<Match[]> {
+  const seen = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
+  const matches: Match[] = [];
+  for (const candidate of await deps.repository.findByFieldValue(
+    { ...visibility, entityType: 'item' },
+    requiredAlternatives(needle),
+    itemId,
+  )) {
+    if (seen.has(candidate.entity_id) || !lowerCase(candidate.value).includes(needle)) continue;
+    seen.add(candidate.entity_id);
+    const { field_name: name, value, ...doc } = candidate;
+    matches.push({ doc, field: 'value', needle, valueText: `${name}: ${value}` });
+  }
+  return matches;
+}
+
+/**
+ * docs/design.md §20: the items held by a company whose name contains the query (the same rule: JavaScript's
+ * lower-casing), those not already found by their own text; ranked after every text match of their type.
+ */
+async function heldByCompanyNamed(deps: SearchDeps, scope: SearchScope, needle: string, found: readonly Match[]): Promise<Match[]> {
+  if (scope.entityType !== null && scope.entityType !== 'item') return [];
+  const named = (await deps.repository.companyNames()).filter((c) => lowerCase(c.name).includes(needle));
+  if (named.length === 0) return [];
+  const nameOf = new Map(named.map((c) => [c.id, c.name]));
+  const already = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
+  const held = await deps.repository.itemsHeldBy(scope, [...nameOf.keys()]);
+  return held
+    .filter((doc) => !already.has(doc.entity_id))
+    .map(({ company_id, ...doc }) => ({ doc, field: 'company' as const, needle, companyName: nameOf.get(Number(company_id)) ?? '' }));
+}
+
+async function search(deps: SearchDeps, visibility: SearchVisibility, query: SearchQuery) {
+  const matches = await matchesOf(deps, visibility, query);
+  matches.sort(byRank);
+  const page = matches.slice(query.offset, query.offset + query.limit);
+  return { hits: page.map(toHit), total: matches.length };
+}
+
+async function itemIds(deps: SearchDeps, visibility: SearchVisibility, q: string) {
+  const matches = await matchesOf(deps, visibility, { q, entityType: null, itemId: null });
+  return new Set(matches.flatMap(({ doc }) => (doc.item_id === null ? [] : [doc.item_id])));
+}
+
 export function createSearchService(repository: SearchRepository, dialect: 'sqlite' | 'postgres'): SearchService {
-  let postgresGaps: Promise<RegExp> | undefined;
-
-  async function indexCanAnswer(needle: string): Promise<boolean> {
-    // Trigram indexes know nothing below three characters; a NUL would end the FTS5 query text.
-    if ([...needle].length < 3 || needle.includes('\u0000')) return false;
-    if (dialect === 'sqlite') return !FTS5_FOLDING_GAPS.test(needle);
-    postgresGaps ??= foldingGapsOfPostgres(repository).catch((error: unknown) => {
-      postgresGaps = undefined;
-      throw error;
-    });
-    return !(await postgresGaps).test(needle);
-  }
-
-  /** Every document of the scope that matches, unsorted. */
-  async function matchesOf(visibility: SearchVisibility, query: Omit<SearchQuery, 'limit' | 'offset'>): Promise<Match[]> {
-    const scope: SearchScope = { ...visibility, entityType: query.entityType };
-    // Blank counts as absent (docs/design.md §5), whoever forgot to normalise it.
-    const q = query.q !== null && query.q.trim() !== '' ? query.q : null;
-    let matches: Match[];
-    if (q === null) {
-      if (query.itemId === null) throw new Error('search needs q or itemId');
-      const docs = await repository.findByItem(scope, query.itemId);
-      matches = docs.map((doc) => ({ doc, field: 'title', needle: null }));
-    } else {
-      const needle = lowerCase(q);
-      const docs =
-        query.itemId !== null
-          ? await repository.findByItem(scope, query.itemId)
-          : (await indexCanAnswer(needle))
-            ? await repository.findByIndex(scope, needle)
-            : await repository.findByScan(scope, requiredAlternatives(needle));
-      // The SQL side only proposes: the rule is JavaScript's Unicode lower-casing, checked here.
-      matches = [];
-      for (const doc of docs) {
-        const match = locate(doc, needle);
-        if (match) matches.push(match);
-      }
-      if (query.entityType === null || query.entityType === 'item')
-        matches.push(...(await valueMatches(visibility, needle, query.itemId, matches)));
-      if (query.itemId === null) matches.push(...(await heldByCompanyNamed(scope, needle, matches)));
-    }
-    return matches;
-  }
-
-  /**
-   * The items found only by a text or choice field's value (docs/design.md §21: search finds field values): one
-   * hit per item, after those found in their own text; the same rule (JavaScript lower-casing) decides.
-   */
-  async function valueMatches(
-    visibility: SearchVisibility,
-    needle: string,
-    itemId: number | null,
-    found: readonly Match[],
-  ): Promise<Match[]> {
-    const seen = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
-    const matches: Match[] = [];
-    for (const candidate of await repository.findByFieldValue(
-      { ...visibility, entityType: 'item' },
-      requiredAlternatives(needle),
-      itemId,
-    )) {
-      if (seen.has(candidate.entity_id) || !lowerCase(candidate.value).includes(needle)) continue;
-      seen.add(candidate.entity_id);
-      const { field_name: name, value, ...doc } = candidate;
-      matches.push({ doc, field: 'value', needle, valueText: `${name}: ${value}` });
-    }
-    return matches;
-  }
-
-  /**
-   * docs/design.md §20: the items held by a company whose name contains the query (the same rule: JavaScript's
-   * lower-casing), those not already found by their own text; ranked after every text match of their type.
-   */
-  async function heldByCompanyNamed(scope: SearchScope, needle: string, found: readonly Match[]): Promise<Match[]> {
-    if (scope.entityType !== null && scope.entityType !== 'item') return [];
-    const named = (await repository.companyNames()).filter((c) => lowerCase(c.name).includes(needle));
-    if (named.length === 0) return [];
-    const nameOf = new Map(named.map((c) => [c.id, c.name]));
-    const already = new Set(found.filter((m) => m.doc.entity_type === 'item').map((m) => m.doc.entity_id));
-    const held = await repository.itemsHeldBy(scope, [...nameOf.keys()]);
-    return held
-      .filter((doc) => !already.has(doc.entity_id))
-      .map(({ company_id, ...doc }) => ({ doc, field: 'company' as const, needle, companyName: nameOf.get(Number(company_id)) ?? '' }));
-  }
-
-  return {
-    async search(visibility, query) {
-      const matches = await matchesOf(visibility, query);
-      matches.sort(byRank);
-      const page = matches.slice(query.offset, query.offset + query.limit);
-      return { hits: page.map(toHit), total: matches.length };
-    },
-    async itemIds(visibility, q) {
-      const matches = await matchesOf(visibility, { q, entityType: null, itemId: null });
-      return new Set(matches.flatMap(({ doc }) => (doc.item_id === null ? [] : [doc.item_id])));
-    },
-  };
+  const deps: SearchDeps = { repository, dialect, cache: {} };
+  return { search: search.bind(null, deps), itemIds: itemIds.bind(null, deps) };
 }
 
 /** The case folding the API promises: Unicode lower-casing, locale-independent, nothing else (ё ≠ е, é ≠ e). */
