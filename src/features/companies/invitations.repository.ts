@@ -1,7 +1,7 @@
 import { bindStatements } from '../../db/bind-statements.js';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { inTransaction } from '../../db/in-transaction.js';
-import type { Database } from '../../db/tables.js';
+import type { Database, InvitationsTable } from '../../db/tables.js';
 
 function findByHash(db: Kysely<Database>, tokenHash: string, executor: Kysely<Database> = db) {
   return executor
@@ -13,23 +13,7 @@ function findByHash(db: Kysely<Database>, tokenHash: string, executor: Kysely<Da
     .executeTakeFirst();
 }
 
-async function insert(
-  trx: Kysely<Database>,
-  row: {
-    token_hash: string;
-    project_id: number;
-    email: string;
-    name: string;
-    company_id: number | null;
-    role: string;
-    company_items_only: number;
-    invited_by: number;
-    user_id: number | null;
-    created_at: string;
-    expires_at: string;
-    used_at: string | null;
-  },
-): Promise<number> {
+async function insert(trx: Kysely<Database>, row: Insertable<InvitationsTable>): Promise<number> {
   const made = await trx.insertInto('invitations').values(row).returning('id').executeTakeFirstOrThrow();
   return Number(made.id);
 }
