@@ -13,7 +13,7 @@ import { createTransactionRunner } from '../src/db/group-commit.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createItemsModule } from '../src/features/items/index.js';
-import { createProjectsRepository } from '../src/features/projects/projects.repository.js';
+import { createProjectsModule } from '../src/features/projects/index.js';
 import { createVocabularyRepository } from '../src/features/vocabulary/vocabulary.repository.js';
 import { startReceiver } from '../test/helpers/receiver.js';
 import { startTestServer } from '../test/helpers/server.js';
@@ -27,13 +27,15 @@ const server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
 const { ctx } = server;
 const manager = { id: USERS.manager, role: 'member' as const, name: 'Manager' };
 const silentOutbox = { append: async () => {}, committed: () => {} };
+const { projectsRepo, visibleItems } = createProjectsModule({ db: ctx.db.kysely });
 const paths = {
   withEvents: ctx.itemWrites,
   // The same item module over an outbox that drops the events: what the events cost, measured.
   withoutEvents: createItemsModule({
     db: ctx.db.kysely,
     transactions: createTransactionRunner(ctx.db.kysely, ctx.db.dialect),
-    projectsRepo: createProjectsRepository(ctx.db.kysely),
+    projectsRepo,
+    visibleItems,
     projects: ctx.projects,
     vocabularyRepo: createVocabularyRepository(ctx.db.kysely),
     audit: ctx.audit,

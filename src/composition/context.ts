@@ -1,26 +1,19 @@
-import { type Config, workerConfig } from '../shared/config.js';
+import type { Config } from '../shared/config.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Db, openDatabase } from '../db/database.js';
-import { createTransactionRunner } from '../db/group-commit.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { type AdminModule, createAdminModule } from '../features/admin/index.js';
-import type { MembersService } from '../features/admin/members.service.js';
-import type { StructureService } from '../features/admin/structure.service.js';
-import { createVocabularyRepository, type VocabularyRepository } from '../features/vocabulary/vocabulary.repository.js';
-import { createTemplatesRepository } from '../features/templates/templates.repository.js';
-import { createTemplatesService, type TemplatesService } from '../features/templates/templates.service.js';
-import { createVocabularyService, type VocabularyService } from '../features/vocabulary/vocabulary.service.js';
-import type { UsersAdminService } from '../features/admin/users-admin.service.js';
-import { createAuditRepository } from '../features/audit/audit.repository.js';
-import { type AuditService, createAuditService } from '../features/audit/audit.service.js';
-import { createEventsRepository } from '../features/events/events.repository.js';
-import { createEventsService, type EventsService } from '../features/events/events.service.js';
+import { type AuditModule, createAuditModule } from '../features/audit/index.js';
+import { type CachesModule, createCachesModule } from '../features/caches/index.js';
+import { type CompaniesModule, createCompaniesModule } from '../features/companies/index.js';
+import { createDashboardModule, type DashboardModule } from '../features/dashboard/index.js';
+import { createEventsModule, type EventsModule } from '../features/events/index.js';
+import { createIdempotencyModule, type IdempotencyModule } from '../features/idempotency/index.js';
 import {
   type AnswersService,
   type AttachmentsService,
   type BulkChangesService,
   type CommentsService,
-  createItemEditsRepository,
   createItemsModule,
   type ItemDisputeService,
   type ItemEditsService,
@@ -29,51 +22,23 @@ import {
   type ItemWritesService,
   type ReviewService,
 } from '../features/items/index.js';
-import { createWritePath, type WritePaths } from '../features/write-path/write-path.js';
-import { createIdempotencyRepository } from '../features/idempotency/idempotency.repository.js';
-import { createIdempotencyService, type IdempotencyService } from '../features/idempotency/idempotency.service.js';
-import { createOAuthRepository } from '../features/oauth/oauth.repository.js';
-import { createOAuthService, type OAuthService } from '../features/oauth/oauth.service.js';
-import { createProjectsRepository } from '../features/projects/projects.repository.js';
-import { createProjectsService, type ProjectsService } from '../features/projects/projects.service.js';
-import { sharedRateLimitCounters } from '../features/rate-limit/rate-limit.repository.js';
-import { createRateLimiter, type RateLimiter } from '../features/rate-limit/rate-limiter.js';
-import { type CacheVersionsRepository, createCacheVersionsRepository } from '../features/caches/cache-versions.repository.js';
-import { createResponseCache, type ResponseCache } from '../features/caches/response-cache.js';
-import { offloadLanes } from '../features/offload/lanes.js';
-import { createOffloadedReads, type OffloadedReads } from '../features/offload/offloaded-reads.js';
-import { createWorkerPool, type WorkerPool } from '../features/offload/worker-pool.js';
-import { createOffloadedReports, type Reports } from '../features/reports/report-offload.js';
-import { createRetentionRepository } from '../features/retention/retention.repository.js';
-import { createRetention, type Retention, retentionJob, retentionRules } from '../features/retention/retention.service.js';
-import { createProjectSearch, type ProjectSearch } from '../features/search/project-search.js';
-import { createSearchIndexer, type SearchIndexer } from '../features/search/search-indexer.js';
-import { createSearchRepository } from '../features/search/search.repository.js';
-import { createSearchService } from '../features/search/search.service.js';
-import { createSessionsRepository } from '../features/sessions/sessions.repository.js';
-import { createSessionsService, type SessionsService } from '../features/sessions/sessions.service.js';
-import { createTokensRepository } from '../features/tokens/tokens.repository.js';
-import { createTokensService, type TokensService } from '../features/tokens/tokens.service.js';
-import { createUsersRepository } from '../features/users/users.repository.js';
-import { createUsersService, type UsersService } from '../features/users/users.service.js';
-import { createDeliveryWorker, type DeliveryWorker } from '../features/webhooks/delivery-worker.js';
-import { createWebhooksRepository } from '../features/webhooks/webhooks.repository.js';
-import { createWebhooksService, type WebhooksService } from '../features/webhooks/webhooks.service.js';
-import { createWorklistsRepository } from '../features/worklists/worklists.repository.js';
-import { type CachedDashboard, createCachedDashboard } from '../features/dashboard/dashboard-cache.js';
-import { createDashboardService } from '../features/dashboard/dashboard.service.js';
-import { createWorklistsService, type WorklistsService } from '../features/worklists/worklists.service.js';
-import type { NotificationWorker } from '../features/notifications/notification-worker.js';
 import { createNotificationsModule, type NotificationsModule } from '../features/notifications/index.js';
-import type { NotificationsService } from '../features/notifications/notifications.service.js';
-import type { CompaniesService } from '../features/companies/companies.service.js';
-import type { CompanyPacksService } from '../features/companies/company-packs.service.js';
-import { createCompaniesModule } from '../features/companies/index.js';
-import type { InvitationsService } from '../features/companies/invitations.service.js';
-import { createPlansModule } from '../features/plans/index.js';
-import type { PlanUploads } from '../features/plans/plan-uploads.js';
-import type { PlanViews } from '../features/plans/plan-views.js';
-import type { PlansService } from '../features/plans/plans.service.js';
+import { createOAuthModule, type OAuthModule } from '../features/oauth/index.js';
+import { createOffloadModule, createOffloadPool, type OffloadModule, type WorkerPool } from '../features/offload/index.js';
+import { createPlansModule, type PlansModule } from '../features/plans/index.js';
+import { createProjectsModule, type ProjectsModule } from '../features/projects/index.js';
+import { createRateLimitModule, type RateLimitModule } from '../features/rate-limit/index.js';
+import { createReportsModule, type ReportsModule } from '../features/reports/index.js';
+import { createRetentionModule, type RetentionModule } from '../features/retention/index.js';
+import { createSearchModule, type SearchModule } from '../features/search/index.js';
+import { createSessionsModule, type SessionsModule } from '../features/sessions/index.js';
+import { createTemplatesModule, type TemplatesModule } from '../features/templates/index.js';
+import { createTokensModule, type TokensModule } from '../features/tokens/index.js';
+import { createUsersModule, type UsersModule } from '../features/users/index.js';
+import { createVocabularyModule, type VocabularyModule } from '../features/vocabulary/index.js';
+import { createWebhooksModule, type WebhooksModule } from '../features/webhooks/index.js';
+import { createWorklistsModule, type WorklistsModule } from '../features/worklists/index.js';
+import { createWritePathModule } from '../features/write-path/index.js';
 import { createImageConverter, type ImageConverter } from '../imaging/images.js';
 import { createJobRunner, type JobRunner } from '../jobs/job-runner.js';
 import { createJobStore } from '../jobs/job-store.js';
@@ -90,18 +55,18 @@ export interface AppContext {
   db: Db;
   blobs: BlobStore;
   images: ImageConverter;
-  users: UsersService;
-  tokens: TokensService;
-  audit: AuditService;
-  events: EventsService;
-  projects: ProjectsService;
+  users: UsersModule['users'];
+  tokens: TokensModule['tokens'];
+  audit: AuditModule['audit'];
+  events: EventsModule['events'];
+  projects: ProjectsModule['projects'];
   items: ItemsService;
-  projectSearch: ProjectSearch;
+  projectSearch: SearchModule['projectSearch'];
   /** Feeds SQLite's FTS5 outside the writes' transactions (migration 010); started by the server. */
-  searchIndexer: SearchIndexer;
-  worklists: WorklistsService;
+  searchIndexer: ReturnType<SearchModule['indexerOn']>;
+  worklists: WorklistsModule['worklists'];
   /** The dashboard's figures (docs/design.md §23): computed in the worker pool, cached against the data's version. */
-  dashboard: CachedDashboard;
+  dashboard: ReturnType<DashboardModule['cachedDashboard']>;
   /** The project page's bulk changes of selected items (docs/design.md §14). */
   bulkChanges: BulkChangesService;
   itemWrites: ItemWritesService;
@@ -109,16 +74,16 @@ export interface AppContext {
   itemEdits: ItemEditsService;
   comments: CommentsService;
   answers: AnswersService;
-  idempotency: IdempotencyService;
+  idempotency: IdempotencyModule['idempotency'];
   /** null when RATE_LIMIT_PER_MINUTE is 0. */
-  rateLimiter: RateLimiter | null;
+  rateLimiter: RateLimitModule['rateLimiter'];
   /** docs/design.md §12: Punchlist is the authorization server of v1 and /mcp; its access tokens are API tokens. */
-  oauth: OAuthService;
+  oauth: OAuthModule['oauth'];
   /** Per address, on registration and on the token endpoint; null when set to 0. */
-  oauthRateLimits: { register: RateLimiter | null; token: RateLimiter | null };
+  oauthRateLimits: RateLimitModule['oauthRateLimits'];
   attachments: AttachmentsService;
-  sessions: SessionsService;
-  retention: Retention;
+  sessions: SessionsModule['sessions'];
+  retention: RetentionModule['retention'];
   /**
    * The background jobs (src/jobs, STYLE.md 14): notifications, their emails and scheduled pass, webhook deliveries,
    * the search indexer, retention; started by the server once it listens (main.ts), stopped by close().
@@ -126,26 +91,26 @@ export interface AppContext {
   jobs: JobRunner;
   /** null unless METRICS_ENABLED. */
   metrics: Metrics | null;
-  webhooks: WebhooksService;
-  webhookWorker: DeliveryWorker;
+  webhooks: WebhooksModule['webhooks'];
+  webhookWorker: WebhooksModule['webhookWorker'];
   review: ReviewService;
-  structure: StructureService;
-  vocabulary: VocabularyService;
-  templates: TemplatesService;
-  members: MembersService;
-  usersAdmin: UsersAdminService;
+  structure: AdminModule['structure'];
+  vocabulary: VocabularyModule['vocabulary'];
+  templates: TemplatesModule['templates'];
+  members: AdminModule['members'];
+  usersAdmin: AdminModule['usersAdmin'];
   /** docs/design.md §20: disputes of items by their executors and their resolution by managers. */
   itemDisputes: ItemDisputeService;
   /** docs/design.md §20: the workspace's companies and a person's company. */
-  companies: CompaniesService;
+  companies: CompaniesModule['companies'];
   /** docs/design.md §20: invitations from the project page. */
-  invitations: InvitationsService;
+  invitations: CompaniesModule['invitations'];
   /** docs/design.md §20: "Send to companies". */
-  companyPacks: CompanyPacksService;
+  companyPacks: CompaniesModule['companyPacks'];
   /** docs/design.md §15: notifications in the web, and by email when SMTP_URL is set. */
-  notifications: NotificationsService;
+  notifications: NotificationsModule['notifications'];
   /** Started by the server: events → notifications (one node), the scheduled pass, the email sender. */
-  notificationWorker: NotificationWorker;
+  notificationWorker: NotificationsModule['worker'];
   /**
    * The worker threads that run heavy reads off the event loop (STYLE.md habit 14): each with its own read-only
    * connections (src/composition/offload-worker.ts), running reports and v1's trees and searches side by side, each kind
@@ -154,18 +119,18 @@ export interface AppContext {
    */
   offload: WorkerPool;
   /** docs/design.md §17: a project's punch list as CSV or PDF, made in the worker pool and streamed (web, v1, CLI). */
-  reports: Reports;
+  reports: ReturnType<ReportsModule['offloadedOn']>;
   /** v1's project trees and searches, in the worker pool's read lane (beside a report, not behind it). */
-  offloadedReads: OffloadedReads;
+  offloadedReads: OffloadModule['offloadedReads'];
   /** docs/design.md §10: the versions that validate cached answers, and the answers (null: RESPONSE_CACHE_MB=0). */
-  cacheVersions: CacheVersionsRepository;
-  responseCache: ResponseCache | null;
+  cacheVersions: CachesModule['cacheVersions'];
+  responseCache: CachesModule['responseCache'];
   /** docs/design.md §19: a project's plans, their sheets and tiles, and the pins the reader sees. */
-  plans: PlansService;
+  plans: PlansModule['plans'];
   /** Uploads of plans and of their new versions, rendered in a thread of their own, progress polled. */
-  planUploads: PlanUploads;
+  planUploads: PlansModule['planUploads'];
   /** What the web's plan pages read: pins with their items' texts, filters, an item's place. */
-  planViews: PlanViews;
+  planViews: PlansModule['planViews'];
   /** An item's place on a plan: place, move, remove, through the item's write path. */
   itemLocations: ItemLocationService;
   /** Stops the background jobs, writes the queued audit records, then closes the database. */
@@ -181,21 +146,31 @@ export type ContextOverrides = Partial<Pick<AppContext, 'clock' | 'db' | 'blobs'
   migrate?: boolean;
 };
 
-/** How often each node deletes expired rows (docs/operations.md, "Retention"). */
-const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
-
 /** A JSON log line of a failure in the background, in pino's shape (the request logger is not theirs). */
 const logError = (msg: string) => (error: unknown) =>
   process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), msg, err: String(error) })}\n`);
 
-/** The composition root: every module is built here, explicitly, from the config, in the order they depend. */
+/**
+ * The composition root: every module is built here, explicitly, from the config, in the order they depend, by its
+ * own `create<Name>Module(deps)` (each feature's index.ts); the worker threads' root builds its reads by the same.
+ */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const base = await infrastructure(config, overrides);
   const core = coreServices(config, base);
-  const { db, clock, jobs } = base;
+  const { db, clock, jobs, offload } = base;
   const { projects } = core;
-  const vocabularyRepo = createVocabularyRepository(db.kysely);
-  const itemsModule = createItemsModule({ ...base, ...core, db: db.kysely, vocabularyRepo, urls: config });
+  const { offloadedReads } = createOffloadModule({ pool: offload, clock });
+  // The heavy reads run in the worker pool once it runs (as the web's, web-plugin.ts); inline before.
+  const pooled = () => offload.stats().workers > 0;
+  const vocabulary = createVocabularyModule({ ...core, db: db.kysely });
+  const itemsModule = createItemsModule({
+    ...base,
+    ...core,
+    db: db.kysely,
+    vocabularyRepo: vocabulary.vocabularyRepo,
+    urls: config,
+    visibleItems: (actor, projectId) => (pooled() ? offloadedReads : core).visibleItems(actor, projectId),
+  });
   core.itemAccess.current = itemsModule.items;
   const admin = createAdminModule({ ...base, ...core, db: db.kysely });
   const notifications = createNotificationsModule({
@@ -221,8 +196,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     reports: () => ctx.reports,
   });
   const plans = createPlansModule({ ...base, ...core, db: db.kysely, limits: config.plans, urls: config });
-  const reads = readServices(config, base, core, itemsModule.items);
-  const webhooks = webhookServices(config, base, core, notifications);
+  const reads = readServices(config, base, core, itemsModule.items, { offloadedReads, pooled });
+  const webhooks = createWebhooksModule({
+    ...core,
+    db: db.kysely,
+    jobs,
+    allowPrivate: config.webhookAllowPrivate,
+    onDisabled: notifications.webhookDisabled,
+  });
   const { edits: itemEdits, ...itemServices } = itemsModule;
   const ctx: AppContext = {
     config,
@@ -237,14 +218,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     ...plans,
     notifications: notifications.notifications,
     notificationWorker: notifications.worker,
-    oauth: createOAuthService({
-      repo: createOAuthRepository(db.kysely),
-      tokens: core.tokens,
-      clock,
-      urls: config,
-      onConnected: notifications.applicationConnected,
-    }),
-    ...vocabularyServices(db, core, admin, vocabularyRepo),
+    ...createOAuthModule({ db: db.kysely, tokens: core.tokens, clock, urls: config, onConnected: notifications.applicationConnected }),
+    vocabulary: vocabulary.vocabulary,
+    ...createTemplatesModule({ ...core, db: db.kysely, vocabularyRepo: vocabulary.vocabularyRepo, admin }),
     metrics: config.metricsEnabled
       ? createMetrics({
           auditQueueDepth: () => core.audit.pending,
@@ -284,12 +260,10 @@ async function infrastructure(config: Config, o: ContextOverrides) {
     });
   const offload =
     o.offload ??
-    createWorkerPool({
+    createOffloadPool({
+      config,
       // .ts under tsx (tests, the CLI), .js when run from dist/ (scripts/build.mjs).
       entry: new URL(`./offload-worker${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`, import.meta.url),
-      size: config.workerThreads,
-      lanes: offloadLanes(config),
-      data: workerConfig(config),
       onError: logError('worker thread failed'),
     });
   return {
@@ -309,132 +283,63 @@ type Infrastructure = Awaited<ReturnType<typeof infrastructure>>;
  * feed asks the item aggregate, built after it, whether a reader sees an item (`itemAccess`).
  */
 function coreServices(config: Config, { db, clock }: Infrastructure) {
-  const projectsRepo = createProjectsRepository(db.kysely);
-  const projects = createProjectsService(projectsRepo);
-  const sessions = createSessionsService(createSessionsRepository(db), clock);
-  // Writes insert their audit record inside their own transaction; the records of everything else are
-  // batched (features/audit/audit-batcher.ts) and written by close() at the latest.
-  const audit = createAuditService(createAuditRepository(db.kysely));
-  const eventsRepo = createEventsRepository(db.kysely);
+  const projectsModule = createProjectsModule({ db: db.kysely });
+  const { projects } = projectsModule;
+  const { audit } = createAuditModule({ db: db.kysely });
   const itemAccess: { current: Pick<ItemsService, 'access'> | null } = { current: null };
-  const events = createEventsService({
-    repo: eventsRepo,
-    projectsRepo,
-    projects,
+  const { events, eventsRepo } = createEventsModule({
+    ...projectsModule,
+    db: db.kysely,
     items: { access: (actor, itemId) => itemAccess.current!.access(actor, itemId) },
   });
-  // One transaction runner (group commit on SQLite) under every module's write path (features/write-path/).
-  const transactions = createTransactionRunner(db.kysely, db.dialect);
-  const writePaths: WritePaths = (bind) => createWritePath({ transactions, bind, audit, events, clock });
-  const counters = () => sharedRateLimitCounters(db);
   return {
     clock,
-    projectsRepo,
-    projects,
-    users: createUsersService(createUsersRepository(db.kysely), clock),
-    sessions,
-    tokens: createTokensService(createTokensRepository(db.kysely), clock, projects),
+    ...projectsModule,
+    ...createUsersModule({ db: db.kysely, clock }),
+    ...createSessionsModule({ db, clock }),
+    ...createTokensModule({ db: db.kysely, clock, projects }),
     audit,
     eventsRepo,
     events,
     itemAccess,
-    transactions,
-    writePaths,
-    idempotency: createIdempotencyService(createIdempotencyRepository(db.kysely), clock),
-    rateLimiter: createRateLimiter(config.rateLimitPerMinute, counters()),
-    oauthRateLimits: {
-      register: createRateLimiter(config.oauthRateLimits.registerPerMinute, counters()),
-      token: createRateLimiter(config.oauthRateLimits.tokenPerMinute, counters()),
-    },
+    // One transaction runner (group commit on SQLite) under every module's write path (features/write-path/).
+    ...createWritePathModule({ db, audit, events, clock }),
+    ...createIdempotencyModule({ db: db.kysely, clock }),
+    ...createRateLimitModule({ db, perMinute: config.rateLimitPerMinute, oauth: config.oauthRateLimits }),
   };
 }
 
 type CoreServices = ReturnType<typeof coreServices>;
 
 /** Search, worklists, the dashboard, reports, the response cache, retention: the reads over many items. */
-function readServices(config: Config, { db, clock, jobs, offload }: Infrastructure, core: CoreServices, items: ItemsService) {
+function readServices(
+  config: Config,
+  { db, clock, jobs, offload }: Infrastructure,
+  core: CoreServices,
+  items: ItemsService,
+  pool: { offloadedReads: OffloadModule['offloadedReads']; pooled: () => boolean },
+) {
   const { projects, projectsRepo } = core;
-  const searchRepo = createSearchRepository(db.kysely, db.dialect);
-  const projectSearch = createProjectSearch(projects, items, createSearchService(searchRepo, db.dialect));
-  const worklistsRepo = createWorklistsRepository(db.kysely);
-  const inlineDashboard = createDashboardService({ projects, repo: worklistsRepo, clock });
-  const responseCache = createResponseCache(config.responseCacheMb * 1024 * 1024);
-  const cacheVersions = createCacheVersionsRepository(db.kysely);
-  const offloadedReads = createOffloadedReads(offload, clock);
-  const retention = createRetention({ repo: createRetentionRepository(db), clock, rules: retentionRules(config) });
-  jobs.job(
-    retentionJob(retention, {
-      everyMs: RETENTION_INTERVAL_MS,
-      // The first pass a minute or two after start, staggered so that nodes started together spread out.
-      firstAfterMs: 60_000 + Math.random() * 60_000,
-      onRun: (deleted) => {
-        if (Object.values(deleted).some((n) => n > 0))
-          process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: 'retention: expired rows deleted', deleted })}\n`);
-      },
-    }),
-  );
+  const search = createSearchModule({ db, projects, items });
+  const worklists = createWorklistsModule({ db: db.kysely, projects, projectsRepo, search: search.projectSearch, clock });
+  const caches = createCachesModule({ db: db.kysely, responseCacheBytes: config.responseCacheMb * 1024 * 1024 });
+  const dashboard = createDashboardModule({ projects, itemDates: worklists.itemDates, clock });
+  const reports = createReportsModule({ db: db.kysely, projects, worklistsAt: worklists.worklistsAt, config });
+  const { retention } = createRetentionModule({ db, clock, jobs, keep: config });
   return {
-    projectSearch,
-    // Feeds SQLite's FTS5 outside the writes' transactions (migration 010).
-    searchIndexer: createSearchIndexer(searchRepo, db.dialect, jobs),
-    worklists: createWorklistsService({ repo: worklistsRepo, projects, projectsRepo, search: projectSearch, clock }),
-    dashboard: createCachedDashboard({
-      // In the worker pool once it runs (as the web's heavy reads, web-plugin.ts); inline before.
-      reads: () => (offload.stats().workers > 0 ? offloadedReads.dashboard : inlineDashboard),
-      projects,
-      cache: responseCache,
-      treeVersion: (projectId) => cacheVersions.tree(projectId),
+    projectSearch: search.projectSearch,
+    searchIndexer: search.indexerOn(jobs),
+    worklists: worklists.worklists,
+    dashboard: dashboard.cachedDashboard({
+      offloaded: () => (pool.pooled() ? pool.offloadedReads.dashboard : null),
+      cache: caches.responseCache,
+      treeVersion: (projectId) => caches.cacheVersions.tree(projectId),
       lastEventId: () => core.eventsRepo.lastId(),
-      clock,
     }),
-    reports: createOffloadedReports({ projects, pool: offload, clock }),
-    offloadedReads,
-    cacheVersions,
-    responseCache,
+    reports: reports.offloadedOn(offload, clock),
+    offloadedReads: pool.offloadedReads,
+    ...caches,
     retention,
-  };
-}
-
-/** Webhooks: the endpoints people register and the deliveries to them (every node). */
-function webhookServices(config: Config, { db, clock, jobs }: Infrastructure, core: CoreServices, notifications: NotificationsModule) {
-  const repo = createWebhooksRepository(db.kysely);
-  const { events, eventsRepo, projects } = core;
-  return {
-    webhooks: createWebhooksService({ repo, eventsRepo, events, projects, clock, allowPrivate: config.webhookAllowPrivate }),
-    webhookWorker: createDeliveryWorker(
-      { repo, events, clock, jobs },
-      { allowPrivate: config.webhookAllowPrivate, onDisabled: notifications.webhookDisabled },
-    ),
-  };
-}
-
-/** The project's vocabulary and templates (docs/design.md §21): each change a structural write of the project. */
-function vocabularyServices(db: Db, core: CoreServices, admin: AdminModule, vocabularyRepo: VocabularyRepository) {
-  const { projects, projectsRepo, writePaths, clock } = core;
-  const templatesRepo = createTemplatesRepository(db.kysely);
-  const itemEditsRepo = createItemEditsRepository(db.kysely);
-  return {
-    vocabulary: createVocabularyService({
-      repo: vocabularyRepo,
-      projects,
-      path: writePaths((trx) => ({ vocabulary: vocabularyRepo.bind(trx), projects: projectsRepo.bind(trx) })),
-      clock,
-    }),
-    templates: createTemplatesService({
-      repo: templatesRepo,
-      vocabularyRepo,
-      projectsRepo,
-      projects,
-      structure: admin.structure,
-      path: writePaths((trx) => ({
-        structure: admin.structureRepo.bind(trx),
-        projects: projectsRepo.bind(trx),
-        items: itemEditsRepo.bind(trx),
-        vocabulary: vocabularyRepo.bind(trx),
-        templates: templatesRepo.bind(trx),
-      })),
-      clock,
-    }),
   };
 }
 

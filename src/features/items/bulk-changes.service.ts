@@ -9,7 +9,7 @@ import type { WriteRepositories } from './write-repositories.js';
 import type { ItemEditsRepository } from './item-edits.repository.js';
 import { companyStep } from './item-company.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { VisibleItems } from '../projects/index.js';
 import { applyItemVocabulary } from './item-vocabulary.js';
 
 /** Items changed together by one bulk form at most (two pages of the project list). */
@@ -76,9 +76,10 @@ export interface BulkOutcome {
  * write path (its lock, its audit record, an event per kind of change), all-or-nothing per item; an item
  * the user may not change is refused and the others go on.
  */
-/** What bulk changes need: the projects, the item writes, the clock and the edits' statements. */
+/** What bulk changes need: the items the actor sees, the memberships, the item writes, the clock and the edits' statements. */
 export interface BulkChangesDeps {
-  projects: ProjectsService;
+  /** The items of the project's tree the actor sees: built in the worker pool once it runs (the composition's). */
+  visibleItems: (actor: Actor, projectId: number) => Promise<VisibleItems>;
   projectsRepo: ProjectsRepository;
   itemWrites: () => ItemWritesService;
   clock: Clock;
@@ -162,7 +163,7 @@ async function apply(
   change: BulkChange,
   auditOf: (itemId: number) => AuditEntryBuilder | undefined,
 ): Promise<BulkOutcome> {
-  const { projects, projectsRepo } = deps;
+  const { projectsRepo } = deps;
   const ids = [...new Set(itemIds)];
   if (ids.length === 0) throw validationError('items', 'select at least one item');
   if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
@@ -185,19 +186,17 @@ async function apply(
     throw validationError('remove_participant', 'cannot add and remove the same person');
   }
 
-  const tree = await projects.getTree(actor, projectId);
-  const may = bulkAbilities(actor, projectId, await projectsRepo.membership(actor.id, projectId), tree.project.archived);
+  const scope = await deps.visibleItems(actor, projectId);
+  const may = bulkAbilities(actor, projectId, await projectsRepo.membership(actor.id, projectId), scope.archived);
   if ((change.status !== undefined && !may.status) || (planned && !may.planning) || (crew && !may.participants)) {
     throw forbidden(
-      tree.project.archived
-        ? 'The project is archived: its items are read-only'
-        : 'You are not allowed to make these changes in this project',
+      scope.archived ? 'The project is archived: its items are read-only' : 'You are not allowed to make these changes in this project',
     );
   }
   if (change.addParticipant !== undefined && !(await projectsRepo.membership(change.addParticipant, projectId))) {
     throw validationError('add_participant', 'must be a member of the project');
   }
-  const visible = new Set(tree.sections.flatMap((s) => s.checklists.flatMap((c) => c.items.map((i) => i.id))));
+  const visible = new Set(scope.itemIds);
 
   const outcome: BulkOutcome = { changed: [], unchanged: [], refused: [] };
   for (const id of ids) {

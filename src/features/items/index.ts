@@ -12,6 +12,7 @@ import type { BlobStore } from '../../storage/index.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { ProjectsModule } from '../projects/index.js';
 import type { VocabularyRepository } from '../vocabulary/vocabulary.repository.js';
 import { createWritePath, type EventOutbox } from '../write-path/write-path.js';
 import { createAnswersRepository } from './answers/answers.repository.js';
@@ -46,6 +47,8 @@ export interface ItemsModuleDeps {
   images: ImageConverter;
   clock: Clock;
   urls: { baseUrl: string };
+  /** The bulk form's scope, the items of the project's tree a reader sees (in the worker pool once it runs). */
+  visibleItems: ProjectsModule['visibleItems'];
 }
 
 /** Wires the item aggregate: its repositories, its one write path, and its commands and reads. */
@@ -76,7 +79,13 @@ export function createItemsModule(deps: ItemsModuleDeps) {
     itemWrites,
     /** "Add item", "Edit item", moving an item in its checklist. */
     edits: createItemEditsService({ repo: repositories.edits, projects, items, writer, clock }),
-    bulkChanges: createBulkChangesService({ projects, projectsRepo, itemWrites: () => itemWrites, clock, edits: repositories.edits }),
+    bulkChanges: createBulkChangesService({
+      visibleItems: deps.visibleItems,
+      projectsRepo,
+      itemWrites: () => itemWrites,
+      clock,
+      edits: repositories.edits,
+    }),
     comments: createCommentsService(writer, clock),
     answers: createAnswersService(repositories.answers, items, writer, clock),
     attachments: createAttachmentsService({
