@@ -157,21 +157,10 @@ const logError = (msg: string) => (error: unknown) =>
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const base = await infrastructure(config, overrides);
   const core = coreServices(config, base);
-  const { db, clock, jobs, offload } = base;
+  const { db, clock, jobs } = base;
   const { projects } = core;
-  const { offloadedReads } = createOffloadModule({ pool: offload, clock });
-  // The heavy reads run in the worker pool once it runs (as the web's, web-plugin.ts); inline before.
-  const pooled = () => offload.stats().workers > 0;
-  const vocabulary = createVocabularyModule({ ...core, db: db.kysely });
-  const itemsModule = createItemsModule({
-    ...base,
-    ...core,
-    db: db.kysely,
-    vocabularyRepo: vocabulary.vocabularyRepo,
-    urls: config,
-    visibleItems: (actor, projectId) => (pooled() ? offloadedReads : core).visibleItems(actor, projectId),
-  });
-  core.itemAccess.current = itemsModule.items;
+  const pool = pooledReads(base);
+  const { vocabulary, itemsModule } = itemAggregate(config, base, core, pool);
   const admin = createAdminModule({ ...base, ...core, db: db.kysely });
   const notifications = createNotificationsModule({
     db: db.kysely,
@@ -196,14 +185,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     reports: () => ctx.reports,
   });
   const plans = createPlansModule({ ...base, ...core, db: db.kysely, limits: config.plans, urls: config });
-  const reads = readServices(config, base, core, itemsModule.items, { offloadedReads, pooled });
-  const webhooks = createWebhooksModule({
-    ...core,
-    db: db.kysely,
-    jobs,
-    allowPrivate: config.webhookAllowPrivate,
-    onDisabled: notifications.webhookDisabled,
-  });
+  const reads = readServices(config, base, core, itemsModule.items, pool);
+  const webhooks = createWebhooksModule({ ...core, db: db.kysely, jobs, ...webhookOptions(config, notifications) });
   const { edits: itemEdits, ...itemServices } = itemsModule;
   const ctx: AppContext = {
     config,
@@ -311,13 +294,41 @@ function coreServices(config: Config, { db, clock }: Infrastructure) {
 
 type CoreServices = ReturnType<typeof coreServices>;
 
+/** The reads that run in the worker pool once it runs (as the web's heavy reads, web-plugin.ts); inline before. */
+function pooledReads({ offload, clock }: Infrastructure) {
+  return { ...createOffloadModule({ pool: offload, clock }), pooled: () => offload.stats().workers > 0 };
+}
+
+type PooledReads = ReturnType<typeof pooledReads>;
+
+/** The item aggregate, and the vocabulary whose values it writes; the event feed asks it who sees an item. */
+function itemAggregate(config: Config, base: Infrastructure, core: CoreServices, { offloadedReads, pooled }: PooledReads) {
+  const vocabulary = createVocabularyModule({ ...core, db: base.db.kysely });
+  const itemsModule = createItemsModule({
+    ...base,
+    ...core,
+    db: base.db.kysely,
+    vocabularyRepo: vocabulary.vocabularyRepo,
+    urls: config,
+    // The bulk form's scope is the project's tree as the reader sees it: a heavy read like the project page's.
+    visibleItems: (actor, projectId) => (pooled() ? offloadedReads : core).visibleItems(actor, projectId),
+  });
+  core.itemAccess.current = itemsModule.items;
+  return { vocabulary, itemsModule };
+}
+
+/** Deliveries to private addresses (a test's receiver), and the owner told when an endpoint was disabled. */
+function webhookOptions(config: Config, notifications: NotificationsModule) {
+  return { allowPrivate: config.webhookAllowPrivate, onDisabled: notifications.webhookDisabled };
+}
+
 /** Search, worklists, the dashboard, reports, the response cache, retention: the reads over many items. */
 function readServices(
   config: Config,
   { db, clock, jobs, offload }: Infrastructure,
   core: CoreServices,
   items: ItemsService,
-  pool: { offloadedReads: OffloadModule['offloadedReads']; pooled: () => boolean },
+  pool: PooledReads,
 ) {
   const { projects, projectsRepo } = core;
   const search = createSearchModule({ db, projects, items });
