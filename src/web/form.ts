@@ -38,6 +38,12 @@ export function companyOf(form: URLSearchParams): number | null | undefined {
   return value === '' ? null : (parseId(value) ?? 0);
 }
 
+/** A form's field as sent, "" when absent (what a text control that was left out reads as). */
+export const textField = (form: URLSearchParams, name: string) => form.get(name) ?? '';
+
+/** A form's field as sent, undefined when absent (`parseFields` then says a required one is required, as v1 does). */
+export const sentField = (form: URLSearchParams, name: string) => form.get(name) ?? undefined;
+
 /** The id route parameter; a malformed id is a page that does not exist. */
 export function idParam(request: FastifyRequest, name = 'id'): number {
   const id = parseId((request.params as Record<string, string | undefined>)[name]);
@@ -45,13 +51,11 @@ export function idParam(request: FastifyRequest, name = 'id'): number {
   return id;
 }
 
+/** The ids among a repeated field's values, ignoring malformed values. */
+export const idsIn = (values: readonly string[]): number[] => values.map(parseId).filter((id): id is number => id !== null);
+
 /** Every id of a repeated form field, ignoring malformed values. */
-export function idsOf(form: URLSearchParams, name: string): number[] {
-  return form
-    .getAll(name)
-    .map(parseId)
-    .filter((id): id is number => id !== null);
-}
+export const idsOf = (form: URLSearchParams, name: string): number[] => idsIn(form.getAll(name));
 
 /** Link rows a web form shows: the current links and this many empty rows to add new ones. */
 export const EMPTY_LINK_ROWS = 3;

@@ -1,6 +1,9 @@
 import { READ_ONLY_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isCalendarDate } from '../domain/values.js';
 import { invalidField } from '../i18n/reasons.js';
+import { type Static, Type } from 'typebox';
+import { Text } from '../http/write-inputs.js';
+import { parseFields, textField } from './form.js';
 
 /** Expiry choices (docs/design.md §4): days from now, a date (valid through the end of that day, UTC), or none. */
 export const EXPIRY_CHOICES = [
@@ -26,11 +29,8 @@ export function expiryFrom(choice: string, date: string, now: Date): Date | null
   return end;
 }
 
-export interface TokenFormState extends ProjectChoice {
+export interface TokenFormState extends Grant {
   name: string;
-  expiry: string;
-  date: string;
-  scopes: string[];
 }
 
 /**
@@ -44,8 +44,51 @@ export interface ProjectChoice {
 
 export const ALL_PROJECTS: ProjectChoice = { projects: 'all', projectIds: [] };
 
-export function projectChoiceOf(form: URLSearchParams): ProjectChoice {
-  return { projects: form.get('projects') === 'chosen' ? 'chosen' : 'all', projectIds: form.getAll('project_ids') };
+/**
+ * The fields the token form and the OAuth consent share (no v1 twin), one schema for both: the scopes ticked, the
+ * expiry and its date, the projects. Their rules are checked at the write (`expiryFrom`, `projectLimitOf`, the
+ * tokens and OAuth services), so the form is shown again with what was sent.
+ */
+const GrantFields = {
+  scopes: Type.Array(Text),
+  expiry: Text,
+  expiry_date: Text,
+  projects: Type.Union([Type.Literal('all'), Type.Literal('chosen')]),
+  project_ids: Type.Array(Text),
+};
+const GrantForm = Type.Object(GrantFields);
+const TokenForm = Type.Object({ name: Text, ...GrantFields });
+
+/** The shared fields as sent: no expiry is the default one, "Projects" anything but `chosen` is all of them. */
+const grantFieldsOf = (form: URLSearchParams) => ({
+  scopes: form.getAll('scopes'),
+  expiry: form.get('expiry') ?? DEFAULT_EXPIRY,
+  expiry_date: textField(form, 'expiry_date'),
+  projects: form.get('projects') === 'chosen' ? 'chosen' : 'all',
+  project_ids: form.getAll('project_ids'),
+});
+
+export interface Grant extends ProjectChoice {
+  scopes: string[];
+  expiry: string;
+  date: string;
+}
+
+const grantFrom = ({ scopes, expiry, expiry_date, projects, project_ids }: Static<typeof GrantForm>): Grant => ({
+  scopes,
+  expiry,
+  date: expiry_date,
+  projects,
+  projectIds: project_ids,
+});
+
+/** The OAuth consent's choices (docs/design.md §18). */
+export const grantOf = (form: URLSearchParams): Grant => grantFrom(parseFields(GrantForm, grantFieldsOf(form)));
+
+/** The token form: its name and the choices it shares with the consent. */
+export function tokenFormOf(form: URLSearchParams): TokenFormState {
+  const { name, ...grant } = parseFields(TokenForm, { name: textField(form, 'name'), ...grantFieldsOf(form) });
+  return { name, ...grantFrom(grant) };
 }
 
 /** The limit a choice asks for: null for every project; the chosen ids (the service checks each one). */

@@ -4,7 +4,7 @@ import type { AppContext } from '../../composition/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { sessionCookieName } from '../../features/sessions/session-cookie.js';
 import { errorPage } from '../errors.js';
-import { formOf, parseFields } from '../form.js';
+import { formOf, parseFields, sentField, textField } from '../form.js';
 import { Type } from 'typebox';
 import { Text } from '../../http/write-inputs.js';
 import { loginPageView } from '../views/login-page.js';
@@ -12,8 +12,25 @@ import { checkLoginCsrf, clearSessionCookie, loginCsrf, sessionOf, setSessionCoo
 import type { WebWriter } from '../web-write.js';
 import { askedLanguage, message } from '../../i18n/i18n.js';
 
-/** The sign-in form's own schema (no v1 twin): the sessions service checks the rest. */
-const SignInForm = Type.Object({ email: Text, password: Text, time_zone: Type.Optional(Text) });
+/**
+ * The sign-in and sign-out forms' own schemas (no v1 twin): their shapes; the sessions service checks the rest.
+ * Nothing here refuses (text, a box), so sign-in's fields are read before the write: its address is shown again
+ * and `next` followed.
+ */
+const SignInForm = Type.Object({ email: Text, password: Text, time_zone: Type.Optional(Text), next: Type.Optional(Text) });
+const SignOutForm = Type.Object({ others_waiting: Type.Boolean() });
+
+const signInOf = (form: URLSearchParams) =>
+  parseFields(SignInForm, {
+    email: textField(form, 'email'),
+    password: textField(form, 'password'),
+    time_zone: sentField(form, 'time_zone'),
+    next: sentField(form, 'next'),
+  });
+
+/** Whether another user's queued writes wait on the device (the page says so when it posts). */
+const othersWaitingOf = (form: URLSearchParams) =>
+  parseFields(SignOutForm, { others_waiting: form.get('others_waiting') === '1' }).others_waiting;
 
 /**
  * Only a path of this site may follow sign-in (no open redirect). Browsers drop tabs and line breaks from
@@ -63,9 +80,8 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
    * key and no audit record (the request log has it; the throttle counts failures): docs/decisions.md.
    */
   app.post('/login', { config: { web: 'public', ownCsrf: true } }, async (request, reply) => {
-    const form = formOf(request);
-    const email = form.get('email') ?? '';
-    const next = form.get('next') ?? undefined;
+    const fields = signInOf(formOf(request));
+    const { email, next } = fields;
     return webWrite(request, reply, {
       user: null,
       form: 'login',
@@ -77,11 +93,6 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
         if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
           throw new ApiError(403, 'csrf_failed', message(request.language, 'login.expired'));
         }
-        const fields = parseFields(SignInForm, {
-          email,
-          password: form.get('password') ?? '',
-          time_zone: form.get('time_zone') ?? undefined,
-        });
         const result = await sessions.signIn({
           email: fields.email,
           password: fields.password,
@@ -117,7 +128,7 @@ export async function authPages(app: FastifyInstance, deps: Pick<AppContext, 'se
         // A shared phone keeps nothing of this user: cached pages and photos, the write queue, drafts (docs/design.md §16).
         // When another user's queued writes wait on the device (the page says so), the storage that holds them
         // stays: the page wiped this user's part of it before posting (static/offline.js).
-        const othersWaiting = formOf(request).get('others_waiting') === '1';
+        const othersWaiting = othersWaitingOf(formOf(request));
         reply.header('clear-site-data', othersWaiting ? '"cache"' : '"cache", "storage"');
       },
     });

@@ -3,7 +3,7 @@ import type { AppContext } from '../../composition/context.js';
 import { ApiError } from '../../shared/errors.js';
 import type { InvitationOutcome } from '../../features/companies/invitations.service.js';
 import { sessionCookieName } from '../../features/sessions/session-cookie.js';
-import { formOf, idParam, parseFields } from '../form.js';
+import { formOf, idParam, parseFields, textField } from '../form.js';
 import { formPage } from '../form-page.js';
 import { checkLoginCsrf, loginCsrf, sessionOf, setSessionCookie } from '../session.js';
 import { invitationPageView, invitationSentView, inviteFormView } from '../views/invitations.js';
@@ -14,8 +14,21 @@ import { Text } from '../../http/write-inputs.js';
 type InvitationDeps = Pick<AppContext, 'invitations' | 'companies' | 'sessions' | 'config'> & { webWrite: WebWriter };
 
 /** The invitation forms' own schemas (no v1 twin): text, checked further by the invitations service. */
-const InviteForm = Type.Object({ name: Text, email: Text, company: Text, role: Text });
+const InviteForm = Type.Object({ name: Text, email: Text, company: Text, role: Text, company_items_only: Type.Boolean() });
 const AcceptForm = Type.Object({ password: Text });
+
+const inviteOf = (form: URLSearchParams) => {
+  const { company_items_only: companyItemsOnly, ...fields } = parseFields(InviteForm, {
+    name: textField(form, 'name'),
+    email: textField(form, 'email'),
+    company: textField(form, 'company'),
+    role: textField(form, 'role'),
+    company_items_only: form.get('company_items_only') === '1',
+  });
+  return { ...fields, companyItemsOnly };
+};
+
+const acceptanceOf = (form: URLSearchParams) => parseFields(AcceptForm, { password: textField(form, 'password') });
 
 async function inviteView({ invitations, companies }: InvitationDeps, request: FastifyRequest, id: number, failure: FormFailure | null) {
   const session = sessionOf(request);
@@ -27,7 +40,6 @@ async function inviteView({ invitations, companies }: InvitationDeps, request: F
 async function invite(deps: InvitationDeps, page: ReturnType<typeof formPage>, request: FastifyRequest, reply: FastifyReply) {
   const session = sessionOf(request);
   const [id, form] = [idParam(request), formOf(request)];
-  const text = (name: string) => form.get(name) ?? '';
   return page.write<InvitationOutcome>(request, reply, id, {
     form: 'invite',
     redirect: () => `/projects/${id}`,
@@ -38,11 +50,7 @@ async function invite(deps: InvitationDeps, page: ReturnType<typeof formPage>, r
         return reply.code(201).type('text/html; charset=utf-8').send(invitationSentView({ session, project, outcome }));
       },
     },
-    write: (_, recordAudit) => {
-      const fields = parseFields(InviteForm, { name: text('name'), email: text('email'), company: text('company'), role: text('role') });
-      const input = { ...fields, companyItemsOnly: form.get('company_items_only') === '1' };
-      return deps.invitations.invite(session.user, id, input, request.language, recordAudit);
-    },
+    write: (_, recordAudit) => deps.invitations.invite(session.user, id, inviteOf(form), request.language, recordAudit),
   });
 }
 
@@ -84,7 +92,7 @@ async function acceptInvitation(deps: InvitationDeps, request: FastifyRequest, r
       if (!checkLoginCsrf(request, config.sessionSecret, config.baseUrl)) {
         throw new ApiError(403, 'csrf_failed', 'The form expired. Please try again.');
       }
-      const { password } = parseFields(AcceptForm, { password: form.get('password') ?? '' });
+      const { password } = acceptanceOf(form);
       const accepted = await invitations.accept(token, password);
       // The link no longer opens (expired, used, forged): its page says why; nothing was made.
       if (!accepted) return;

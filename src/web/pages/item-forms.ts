@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { AnswerInput, CommentInput, LinksReplacement, PlanningChange, StatusChange, Text } from '../../http/write-inputs.js';
-import { companyOf, documentLinksOf, idsOf, parseFields, parseId, vocabularyOf } from '../form.js';
+import { companyOf, documentLinksOf, fractionOf, idsOf, parseFields, parseId, sentField, textField, vocabularyOf } from '../form.js';
 
 /**
  * The item page's forms, each parsed once (web/form.ts `parseFields`): those with a v1 twin with its schema
@@ -21,54 +21,64 @@ const ReworkForm = Type.Object({ reason: Text, deadline: Text });
 const VerdictForm = Type.Object({ verdict: Text });
 const EditForm = Type.Object({ text: Type.Optional(Text), description: Type.Optional(Text) });
 const ReviewForm = Type.Object({ decision: Text, seen: Type.Optional(Text) });
+const PlaceForm = Type.Object({ plan_id: Text, x: Text, y: Text });
+const PhotoForm = Type.Object({ stage: Text, caption: Text });
 
-/** A form's field as sent, undefined when absent (the schema then says it is required, as v1 does). */
-const sent = (form: URLSearchParams, name: string) => form.get(name) ?? undefined;
-
-export const statusOf = (form: URLSearchParams) => parseFields(StatusForm, { status: sent(form, 'status') }).status;
+export const statusOf = (form: URLSearchParams) => parseFields(StatusForm, { status: sentField(form, 'status') }).status;
 
 /** The planning form sends all three fields: an empty deadline clears it, an unticked box is false. */
 export const planningOf = (form: URLSearchParams) => ({
   ...parseFields(PlanningForm, {
-    deadline: form.get('deadline') ?? '',
-    priority: sent(form, 'priority'),
+    deadline: textField(form, 'deadline'),
+    priority: sentField(form, 'priority'),
     requires_answer: form.has('requires_answer'),
   }),
   fromForm: true,
 });
 
-export const commentOf = (form: URLSearchParams) => parseFields(CommentForm, { text: sent(form, 'text') });
+export const commentOf = (form: URLSearchParams) => parseFields(CommentForm, { text: sentField(form, 'text') });
 
 /** The links form's numbered rows as v1's `document_links` (a refused row named by its row: web/form.ts). */
-export const linksOf = (get: (name: string) => string | null | undefined) =>
-  parseFields(LinksForm, { document_links: documentLinksOf(get) }).document_links;
+export const linksOf = (form: URLSearchParams) =>
+  parseFields(LinksForm, { document_links: documentLinksOf((name) => form.get(name)) }).document_links;
 
 /** The answer form's text fields (its photos travel beside them). */
 export const answerOf = (fields: Record<string, string>) =>
   parseFields(AnswerForm, { text: fields.text, document_links: documentLinksOf((name) => fields[name]) });
 
-export const disputeOf = (form: URLSearchParams) => parseFields(DisputeForm, { reason: sent(form, 'reason') });
+export const disputeOf = (form: URLSearchParams) => parseFields(DisputeForm, { reason: sentField(form, 'reason') });
 
 export const resolutionOf = (form: URLSearchParams) => ({
-  ...parseFields(ResolveForm, { note: form.get('note') ?? '' }),
+  ...parseFields(ResolveForm, { note: textField(form, 'note') }),
   companyId: companyOf(form),
 });
 
 export const reworkOf = (form: URLSearchParams) =>
-  parseFields(ReworkForm, { reason: sent(form, 'reason'), deadline: form.get('deadline') ?? '' });
+  parseFields(ReworkForm, { reason: sentField(form, 'reason'), deadline: textField(form, 'deadline') });
 
-export const verdictOf = (form: URLSearchParams) => parseFields(VerdictForm, { verdict: form.get('verdict') ?? '' }).verdict;
+export const verdictOf = (form: URLSearchParams) => parseFields(VerdictForm, { verdict: textField(form, 'verdict') }).verdict;
 
-export const reviewOf = (form: URLSearchParams) => parseFields(ReviewForm, { decision: sent(form, 'decision'), seen: sent(form, 'seen') });
+export const reviewOf = (form: URLSearchParams) =>
+  parseFields(ReviewForm, { decision: sentField(form, 'decision'), seen: sentField(form, 'seen') });
 
 /**
  * The item's edit form: only the controls the form had change something (participants: `participants_sent`; the
  * category and fields: `vocabulary_sent`); a checklist or company that is no id is 0, which the service refuses.
  */
 export const itemEditOf = (form: URLSearchParams) => ({
-  ...parseFields(EditForm, { text: sent(form, 'text'), description: sent(form, 'description') }),
+  ...parseFields(EditForm, { text: sentField(form, 'text'), description: sentField(form, 'description') }),
   participantIds: form.has('participants_sent') ? idsOf(form, 'participants') : undefined,
   checklistId: form.has('checklist') ? (parseId(form.get('checklist')) ?? 0) : undefined,
   vocabulary: vocabularyOf(form),
   companyId: companyOf(form),
 });
+
+/** A place on a plan, tapped or typed: a plan that is no id is 0 and a coordinate no number NaN, which the service refuses. */
+export function placeOf(form: URLSearchParams) {
+  const fields = parseFields(PlaceForm, { plan_id: textField(form, 'plan_id'), x: textField(form, 'x'), y: textField(form, 'y') });
+  return { planId: parseId(fields.plan_id) ?? 0, x: fractionOf(fields.x), y: fractionOf(fields.y) };
+}
+
+/** A photo's stage and caption, both sent: an absent stage is none, an absent caption clears it (`photoDetailsOf`). */
+export const photoDescriptionOf = (form: URLSearchParams) =>
+  parseFields(PhotoForm, { stage: form.get('stage') ?? 'none', caption: textField(form, 'caption') });

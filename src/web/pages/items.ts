@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { earliestToday } from '../../domain/inputs.js';
 import { invalidField } from '../../i18n/reasons.js';
-import { formOf, fractionOf, idParam, parseId } from '../form.js';
+import { formOf, idParam } from '../form.js';
 import { checklistChoices } from './structure.js';
 import type { UploadForm } from '../../http/multipart.js';
 import type { SessionUser } from '../../features/sessions/sessions.service.js';
@@ -20,6 +20,8 @@ import {
   disputeOf,
   itemEditOf,
   linksOf,
+  photoDescriptionOf,
+  placeOf,
   planningOf,
   resolutionOf,
   reviewOf,
@@ -118,14 +120,7 @@ const itemForm =
   };
 
 // "Place on plan" (the tap on the plan's page, or the place typed there) and "Remove from plan" (docs/design.md §19).
-const placeItem = itemForm('place', (deps, user, id, form, audit) =>
-  deps.itemLocations.placeItem(
-    user,
-    id,
-    { planId: parseId(form.get('plan_id')) ?? 0, x: fractionOf(form.get('x')), y: fractionOf(form.get('y')) },
-    audit,
-  ),
-);
+const placeItem = itemForm('place', (deps, user, id, form, audit) => deps.itemLocations.placeItem(user, id, placeOf(form), audit));
 const removeFromPlan = itemForm('unplace', (deps, user, id, _form, audit) => deps.itemLocations.removeFromPlan(user, id, audit));
 
 // A photo's stage and caption (docs/design.md §22): its uploader or a manager.
@@ -134,7 +129,7 @@ const describePhoto: Handler = async ({ deps, write }, request, reply) => {
   const photoId = idParam(request, 'photoId');
   await deps.attachments.photoOfItem(user, photoId, id);
   return write(request, reply, id, `photo-${photoId}`, form, (audit) => {
-    const details = photoDetailsOf({ stage: form.get('stage') ?? 'none', caption: form.get('caption') ?? '' });
+    const details = photoDetailsOf(photoDescriptionOf(form));
     return deps.attachments.describePhoto(user, photoId, { stage: details.stage ?? null, caption: details.caption ?? null }, audit);
   });
 };
@@ -148,14 +143,7 @@ const resolveDispute = itemForm('resolve-dispute', (deps, user, id, form, audit)
 );
 const addComment = itemForm('comment', (deps, user, id, form, audit) => deps.comments.addComment(user, id, commentOf(form), audit));
 const editItem = itemForm('edit', (deps, user, id, form, audit) => deps.itemEdits.updateItem(user, id, itemEditOf(form), audit));
-const replaceLinks = itemForm('links', (deps, user, id, form, audit) =>
-  deps.itemWrites.replaceItemLinks(
-    user,
-    id,
-    linksOf((name) => form.get(name)),
-    audit,
-  ),
-);
+const replaceLinks = itemForm('links', (deps, user, id, form, audit) => deps.itemWrites.replaceItemLinks(user, id, linksOf(form), audit));
 const setVerdict = itemForm('verdict', (deps, user, id, form, audit) => deps.review.setItemVerdict(user, id, verdictOf(form), audit));
 const returnToRework = itemForm('rework', (deps, user, id, form, audit) => deps.review.returnToRework(user, id, reworkOf(form), audit));
 

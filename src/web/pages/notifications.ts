@@ -2,10 +2,25 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { notificationLink } from '../../features/notifications/email-content.js';
 import { errorPage } from '../errors.js';
-import { formOf, idParam } from '../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../http/write-inputs.js';
+import { formOf, idParam, parseFields, textField } from '../form.js';
 import { sessionOf } from '../session.js';
 import { notificationsPageView } from '../views/notifications-page.js';
 import type { WebWriter } from '../web-write.js';
+
+/**
+ * The preferences form's own schema (no v1 twin): a mode (text) per kind of notification, each checked by the
+ * notifications service (a kind or a mode it does not know: 422).
+ */
+const PreferencesForm = Type.Object({}, { additionalProperties: Text });
+
+/** Every field of the form but its guards: the kind it names and the mode chosen. */
+const preferencesOf = (form: URLSearchParams): Record<string, string> =>
+  parseFields(
+    PreferencesForm,
+    Object.fromEntries([...form.keys()].filter((k) => k !== '_csrf' && k !== '_key').map((k) => [k, textField(form, k)])),
+  ) as Record<string, string>;
 
 /**
  * Notifications in the web (docs/design.md §15): the list, following one (marks it read), "Mark all read",
@@ -50,8 +65,7 @@ export async function notificationPages(app: FastifyInstance, deps: Pick<AppCont
 
   app.post('/profile/notifications', async (request, reply) => {
     const { user } = sessionOf(request);
-    const form = formOf(request);
-    const modes = Object.fromEntries([...form.keys()].filter((k) => k !== '_csrf' && k !== '_key').map((k) => [k, form.get(k) ?? '']));
+    const modes = preferencesOf(formOf(request));
     return webWrite(request, reply, {
       form: 'notifications',
       entity: { type: 'user', id: user.id },

@@ -3,11 +3,13 @@ import type { Clock } from '../../shared/clock.js';
 import { ApiError } from '../../shared/errors.js';
 import { OAuthError } from '../../features/oauth/oauth-protocol.js';
 import { type AuthorizationRequest, AuthorizationError, type OAuthService } from '../../features/oauth/oauth.service.js';
-import { formOf } from '../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../http/write-inputs.js';
+import { formOf, parseFields, sentField } from '../form.js';
 import { SignInRequired, sessionOf } from '../session.js';
 import { languageOf } from '../layout.js';
 import type { ProjectsService } from '../../features/projects/projects.service.js';
-import { DEFAULT_EXPIRY, expiryFrom, projectChoiceOf, projectLimitOf } from '../token-expiry.js';
+import { expiryFrom, grantOf, projectLimitOf } from '../token-expiry.js';
 import { tokenProjects } from './profile.js';
 import { authorizationErrorView, type ConsentModel, consentPageView } from '../views/oauth-consent.js';
 import type { WebWriter } from '../web-write.js';
@@ -22,6 +24,24 @@ const AUTHORIZE_PARAMS = [
   'scope',
   'resource',
 ];
+
+/**
+ * The consent form's own schema (no v1 twin): the authorization request it repeats, checked again by the OAuth
+ * service as at GET, and the answer; the grant's choices are the token form's (token-expiry.ts `grantOf`).
+ */
+const ConsentForm = Type.Object({
+  ...Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, Type.Optional(Text)])),
+  decision: Type.Optional(Text),
+});
+
+/** The authorization request the consent form repeats (absent parameters undefined, as in a query). */
+function consentOf(form: URLSearchParams) {
+  const { decision, ...params } = parseFields(ConsentForm, {
+    ...Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, sentField(form, name)])),
+    decision: sentField(form, 'decision'),
+  });
+  return { params: params as Record<string, string | undefined>, allowed: decision === 'allow' };
+}
 
 function refused(request: FastifyRequest, reply: FastifyReply, error: AuthorizationError) {
   const view = authorizationErrorView({
@@ -72,17 +92,19 @@ export async function oauthPages(
   app.post('/oauth/authorize', async (request, reply) => {
     const session = sessionOf(request);
     const form = formOf(request);
-    const checked = await check(Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, form.get(name) ?? undefined])));
+    const { params, allowed } = consentOf(form);
+    const checked = await check(params);
     if (checked instanceof AuthorizationError) return refused(request, reply, checked);
-    if (form.get('decision') !== 'allow') return reply.redirect(oauth.deny(checked), 303);
+    if (!allowed) return reply.redirect(oauth.deny(checked), 303);
+    const { scopes, expiry, date, projects, projectIds } = grantOf(form);
     const model: ConsentModel = {
       session,
       request: checked,
-      scopes: form.getAll('scopes'),
-      expiry: form.get('expiry') ?? DEFAULT_EXPIRY,
-      date: form.get('expiry_date') ?? '',
+      scopes,
+      expiry,
+      date,
       projects: await tokenProjects(deps, session.user),
-      choice: projectChoiceOf(form),
+      choice: { projects, projectIds },
     };
     // The consent form carries no idempotency key: the answer (a one-time code in the redirect) is never stored.
     return webWrite(request, reply, {

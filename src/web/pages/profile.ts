@@ -4,21 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import { ApiError, validationError } from '../../shared/errors.js';
 import type { Actor } from '../../domain/policy.js';
-import { formOf, idParam, parseFields, parseId } from '../form.js';
+import { formOf, idParam, parseFields, parseId, sentField, textField } from '../form.js';
 import { Type } from 'typebox';
 import { Text } from '../../http/write-inputs.js';
 import { sessionOf } from '../session.js';
 import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
 import type { NotificationPreferencesModel } from '../views/notifications-page.js';
-import {
-  DEFAULT_EXPIRY,
-  EMPTY_TOKEN_FORM,
-  expiryFrom,
-  projectChoiceOf,
-  projectLimitOf,
-  SCOPE_PRESETS,
-  type TokenFormState,
-} from '../token-expiry.js';
+import { EMPTY_TOKEN_FORM, expiryFrom, projectLimitOf, SCOPE_PRESETS, tokenFormOf, type TokenFormState } from '../token-expiry.js';
 import {
   disableWebhookView,
   EMPTY_WEBHOOK_FORM,
@@ -102,10 +94,57 @@ async function profilePage(deps: ProfileDeps, request: FastifyRequest, reply: Fa
     .send(view);
 }
 
-/** The account forms' own schemas (no v1 twin): text, checked further by the users service. */
+/**
+ * The Profile's forms, each with its own schema (no v1 twin): their shapes; the users, tokens and webhooks services
+ * check the rest. The token form's fields are the consent's (token-expiry.ts `tokenFormOf`).
+ */
 const TimeZoneForm = Type.Object({ time_zone: Text });
 const LanguageForm = Type.Object({ language: Text });
 const PasswordForm = Type.Object({ current_password: Text, new_password: Text, confirm_password: Text });
+const PresetForm = Type.Object({ preset: Type.Optional(Text) });
+const ConfirmForm = Type.Object({ confirmed: Type.Boolean() });
+const WebhookForm = Type.Object({ url: Text, events: Type.Array(Text), project_id: Text });
+
+const timeZoneOf = (form: URLSearchParams) => parseFields(TimeZoneForm, { time_zone: textField(form, 'time_zone') }).time_zone;
+
+/** The language chosen; null for "As my browser asks" (""). */
+const languageChoiceOf = (form: URLSearchParams) => parseFields(LanguageForm, { language: textField(form, 'language') }).language || null;
+
+function passwordChangeOf(form: URLSearchParams) {
+  const fields = parseFields(PasswordForm, {
+    current_password: textField(form, 'current_password'),
+    new_password: textField(form, 'new_password'),
+    confirm_password: textField(form, 'confirm_password'),
+  });
+  return { current: fields.current_password, next: fields.new_password, confirm: fields.confirm_password };
+}
+
+/** A scope preset's button, pressed without the script (undefined: none, or one we do not offer). */
+const presetOf = (form: URLSearchParams) => {
+  const { preset } = parseFields(PresetForm, { preset: sentField(form, 'preset') });
+  return SCOPE_PRESETS.find((p) => p.value === preset);
+};
+
+/** A revocation or a disabling asks first: the confirmation page posts `confirmed=1`. */
+const confirmedOf = (form: URLSearchParams) => parseFields(ConfirmForm, { confirmed: form.get('confirmed') === '1' }).confirmed;
+
+/** The webhook form as sent ("" for the project: all the user's projects), shown again if the write refuses it. */
+function webhookFormOf(form: URLSearchParams): WebhookFormState {
+  const fields = parseFields(WebhookForm, {
+    url: textField(form, 'url'),
+    events: form.getAll('events'),
+    project_id: textField(form, 'project_id'),
+  });
+  return { url: fields.url, events: fields.events, project: fields.project_id };
+}
+
+/** The webhook's project: null for all the user's projects; a value that is no id is refused beside the field. */
+function webhookProjectOf(form: WebhookFormState): number | null {
+  if (form.project === '') return null;
+  const projectId = parseId(form.project);
+  if (projectId === null) throw invalidField('project', 'reason.chooseOfferedProject');
+  return projectId;
+}
 
 /** What the Profile says after an account form, by the redirect's `saved`. */
 const ACCOUNT_NOTICES: Record<string, MessageKey> = {
@@ -135,18 +174,14 @@ export async function accountPages(app: FastifyInstance, deps: ProfileDeps & Acc
   app.post('/profile/time-zone', async (request, reply) => {
     const { user } = sessionOf(request);
     return accountWrite(request, reply, 'time-zone', (_, recordAudit) =>
-      users.setTimeZone(user.id, parseFields(TimeZoneForm, { time_zone: formOf(request).get('time_zone') ?? '' }).time_zone, recordAudit),
+      users.setTimeZone(user.id, timeZoneOf(formOf(request)), recordAudit),
     );
   });
 
   app.post('/profile/language', async (request, reply) => {
     const { user } = sessionOf(request);
     return accountWrite(request, reply, 'language', (_, recordAudit) =>
-      users.setLanguage(
-        user.id,
-        parseFields(LanguageForm, { language: formOf(request).get('language') ?? '' }).language || null,
-        recordAudit,
-      ),
+      users.setLanguage(user.id, languageChoiceOf(formOf(request)), recordAudit),
     );
   });
 
@@ -154,12 +189,7 @@ export async function accountPages(app: FastifyInstance, deps: ProfileDeps & Acc
     const session = sessionOf(request);
     const form = formOf(request);
     return accountWrite(request, reply, 'password', async (_, recordAudit) => {
-      const { current_password, new_password, confirm_password } = parseFields(PasswordForm, {
-        current_password: form.get('current_password') ?? '',
-        new_password: form.get('new_password') ?? '',
-        confirm_password: form.get('confirm_password') ?? '',
-      });
-      const input = { current: current_password, next: new_password, confirm: confirm_password };
+      const input = passwordChangeOf(form);
       // The user's other sessions end with the change, in its transaction.
       await users.changePassword(session.user.id, input, async (trx) => {
         await sessions.endOtherSessions(session.user.id, session, trx);
@@ -210,15 +240,10 @@ async function createToken(deps: ProfileDeps, request: FastifyRequest, reply: Fa
   const { tokens, clock, webWrite } = deps;
   const session = sessionOf(request);
   const body = formOf(request);
-  const form: TokenFormState = {
-    name: body.get('name') ?? '',
-    expiry: body.get('expiry') ?? DEFAULT_EXPIRY,
-    date: body.get('expiry_date') ?? '',
-    scopes: body.getAll('scopes'),
-    ...projectChoiceOf(body),
-  };
+  // Nothing in it refuses (text, boxes): read before the write, to be shown again if the write refuses it.
+  const form = tokenFormOf(body);
   // A scope preset without the script: the form again with exactly the preset's scopes ticked.
-  const preset = SCOPE_PRESETS.find((p) => p.value === body.get('preset'));
+  const preset = presetOf(body);
   if (preset) return profilePage(deps, request, reply, { form: { ...form, scopes: [...preset.scopes] } });
   // The raw token is shown once, in the answer to this post; a second submission lands on the list.
   return webWrite(request, reply, {
@@ -251,7 +276,7 @@ async function revokeToken(deps: ProfileDeps, request: FastifyRequest, reply: Fa
   const [id, form] = [idParam(request), formOf(request)];
   const owned = (await tokens.listTokens(session.user.id)).find((t) => t.id === id);
   if (!owned) throw new ApiError(404, 'not_found', 'The token was not found.');
-  if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
+  if (!confirmedOf(form)) return reply.type('text/html; charset=utf-8').send(revokeTokenView(session, owned));
   return webWrite(request, reply, {
     form: 'revoke-token',
     entity: { type: 'token', id },
@@ -268,15 +293,13 @@ async function revokeToken(deps: ProfileDeps, request: FastifyRequest, reply: Fa
 async function createWebhook(deps: ProfileDeps, request: FastifyRequest, reply: FastifyReply) {
   const { webhooks, webWrite } = deps;
   const session = sessionOf(request);
-  const body = formOf(request);
-  const form: WebhookFormState = { url: body.get('url') ?? '', events: body.getAll('events'), project: body.get('project_id') ?? '' };
+  const form = webhookFormOf(formOf(request));
   // The secret is shown once, in the answer to this post; a second submission lands on the list.
   return webWrite(request, reply, {
     form: 'webhook',
     entity: { type: 'webhook', id: 0 },
     write: async (_, recordAudit) => {
-      const projectId = form.project === '' ? null : parseId(form.project);
-      if (projectId === null && form.project !== '') throw invalidField('project', 'reason.chooseOfferedProject');
+      const projectId = webhookProjectOf(form);
       // 404: the chosen project is not one the user can see (any more): shown beside the field.
       const created = await webhooks
         .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)
@@ -308,7 +331,7 @@ async function disableWebhook(deps: ProfileDeps, request: FastifyRequest, reply:
   const [id, form] = [idParam(request), formOf(request)];
   const owned = (await webhooks.list(session.user)).find((w) => w.id === id);
   if (!owned) throw new ApiError(404, 'not_found', 'The webhook was not found.');
-  if (form.get('confirmed') !== '1') return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
+  if (!confirmedOf(form)) return reply.type('text/html; charset=utf-8').send(disableWebhookView(session, owned));
   return webWrite(request, reply, {
     form: 'disable-webhook',
     entity: { type: 'webhook', id },

@@ -12,7 +12,7 @@ import { projectsListView } from '../views/projects-list.js';
 import { companyLinks, packsNotice } from '../views/company-links.js';
 import type { PacksOutcome } from '../../features/companies/company-packs.service.js';
 import { structureLinks } from '../views/structure-page.js';
-import { formOf, idParam, idsOf, parseFields, parseId } from '../form.js';
+import { formOf, idParam, idsIn, parseFields, parseId, textField } from '../form.js';
 import { Type } from 'typebox';
 import { Text } from '../../http/write-inputs.js';
 import { formPage } from '../form-page.js';
@@ -28,38 +28,67 @@ const PAGE_SIZE = 50;
 const pageParam = (query: Record<string, string | undefined>) =>
   Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1));
 
-/** The bulk form's changes: a select left on "Keep" (empty) changes nothing; a value outside the choices is refused. */
-function bulkChangeOf(form: URLSearchParams): BulkChange {
-  const choice = <T extends string>(field: string, values: readonly T[]): T | undefined => {
-    const value = form.get(field) ?? '';
+/**
+ * The bulk form (no v1 twin): the ticked items and the changes, with its own schema. A select left on "Keep" (empty)
+ * changes nothing; a value outside the choices is refused here, beside its field; the write checks the rest (each
+ * item's rules, the project's members, companies and categories).
+ */
+const BulkForm = Type.Object({
+  items: Type.Array(Text),
+  status: Text,
+  priority: Text,
+  company: Text,
+  add_participant: Text,
+  category: Text,
+  remove_participant: Text,
+  deadline: Text,
+  clear_deadline: Type.Boolean(),
+});
+
+/** The project's verdict form (no v1 twin): its value, checked by the review service. */
+const VerdictForm = Type.Object({ verdict: Text });
+
+function bulkChangeOf(form: URLSearchParams): { itemIds: number[]; change: BulkChange } {
+  const fields = parseFields(BulkForm, {
+    items: form.getAll('items'),
+    status: textField(form, 'status'),
+    priority: textField(form, 'priority'),
+    company: textField(form, 'company'),
+    add_participant: textField(form, 'add_participant'),
+    category: textField(form, 'category'),
+    remove_participant: textField(form, 'remove_participant'),
+    deadline: textField(form, 'deadline').trim(),
+    clear_deadline: form.get('clear_deadline') === '1',
+  });
+  const choice = <T extends string>(field: 'status' | 'priority', values: readonly T[]): T | undefined => {
+    const value = fields[field];
     if (value === '') return undefined;
     if (!(values as readonly string[]).includes(value)) throw invalidField(field, 'reason.chooseOneOf', { values: values.join(', ') });
     return value as T;
   };
   const change: BulkChange = { status: choice<ItemStatus>('status', ITEM_STATUSES), priority: choice<Priority>('priority', PRIORITIES) };
-  const person = (field: string): number | undefined => {
-    const value = form.get(field) ?? '';
+  const person = (field: 'add_participant' | 'remove_participant'): number | undefined => {
+    const value = fields[field];
     if (value === '') return undefined;
     const id = parseId(value);
     if (id === null) throw invalidField(field, 'reason.chooseMember');
     return id;
   };
-  const company = form.get('company') ?? '';
-  if (company === 'none') change.company = null;
-  else if (company !== '') change.company = parseId(company) ?? 0;
+  // "Keep" (empty), "No company" / "No category" (none), or an id (one of the project's: the write checks).
+  const noneOrId = (value: string) => (value === 'none' ? null : (parseId(value) ?? 0));
+  if (fields.company !== '') change.company = noneOrId(fields.company);
   change.addParticipant = person('add_participant');
-  // docs/design.md §21: "Keep" (empty), "No category" (none), or a category's id (one of the project's: the write checks).
-  const category = form.get('category') ?? '';
-  if (category === 'none') change.category = null;
-  else if (category !== '') change.category = parseId(category) ?? 0;
+  if (fields.category !== '') change.category = noneOrId(fields.category);
   change.removeParticipant = person('remove_participant');
-  const deadline = form.get('deadline')?.trim() ?? '';
-  if (form.get('clear_deadline') === '1') {
-    if (deadline) throw invalidField('deadline', 'reason.deadlineOrClear');
+  if (fields.clear_deadline) {
+    if (fields.deadline) throw invalidField('deadline', 'reason.deadlineOrClear');
     change.deadline = null;
-  } else if (deadline) change.deadline = deadline;
-  return change;
+  } else if (fields.deadline) change.deadline = fields.deadline;
+  return { itemIds: idsIn(fields.items), change };
 }
+
+/** The project's verdict: "" for none. */
+const projectVerdictOf = (form: URLSearchParams) => parseFields(VerdictForm, { verdict: textField(form, 'verdict') }).verdict;
 
 /** The summary in the redirect after a bulk change (so a double submission shows it again): ids by outcome. */
 function bulkSummaryQuery(outcome: BulkOutcome): string {
@@ -175,12 +204,14 @@ async function bulkChange({ deps, page }: ProjectRoutes, request: FastifyRequest
   return page.write<BulkOutcome>(request, reply, id, {
     form: 'bulk',
     redirect: (outcome) => `/projects/${id}${back}${back ? '&' : '?'}${bulkSummaryQuery(outcome)}`,
-    write: (buildAudit) =>
-      deps.bulkChanges.apply(user, id, idsOf(form, 'items'), bulkChangeOf(form), (itemId) => () => {
+    write: (buildAudit) => {
+      const { itemIds, change } = bulkChangeOf(form);
+      return deps.bulkChanges.apply(user, id, itemIds, change, (itemId) => () => {
         // Each item's write records itself: the same request, the item as its entity.
         request.api.auditEntity = { type: 'item', id: itemId };
         return buildAudit();
-      }),
+      });
+    },
   });
 }
 
@@ -201,13 +232,9 @@ async function setProjectVerdict({ deps, page }: ProjectRoutes, request: Fastify
   return page.write(request, reply, id, {
     form: 'project-verdict',
     redirect: () => `/projects/${id}?saved=1`,
-    write: (buildAudit) =>
-      deps.review.setProjectVerdict(user, id, parseFields(VerdictForm, { verdict: form.get('verdict') ?? '' }).verdict, buildAudit),
+    write: (buildAudit) => deps.review.setProjectVerdict(user, id, projectVerdictOf(form), buildAudit),
   });
 }
-
-/** The project's verdict form (no v1 twin): its value, checked by the review service. */
-const VerdictForm = Type.Object({ verdict: Text });
 
 async function myItems({ heavyReads }: ProjectDeps, request: FastifyRequest, reply: FastifyReply) {
   const session = sessionOf(request);

@@ -2,10 +2,9 @@ import { photoDetailsOf } from '../../features/items/index.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
 import type { Actor } from '../../domain/policy.js';
-import { invalidField } from '../../i18n/reasons.js';
 import type { ProjectTree } from '../../features/projects/projects.service.js';
 import type { WebSession } from '../../features/sessions/sessions.service.js';
-import { companyOf, formOf, fractionOf, idParam, idsOf, parseId, vocabularyOf } from '../form.js';
+import { formOf, fractionOf, idParam, parseId } from '../form.js';
 import { type SafeHtml, html } from '../html.js';
 import { csrfField, languageOf, writeKeyField } from '../layout.js';
 import { sessionOf } from '../session.js';
@@ -15,9 +14,17 @@ import { STRUCTURE_NOTICES, structurePageView } from '../views/structure-page.js
 import { formPage } from '../form-page.js';
 import type { FormFailure, WebWrite, WebWriter } from '../web-write.js';
 import type { AuditEntryBuilder } from '../../features/write-path/write-path.js';
-import { Type } from 'typebox';
-import { Text } from '../../http/write-inputs.js';
-import { parseFields } from '../form.js';
+import {
+  directionOf,
+  escalationOf,
+  nameOf,
+  newChecklistOf,
+  newFieldOf,
+  newItemOf,
+  newItemPhotosOf,
+  retiredOf,
+  templateChecklistOf,
+} from './structure-forms.js';
 
 type StructureDeps = Pick<AppContext, 'structure' | 'itemEdits' | 'attachments' | 'planViews' | 'vocabulary' | 'templates'> & {
   webWrite: WebWriter;
@@ -38,10 +45,6 @@ ${csrfField(session)}${writeKeyField()}
 ${body}
 </form>`;
 }
-
-/** The structure page's forms that name something (a section, checklist, category, template): the name, as text. */
-const NameForm = Type.Object({ name: Text });
-const nameOf = (form: URLSearchParams) => parseFields(NameForm, { name: form.get('name') ?? '' }).name;
 
 /** The structure page of one project, with the refused form when there is one. */
 async function structureView(deps: StructureDeps, request: FastifyRequest, projectId: number, failure: FormFailure | null) {
@@ -130,20 +133,17 @@ const vocabularyForm =
     return write(request, reply, projectId, `${kind}-${id}`, saved, (audit) => change(deps.vocabulary, user, id, form, audit));
   };
 
-const direction = (form: URLSearchParams) => form.get('direction') ?? '';
-
 const addSection = projectForm('new-section', 'section', (deps, user, id, form, audit) =>
   deps.structure.createSection(user, id, nameOf(form), audit),
 );
 const addChecklist = projectForm('new-checklist', 'checklist', (deps, user, id, form, audit) => {
-  const section = parseId(form.get('section'));
-  if (section === null) throw invalidField('section', 'reason.chooseSection');
-  return deps.structure.createChecklist(user, section, nameOf(form), audit, id);
+  const { sectionId, name } = newChecklistOf(form);
+  return deps.structure.createChecklist(user, sectionId, name, audit, id);
 });
 const renameSection = rowForm('section', 'renamed', (s, user, id, value, audit) => s.renameSection(user, id, value, audit), nameOf);
 const renameChecklist = rowForm('checklist', 'renamed', (s, user, id, value, audit) => s.renameChecklist(user, id, value, audit), nameOf);
-const moveSection = rowForm('section', 'moved', (s, user, id, value, audit) => s.moveSection(user, id, value, audit), direction);
-const moveChecklist = rowForm('checklist', 'moved', (s, user, id, value, audit) => s.moveChecklist(user, id, value, audit), direction);
+const moveSection = rowForm('section', 'moved', (s, user, id, value, audit) => s.moveSection(user, id, value, audit), directionOf);
+const moveChecklist = rowForm('checklist', 'moved', (s, user, id, value, audit) => s.moveChecklist(user, id, value, audit), directionOf);
 
 // The project's categories and fields (docs/design.md §21).
 const addCategory = projectForm('new-category', 'category', (deps, user, id, form, audit) =>
@@ -153,35 +153,19 @@ const addCategory = projectForm('new-category', 'category', (deps, user, id, for
 const saveTemplate = projectForm('save-template', 'template', (deps, user, id, form, audit) =>
   deps.templates.saveProject(user, id, nameOf(form), audit),
 );
-const checklistFromTemplate = projectForm('from-template', 'from-template', (deps, user, id, form, audit) => {
-  const [template, checklist] = (form.get('template') ?? '').split(':');
-  const templateId = parseId(template);
-  if (templateId === null || !/^\d{1,6}$/.test(checklist ?? '')) throw invalidField('template', 'reason.chooseTemplate');
-  const sectionId = parseId(form.get('section'));
-  if (sectionId === null) throw invalidField('section', 'reason.chooseProjectSection');
-  return deps.templates.addChecklist(user, id, { templateId, checklist: Number(checklist), sectionId }, audit);
-});
-const addField = projectForm('new-field', 'field', (deps, user, id, form, audit) => {
-  const input = {
-    name: form.get('name') ?? '',
-    kind: form.get('kind') ?? '',
-    options: form.get('options') ?? '',
-    required: form.has('required'),
-  };
-  return deps.vocabulary.addField(user, id, input, audit);
-});
+const checklistFromTemplate = projectForm('from-template', 'from-template', (deps, user, id, form, audit) =>
+  deps.templates.addChecklist(user, id, templateChecklistOf(form), audit),
+);
+const addField = projectForm('new-field', 'field', (deps, user, id, form, audit) =>
+  deps.vocabulary.addField(user, id, newFieldOf(form), audit),
+);
 const renameCategory = vocabularyForm('category', 'renamed', (v, user, id, form, audit) => v.renameCategory(user, id, nameOf(form), audit));
 const renameField = vocabularyForm('field', 'renamed', (v, user, id, form, audit) => v.renameField(user, id, nameOf(form), audit));
-const retireField = vocabularyForm('field', 'retired', (v, user, id, form, audit) =>
-  v.retireField(user, id, form.get('retired') !== '0', audit),
-);
+const retireField = vocabularyForm('field', 'retired', (v, user, id, form, audit) => v.retireField(user, id, retiredOf(form), audit));
 // The escalation ladder (docs/design.md §21): on with its days, or off (the box unticked).
-const setEscalation = projectForm('escalation-form', 'escalation', (deps, user, id, form, audit) => {
-  const input = form.has('enabled')
-    ? { everyDays: form.get('every_days') ?? '', managersAfterDays: form.get('managers_after_days') ?? '' }
-    : null;
-  return deps.vocabulary.setEscalation(user, id, input, audit);
-});
+const setEscalation = projectForm('escalation-form', 'escalation', (deps, user, id, form, audit) =>
+  deps.vocabulary.setEscalation(user, id, escalationOf(form), audit),
+);
 
 /** "Add item": the page of one project, with the refused form when there is one. */
 async function newItemPageView(deps: StructureDeps, request: FastifyRequest, projectId: number, failure: FormFailure | null) {
@@ -207,23 +191,6 @@ async function newItemPageView(deps: StructureDeps, request: FastifyRequest, pro
   });
 }
 
-/** The "Add item" form's fields as the service takes them (its photos are prepared by `prepareImages`). */
-function newItemOf(fields: URLSearchParams) {
-  const planId = fields.get('plan_id');
-  return {
-    text: fields.get('text') ?? '',
-    description: fields.get('description') ?? '',
-    participantIds: idsOf(fields, 'participants'),
-    companyId: companyOf(fields) ?? null,
-    priority: fields.get('priority') ?? undefined,
-    deadline: fields.get('deadline') ?? '',
-    requires_answer: fields.has('requires_answer'),
-    location: planId ? { planId: parseId(planId) ?? 0, x: fractionOf(fields.get('plan_x')), y: fractionOf(fields.get('plan_y')) } : null,
-    vocabulary: vocabularyOf(fields),
-    fromForm: true,
-  };
-}
-
 /** "Add item" (multipart: its photos): read with its CSRF check, its temp files removed whatever happens. */
 async function createItem(deps: StructureDeps, newItemPage: ReturnType<typeof formPage>, request: FastifyRequest, reply: FastifyReply) {
   const session = sessionOf(request);
@@ -231,17 +198,17 @@ async function createItem(deps: StructureDeps, newItemPage: ReturnType<typeof fo
   const form = await readPhotoForm(request, session, 'item');
   try {
     const fields = new URLSearchParams(form.entries);
-    const details = () => photoDetailsOf({ stage: fields.get('stage'), caption: fields.get('caption') });
-    const prepareImages = form.files.length ? () => deps.attachments.prepare(form.files, details()) : undefined;
+    const prepareImages = form.files.length
+      ? () => deps.attachments.prepare(form.files, photoDetailsOf(newItemPhotosOf(fields)))
+      : undefined;
     return await newItemPage.write(request, reply, id, {
       form: 'item',
       fields,
       fingerprint: form.fingerprint,
       redirect: (itemId) => `/items/${itemId}?saved=created`,
       write: (audit) => {
-        const checklist = parseId(fields.get('checklist'));
-        if (checklist === null) throw invalidField('checklist', 'reason.chooseChecklist');
-        return deps.itemEdits.createItem(session.user, checklist, { ...newItemOf(fields), prepareImages }, audit, id);
+        const { checklistId, input } = newItemOf(fields);
+        return deps.itemEdits.createItem(session.user, checklistId, { ...input, prepareImages }, audit, id);
       },
     });
   } finally {

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompaniesService } from '../../../features/companies/companies.service.js';
 import { invalidField } from '../../../i18n/reasons.js';
-import { formOf, idParam, parseId } from '../../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../../http/write-inputs.js';
+import { formOf, idParam, parseFields, parseId, textField } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { languageOf } from '../../layout.js';
 import type { MessageKey } from '../../../i18n/i18n.js';
@@ -13,6 +15,32 @@ const NOTICES: Record<string, MessageKey> = {
   changed: 'admin.notice.companyUpdated',
   person: 'admin.notice.personCompany',
 };
+
+/**
+ * The companies page's forms, each with its own schema (no v1 twin): their shapes; a person's user and company are
+ * refused here when they are no id, and the companies service checks the rest.
+ */
+const NewCompanyForm = Type.Object({ name: Text, trade: Text });
+const RetiredForm = Type.Object({ retired: Type.Boolean() });
+const PersonCompanyForm = Type.Object({ user: Text, company: Text });
+
+const newCompanyOf = (form: URLSearchParams) =>
+  parseFields(NewCompanyForm, { name: textField(form, 'name'), trade: textField(form, 'trade') });
+
+const retiredOf = (form: URLSearchParams) => parseFields(RetiredForm, { retired: form.get('retired') === '1' }).retired;
+
+/** The person the form names, for the audit record even when refused (null when none is chosen). */
+const personOf = (form: URLSearchParams) => parseId(textField(form, 'user'));
+
+/** A person and their company ("" for none). */
+function personCompanyOf(form: URLSearchParams) {
+  const fields = parseFields(PersonCompanyForm, { user: textField(form, 'user'), company: textField(form, 'company') });
+  const userId = parseId(fields.user);
+  if (userId === null) throw invalidField('user', 'reason.chooseUser');
+  const companyId = fields.company === '' ? null : parseId(fields.company);
+  if (fields.company !== '' && companyId === null) throw invalidField('company', 'reason.chooseCompany');
+  return { userId, companyId };
+}
 
 async function companiesPage(
   companies: CompaniesService,
@@ -51,8 +79,7 @@ export async function adminCompanyPages(app: FastifyInstance, deps: { companies:
       entity: { type: 'company', id: 0 },
       redirect: () => '/admin/companies?saved=created',
       rerender: rerender(request, reply),
-      write: (_, recordAudit) =>
-        companies.createCompany(sessionOf(request).user, { name: form.get('name') ?? '', trade: form.get('trade') ?? '' }, recordAudit),
+      write: (_, recordAudit) => companies.createCompany(sessionOf(request).user, newCompanyOf(form), recordAudit),
     });
   });
 
@@ -63,23 +90,19 @@ export async function adminCompanyPages(app: FastifyInstance, deps: { companies:
       entity: { type: 'company', id },
       redirect: () => '/admin/companies?saved=changed',
       rerender: rerender(request, reply),
-      write: (_, recordAudit) => companies.setRetired(sessionOf(request).user, id, form.get('retired') === '1', recordAudit),
+      write: (_, recordAudit) => companies.setRetired(sessionOf(request).user, id, retiredOf(form), recordAudit),
     });
   });
 
   app.post('/admin/companies/people', admin, async (request, reply) => {
     const form = formOf(request);
-    const userId = parseId(form.get('user'));
-    const company = form.get('company') ?? '';
     return webWrite(request, reply, {
       form: 'user-company',
-      entity: { type: 'user', id: userId ?? 0 },
+      entity: { type: 'user', id: personOf(form) ?? 0 },
       redirect: () => '/admin/companies?saved=person',
       rerender: rerender(request, reply),
       write: (_, recordAudit) => {
-        if (userId === null) throw invalidField('user', 'reason.chooseUser');
-        const companyId = company === '' ? null : parseId(company);
-        if (company !== '' && companyId === null) throw invalidField('company', 'reason.chooseCompany');
+        const { userId, companyId } = personCompanyOf(form);
         return companies.setUserCompany(sessionOf(request).user, userId, companyId, recordAudit);
       },
     });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../composition/context.js';
-import { formOf, idParam, idsOf, parseFields, parseId } from '../../form.js';
+import { formOf, idParam, idsIn, parseFields, parseId, textField } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { adminHomeView, adminProjectsView, projectEditorView } from '../../views/admin.js';
 import { formPage } from '../../form-page.js';
@@ -12,15 +12,56 @@ const admin = { config: { web: 'admin' as const } };
 
 type AdminProjectDeps = Pick<AppContext, 'structure' | 'members' | 'usersAdmin' | 'templates'> & { webWrite: WebWriter };
 
-/** The project forms' own schema (no v1 twin): text, checked further by the structure service. */
+/**
+ * The admin's project forms, each with its own schema (no v1 twin): their shapes; the structure, templates and
+ * members services check the rest (names, dates, roles, the project's sections and checklists).
+ */
 const ProjectForm = Type.Object({ name: Text, description: Text, deadline: Text });
+const NewProjectForm = Type.Object({ ...ProjectForm.properties, template: Text });
+const ProjectEditForm = Type.Object({ ...ProjectForm.properties, archived: Type.Boolean() });
+const MemberForm = Type.Object({
+  user: Text,
+  role: Text,
+  access: Text,
+  sections: Type.Array(Text),
+  checklists: Type.Array(Text),
+  company_items_only: Type.Boolean(),
+});
 
-const projectFields = (form: URLSearchParams) =>
-  parseFields(ProjectForm, {
-    name: form.get('name') ?? '',
-    description: form.get('description') ?? '',
-    deadline: form.get('deadline') ?? '',
+const projectFieldsOf = (form: URLSearchParams) => ({
+  name: textField(form, 'name'),
+  description: textField(form, 'description'),
+  deadline: textField(form, 'deadline'),
+});
+
+/** "New project", from nothing or (docs/design.md §21) from a template: the template's id, null for none. */
+function newProjectOf(form: URLSearchParams) {
+  const { template, ...project } = parseFields(NewProjectForm, { ...projectFieldsOf(form), template: textField(form, 'template') });
+  return { project, templateId: template === '' ? null : (parseId(template) ?? 0) };
+}
+
+const projectEditOf = (form: URLSearchParams) =>
+  parseFields(ProjectEditForm, { ...projectFieldsOf(form), archived: form.get('archived') === '1' });
+
+/** A member's role and access; a user or a section that is no id is 0, which the service refuses. */
+function memberOf(form: URLSearchParams) {
+  const fields = parseFields(MemberForm, {
+    user: textField(form, 'user'),
+    role: textField(form, 'role'),
+    access: textField(form, 'access'),
+    sections: form.getAll('sections'),
+    checklists: form.getAll('checklists'),
+    company_items_only: form.get('company_items_only') === '1',
   });
+  return {
+    userId: parseId(fields.user) ?? 0,
+    role: fields.role,
+    limited: fields.access === 'limited',
+    sectionIds: idsIn(fields.sections),
+    checklistIds: idsIn(fields.checklists),
+    companyItemsOnly: fields.company_items_only,
+  };
+}
 
 type Editor = ReturnType<typeof formPage>;
 
@@ -58,10 +99,9 @@ async function createProject({ structure, templates, webWrite }: AdminProjectDep
         .type('text/html; charset=utf-8')
         .send(adminProjectsView(session, await structure.listProjects(session.user), failure, await templates.list())),
     write: (audit) => {
-      // docs/design.md §21: "New project" may start from a template (its whole shape).
-      const template = form.get('template') ?? '';
-      if (template === '') return structure.createProject(session.user, projectFields(form), audit);
-      return templates.createProject(session.user, projectFields(form), parseId(template) ?? 0, audit);
+      const { project, templateId } = newProjectOf(form);
+      if (templateId === null) return structure.createProject(session.user, project, audit);
+      return templates.createProject(session.user, project, templateId, audit);
     },
   });
 }
@@ -72,8 +112,7 @@ async function updateProject({ structure }: AdminProjectDeps, editor: Editor, re
   return editor.write(request, reply, id, {
     form: 'project',
     redirect: () => `/admin/projects/${id}?saved=1`,
-    write: (audit) =>
-      structure.updateProject(sessionOf(request).user, id, { ...projectFields(form), archived: form.get('archived') === '1' }, audit),
+    write: (audit) => structure.updateProject(sessionOf(request).user, id, projectEditOf(form), audit),
   });
 }
 
@@ -92,16 +131,8 @@ function memberWrite(
 
 async function setMember({ members }: AdminProjectDeps, editor: Editor, request: FastifyRequest, reply: FastifyReply) {
   const form = formOf(request);
-  const member = {
-    userId: parseId(form.get('user')) ?? 0,
-    role: form.get('role') ?? '',
-    limited: form.get('access') === 'limited',
-    sectionIds: idsOf(form, 'sections'),
-    checklistIds: idsOf(form, 'checklists'),
-    companyItemsOnly: form.get('company_items_only') === '1',
-  };
   return memberWrite(editor, request, reply, 'member', 'member', (_, recordAudit) =>
-    members.setMember(sessionOf(request).user, idParam(request), member, recordAudit),
+    members.setMember(sessionOf(request).user, idParam(request), memberOf(form), recordAudit),
   );
 }
 

@@ -1,10 +1,30 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UsersAdminService } from '../../../features/admin/users-admin.service.js';
-import { formOf, idParam } from '../../form.js';
+import { Type } from 'typebox';
+import { Text } from '../../../http/write-inputs.js';
+import { formOf, idParam, parseFields, textField } from '../../form.js';
 import { sessionOf } from '../../session.js';
 import { languageOf } from '../../layout.js';
 import { type NewUserForm, usersPageView } from '../../views/admin-users.js';
 import type { FormFailure, WebWriter } from '../../web-write.js';
+
+/**
+ * The users page's forms, each with its own schema (no v1 twin): their shapes; the users service checks the rest
+ * (the address, the role, the password's rules). Nothing here refuses (text, a box), so a new user's fields are
+ * read before the write, to be shown again if it refuses them.
+ */
+const NewUserForm = Type.Object({ email: Text, name: Text, role: Text, password: Text });
+const ActiveForm = Type.Object({ active: Type.Boolean() });
+
+const newUserOf = (form: URLSearchParams) =>
+  parseFields(NewUserForm, {
+    email: textField(form, 'email'),
+    name: textField(form, 'name'),
+    role: form.get('role') ?? 'member',
+    password: textField(form, 'password'),
+  });
+
+const activeOf = (form: URLSearchParams) => parseFields(ActiveForm, { active: form.get('active') === '1' }).active;
 
 async function usersPage(
   usersAdmin: UsersAdminService,
@@ -35,8 +55,7 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
 
   app.post('/admin/users', admin, async (request, reply) => {
     const { user } = sessionOf(request);
-    const body = formOf(request);
-    const form = { email: body.get('email') ?? '', name: body.get('name') ?? '', role: body.get('role') ?? 'member' };
+    const { password, ...form } = newUserOf(formOf(request));
     return webWrite(request, reply, {
       form: 'new-user',
       entity: { type: 'user', id: 0 },
@@ -48,7 +67,7 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
           form,
           failure,
         }),
-      write: (_, recordAudit) => usersAdmin.createUser(user, { ...form, password: body.get('password') ?? '' }, recordAudit),
+      write: (_, recordAudit) => usersAdmin.createUser(user, { ...form, password }, recordAudit),
     });
   });
 
@@ -64,7 +83,7 @@ export async function adminUserPages(app: FastifyInstance, deps: { usersAdmin: U
           status,
           error: `${languageOf(sessionOf(request)).t('admin.nothingChanged')} ${failure.message}`,
         }),
-      write: (_, recordAudit) => usersAdmin.setUserActive(user, id, form.get('active') === '1', recordAudit),
+      write: (_, recordAudit) => usersAdmin.setUserActive(user, id, activeOf(form), recordAudit),
     });
   });
 }
