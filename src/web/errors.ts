@@ -29,6 +29,8 @@ const CODES: Record<string, MessageKey> = {
   payload_too_large: 'error.code.payload_too_large',
   answer_changed: 'error.code.answer_changed',
   user_exists: 'error.code.user_exists',
+  // The consent page's refusal when no scope is ticked (features/oauth `approve`).
+  invalid_scope: 'error.code.invalid_scope',
 };
 
 /**
