@@ -173,4 +173,19 @@ describe('backup and restore', () => {
     await writeFile(file, bytes);
     expect(refused(await punchlist(['restore', damaged], fresh('from-damaged')))).toContain('damaged');
   });
+
+  it("says its progress and its refusals in the operator's language (LANG), paths as values", async () => {
+    const russian = (args: string[], location: { db: string; storage: string }) =>
+      inProcess(args, { DATABASE_URL: location.db, STORAGE_URL: location.storage, LANG: 'ru_RU.UTF-8' });
+    const target = join(dir, 'russian');
+    const backup = await russian(['backup', target], live());
+    expect(backup.code).toBe(0);
+    // Progress lines come at most once a second: the first, then the summary.
+    expect(backup.stderr).toMatch(/^backup: копирование базы данных\n(backup: .*\n)*backup: готово за [\d.,]+ с: /);
+    expect(backup.stderr).not.toMatch(/copying|copied|blobs \d|done in/);
+    expect(refused(await russian(['backup', target], live()))).toBe(
+      `punchlist: ${target} не пуст: сохраняйте резервную копию в новый или пустой каталог\n`,
+    );
+    expect(refused(await russian(['restore', target], live()))).toContain('restore пишет только в пустое место для данных');
+  });
 });

@@ -7,21 +7,18 @@ import { progressLine } from './output.js';
 
 type BackupService = typeof import('../features/backup/backup.service.js');
 type Manifest = import('../features/backup/backup.service.js').BackupManifest;
+type Progress = import('../features/backup/backup.service.js').Progress;
 
 /**
  * Runs backup or restore on DIR with the locations of the environment; the service's refusals become
- * one-line CLI errors, its progress lines go to stderr, ending with `summary` of the result.
+ * one-line CLI errors, its progress lines go to stderr, ending with `summary` of the result: all of them messages of
+ * the CLI's file, in the operator's language.
  */
 async function runOnDir(
   command: Command,
   argv: string[],
   io: CliIo,
-  action: (
-    service: BackupService,
-    config: import('../shared/config.js').Config,
-    dir: string,
-    progress: (line: string) => void,
-  ) => Promise<Manifest>,
+  action: (service: BackupService, config: import('../shared/config.js').Config, dir: string, progress: Progress) => Promise<Manifest>,
   summary: (manifest: Manifest, dir: string, t: Translate) => string,
 ) {
   const { positionals } = parseCommand(command.name, argv, {}, 1);
@@ -32,11 +29,10 @@ async function runOnDir(
   const progress = progressLine(io, `${command.name}: `);
   let manifest: Manifest;
   try {
-    manifest = await action(service, loadConfig(io.env), resolve(io.cwd, dir), progress);
+    manifest = await action(service, loadConfig(io.env), resolve(io.cwd, dir), (key, values) => progress(t(key, values)));
   } catch (err) {
-    throw err instanceof service.BackupError ? new CliError(err.message) : err;
+    throw err instanceof service.BackupError ? new CliError(t(err.key, err.values)) : err;
   }
-  // The service's own progress lines and refusals (features/backup) stay its English; the CLI's summary is the operator's.
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   progress(t('cli.backup.done', { seconds, summary: summary(manifest, dir, t) }), true);
 }

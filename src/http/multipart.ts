@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
-import { ApiError, unknownFields, validationError } from '../shared/errors.js';
+import { ApiError, type FieldReason, unknownFields, validationError } from '../shared/errors.js';
 import { newUploadDir } from './upload-temp.js';
 import { hashMultipartRequest, type MultipartFileDigest } from '../features/idempotency/idempotency.service.js';
 
@@ -116,11 +116,11 @@ function knownField(schema: TObject | undefined, name: string): boolean {
 function checkFields(fields: Record<string, string>, files: IncomingImage[], schema: TObject | undefined, filesRequired: boolean) {
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
     const value = fields[name];
-    const { pattern, errorMessage } = property as { pattern?: string; errorMessage?: string };
+    const { pattern, errorMessage, errorReason } = property as { pattern?: string; errorMessage?: string; errorReason?: FieldReason };
     if (value === undefined) {
       if (schema?.required?.includes(name)) throw invalidField(name, 'reason.required');
     } else if (pattern && !new RegExp(pattern).test(value)) {
-      throw validationError(name, errorMessage ?? 'is invalid');
+      throw errorMessage === undefined ? invalidField(name, 'reason.invalid') : validationError(name, errorMessage, errorReason);
     }
   }
   if (filesRequired && files.length === 0) throw invalidField('attachments[]', 'reason.photoRequired');

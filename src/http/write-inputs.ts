@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ITEM_STATUSES, LINK_KINDS, MAX_LINKS, PRIORITIES } from '../domain/values.js';
+import { schemaRefusal } from '../i18n/reasons.js';
 
 /**
  * The input shapes of the writes v1 and the web forms share (docs/decisions.md, "One parse per form"): a v1
@@ -10,23 +11,23 @@ import { ITEM_STATUSES, LINK_KINDS, MAX_LINKS, PRIORITIES } from '../domain/valu
  * The schema checks types and enums (422 before any lookup); trimming, lengths in characters, URLs and dates
  * are checked by domain/inputs.ts, also before any lookup, so the check order of docs/design.md §4 holds.
  */
-export const Text = Type.String({ errorMessage: 'must be a string' });
+export const Text = Type.String(schemaRefusal('reason.string'));
 
-export const ItemStatus = Type.Enum([...ITEM_STATUSES], { errorMessage: `must be one of ${ITEM_STATUSES.join(', ')}` });
-export const Priority = Type.Enum([...PRIORITIES], { errorMessage: `must be one of ${PRIORITIES.join(', ')}` });
+export const ItemStatus = Type.Enum([...ITEM_STATUSES], schemaRefusal('reason.mustBeOneOf', { values: ITEM_STATUSES.join(', ') }));
+export const Priority = Type.Enum([...PRIORITIES], schemaRefusal('reason.mustBeOneOf', { values: PRIORITIES.join(', ') }));
 
 export const DocumentLinkInput = Type.Object(
   {
     kind: Type.Optional(Type.Enum([...LINK_KINDS], { description: 'What the link points to (default `document`)' })),
-    title: Type.String({ errorMessage: 'must be a string', description: 'The link title, 1–500 characters' }),
-    url: Type.String({ errorMessage: 'must be a string', description: 'An absolute http(s) URL' }),
+    title: Type.String({ ...schemaRefusal('reason.string'), description: 'The link title, 1–500 characters' }),
+    url: Type.String({ ...schemaRefusal('reason.string'), description: 'An absolute http(s) URL' }),
   },
-  { additionalProperties: false, errorMessage: 'must be a link object {kind, title, url}' },
+  { additionalProperties: false, ...schemaRefusal('reason.linkObject') },
 );
 
 export const DocumentLinksInput = Type.Array(DocumentLinkInput, {
   maxItems: MAX_LINKS,
-  errorMessage: `must be an array of at most ${MAX_LINKS} links`,
+  ...schemaRefusal('reason.linksArray', { max: MAX_LINKS }),
 });
 
 /** An item's new status (v1 `setItemStatus`, the item page's status form). */
@@ -37,12 +38,12 @@ export const PlanningChange = {
   deadline: Type.Optional(
     Type.Unsafe<string | null>({
       type: ['string', 'null'],
-      errorMessage: 'must be a date YYYY-MM-DD, "" or null',
+      ...schemaRefusal('reason.dateOrNull'),
       description: '`YYYY-MM-DD`; `null` (preferred) or `""` clears the deadline',
     }),
   ),
   priority: Type.Optional({ ...Priority, description: 'The new priority' }),
-  requires_answer: Type.Optional(Type.Boolean({ errorMessage: 'must be true or false', description: 'Whether the item needs an answer' })),
+  requires_answer: Type.Optional(Type.Boolean({ ...schemaRefusal('reason.boolean'), description: 'Whether the item needs an answer' })),
 };
 
 /** A comment (v1 `addComment`, the item page's comment form). */

@@ -1,4 +1,4 @@
-import { type ApiError, type FieldError, validationError } from '../shared/errors.js';
+import { type ApiError, type FieldError, type FieldReason, validationError } from '../shared/errors.js';
 import { isMessageKey, type Language, message, type MessageKey, type MessageValues } from './i18n.js';
 
 /**
@@ -13,6 +13,14 @@ export function invalidField(field: string, key: MessageKey, values?: MessageVal
 /** One field's complaint with its reason's key, for a service that gathers several (`invalidData`). */
 export function fieldError(field: string, key: MessageKey, values?: MessageValues): FieldError {
   return { field, message: message('en', key, values), reason: { key, ...(values ? { values } : {}) } };
+}
+
+/**
+ * A schema's own refusal, as TypeBox options: `errorMessage` is the English v1 answers (api/envelope.ts), `errorReason`
+ * its key for a web form (web/form.ts `parseFields`). Outside readers see neither (api/v1/schemas.ts strips them).
+ */
+export function schemaRefusal(key: MessageKey, values?: MessageValues): { errorMessage: string; errorReason: FieldReason } {
+  return { errorMessage: message('en', key, values), errorReason: { key, ...(values ? { values } : {}) } };
 }
 
 /** A field's complaint in `language`: its reason's message, else (a reason nobody keyed yet) the service's English. */

@@ -1,5 +1,6 @@
 import type Sharp from 'sharp';
 import { concurrencyLimit } from '../shared/concurrency-limit.js';
+import { message, type MessageKey, type MessageValues } from '../i18n/i18n.js';
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 
@@ -12,16 +13,22 @@ export interface ImageInfo {
 
 export type ImageProblem = 'not_an_image' | 'unsupported_format' | 'too_small' | 'too_many_pixels' | 'corrupt';
 
-/** The upload's content is refused; `problem` says why, the message is for logs, not for clients. */
+/**
+ * The upload's content is refused; `problem` says why. The message (the English of `reason`) is for logs; a plan's
+ * uploader reads `reason` (a key of reasons.json and its values) in their language, a photo's its problem's words.
+ */
 export class ImageRejected extends Error {
   override readonly name = 'ImageRejected';
+  readonly reason: { key: MessageKey; values?: MessageValues };
 
   constructor(
     readonly problem: ImageProblem,
-    message: string,
+    key: MessageKey,
+    values?: MessageValues,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message('en', key, values), options);
+    this.reason = { key, ...(values ? { values } : {}) };
   }
 }
 
@@ -78,17 +85,17 @@ export async function readImageHeader(bytes: Buffer, limits: { minSide: number; 
     // Only the header is read here, so sharp's own pixel limit is lifted to report the size as ours.
     metadata = await sharp(bytes, { failOn: 'error', limitInputPixels: false }).metadata();
   } catch (err) {
-    throw new ImageRejected('corrupt', `The ${format} header cannot be read`, { cause: err });
+    throw new ImageRejected('corrupt', 'reason.image.headerUnreadable', { format }, { cause: err });
   }
   const { width, height } = metadata.autoOrient;
   if (metadata.format !== format || !(width > 0 && height > 0)) {
-    throw new ImageRejected('corrupt', `The ${format} header is inconsistent`);
+    throw new ImageRejected('corrupt', 'reason.image.headerInconsistent', { format });
   }
   if (width * height > limits.maxPixels) {
-    throw new ImageRejected('too_many_pixels', `The image has ${width}×${height} pixels, more than ${limits.maxPixels}`);
+    throw new ImageRejected('too_many_pixels', 'reason.image.tooManyPixels', { width, height, max: limits.maxPixels });
   }
   if (width < limits.minSide || height < limits.minSide) {
-    throw new ImageRejected('too_small', `The image is ${width}×${height} pixels; each side must be ${limits.minSide} or more`);
+    throw new ImageRejected('too_small', 'reason.image.tooSmall', { width, height, min: limits.minSide });
   }
   return { format, width, height };
 }
@@ -128,7 +135,7 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
           .toBuffer({ resolveWithObject: true });
         return { data, width: output.width, height: output.height, size: data.length };
       } catch (err) {
-        throw new ImageRejected('corrupt', `The ${info.format} data cannot be decoded`, { cause: err });
+        throw new ImageRejected('corrupt', 'reason.image.undecodable', { format: info.format }, { cause: err });
       }
     });
   }
@@ -145,7 +152,7 @@ export function createImageConverter(options: { maxPixels?: number; minSide?: nu
           .jpeg(THUMBNAIL_JPEG)
           .toBuffer();
       } catch (err) {
-        throw new ImageRejected('corrupt', `The ${info.format} data cannot be decoded`, { cause: err });
+        throw new ImageRejected('corrupt', 'reason.image.undecodable', { format: info.format }, { cause: err });
       }
     });
   }
@@ -181,9 +188,9 @@ export function detectFormat(bytes: Buffer): ImageFormat {
   if (at(0, 'GIF87a') || at(0, 'GIF89a')) return 'gif';
   if (at(0, 'RIFF') && at(8, 'WEBP')) return 'webp';
   if (OTHER_IMAGE_SIGNATURES.some(([offset, signature]) => at(offset, signature)) || looksLikeSvg(head)) {
-    throw new ImageRejected('unsupported_format', 'Only PNG, JPEG, GIF and WebP images are accepted');
+    throw new ImageRejected('unsupported_format', 'reason.image.unsupported');
   }
-  throw new ImageRejected('not_an_image', 'The file is not an image');
+  throw new ImageRejected('not_an_image', 'reason.image.notAnImage');
 }
 
 function looksLikeSvg(head: string): boolean {

@@ -66,7 +66,7 @@ export async function inspectPlanImage(
   bytes: Buffer,
   limits: { minSide: number; maxPixels: number },
 ): Promise<{ format: PlanImageFormat; width: number; height: number }> {
-  if (detectFormat(bytes) === 'gif') throw new ImageRejected('unsupported_format', 'A plan is a PDF, PNG, JPEG or WebP file');
+  if (detectFormat(bytes) === 'gif') throw new ImageRejected('unsupported_format', 'reason.image.planFormats');
   const { format, width, height } = await readImageHeader(bytes, limits);
   // Not a GIF: refused above, before its header was read.
   return { format: format as PlanImageFormat, width, height };
@@ -122,7 +122,7 @@ export async function tileSheet(source: SheetSource, dir: string, bounds: SheetB
     await pyramid();
     await whole();
   } catch (err) {
-    throw new ImageRejected('corrupt', 'The image data cannot be decoded', { cause: err });
+    throw new ImageRejected('corrupt', 'reason.image.dataUndecodable', undefined, { cause: err });
   }
   // libvips' own notes on the pyramid are not part of the sheet.
   await rm(join(dir, `${DZI_NAME}_files`, 'vips-properties.xml'), { force: true });
@@ -172,6 +172,6 @@ export async function sheetForPrint(sheet: Buffer): Promise<{ data: Buffer; widt
     });
     return { data, width: info.width, height: info.height };
   } catch (err) {
-    throw new ImageRejected('corrupt', 'The sheet cannot be decoded', { cause: err });
+    throw new ImageRejected('corrupt', 'reason.image.sheetUndecodable', undefined, { cause: err });
   }
 }

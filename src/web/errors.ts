@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../shared/errors.js';
+import { ApiError, INVALID_DATA_MESSAGE } from '../shared/errors.js';
 import { html } from './html.js';
 import { languageOf, page } from './layout.js';
 import type { Language, MessageKey } from '../i18n/i18n.js';
@@ -27,12 +27,20 @@ const CODES: Record<string, MessageKey> = {
   service_unavailable: 'error.code.service_unavailable',
   idempotency_conflict: 'error.code.idempotency_conflict',
   payload_too_large: 'error.code.payload_too_large',
+  answer_changed: 'error.code.answer_changed',
+  user_exists: 'error.code.user_exists',
+  // The consent page's refusal when no scope is ticked (features/oauth `approve`).
+  invalid_scope: 'error.code.invalid_scope',
 };
 
-/** A service error's message for a page: English as the service wrote it, another language by its code where known. */
+/**
+ * A service error's message for a page: English as the service wrote it, another language by its code where known
+ * (and the summary of a refusal that lists its fields apart, `invalidData`'s).
+ */
 export function errorMessage(language: Language, code: string | undefined, english: string): string {
-  if (language === 'en' || code === undefined || !Object.hasOwn(CODES, code)) return english;
-  return languageOf(null, language).t(CODES[code]!);
+  if (language === 'en' || code === undefined) return english;
+  if (code === 'validation_error' && english === INVALID_DATA_MESSAGE) return languageOf(null, language).t('error.invalidData');
+  return Object.hasOwn(CODES, code) ? languageOf(null, language).t(CODES[code]!) : english;
 }
 
 /** An error page: `message` as it is, or a message key to say in the page's language. */

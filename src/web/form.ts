@@ -3,7 +3,9 @@ import type { Static, TObject } from 'typebox';
 import { Value } from 'typebox/value';
 import { type DocumentLinkInput, normalizeDocumentLinks } from '../domain/inputs.js';
 import { MAX_LINKS } from '../domain/values.js';
-import { ApiError, type FieldError } from '../shared/errors.js';
+import { ApiError, type FieldError, type FieldReason } from '../shared/errors.js';
+import { isMessageKey, type MessageKey, type MessageValues } from '../i18n/i18n.js';
+import { fieldError } from '../i18n/reasons.js';
 import { urlEncodedForms } from '../http/form-body.js';
 
 /** Forms are small: names, reasons, a few checkboxes. */
@@ -106,11 +108,21 @@ export function vocabularyOf(form: URLSearchParams): { categoryId?: number | nul
   return { categoryId: category === '' ? null : (parseId(category) ?? 0), values };
 }
 
+/** What a validation error says of a value, and where in the schema (TypeBox's own error record). */
+type SchemaError = ReturnType<typeof Value.Errors>[number];
+
+/** A node of the schema: what a refusal may read there (its own reason, a union's members, a literal). */
+interface SchemaNode {
+  errorMessage?: unknown;
+  errorReason?: FieldReason;
+  anyOf?: { const?: unknown }[];
+}
+
 /** The sub-schema a validation error points at (`#/properties/x/items/…`), for its own `errorMessage`. */
-function schemaAt(schema: TObject, path: string): { errorMessage?: unknown } | undefined {
+function schemaAt(schema: TObject, path: string): SchemaNode | undefined {
   let node: unknown = schema;
   for (const part of path.replace(/^#\/?/, '').split('/').filter(Boolean)) node = (node as Record<string, unknown> | undefined)?.[part];
-  return node as { errorMessage?: unknown } | undefined;
+  return node as SchemaNode | undefined;
 }
 
 /** A field as v1 names it (api/envelope.ts): `/document_links/0/url` is `document_links[0].url`. */
@@ -121,11 +133,85 @@ const fieldOf = (instancePath: string) =>
     .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
     .join('');
 
+/** Where the union an error's literal belongs to is (`#/properties/x/anyOf/1` → `#/properties/x`). */
+const unionPath = (error: SchemaError) => error.schemaPath.replace(/\/anyOf\/\d+$/, '');
+
+/** A union of literals (a select's options): its values, else null. */
+function literalsOf(node: SchemaNode | undefined): string | null {
+  const members = node?.anyOf;
+  return members?.length && members.every((m) => m.const !== undefined) ? members.map((m) => String(m.const)).join(', ') : null;
+}
+
+const TYPE_REASONS: Record<string, MessageKey> = {
+  string: 'reason.string',
+  boolean: 'reason.boolean',
+  integer: 'reason.integer',
+  number: 'reason.number',
+  array: 'reason.list',
+  object: 'reason.object',
+};
+
+/** Why TypeBox refused a value its schema gave no reason for: the kind of check and its limit, as a reason's key. */
+function checkReason(schema: TObject, error: SchemaError): [MessageKey, MessageValues?] {
+  const params = error.params as { limit?: number; allowedValues?: unknown[]; format?: string; type?: string };
+  const limit = params.limit ?? 0;
+  switch (error.keyword) {
+    case 'enum':
+      return ['reason.mustBeOneOf', { values: (params.allowedValues ?? []).map(String).join(', ') }];
+    case 'const':
+    case 'anyOf': {
+      const values = literalsOf(schemaAt(schema, unionPath(error)));
+      return values === null ? ['reason.invalid'] : ['reason.mustBeOneOf', { values }];
+    }
+    case 'minLength':
+      return ['reason.atLeast', { min: limit }];
+    case 'maxLength':
+      return ['reason.atMost', { max: limit }];
+    case 'minItems':
+      return ['reason.atLeastItems', { min: limit }];
+    case 'maxItems':
+      return ['reason.atMostItems', { max: limit }];
+    case 'minimum':
+      return ['reason.minimum', { limit }];
+    case 'maximum':
+      return ['reason.maximum', { limit }];
+    case 'exclusiveMinimum':
+      return ['reason.above', { limit }];
+    case 'exclusiveMaximum':
+      return ['reason.below', { limit }];
+    case 'pattern':
+      return ['reason.pattern'];
+    case 'format':
+      return params.format === 'email' ? ['reason.email'] : ['reason.format', { format: String(params.format) }];
+    case 'uniqueItems':
+      return ['reason.unique'];
+    case 'type':
+      return [TYPE_REASONS[String(params.type)] ?? 'reason.invalid'];
+    default:
+      return ['reason.invalid'];
+  }
+}
+
+/**
+ * A refused value's complaint: the schema's own reason (`errorReason`, whose English is the `errorMessage` v1
+ * answers), else its English when only that is set, else the reason of the check that failed.
+ */
+function complaint(schema: TObject, field: string, error: SchemaError): FieldError {
+  if (error.keyword === 'required') return fieldError(field, 'reason.required');
+  // A literal of a union (a select's option) says nothing of its own: the union speaks for it.
+  const at = schemaAt(schema, error.schemaPath);
+  const own = at?.errorReason || typeof at?.errorMessage === 'string' ? at : schemaAt(schema, unionPath(error));
+  if (own?.errorReason && isMessageKey(own.errorReason.key)) return fieldError(field, own.errorReason.key, own.errorReason.values);
+  if (typeof own?.errorMessage === 'string') return { field, message: own.errorMessage };
+  return fieldError(field, ...checkReason(schema, error));
+}
+
 /**
  * A form's fields, parsed with the TypeBox schema of the v1 operation it mirrors (http/write-inputs.ts) or with its
  * own beside its page: `fields` is what the form sent, shaped as the schema takes it (a field the form did not send
  * is undefined, a checkbox a boolean). A refusal is a 422 naming each field as v1 names it, with the schema's message
- * (`errorMessage`, as v1 answers it), so the page shows it beside the field.
+ * (`errorMessage`, as v1 answers it) or the failed check's, each with its reason's key so that the page says it in
+ * its language, beside the field.
  */
 export function parseFields<T extends TObject>(schema: T, fields: Record<string, unknown>): Static<T> {
   const value = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
@@ -134,9 +220,7 @@ export function parseFields<T extends TObject>(schema: T, fields: Record<string,
   for (const error of Value.Errors(schema, value)) {
     const missing = error.keyword === 'required' ? (error.params as { requiredProperties?: string[] }).requiredProperties : undefined;
     for (const field of missing ?? [fieldOf(error.instancePath)]) {
-      const own = schemaAt(schema, error.schemaPath)?.errorMessage;
-      const message = missing ? 'is required' : typeof own === 'string' ? own : error.message;
-      if (!details.has(field)) details.set(field, { field, message });
+      if (!details.has(field)) details.set(field, complaint(schema, field, error));
     }
   }
   const list = [...details.values()];

@@ -47,8 +47,13 @@ function authorizeQuery(clientId: string, extra: Record<string, string> = {}) {
 }
 
 /** Signs in as `user`, opens the consent page and answers it; returns the redirect. */
-async function consent(clientId: string, answer: Record<string, string | string[]>, user = 'manager') {
-  const web = new WebClient(server.url);
+async function consent(
+  clientId: string,
+  answer: Record<string, string | string[]>,
+  user = 'manager',
+  headers: Record<string, string> = {},
+) {
+  const web = new WebClient(server.url, headers);
   expect((await web.signIn(user)).status).toBe(303);
   const page = await web.get(`/oauth/authorize?${authorizeQuery(clientId)}`);
   expect(page.status).toBe(200);
@@ -252,6 +257,10 @@ describe('the authorization endpoint and the consent page', () => {
     const { response } = await consent(client.client_id, { decision: 'allow' });
     expect(response.status).toBe(422);
     expect(response.text).toContain('Choose at least one scope');
+    const russian = await consent(client.client_id, { decision: 'allow' }, 'manager', { 'accept-language': 'ru' });
+    expect(russian.response.status).toBe(422);
+    expect(russian.response.text).toContain('Выберите хотя бы одну область доступа, которую разрешаете.');
+    expect(russian.response.text).not.toContain('Choose at least one scope');
   });
 });
 

@@ -74,11 +74,12 @@ describe('the audit queue', () => {
 });
 
 /** The fields (and messages) a web form's parse refuses. */
+/** A form's refusal as v1 would send it: each field and its English message (its reason's key is the web's own). */
 function refusedByForm(parse: (form: URLSearchParams) => unknown, fields: Record<string, string>): FieldError[] {
   try {
     parse(new URLSearchParams(fields));
   } catch (err) {
-    if (err instanceof ApiError && err.status === 422) return err.details ?? [];
+    if (err instanceof ApiError && err.status === 422) return (err.details ?? []).map(({ field, message }) => ({ field, message }));
     throw err;
   }
   throw new Error('the form accepted it');

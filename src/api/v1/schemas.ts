@@ -312,7 +312,7 @@ export const NAMED_SCHEMAS: Record<string, TSchema> = {
 
 /**
  * Keywords of this codebase that mean nothing to outside readers (the OpenAPI document, the MCP tool list):
- * validation messages go; a query parameter validated as decimal text is shown as the integer it stands for
+ * validation messages and their reasons' keys go; a query parameter validated as decimal text is shown as the integer it stands for
  * (OPENAPI_TYPE).
  */
 export function stripPrivateKeywords(node: unknown, parentKey?: string): void {
@@ -320,6 +320,7 @@ export function stripPrivateKeywords(node: unknown, parentKey?: string): void {
   if (typeof node !== 'object' || node === null) return;
   const object = node as Record<string, any>;
   if (parentKey !== 'properties' && typeof object.errorMessage === 'string') delete object.errorMessage;
+  if (parentKey !== 'properties' && typeof object.errorReason === 'object') delete object.errorReason;
   if (parentKey !== 'properties' && typeof object[OPENAPI_TYPE] === 'object') {
     const shown = object[OPENAPI_TYPE] as Record<string, any>;
     delete object[OPENAPI_TYPE];

@@ -1,7 +1,8 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
 import { MEMBER_ROLES, type MemberRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from './admin-guard.js';
 import type { MembersRepository } from './members.repository.js';
@@ -53,21 +54,21 @@ export function createMembersService(deps: { repo: MembersRepository; clock: Clo
       assertAdmin(actor);
       await projectExists(projectId);
       if (!(MEMBER_ROLES as readonly string[]).includes(input.role)) {
-        throw validationError('role', `must be one of ${MEMBER_ROLES.join(', ')}`);
+        throw invalidField('role', 'reason.mustBeOneOf', { values: MEMBER_ROLES.join(', ') });
       }
-      if (!(await repo.userExists(input.userId))) throw validationError('user', 'is not a user');
+      if (!(await repo.userExists(input.userId))) throw invalidField('user', 'reason.notUser');
       const sectionIds = [...new Set(input.sectionIds)].sort((a, b) => a - b);
       const checklistIds = [...new Set(input.checklistIds)].sort((a, b) => a - b);
       if (input.limited) {
         if (!sectionIds.length && !checklistIds.length) {
-          throw validationError('access', 'choose at least one section or checklist, or give access to the whole project');
+          throw invalidField('access', 'reason.chooseAccess');
         }
         const [sections, checklists] = await Promise.all([
           repo.countOfProject('sections', projectId, sectionIds),
           repo.countOfProject('checklists', projectId, checklistIds),
         ]);
-        if (sections !== sectionIds.length) throw validationError('sections', 'must be sections of this project');
-        if (checklists !== checklistIds.length) throw validationError('checklists', 'must be checklists of this project');
+        if (sections !== sectionIds.length) throw invalidField('sections', 'reason.projectSections');
+        if (checklists !== checklistIds.length) throw invalidField('checklists', 'reason.projectChecklists');
       }
       const values = {
         role: input.role as MemberRole,

@@ -3,7 +3,8 @@ import type { Project } from '../../db/tables.js';
 import { moveDirection, normalizeDeadline, optionalText, requiredName } from '../../domain/inputs.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import { MAX_TEXT_LENGTH } from '../../domain/values.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ProjectAccessReads, ProjectsRepository, StructureRows } from '../projects/projects.repository.js';
 import type { ProjectsService, ProjectTree } from '../projects/projects.service.js';
 import { authorizeProject, structureWrites } from '../write-path/structure-write.js';
@@ -191,10 +192,10 @@ async function createChecklist(
 ): Promise<number> {
   const text = requiredName('name', name);
   const section = await sectionOf(deps, actor, sectionId).catch((err: unknown) => {
-    if (inProject !== undefined) throw validationError('section', 'choose a section of this project');
+    if (inProject !== undefined) throw invalidField('section', 'reason.chooseProjectSection');
     throw err;
   });
-  if (inProject !== undefined && section.project_id !== inProject) throw validationError('section', 'choose a section of this project');
+  if (inProject !== undefined && section.project_id !== inProject) throw invalidField('section', 'reason.chooseProjectSection');
   return writeStructure(deps)(actor, section.project_id, buildAudit, async ({ structure }, emit) => {
     const position = await structure.nextPosition('checklists', sectionId);
     const id = await structure.insertChecklist({

@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
@@ -46,7 +47,7 @@ export function createUsersAdminService(deps: {
      */
     async setUserActive(actor: Actor, userId: number, active: boolean, recordAudit?: RecordAudit) {
       assertAdmin(actor);
-      if (!active && userId === actor.id) throw validationError('user', 'you cannot deactivate your own account');
+      if (!active && userId === actor.id) throw invalidField('user', 'reason.ownAccount');
       if (!(await users.findById(userId))) throw notFound('The user');
       await users.setActive(userId, active, async (trx) => {
         if (!active) await sessions.endUserSessions(userId, trx);

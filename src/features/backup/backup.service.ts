@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { attachmentKeys, integrityCheck, lastMigration, snapshotSqlite } from '../../db/sqlite-backup.js';
 import { type BlobStore, DiskBlobStore, openBlobStore, PRIVATE_DIR, PRIVATE_FILE } from '../../storage/index.js';
+import { message, type MessageKey, type MessageValues } from '../../i18n/i18n.js';
 
 /**
  * `bin/punchlist backup DIR` and `restore DIR` for the embedded deployment: a SQLite file and `file:`
@@ -14,7 +15,15 @@ import { type BlobStore, DiskBlobStore, openBlobStore, PRIVATE_DIR, PRIVATE_FILE
  * (docs/operations.md, "Backups").
  */
 
-export class BackupError extends Error {}
+/** A refusal of backup or restore: a message of the CLI's file and its values (the message is its English). */
+export class BackupError extends Error {
+  constructor(
+    readonly key: MessageKey,
+    readonly values: MessageValues = {},
+  ) {
+    super(message('en', key, values));
+  }
+}
 
 export interface BackupManifest {
   format: 'punchlist-backup';
@@ -31,8 +40,8 @@ interface Locations {
   storageUrl: string;
 }
 
-/** Reports progress: a phase and, for the blobs, how far along. */
-export type Progress = (line: string, final?: boolean) => void;
+/** Reports progress: a phase (a message of the CLI's file) and, for the blobs, how far along; sizes in MB. */
+export type Progress = (key: MessageKey, values?: MessageValues) => void;
 
 const DATABASE_FILE = 'punchlist.db';
 const STORAGE_DIR = 'storage';
@@ -43,17 +52,13 @@ const PARALLEL_COPIES = 4;
 /** The SQLite file and disk storage root of the configuration; anything else is refused with the native tools to use. */
 function embeddedLocations(command: 'backup' | 'restore', locations: Locations): { databaseFile: string; storage: DiskBlobStore } {
   if (!locations.databaseUrl.startsWith('sqlite:')) {
-    throw new BackupError(
-      `${command} handles SQLite only; for PostgreSQL use pg_dump (or pg_basebackup / your provider's snapshots and point-in-time recovery), see docs/operations.md, "Backups"`,
-    );
+    throw new BackupError('cli.backup.sqliteOnly', { command });
   }
   if (!locations.storageUrl.startsWith('file:')) {
-    throw new BackupError(
-      `${command} handles file: storage only; for s3:// storage use the bucket's versioning and replication, see docs/operations.md, "Backups"`,
-    );
+    throw new BackupError('cli.backup.fileStorageOnly', { command });
   }
   const file = locations.databaseUrl.slice('sqlite:'.length);
-  if (file === ':memory:' || file === '') throw new BackupError(`${command} needs a database file, not ${locations.databaseUrl}`);
+  if (file === ':memory:' || file === '') throw new BackupError('cli.backup.needsFile', { command, url: locations.databaseUrl });
   return { databaseFile: resolve(file), storage: openBlobStore(locations.storageUrl) as DiskBlobStore };
 }
 
@@ -85,7 +90,7 @@ async function fsyncFile(path: string): Promise<void> {
   }
 }
 
-const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+const megabytes = (bytes: number) => bytes / 1_048_576;
 
 /**
  * Copies `keys` from one store to the other, a few at a time; the progress line counts them.
@@ -99,11 +104,11 @@ async function copyBlobs(keys: string[], from: BlobStore, to: DiskBlobStore, pro
     while (next < keys.length) {
       const key = keys[next++]!;
       const blob = await from.get(key);
-      if (!blob) throw new BackupError(`the blob "${key}" that the database refers to is missing from the storage`);
+      if (!blob) throw new BackupError('cli.backup.missingBlob', { key });
       const data = await readAll(blob.stream);
       await to.put(key, data, 'application/octet-stream');
       bytes += data.length;
-      progress(`blobs ${++done}/${keys.length} (${megabytes(bytes)})`);
+      progress('cli.backup.blobs', { done: ++done, total: keys.length, mb: megabytes(bytes) });
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_COPIES }, worker));
@@ -113,22 +118,22 @@ async function copyBlobs(keys: string[], from: BlobStore, to: DiskBlobStore, pro
 /** Takes a backup of the running (or stopped) service into `dir`, which must be absent or empty. */
 export async function takeBackup(locations: Locations, dir: string, progress: Progress): Promise<BackupManifest> {
   const { databaseFile, storage } = embeddedLocations('backup', locations);
-  if (!(await exists(databaseFile))) throw new BackupError(`no database at ${databaseFile}`);
+  if (!(await exists(databaseFile))) throw new BackupError('cli.backup.noDatabase', { file: databaseFile });
   const target = resolve(dir);
   await mkdir(target, { recursive: true, mode: PRIVATE_DIR });
-  if ((await readdir(target)).length > 0) throw new BackupError(`${target} is not empty: back up into a new or empty directory`);
+  if ((await readdir(target)).length > 0) throw new BackupError('cli.backup.notEmpty', { dir: target });
   // The backup holds the whole database (password and token hashes): its owner's only, like `export` and data/.
   await chmod(target, PRIVATE_DIR);
 
   const copy = join(target, DATABASE_FILE);
   const snapshotAt = new Date().toISOString();
-  progress('copying the database');
+  progress('cli.backup.copying');
   // VACUUM INTO writes into an empty file it finds: created first, readable by the owner only.
   await (await open(copy, 'wx', PRIVATE_FILE)).close();
   snapshotSqlite(databaseFile, copy);
   await fsyncFile(copy);
   const databaseBytes = (await stat(copy)).size;
-  progress(`database copied (${megabytes(databaseBytes)})`);
+  progress('cli.backup.copied', { mb: megabytes(databaseBytes) });
 
   // The copy's own rows say which blobs it needs: a blob is written before its row commits, and
   // attachments are never deleted, so every one of them is in the storage now.
@@ -158,10 +163,10 @@ async function readManifest(dir: string): Promise<BackupManifest> {
   try {
     manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as BackupManifest;
   } catch {
-    throw new BackupError(`${dir} holds no readable ${MANIFEST}: not a complete backup`);
+    throw new BackupError('cli.backup.noManifest', { dir, manifest: MANIFEST });
   }
   if (manifest.format !== 'punchlist-backup' || manifest.version !== 1)
-    throw new BackupError(`${join(dir, MANIFEST)} is not a Punchlist backup manifest of version 1`);
+    throw new BackupError('cli.backup.badManifest', { file: join(dir, MANIFEST) });
   return manifest;
 }
 
@@ -177,23 +182,20 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
         () => false,
       )
     ) {
-      throw new BackupError(
-        `${file} already exists: restore writes only into an empty data location (stop the server, move the old data away)`,
-      );
+      throw new BackupError('cli.backup.exists', { file });
     }
   }
   for await (const key of storage.list('')) {
-    throw new BackupError(`the storage at ${storage.root} is not empty (it holds ${key}): restore writes only into an empty data location`);
+    throw new BackupError('cli.backup.storageNotEmpty', { root: storage.root, key });
   }
 
   const copy = join(source, manifest.database.file);
-  if ((await sha256Of(copy)) !== manifest.database.sha256)
-    throw new BackupError(`${copy} does not match its manifest: the backup is damaged`);
+  if ((await sha256Of(copy)) !== manifest.database.sha256) throw new BackupError('cli.backup.damaged', { file: copy });
   const backupStore = new DiskBlobStore(join(source, manifest.storage.dir));
   const keys: string[] = [];
   for await (const key of backupStore.list('')) keys.push(key);
   if (keys.length !== manifest.storage.blobs) {
-    throw new BackupError(`${backupStore.root} holds ${keys.length} blobs, its manifest ${manifest.storage.blobs}: the backup is damaged`);
+    throw new BackupError('cli.backup.blobCount', { dir: backupStore.root, found: keys.length, expected: manifest.storage.blobs });
   }
   await copyBlobs(keys, backupStore, storage, progress);
   // The blobs are written owner-only; the storage folder itself may have been made beforehand, wider.
@@ -208,9 +210,9 @@ export async function restoreBackup(locations: Locations, dir: string, progress:
   const problems = integrityCheck(partial);
   if (problems.join() !== 'ok') {
     await rm(partial, { force: true });
-    throw new BackupError(`the backup's database fails its integrity check: ${problems.slice(0, 3).join('; ')}`);
+    throw new BackupError('cli.backup.integrity', { problems: problems.slice(0, 3).join('; ') });
   }
   await rename(partial, databaseFile);
-  progress(`database restored (${megabytes(manifest.database.bytes)})`);
+  progress('cli.backup.restored', { mb: megabytes(manifest.database.bytes) });
   return manifest;
 }

@@ -1,7 +1,8 @@
 import type { Clock } from '../../shared/clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import { assertAdmin } from '../admin/admin-guard.js';
 import type { CompaniesRepository, CompanyRow } from './companies.repository.js';
@@ -43,7 +44,7 @@ export function createCompaniesService(deps: { repo: CompaniesRepository; clock:
      */
     async choosable(companyId: number, field = 'company'): Promise<CompanyView> {
       const row = await repo.find(companyId);
-      if (!row || row.retired === 1) throw validationError(field, 'choose one of the companies');
+      if (!row || row.retired === 1) throw invalidField(field, 'reason.chooseCompany');
       return companyView(row);
     },
 
@@ -70,7 +71,7 @@ export function createCompaniesService(deps: { repo: CompaniesRepository; clock:
     /** A person's company (null: none); a retired or unknown company → 422 `company`. */
     async setUserCompany(actor: Actor, userId: number, companyId: number | null, recordAudit?: RecordAudit): Promise<void> {
       assertAdmin(actor);
-      if (!(await repo.findUser(userId))) throw validationError('user', 'choose one of the users');
+      if (!(await repo.findUser(userId))) throw invalidField('user', 'reason.chooseUser');
       if (companyId !== null) await service.choosable(companyId);
       await repo.transaction(async (trx) => {
         await repo.setUserCompany(trx, userId, companyId, now());

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import type { UserRole } from '../../domain/values.js';
-import { ApiError, forbidden, validationError } from '../../shared/errors.js';
+import { ApiError, forbidden } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { isLanguage, type Language } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { NotificationsRepository } from '../notifications/notifications.repository.js';
@@ -83,7 +84,7 @@ export function createCompanyPacksService(deps: {
       if (!canOnProject(actor, 'project.companies', { projectId, archived: project.archived === 1, membership })) {
         throw forbidden(project.archived === 1 ? 'The project is archived' : 'Only the project’s managers may send the company packs');
       }
-      if (!deps.emailEnabled) throw validationError('company_packs', 'email is not set up on this server (SMTP_URL): no pack can be sent');
+      if (!deps.emailEnabled) throw invalidField('company_packs', 'reason.noEmail');
       const held = await repo.openHeldItems(projectId);
       const byCompany = new Map<number, { name: string; items: string[] }>();
       for (const row of held) {

@@ -3,7 +3,8 @@ import type { Clock } from '../../shared/clock.js';
 import { requiredName } from '../../domain/inputs.js';
 import { hashPassword } from '../../domain/passwords.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
-import { forbidden, validationError } from '../../shared/errors.js';
+import { forbidden } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { isLanguage, type Language } from '../../i18n/i18n.js';
 import type { RecordAudit } from '../audit/audit.service.js';
 import type { NotificationsRepository } from '../notifications/notifications.repository.js';
@@ -86,9 +87,9 @@ async function authorize(deps: InvitationsDeps, actor: Actor, projectId: number)
 async function checkedInput(deps: InvitationsDeps, input: InvitationInput): Promise<CheckedInvitation> {
   const name = requiredName('name', input.name);
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) throw validationError('email', 'must be an email address');
+  if (!EMAIL.test(email) || email.length > 320) throw invalidField('email', 'reason.email');
   if (!(INVITED_ROLES as readonly string[]).includes(input.role)) {
-    throw validationError('role', `must be one of ${INVITED_ROLES.join(', ')}`);
+    throw invalidField('role', 'reason.mustBeOneOf', { values: INVITED_ROLES.join(', ') });
   }
   let companyId: number | null = null;
   if (input.company.trim() !== '') {
@@ -96,7 +97,7 @@ async function checkedInput(deps: InvitationsDeps, input: InvitationInput): Prom
     companyId = (await deps.companies.choosable(id)).id;
   }
   if (input.companyItemsOnly && companyId === null) {
-    throw validationError('company', 'choose the company whose items they will see');
+    throw invalidField('company', 'reason.chooseInviteCompany');
   }
   return { name, email, companyId, role: input.role, companyItemsOnly: input.companyItemsOnly ? 1 : 0 };
 }
@@ -134,10 +135,10 @@ async function addExisting(
 ): Promise<InvitationOutcome> {
   const projectId = project.id;
   const at = deps.clock.now().toISOString();
-  if (existing.active !== 1) throw validationError('email', 'this person’s account is deactivated: an administrator may reactivate it');
-  if (await deps.repo.isMember(projectId, existing.id)) throw validationError('email', 'this person is already a member of the project');
+  if (existing.active !== 1) throw invalidField('email', 'reason.accountDeactivated');
+  if (await deps.repo.isMember(projectId, existing.id)) throw invalidField('email', 'reason.alreadyMember');
   if (wanted.companyId !== null && existing.company_id !== null && existing.company_id !== wanted.companyId) {
-    throw validationError('company', 'this person already belongs to another company');
+    throw invalidField('company', 'reason.otherCompany');
   }
   const outcome = await deps.repo.transaction(async (trx) => {
     // Its record, used at once (a secret nobody knows: the person signs in with their own password).
@@ -273,7 +274,7 @@ async function accept(deps: InvitationsDeps, token: string, password: string) {
   if (!found || found.used_at !== null || found.expires_at <= at) return null;
   checkNewPassword(password);
   if (await repo.findUserByEmail(found.email)) {
-    throw validationError('password', 'an account with this email was made meanwhile: sign in with it instead');
+    throw invalidField('password', 'reason.accountMeanwhile');
   }
   const passwordHash = await hashPassword(password);
   return repo

@@ -2,7 +2,8 @@ import type { Clock } from '../../shared/clock.js';
 import { type Actor, can, type Membership } from '../../domain/policy.js';
 import { formDeadline } from '../../domain/inputs.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
-import { ApiError, forbidden, validationError } from '../../shared/errors.js';
+import { ApiError, forbidden } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { AuditEntryBuilder, EmitEvent } from '../write-path/write-path.js';
 import type { ItemWritesService, PlanningInput } from './item-writes.service.js';
 import type { WriteRepositories } from './write-repositories.js';
@@ -105,7 +106,7 @@ const participantsStep =
     );
     if (after.join() === before.join()) return false;
     if (add !== undefined && !before.includes(add) && (await edits.countMembers(projectId, [add])) !== 1) {
-      throw validationError('add_participant', 'must be a member of the project');
+      throw invalidField('add_participant', 'reason.memberOfProject');
     }
     await edits.replaceParticipants(itemId, after);
     emit('item.updated', {
@@ -165,8 +166,8 @@ async function apply(
 ): Promise<BulkOutcome> {
   const { projectsRepo } = deps;
   const ids = [...new Set(itemIds)];
-  if (ids.length === 0) throw validationError('items', 'select at least one item');
-  if (ids.length > MAX_BULK_ITEMS) throw validationError('items', `select at most ${MAX_BULK_ITEMS} items at once`);
+  if (ids.length === 0) throw invalidField('items', 'reason.selectItem');
+  if (ids.length > MAX_BULK_ITEMS) throw invalidField('items', 'reason.selectAtMostItems', { max: MAX_BULK_ITEMS });
   const planning: PlanningInput = { fromForm: true };
   if (change.priority !== undefined) planning.priority = change.priority;
   // The whole form is refused for a passed date, not each item (items keeping that date are fine: planningStep).
@@ -178,12 +179,12 @@ async function apply(
   const people = change.addParticipant !== undefined || change.removeParticipant !== undefined;
   // Participants, the category and the company are all the item's edit (managers): one step of the item's write.
   const crew = people || change.category !== undefined || change.company !== undefined;
-  if (change.status === undefined && !planned && !crew) throw validationError('change', 'choose at least one change');
+  if (change.status === undefined && !planned && !crew) throw invalidField('change', 'reason.chooseChange');
   if (change.company != null && !(await deps.edits.choosableCompany(change.company))) {
-    throw validationError('company', 'choose one of the companies');
+    throw invalidField('company', 'reason.chooseCompany');
   }
   if (change.addParticipant !== undefined && change.addParticipant === change.removeParticipant) {
-    throw validationError('remove_participant', 'cannot add and remove the same person');
+    throw invalidField('remove_participant', 'reason.addAndRemove');
   }
 
   const scope = await deps.visibleItems(actor, projectId);
@@ -194,7 +195,7 @@ async function apply(
     );
   }
   if (change.addParticipant !== undefined && !(await projectsRepo.membership(change.addParticipant, projectId))) {
-    throw validationError('add_participant', 'must be a member of the project');
+    throw invalidField('add_participant', 'reason.memberOfProject');
   }
   const visible = new Set(scope.itemIds);
 

@@ -1,4 +1,4 @@
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { EmitEvent } from '../write-path/write-path.js';
 import type { WriteRepositories } from './write-repositories.js';
 
@@ -26,7 +26,7 @@ export async function companyChange(
   if ((from?.id ?? null) === companyId) return null;
   if (companyId === null) return { from, to: null };
   const to = await repos.items.choosableCompany(companyId);
-  if (!to) throw validationError(field, 'choose one of the companies');
+  if (!to) throw invalidField(field, 'reason.chooseCompany');
   return { from, to: { id: to.id, name: to.name } };
 }
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { requiredText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { companyStep } from './item-company.js';
 import type { ItemWriter } from './item-writer.js';
 import type { AuditEntryBuilder } from '../write-path/write-path.js';
@@ -23,7 +23,7 @@ export function createItemDisputeService(writer: ItemWriter, clock: Clock) {
       const reason = requiredText('reason', input.reason, MAX_REASON_LENGTH);
       return writer.write({ itemId, actor, action: 'item.dispute', audit: buildAudit }, async (repos, emit) => {
         if ((await repos.items.dispute(itemId)).dispute_at !== null) {
-          throw validationError('reason', 'the item is already disputed: a manager resolves it first');
+          throw invalidField('reason', 'reason.alreadyDisputed');
         }
         const now = clock.now().toISOString();
         await repos.items.setDispute({ itemId, dispute: { reason, by: actor.id }, note: reason, userId: actor.id, now });
@@ -43,7 +43,7 @@ export function createItemDisputeService(writer: ItemWriter, clock: Clock) {
       const note = requiredText('note', input.note, MAX_REASON_LENGTH);
       return writer.write({ itemId, actor, action: 'item.resolve_dispute', audit: buildAudit }, async (repos, emit) => {
         const open = await repos.items.dispute(itemId);
-        if (open.dispute_at === null) throw validationError('note', 'the item is not disputed');
+        if (open.dispute_at === null) throw invalidField('note', 'reason.notDisputed');
         const now = clock.now().toISOString();
         const company =
           input.companyId === undefined

@@ -2,7 +2,8 @@ import type { Clock } from '../../shared/clock.js';
 import { formDeadline, moveDirection, normalizeDeadline, optionalText, requiredText } from '../../domain/inputs.js';
 import { type Actor, can } from '../../domain/policy.js';
 import { MAX_TEXT_LENGTH, PRIORITIES, type Priority } from '../../domain/values.js';
-import { forbidden, notFound, validationError } from '../../shared/errors.js';
+import { forbidden, notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ProjectAccessReads } from '../projects/projects.repository.js';
 import type { ProjectsService, ProjectTree } from '../projects/projects.service.js';
 import { authorizeProject } from '../write-path/structure-write.js';
@@ -68,7 +69,8 @@ type ItemChanges = Partial<
 
 function priorityOf(value: string | undefined): Priority {
   if (value === undefined || value === '') return 'medium';
-  if (!(PRIORITIES as readonly string[]).includes(value)) throw validationError('priority', `choose one of ${PRIORITIES.join(', ')}`);
+  if (!(PRIORITIES as readonly string[]).includes(value))
+    throw invalidField('priority', 'reason.chooseOneOf', { values: PRIORITIES.join(', ') });
   return value as Priority;
 }
 
@@ -127,7 +129,7 @@ async function authorizeChecklist(
 
 async function checkParticipants({ edits }: WriteRepositories, projectId: number, ids: readonly number[]) {
   if (ids.length && (await edits.countMembers(projectId, ids)) !== ids.length) {
-    throw validationError('participants', 'must be members of the project');
+    throw invalidField('participants', 'reason.membersOfProject');
   }
 }
 
@@ -167,7 +169,7 @@ async function createItem(
   if (inProject !== undefined) await authorizeProject(projects, actor, inProject, 'project.items');
   const checklist = await authorizeChecklist(deps, actor, checklistId, undefined, inProject).catch((err: unknown) => {
     if (inProject !== undefined && (err as { status?: number }).status === 404) {
-      throw validationError('checklist', 'choose a checklist of this project');
+      throw invalidField('checklist', 'reason.chooseProjectChecklist');
     }
     throw err;
   });
@@ -179,7 +181,7 @@ async function createItem(
     await checkParticipants(repos, checklist.project_id, participantIds);
     if (place) await planOfPlace(repos, place, checklist.project_id);
     const company = input.companyId != null ? await repos.items.choosableCompany(input.companyId) : null;
-    if (input.companyId != null && !company) throw validationError('company', 'choose one of the companies');
+    if (input.companyId != null && !company) throw invalidField('company', 'reason.chooseCompany');
     const at = clock.now().toISOString();
     const row = {
       project_id: checklist.project_id,
@@ -232,7 +234,7 @@ async function updateItem(deps: ItemEditsDeps, actor: Actor, itemId: number, inp
     input.vocabulary === undefined &&
     input.companyId === undefined
   ) {
-    throw validationError('body', 'give at least one of text, description, participants, checklist, company');
+    throw invalidField('body', 'reason.giveOneOf', { fields: 'text, description, participants, checklist, company' });
   }
   return writer.write({ itemId, actor, action: 'item.edit', audit: buildAudit }, async (repos, emit) => {
     const { edits } = repos;
@@ -254,7 +256,7 @@ async function updateItem(deps: ItemEditsDeps, actor: Actor, itemId: number, inp
     }
     if (input.checklistId !== undefined && input.checklistId !== current.checklist_id) {
       const target = await authorizeChecklist(deps, actor, input.checklistId, repos).catch(() => null);
-      if (!target || target.project_id !== current.project_id) throw validationError('checklist', 'choose a checklist of this project');
+      if (!target || target.project_id !== current.project_id) throw invalidField('checklist', 'reason.chooseProjectChecklist');
       changes.checklist = { from: current.checklist_id, to: target.id };
       Object.assign(values, {
         section_id: target.section_id,

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Actor } from '../../domain/policy.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ItemWriter } from './item-writer.js';
 import type { AuditEntryBuilder } from '../write-path/write-path.js';
 import type { ItemLocation } from '../plans/plan-views.js';
@@ -15,11 +15,11 @@ export interface PlaceInput {
 
 /** The place's values checked (422 `location` naming the coordinate): finite numbers from 0 to 1, a plan id. */
 export function checkedPlace(input: PlaceInput): PlaceInput {
-  if (!Number.isSafeInteger(input.planId) || input.planId < 1) throw validationError('location.plan_id', 'must be a plan id');
+  if (!Number.isSafeInteger(input.planId) || input.planId < 1) throw invalidField('location.plan_id', 'reason.planId');
   for (const key of ['x', 'y'] as const) {
     const value = input[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
-      throw validationError(`location.${key}`, 'must be a number from 0 to 1 (a fraction of the sheet from its top left)');
+      throw invalidField(`location.${key}`, 'reason.fraction');
     }
   }
   return { planId: input.planId, x: input.x, y: input.y };
@@ -31,7 +31,7 @@ export function checkedPlace(input: PlaceInput): PlaceInput {
  */
 export async function planOfPlace(repos: WriteRepositories, place: PlaceInput, projectId: number): Promise<string> {
   const plan = await repos.items.planOfProject(place.planId, projectId);
-  if (!plan) throw validationError('location.plan_id', "choose a plan of the item's project");
+  if (!plan) throw invalidField('location.plan_id', 'reason.choosePlanOfItem');
   return plan.name;
 }
 

@@ -1,5 +1,5 @@
 import { assertRequired, fieldKey, NO_VALUE, type TypedValue, typedValue, valueText } from '../../domain/vocabulary.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { WriteRepositories } from './write-repositories.js';
 
 /** An item's category and values asked for: `categoryId` undefined leaves it, null clears it; `values` by field id. */
@@ -32,7 +32,7 @@ export async function applyItemVocabulary(
     if (categoryId !== current) {
       const categories = await vocabulary.categories(p.projectId);
       const name = (id: number | null) => (id === null ? null : (categories.find((c) => c.id === id)?.name ?? null));
-      if (categoryId !== null && name(categoryId) === null) throw validationError('category', 'choose a category of this project');
+      if (categoryId !== null && name(categoryId) === null) throw invalidField('category', 'reason.chooseProjectCategory');
       await vocabulary.setCategory(p.itemId, categoryId);
       changes.category = { from: name(current), to: name(categoryId) };
     }
@@ -52,7 +52,7 @@ export async function applyItemVocabulary(
     typed.set(field.id, value);
   }
   for (const id of values?.keys() ?? []) {
-    if (!fields.some((f) => f.id === id)) throw validationError(fieldKey(id), 'is not a field of this project');
+    if (!fields.some((f) => f.id === id)) throw invalidField(fieldKey(id), 'reason.notProjectField');
   }
   for (const field of fields) {
     const value = typed.get(field.id);

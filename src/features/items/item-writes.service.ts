@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import { assertDeadlineAhead, type DocumentLinkInput, normalizeDeadline, normalizeDocumentLinks } from '../../domain/inputs.js';
 import type { Actor, ItemAction } from '../../domain/policy.js';
 import type { ItemStatus, Priority } from '../../domain/values.js';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ItemWriter } from './item-writer.js';
 import type { AuditEntryBuilder, EmitEvent } from '../write-path/write-path.js';
 import { companyStep } from './item-company.js';
@@ -24,7 +24,7 @@ function planningChanges(input: PlanningInput) {
   if (input.priority !== undefined) changes.priority = input.priority;
   if (input.requires_answer !== undefined) changes.requires_answer = input.requires_answer ? 1 : 0;
   if (Object.keys(changes).length === 0) {
-    throw validationError('body', 'give at least one of deadline, priority, requires_answer');
+    throw invalidField('body', 'reason.giveOneOf', { fields: 'deadline, priority, requires_answer' });
   }
   return { changes, fromForm: input.fromForm === true };
 }
@@ -110,7 +110,7 @@ async function setPlanning(deps: ItemWritesDeps, actor: Actor, itemId: number, i
  */
 async function changeItem(deps: ItemWritesDeps, actor: Actor, itemId: number, input: ItemChanges, buildAudit?: AuditEntryBuilder) {
   const given = input.planning ? planningChanges(input.planning) : null;
-  if (input.status === undefined && !given && !input.extra) throw validationError('body', 'give a status or planning fields');
+  if (input.status === undefined && !given && !input.extra) throw invalidField('body', 'reason.statusOrPlanning');
   const action: ItemAction[] = [];
   if (input.status !== undefined) action.push('item.status');
   if (given) action.push('item.planning');

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
+import { message, type MessageKey } from '../../i18n/i18n.js';
 
 /**
  * The one file that knows pdf.js (`pdfjs-dist`, its legacy build for Node) and its canvas (`@napi-rs/canvas`,
@@ -7,9 +8,16 @@ import { createRequire } from 'node:module';
  * pixels. Used only in a plan rendering process (plan-render-tasks.ts), never on the server.
  */
 
-/** Why a PDF is refused: the reason is for the uploader (422). */
+/** Why a PDF is refused: the reason (a key of reasons.json, its English the message) is for the uploader (422). */
 export class PdfRejected extends Error {
   override readonly name = 'PdfRejected';
+
+  constructor(
+    readonly key: MessageKey,
+    options?: ErrorOptions,
+  ) {
+    super(message('en', key), options);
+  }
 }
 
 export interface PdfPage {
@@ -59,12 +67,12 @@ export async function openPdf(data: Uint8Array): Promise<PdfDocument> {
   } catch (err) {
     await task.destroy();
     const name = (err as { name?: string } | null)?.name;
-    if (name === 'PasswordException') throw new PdfRejected('The PDF is encrypted: upload it without a password', { cause: err });
-    throw new PdfRejected('The PDF cannot be read: the file is damaged or not a PDF', { cause: err });
+    if (name === 'PasswordException') throw new PdfRejected('reason.pdf.encrypted', { cause: err });
+    throw new PdfRejected('reason.pdf.unreadable', { cause: err });
   }
   if (document.numPages < 1) {
     await task.destroy();
-    throw new PdfRejected('The PDF has no page');
+    throw new PdfRejected('reason.pdf.noPage');
   }
   // One canvas for every page: its pixels are native memory that only a garbage collection of the object would
   // free, so a canvas per page would hold every page's pixels until V8 collects (tens of MB each).

@@ -29,6 +29,7 @@ try {
             status: error.status,
             code: error.code,
             field: error.details?.[0]?.field,
+            reason: error.details?.[0]?.reason,
           }
         : { message: error instanceof Error ? error.message : String(error) },
   });

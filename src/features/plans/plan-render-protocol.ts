@@ -1,4 +1,5 @@
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
+import type { FieldReason } from '../../shared/errors.js';
 
 /** What a plan's rendering process is asked (plan-renderer.ts → plan-render-process.ts, as its first message). */
 export type RenderTask =
@@ -15,8 +16,8 @@ export interface Inspection {
   pages: number;
 }
 
-/** The process's messages: a page done (render), then the result, or an error (a 422 keeps its status and field). */
+/** The process's messages: a page done (render), then the result, or an error (a 422 keeps its status, field and reason). */
 export type RenderMessage =
   | { type: 'progress'; page: number; sheet: TiledSheet }
   | { type: 'result'; value: Inspection | TiledSheet[] }
-  | { type: 'error'; error: { message: string; status?: number; code?: string; field?: string } };
+  | { type: 'error'; error: { message: string; status?: number; code?: string; field?: string; reason?: FieldReason } };

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { ImageRejected } from '../../imaging/images.js';
 import { fitScale, inspectPlanImage, type SheetBounds, tileSheet, type TiledSheet } from '../../imaging/plan-sheets.js';
 import { openPdf, type PdfPage, PdfRejected } from './pdf-document.js';
@@ -34,25 +34,25 @@ function isPdf(bytes: Uint8Array): boolean {
 
 /** A refusal the uploader reads (422), from what pdf.js or sharp said. */
 export function refusal(err: unknown): Error {
-  if (err instanceof PdfRejected) return validationError('file', err.message);
+  if (err instanceof PdfRejected) return invalidField('file', err.key);
   if (err instanceof ImageRejected) {
-    if (err.problem === 'not_an_image') return validationError('file', 'The file is not a plan: upload a PDF, PNG, JPEG or WebP file');
-    return validationError('file', err.message);
+    if (err.problem === 'not_an_image') return invalidField('file', 'reason.plan.notPlan');
+    return invalidField('file', err.reason.key, err.reason.values);
   }
   return err as Error;
 }
 
 export async function inspectFile(task: Extract<RenderTask, { kind: 'inspect' }>): Promise<Inspection> {
   const bytes = await readFile(task.path);
-  if (bytes.length === 0) throw validationError('file', 'The file is empty');
+  if (bytes.length === 0) throw invalidField('file', 'reason.plan.empty');
   if (isPdf(bytes)) {
     const pdf = await openPdf(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
     try {
-      if (pdf.pages > task.maxPages) throw validationError('file', `The PDF has ${pdf.pages} pages; at most ${task.maxPages} are accepted`);
+      if (pdf.pages > task.maxPages) throw invalidField('file', 'reason.plan.pages', { pages: pdf.pages, max: task.maxPages });
       // Every page is looked at once: a page that cannot even be parsed refuses the file now, not minutes later.
       for (let page = 1; page <= pdf.pages; page++) {
         const size = await pdf.pageSize(page);
-        if (!(size.width > 0 && size.height > 0)) throw validationError('file', `Page ${page} of the PDF has no size`);
+        if (!(size.width > 0 && size.height > 0)) throw invalidField('file', 'reason.plan.pageSize', { page });
       }
       return { source: 'pdf' as const, pages: pdf.pages };
     } finally {

@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiError, validationError } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
 import type { Inspection, RenderMessage, RenderTask } from './plan-render-protocol.js';
 
@@ -84,9 +85,7 @@ export function createPlanRenderer(): PlanRenderer {
       const deadline = setInterval(() => {
         const used = (child.pid === undefined ? null : cpuMs(child.pid)) ?? Date.now() - started;
         if (used < limits.timeoutMs) return;
-        settle(() =>
-          reject(validationError('file', `The file took longer than ${Math.round(limits.timeoutMs / 1000)} s to process and was stopped`)),
-        );
+        settle(() => reject(invalidField('file', 'reason.plan.timeout', { seconds: Math.round(limits.timeoutMs / 1000) })));
       }, DEADLINE_CHECK_MS);
       const abort = () => settle(() => reject(new ApiError(503, 'service_unavailable', 'The server is shutting down')));
       if (limits.signal?.aborted) abort();
@@ -98,7 +97,7 @@ export function createPlanRenderer(): PlanRenderer {
         settle(() =>
           reject(
             error.status === 422
-              ? validationError(error.field ?? 'file', error.message)
+              ? validationError(error.field ?? 'file', error.message, error.reason)
               : error.status !== undefined && error.code !== undefined
                 ? new ApiError(error.status, error.code, error.message)
                 : new Error(`Rendering the plan failed: ${error.message}`),
@@ -111,7 +110,7 @@ export function createPlanRenderer(): PlanRenderer {
         settle(() =>
           reject(
             OUT_OF_MEMORY.test(stderr)
-              ? validationError('file', `The file needs more than ${limits.memoryMb} MB of memory to process and was stopped`)
+              ? invalidField('file', 'reason.plan.memory', { mb: limits.memoryMb })
               : new Error(
                   `The plan rendering process stopped (${signal ?? `exit code ${code}`}): ${stderr.trim().split('\n').at(-1) ?? ''}`,
                 ),

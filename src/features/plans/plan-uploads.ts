@@ -8,7 +8,8 @@ import { concurrencyLimit } from '../../shared/concurrency-limit.js';
 import { requiredText } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import { MAX_NAME_LENGTH } from '../../domain/values.js';
-import { ApiError, notFound, validationError } from '../../shared/errors.js';
+import { ApiError, notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { TiledSheet } from '../../imaging/plan-sheets.js';
 import type { BlobStore } from '../../storage/index.js';
 import type { ProjectAccessReads } from '../projects/projects.repository.js';
@@ -248,12 +249,12 @@ async function startUpload(
     }
     const name = nameOf(options.name, file.filename);
     const { size } = await stat(file.path);
-    if (size === 0) throw validationError('file', 'The file is empty');
-    if (size > node.limits.maxMb * 1024 * 1024) throw validationError('file', `The file is larger than ${node.limits.maxMb} MB`);
+    if (size === 0) throw invalidField('file', 'reason.plan.empty');
+    if (size > node.limits.maxMb * 1024 * 1024) throw invalidField('file', 'reason.plan.larger', { mb: node.limits.maxMb });
     work = await takeFile(node, file);
     const inspection = await node.renderer.inspect(work.path, node.limits.maxPages, node.inspectLimits);
     if (options.planId !== undefined && inspection.pages !== 1) {
-      throw validationError('file', 'A new version is one sheet: upload a PDF of one page or an image');
+      throw invalidField('file', 'reason.plan.oneSheet');
     }
     const now = node.clock.now().toISOString();
     const authorize = (repos: PlanWriteRepositories) => node.plans.authorizeUpload(actor, projectId, repos.projects);

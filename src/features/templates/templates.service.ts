@@ -3,7 +3,8 @@ import { requiredName } from '../../domain/inputs.js';
 import { type Actor, canOnProject } from '../../domain/policy.js';
 import { parseTemplate, type TemplateBody, type TemplateChecklist } from '../../domain/template-format.js';
 import { typedValue, valueText } from '../../domain/vocabulary.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import { assertAdmin } from '../admin/admin-guard.js';
 import type { StructureService, StructureWriteRepositories } from '../admin/structure.service.js';
 import type { ItemEditsRepository } from '../items/index.js';
@@ -150,7 +151,7 @@ function summary(row: { id: number; name: string; body: string; created_at: stri
 async function bodyOf(deps: TemplatesDeps, id: number): Promise<TemplateBody> {
   const { repo } = deps;
   const row = await repo.find(id);
-  if (!row) throw validationError('template', 'choose one of the templates');
+  if (!row) throw invalidField('template', 'reason.chooseTemplate');
   return JSON.parse(row.body) as TemplateBody;
 }
 
@@ -212,7 +213,7 @@ async function saveProject(
   await structure.structureOf(actor, projectId);
   const body = parseTemplate(await projectShape(deps, projectId, templateName));
   return writeStructure(deps)(actor, projectId, buildAudit, async ({ templates }, emit) => {
-    if (await templates.findByName(templateName)) throw validationError('name', 'a template of that name exists already');
+    if (await templates.findByName(templateName)) throw invalidField('name', 'reason.templateExists');
     const id = await templates.insert({ name: templateName, body: JSON.stringify(body), created_by: actor.id, at: now(deps) });
     emit('structure.changed', { change: 'template_saved', template: { id, name: templateName } }, {});
     return id;
@@ -272,10 +273,10 @@ async function addChecklist(
 ): Promise<number> {
   const body = await bodyOf(deps, choice.templateId);
   const checklist = body.sections.flatMap((s) => s.checklists)[choice.checklist];
-  if (!checklist) throw validationError('template', 'choose one of the templates');
+  if (!checklist) throw invalidField('template', 'reason.chooseTemplate');
   return writeStructure(deps)(actor, projectId, buildAudit, async (repos, emit) => {
     const section = await repos.structure.findSection(choice.sectionId);
-    if (!section || section.project_id !== projectId) throw validationError('section', 'choose a section of this project');
+    if (!section || section.project_id !== projectId) throw invalidField('section', 'reason.chooseProjectSection');
     const at = now(deps);
     const id = await insertChecklist(repos, { projectId, sectionId: section.id, checklist, body, actorId: actor.id, at });
     emit(
@@ -305,7 +306,7 @@ async function importTemplate(deps: TemplatesDeps, actor: Actor, input: unknown)
   assertAdmin(actor);
   const body = parseTemplate(input);
   return path.writeNew({ actor }, async ({ templates }) => {
-    if (await templates.findByName(body.name)) throw validationError('name', `a template named "${body.name}" exists already`);
+    if (await templates.findByName(body.name)) throw invalidField('name', 'reason.templateNamed', { name: body.name });
     return templates.insert({ name: body.name, body: JSON.stringify(body), created_by: null, at: now(deps) });
   });
 }

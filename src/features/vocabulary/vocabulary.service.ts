@@ -3,7 +3,8 @@ import { type EscalationLadder, escalationLadder } from '../../domain/escalation
 import { requiredName } from '../../domain/inputs.js';
 import type { Actor } from '../../domain/policy.js';
 import { fieldKind, fieldOptions } from '../../domain/vocabulary.js';
-import { notFound, validationError } from '../../shared/errors.js';
+import { notFound } from '../../shared/errors.js';
+import { invalidField } from '../../i18n/reasons.js';
 import type { ProjectAccessReads } from '../projects/projects.repository.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { structureWrites } from '../write-path/structure-write.js';
@@ -91,7 +92,7 @@ async function fieldOf(deps: VocabularyDeps, actor: Actor, id: number) {
 
 function assertUnique(rows: readonly { id: number; name: string }[], name: string, except?: number) {
   const taken = rows.some((r) => r.id !== except && r.name.toLocaleLowerCase() === name.toLocaleLowerCase());
-  if (taken) throw validationError('name', 'is already used in this project');
+  if (taken) throw invalidField('name', 'reason.nameTaken');
 }
 
 /** The project of a category or field the actor sees (404 otherwise). */

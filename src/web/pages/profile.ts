@@ -2,7 +2,7 @@ import { invalidField } from '../../i18n/reasons.js';
 import { type Language, type MessageKey, message } from '../../i18n/i18n.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../composition/context.js';
-import { ApiError, validationError } from '../../shared/errors.js';
+import { ApiError } from '../../shared/errors.js';
 import type { Actor } from '../../domain/policy.js';
 import { formOf, idParam, parseFields, parseId, sentField, textField } from '../form.js';
 import { Type } from 'typebox';
@@ -304,7 +304,7 @@ async function createWebhook(deps: ProfileDeps, request: FastifyRequest, reply: 
       const created = await webhooks
         .create(session.user, { url: form.url, events: form.events, projectId }, recordAudit)
         .catch((err: unknown) => {
-          throw err instanceof ApiError && err.status === 404 ? validationError('project', err.message) : err;
+          throw err instanceof ApiError && err.status === 404 ? invalidField('project', 'reason.projectNotFound') : err;
         });
       request.log.info({ webhookId: created.id, userId: session.user.id }, 'webhook created in the web interface');
       return created;

@@ -4,8 +4,10 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../../../shared/clock.js';
 import type { Actor } from '../../../domain/policy.js';
 import { MAX_CAPTION_LENGTH, PHOTO_STAGES, type EventType, type PhotoStage } from '../../../domain/values.js';
-import { invalidData, notFound, validationError, type FieldError } from '../../../shared/errors.js';
-import { type ConvertedImage, type ImageConverter, ImageRejected } from '../../../imaging/images.js';
+import { invalidData, notFound, type FieldError } from '../../../shared/errors.js';
+import { fieldError, invalidField } from '../../../i18n/reasons.js';
+import type { MessageKey } from '../../../i18n/i18n.js';
+import { type ConvertedImage, type ImageConverter, type ImageProblem, ImageRejected } from '../../../imaging/images.js';
 import type { BlobStore } from '../../../storage/index.js';
 import { attachmentView, type AttachmentView } from '../item-views.js';
 import type { ItemWriter } from '../item-writer.js';
@@ -46,7 +48,7 @@ export function photoDetailsOf(fields: { stage?: string | null; caption?: string
   const stage = fields.stage?.trim() ?? '';
   if (stage === 'none') details.stage = null;
   else if ((PHOTO_STAGES as readonly string[]).includes(stage)) details.stage = stage as PhotoStage;
-  else if (stage !== '') throw validationError('stage', `choose one of ${PHOTO_STAGES.join(', ')} or none`);
+  else if (stage !== '') throw invalidField('stage', 'reason.chooseOneOfOrNone', { values: PHOTO_STAGES.join(', ') });
   if (fields.caption != null) details.caption = captionOf(fields.caption);
   return details;
 }
@@ -55,7 +57,7 @@ export function photoDetailsOf(fields: { stage?: string | null; caption?: string
 export function captionOf(value: string): string | null {
   const caption = value.replace(UNDISPLAYABLE, ' ').replace(/\s+/g, ' ').trim();
   if (Array.from(caption).length > MAX_CAPTION_LENGTH) {
-    throw validationError('caption', `must be at most ${MAX_CAPTION_LENGTH} characters`);
+    throw invalidField('caption', 'reason.atMost', { max: MAX_CAPTION_LENGTH });
   }
   return caption === '' ? null : caption;
 }
@@ -79,13 +81,13 @@ export interface PreparedImages {
   discard(): Promise<void>;
 }
 
-const PROBLEM_MESSAGES: Record<string, string> = {
-  not_an_image: 'is not an image',
-  unsupported_format: 'is not a PNG, JPEG, GIF or WebP image',
-  too_small: 'is smaller than 16×16 pixels',
-  too_many_pixels: 'has more than 50 000 000 pixels',
-  corrupt: 'is damaged or truncated',
-  oversized: 'is larger than 20 MiB',
+const PROBLEM_REASONS: Record<ImageProblem | 'oversized', MessageKey> = {
+  not_an_image: 'reason.photo.notAnImage',
+  unsupported_format: 'reason.photo.unsupported',
+  too_small: 'reason.photo.tooSmall',
+  too_many_pixels: 'reason.photo.tooManyPixels',
+  corrupt: 'reason.photo.corrupt',
+  oversized: 'reason.photo.oversized',
 };
 
 /**
@@ -136,7 +138,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 async function convertAll({ images }: AttachmentsDeps, files: IncomingImage[]): Promise<ConvertedImage[]> {
   const problems: FieldError[] = [];
   files.forEach((f, i) => {
-    if (f.oversized) problems.push({ field: `attachments[${i}]`, message: PROBLEM_MESSAGES.oversized! });
+    if (f.oversized) problems.push(fieldError(`attachments[${i}]`, PROBLEM_REASONS.oversized));
   });
   if (problems.length) throw invalidData(problems);
   const out: ConvertedImage[] = [];
@@ -146,7 +148,7 @@ async function convertAll({ images }: AttachmentsDeps, files: IncomingImage[]): 
       out.push(await images.toWebp(await readFile(file.path)));
     } catch (err) {
       if (!(err instanceof ImageRejected)) throw err;
-      throw invalidData([{ field: `attachments[${i}]`, message: PROBLEM_MESSAGES[err.problem] ?? 'is not a valid image' }]);
+      throw invalidData([fieldError(`attachments[${i}]`, PROBLEM_REASONS[err.problem])]);
     }
   }
   return out;
@@ -343,9 +345,9 @@ async function markUp(
   const photo = await visiblePhoto(deps, actor, attachmentId);
   const original = photo.annotates ?? photo.id;
   if (details.markupKey !== undefined) {
-    if (!MARKUP_KEY.test(details.markupKey)) throw validationError('markup_key', 'must be 1–255 printable ASCII characters');
+    if (!MARKUP_KEY.test(details.markupKey)) throw invalidField('markup_key', 'reason.markupKey');
     const saved = await deps.repo.findMarkup(actor.id, details.markupKey);
-    if (saved && saved.annotates !== original) throw validationError('markup_key', 'was used for the markup of another photo');
+    if (saved && saved.annotates !== original) throw invalidField('markup_key', 'reason.markupKeyUsed');
     // Saved already (a double tap, the outbox resending): that one, nothing more stored.
     if (saved) return { itemId: saved.item_id, attachment: attachmentView(deps.urls.baseUrl, saved), replayed: true };
   }

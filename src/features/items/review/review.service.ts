@@ -2,7 +2,8 @@ import type { Clock } from '../../../shared/clock.js';
 import { type Actor, canOnProject } from '../../../domain/policy.js';
 import { formDeadline } from '../../../domain/inputs.js';
 import { VERDICTS, type Verdict } from '../../../domain/values.js';
-import { conflict, forbidden, notFound, validationError } from '../../../shared/errors.js';
+import { conflict, forbidden, notFound } from '../../../shared/errors.js';
+import { invalidField } from '../../../i18n/reasons.js';
 import type { AuditService } from '../../audit/audit.service.js';
 import type { ItemWriter } from '../item-writer.js';
 import type { AuditEntryBuilder, EventOutbox } from '../../write-path/write-path.js';
@@ -20,7 +21,8 @@ const MAX_REWORK_REASON_LENGTH = 2000;
 
 function parseVerdict(value: string | null): Verdict | null {
   if (value === null || value === '') return null;
-  if (!(VERDICTS as readonly string[]).includes(value)) throw validationError('verdict', `must be one of ${VERDICTS.join(', ')} or empty`);
+  if (!(VERDICTS as readonly string[]).includes(value))
+    throw invalidField('verdict', 'reason.mustBeOneOfOrEmpty', { values: VERDICTS.join(', ') });
   return value as Verdict;
 }
 
@@ -65,7 +67,7 @@ async function reviewAnswer(
 ) {
   const { answers, clock, writer } = deps;
   if (!(REVIEW_DECISIONS as readonly string[]).includes(decision)) {
-    throw validationError('decision', `must be one of ${REVIEW_DECISIONS.join(', ')}`);
+    throw invalidField('decision', 'reason.mustBeOneOf', { values: REVIEW_DECISIONS.join(', ') });
   }
   const answer = await answers.findOwner(answerId);
   // The web names the item in the URL (and audits the write on it): an answer of another item is not there.
@@ -106,10 +108,10 @@ async function setItemVerdict(deps: ReviewDeps, actor: Actor, itemId: number, va
     const current = await review.itemState(itemId);
     if (current.verdict === verdict) return { item: { id: itemId, verdict }, changed: false };
     if (verdict === 'accepted' && current.status !== 'done') {
-      throw validationError('verdict', 'Only a done item can be accepted: set its status to done first');
+      throw invalidField('verdict', 'reason.acceptDone');
     }
     if (verdict === 'accepted' && current.requires_answer === 1 && !(await review.hasApprovedAnswer(itemId))) {
-      throw validationError('verdict', 'This item requires an answer: approve one of its answers before accepting it');
+      throw invalidField('verdict', 'reason.acceptAnswer');
     }
     const at = clock.now().toISOString();
     await review.changeItem(
@@ -138,7 +140,7 @@ async function returnToRework(
   const { clock, writer } = deps;
   const reason = input.reason.trim();
   if (!reason || [...reason].length > MAX_REWORK_REASON_LENGTH) {
-    throw validationError('reason', `must be 1 to ${MAX_REWORK_REASON_LENGTH} characters`);
+    throw invalidField('reason', 'reason.length', { max: MAX_REWORK_REASON_LENGTH });
   }
   const now = clock.now();
   const deadline = formDeadline(input.deadline, { now, required: true })!;
