@@ -115,9 +115,7 @@ async function expectNoItemPage(page: Page) {
   expect(await page.content()).not.toContain(itemText);
 }
 
-// Tried twice: on Node 24 the third test hung once in about twenty runs of this file (2026-11-28, CI and here),
-// where no step had a limit; each step now names itself when it hangs (docs/web.md, "A flake found").
-describe('a shared phone whose session ended without "Sign out"', { timeout: 180_000, retry: 1 }, () => {
+describe('a shared phone whose session ended without "Sign out"', { timeout: 180_000 }, () => {
   it('shows the signed-out visitor, offline then online, neither the item page nor the photo', async () => {
     const context = await requireBrowser(launched).newContext(PHONE);
     const page = await context.newPage();
