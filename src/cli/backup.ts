@@ -33,7 +33,7 @@ async function runOnDir(
   } catch (err) {
     throw err instanceof service.BackupError ? new CliError(t(err.key, err.values)) : err;
   }
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const seconds = (performance.now() - started) / 1000;
   progress(t('cli.backup.done', { seconds, summary: summary(manifest, dir, t) }), true);
 }
 
