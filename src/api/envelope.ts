@@ -4,7 +4,8 @@ import { Type, type TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { deflateAhead, gzipParts, type Deflated } from '../http/gzip.js';
 import { redactSecrets } from '../domain/redact.js';
-import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../shared/errors.js';
+import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError, type FieldReason } from '../shared/errors.js';
+import { schemaFieldError } from '../i18n/reasons.js';
 import { JSON_BODY_LIMIT } from './json-body.js';
 
 const API_VERSION = 'v1';
@@ -82,7 +83,7 @@ interface AjvError {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
-  parentSchema?: { errorMessage?: string; properties?: Record<string, unknown> };
+  parentSchema?: { errorMessage?: string; errorReason?: FieldReason; properties?: Record<string, unknown> };
   /** The value that failed (ajv's `verbose`). */
   data?: unknown;
 }
@@ -125,6 +126,7 @@ function describeValidation(errors: AjvError[], context: string | undefined): Fi
   const field = fieldName(first.instancePath, context);
   // `?id=1&id=2` arrives as an array: say so rather than "must be an id".
   if (context === 'querystring' && Array.isArray(first.data)) return { field, message: 'is repeated; give it once' };
+  if (first.parentSchema?.errorReason) return { field, message: schemaFieldError(field, first.parentSchema.errorReason).message };
   if (first.parentSchema?.errorMessage) return { field, message: first.parentSchema.errorMessage };
   if (first.keyword === 'enum') {
     return { field, message: `must be one of ${(first.params.allowedValues as unknown[]).map(String).join(', ')}` };

@@ -1,4 +1,4 @@
-import { invalidField } from '../i18n/reasons.js';
+import { invalidField, schemaFieldError } from '../i18n/reasons.js';
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
@@ -120,7 +120,8 @@ function checkFields(fields: Record<string, string>, files: IncomingImage[], sch
     if (value === undefined) {
       if (schema?.required?.includes(name)) throw invalidField(name, 'reason.required');
     } else if (pattern && !new RegExp(pattern).test(value)) {
-      throw errorMessage === undefined ? invalidField(name, 'reason.invalid') : validationError(name, errorMessage, errorReason);
+      if (errorReason) throw validationError(name, schemaFieldError(name, errorReason).message, errorReason);
+      throw errorMessage === undefined ? invalidField(name, 'reason.invalid') : validationError(name, errorMessage);
     }
   }
   if (filesRequired && files.length === 0) throw invalidField('attachments[]', 'reason.photoRequired');

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ITEM_STATUSES, LINK_KINDS, MAX_LINKS, PRIORITIES } from '../domain/values.js';
-import { schemaRefusal } from '../i18n/reasons.js';
+import { schemaRefusal } from '../i18n/schema-refusal.js';
 
 /**
  * The input shapes of the writes v1 and the web forms share (docs/decisions.md, "One parse per form"): a v1

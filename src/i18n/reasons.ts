@@ -15,12 +15,9 @@ export function fieldError(field: string, key: MessageKey, values?: MessageValue
   return { field, message: message('en', key, values), reason: { key, ...(values ? { values } : {}) } };
 }
 
-/**
- * A schema's own refusal, as TypeBox options: `errorMessage` is the English v1 answers (api/envelope.ts), `errorReason`
- * its key for a web form (web/form.ts `parseFields`). Outside readers see neither (api/v1/schemas.ts strips them).
- */
-export function schemaRefusal(key: MessageKey, values?: MessageValues): { errorMessage: string; errorReason: FieldReason } {
-  return { errorMessage: message('en', key, values), errorReason: { key, ...(values ? { values } : {}) } };
+/** A schema's own refusal (`schemaRefusal`) of `field`, worded in English as v1 answers it. */
+export function schemaFieldError(field: string, reason: FieldReason): FieldError {
+  return isMessageKey(reason.key) ? fieldError(field, reason.key, reason.values) : { field, message: 'is invalid' };
 }
 
 /** A field's complaint in `language`: its reason's message, else (a reason nobody keyed yet) the service's English. */

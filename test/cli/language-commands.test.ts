@@ -106,7 +106,7 @@ describe('the commands in Russian', { timeout: 180_000 }, () => {
     const backup = await run(['backup', join(cli.dir, 'backup')], RU);
     expect(backup.code).toBe(0);
     expect(backup.stderr).toMatch(
-      /\nbackup: готово за [\d.]+ с: .*backup \(база данных \d+ байт, файлов \d+, \d+ байт; снимок на \S+\)\n$/,
+      /\nbackup: готово за \d+,\d с: .*backup \(база данных \d+ байт, файлов \d+, \d+ байт; снимок на \S+\)\n$/,
     );
   });
 });
