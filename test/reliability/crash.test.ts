@@ -20,6 +20,8 @@ import { buildWorkspace, USERS, type UserKey } from '../helpers/workspace.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
 const WORKERS = 6;
+/** Each round's kill waits for this many acknowledged writes, so that it lands amid the load on a slow machine too. */
+const ACKED_BEFORE_KILL = 6;
 
 interface Ack {
   kind: 'comment' | 'answer' | 'item-image' | 'answer-image' | 'status';
@@ -194,9 +196,14 @@ describe('SIGKILL under load', () => {
 
         const count = acks.length;
         const load = Array.from({ length: WORKERS }, (_, n) => worker(child!.url, round, n, acks, images));
-        const killAfter = 250 + Math.random() * 1250;
-        figures.killAfterMs.push(Math.round(killAfter));
-        await new Promise((resolve) => setTimeout(resolve, killAfter));
+        // Killed amid the load: once this round has its first writes acknowledged (however slow the machine), then
+        // at a random moment up to 1.25 s later.
+        const loaded = performance.now();
+        while (acks.length - count < ACKED_BEFORE_KILL && performance.now() - loaded < 60_000) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 1250));
+        figures.killAfterMs.push(Math.round(performance.now() - loaded));
         child.process.kill('SIGKILL');
         const exit = await child.exited;
         expect(exit.signal).toBe('SIGKILL');
