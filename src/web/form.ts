@@ -193,8 +193,8 @@ function checkReason(schema: TObject, error: SchemaError): [MessageKey, MessageV
 }
 
 /**
- * A refused value's complaint: the schema's own reason (`errorReason`, whose English is the `errorMessage` v1
- * answers), else its English when only that is set, else the reason of the check that failed.
+ * A refused value's complaint: the schema's own reason (`errorReason`, i18n/schema-refusal.ts, which v1 words in
+ * English), else its `errorMessage` when only that is set (v1's own schemas), else the reason of the check that failed.
  */
 function complaint(schema: TObject, field: string, error: SchemaError): FieldError {
   if (error.keyword === 'required') return fieldError(field, 'reason.required');
